@@ -1,0 +1,1 @@
+"""GE (Graph Engine): graph IR, passes, compile pipeline, build, OM and runtime."""

@@ -1,0 +1,101 @@
+"""Anchors: the only way nodes connect (GE has no Edge objects).
+
+An out-data anchor feeds many in-data anchors; an in-data anchor has at most one producer.
+Control anchors order nodes without carrying data. Linking and unlinking announce themselves
+on the owning graph's trace bus.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ge_core.graph.events import AnchorLinked, AnchorUnlinked
+
+if TYPE_CHECKING:
+    from ge_core.graph.node import Node
+
+
+class GraphError(Exception):
+    """A structural error in a graph; the message names the node at fault."""
+
+
+class Anchor:
+    __slots__ = ("owner", "idx")
+
+    def __init__(self, owner: "Node", idx: int) -> None:
+        self.owner = owner
+        self.idx = idx
+
+    @property
+    def label(self) -> str:
+        return f"{self.owner.name}:{self.idx}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.label}>"
+
+
+class OutDataAnchor(Anchor):
+    __slots__ = ("peers",)
+
+    def __init__(self, owner: "Node", idx: int) -> None:
+        super().__init__(owner, idx)
+        self.peers: list[InDataAnchor] = []
+
+    def link_to(self, dst: "InDataAnchor") -> None:
+        if dst.peer is not None:
+            raise GraphError(f"input {dst.label} already has producer {dst.peer.label}")
+        self.peers.append(dst)
+        dst.peer = self
+        self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
+
+    def unlink(self, dst: "InDataAnchor") -> None:
+        if dst.peer is not self:
+            raise GraphError(f"{self.label} is not linked to {dst.label}")
+        self.peers.remove(dst)
+        dst.peer = None
+        self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+
+
+class InDataAnchor(Anchor):
+    __slots__ = ("peer",)
+
+    def __init__(self, owner: "Node", idx: int) -> None:
+        super().__init__(owner, idx)
+        self.peer: OutDataAnchor | None = None
+
+
+class OutControlAnchor(Anchor):
+    __slots__ = ("peers",)
+
+    def __init__(self, owner: "Node") -> None:
+        super().__init__(owner, -1)
+        self.peers: list[InControlAnchor] = []
+
+    @property
+    def label(self) -> str:
+        return f"{self.owner.name}:ctrl"
+
+    def link_to(self, dst: "InControlAnchor") -> None:
+        if self in dst.peers:
+            return  # a control edge is a fact, not a count
+        self.peers.append(dst)
+        dst.peers.append(self)
+        self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
+
+    def unlink(self, dst: "InControlAnchor") -> None:
+        if self not in dst.peers:
+            raise GraphError(f"{self.label} is not linked to {dst.label}")
+        self.peers.remove(dst)
+        dst.peers.remove(self)
+        self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+
+
+class InControlAnchor(Anchor):
+    __slots__ = ("peers",)
+
+    def __init__(self, owner: "Node") -> None:
+        super().__init__(owner, -1)
+        self.peers: list[OutControlAnchor] = []
+
+    @property
+    def label(self) -> str:
+        return f"{self.owner.name}:ctrl"

@@ -1,0 +1,136 @@
+"""ComputeGraph: GE's graph. Owns its nodes; the root graph also owns every subgraph."""
+from __future__ import annotations
+
+import heapq
+from typing import Iterator
+
+from ge_core.graph.anchor import GraphError
+from ge_core.graph.events import NodeAdded, NodeRemoved
+from ge_core.graph.node import Node
+from ge_core.graph.op_desc import OpDesc
+from npu_emu.trace import TraceBus, current_bus
+
+DATA_TYPES = frozenset({"Data", "RefData"})
+NETOUTPUT = "NetOutput"
+
+
+class ComputeGraph:
+    def __init__(self, name: str, bus: TraceBus | None = None) -> None:
+        self.name = name
+        self.bus = bus or current_bus()
+        self._nodes: dict[str, Node] = {}
+        self._seq = 0
+        self.parent_node: Node | None = None
+        self.parent_graph: ComputeGraph | None = None
+        self._subgraphs: dict[str, ComputeGraph] = {}  # only on the root graph
+        self.attrs: dict[str, object] = {}
+
+    # -- nodes --------------------------------------------------------------------------------
+    def add_node(self, op_desc: OpDesc) -> Node:
+        if op_desc.name in self._nodes:
+            raise GraphError(f"graph {self.name}: node name {op_desc.name!r} already exists")
+        node = Node(op_desc, self, self._seq)
+        self._seq += 1
+        self._nodes[op_desc.name] = node
+        self.bus.emit(NodeAdded, self.name, node.name, node.type)
+        return node
+
+    def remove_node(self, node: Node) -> None:
+        """Drop an isolated node (GraphUtils.remove_node unlinks it first)."""
+        if self._nodes.get(node.name) is not node:
+            raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
+        if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
+            raise GraphError(f"graph {self.name}: node {node.name} still has edges")
+        del self._nodes[node.name]
+        self.bus.emit(NodeRemoved, self.name, node.name)
+
+    def find_node(self, name: str) -> Node | None:
+        return self._nodes.get(name)
+
+    def unique_name(self, base: str) -> str:
+        name, n = base, 0
+        while name in self._nodes:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    @property
+    def nodes(self) -> list[Node]:
+        """Direct nodes in insertion order."""
+        return list(self._nodes.values())
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(list(self._nodes.values()))
+
+    def all_nodes(self) -> list[Node]:
+        """Nodes of this graph and, recursively, of the subgraphs its nodes own."""
+        out: list[Node] = []
+        for node in self._nodes.values():
+            out.append(node)
+            for sub_name in node.op_desc.subgraph_names:
+                out.extend(self.root.subgraph(sub_name).all_nodes())
+        return out
+
+    @property
+    def input_nodes(self) -> list[Node]:
+        data = [n for n in self._nodes.values() if n.type in DATA_TYPES]
+        return sorted(data, key=lambda n: (n.op_desc.get_attr("index", 0), n.seq))
+
+    @property
+    def output_node(self) -> Node | None:
+        return next((n for n in self._nodes.values() if n.type == NETOUTPUT), None)
+
+    # -- subgraphs -----------------------------------------------------------------------------
+    @property
+    def root(self) -> "ComputeGraph":
+        g = self
+        while g.parent_graph is not None:
+            g = g.parent_graph
+        return g
+
+    def add_subgraph(self, parent_node: Node, subgraph: "ComputeGraph") -> None:
+        root = self.root
+        if subgraph.name in root._subgraphs:
+            raise GraphError(f"subgraph name {subgraph.name!r} already exists "
+                             f"(parent {parent_node.name})")
+        subgraph.parent_node = parent_node
+        subgraph.parent_graph = parent_node.graph
+        subgraph.bus = root.bus
+        root._subgraphs[subgraph.name] = subgraph
+        parent_node.op_desc.subgraph_names.append(subgraph.name)
+
+    def subgraph(self, name: str) -> "ComputeGraph":
+        return self.root._subgraphs[name]
+
+    @property
+    def subgraphs(self) -> list["ComputeGraph"]:
+        return list(self.root._subgraphs.values())
+
+    # -- order ---------------------------------------------------------------------------------
+    def topological_sort(self) -> list[Node]:
+        """Kahn's order over data and control edges, ties broken by insertion order."""
+        pending = {n.name: len(n.in_data_nodes()) + len(n.in_control_nodes()) for n in self}
+        ready = [(n.seq, n.name) for n in self if pending[n.name] == 0]
+        heapq.heapify(ready)
+        order: list[Node] = []
+        while ready:
+            node = self._nodes[heapq.heappop(ready)[1]]
+            order.append(node)
+            for succ in node.out_nodes():
+                pending[succ.name] -= 1
+                if pending[succ.name] == 0:
+                    heapq.heappush(ready, (succ.seq, succ.name))
+        if len(order) != len(self._nodes):
+            # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
+            node, seen = next(n for n in self if pending[n.name] > 0), set()
+            while node.name not in seen:
+                seen.add(node.name)
+                node = next(p for p in node.in_nodes() if pending[p.name] > 0)
+            raise GraphError(f"graph {self.name}: cycle through node {node.name} ({node.type})")
+        return order
+
+    def __repr__(self) -> str:
+        return f"<ComputeGraph {self.name}: {len(self)} nodes>"

@@ -1,0 +1,71 @@
+"""GeShape, GeTensorDesc and GeTensor: what flows along a data edge, and a constant's value."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ge_core.graph.types import DataType, Format
+
+UNKNOWN_DIM = -1   # a dim known only at run time
+UNKNOWN_RANK = -2  # GE writes an unknown-rank shape as the single dim -2
+
+
+@dataclass(frozen=True, slots=True)
+class GeShape:
+    dims: tuple[int, ...] = ()
+
+    @staticmethod
+    def unknown_rank() -> "GeShape":
+        return GeShape((UNKNOWN_RANK,))
+
+    @property
+    def is_unknown_rank(self) -> bool:
+        return self.dims == (UNKNOWN_RANK,)
+
+    @property
+    def is_unknown(self) -> bool:
+        return any(d < 0 for d in self.dims)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.is_unknown_rank else len(self.dims)
+
+    def num_elements(self) -> int | None:
+        return None if self.is_unknown else math.prod(self.dims)
+
+    def __str__(self) -> str:
+        if self.is_unknown_rank:
+            return "[*]"
+        return "[" + ",".join("?" if d == UNKNOWN_DIM else str(d) for d in self.dims) + "]"
+
+
+@dataclass(slots=True)
+class GeTensorDesc:
+    shape: GeShape = field(default_factory=GeShape.unknown_rank)
+    dtype: DataType = DataType.DT_UNDEFINED
+    format: Format = Format.FORMAT_ND
+    origin_shape: GeShape | None = None
+    origin_format: Format | None = None
+    absent: bool = False  # an optional input the model left out (ONNX's empty input name)
+
+    def copy(self) -> "GeTensorDesc":
+        return replace(self)
+
+    def __str__(self) -> str:
+        return "absent" if self.absent else f"{self.dtype.short}{self.shape}"
+
+
+class GeTensor:
+    """A constant: a desc plus host data (weights, folded constants)."""
+
+    __slots__ = ("desc", "data")
+
+    def __init__(self, data: np.ndarray, desc: GeTensorDesc | None = None) -> None:
+        self.data = np.asarray(data)
+        self.desc = desc or GeTensorDesc(GeShape(tuple(self.data.shape)),
+                                         DataType.from_numpy(self.data.dtype))
+
+    def __repr__(self) -> str:
+        return f"<tensor {self.desc}>"

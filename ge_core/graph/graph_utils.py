@@ -1,0 +1,85 @@
+"""GraphUtils: the edits passes make, all expressed on anchors (as GE's GraphUtils)."""
+from __future__ import annotations
+
+from ge_core.graph.anchor import (GraphError, InControlAnchor, InDataAnchor, OutControlAnchor,
+                                  OutDataAnchor)
+from ge_core.graph.node import Node
+
+OutAnchor = OutDataAnchor | OutControlAnchor
+InAnchor = InDataAnchor | InControlAnchor
+
+
+class GraphUtils:
+    @staticmethod
+    def add_edge(src: OutAnchor, dst: InAnchor) -> None:
+        if isinstance(src, OutDataAnchor) != isinstance(dst, InDataAnchor):
+            raise GraphError(f"cannot link {src.label} to {dst.label}: data and control mixed")
+        src.link_to(dst)  # type: ignore[arg-type]
+
+    @staticmethod
+    def remove_edge(src: OutAnchor, dst: InAnchor) -> None:
+        src.unlink(dst)  # type: ignore[arg-type]
+
+    @staticmethod
+    def replace_edge_src(src: OutAnchor, dst: InAnchor, new_src: OutAnchor) -> None:
+        GraphUtils.remove_edge(src, dst)
+        GraphUtils.add_edge(new_src, dst)
+
+    @staticmethod
+    def replace_edge_dst(src: OutAnchor, dst: InAnchor, new_dst: InAnchor) -> None:
+        GraphUtils.remove_edge(src, dst)
+        GraphUtils.add_edge(src, new_dst)
+
+    @staticmethod
+    def insert_node_between(src: OutDataAnchor, dst: InDataAnchor, node: Node,
+                            in_idx: int = 0, out_idx: int = 0) -> None:
+        """src -> dst becomes src -> node:in_idx, node:out_idx -> dst."""
+        GraphUtils.remove_edge(src, dst)
+        GraphUtils.add_edge(src, node.in_data_anchor(in_idx))
+        GraphUtils.add_edge(node.out_data_anchor(out_idx), dst)
+
+    @staticmethod
+    def isolate_node(node: Node, io_map: dict[int, int] | None = None) -> None:
+        """Cut ``node`` out, wiring the producer of input i to the consumers of output io_map[i]
+        (default: input 0 -> output 0) and every control predecessor to every successor, so the
+        order the node imposed survives its removal."""
+        io_map = {0: 0} if io_map is None else io_map
+        ctrl_srcs = list(node.in_control_anchor.peers)
+        data_srcs = [a.peer for a in node.in_data_anchors]
+        successors: list[Node] = []
+        for out_anchor in node.out_data_anchors:
+            consumers = list(out_anchor.peers)
+            src_idx = next((i for i, o in io_map.items() if o == out_anchor.idx), None)
+            new_src = data_srcs[src_idx] if src_idx is not None and src_idx < len(data_srcs) else None
+            for dst in consumers:
+                out_anchor.unlink(dst)
+                if new_src is not None:
+                    new_src.link_to(dst)
+                else:
+                    successors.append(dst.owner)
+        successors += [p.owner for p in node.out_control_anchor.peers]
+        for dst in list(node.out_control_anchor.peers):
+            node.out_control_anchor.unlink(dst)
+        for anchor in node.in_data_anchors:
+            if anchor.peer is not None:
+                anchor.peer.unlink(anchor)
+        for src in ctrl_srcs:
+            src.unlink(node.in_control_anchor)
+        # A control predecessor must still run before whatever came after the node.
+        for src in ctrl_srcs:
+            for succ in successors:
+                src.link_to(succ.in_control_anchor)
+
+    @staticmethod
+    def remove_node(node: Node) -> None:
+        """Unlink every edge of ``node`` and drop it from its graph."""
+        for src, dst in list(node.in_edges()):
+            src.unlink(dst)  # type: ignore[arg-type]
+        for src, dst in list(node.out_edges()):
+            src.unlink(dst)  # type: ignore[arg-type]
+        node.graph.remove_node(node)
+
+    @staticmethod
+    def isolate_and_remove(node: Node, io_map: dict[int, int] | None = None) -> None:
+        GraphUtils.isolate_node(node, io_map)
+        node.graph.remove_node(node)

@@ -1,0 +1,86 @@
+"""Node: an OpDesc placed in a graph, with the anchors that connect it."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+
+from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
+from ge_core.graph.op_desc import OpDesc
+
+if TYPE_CHECKING:
+    from ge_core.graph.compute_graph import ComputeGraph
+
+
+class Node:
+    __slots__ = ("op_desc", "graph", "seq", "in_data_anchors", "out_data_anchors",
+                 "in_control_anchor", "out_control_anchor")
+
+    def __init__(self, op_desc: OpDesc, graph: "ComputeGraph", seq: int) -> None:
+        self.op_desc = op_desc
+        self.graph = graph
+        self.seq = seq  # insertion order: the tie-break that makes every walk deterministic
+        self.in_data_anchors = [InDataAnchor(self, i) for i in range(len(op_desc.input_descs))]
+        self.out_data_anchors = [OutDataAnchor(self, i) for i in range(len(op_desc.output_descs))]
+        self.in_control_anchor = InControlAnchor(self)
+        self.out_control_anchor = OutControlAnchor(self)
+        op_desc.node = self
+
+    @property
+    def name(self) -> str:
+        return self.op_desc.name
+
+    @property
+    def type(self) -> str:
+        return self.op_desc.type
+
+    def in_data_anchor(self, idx: int) -> InDataAnchor:
+        return self.in_data_anchors[idx]
+
+    def out_data_anchor(self, idx: int) -> OutDataAnchor:
+        return self.out_data_anchors[idx]
+
+    def add_input(self) -> InDataAnchor:
+        """Grow the node by one input (GE's AddInputDesc + anchor), e.g. for NetOutput."""
+        from ge_core.graph.ge_tensor import GeTensorDesc
+        self.op_desc.input_descs.append(GeTensorDesc())
+        self.op_desc.input_names.append("")
+        anchor = InDataAnchor(self, len(self.in_data_anchors))
+        self.in_data_anchors.append(anchor)
+        return anchor
+
+    def in_data_nodes(self) -> list["Node"]:
+        return [a.peer.owner for a in self.in_data_anchors if a.peer is not None]
+
+    def out_data_nodes(self) -> list["Node"]:
+        return [p.owner for a in self.out_data_anchors for p in a.peers]
+
+    def in_control_nodes(self) -> list["Node"]:
+        return [p.owner for p in self.in_control_anchor.peers]
+
+    def out_control_nodes(self) -> list["Node"]:
+        return [p.owner for p in self.out_control_anchor.peers]
+
+    def in_nodes(self) -> list["Node"]:
+        return self.in_data_nodes() + self.in_control_nodes()
+
+    def out_nodes(self) -> list["Node"]:
+        return self.out_data_nodes() + self.out_control_nodes()
+
+    def in_edges(self) -> Iterator[tuple[OutDataAnchor | OutControlAnchor,
+                                         InDataAnchor | InControlAnchor]]:
+        for a in self.in_data_anchors:
+            if a.peer is not None:
+                yield a.peer, a
+        for p in self.in_control_anchor.peers:
+            yield p, self.in_control_anchor
+
+    def out_edges(self) -> Iterator[tuple[OutDataAnchor | OutControlAnchor,
+                                          InDataAnchor | InControlAnchor]]:
+        for a in self.out_data_anchors:
+            for p in a.peers:
+                yield a, p
+        for p in self.out_control_anchor.peers:
+            yield self.out_control_anchor, p
+
+    def __repr__(self) -> str:
+        from ge_core.graph.dump import node_line
+        return node_line(self)

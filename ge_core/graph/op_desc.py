@@ -1,0 +1,60 @@
+"""OpDesc: an op's type, name, attributes and input/output tensor descs."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ge_core.graph.events import AttrSet, short_repr
+from ge_core.graph.ge_tensor import GeTensorDesc
+
+if TYPE_CHECKING:
+    from ge_core.graph.node import Node
+
+
+class OpDesc:
+    __slots__ = ("name", "type", "_attrs", "input_descs", "output_descs", "input_names",
+                 "output_names", "subgraph_names", "node")
+
+    def __init__(self, name: str, type: str, inputs: int = 0, outputs: int = 0,
+                 attrs: dict[str, Any] | None = None) -> None:
+        self.name = name
+        self.type = type
+        self._attrs: dict[str, Any] = dict(attrs or {})
+        self.input_descs = [GeTensorDesc() for _ in range(inputs)]
+        self.output_descs = [GeTensorDesc() for _ in range(outputs)]
+        self.input_names: list[str] = [""] * inputs    # the framework's tensor names, if any
+        self.output_names: list[str] = [""] * outputs
+        self.subgraph_names: list[str] = []
+        self.node: Node | None = None  # set when the desc joins a graph
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        """Read-only view by convention: write through set_attr so watches see the change."""
+        return self._attrs
+
+    def get_attr(self, key: str, default: Any = None) -> Any:
+        return self._attrs.get(key, default)
+
+    def has_attr(self, key: str) -> bool:
+        return key in self._attrs
+
+    def set_attr(self, key: str, value: Any) -> None:
+        old = self._attrs.get(key)
+        self._attrs[key] = value
+        if self.node is not None:
+            bus = self.node.graph.bus
+            if bus.observed:
+                bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))
+
+    def del_attr(self, key: str) -> None:
+        if key in self._attrs:
+            self.set_attr(key, None)
+            del self._attrs[key]
+
+    def input_desc(self, idx: int) -> GeTensorDesc:
+        return self.input_descs[idx]
+
+    def output_desc(self, idx: int) -> GeTensorDesc:
+        return self.output_descs[idx]
+
+    def __repr__(self) -> str:
+        return f"<OpDesc {self.name}:{self.type}>"

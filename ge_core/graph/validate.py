@@ -1,0 +1,55 @@
+"""Structural checks (like torch.fx's lint): each failure names the node at fault."""
+from __future__ import annotations
+
+from ge_core.graph.anchor import GraphError
+from ge_core.graph.compute_graph import ComputeGraph
+from ge_core.graph.types import DataType
+
+
+class GraphValidationError(GraphError):
+    pass
+
+
+def validate(graph: ComputeGraph) -> None:
+    """Raise GraphValidationError for a cycle, a broken anchor, a missing producer, or a
+    dtype/rank mismatch on an edge; recurse into subgraphs."""
+    for node in graph:
+        for anchor in node.in_data_anchors:
+            peer = anchor.peer
+            desc = node.op_desc.input_descs[anchor.idx]
+            if peer is None:
+                if not desc.absent:
+                    raise GraphValidationError(
+                        f"node {node.name} ({node.type}): input {anchor.idx} has no producer")
+                continue
+            if anchor not in peer.peers or peer.owner.graph is not graph:
+                raise GraphValidationError(
+                    f"node {node.name} ({node.type}): input {anchor.idx} is dangling "
+                    f"(its producer {peer.label} does not list it)")
+            _check_edge(peer.owner.op_desc.output_descs[peer.idx], desc, peer.label, node,
+                        anchor.idx)
+        for anchor in node.out_data_anchors:
+            for p in anchor.peers:
+                if p.peer is not anchor:
+                    raise GraphValidationError(
+                        f"node {node.name} ({node.type}): output {anchor.idx} lists "
+                        f"{p.label} which is fed by {p.peer.label if p.peer else 'nothing'}")
+        for p in node.in_control_anchor.peers:
+            if node.in_control_anchor not in p.peers:
+                raise GraphValidationError(
+                    f"node {node.name} ({node.type}): control input from {p.owner.name} dangling")
+    graph.topological_sort()  # raises naming a node on a cycle
+    if graph.parent_graph is None:
+        for sub in graph.subgraphs:
+            validate(sub)
+
+
+def _check_edge(src, dst, src_label: str, node, idx: int) -> None:
+    if DataType.DT_UNDEFINED not in (src.dtype, dst.dtype) and src.dtype != dst.dtype:
+        raise GraphValidationError(
+            f"node {node.name} ({node.type}): input {idx} expects {dst.dtype.short} but "
+            f"{src_label} produces {src.dtype.short}")
+    if src.shape.rank is not None and dst.shape.rank is not None and src.shape.rank != dst.shape.rank:
+        raise GraphValidationError(
+            f"node {node.name} ({node.type}): input {idx} expects rank {dst.shape.rank} but "
+            f"{src_label} produces {src.shape}")
