@@ -55,8 +55,7 @@ class GraphUtils:
                 out_anchor.unlink(dst)
                 if new_src is not None:
                     new_src.link_to(dst)
-                else:
-                    successors.append(dst.owner)
+                successors.append(dst.owner)
         successors += [p.owner for p in node.out_control_anchor.peers]
         for dst in list(node.out_control_anchor.peers):
             node.out_control_anchor.unlink(dst)

@@ -10,6 +10,19 @@ if TYPE_CHECKING:
     from ge_core.graph.node import Node
 
 
+# Annotations GE's compiler adds to an op (stream, engine, memory offsets ...): watchable like any
+# attribute, but not part of the op's semantics, so kernels never see them. Private ones start
+# with "_" as in GE (`_stream_label`, `_logic_stream_id`).
+GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offset",
+                            "workspace", "workspace_bytes", "index", "parent_node_index"})
+
+
+def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
+    """The attributes an op's kernel takes: the framework's, not GE's annotations."""
+    return {k: v for k, v in op_desc.attrs.items()
+            if not k.startswith("_") and k not in GE_ANNOTATIONS}
+
+
 class OpDesc:
     __slots__ = ("name", "type", "_attrs", "input_descs", "output_descs", "input_names",
                  "output_names", "subgraph_names", "node")

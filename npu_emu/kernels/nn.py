@@ -1,1 +1,291 @@
-"""(being written)"""
+"""Neural-network kernels: convolution, pooling, normalisation, dropout (ONNX default domain).
+
+Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
+(N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
+Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
+the view over its kernel axes one offset at a time (each offset is a plain strided slice), which
+is far cheaper than reducing a materialised window array. ConvTranspose scatters through the
+same view, written into its output buffer.
+
+Only inference is emulated: BatchNormalization's training outputs are not produced, and MaxPool's
+optional Indices output is not computed (a kernel cannot tell whether a node asks for it, and
+no shipped ONNX suite does).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from npu_emu.kernels.registry import kernel
+
+
+class _Geometry(NamedTuple):
+    """Where the windows of a conv or pool sit, per spatial axis."""
+
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    begin: tuple[int, ...]  # padding before the input
+    end: tuple[int, ...]  # padding after the input, as declared (ceil_mode may reach past it)
+    out: tuple[int, ...]
+
+
+def _per_axis(value: Sequence[int] | None, n: int, default: int) -> tuple[int, ...]:
+    return tuple(value) if value else (default,) * n
+
+
+def _extent(k: int, d: int) -> int:
+    return d * (k - 1) + 1
+
+
+def _split_pads(total: Sequence[int], upper: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Split total padding in two; the odd element goes to the end if ``upper``, else the start."""
+    small = tuple(t // 2 for t in total)
+    big = tuple(t - t // 2 for t in total)
+    return (small, big) if upper else (big, small)
+
+
+def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
+              strides: Sequence[int] | None = None, dilations: Sequence[int] | None = None,
+              pads: Sequence[int] | None = None, auto_pad: str = "NOTSET",
+              ceil_mode: int = 0) -> _Geometry:
+    nd = len(kernel_shape)
+    kernel_shape = tuple(kernel_shape)
+    strides = _per_axis(strides, nd, 1)
+    dilations = _per_axis(dilations, nd, 1)
+    extents = [_extent(k, d) for k, d in zip(kernel_shape, dilations)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = tuple(-(-n // s) for n, s in zip(in_shape, strides))
+        total = [max(0, (o - 1) * s + e - n) for o, s, e, n in zip(out, strides, extents, in_shape)]
+        begin, end = _split_pads(total, auto_pad == "SAME_UPPER")
+    else:
+        pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
+        begin, end = pads[:nd], pads[nd:]
+        round_up = [s - 1 if ceil_mode else 0 for s in strides]
+        out = [(n + b + p - e + r) // s + 1
+               for n, b, p, e, r, s in zip(in_shape, begin, end, extents, round_up, strides)]
+        if ceil_mode:  # a window may not start in the end padding (as in ONNX and PyTorch)
+            out = [o - ((o - 1) * s >= n + b) for o, s, n, b in zip(out, strides, in_shape, begin)]
+        out = tuple(out)
+    return _Geometry(kernel_shape, strides, dilations, begin, end, out)
+
+
+def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
+    """``x`` padded with ``value`` just enough for every window of ``g`` to lie inside."""
+    spatial = x.shape[2:]
+    end = [max(0, (o - 1) * s + _extent(k, d) - n - b)
+           for o, s, k, d, n, b in zip(g.out, g.strides, g.kernel, g.dilations, spatial, g.begin)]
+    if not any(g.begin) and not any(end):
+        return x
+    xp = np.full((*x.shape[:2], *(b + n + e for b, n, e in zip(g.begin, spatial, end))), value, x.dtype)
+    xp[(slice(None), slice(None), *(slice(b, b + n) for b, n in zip(g.begin, spatial)))] = x
+    return xp
+
+
+def _windows(a: np.ndarray, g: _Geometry, writeable: bool = False) -> np.ndarray:
+    """View (N, C, *kernel, *out) of ``a``: [n, c, k.., o..] is a[n, c, o*stride + k*dilation]."""
+    spatial = a.strides[2:]
+    return as_strided(a, (*a.shape[:2], *g.kernel, *g.out),
+                      (*a.strides[:2], *(t * d for t, d in zip(spatial, g.dilations)),
+                       *(t * s for t, s in zip(spatial, g.strides))), writeable=writeable)
+
+
+def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
+    """Shape that broadcasts a per-channel vector against (N, C, *spatial)."""
+    return (-1, *(1,) * (x.ndim - 2))
+
+
+@kernel("Conv")
+def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
+         dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
+         pads: list[int] | None = None, strides: list[int] | None = None) -> tuple[np.ndarray]:
+    g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
+    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1 stride-1
+    # conv, whose window view is the input itself: that one is a plain matmul.
+    cols = _windows(_padded(x, g, 0), g).reshape(x.shape[0], group, -1, math.prod(g.out))
+    y = np.matmul(w.reshape(group, w.shape[0] // group, -1), cols).reshape(x.shape[0], w.shape[0], *g.out)
+    if b is not None:
+        y += b.reshape(_channel_shape(y))
+    return (y,)
+
+
+@kernel("ConvTranspose")
+def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
+                   auto_pad: str = "NOTSET", dilations: list[int] | None = None, group: int = 1,
+                   kernel_shape: list[int] | None = None, output_padding: list[int] | None = None,
+                   output_shape: list[int] | None = None, pads: list[int] | None = None,
+                   strides: list[int] | None = None) -> tuple[np.ndarray]:
+    n, c, *in_shape = x.shape
+    nd = len(in_shape)
+    g = _Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
+                  (0,) * nd, (0,) * nd, tuple(in_shape))
+    extra = _per_axis(output_padding, nd, 0)
+    full = [(i - 1) * s + _extent(k, d) for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
+    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        # Old exporters give output_shape with the N and C dims; only the spatial tail counts.
+        wanted = output_shape[-nd:] if output_shape else [i * s for i, s in zip(in_shape, g.strides)]
+        total = [f + e - o for f, e, o in zip(full, extra, wanted)]
+        begin, end = _split_pads(total, auto_pad == "SAME_UPPER")
+    else:
+        pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
+        begin, end = pads[:nd], pads[nd:]
+    out = [f + e - pb - pe for f, e, pb, pe in zip(full, extra, begin, end)]
+
+    # col2im: every input pixel's (M/G * kernel) column, scattered onto the output one kernel
+    # offset at a time; output_padding may reach past the scatter's extent (those stay zero).
+    m_per_group = w.shape[1]
+    w_t = w.reshape(group, c // group, -1).transpose(0, 2, 1)
+    cols = np.matmul(w_t, x.reshape(n, group, c // group, -1)).reshape(n, group * m_per_group, *g.kernel, *in_shape)
+    buf = np.zeros((n, group * m_per_group, *(max(f, pb + o) for f, pb, o in zip(full, begin, out))), x.dtype)
+    win = _windows(buf, g, writeable=True)
+    for k in np.ndindex(*g.kernel):
+        win[:, :, *k] += cols[:, :, *k]
+    y = np.ascontiguousarray(buf[(slice(None), slice(None), *(slice(pb, pb + o) for pb, o in zip(begin, out)))])
+    if b is not None:
+        y += b.reshape(_channel_shape(y))
+    return (y,)
+
+
+def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry) -> np.ndarray:
+    """Fold each window of padded ``xp`` with ``ufunc``, one kernel offset at a time."""
+    win = _windows(xp, g)
+    offsets = np.ndindex(*g.kernel)
+    acc = win[:, :, *next(offsets)].copy()
+    for k in offsets:
+        ufunc(acc, win[:, :, *k], out=acc)
+    return acc
+
+
+def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> np.ndarray:
+    """Taps per window that an average divides by: those in the input (or in input + pads)."""
+    per_axis = []
+    for n, k, s, d, b, e, o in zip(in_shape, g.kernel, g.strides, g.dilations, g.begin, g.end, g.out):
+        lo, hi = (-b, n + e) if include_pad else (0, n)
+        taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
+        per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
+    return functools.reduce(np.multiply.outer, per_axis)
+
+
+@kernel("MaxPool")
+def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+             ceil_mode: int = 0, dilations: list[int] | None = None, pads: list[int] | None = None,
+             storage_order: int = 0, strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # storage_order only lays out the Indices output, which is not computed (see module doc).
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    return (_pool(np.maximum, _padded(x, g, lowest), g),)
+
+
+@kernel("AveragePool")
+def average_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+                 ceil_mode: int = 0, count_include_pad: int = 0, dilations: list[int] | None = None,
+                 pads: list[int] | None = None, strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # AveragePool-1 has no count_include_pad: it excluded pads, which is the later default.
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    y = _pool(np.add, _padded(x, g, 0), g)
+    y /= _window_counts(x.shape[2:], g, bool(count_include_pad)).astype(y.dtype)
+    return (y,)
+
+
+@kernel("GlobalAveragePool")
+def global_average_pool(x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.mean(axis=tuple(range(2, x.ndim)), keepdims=True),)
+
+
+@kernel("GlobalMaxPool")
+def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.max(axis=tuple(range(2, x.ndim)), keepdims=True),)
+
+
+def _normalise(x: np.ndarray, mean: np.ndarray, var: np.ndarray, scale: np.ndarray,
+               b: np.ndarray, epsilon: float) -> np.ndarray:
+    """scale * (x - mean) / sqrt(var + epsilon) + b, all parameters already broadcastable to x."""
+    # (x - mean) * a + b rather than x * a + (b - mean * a): the latter cancels badly when
+    # |mean| is large next to the spread.
+    y = x - mean
+    y *= scale / np.sqrt(var + epsilon)
+    y += b
+    return y
+
+
+def _batch_norm(x: np.ndarray, params: Sequence[np.ndarray], epsilon: float,
+                shape: Sequence[int]) -> tuple[np.ndarray]:
+    scale, b, mean, var = (p.reshape(shape) for p in params)
+    return (_normalise(x, mean, var, scale, b, epsilon),)
+
+
+@kernel("BatchNormalization")
+def batch_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                        var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
+                        spatial: int = 1, is_test: int = 0,
+                        consumed_inputs: list[int] | None = None) -> tuple[np.ndarray]:
+    # Versions 1-13. momentum, consumed_inputs and is_test only concern training statistics;
+    # like onnxruntime, an inference engine normalises with the given mean/var whatever is_test
+    # says. spatial=0 (versions 1-7): one parameter per element of (C, D1, ..., Dn).
+    shape = _channel_shape(x) if spatial else x.shape[1:]
+    return _batch_norm(x, (scale, b, mean, var), epsilon, shape)
+
+
+@kernel("BatchNormalization", since=14)
+def batch_normalization_14(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                           var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
+                           training_mode: int = 0) -> tuple[np.ndarray]:
+    if training_mode:
+        raise NotImplementedError("BatchNormalization training_mode=1: the emulator runs inference only")
+    return _batch_norm(x, (scale, b, mean, var), epsilon, _channel_shape(x))
+
+
+@kernel("InstanceNormalization")
+def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
+                           epsilon: float = 1e-5) -> tuple[np.ndarray]:
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = np.square(x - mean).mean(axis=axes, keepdims=True)
+    shape = _channel_shape(x)
+    return (_normalise(x, mean, var, scale.reshape(shape), b.reshape(shape), epsilon),)
+
+
+@kernel("LRN")
+def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
+        bias: float = 1.0) -> tuple[np.ndarray]:
+    # The sum of squares over channels [c - (size-1)//2, c + ceil((size-1)/2)] is a sum-pool
+    # along the channel axis: lay channels out as a spatial axis and reuse _pool.
+    n, c = x.shape[:2]
+    squares = np.square(x).reshape(n, 1, c, -1)
+    before = (size - 1) // 2
+    g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
+    total = _pool(np.add, _padded(squares, g, 0), g).reshape(x.shape)
+    return (x / (bias + (alpha / size) * total) ** beta,)
+
+
+def _dropout_inference(data: np.ndarray, mask_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    return data.copy(), np.ones(data.shape, mask_dtype)
+
+
+@kernel("Dropout")
+def dropout(data: np.ndarray, *, ratio: float = 0.5, is_test: int = 0,
+            consumed_inputs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    # Versions 1-9, mask of the data's type. Inference is the identity whatever is_test says
+    # (as in onnxruntime): no exporter meant an inference graph to drop activations.
+    return _dropout_inference(data, data.dtype)
+
+
+@kernel("Dropout", since=10)
+def dropout_10(data: np.ndarray, *, ratio: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    return _dropout_inference(data, np.dtype(bool))
+
+
+@kernel("Dropout", since=12)
+def dropout_12(data: np.ndarray, ratio: np.ndarray | None = None,
+               training_mode: np.ndarray | None = None, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    p = 0.5 if ratio is None else float(ratio)
+    if training_mode is None or not training_mode or p == 0:
+        return _dropout_inference(data, np.dtype(bool))
+    # The spec lets an unseeded node draw any seed; a fixed default keeps runs replayable.
+    mask = np.random.default_rng(seed).random(data.shape) >= p
+    return (data * mask / data.dtype.type(1 - p)).astype(data.dtype, copy=False), mask

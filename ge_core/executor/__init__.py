@@ -1,0 +1,4 @@
+"""The host reference executor: a ComputeGraph run node by node with the device's kernels."""
+from ge_core.executor.host_executor import ExecutionError, HostExecutor, NodeExecuted
+
+__all__ = ["ExecutionError", "HostExecutor", "NodeExecuted"]

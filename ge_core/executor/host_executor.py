@@ -1,0 +1,139 @@
+"""Runs a ComputeGraph on the host, node by node, with the numpy kernels of npu_emu.
+
+It is the baseline everything else must agree with: constant folding uses it, the pass-
+equivalence check compares its outputs before and after a pass, and the device path must give
+the same numbers. Each node it runs is a trace event, so the debugger can step through it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ge_core.graph import ComputeGraph, GeTensor, Node
+from ge_core.graph.op_desc import kernel_attrs
+from npu_emu.kernels import get_kernel
+from npu_emu.trace import TraceEvent
+
+LATEST_OPSET = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class NodeExecuted(TraceEvent):
+    graph: str
+    node: str
+    op_type: str
+
+
+class ExecutionError(RuntimeError):
+    """A node failed to run; the message names it."""
+
+
+Value = Any  # a numpy array, or None for an absent optional input
+
+
+class HostExecutor:
+    def __init__(self, graph: ComputeGraph) -> None:
+        self.graph = graph
+        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+
+    def run(self, feeds: Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> dict[str, np.ndarray]:
+        """Outputs by graph output name, in NetOutput's input order."""
+        inputs = self.graph.input_nodes
+        if not isinstance(feeds, Mapping):
+            feeds = {n.op_desc.output_names[0] or n.name: v for n, v in zip(inputs, feeds)}
+        args = []
+        for n in inputs:
+            key = n.op_desc.output_names[0] or n.name
+            if key not in feeds and n.name not in feeds:
+                raise ExecutionError(f"graph {self.graph.name}: no value fed for input {key!r}")
+            args.append(np.asarray(feeds.get(key, feeds.get(n.name))))
+        outputs = self.run_graph(self.graph, args)
+        out_node = self.graph.output_node
+        names = [nm or f"output_{i}" for i, nm in enumerate(out_node.op_desc.input_names)] \
+            if out_node else []
+        return dict(zip(names, outputs))
+
+    def run_graph(self, graph: ComputeGraph, args: Sequence[Value],
+                  parent_args: Sequence[Value] = ()) -> list[Value]:
+        """Run ``graph`` with its Data nodes bound to ``args`` by index; a subgraph's Data with
+        parent_node_index reads the parent node's extra (captured) inputs instead."""
+        order = graph.topological_sort()
+        uses = {id(a): len(a.peers) for n in order for a in n.out_data_anchors}
+        values: dict[int, Value] = {}  # id(OutDataAnchor) -> value
+        result: list[Value] = []
+        bus = graph.bus
+        for node in order:
+            ins = []
+            for a in node.in_data_anchors:
+                if a.peer is None:
+                    ins.append(None)
+                    continue
+                ins.append(values[id(a.peer)])
+                uses[id(a.peer)] -= 1
+                if uses[id(a.peer)] == 0:  # free early: VGG's activations are large
+                    del values[id(a.peer)]
+            if node.type == "NetOutput":
+                result = ins
+                continue
+            bus.emit(NodeExecuted, graph.name, node.name, node.type)
+            outs = self._run_node(node, ins, args, parent_args)
+            for a, v in zip(node.out_data_anchors, outs):
+                if a.peers:
+                    values[id(a)] = v
+        return result
+
+    def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
+                  parent_args: Sequence[Value]) -> Sequence[Value]:
+        op = node.op_desc
+        if node.type in ("Data", "RefData"):
+            pidx = op.get_attr("parent_node_index")
+            return (parent_args[pidx] if pidx is not None else args[op.get_attr("index", 0)],)
+        if node.type == "Const":
+            value = op.get_attr("value")
+            return (value.data if isinstance(value, GeTensor) else np.asarray(value),)
+        try:
+            if node.type == "If":
+                return self._run_if(node, ins)
+            if node.type == "Loop":
+                return self._run_loop(node, ins)
+            outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
+        except ExecutionError:
+            raise
+        except Exception as exc:  # the kernel's own message, pinned to the node
+            raise ExecutionError(f"node {node.name} ({node.type}): {exc}") from exc
+        return outs
+
+    def _subgraph(self, node: Node, attr: str) -> ComputeGraph:
+        return node.graph.root.subgraph(node.op_desc.get_attr(attr))
+
+    def _run_if(self, node: Node, ins: list[Value]) -> list[Value]:
+        # If's only formal input is the condition; its branches read captures by parent index.
+        branch = "then_branch" if bool(np.asarray(ins[0]).item()) else "else_branch"
+        return self.run_graph(self._subgraph(node, branch), [], ins)
+
+    def _run_loop(self, node: Node, ins: list[Value]) -> list[Value]:
+        body = self._subgraph(node, "body")
+        n_formal = len(body.input_nodes) - sum(
+            1 for d in body.input_nodes if d.op_desc.has_attr("parent_node_index"))
+        max_trip, cond = ins[0], ins[1]
+        carried = list(ins[2:n_formal])
+        n_carried = len(carried)
+        scans: list[list[np.ndarray]] = []
+        i = 0
+        keep_going = True if cond is None else bool(np.asarray(cond).item())
+        limit = None if max_trip is None else int(np.asarray(max_trip).item())
+        while keep_going and (limit is None or i < limit):
+            outs = self.run_graph(body, [np.array(i, dtype=np.int64), np.array(keep_going)]
+                                  + carried, ins)
+            keep_going = bool(np.asarray(outs[0]).item())
+            carried = list(outs[1:1 + n_carried])
+            for k, s in enumerate(outs[1 + n_carried:]):
+                if len(scans) <= k:
+                    scans.append([])
+                scans[k].append(np.asarray(s))
+            i += 1
+        n_scan = len(node.out_data_anchors) - n_carried
+        stacked = [np.stack(s) if s else np.zeros((0,), np.float32) for s in scans]
+        return carried + stacked + [np.zeros((0,), np.float32)] * (n_scan - len(stacked))

@@ -1,0 +1,206 @@
+"""The graph IR: anchors, GraphUtils edits, validation messages, order, events, dump."""
+import pytest
+
+from ge_core.graph import (ComputeGraph, DataType, GeShape, GeTensorDesc, GraphError, GraphUtils,
+                           GraphValidationError, OpDesc, dump_graph, to_dot, validate)
+from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet, NodeAdded, NodeRemoved
+from npu_emu.trace import TraceBus, TraceRecorder
+
+F32 = DataType.DT_FLOAT
+
+
+def _node(g, name, type_, n_in, n_out, shape=(2, 3), **attrs):
+    op = OpDesc(name, type_, n_in, n_out, attrs)
+    for d in op.input_descs + op.output_descs:
+        d.shape, d.dtype = GeShape(shape), F32
+    return g.add_node(op)
+
+
+def chain(bus=None):
+    """x -> a(Relu) -> b(Exp) -> out"""
+    g = ComputeGraph("g", bus or TraceBus())
+    x = _node(g, "x", "Data", 0, 1, index=0)
+    a = _node(g, "a", "Relu", 1, 1)
+    b = _node(g, "b", "Exp", 1, 1)
+    out = _node(g, "out", "NetOutput", 1, 0)
+    GraphUtils.add_edge(x.out_data_anchor(0), a.in_data_anchor(0))
+    GraphUtils.add_edge(a.out_data_anchor(0), b.in_data_anchor(0))
+    GraphUtils.add_edge(b.out_data_anchor(0), out.in_data_anchor(0))
+    return g, x, a, b, out
+
+
+def test_anchors_link_both_ways():
+    g, x, a, b, out = chain()
+    assert a.in_data_anchor(0).peer is x.out_data_anchor(0)
+    assert x.out_data_anchor(0).peers == [a.in_data_anchor(0)]
+    assert a.in_data_nodes() == [x] and a.out_data_nodes() == [b]
+
+
+def test_out_anchor_feeds_many_in_anchor_takes_one():
+    g, x, a, b, out = chain()
+    GraphUtils.add_edge(x.out_data_anchor(0), b.add_input())
+    assert len(x.out_data_anchor(0).peers) == 2
+    with pytest.raises(GraphError, match="a:0 already has producer x:0"):
+        GraphUtils.add_edge(b.out_data_anchor(0), a.in_data_anchor(0))
+
+
+def test_data_and_control_cannot_mix():
+    g, x, a, b, out = chain()
+    with pytest.raises(GraphError, match="data and control mixed"):
+        GraphUtils.add_edge(x.out_data_anchor(0), b.in_control_anchor)
+
+
+def test_replace_edge_src_and_dst():
+    g, x, a, b, out = chain()
+    GraphUtils.replace_edge_src(a.out_data_anchor(0), b.in_data_anchor(0), x.out_data_anchor(0))
+    assert b.in_data_anchor(0).peer is x.out_data_anchor(0)
+    assert a.out_data_anchor(0).peers == []
+    GraphUtils.replace_edge_dst(x.out_data_anchor(0), b.in_data_anchor(0), out.add_input())
+    assert b.in_data_anchor(0).peer is None
+    assert out.in_data_nodes() == [b, x]
+
+
+def test_insert_node_between():
+    g, x, a, b, out = chain()
+    c = _node(g, "c", "Abs", 1, 1)
+    GraphUtils.insert_node_between(a.out_data_anchor(0), b.in_data_anchor(0), c)
+    assert [n.name for n in g.topological_sort()] == ["x", "a", "c", "b", "out"]
+
+
+def test_isolate_node_reconnects_data_and_control():
+    g, x, a, b, out = chain()
+    pre = _node(g, "pre", "NoOp", 0, 0)
+    post = _node(g, "post", "NoOp", 0, 0)
+    GraphUtils.add_edge(pre.out_control_anchor, a.in_control_anchor)
+    GraphUtils.add_edge(a.out_control_anchor, post.in_control_anchor)
+    GraphUtils.isolate_and_remove(a)
+    assert g.find_node("a") is None
+    assert b.in_data_anchor(0).peer is x.out_data_anchor(0)
+    # pre ran before a, a before b (data) and post: pre must still run before both.
+    assert sorted(n.name for n in pre.out_control_nodes()) == ["b", "post"]
+    validate(g)
+
+
+def test_remove_node_unlinks_everything():
+    g, x, a, b, out = chain()
+    GraphUtils.remove_node(b)
+    assert a.out_data_anchor(0).peers == [] and out.in_data_anchor(0).peer is None
+    with pytest.raises(GraphValidationError, match="node out .NetOutput.: input 0 has no producer"):
+        validate(g)
+
+
+def test_remove_node_refuses_connected_node():
+    g, x, a, b, out = chain()
+    with pytest.raises(GraphError, match="node a still has edges"):
+        g.remove_node(a)
+
+
+def test_duplicate_name_is_rejected():
+    g, *_ = chain()
+    with pytest.raises(GraphError, match="node name 'a' already exists"):
+        _node(g, "a", "Relu", 1, 1)
+
+
+def test_cycle_error_names_a_node_on_the_cycle():
+    g, x, a, b, out = chain()
+    tail = _node(g, "tail", "Abs", 0, 0)  # downstream of the cycle, not on it
+    GraphUtils.add_edge(b.out_control_anchor, a.in_control_anchor)
+    GraphUtils.add_edge(b.out_control_anchor, tail.in_control_anchor)
+    with pytest.raises(GraphError, match=r"cycle through node (a|b) "):
+        validate(g)
+
+
+def test_dangling_anchor_is_reported():
+    g, x, a, b, out = chain()
+    x.out_data_anchor(0).peers.clear()  # corrupt one side only, as a buggy pass might
+    with pytest.raises(GraphValidationError, match="node a .Relu.: input 0 is dangling"):
+        validate(g)
+
+
+def test_absent_optional_input_is_fine():
+    g, x, a, b, out = chain()
+    clip = _node(g, "clip", "Clip", 2, 1)
+    clip.op_desc.input_descs[1] = GeTensorDesc(absent=True)
+    GraphUtils.add_edge(b.out_data_anchor(0), clip.in_data_anchor(0))
+    GraphUtils.add_edge(clip.out_data_anchor(0), out.add_input())
+    validate(g)
+
+
+def test_dtype_and_rank_mismatch_on_an_edge():
+    g, x, a, b, out = chain()
+    b.op_desc.input_descs[0].dtype = DataType.DT_INT64
+    with pytest.raises(GraphValidationError, match="node b .Exp.: input 0 expects i64 but a:0 produces f32"):
+        validate(g)
+    b.op_desc.input_descs[0] = GeTensorDesc(GeShape((2, 3, 1)), F32)
+    with pytest.raises(GraphValidationError, match="expects rank 3 but a:0 produces"):
+        validate(g)
+
+
+def test_topological_sort_is_deterministic_by_insertion():
+    g = ComputeGraph("diamond", TraceBus())
+    src = _node(g, "src", "Data", 0, 1)
+    right = _node(g, "right", "Relu", 1, 1)  # inserted first, so sorted first
+    left = _node(g, "left", "Relu", 1, 1)
+    join = _node(g, "join", "Add", 2, 1)
+    for n, i in ((right, 1), (left, 0)):
+        GraphUtils.add_edge(src.out_data_anchor(0), n.in_data_anchor(0))
+        GraphUtils.add_edge(n.out_data_anchor(0), join.in_data_anchor(i))
+    assert [n.name for n in g.topological_sort()] == ["src", "right", "left", "join"]
+
+
+def test_mutations_are_trace_events():
+    bus = TraceBus()
+    rec = TraceRecorder()
+    bus.subscribe(rec)
+    g, x, a, b, out = chain(bus)
+    a.op_desc.set_attr("stream_id", 1)
+    GraphUtils.isolate_and_remove(a)
+    kinds = [type(e) for e in rec.events]
+    assert kinds[:4] == [NodeAdded] * 4
+    assert kinds.count(AnchorLinked) == 3 + 1  # chain + the reconnection
+    assert AnchorUnlinked in kinds and kinds[-1] is NodeRemoved
+    attr = next(e for e in rec.events if isinstance(e, AttrSet))
+    assert (attr.node, attr.key, attr.old, attr.new) == ("a", "stream_id", "None", "1")
+    assert [e.tick for e in rec.events] == list(range(1, len(rec.events) + 1))
+
+
+def test_unobserved_bus_builds_no_events():
+    bus = TraceBus()
+    chain(bus)
+    assert bus.tick == 0
+
+
+def test_subgraphs_are_owned_by_the_root():
+    g, x, a, b, out = chain()
+    body = ComputeGraph("body")
+    _node(body, "inner", "Relu", 0, 0)
+    g.add_subgraph(b, body)
+    assert g.subgraph("body") is body and body.root is g and body.parent_node is b
+    assert body.bus is g.bus
+    assert [n.name for n in g.all_nodes()] == ["x", "a", "b", "inner", "out"]
+    with pytest.raises(GraphError, match="subgraph name 'body' already exists"):
+        g.add_subgraph(a, ComputeGraph("body"))
+
+
+def test_unknown_dims_and_rank():
+    assert GeShape((1, -1, 4)).is_unknown and str(GeShape((1, -1, 4))) == "[1,?,4]"
+    assert GeShape.unknown_rank().rank is None and str(GeShape.unknown_rank()) == "[*]"
+    assert GeShape((2, 3)).num_elements() == 6 and GeShape((2, -1)).num_elements() is None
+
+
+def test_dump_is_one_line_per_node_with_peers():
+    g, x, a, b, out = chain()
+    a.op_desc.set_attr("alpha", 0.5)
+    GraphUtils.add_edge(x.out_control_anchor, b.in_control_anchor)
+    assert dump_graph(g) == (
+        "graph g (4 nodes)\n"
+        "  %x : Data() -> f32[2,3] => [%a:0]; [^%b] {index=0}\n"
+        "  %a : Relu(%x:0) -> f32[2,3] => [%b:0] {alpha=0.5}\n"
+        "  %b : Exp(%a:0, ^%x) -> f32[2,3] => [%out:0]\n"
+        "  %out : NetOutput(%b:0) -> ()\n")
+
+
+def test_dot_export():
+    g, *_ = chain()
+    dot = to_dot(g)
+    assert dot.startswith('digraph "g" {') and '"a" -> "b" [label="f32[2,3]"];' in dot

@@ -1,0 +1,1 @@
+"""The workbench: debugger engine, command language, REPL, TUI, record/replay and the CLI."""

@@ -1,0 +1,88 @@
+"""The step gate (DESIGN.md invariant 3): the debuggee runs on a worker thread and every trace
+event passes through here; when the current stop predicate matches, the worker parks until the
+next command. Exactly one of the two threads runs at any moment, so a stepped run emits the
+same events in the same order as a free run: stepping never changes what is being watched.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from npu_emu.trace import TraceBus, TraceEvent
+
+StopPredicate = Callable[[TraceEvent], bool]
+
+
+class TargetAbandoned(BaseException):
+    """Raised inside the worker to unwind a target the debugger closed while it was parked.
+    A BaseException so the target's own ``except Exception`` cannot swallow it."""
+
+
+class StepGate:
+    def __init__(self, target: Callable[[], Any], bus: TraceBus) -> None:
+        self._target = target
+        self._bus = bus
+        self._cond = threading.Condition()
+        self._worker_turn = False
+        self._stop: StopPredicate = lambda e: False
+        self._closing = False
+        self._thread: threading.Thread | None = None
+        self.parked_at: TraceEvent | None = None
+        self.finished = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run_until(self, stop: StopPredicate) -> TraceEvent | None:
+        """Resume the target until an event satisfies ``stop`` (returned, the worker parked on
+        it) or the target ends (None; see ``result`` / ``error``)."""
+        if self.finished:
+            return None
+        with self._cond:
+            self._stop = stop
+            self.parked_at = None
+            self._worker_turn = True
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="gewb-target",
+                                                daemon=True)
+                self._thread.start()
+            else:
+                self._cond.notify_all()
+            self._cond.wait_for(lambda: not self._worker_turn)
+        return self.parked_at
+
+    def close(self) -> None:
+        """Abandon a parked target: it unwinds with TargetAbandoned and the thread ends."""
+        if self._thread is None or self.finished:
+            return
+        with self._cond:
+            self._closing = True
+            self._worker_turn = True
+            self._cond.notify_all()
+        self._thread.join()
+
+    # -- worker side ---------------------------------------------------------------------------
+    def _work(self) -> None:
+        self._bus.subscribe(self._gate)
+        try:
+            self.result = self._target()
+        except TargetAbandoned:
+            pass
+        except BaseException as exc:  # the target's failure is the debugger's to show
+            self.error = exc
+        finally:
+            self._bus.unsubscribe(self._gate)
+            with self._cond:
+                self.finished = True
+                self._worker_turn = False
+                self._cond.notify_all()
+
+    def _gate(self, event: TraceEvent) -> None:
+        if not self._stop(event):
+            return
+        with self._cond:
+            self.parked_at = event
+            self._worker_turn = False
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self._worker_turn)
+            if self._closing:
+                raise TargetAbandoned
