@@ -45,6 +45,7 @@ class OutDataAnchor(Anchor):
             raise GraphError(f"input {dst.label} already has producer {dst.peer.label}")
         self.peers.append(dst)
         dst.peer = self
+        self.owner.graph.edits.edges_linked += 1
         self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InDataAnchor") -> None:
@@ -52,6 +53,7 @@ class OutDataAnchor(Anchor):
             raise GraphError(f"{self.label} is not linked to {dst.label}")
         self.peers.remove(dst)
         dst.peer = None
+        self.owner.graph.edits.edges_unlinked += 1
         self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 
@@ -79,6 +81,7 @@ class OutControlAnchor(Anchor):
             return  # a control edge is a fact, not a count
         self.peers.append(dst)
         dst.peers.append(self)
+        self.owner.graph.edits.edges_linked += 1
         self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InControlAnchor") -> None:
@@ -86,6 +89,7 @@ class OutControlAnchor(Anchor):
             raise GraphError(f"{self.label} is not linked to {dst.label}")
         self.peers.remove(dst)
         dst.peers.remove(self)
+        self.owner.graph.edits.edges_unlinked += 1
         self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass, fields
 from typing import Iterator
 
 from ge_core.graph.anchor import GraphError
@@ -14,10 +15,32 @@ DATA_TYPES = frozenset({"Data", "RefData"})
 NETOUTPUT = "NetOutput"
 
 
+@dataclass(slots=True)
+class EditCounts:
+    """Running totals of edits to a root graph and its subgraphs; a pass's effect is the
+    difference across it (no observer needed, so it costs an increment per edit)."""
+    nodes_added: int = 0
+    nodes_removed: int = 0
+    edges_linked: int = 0
+    edges_unlinked: int = 0
+    attrs_set: int = 0
+
+    def snapshot(self) -> "EditCounts":
+        return EditCounts(*(getattr(self, f.name) for f in fields(self)))
+
+    def since(self, before: "EditCounts") -> "EditCounts":
+        return EditCounts(*(getattr(self, f.name) - getattr(before, f.name) for f in fields(self)))
+
+    @property
+    def any(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+
 class ComputeGraph:
     def __init__(self, name: str, bus: TraceBus | None = None) -> None:
         self.name = name
         self.bus = bus or current_bus()
+        self.edits = EditCounts()
         self._nodes: dict[str, Node] = {}
         self._seq = 0
         self.parent_node: Node | None = None
@@ -32,6 +55,7 @@ class ComputeGraph:
         node = Node(op_desc, self, self._seq)
         self._seq += 1
         self._nodes[op_desc.name] = node
+        self.edits.nodes_added += 1
         self.bus.emit(NodeAdded, self.name, node.name, node.type)
         return node
 
@@ -42,6 +66,7 @@ class ComputeGraph:
         if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
+        self.edits.nodes_removed += 1
         self.bus.emit(NodeRemoved, self.name, node.name)
 
     def find_node(self, name: str) -> Node | None:
@@ -99,6 +124,7 @@ class ComputeGraph:
         subgraph.parent_node = parent_node
         subgraph.parent_graph = parent_node.graph
         subgraph.bus = root.bus
+        subgraph.edits = root.edits
         root._subgraphs[subgraph.name] = subgraph
         parent_node.op_desc.subgraph_names.append(subgraph.name)
 

@@ -54,6 +54,7 @@ class OpDesc:
         old = self._attrs.get(key)
         self._attrs[key] = value
         if self.node is not None:
+            self.node.graph.edits.attrs_set += 1
             bus = self.node.graph.bus
             if bus.observed:
                 bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))

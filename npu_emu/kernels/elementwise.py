@@ -1,1 +1,238 @@
-"""(being written)"""
+"""Elementwise kernels: arithmetic, activations, comparisons and logic, Clip, Cast, and the
+variadic Max/Min/Sum/Mean.
+
+Ops without attributes are rows of rule tables registered in a loop; ops with attributes get a
+small function each. Before opset 7 binary ops did not broadcast numpy-style: the right operand
+was aligned with the left one at ``axis`` when ``broadcast=1`` (``legacy_broadcast``).
+
+Kernels are registered from opset 1 unless their semantics changed later (whether an op exists
+at all at some opset is the ONNX checker's business). Attribute scalars are cast to the input's
+dtype before use, so a float32 op stays float32 even if an attr arrives as np.float64 (numpy 2
+promotes on numpy scalars, not on Python ones).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Callable
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from npu_emu.kernels.registry import kernel
+
+
+ArrayFn = Callable[..., np.ndarray]
+
+
+def one_output(op_type: str, since: int = 1) -> Callable[[ArrayFn], ArrayFn]:
+    """Register a one-output kernel written as ``fn(*inputs, **attrs) -> array``; ``fn`` itself
+    stays a plain array function, so kernels can call each other.
+
+    The registered kernel returns ``(array,)``: numpy ufuncs and full reductions hand back numpy
+    scalars for 0-d results, which are turned back into arrays here. Opset 1's
+    ``consumed_inputs`` attr was an in-place hint with no effect on values, so it is dropped here
+    rather than in every opset-1 kernel.
+    """
+
+    def register(fn: ArrayFn) -> ArrayFn:
+        @functools.wraps(fn)
+        def run(*inputs: np.ndarray | None, **attrs: object) -> tuple[np.ndarray, ...]:
+            attrs.pop("consumed_inputs", None)
+            return (np.asarray(fn(*inputs, **attrs)),)
+
+        kernel(op_type, since)(run)
+        return fn
+
+    return register
+
+
+def legacy_broadcast(a: np.ndarray, b: np.ndarray, broadcast: int = 0,
+                     axis: int | None = None) -> np.ndarray:
+    """``b`` broadcast to ``a``'s shape as opsets 1-6 define it: only the right operand
+    broadcasts, and only if ``broadcast=1``; its dims line up with ``a``'s from ``axis`` on
+    (suffix matching when ``axis`` is absent)."""
+    if not broadcast:
+        if a.shape != b.shape:
+            raise ValueError(f"shapes {a.shape} and {b.shape} differ and broadcast=0")
+        return b
+    if axis is not None and b.ndim:
+        b = b.reshape(b.shape + (1,) * (a.ndim - axis % a.ndim - b.ndim))
+    # PyTorch's exporter also relies on size-1 dims of b stretching, which numpy does.
+    return np.broadcast_to(b, a.shape)
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":  # ONNX integer division truncates toward zero like C; // floors
+        return np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))
+    return np.divide(a, b)
+
+
+def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # The exponent may have another type (opset 12+); the result has the base's.
+    return np.power(a, b).astype(a.dtype, copy=False)
+
+
+_BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Div": _div,
+    "Pow": _pow,
+    "Equal": np.equal,
+    "Less": np.less,
+    "Greater": np.greater,
+    "And": np.logical_and,
+    "Or": np.logical_or,
+    "Xor": np.logical_xor,
+}
+
+
+def _register_binary(op: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+    @one_output(op)
+    def legacy(a: np.ndarray, b: np.ndarray, *, broadcast: int = 0,
+               axis: int | None = None) -> np.ndarray:
+        return fn(a, legacy_broadcast(a, b, broadcast, axis))
+
+    one_output(op, since=7)(fn)
+
+
+for _op, _fn in _BINARY.items():
+    _register_binary(_op, _fn)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    # exp(-|x|) never overflows; sigmoid(-t) = e/(1+e) mirrors sigmoid(t) = 1/(1+e).
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1, e) / (1 + e)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    # numpy has no erf; math.erf is exact in float64.
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
+
+
+_UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "Abs": np.abs,
+    "Neg": np.negative,
+    "Exp": np.exp,
+    "Log": np.log,
+    "Sqrt": np.sqrt,
+    "Reciprocal": np.reciprocal,
+    "Floor": np.floor,
+    "Ceil": np.ceil,
+    "Sign": np.sign,
+    "Tanh": np.tanh,
+    "Erf": _erf,
+    "Not": np.logical_not,
+    "Identity": lambda x: x,
+    "Relu": lambda x: np.maximum(x, 0),
+    "Sigmoid": _sigmoid,
+    "Softplus": lambda x: np.logaddexp(0, x),  # log(1 + e^x) without overflowing e^x
+    "Softsign": lambda x: x / (1 + np.abs(x)),
+}
+
+for _op, _fn in _UNARY.items():
+    one_output(_op)(_fn)
+
+
+@one_output("LeakyRelu")
+def leaky_relu(x: np.ndarray, *, alpha: float = 0.01) -> np.ndarray:
+    return np.where(x >= 0, x, x.dtype.type(alpha) * x)
+
+
+@one_output("Elu")
+def elu(x: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    # expm1 of min(x, 0): the unused branch of where() must not overflow for large x.
+    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
+
+
+@one_output("Selu", since=6)
+def selu(x: np.ndarray, *, alpha: float = 1.67326319217681884765625,
+         gamma: float = 1.05070102214813232421875) -> np.ndarray:
+    return x.dtype.type(gamma) * elu(x, alpha=alpha)
+
+
+@one_output("Selu")
+def selu_1(x: np.ndarray, *, alpha: float = 1.6732, gamma: float = 1.0507) -> np.ndarray:
+    return selu(x, alpha=alpha, gamma=gamma)  # opset 1 had rounded default constants
+
+
+@one_output("HardSigmoid")
+def hard_sigmoid(x: np.ndarray, *, alpha: float = 0.2, beta: float = 0.5) -> np.ndarray:
+    return np.clip(x.dtype.type(alpha) * x + x.dtype.type(beta), 0, 1)
+
+
+@one_output("Shrink")
+def shrink(x: np.ndarray, *, bias: float = 0.0, lambd: float = 0.5) -> np.ndarray:
+    bias, lambd = x.dtype.type(bias), x.dtype.type(lambd)
+    return np.where(x < -lambd, x + bias, np.where(x > lambd, x - bias, 0)).astype(x.dtype)
+
+
+@one_output("PRelu", since=7)
+def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    return np.where(x < 0, x * np.broadcast_to(slope, x.shape), x)  # slope broadcasts to x only
+
+
+@one_output("PRelu")
+def prelu_6(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
+    # Before opset 7 a slope that is neither one value nor x-shaped holds one value per channel
+    # (axis 1), as PyTorch and Caffe2 exported it.
+    if slope.size > 1 and slope.shape != x.shape:
+        slope = legacy_broadcast(x, slope, broadcast=1, axis=1)
+    return prelu(x, slope)
+
+
+@one_output("Clip")
+def clip(x: np.ndarray, min: np.ndarray | float | None = None,  # noqa: A002 ONNX's names
+         max: np.ndarray | float | None = None) -> np.ndarray:
+    # Attrs until opset 11, optional inputs after; the names are the same so one function serves
+    # both. Clip-6's default bounds are +-FLT_MAX, which differ from "no bound" only for +-inf
+    # inputs; None avoids overflowing the bound when cast to float16.
+    return np.clip(x, min, max)
+
+
+_VARIADIC: dict[str, Callable[..., np.ndarray]] = {
+    "Max": lambda *xs: functools.reduce(np.maximum, xs),
+    "Min": lambda *xs: functools.reduce(np.minimum, xs),
+    "Sum": lambda *xs: functools.reduce(np.add, xs),
+    "Mean": lambda *xs: functools.reduce(np.add, xs) / len(xs),
+}
+
+
+def _register_variadic(op: str, fn: Callable[..., np.ndarray]) -> None:
+    @one_output(op)
+    def same_shape(*xs: np.ndarray) -> np.ndarray:
+        if len({x.shape for x in xs}) > 1:  # no broadcasting before opset 8
+            raise ValueError(f"{op} before opset 8 needs equal shapes, got {[x.shape for x in xs]}")
+        return fn(*xs)
+
+    one_output(op, since=8)(fn)
+
+
+for _op, _fn in _VARIADIC.items():
+    _register_variadic(_op, _fn)
+
+
+@one_output("Where")
+def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(condition, x, y)
+
+
+# float8/float4/int4 casts need saturation and rounding modes that numpy does not have, and
+# strings are no NPU data; Cast refuses them rather than guess.
+_CASTABLE = frozenset({
+    TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE,
+    TensorProto.BOOL, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.INT64,
+    TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64,
+})
+
+
+@one_output("Cast")
+def cast(x: np.ndarray, *, to: int | str, saturate: int = 1, round_mode: str = "up") -> np.ndarray:
+    # saturate (19+) and round_mode (24+) only concern the float8/float4 targets refused below.
+    if isinstance(to, str):  # opset 1 named the type ("FLOAT")
+        to = TensorProto.DataType.Value(to)
+    if to not in _CASTABLE:
+        raise NotImplementedError(f"Cast to {TensorProto.DataType.Name(to)} is not supported")
+    return x.astype(helper.tensor_dtype_to_np_dtype(to))

@@ -1,0 +1,30 @@
+"""ONNX element types as GE data types. Ops keep ONNX's attrs (Cast's `to` is an ONNX code), so
+the op registry, not only the parser, needs this table."""
+from __future__ import annotations
+
+from onnx import TensorProto
+
+from ge_core.graph.types import DataType
+
+_FROM_ONNX = {
+    TensorProto.FLOAT: DataType.DT_FLOAT, TensorProto.UINT8: DataType.DT_UINT8,
+    TensorProto.INT8: DataType.DT_INT8, TensorProto.UINT16: DataType.DT_UINT16,
+    TensorProto.INT16: DataType.DT_INT16, TensorProto.INT32: DataType.DT_INT32,
+    TensorProto.INT64: DataType.DT_INT64, TensorProto.STRING: DataType.DT_STRING,
+    TensorProto.BOOL: DataType.DT_BOOL, TensorProto.FLOAT16: DataType.DT_FLOAT16,
+    TensorProto.DOUBLE: DataType.DT_DOUBLE, TensorProto.UINT32: DataType.DT_UINT32,
+    TensorProto.UINT64: DataType.DT_UINT64, TensorProto.BFLOAT16: DataType.DT_BF16,
+}
+
+
+def data_type_from_onnx(elem_type: int) -> DataType:
+    """GE's DataType for an ONNX TensorProto.DataType code; ValueError for types GE lacks
+    (complex, float8, int4...)."""
+    if elem_type == TensorProto.UNDEFINED:
+        return DataType.DT_UNDEFINED
+    try:
+        return _FROM_ONNX[elem_type]
+    except KeyError:
+        name = TensorProto.DataType.Name(elem_type) if elem_type in TensorProto.DataType.values() \
+            else str(elem_type)
+        raise ValueError(f"ONNX element type {name} has no GE data type") from None

@@ -1,0 +1,57 @@
+"""BaseNodePass: a pass that decides node by node (GE's passes/base_pass.h).
+
+GEPass calls ``run(node)`` on every node; the pass tells GEPass about the consequences of its
+edits through the add_* calls, which is what lets one round of GEPass see its own rewrites.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ge_core.graph import GraphUtils, Node
+
+
+class BaseNodePass:
+    name: ClassVar[str] = ""
+
+    def __init__(self) -> None:
+        self.init()
+
+    def init(self) -> None:
+        """Reset the per-node requests; GEPass calls this before each ``run``."""
+        self.re_pass: list[Node] = []
+        self.immediate_re_pass: list[Node] = []
+        self.deleted: list[Node] = []
+        self.suspended: list[Node] = []
+        self.resumed: list[Node] = []
+
+    def run(self, node: Node) -> None:
+        raise NotImplementedError
+
+    # -- requests to GEPass ------------------------------------------------------------------
+    def add_re_pass_node(self, node: Node) -> None:
+        """Visit ``node`` again once the queue drains."""
+        self.re_pass.append(node)
+
+    def add_immediate_re_pass_node(self, node: Node) -> None:
+        """Visit ``node`` again next, so later passes see the rewrite in this same round."""
+        self.immediate_re_pass.append(node)
+
+    def add_node_deleted(self, node: Node) -> None:
+        self.deleted.append(node)
+
+    def add_node_suspend(self, node: Node) -> None:
+        """Hold ``node``'s successors back until it is resumed."""
+        self.suspended.append(node)
+
+    def add_node_resume(self, node: Node) -> None:
+        self.resumed.append(node)
+
+    def isolate_and_delete_node(self, node: Node, io_map: dict[int, int] | None = None) -> None:
+        """GE's IsolateAndDeleteNode: the neighbours may now fold further, so re-pass them."""
+        for n in node.in_nodes() + node.out_nodes():
+            self.add_re_pass_node(n)
+        GraphUtils.isolate_and_remove(node, io_map)
+        self.add_node_deleted(node)
+
+    def __repr__(self) -> str:
+        return f"<{self.name or type(self).__name__}>"

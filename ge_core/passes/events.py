@@ -1,0 +1,33 @@
+"""Pass events: what `step pass`, `step node` and `break pass NAME` stop on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npu_emu.trace import TraceEvent
+
+
+@dataclass(frozen=True, slots=True)
+class PassBegin(TraceEvent):
+    stage: str
+    pass_name: str
+    graph: str
+
+
+@dataclass(frozen=True, slots=True)
+class PassEnd(TraceEvent):
+    stage: str
+    pass_name: str
+    graph: str
+    changed: bool
+    nodes_added: int
+    nodes_removed: int
+    edges_relinked: int
+
+
+@dataclass(frozen=True, slots=True)
+class NodeVisited(TraceEvent):
+    """A node pass about to look at a node (GEPass calls every node pass on every node)."""
+    pass_name: str
+    graph: str
+    node: str
+    op_type: str

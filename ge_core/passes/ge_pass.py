@@ -1,0 +1,165 @@
+"""GEPass: runs a list of node passes over a graph in dependency order (GE's base_pass.cc).
+
+The queue starts at nodes with no inputs; a node's successors join once all their inputs were
+seen and none is suspended. Passes steer the walk with re-pass, immediate re-pass, deleted,
+suspend and resume requests. A walk longer than 10 x the node count stops with a warning that
+names the passes still editing: they are undoing each other.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ge_core.graph import ComputeGraph, GraphError, Node
+from ge_core.passes.base_node_pass import BaseNodePass
+from ge_core.passes.events import NodeVisited
+from ge_core.passes.graph_pass import GraphPass
+
+MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
+MAX_SUBGRAPH_DEPTH = 25
+
+
+class GEPassError(GraphError):
+    pass
+
+
+@dataclass
+class GEPassReport:
+    visits: int = 0
+    edits_by_pass: Counter = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _edit_total(graph: ComputeGraph) -> int:
+    e = graph.edits
+    return e.nodes_added + e.nodes_removed + e.edges_linked + e.edges_unlinked + e.attrs_set
+
+
+class _Walk:
+    """The state of one GEPass walk over one graph."""
+
+    def __init__(self, graph: ComputeGraph) -> None:
+        self.queue: deque[Node] = deque(n for n in graph if not n.in_nodes())
+        self.queued: set[Node] = set(self.queue)
+        self.seen: set[Node] = set()
+        self.deleted: set[Node] = set()
+        self.suspended: set[Node] = set()
+        self.re_pass: dict[Node, None] = {}  # an ordered set: its order is the walk's order
+        self.recent: Counter = Counter()      # pass -> edits since the last drain
+        self.last_round: Counter = Counter()  # ... and in the round before it
+
+    def push(self, node: Node, front: bool = False) -> None:
+        if node in self.queued:
+            return
+        (self.queue.appendleft if front else self.queue.append)(node)
+        self.queued.add(node)
+
+    def ready(self, node: Node) -> bool:
+        ins = node.in_nodes()
+        return all(p in self.seen for p in ins) and not any(p in self.suspended for p in ins)
+
+    def push_ready_successors(self, node: Node) -> None:
+        for succ in node.out_nodes():
+            if succ not in self.seen and self.ready(succ):
+                self.push(succ)
+
+    def take(self, passes: Sequence[BaseNodePass]) -> None:
+        """Collect what each pass asked for after running on a node."""
+        for p in passes:
+            self.deleted.update(p.deleted)
+            for n in p.re_pass:
+                self.re_pass[n] = None
+            for n in reversed(p.immediate_re_pass):  # keeps the pass's order at the front
+                if n in self.seen and n not in self.deleted:
+                    self.push(n, front=True)
+            self.suspended.update(p.suspended)
+            for n in p.resumed:
+                self.suspended.discard(n)
+                self.push_ready_successors(n)
+
+
+class GEPass:
+    def __init__(self, graph: ComputeGraph, passes: Sequence[BaseNodePass], depth: int = 1,
+                 report: GEPassReport | None = None) -> None:
+        if depth > MAX_SUBGRAPH_DEPTH:
+            raise GEPassError(f"graph {graph.name}: subgraphs nested deeper than "
+                              f"{MAX_SUBGRAPH_DEPTH}")
+        self.graph = graph
+        self.passes = list(passes)
+        self.depth = depth
+        self.report = report or GEPassReport()
+
+    def run(self) -> GEPassReport:
+        graph, walk = self.graph, _Walk(self.graph)
+        limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
+        passed = 0
+        while True:
+            while walk.queue:
+                node = walk.queue.popleft()
+                walk.queued.discard(node)
+                if node in walk.deleted or graph.find_node(node.name) is not node:
+                    continue
+                if passed >= limit:
+                    editing = walk.recent + walk.last_round
+                    culprits = ", ".join(sorted(p for p, _ in editing.most_common(3))) or "none"
+                    self.report.warnings.append(
+                        f"graph {graph.name}: GEPass stopped after {passed} node visits "
+                        f"(10 x {len(graph)} nodes); passes still editing: {culprits}")
+                    self.report.visits += passed
+                    return self.report
+                walk.seen.add(node)
+                passed += 1
+                self._visit(node, walk)
+                if node not in walk.deleted and node.op_desc.subgraph_names:
+                    for sub in node.op_desc.subgraph_names:
+                        GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
+                               self.report).run()
+                    self._visit(node, walk)  # GE's kOptimizeAfterSubGraph round
+                if node not in walk.deleted:
+                    walk.push_ready_successors(node)
+            if not walk.re_pass:
+                break
+            walk.last_round, walk.recent = walk.recent, Counter()
+            for n in walk.re_pass:
+                if n not in walk.deleted and (n in walk.seen or walk.ready(n)):
+                    walk.push(n)
+            walk.re_pass.clear()
+        self.report.visits += passed
+        if walk.suspended:
+            names = ", ".join(sorted(n.name for n in walk.suspended))
+            raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: {names}")
+        return self.report
+
+    def _visit(self, node: Node, walk: _Walk) -> None:
+        graph, bus = self.graph, self.graph.bus
+        ran = []
+        for p in self.passes:
+            p.init()
+            ran.append(p)
+            bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
+            before = _edit_total(graph)
+            p.run(node)
+            edits = _edit_total(graph) - before
+            if edits:
+                self.report.edits_by_pass[p.name] += edits
+                walk.recent[p.name] += edits
+            if node in p.deleted:
+                break
+        walk.take(ran)
+
+
+class NodePassGroup(GraphPass):
+    """A PassManager entry that runs node passes through GEPass (GE's NamesToPass)."""
+
+    covers_subgraphs = True  # GEPass walks into subgraphs itself
+
+    def __init__(self, name: str, passes: Sequence[BaseNodePass]) -> None:
+        self.name = name  # type: ignore[misc]
+        self.passes = list(passes)
+        self.last_report = GEPassReport()
+
+    def run(self, graph: ComputeGraph) -> bool:
+        self.last_report = GEPass(graph, self.passes).run()
+        self.warnings.extend(self.last_report.warnings)
+        return bool(self.last_report.edits_by_pass)

@@ -1,0 +1,22 @@
+"""GraphPass: a pass that needs the whole graph at once (GE's passes/graph_pass.h)."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ge_core.graph import ComputeGraph
+
+
+class GraphPass:
+    """Subclasses set ``name`` (GE's pass name) and implement ``run``, returning whether they
+    changed the graph. The manager also checks the graph's edit counts, so a pass that
+    under-reports still shows as changed."""
+
+    name: ClassVar[str] = ""
+    covers_subgraphs: ClassVar[bool] = False  # True: the manager need not run it on subgraphs
+    warnings: list[str]  # set fresh by the manager before each run
+
+    def run(self, graph: ComputeGraph) -> bool:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.name or type(self).__name__}>"

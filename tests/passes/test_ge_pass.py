@@ -1,0 +1,206 @@
+"""GEPass scheduling (ge_facts.md section 8) and the PassManager's records and events."""
+import pytest
+
+from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
+from ge_core.passes import (BaseNodePass, GEPass, GEPassError, GraphPass, NodePassGroup,
+                            NodeVisited, PassBegin, PassEnd, PassManager)
+from npu_emu.trace import TraceBus, TraceRecorder
+
+
+def graph(*edges, bus=None):
+    """Nodes named by the edges' ends, created in first-mention order; 'x>y' data edges."""
+    g = ComputeGraph("g", bus or TraceBus())
+    n_in: dict[str, int] = {}
+    for e in edges:
+        src, dst = e.split(">")
+        n_in.setdefault(src, 0)
+        n_in[dst] = n_in.get(dst, 0) + 1
+    for name, k in n_in.items():
+        g.add_node(OpDesc(name, "Op", k, 1))
+    used: dict[str, int] = {}
+    for e in edges:
+        src, dst = e.split(">")
+        i = used.get(dst, 0)
+        used[dst] = i + 1
+        GraphUtils.add_edge(g.find_node(src).out_data_anchor(0), g.find_node(dst).in_data_anchor(i))
+    return g
+
+
+class Log(BaseNodePass):
+    name = "Log"
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+
+    def run(self, node):
+        self.log.append(node.name)
+
+
+def test_walks_in_dependency_order_from_inputless_nodes():
+    g = graph("a>c", "b>c", "c>d", "a>d")
+    log = []
+    GEPass(g, [Log(log)]).run()
+    assert log == ["a", "b", "c", "d"]
+
+
+def test_a_node_added_by_one_pass_is_seen_by_the_others_in_the_same_round():
+    g = graph("a>b", "b>c")
+    log = []
+
+    class Insert(BaseNodePass):
+        name = "Insert"
+
+        def run(self, node):
+            if node.name == "a":
+                n = node.graph.add_node(OpDesc("new", "Op", 1, 1))
+                GraphUtils.insert_node_between(node.out_data_anchor(0),
+                                               node.graph.find_node("b").in_data_anchor(0), n)
+
+    GEPass(g, [Insert(), Log(log)]).run()
+    assert log == ["a", "new", "b", "c"]
+
+
+def test_immediate_re_pass_goes_to_the_front_re_pass_waits_for_the_drain():
+    g = graph("a>b", "b>c", "c>d")
+    log = []
+
+    class Ask(BaseNodePass):
+        name = "Ask"
+
+        def run(self, node):
+            if node.name == "b" and log.count("a") == 1:
+                self.add_immediate_re_pass_node(node.graph.find_node("a"))
+            if node.name == "c" and log.count("b") == 1:
+                self.add_re_pass_node(node.graph.find_node("b"))
+
+    GEPass(g, [Ask(), Log(log)]).run()
+    assert log == ["a", "b", "a", "c", "d", "b"]
+
+
+def test_a_deleted_node_gets_no_further_passes():
+    g = graph("a>b", "b>c")
+    log = []
+
+    class Delete(BaseNodePass):
+        name = "Delete"
+
+        def run(self, node):
+            if node.name == "b":
+                self.isolate_and_delete_node(node)
+
+    GEPass(g, [Delete(), Log(log)]).run()
+    assert "b" not in log and g.find_node("b") is None
+    assert g.find_node("c").in_data_nodes() == [g.find_node("a")]
+
+
+def test_suspended_node_holds_back_its_successors_until_resumed():
+    g = graph("a>b", "b>c", "a>d")
+    log = []
+
+    class Suspend(BaseNodePass):
+        name = "Suspend"
+
+        def run(self, node):
+            if node.name == "b":
+                self.add_node_suspend(node)
+            if node.name == "d":
+                self.add_node_resume(node.graph.find_node("b"))
+
+    GEPass(g, [Suspend(), Log(log)]).run()
+    assert log == ["a", "b", "d", "c"]
+
+
+def test_a_suspend_never_resumed_is_an_error():
+    g = graph("a>b", "b>c")
+
+    class Suspend(BaseNodePass):
+        name = "Suspend"
+
+        def run(self, node):
+            if node.name == "b":
+                self.add_node_suspend(node)
+
+    with pytest.raises(GEPassError, match="suspended and never resumed: b"):
+        GEPass(g, [Suspend()]).run()
+
+
+def test_passes_undoing_each_other_stop_at_ten_times_the_node_count():
+    g = graph("a>b", "b>c")
+
+    class SetOne(BaseNodePass):
+        name = "SetOne"
+
+        def run(self, node):
+            if node.op_desc.get_attr("x", 0) == 0:
+                node.op_desc.set_attr("x", 1)
+                self.add_re_pass_node(node)
+
+    class SetZero(BaseNodePass):
+        name = "SetZero"
+
+        def run(self, node):
+            if node.op_desc.get_attr("x") == 1:
+                node.op_desc.set_attr("x", 0)
+                self.add_re_pass_node(node)
+
+    report = GEPass(g, [SetOne(), SetZero()]).run()
+    assert report.visits == 30
+    assert len(report.warnings) == 1
+    assert "stopped after 30 node visits" in report.warnings[0]
+    assert "SetOne" in report.warnings[0] and "SetZero" in report.warnings[0]
+
+
+def test_recurses_into_subgraphs_and_revisits_the_parent():
+    g = graph("a>b")
+    body = graph("s>t")
+    body.name = "body"
+    g.add_subgraph(g.find_node("b"), body)
+    log = []
+    GEPass(g, [Log(log)]).run()
+    assert log == ["a", "b", "s", "t", "b"]
+
+
+def test_subgraph_nesting_limit():
+    g = graph("a>b")
+    parent = g.find_node("b")
+    for depth in range(26):
+        sub = ComputeGraph(f"sub{depth}")
+        inner = sub.add_node(OpDesc(f"n{depth}", "Op", 0, 1))
+        g.add_subgraph(parent, sub)
+        parent = inner
+    with pytest.raises(GEPassError, match="nested deeper than 25"):
+        GEPass(g, [Log([])]).run()
+
+
+def test_pass_manager_records_and_announces_each_pass():
+    bus = TraceBus()
+    rec = TraceRecorder()
+    bus.subscribe(rec)
+    g = graph("a>b", "b>c", bus=bus)
+
+    class DropB(BaseNodePass):
+        name = "DropB"
+
+        def run(self, node):
+            if node.name == "b":
+                self.isolate_and_delete_node(node)
+
+    class Nothing(GraphPass):
+        name = "Nothing"
+
+        def run(self, graph):
+            return False
+
+    pm = PassManager("OptimizeOriginalGraph")
+    pm.add_pass("DropB", NodePassGroup("DropB", [DropB()])).add_pass("Nothing", Nothing())
+    assert pm.run(g) is True
+    first, second = pm.history
+    assert (first.name, first.changed, first.nodes_removed, first.nodes_after) == ("DropB", True, 1, 2)
+    assert (second.name, second.changed) == ("Nothing", False)
+    kinds = [type(e) for e in rec.events if isinstance(e, (PassBegin, PassEnd))]
+    assert kinds == [PassBegin, PassEnd, PassBegin, PassEnd]
+    visited = [e.node for e in rec.events if isinstance(e, NodeVisited)]
+    # Deleting b re-passes its neighbours after the drain; c joins then too, as its
+    # producer b vanished before it could queue c.
+    assert visited == ["a", "b", "a", "c"]
