@@ -31,3 +31,13 @@ class NodeVisited(TraceEvent):
     graph: str
     node: str
     op_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What a pipeline driver sees between two steps (plain data, not a trace event)."""
+    kind: str   # "stage", "pass" or "node"
+    stage: str
+    name: str   # the stage's or pass's name
+    graph: str
+    node: str = ""

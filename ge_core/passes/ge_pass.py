@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Generator, Iterator, Sequence
 
 from ge_core.graph import ComputeGraph, GraphError, Node
 from ge_core.passes.base_node_pass import BaseNodePass
@@ -91,6 +91,13 @@ class GEPass:
         self.report = report or GEPassReport()
 
     def run(self) -> GEPassReport:
+        for _ in self.walk():
+            pass
+        return self.report
+
+    def walk(self) -> Iterator[tuple[str, Node]]:
+        """The walk as a generator: yields (pass name, node) as each node pass is about to
+        run, so a driver can step node by node; ``run`` just exhausts it."""
         graph, walk = self.graph, _Walk(self.graph)
         limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
         passed = 0
@@ -107,15 +114,15 @@ class GEPass:
                         f"graph {graph.name}: GEPass stopped after {passed} node visits "
                         f"(10 x {len(graph)} nodes); passes still editing: {culprits}")
                     self.report.visits += passed
-                    return self.report
+                    return
                 walk.seen.add(node)
                 passed += 1
-                self._visit(node, walk)
+                yield from self._visit(node, walk)
                 if node not in walk.deleted and node.op_desc.subgraph_names:
                     for sub in node.op_desc.subgraph_names:
-                        GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
-                               self.report).run()
-                    self._visit(node, walk)  # GE's kOptimizeAfterSubGraph round
+                        yield from GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
+                                          self.report).walk()
+                    yield from self._visit(node, walk)  # GE's kOptimizeAfterSubGraph round
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
             if not walk.re_pass:
@@ -129,15 +136,15 @@ class GEPass:
         if walk.suspended:
             names = ", ".join(sorted(n.name for n in walk.suspended))
             raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: {names}")
-        return self.report
 
-    def _visit(self, node: Node, walk: _Walk) -> None:
+    def _visit(self, node: Node, walk: _Walk) -> Iterator[tuple[str, Node]]:
         graph, bus = self.graph, self.graph.bus
         ran = []
         for p in self.passes:
             p.init()
             ran.append(p)
             bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
+            yield p.name, node
             before = _edit_total(graph)
             p.run(node)
             edits = _edit_total(graph) - before
@@ -160,6 +167,13 @@ class NodePassGroup(GraphPass):
         self.last_report = GEPassReport()
 
     def run(self, graph: ComputeGraph) -> bool:
-        self.last_report = GEPass(graph, self.passes).run()
+        for _ in self.walk(graph):
+            pass
+        return bool(self.last_report.edits_by_pass)
+
+    def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
+        ge_pass = GEPass(graph, self.passes)
+        self.last_report = ge_pass.report
+        yield from ge_pass.walk()
         self.warnings.extend(self.last_report.warnings)
         return bool(self.last_report.edits_by_pass)

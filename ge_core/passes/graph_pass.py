@@ -1,9 +1,9 @@
 """GraphPass: a pass that needs the whole graph at once (GE's passes/graph_pass.h)."""
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Generator
 
-from ge_core.graph import ComputeGraph
+from ge_core.graph import ComputeGraph, Node
 
 
 class GraphPass:
@@ -17,6 +17,12 @@ class GraphPass:
 
     def run(self, graph: ComputeGraph) -> bool:
         raise NotImplementedError
+
+    def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
+        """``run`` as a generator of (pass name, node) visits; a whole-graph pass has none.
+        Returns (as StopIteration's value) whether the pass changed the graph."""
+        return self.run(graph)
+        yield  # unreachable: its presence makes this a generator
 
     def __repr__(self) -> str:
         return f"<{self.name or type(self).__name__}>"

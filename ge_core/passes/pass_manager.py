@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Iterator
 
 from ge_core.graph import ComputeGraph
-from ge_core.passes.events import PassBegin, PassEnd
+from ge_core.passes.events import PassBegin, PassEnd, Step
 from ge_core.passes.graph_pass import GraphPass
 
 
@@ -38,19 +39,33 @@ class PassManager:
     def run(self, graph: ComputeGraph) -> bool:
         """Run every pass on ``graph`` then on each of its subgraphs; True if any changed it."""
         changed = False
+        for step in self.iter_run(graph):
+            if step.kind == "pass":
+                changed |= self.history[-1].changed
+        return changed
+
+    def iter_run(self, graph: ComputeGraph) -> Iterator[Step]:
+        """``run`` as a generator: a "node" step per node-pass visit, a "pass" step after each
+        pass (its record is then ``history[-1]``)."""
         for name, graph_pass in self.passes:
             subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph else graph.subgraphs
             for g in [graph] + subgraphs:
-                changed |= self.run_one(name, graph_pass, g)
-        return changed
+                yield from self._iter_one(name, graph_pass, g)
 
-    def run_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph) -> bool:
+    def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph) -> Iterator[Step]:
         bus = graph.bus
         bus.emit(PassBegin, self.stage, name, graph.name)
         before = graph.edits.snapshot()
         graph_pass.warnings = []
         start = time.perf_counter()
-        said = graph_pass.run(graph)
+        walk = graph_pass.walk(graph)
+        while True:
+            try:
+                pass_name, node = next(walk)
+            except StopIteration as stop:
+                said = stop.value
+                break
+            yield Step("node", self.stage, pass_name, graph.name, node.name)
         seconds = time.perf_counter() - start
         d = graph.edits.since(before)
         changed = bool(said) or d.any
@@ -60,4 +75,4 @@ class PassManager:
                                        tuple(graph_pass.warnings)))
         bus.emit(PassEnd, self.stage, name, graph.name, changed, d.nodes_added, d.nodes_removed,
                  relinked)
-        return changed
+        yield Step("pass", self.stage, name, graph.name)
