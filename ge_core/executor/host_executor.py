@@ -34,9 +34,15 @@ Value = Any  # a numpy array, or None for an absent optional input
 
 
 class HostExecutor:
-    def __init__(self, graph: ComputeGraph) -> None:
+    """``keep_values`` keeps every tensor of the last run in ``values`` by anchor label
+    ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
+
+    def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
         self.graph = graph
         self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.values: dict[str, np.ndarray] | None = {} if keep_values else None
+        self._boundary: Mapping[str, np.ndarray] = {}
+        self._ends: dict[str, np.ndarray] = {}
 
     def run(self, feeds: Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Outputs by graph output name, in NetOutput's input order."""
@@ -54,6 +60,13 @@ class HostExecutor:
         names = [nm or f"output_{i}" for i, nm in enumerate(out_node.op_desc.input_names)] \
             if out_node else []
         return dict(zip(names, outputs))
+
+    def run_partition(self, boundary: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run an engine subgraph: PlaceHolders read ``boundary`` by the label of the tensor
+        they stand for; returns what reaches each End, by the same labels."""
+        self._boundary, self._ends = boundary, {}
+        self.run_graph(self.graph, [])
+        return self._ends
 
     def run_graph(self, graph: ComputeGraph, args: Sequence[Value],
                   parent_args: Sequence[Value] = ()) -> list[Value]:
@@ -82,6 +95,8 @@ class HostExecutor:
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
                     values[id(a)] = v
+                if self.values is not None:
+                    self.values[a.label] = v
         return result
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
@@ -90,6 +105,11 @@ class HostExecutor:
         if node.type in ("Data", "RefData"):
             pidx = op.get_attr("parent_node_index")
             return (parent_args[pidx] if pidx is not None else args[op.get_attr("index", 0)],)
+        if node.type == "PlaceHolder":
+            return (self._boundary[op.get_attr("_peer_label")],)
+        if node.type == "End":
+            self._ends[op.get_attr("_peer_label")] = ins[0]
+            return ()
         if node.type == "Const":
             value = op.get_attr("value")
             return (value.data if isinstance(value, GeTensor) else np.asarray(value),)

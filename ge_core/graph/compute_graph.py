@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, fields
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from ge_core.graph.anchor import GraphError
@@ -24,16 +25,26 @@ class EditCounts:
     edges_linked: int = 0
     edges_unlinked: int = 0
     attrs_set: int = 0
+    types: Counter = field(default_factory=Counter)  # op type -> added minus removed
 
     def snapshot(self) -> "EditCounts":
-        return EditCounts(*(getattr(self, f.name) for f in fields(self)))
+        return EditCounts(self.nodes_added, self.nodes_removed, self.edges_linked,
+                          self.edges_unlinked, self.attrs_set, Counter(self.types))
 
     def since(self, before: "EditCounts") -> "EditCounts":
-        return EditCounts(*(getattr(self, f.name) - getattr(before, f.name) for f in fields(self)))
+        types = Counter(self.types)
+        types.subtract(before.types)
+        return EditCounts(self.nodes_added - before.nodes_added,
+                          self.nodes_removed - before.nodes_removed,
+                          self.edges_linked - before.edges_linked,
+                          self.edges_unlinked - before.edges_unlinked,
+                          self.attrs_set - before.attrs_set,
+                          Counter({t: d for t, d in types.items() if d}))
 
     @property
     def any(self) -> bool:
-        return any(getattr(self, f.name) for f in fields(self))
+        return bool(self.nodes_added or self.nodes_removed or self.edges_linked
+                    or self.edges_unlinked or self.attrs_set)
 
 
 class ComputeGraph:
@@ -56,6 +67,7 @@ class ComputeGraph:
         self._seq += 1
         self._nodes[op_desc.name] = node
         self.edits.nodes_added += 1
+        self.edits.types[op_desc.type] += 1
         self.bus.emit(NodeAdded, self.name, node.name, node.type)
         return node
 
@@ -67,6 +79,7 @@ class ComputeGraph:
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
         self.edits.nodes_removed += 1
+        self.edits.types[node.type] -= 1
         self.bus.emit(NodeRemoved, self.name, node.name)
 
     def find_node(self, name: str) -> Node | None:
@@ -127,6 +140,11 @@ class ComputeGraph:
         subgraph.edits = root.edits
         root._subgraphs[subgraph.name] = subgraph
         parent_node.op_desc.subgraph_names.append(subgraph.name)
+
+    def share_subgraphs_of(self, root: "ComputeGraph") -> None:
+        """Let this (partition) graph resolve the If/Loop bodies that ``root`` owns, so its
+        control-flow nodes keep working while they live here."""
+        self._subgraphs = root.root._subgraphs
 
     def subgraph(self, name: str) -> "ComputeGraph":
         return self.root._subgraphs[name]

@@ -64,6 +64,16 @@ class OpDesc:
             self.set_attr(key, None)
             del self._attrs[key]
 
+    def clone(self) -> "OpDesc":
+        """A detached copy (attribute values shared: they are never mutated in place)."""
+        op = OpDesc(self.name, self.type, 0, 0, self._attrs)
+        op.input_descs = [d.copy() for d in self.input_descs]
+        op.output_descs = [d.copy() for d in self.output_descs]
+        op.input_names = list(self.input_names)
+        op.output_names = list(self.output_names)
+        op.subgraph_names = list(self.subgraph_names)
+        return op
+
     def input_desc(self, idx: int) -> GeTensorDesc:
         return self.input_descs[idx]
 

@@ -24,6 +24,7 @@ class PassRecord:
     nodes_after: int
     seconds: float  # wall time: for the pass table only, never in the trace
     warnings: tuple[str, ...] = ()
+    type_delta: tuple[tuple[str, int], ...] = ()  # node-type histogram change, by type
 
 
 class PassManager:
@@ -72,7 +73,7 @@ class PassManager:
         relinked = d.edges_linked + d.edges_unlinked
         self.history.append(PassRecord(self.stage, name, graph.name, changed, d.nodes_added,
                                        d.nodes_removed, relinked, len(graph), seconds,
-                                       tuple(graph_pass.warnings)))
+                                       tuple(graph_pass.warnings), tuple(sorted(d.types.items()))))
         bus.emit(PassEnd, self.stage, name, graph.name, changed, d.nodes_added, d.nodes_removed,
                  relinked)
         yield Step("pass", self.stage, name, graph.name)

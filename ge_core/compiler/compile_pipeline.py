@@ -1,0 +1,202 @@
+"""The compile pipeline: GE's stages from a parsed graph to an optimised one.
+
+    Prepare                 input checks, InferShape
+    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals
+    EnginePlacer            every node gets an engine (cheapest that accepts it)
+    Partition               per-engine subgraphs cut at engine changes
+    OptimizeSubgraph        stage 2, each engine's own passes (fusions on AI Core), on a thread
+                            pool; results merged in subgraph order, so the outcome never depends
+                            on which thread finished first
+    MergeSubgraph           the subgraphs stitched back into one graph
+    OptimizeAfterMerge      stage 3: what the merge made possible
+
+``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
+debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from ge_core.compiler.engine_placer import EnginePlacer
+from ge_core.compiler.events import StageBegin, StageEnd
+from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
+from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
+from ge_core.compiler import pass_lists
+from ge_core.graph import ComputeGraph, validate
+from ge_core.ops import infer_graph
+from ge_core.passes import PassManager, PassRecord, Step
+
+GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
+
+
+@dataclass
+class CompileOptions:
+    exclude_engines: tuple[str, ...] = ()
+    dump: DumpConfig | None = field(default_factory=DumpConfig.from_env)
+    check_equivalence: bool = False
+    equivalence_seed: int = 0
+    validate_after_each_pass: bool = False
+    max_workers: int = GE_THREAD_POOL_SIZE
+
+
+@dataclass(frozen=True)
+class StageRecord:
+    stage: str
+    nodes_after: int
+    seconds: float
+
+
+@dataclass
+class CompileResult:
+    graph: ComputeGraph
+    nodes_before: int = 0
+    stages: list[StageRecord] = field(default_factory=list)
+    passes: list[PassRecord] = field(default_factory=list)
+    engines: dict[str, int] = field(default_factory=dict)
+    partitions: list[tuple[str, str, int]] = field(default_factory=list)  # name, engine, nodes
+    equivalence: EquivalenceReport | None = None
+    warnings: list[str] = field(default_factory=list)
+    dumps: list = field(default_factory=list)
+
+
+class CompilePipeline:
+    def __init__(self, graph: ComputeGraph, options: CompileOptions | None = None) -> None:
+        self.graph = graph
+        self.options = options or CompileOptions()
+        self.result = CompileResult(graph, nodes_before=len(graph.all_nodes()))
+        self.dumper = GraphDumper(self.options.dump)
+        self.checker: EquivalenceChecker | None = None
+
+    def run(self) -> CompileResult:
+        for _ in self._stages(stepping=False):
+            pass
+        return self.result
+
+    def steps(self) -> Iterator[Step]:
+        yield from self._stages(stepping=True)
+
+    # -- stages ----------------------------------------------------------------------------------
+    def _stages(self, stepping: bool) -> Iterator[Step]:
+        g = self.graph
+        yield from self._stage("Prepare", self._prepare)
+        yield from self._stage("OptimizeOriginalGraph",
+                               lambda: self._passes("OptimizeOriginalGraph", g,
+                                                    pass_lists.original_graph_passes()))
+        self.dumper.stage(g, "PreRunAfterOptimizeOriginalGraph")
+        yield from self._stage("EnginePlacer", self._place)
+        parts: list[EngineSubgraph] = []
+        yield from self._stage("Partition", lambda: self._partition(parts))
+        yield from self._stage("OptimizeSubgraph", lambda: self._optimize_parts(parts, stepping))
+        yield from self._stage("MergeSubgraph", lambda: self._merge(parts))
+        self.dumper.stage(g, "PreRunAfterOptimizeSubgraph")
+        yield from self._stage("OptimizeAfterMerge",
+                               lambda: self._passes("OptimizeAfterMerge", g,
+                                                    pass_lists.after_merge_passes()))
+        self.dumper.stage(g, "PreRunAfterOptimizeGraphBeforeBuild")
+        validate(g)
+        self.result.dumps = self.dumper.written
+
+    def _stage(self, name: str, body: Callable[[], Iterator[Step] | None]) -> Iterator[Step]:
+        g = self.graph
+        g.bus.emit(StageBegin, name, g.name)
+        start = time.perf_counter()
+        steps = body()
+        if steps is not None:
+            yield from steps
+        nodes = len(g.all_nodes())
+        self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
+        g.bus.emit(StageEnd, name, g.name, nodes)
+        yield Step("stage", name, name, g.name)
+
+    def _prepare(self) -> None:
+        g = self.graph
+        self.dumper.stage(g, "PreRunBegin")
+        if not g.input_nodes and g.output_node is None:
+            raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
+        infer_graph(g)
+        self.dumper.stage(g, "AfterInfershape")
+        validate(g)
+        if self.options.check_equivalence:
+            self.checker = EquivalenceChecker(g, self.options.equivalence_seed)
+            self.result.equivalence = self.checker.report
+        self.dumper.stage(g, "PreRunAfterPrepare")
+
+    def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
+        manager = _manager(stage, passes)
+        for step in manager.iter_run(graph):
+            yield step
+            if step.kind == "pass":
+                self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
+        self._collect(manager.history)
+
+    def _collect(self, records: list[PassRecord]) -> None:
+        self.result.passes += records
+        self.result.warnings += [w for r in records for w in r.warnings]
+
+    def _after_pass(self, record: PassRecord, graph: ComputeGraph, stage: str,
+                    is_part: bool) -> None:
+        if not record.changed:
+            return
+        if self.options.validate_after_each_pass:
+            try:
+                validate(graph)
+            except Exception as exc:
+                raise type(exc)(f"after pass {record.name}: {exc}") from exc
+        self.dumper.after_pass(graph, stage, record.name)
+        if self.checker is not None:
+            if is_part:
+                self.checker.check_partition(graph, stage, record.name)
+            else:
+                self.checker.check_graph(graph, stage, record.name)
+
+    def _place(self) -> None:
+        self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
+        self.dumper.stage(self.graph, "AfterEnginePlacer")
+
+    def _partition(self, parts: list[EngineSubgraph]) -> None:
+        if self.checker is not None:
+            self.checker.before_partition(self.graph)
+        parts += GraphPartitioner().partition(self.graph)
+        self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in parts]
+
+    def _optimize_parts(self, parts: list[EngineSubgraph], stepping: bool) -> Iterator[Step]:
+        work = [(p, pass_lists.engine_passes(p.engine)) for p in parts]
+        work = [(p, passes) for p, passes in work if passes]
+        for p, _ in work:
+            self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
+        # Steps, observers, checks and per-pass dumps want one thread in a fixed order; a plain
+        # run fans out like GE. Either way the records are merged in subgraph order.
+        sequential = (stepping or self.graph.bus.observed or self.checker is not None
+                      or self.dumper.config is not None or self.options.max_workers <= 1)
+        if sequential:
+            for p, passes in work:
+                yield from self._passes("OptimizeSubgraph", p.graph, passes)
+        else:
+            managers = [_manager("OptimizeSubgraph", passes) for _, passes in work]
+            with ThreadPoolExecutor(min(self.options.max_workers, len(work) or 1)) as pool:
+                futures = [pool.submit(m.run, p.graph) for m, (p, _) in zip(managers, work)]
+                for f in futures:
+                    f.result()  # re-raises a worker's failure here
+            for m in managers:
+                self._collect(m.history)
+        for p, _ in work:
+            self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphAfter")
+
+    def _merge(self, parts: list[EngineSubgraph]) -> None:
+        GraphPartitioner().merge(self.graph, parts)
+        validate(self.graph)
+
+
+def _manager(stage: str, passes) -> PassManager:
+    manager = PassManager(stage)
+    for p in passes:
+        manager.add_pass(p.name, p)
+    return manager
+
+
+def compile_graph(graph: ComputeGraph, options: CompileOptions | None = None) -> CompileResult:
+    return CompilePipeline(graph, options).run()

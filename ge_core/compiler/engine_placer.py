@@ -1,0 +1,96 @@
+"""EnginePlacer: which engine runs each op (GE's engine_manager + EnginePlacer, ge_facts §10).
+
+Engines are tried in ascending cost, skipping excluded ones; the first whose support check
+accepts the op wins. The check is by op type here (real GE asks each engine's ops kernel info
+store); HOST_CPU accepts anything, so every op lands somewhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.types import DataType
+
+# Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
+GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
+                          "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
+                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity"})
+# Cube-unit work and the fused ops built around it.
+AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
+                        "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
+                        "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
+                        "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip"})
+# Vector-unit work: elementwise, reductions, data movement.
+VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", "Log", "Sqrt",
+                        "Reciprocal", "Floor", "Ceil", "Sign", "Max", "Min", "Sum", "Mean",
+                        "Softmax", "LogSoftmax", "Hardmax", "ReduceMean", "ReduceSum",
+                        "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceSumSquare",
+                        "Concat", "Split", "Transpose", "Slice", "Pad", "Tile", "Expand",
+                        "Gather", "Cast", "Dropout", "Shrink", "HardSigmoid", "Softsign", "Erf",
+                        "Where", "Equal", "Less", "Greater", "Not", "And", "Or", "ArgMax",
+                        "ArgMin"})
+HCCL_OPS = frozenset({"HcomAllReduce", "HcomAllGather", "HcomBroadcast", "HcomReduceScatter"})
+RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
+                     "LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex", "MemcpyAsync"})
+_FLOAT = {DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_UNDEFINED}
+
+
+def _float_io(node: Node) -> bool:
+    """AI Core and Vector kernels are float kernels; integer tensors go to AI CPU."""
+    descs = node.op_desc.input_descs + node.op_desc.output_descs
+    return all(d.dtype in _FLOAT for d in descs if not d.absent)
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    cost: int
+    supports: Callable[[Node], bool]
+    skip_assign_stream: bool = False  # GE-local work needs no stream of its own
+    attach: bool = False              # may share a neighbour engine's stream
+    independent: bool = False         # always gets its own stream (HCCL)
+
+
+ENGINES: tuple[Engine, ...] = tuple(sorted((
+    Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)),
+    Engine("VectorEngine", 2, lambda n: n.type in VECTOR_OPS and _float_io(n)),
+    Engine("DNN_VM_RTS", 2, lambda n: n.type in RTS_OPS, attach=True),
+    Engine("DNN_HCCL", 2, lambda n: n.type in HCCL_OPS, independent=True),
+    Engine("DNN_VM_AICPU", 4, lambda n: n.type not in GE_LOCAL_OPS, attach=True),
+    Engine("DNN_VM_GE_LOCAL", 9, lambda n: n.type in GE_LOCAL_OPS, skip_assign_stream=True,
+           attach=True),
+    Engine("DNN_VM_HOST_CPU", 10, lambda n: True, skip_assign_stream=True, attach=True),
+), key=lambda e: e.cost))
+ENGINE_BY_NAME = {e.name: e for e in ENGINES}
+
+
+class EnginePlacerError(Exception):
+    pass
+
+
+class EnginePlacer:
+    def __init__(self, exclude: Iterable[str] = ()) -> None:
+        exclude = set(exclude)
+        unknown = exclude - set(ENGINE_BY_NAME)
+        if unknown:
+            raise EnginePlacerError(f"unknown engine(s) {', '.join(sorted(unknown))}; "
+                                    f"engines: {', '.join(ENGINE_BY_NAME)}")
+        self.engines = [e for e in ENGINES if e.name not in exclude]
+
+    def place(self, node: Node) -> Engine:
+        for engine in self.engines:
+            if engine.supports(node):
+                return engine
+        raise EnginePlacerError(f"node {node.name} ({node.type}): no engine accepts it "
+                                f"(excluded engines leave {[e.name for e in self.engines]})")
+
+    def run(self, graph: ComputeGraph) -> dict[str, int]:
+        """Set each node's ``engine`` attribute; returns a count per engine."""
+        counts: dict[str, int] = {}
+        for node in graph.all_nodes():
+            engine = self.place(node)
+            if node.op_desc.get_attr("engine") != engine.name:
+                node.op_desc.set_attr("engine", engine.name)
+            counts[engine.name] = counts.get(engine.name, 0) + 1
+        return counts

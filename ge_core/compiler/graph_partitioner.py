@@ -1,0 +1,164 @@
+"""GraphPartitioner: cut the graph into per-engine subgraphs and merge them back (GE's
+EnginePartitioner / GraphPartitioner).
+
+Each subgraph holds a run of same-engine nodes; a tensor crossing a cut leaves its producer's
+subgraph through an End node and enters each consumer's subgraph through a PlaceHolder, both
+tagged with the crossing tensor's original label, so the merge can rejoin them even after an
+engine's optimiser rewrote the producer. Runs come from a topological order that keeps the
+current engine while it can: a cut of a topological order can never form a cycle. Constants
+do not split runs: each joins the subgraph of its first consumer, so an engine's optimiser sees
+its weights as constants (Conv+BN folding needs that).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+
+PEER = "_peer_label"
+
+
+@dataclass
+class EngineSubgraph:
+    index: int
+    engine: str
+    graph: ComputeGraph
+    ctrl_out: list[tuple[str, str]] = field(default_factory=list)  # cross-cut control edges
+
+
+def engine_of(node: Node) -> str:
+    return node.op_desc.get_attr("engine", "")
+
+
+def engine_grouped_order(graph: ComputeGraph) -> list[Node]:
+    """Kahn's order of the non-Const nodes that stays on the current engine while it can."""
+    nodes = [n for n in graph if n.type != "Const"]
+    pending = {n: sum(p.type != "Const" for p in n.in_nodes()) for n in nodes}
+    ready: dict[str, list] = {}
+    for n in nodes:
+        if pending[n] == 0:
+            heapq.heappush(ready.setdefault(engine_of(n), []), (n.seq, n.name, n))
+    order: list[Node] = []
+    current = ""
+    while any(ready.values()):
+        if not ready.get(current):
+            current = min((h[0][0], e) for e, h in ready.items() if h)[1]
+        node = heapq.heappop(ready[current])[2]
+        order.append(node)
+        for succ in node.out_nodes():
+            pending[succ] -= 1
+            if pending[succ] == 0:
+                heapq.heappush(ready.setdefault(engine_of(succ), []), (succ.seq, succ.name, succ))
+    if len(order) != len(nodes):
+        graph.topological_sort()  # raises, naming a node on the cycle
+    return order
+
+
+def _adopt(graph: ComputeGraph, op_desc: OpDesc) -> Node:
+    """Place a clone of ``op_desc`` in ``graph``; bodies it owns follow it."""
+    node = graph.add_node(op_desc.clone())
+    for name in node.op_desc.subgraph_names:
+        body = graph.subgraph(name)
+        body.parent_node, body.parent_graph = node, graph
+    return node
+
+
+class GraphPartitioner:
+    def partition(self, graph: ComputeGraph) -> list[EngineSubgraph]:
+        order = engine_grouped_order(graph)
+        part_of: dict[str, int] = {}
+        parts: list[EngineSubgraph] = []
+        for node in order:
+            if not parts or parts[-1].engine != engine_of(node):
+                sub = ComputeGraph(f"{graph.name}_{len(parts)}_{engine_of(node) or 'none'}",
+                                   graph.bus)
+                sub.share_subgraphs_of(graph)
+                sub.attrs = dict(graph.attrs)
+                parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
+            part_of[node.name] = len(parts) - 1
+            _adopt(parts[-1].graph, node.op_desc)
+        position = {n.name: i for i, n in enumerate(order)}
+        for const in (n for n in graph if n.type == "Const"):
+            users = sorted(const.out_nodes(), key=lambda n: position[n.name])
+            part_of[const.name] = part_of[users[0].name] if users else 0
+            _adopt(parts[part_of[const.name]].graph, const.op_desc)
+            order.append(const)
+        ends: dict[str, Node] = {}
+        holders: dict[tuple[int, str], Node] = {}
+        for node in order:
+            part = parts[part_of[node.name]]
+            copy = part.graph.find_node(node.name)
+            for anchor in node.in_data_anchors:
+                src = anchor.peer
+                if src is None:
+                    continue
+                if part_of[src.owner.name] == part.index:
+                    src_copy = part.graph.find_node(src.owner.name)
+                    GraphUtils.add_edge(src_copy.out_data_anchor(src.idx),
+                                        copy.in_data_anchor(anchor.idx))
+                    continue
+                label = src.label
+                if label not in ends:
+                    src_part = parts[part_of[src.owner.name]].graph
+                    end = src_part.add_node(self._boundary("End", src, 1, 0))
+                    GraphUtils.add_edge(src_part.find_node(src.owner.name).out_data_anchor(src.idx),
+                                        end.in_data_anchor(0))
+                    ends[label] = end
+                key = (part.index, label)
+                if key not in holders:
+                    holders[key] = part.graph.add_node(self._boundary("PlaceHolder", src, 0, 1))
+                GraphUtils.add_edge(holders[key].out_data_anchor(0), copy.in_data_anchor(anchor.idx))
+            for pred in node.in_control_nodes():
+                if part_of[pred.name] == part.index:
+                    GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
+                                        copy.in_control_anchor)
+                else:
+                    parts[part_of[pred.name]].ctrl_out.append((pred.name, node.name))
+        for node in reversed(graph.topological_sort()):
+            GraphUtils.remove_node(node)
+        return parts
+
+    @staticmethod
+    def _boundary(kind: str, src, n_in: int, n_out: int) -> OpDesc:
+        op = OpDesc(f"{kind}_{src.owner.name}_{src.idx}", kind, n_in, n_out, {PEER: src.label})
+        desc = src.owner.op_desc.output_descs[src.idx]
+        for d in op.input_descs + op.output_descs:
+            d.shape, d.dtype = desc.shape, desc.dtype
+        return op
+
+    def merge(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
+        """Rebuild ``graph`` (emptied by partition) from the optimised subgraphs."""
+        for part in parts:
+            for node in part.graph:
+                if node.type not in ("PlaceHolder", "End"):
+                    _adopt(graph, node.op_desc)
+        produced: dict[str, tuple[str, int]] = {}
+        for part in parts:
+            for end in part.graph:
+                if end.type == "End":
+                    src = end.in_data_anchor(0).peer
+                    produced[end.op_desc.get_attr(PEER)] = (src.owner.name, src.idx)
+        for part in parts:
+            for node in part.graph.topological_sort():
+                if node.type in ("PlaceHolder", "End"):
+                    continue
+                copy = graph.find_node(node.name)
+                for anchor in node.in_data_anchors:
+                    src = anchor.peer
+                    if src is None:
+                        continue
+                    if src.owner.type == "PlaceHolder":
+                        name, idx = produced[src.owner.op_desc.get_attr(PEER)]
+                    else:
+                        name, idx = src.owner.name, src.idx
+                    GraphUtils.add_edge(graph.find_node(name).out_data_anchor(idx),
+                                        copy.in_data_anchor(anchor.idx))
+                for pred in node.in_control_nodes():
+                    GraphUtils.add_edge(graph.find_node(pred.name).out_control_anchor,
+                                        copy.in_control_anchor)
+            for src, dst in part.ctrl_out:
+                a, b = graph.find_node(src), graph.find_node(dst)
+                # An optimiser that deleted either end took the ordering it imposed with it.
+                if a is not None and b is not None:
+                    GraphUtils.add_edge(a.out_control_anchor, b.in_control_anchor)

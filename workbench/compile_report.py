@@ -1,0 +1,48 @@
+"""Text renderings of a CompileResult: the pass table (the terminal's compiler-explorer pass
+pipeline) and the stage summary. Pure functions of plain records."""
+from __future__ import annotations
+
+from ge_core.compiler.compile_pipeline import CompileResult
+
+
+def _delta_text(delta: tuple[tuple[str, int], ...], limit: int = 6) -> str:
+    parts = [f"{t}{d:+d}" for t, d in sorted(delta, key=lambda td: (-abs(td[1]), td[0]))]
+    more = len(parts) - limit
+    return " ".join(parts[:limit]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def pass_table(result: CompileResult, only_changed: bool = False) -> str:
+    rows = [("#", "stage", "pass", "graph", "changed", "nodes", "ms", "node types")]
+    for i, r in enumerate(result.passes, 1):
+        if only_changed and not r.changed:
+            continue
+        rows.append((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
+                     str(r.nodes_after), f"{r.seconds * 1e3:.1f}", _delta_text(r.type_delta)))
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]
+             for row in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def summary(result: CompileResult) -> str:
+    g = result.graph
+    lines = [f"graph {g.name}: {result.nodes_before} nodes -> {len(g.all_nodes())} nodes"]
+    lines += [f"  stage {s.stage:<22} {s.nodes_after:>6} nodes  {s.seconds * 1e3:8.1f} ms"
+              for s in result.stages]
+    if result.engines:
+        lines.append("  engines: " + ", ".join(f"{e} {n}" for e, n in sorted(result.engines.items())))
+    if result.partitions:
+        lines.append(f"  partitions: {len(result.partitions)} ("
+                     + ", ".join(f"{eng.replace('Engine', '')}:{n}" for _, eng, n in result.partitions[:8])
+                     + (", ..." if len(result.partitions) > 8 else "") + ")")
+    for w in result.warnings:
+        lines.append(f"  warning: {w}")
+    eq = result.equivalence
+    if eq is not None:
+        if eq.first is None:
+            lines.append(f"  equivalence: outputs kept by every pass ({eq.checks} checks)")
+        else:
+            lines.append(f"  equivalence: FIRST MISMATCH: {eq.first}")
+    if result.dumps:
+        lines.append(f"  dumped {len(result.dumps)} files to {result.dumps[0].parent}")
+    return "\n".join(lines) + "\n"
