@@ -19,8 +19,12 @@ GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offse
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
     """The attributes an op's kernel takes: the framework's, not GE's annotations."""
-    return {k: v for k, v in op_desc.attrs.items()
-            if not k.startswith("_") and k not in GE_ANNOTATIONS}
+    attrs = {k: v for k, v in op_desc.attrs.items()
+             if not k.startswith("_") and k not in GE_ANNOTATIONS}
+    if op_desc.type == "Split" and "num_outputs" not in attrs:
+        # Before opset 18 an even Split's count is the node's arity, which a kernel can't see.
+        attrs["num_outputs"] = len(op_desc.output_descs)
+    return attrs
 
 
 class OpDesc:
