@@ -44,7 +44,8 @@ class TraceBus:
         self._observers = self._observers + (observer,)
 
     def unsubscribe(self, observer: Observer) -> None:
-        self._observers = tuple(o for o in self._observers if o is not observer)
+        # ==, not is: a bound method is a new object at each attribute access.
+        self._observers = tuple(o for o in self._observers if o != observer)
 
     @property
     def observed(self) -> bool:
