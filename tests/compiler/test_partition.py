@@ -1,0 +1,78 @@
+"""Engine placement and the partition -> merge round trip."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ge_core.compiler.engine_placer import EnginePlacer, EnginePlacerError
+from ge_core.compiler.graph_partitioner import GraphPartitioner
+from ge_core.executor import HostExecutor, random_feeds
+from ge_core.graph import dump_graph, validate
+from ge_core.parser import parse_onnx
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
+
+
+def placed():
+    g = parse_onnx(SAMPLE)
+    EnginePlacer().run(g)
+    return g
+
+
+def engines(g):
+    return {n.name: n.op_desc.get_attr("engine") for n in g}
+
+
+def test_engines_by_ascending_cost():
+    e = engines(placed())
+    assert e["conv1"] == e["relu1"] == e["pool1"] == e["fc"] == "AIcoreEngine"
+    assert e["residual_add"] == e["softmax"] == "VectorEngine"
+    assert e["input"] == e["conv1.w"] == e["flatten"] == e["NetOutput"] == "DNN_VM_GE_LOCAL"
+
+
+def test_excluding_an_engine_moves_its_ops_to_the_next_cheapest():
+    g = parse_onnx(SAMPLE)
+    EnginePlacer(exclude=["AIcoreEngine"]).run(g)
+    assert engines(g)["conv1"] == "DNN_VM_AICPU"
+    with pytest.raises(EnginePlacerError, match="unknown engine.*NoSuchEngine"):
+        EnginePlacer(exclude=["NoSuchEngine"])
+
+
+def test_partition_cuts_at_engine_changes_with_placeholder_end_pairs():
+    g = placed()
+    parts = GraphPartitioner().partition(g)
+    assert len(g) == 0
+    for p in parts:
+        assert {n.op_desc.get_attr("engine") for n in p.graph
+                if n.type not in ("PlaceHolder", "End", "Const")} == {p.engine}
+        validate(p.graph)
+    # the residual Add (Vector) reads two AI Core tensors through PlaceHolders
+    add_part = next(p for p in parts if p.graph.find_node("residual_add"))
+    holders = sorted(n.op_desc.get_attr("_peer_label") for n in add_part.graph
+                     if n.type == "PlaceHolder")
+    assert holders == ["left_relu:0", "right_identity:0"]
+    # weights travel with their consumer, so fusions see Const inputs
+    conv_part = next(p for p in parts if p.graph.find_node("conv1"))
+    assert conv_part.graph.find_node("conv1.w").type == "Const"
+
+
+def test_merge_restores_an_equivalent_graph():
+    reference = placed()
+    feeds = random_feeds(reference)
+    expected = HostExecutor(reference).run(feeds)
+    g = placed()
+    parts = GraphPartitioner().partition(g)
+    GraphPartitioner().merge(g, parts)
+    validate(g)
+    assert sorted(n.name for n in g) == sorted(n.name for n in reference)
+    got = HostExecutor(g).run(feeds)
+    np.testing.assert_array_equal(got["prob"], expected["prob"])
+
+
+def test_partition_is_deterministic():
+    texts = []
+    for _ in range(2):
+        g = placed()
+        parts = GraphPartitioner().partition(g)
+        texts.append("".join(dump_graph(p.graph) for p in parts))
+    assert texts[0] == texts[1]
