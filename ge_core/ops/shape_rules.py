@@ -9,13 +9,17 @@ from __future__ import annotations
 import math
 from typing import Iterable, Sequence
 
-from ge_core.graph.ge_tensor import UNKNOWN_DIM
+from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape
 
 Dims = tuple[int, ...] | None
 
 
 class ShapeError(ValueError):
     """The inputs admit no output shape (the refiner adds the node's name)."""
+
+
+def dims_of(shape: GeShape) -> Dims:
+    return None if shape.is_unknown_rank else shape.dims
 
 
 def broadcast(*shapes: Dims) -> Dims:
@@ -35,14 +39,6 @@ def broadcast(*shapes: Dims) -> Dims:
         else:
             out.append(1 if all(d == 1 for d in dims) else UNKNOWN_DIM)
     return tuple(out)
-
-
-def unidirectional(target: Dims, other: Dims) -> Dims:
-    """``other`` broadcast to ``target`` (PRelu's slope, old Add's `broadcast=1`): target's
-    shape, checked."""
-    if target is not None and other is not None:
-        broadcast(target, other)
-    return target
 
 
 def merge(a: Dims, b: Dims) -> Dims:

@@ -77,12 +77,12 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "Add": np.add,
     "Sub": np.subtract,
     "Mul": np.multiply,
-    "Div": _div,
-    "Pow": _pow,
-    "Equal": np.equal,
+    "Div": _div,                # integers truncate toward zero
+    "Pow": _pow,                # in the base's dtype
+    "Equal": np.equal,          # comparisons give bool
     "Less": np.less,
     "Greater": np.greater,
-    "And": np.logical_and,
+    "And": np.logical_and,      # logic takes and gives bool
     "Or": np.logical_or,
     "Xor": np.logical_xor,
 }
@@ -116,19 +116,19 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Abs": np.abs,
     "Neg": np.negative,
     "Exp": np.exp,
-    "Log": np.log,
+    "Log": np.log,                              # NaN below 0 and -inf at 0, as ONNX leaves them
     "Sqrt": np.sqrt,
-    "Reciprocal": np.reciprocal,
+    "Reciprocal": np.reciprocal,                # float types only, so never integer 1 // x
     "Floor": np.floor,
     "Ceil": np.ceil,
-    "Sign": np.sign,
+    "Sign": np.sign,                            # -1, 0 or 1 (opset 9)
     "Tanh": np.tanh,
-    "Erf": _erf,
-    "Not": np.logical_not,
-    "Identity": lambda x: x,
-    "Relu": lambda x: np.maximum(x, 0),
+    "Erf": _erf,                                # opset 9
+    "Not": np.logical_not,                      # bool only
+    "Identity": lambda x: x,                    # no copy needed: kernels never write into arrays
+    "Relu": lambda x: np.maximum(x, 0),         # the Python 0 keeps x's dtype (ints from 14)
     "Sigmoid": _sigmoid,
-    "Softplus": lambda x: np.logaddexp(0, x),  # log(1 + e^x) without overflowing e^x
+    "Softplus": lambda x: np.logaddexp(0, x),   # log(1 + e^x) without overflowing e^x
     "Softsign": lambda x: x / (1 + np.abs(x)),
 }
 
@@ -214,9 +214,7 @@ for _op, _fn in _VARIADIC.items():
     _register_variadic(_op, _fn)
 
 
-@one_output("Where")
-def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.where(condition, x, y)
+one_output("Where")(np.where)  # condition ? x : y, the three broadcast together (opset 9)
 
 
 # float8/float4/int4 casts need saturation and rounding modes that numpy does not have, and
@@ -236,3 +234,11 @@ def cast(x: np.ndarray, *, to: int | str, saturate: int = 1, round_mode: str = "
     if to not in _CASTABLE:
         raise NotImplementedError(f"Cast to {TensorProto.DataType.Name(to)} is not supported")
     return x.astype(helper.tensor_dtype_to_np_dtype(to))
+
+
+@one_output("CastLike")
+def cast_like(x: np.ndarray, target_type: np.ndarray, *, saturate: int = 1,
+              round_mode: str = "up") -> np.ndarray:
+    # ONNX's function bodies (Selu, Elu, ... expanded) use it to type their constants.
+    return cast(x, to=helper.np_dtype_to_tensor_dtype(target_type.dtype), saturate=saturate,
+                round_mode=round_mode)

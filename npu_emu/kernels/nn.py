@@ -75,6 +75,11 @@ def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
     return _Geometry(kernel_shape, strides, dilations, begin, end, out)
 
 
+def _spatial(starts: Sequence[int], sizes: Sequence[int]) -> tuple[slice, ...]:
+    """Index of the box [start, start + size) on every spatial axis of an (N, C, ...) array."""
+    return (slice(None), slice(None), *(slice(b, b + n) for b, n in zip(starts, sizes)))
+
+
 def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
     """``x`` padded with ``value`` just enough for every window of ``g`` to lie inside."""
     spatial = x.shape[2:]
@@ -82,8 +87,9 @@ def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
            for o, s, k, d, n, b in zip(g.out, g.strides, g.kernel, g.dilations, spatial, g.begin)]
     if not any(g.begin) and not any(end):
         return x
-    xp = np.full((*x.shape[:2], *(b + n + e for b, n, e in zip(g.begin, spatial, end))), value, x.dtype)
-    xp[(slice(None), slice(None), *(slice(b, b + n) for b, n in zip(g.begin, spatial)))] = x
+    padded_shape = (b + n + e for b, n, e in zip(g.begin, spatial, end))
+    xp = np.full((*x.shape[:2], *padded_shape), value, x.dtype)
+    xp[_spatial(g.begin, spatial)] = x
     return xp
 
 
@@ -104,14 +110,30 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
 def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
          dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
          pads: list[int] | None = None, strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
+    n, m = x.shape[0], w.shape[0]
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
     # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1 stride-1
     # conv, whose window view is the input itself: that one is a plain matmul.
-    cols = _windows(_padded(x, g, 0), g).reshape(x.shape[0], group, -1, math.prod(g.out))
-    y = np.matmul(w.reshape(group, w.shape[0] // group, -1), cols).reshape(x.shape[0], w.shape[0], *g.out)
+    cols = _windows(_padded(x, g, 0), g).reshape(n, group, -1, math.prod(g.out))
+    y = np.matmul(w.reshape(group, m // group, -1), cols).reshape(n, m, *g.out)
     if b is not None:
         y += b.reshape(_channel_shape(y))
     return (y,)
+
+
+def _transpose_pads(in_shape: Sequence[int], full: Sequence[int], extra: Sequence[int],
+                    strides: Sequence[int], auto_pad: str, output_shape: Sequence[int] | None,
+                    pads: Sequence[int] | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What ConvTranspose crops off each end of its full scatter (negative: a zero margin)."""
+    nd = len(in_shape)
+    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        # Old exporters give output_shape with the N and C dims; only the spatial tail counts.
+        wanted = output_shape[-nd:] if output_shape else [i * s for i, s in zip(in_shape, strides)]
+        total = [f + e - o for f, e, o in zip(full, extra, wanted)]
+        return _split_pads(total, auto_pad == "SAME_UPPER")
+    pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
+    return pads[:nd], pads[nd:]
 
 
 @kernel("ConvTranspose")
@@ -120,32 +142,30 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
                    kernel_shape: list[int] | None = None, output_padding: list[int] | None = None,
                    output_shape: list[int] | None = None, pads: list[int] | None = None,
                    strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # As in Conv, w's spatial dims are authoritative over kernel_shape.
     n, c, *in_shape = x.shape
-    nd = len(in_shape)
+    m, nd = w.shape[1] * group, len(in_shape)
     g = _Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
                   (0,) * nd, (0,) * nd, tuple(in_shape))
     extra = _per_axis(output_padding, nd, 0)
-    full = [(i - 1) * s + _extent(k, d) for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
-    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        # Old exporters give output_shape with the N and C dims; only the spatial tail counts.
-        wanted = output_shape[-nd:] if output_shape else [i * s for i, s in zip(in_shape, g.strides)]
-        total = [f + e - o for f, e, o in zip(full, extra, wanted)]
-        begin, end = _split_pads(total, auto_pad == "SAME_UPPER")
-    else:
-        pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
-        begin, end = pads[:nd], pads[nd:]
+    full = [(i - 1) * s + _extent(k, d)
+            for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
+    begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)
     out = [f + e - pb - pe for f, e, pb, pe in zip(full, extra, begin, end)]
 
-    # col2im: every input pixel's (M/G * kernel) column, scattered onto the output one kernel
-    # offset at a time; output_padding may reach past the scatter's extent (those stay zero).
-    m_per_group = w.shape[1]
+    # col2im: each input pixel's (M/G * kernel) column, scattered onto the output one kernel
+    # offset at a time through a writeable window view. The buffer spans both the scatter
+    # [0, full) and the output [begin, begin + out), which output_padding (or SAME with a
+    # stride past the kernel) extends with zero margins.
     w_t = w.reshape(group, c // group, -1).transpose(0, 2, 1)
-    cols = np.matmul(w_t, x.reshape(n, group, c // group, -1)).reshape(n, group * m_per_group, *g.kernel, *in_shape)
-    buf = np.zeros((n, group * m_per_group, *(max(f, pb + o) for f, pb, o in zip(full, begin, out))), x.dtype)
-    win = _windows(buf, g, writeable=True)
+    cols = np.matmul(w_t, x.reshape(n, group, c // group, -1)).reshape(n, m, *g.kernel, *in_shape)
+    lo = [min(0, pb) for pb in begin]
+    hi = [max(f, pb + o) for f, pb, o in zip(full, begin, out)]
+    buf = np.zeros((n, m, *(h - l for h, l in zip(hi, lo))), x.dtype)
+    win = _windows(buf[_spatial([-l for l in lo], full)], g, writeable=True)
     for k in np.ndindex(*g.kernel):
         win[:, :, *k] += cols[:, :, *k]
-    y = np.ascontiguousarray(buf[(slice(None), slice(None), *(slice(pb, pb + o) for pb, o in zip(begin, out)))])
+    y = np.ascontiguousarray(buf[_spatial([pb - l for pb, l in zip(begin, lo)], out)])
     if b is not None:
         y += b.reshape(_channel_shape(y))
     return (y,)
@@ -164,7 +184,7 @@ def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry) -> np.ndarray:
 def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> np.ndarray:
     """Taps per window that an average divides by: those in the input (or in input + pads)."""
     per_axis = []
-    for n, k, s, d, b, e, o in zip(in_shape, g.kernel, g.strides, g.dilations, g.begin, g.end, g.out):
+    for n, k, s, d, b, e, o in zip(in_shape, *g):
         lo, hi = (-b, n + e) if include_pad else (0, n)
         taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
         per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
@@ -183,8 +203,9 @@ def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET"
 
 @kernel("AveragePool")
 def average_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
-                 ceil_mode: int = 0, count_include_pad: int = 0, dilations: list[int] | None = None,
-                 pads: list[int] | None = None, strides: list[int] | None = None) -> tuple[np.ndarray]:
+                 ceil_mode: int = 0, count_include_pad: int = 0,
+                 dilations: list[int] | None = None, pads: list[int] | None = None,
+                 strides: list[int] | None = None) -> tuple[np.ndarray]:
     # AveragePool-1 has no count_include_pad: it excluded pads, which is the later default.
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     y = _pool(np.add, _padded(x, g, 0), g)
@@ -202,21 +223,14 @@ def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
     return (x.max(axis=tuple(range(2, x.ndim)), keepdims=True),)
 
 
-def _normalise(x: np.ndarray, mean: np.ndarray, var: np.ndarray, scale: np.ndarray,
-               b: np.ndarray, epsilon: float) -> np.ndarray:
-    """scale * (x - mean) / sqrt(var + epsilon) + b, all parameters already broadcastable to x."""
+def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
+                epsilon: float, shape: Sequence[int]) -> tuple[np.ndarray]:
     # (x - mean) * a + b rather than x * a + (b - mean * a): the latter cancels badly when
     # |mean| is large next to the spread.
-    y = x - mean
-    y *= scale / np.sqrt(var + epsilon)
-    y += b
-    return y
-
-
-def _batch_norm(x: np.ndarray, params: Sequence[np.ndarray], epsilon: float,
-                shape: Sequence[int]) -> tuple[np.ndarray]:
-    scale, b, mean, var = (p.reshape(shape) for p in params)
-    return (_normalise(x, mean, var, scale, b, epsilon),)
+    y = x - mean.reshape(shape)
+    y *= (scale / np.sqrt(var + epsilon)).reshape(shape)
+    y += b.reshape(shape)
+    return (y,)
 
 
 @kernel("BatchNormalization")
@@ -228,7 +242,7 @@ def batch_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: n
     # like onnxruntime, an inference engine normalises with the given mean/var whatever is_test
     # says. spatial=0 (versions 1-7): one parameter per element of (C, D1, ..., Dn).
     shape = _channel_shape(x) if spatial else x.shape[1:]
-    return _batch_norm(x, (scale, b, mean, var), epsilon, shape)
+    return _batch_norm(x, scale, b, mean, var, epsilon, shape)
 
 
 @kernel("BatchNormalization", since=14)
@@ -236,18 +250,20 @@ def batch_normalization_14(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean
                            var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
                            training_mode: int = 0) -> tuple[np.ndarray]:
     if training_mode:
-        raise NotImplementedError("BatchNormalization training_mode=1: the emulator runs inference only")
-    return _batch_norm(x, (scale, b, mean, var), epsilon, _channel_shape(x))
+        raise NotImplementedError(
+            "BatchNormalization with training_mode=1: the emulator runs inference only")
+    return _batch_norm(x, scale, b, mean, var, epsilon, _channel_shape(x))
 
 
 @kernel("InstanceNormalization")
 def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
                            epsilon: float = 1e-5) -> tuple[np.ndarray]:
     axes = tuple(range(2, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
-    var = np.square(x - mean).mean(axis=axes, keepdims=True)
-    shape = _channel_shape(x)
-    return (_normalise(x, mean, var, scale.reshape(shape), b.reshape(shape), epsilon),)
+    y = x - x.mean(axis=axes, keepdims=True)
+    var = np.square(y).mean(axis=axes, keepdims=True)
+    y *= scale.reshape(_channel_shape(x)) / np.sqrt(var + epsilon)
+    y += b.reshape(_channel_shape(x))
+    return (y,)
 
 
 @kernel("LRN")
@@ -270,8 +286,8 @@ def _dropout_inference(data: np.ndarray, mask_dtype: np.dtype) -> tuple[np.ndarr
 @kernel("Dropout")
 def dropout(data: np.ndarray, *, ratio: float = 0.5, is_test: int = 0,
             consumed_inputs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    # Versions 1-9, mask of the data's type. Inference is the identity whatever is_test says
-    # (as in onnxruntime): no exporter meant an inference graph to drop activations.
+    # Versions 1-9, whose mask has the data's type. Inference is the identity whatever is_test
+    # says (is_test=0, the default, asked for training): an inference engine drops nothing.
     return _dropout_inference(data, data.dtype)
 
 
@@ -282,10 +298,11 @@ def dropout_10(data: np.ndarray, *, ratio: float = 0.5) -> tuple[np.ndarray, np.
 
 @kernel("Dropout", since=12)
 def dropout_12(data: np.ndarray, ratio: np.ndarray | None = None,
-               training_mode: np.ndarray | None = None, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+               training_mode: np.ndarray | None = None, *,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     p = 0.5 if ratio is None else float(ratio)
     if training_mode is None or not training_mode or p == 0:
         return _dropout_inference(data, np.dtype(bool))
     # The spec lets an unseeded node draw any seed; a fixed default keeps runs replayable.
     mask = np.random.default_rng(seed).random(data.shape) >= p
-    return (data * mask / data.dtype.type(1 - p)).astype(data.dtype, copy=False), mask
+    return data * mask / data.dtype.type(1 - p), mask

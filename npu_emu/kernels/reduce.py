@@ -14,7 +14,7 @@ import numpy as np
 
 from npu_emu.kernels.elementwise import one_output
 
-Reducer = Callable[[np.ndarray, tuple[int, ...] | None, bool], np.ndarray]
+Reducer = Callable[..., np.ndarray]  # fn(x, axis=..., keepdims=...) in numpy's terms
 
 
 def _limits(dtype: np.dtype) -> tuple[object, object]:
@@ -29,24 +29,22 @@ def _limits(dtype: np.dtype) -> tuple[object, object]:
 
 def _log_sum_exp(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
     # Shift by the max so exp cannot overflow; an infinite max (or an empty set) shifts by 0.
-    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.max(x, axis=axis, keepdims=True, initial=_limits(x.dtype)[0])
     m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
     s = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return s if keepdims else np.squeeze(s, axis)
 
 
 _REDUCE: dict[str, Reducer] = {
-    "ReduceSum": lambda x, axis, keep: np.sum(x, axis=axis, keepdims=keep),
-    "ReduceMean": lambda x, axis, keep: np.mean(x, axis=axis, keepdims=keep),
-    "ReduceProd": lambda x, axis, keep: np.prod(x, axis=axis, keepdims=keep),
-    "ReduceMax": lambda x, axis, keep: np.max(x, axis=axis, keepdims=keep,
-                                              initial=_limits(x.dtype)[0]),
-    "ReduceMin": lambda x, axis, keep: np.min(x, axis=axis, keepdims=keep,
-                                              initial=_limits(x.dtype)[1]),
-    "ReduceL1": lambda x, axis, keep: np.sum(np.abs(x), axis=axis, keepdims=keep),
-    "ReduceL2": lambda x, axis, keep: np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keep)),
-    "ReduceSumSquare": lambda x, axis, keep: np.sum(np.square(x), axis=axis, keepdims=keep),
-    "ReduceLogSum": lambda x, axis, keep: np.log(np.sum(x, axis=axis, keepdims=keep)),
+    "ReduceSum": np.sum,
+    "ReduceMean": np.mean,                                    # NaN for an empty set
+    "ReduceProd": np.prod,
+    "ReduceMax": lambda x, **kw: np.max(x, initial=_limits(x.dtype)[0], **kw),
+    "ReduceMin": lambda x, **kw: np.min(x, initial=_limits(x.dtype)[1], **kw),
+    "ReduceL1": lambda x, **kw: np.sum(np.abs(x), **kw),
+    "ReduceL2": lambda x, **kw: np.sqrt(np.sum(np.square(x), **kw)),
+    "ReduceSumSquare": lambda x, **kw: np.sum(np.square(x), **kw),
+    "ReduceLogSum": lambda x, **kw: np.log(np.sum(x, **kw)),  # -inf for an empty set
     "ReduceLogSumExp": _log_sum_exp,
 }
 
@@ -55,13 +53,13 @@ def _register_reduce(op: str, fn: Reducer) -> None:
     @one_output(op)
     def reduce(data: np.ndarray, axes: np.ndarray | Sequence[int] | None = None, *,
                keepdims: int = 1, noop_with_empty_axes: int = 0) -> np.ndarray:
+        # No axes: all of them, or none with noop_with_empty_axes; reducing over none still
+        # applies the elementwise part (ReduceSumSquare squares, ReduceLogSum takes the log).
         if axes is None or len(axes) == 0:
-            if noop_with_empty_axes:
-                return data
-            axes = None
+            axes = () if noop_with_empty_axes else None
         else:
             axes = tuple(int(a) for a in axes)
-        return fn(data, axes, bool(keepdims)).astype(data.dtype, copy=False)
+        return fn(data, axis=axes, keepdims=bool(keepdims)).astype(data.dtype, copy=False)
 
 
 for _op, _fn in _REDUCE.items():

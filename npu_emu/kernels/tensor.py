@@ -1,10 +1,10 @@
 """Tensor-manipulation kernels: reshaping, slicing, joining, padding, and shape/constant sources.
 
 Several ops moved an attribute to an input of the same name (Reshape's ``shape`` at 5, Squeeze's
-and Unsqueeze's ``axes`` at 13, Slice's ``starts``/``ends``/``axes`` at 10, Split's ``split`` at 13);
-one function serves both forms, taking the attr as a keyword and the input positionally. Shapes,
-axes and indices arrive as int64 arrays or lists and are turned into Python ints before use.
-Kernels may return views of their inputs, never modified ones.
+and Unsqueeze's ``axes`` at 13, Slice's ``starts``/``ends``/``axes`` at 10, Split's ``split`` at
+13); one function serves both forms, taking the attr as a keyword and the input positionally.
+Shapes, axes and indices arrive as int64 arrays or lists and are turned into Python ints before
+use. Kernels may return views of their inputs, never modified ones.
 """
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ def split_(data: np.ndarray, split: Ints | None = None, *, axis: int = 0,
         chunk = -(-n // num_outputs)
         split = [chunk] * (num_outputs - 1) + [n - chunk * (num_outputs - 1)]
     sizes = _ints(split)
-    if sum(sizes) != n:
-        raise ValueError(f"split sizes {sizes} do not add up to dim {axis} of size {n}")
+    if sum(sizes) != n or min(sizes) < 0:  # e.g. 7 into 5 chunks of 2 leaves -1 for the last
+        raise ValueError(f"split sizes {sizes} do not cut dim {axis} of size {n}")
     return tuple(np.split(data, np.cumsum(sizes)[:-1], axis=axis))
 
 

@@ -1,0 +1,52 @@
+"""Elementwise ops: one shape rule per family, listed as tables."""
+from __future__ import annotations
+
+from ge_core.graph.types import DataType
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+from ge_core.ops.shape_rules import broadcast
+
+# y = f(x): x's shape and dtype.
+UNARY = ("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos",
+         "Cosh", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "Identity", "LeakyRelu",
+         "Log", "Mish", "Neg", "Not", "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid",
+         "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu")
+# z = a op b with numpy broadcasting, z has a's dtype.
+BINARY = ("Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift")
+# z = a op b with numpy broadcasting, z is bool.
+COMPARE = ("Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor")
+# y = f(x0, x1, ...) with numpy broadcasting over all inputs.
+VARIADIC = ("Sum", "Max", "Min", "Mean")
+
+
+@register(*UNARY)
+def keep_shape(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+
+
+@register(*BINARY, *COMPARE)
+def _binary(ctx: InferShapeContext) -> None:
+    dtype = DataType.DT_BOOL if ctx.node.type in COMPARE else ctx.dtype(0)
+    if ctx.opset < 7:
+        # Before opset 7, b either had a's shape or was broadcast to it (`broadcast=1`, `axis`).
+        ctx.set_output(0, ctx.dims(0), dtype)
+    else:
+        ctx.set_output(0, broadcast(ctx.dims(0), ctx.dims(1)), dtype)
+
+
+@register(*VARIADIC)
+def _variadic(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, broadcast(*(ctx.dims(i) for i in range(ctx.n_inputs))), ctx.dtype(0))
+
+
+@register("PRelu")
+def _prelu(ctx: InferShapeContext) -> None:
+    # y: x's shape. The slope broadcasts to x, never the other way (before opset 7 a [C] slope
+    # was matched to axis 1, which numpy's rule would reject, so there is nothing to check).
+    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+
+
+@register("Where")
+def _where(ctx: InferShapeContext) -> None:
+    # y = cond ? a : b, all three broadcast; y has a's dtype.
+    ctx.set_output(0, broadcast(ctx.dims(0), ctx.dims(1), ctx.dims(2)), ctx.dtype(1))

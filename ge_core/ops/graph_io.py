@@ -1,0 +1,28 @@
+"""GE's own node types: Data (a graph input), Const (a weight or folded value) and NetOutput."""
+from __future__ import annotations
+
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+
+# Node types GE creates itself; no framework op maps onto them.
+GE_NODE_TYPES = frozenset({"Data", "Const", "NetOutput"})
+
+
+@register("Data")
+def _data(ctx: InferShapeContext) -> None:
+    # A subgraph's Data with parent_node_index stands for that input of the parent node (GE's
+    # convention); any other Data keeps the desc its creator declared.
+    index = ctx.attr("parent_node_index")
+    parent = ctx.node.graph.parent_node
+    if index is not None and parent is not None:
+        ctx.set_output_desc(0, parent.op_desc.input_descs[index])
+
+
+@register("Const")
+def _const(ctx: InferShapeContext) -> None:
+    ctx.set_output_desc(0, ctx.attr("value").desc)
+
+
+@register("NetOutput")
+def _net_output(ctx: InferShapeContext) -> None:
+    """No outputs: its input descs are already its producers' output descs."""

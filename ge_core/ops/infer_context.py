@@ -1,0 +1,85 @@
+"""InferShapeContext: what an InferShape function sees of its node (GE's gert::InferShapeContext).
+
+It reads input descs, attrs and constant inputs, and writes output descs; it never touches the
+graph's edges, so an InferShape function cannot change the graph's structure.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
+from ge_core.graph.node import Node
+from ge_core.graph.types import DataType
+from ge_core.ops.shape_rules import Dims, dims_of
+
+# A graph with no recorded opset (built by hand, or by a pass) gets the newest semantics.
+NEWEST_OPSET = 10_000
+
+
+class InferShapeContext:
+    __slots__ = ("node", "op_desc")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.op_desc = node.op_desc
+
+    @property
+    def opset(self) -> int:
+        return int(self.node.graph.root.attrs.get("opset", NEWEST_OPSET))
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.op_desc.input_descs)
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.op_desc.output_descs)
+
+    def has_input(self, idx: int) -> bool:
+        """Input ``idx`` exists and was not left out (ONNX's empty input name)."""
+        return idx < self.n_inputs and not self.op_desc.input_descs[idx].absent
+
+    def dims(self, idx: int) -> Dims:
+        return dims_of(self.op_desc.input_descs[idx].shape)
+
+    def dtype(self, idx: int) -> DataType:
+        return self.op_desc.input_descs[idx].dtype
+
+    def attr(self, key: str, default: object = None) -> object:
+        return self.op_desc.get_attr(key, default)
+
+    def ints_attr(self, key: str) -> list[int] | None:
+        value = self.op_desc.get_attr(key)
+        return None if value is None else [int(v) for v in value]
+
+    def const(self, idx: int) -> np.ndarray | None:
+        """The value of input ``idx`` when a Const produces it (shape operands of Reshape,
+        Slice, Pad...); None when it is only known at run time."""
+        if not self.has_input(idx):
+            return None
+        peer = self.node.in_data_anchors[idx].peer
+        if peer is None or peer.owner.type != "Const":
+            return None
+        return peer.owner.op_desc.get_attr("value").data
+
+    def const_ints(self, idx: int) -> list[int] | None:
+        value = self.const(idx)
+        return None if value is None else [int(v) for v in value.reshape(-1)]
+
+    def operand_ints(self, key: str, idx: int) -> tuple[bool, list[int] | None]:
+        """An operand that moved from an attr to an input across opsets (Reshape's shape, Slice's
+        starts, Squeeze's axes...): (given, value). given is False when neither the attr nor the
+        input is there; value is None when the input is there but not constant."""
+        if self.op_desc.has_attr(key):
+            return True, self.ints_attr(key)
+        if self.has_input(idx):
+            return True, self.const_ints(idx)
+        return False, None
+
+    def set_output(self, idx: int, dims: Dims, dtype: DataType) -> None:
+        desc = self.op_desc.output_descs[idx]
+        desc.shape = GeShape.unknown_rank() if dims is None else GeShape(tuple(dims))
+        desc.dtype = dtype
+
+    def set_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
+        self.set_output(idx, dims_of(desc.shape), desc.dtype)

@@ -1,0 +1,42 @@
+"""Matrix products: MatMul (numpy matmul) and Gemm (2-D, optional transposes)."""
+from __future__ import annotations
+
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+from ge_core.ops.shape_rules import ShapeError, broadcast
+
+
+def _check_inner(k_a: int, k_b: int) -> None:
+    if UNKNOWN_DIM not in (k_a, k_b) and k_a != k_b:
+        raise ShapeError(f"inner dims differ: {k_a} vs {k_b}")
+
+
+@register("MatMul")
+def _matmul(ctx: InferShapeContext) -> None:
+    # [..., M, K] @ [..., K, N] -> [broadcast(...), M, N]; a 1-D operand gains then loses a dim.
+    a, b = ctx.dims(0), ctx.dims(1)
+    if a is None or b is None:
+        return ctx.set_output(0, None, ctx.dtype(0))
+    if not a or not b:
+        raise ShapeError("MatMul of a scalar")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    _check_inner(a2[-1], b2[-2])
+    out = broadcast(a2[:-2], b2[:-2])
+    out += (a2[-2],) if len(a) > 1 else ()
+    out += (b2[-1],) if len(b) > 1 else ()
+    ctx.set_output(0, out, ctx.dtype(0))
+
+
+@register("Gemm")
+def _gemm(ctx: InferShapeContext) -> None:
+    # y[M, N] = alpha * A'[M, K] @ B'[K, N] + beta * C, A' = A.T if transA (B likewise).
+    a, b = ctx.dims(0), ctx.dims(1)
+    m = k_a = k_b = n = UNKNOWN_DIM
+    if a is not None:
+        m, k_a = (a[1], a[0]) if ctx.attr("transA", 0) else (a[0], a[1])
+    if b is not None:
+        k_b, n = (b[1], b[0]) if ctx.attr("transB", 0) else (b[0], b[1])
+    _check_inner(k_a, k_b)
+    ctx.set_output(0, (m, n), ctx.dtype(0))

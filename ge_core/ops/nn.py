@@ -1,0 +1,136 @@
+"""Neural-network ops: convolution, pooling, normalisation, dropout, softmax.
+
+Sliding-window ops share one rule: output length per spatial axis from kernel, strides,
+dilations, pads or auto_pad, and (pools only) ceil_mode.
+"""
+from __future__ import annotations
+
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
+from ge_core.graph.types import DataType
+from ge_core.ops.elementwise import keep_shape
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, window_out
+
+@register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization",
+          "MeanVarianceNormalization")
+def _within_tensor(ctx: InferShapeContext) -> None:
+    keep_shape(ctx)  # y: x's shape -- these normalise within the tensor
+
+
+def _spatial(ctx: InferShapeContext, sizes: tuple[int, ...], kernel: list[int],
+             ceil_mode: bool = False) -> tuple[int, ...]:
+    n = len(sizes)
+    strides = ctx.ints_attr("strides") or [1] * n
+    dilations = ctx.ints_attr("dilations") or [1] * n
+    pads = ctx.ints_attr("pads") or [0] * (2 * n)
+    auto_pad = ctx.attr("auto_pad", "NOTSET")
+    if len(kernel) != n:
+        raise ShapeError(f"kernel {kernel} does not fit {n} spatial dims")
+    out = []
+    for i, size in enumerate(sizes):
+        begin, end = pads[i], pads[i + n]
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            if size == UNKNOWN_DIM:
+                out.append(UNKNOWN_DIM)
+                continue
+            begin, end = same_pads(size, kernel[i], strides[i], dilations[i],
+                                   auto_pad == "SAME_UPPER")
+        elif auto_pad == "VALID":
+            begin = end = 0
+        out.append(window_out(size, kernel[i], strides[i], dilations[i], begin, end, ceil_mode))
+    return tuple(out)
+
+
+def _layout(ctx: InferShapeContext) -> tuple[int, int, tuple[int, ...]] | None:
+    """(N, C, spatial dims) of x, with the rank taken from the weight when x's is unknown."""
+    x = ctx.dims(0)
+    if x is None:
+        w = ctx.dims(1) if ctx.has_input(1) else None
+        return None if w is None else (UNKNOWN_DIM, UNKNOWN_DIM, (UNKNOWN_DIM,) * (len(w) - 2))
+    if len(x) < 3:
+        raise ShapeError(f"input rank {len(x)} has no spatial dims")
+    return x[0], x[1], x[2:]
+
+
+@register("Conv")
+def _conv(ctx: InferShapeContext) -> None:
+    # y[N, M, ...]: M = w.shape[0] filters, spatial dims by the window rule.
+    layout, w = _layout(ctx), ctx.dims(1)
+    if layout is None:
+        return ctx.set_output(0, None, ctx.dtype(0))
+    n, _, sizes = layout
+    kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * len(sizes))
+    m = w[0] if w else UNKNOWN_DIM
+    ctx.set_output(0, (n, m) + _spatial(ctx, sizes, kernel), ctx.dtype(0))
+
+
+@register("ConvTranspose")
+def _conv_transpose(ctx: InferShapeContext) -> None:
+    # y[N, w.shape[1] * group, ...]: out = stride*(in-1) + output_padding + eff_kernel - pads,
+    # or output_shape when given, or in*stride with auto_pad SAME.
+    layout, w = _layout(ctx), ctx.dims(1)
+    if layout is None:
+        return ctx.set_output(0, None, ctx.dtype(0))
+    n, _, sizes = layout
+    rank = len(sizes)
+    m = w[1] * int(ctx.attr("group", 1)) if w and w[1] != UNKNOWN_DIM else UNKNOWN_DIM
+    output_shape = ctx.ints_attr("output_shape")
+    if output_shape:
+        return ctx.set_output(0, (n, m) + tuple(output_shape[-rank:]), ctx.dtype(0))
+    kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * rank)
+    strides = ctx.ints_attr("strides") or [1] * rank
+    dilations = ctx.ints_attr("dilations") or [1] * rank
+    pads = ctx.ints_attr("pads") or [0] * (2 * rank)
+    out_pad = ctx.ints_attr("output_padding") or [0] * rank
+    same = ctx.attr("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
+    spatial = []
+    for i, size in enumerate(sizes):
+        if UNKNOWN_DIM in (size, kernel[i]):
+            spatial.append(UNKNOWN_DIM)
+        elif same:
+            spatial.append(size * strides[i])
+        else:
+            spatial.append(strides[i] * (size - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i]
+                           + 1 - pads[i] - pads[i + rank])
+    ctx.set_output(0, (n, m) + tuple(spatial), ctx.dtype(0))
+
+
+@register("MaxPool", "AveragePool", "LpPool")
+def _pool(ctx: InferShapeContext) -> None:
+    # y[N, C, ...] by the window rule; MaxPool's optional output 1 is the int64 argmax indices.
+    layout = _layout(ctx)
+    dims: Dims = None
+    if layout is not None:
+        n, c, sizes = layout
+        kernel = ctx.ints_attr("kernel_shape")
+        if kernel is None:
+            raise ShapeError("kernel_shape is required")
+        dims = (n, c) + _spatial(ctx, sizes, kernel, bool(ctx.attr("ceil_mode", 0)))
+    ctx.set_output(0, dims, ctx.dtype(0))
+    if ctx.n_outputs > 1:
+        ctx.set_output(1, dims, DataType.DT_INT64)
+
+
+@register("GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool")
+def _global_pool(ctx: InferShapeContext) -> None:
+    # y[N, C, 1, 1, ...]: one window covers each channel's whole plane.
+    x = ctx.dims(0)
+    ctx.set_output(0, None if x is None else x[:2] + (1,) * (len(x) - 2), ctx.dtype(0))
+
+
+@register("BatchNormalization")
+def _batch_norm(ctx: InferShapeContext) -> None:
+    # y: x's shape. Optional outputs (training statistics, and before opset 14 the saved
+    # mean/var) have the per-channel shape of scale; running mean/var take mean's dtype.
+    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+    for i in range(1, ctx.n_outputs):
+        ctx.set_output(i, ctx.dims(1), ctx.dtype(3) if i < 3 else ctx.dtype(0))
+
+
+@register("Dropout")
+def _dropout(ctx: InferShapeContext) -> None:
+    # y: x's shape; the optional mask is bool from opset 10 (x's dtype before).
+    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+    if ctx.n_outputs > 1:
+        ctx.set_output(1, ctx.dims(0), DataType.DT_BOOL if ctx.opset >= 10 else ctx.dtype(0))

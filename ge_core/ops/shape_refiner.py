@@ -1,0 +1,54 @@
+"""ShapeRefiner (GE's ShapeRefiner::InferShapeAndType + UpdatePeerInputDesc).
+
+``infer_shape(node)`` runs the node's InferShape and pushes each output desc to the input descs
+of its consumers, so a pass that rewrote a node can re-infer it and its consumers see the change.
+``infer_graph(graph)`` does that in topological order, entering a node's subgraphs after the node's
+inputs are known (their Data nodes read the parent's input descs) and before the node itself
+(whose outputs come from the subgraphs' NetOutput).
+"""
+from __future__ import annotations
+
+from ge_core.graph.anchor import GraphError
+from ge_core.graph.compute_graph import ComputeGraph
+from ge_core.graph.node import Node
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import get_op_def, supported_ops
+from ge_core.ops.shape_rules import ShapeError
+
+
+class InferShapeError(GraphError):
+    def __init__(self, node: Node, reason: str) -> None:
+        self.node_name = node.name
+        self.op_type = node.type
+        self.reason = reason
+        super().__init__(f"node {node.name} ({node.type}): {reason}")
+
+
+def infer_shape(node: Node) -> None:
+    op_def = get_op_def(node.type)
+    if op_def is None:
+        raise InferShapeError(node, f"no InferShape for op type {node.type}; known: "
+                                    f"{', '.join(supported_ops())}")
+    try:
+        op_def.infer_shape(InferShapeContext(node))
+    except ShapeError as err:
+        raise InferShapeError(node, str(err)) from err
+    update_peer_input_desc(node)
+
+
+def update_peer_input_desc(node: Node) -> None:
+    """Each consumer's input desc takes the producing output's shape, dtype and origin shape.
+    Its format stays: as in GE, the consumer's engine decides the layout it reads."""
+    for anchor in node.out_data_anchors:
+        desc = node.op_desc.output_descs[anchor.idx]
+        for peer in anchor.peers:
+            peer_desc = peer.owner.op_desc.input_descs[peer.idx]
+            peer_desc.shape, peer_desc.dtype = desc.shape, desc.dtype
+            peer_desc.origin_shape, peer_desc.absent = desc.origin_shape, False
+
+
+def infer_graph(graph: ComputeGraph) -> None:
+    for node in graph.topological_sort():
+        for name in node.op_desc.subgraph_names:
+            infer_graph(graph.subgraph(name))
+        infer_shape(node)

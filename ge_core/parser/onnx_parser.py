@@ -1,0 +1,249 @@
+"""ONNX model -> ComputeGraph (GE's OnnxModelParser).
+
+The graph it builds:
+- each graph input becomes a Data node (attr ``index``, in input order), each initializer and
+  each Constant node a Const node (attr ``value``), each other ONNX node a node of its op type,
+  and the graph outputs the inputs of one NetOutput node, in order;
+- ``input_names``/``output_names`` keep the ONNX tensor names, so a desc can be traced back;
+- If/Loop bodies become subgraphs of their node (If: subgraph 0 is then, 1 is else). A value a
+  body reads from an enclosing graph becomes an extra input of the parent node, appended after
+  its ONNX inputs, read in the body by a Data node whose ``parent_node_index`` names that input.
+Shapes come from our own InferShape (ge_core.ops), run over the finished graph; ONNX's shape
+inference only seeds the descs.
+"""
+from __future__ import annotations
+
+import os
+
+import onnx
+from onnx import AttributeProto, GraphProto, NodeProto, ValueInfoProto
+
+from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
+from ge_core.ops import InferShapeError, infer_graph, is_supported, supported_ops
+from ge_core.ops.graph_io import GE_NODE_TYPES
+from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+class ParseError(Exception):
+    """Why a model cannot become a graph, in one line naming the file and, where there is one,
+    the node and its op type."""
+
+    def __init__(self, source: str, reason: str, node: str | None = None,
+                 op_type: str | None = None) -> None:
+        self.source = source
+        self.reason = " ".join(reason.split())
+        self.node = node
+        self.op_type = op_type
+        where = f" node {node!r} (op {op_type}):" if node is not None else ""
+        super().__init__(f"{source}:{where} {self.reason}")
+
+
+def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> ComputeGraph:
+    """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto)."""
+    source, path, model = _load(src)
+    try:
+        model = onnx.shape_inference.infer_shapes(model)
+    except Exception:  # noqa: BLE001 -- ONNX's descs are only a seed; ours are inferred below
+        pass
+    stem = os.path.splitext(os.path.basename(path))[0] if path else ""
+    graph = ComputeGraph(name or model.graph.name or stem or "graph")
+    # A model with no opset_import predates IR version 3, which meant opset 1.
+    graph.attrs["opset"] = next((o.version for o in model.opset_import
+                                 if o.domain in DEFAULT_DOMAINS), 1)
+    if path:
+        graph.attrs["source"] = path
+    _GraphBuilder(source, graph).build(model.graph)
+    try:
+        infer_graph(graph)
+    except InferShapeError as err:
+        raise ParseError(source, err.reason, err.node_name, err.op_type) from err
+    return graph
+
+
+def _load(src: str | os.PathLike | onnx.ModelProto) -> tuple[str, str | None, onnx.ModelProto]:
+    """(name for messages, file path or None, model)."""
+    if isinstance(src, onnx.ModelProto):
+        return f"<model {src.graph.name or 'unnamed'}>", None, src
+    path = os.fspath(src)
+    if not os.path.exists(path):
+        raise ParseError(path, "no such file")
+    try:
+        model = onnx.load(path)
+    except Exception as err:  # noqa: BLE001 -- protobuf DecodeError, OSError, external data...
+        raise ParseError(path, f"not a readable ONNX model ({type(err).__name__}: {err})") from err
+    if not model.HasField("graph"):
+        raise ParseError(path, "not an ONNX model (it has no graph)")
+    return path, path, model
+
+
+class _GraphBuilder:
+    """Builds one ComputeGraph, the root or a body, from one GraphProto. Nodes are created
+    first and linked second, so a body can read any value of its enclosing graphs."""
+
+    def __init__(self, source: str, graph: ComputeGraph, outer: "_GraphBuilder | None" = None,
+                 parent_node: Node | None = None, captured: dict[str, int] | None = None) -> None:
+        self.source = source
+        self.graph = graph
+        self.outer = outer
+        self.parent_node = parent_node
+        # Outer value name -> the parent node's input carrying it; shared by sibling bodies
+        # (then/else) so a value both read enters the parent node once.
+        self.captured = captured if captured is not None else {}
+        self.producers: dict[str, OutDataAnchor] = {}
+        self.n_data = 0
+
+    def build(self, proto: GraphProto) -> None:
+        descs = _value_descs(proto)
+        initialized = {t.name for t in proto.initializer}
+        for value in proto.input:
+            if value.name not in initialized:
+                self._add_data(value.name, self._input_desc(value))
+        for tensor in proto.initializer:
+            self._add_const(tensor.name, self._tensor(tensor, tensor.name), tensor.name)
+        created = [(node, self._add_op(node, i, descs)) for i, node in enumerate(proto.node)]
+        for node_proto, node in created:
+            self._link(node_proto, node)
+        self._add_net_output(proto, descs)
+
+    # -- nodes -----------------------------------------------------------------------------
+    def _add_data(self, tensor: str, desc: GeTensorDesc, **attrs: int) -> OutDataAnchor:
+        op = OpDesc(self.graph.unique_name(tensor), "Data", 0, 1, {"index": self.n_data, **attrs})
+        self.n_data += 1
+        op.output_descs[0], op.output_names[0] = desc, tensor
+        return self._register(op).out_data_anchor(0)
+
+    def _add_const(self, name: str, value: GeTensor, tensor: str) -> Node:
+        op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {"value": value})
+        op.output_descs[0], op.output_names[0] = value.desc.copy(), tensor
+        return self._register(op)
+
+    def _register(self, op: OpDesc) -> Node:
+        node = self.graph.add_node(op)
+        for anchor, tensor in zip(node.out_data_anchors, op.output_names):
+            if tensor:  # an empty name is an optional output the model does not use
+                self.producers[tensor] = anchor
+        return node
+
+    def _add_op(self, proto: NodeProto, i: int, descs: dict[str, GeTensorDesc]) -> Node:
+        op_type = proto.op_type
+        name = self.graph.unique_name(proto.name or f"{op_type}_{i}")
+        if proto.domain not in DEFAULT_DOMAINS:
+            raise self._error(f"domain {proto.domain!r} is not supported (only the default "
+                              f"ONNX domain is)", name, op_type)
+        if op_type == "Constant":
+            try:
+                return self._add_const(name, constant_value(proto), proto.output[0])
+            except ValueError as err:
+                raise self._error(str(err), name, op_type) from err
+        if not is_supported(op_type) or op_type in GE_NODE_TYPES:
+            n_onnx_ops = len(supported_ops()) - len(GE_NODE_TYPES)
+            raise self._error(f"unsupported op ({n_onnx_ops} ONNX ops are supported; "
+                              f"`gewb ops` lists them)", name, op_type)
+        try:
+            attrs = {a.name: attr_value(a) for a in proto.attribute
+                     if a.type != AttributeProto.GRAPH}
+        except ValueError as err:
+            raise self._error(str(err), name, op_type) from err
+        op = OpDesc(name, op_type, len(proto.input), len(proto.output), attrs)
+        op.input_names, op.output_names = list(proto.input), list(proto.output)
+        for k, tensor in enumerate(proto.input):
+            if not tensor:  # an optional input left out
+                op.input_descs[k] = GeTensorDesc(absent=True)
+        for k, tensor in enumerate(proto.output):
+            if tensor in descs:
+                op.output_descs[k] = descs[tensor].copy()
+        return self._register(op)
+
+    def _link(self, proto: NodeProto, node: Node) -> None:
+        for k, tensor in enumerate(proto.input):
+            if tensor:
+                self._source(tensor, node).link_to(node.in_data_anchor(k))
+        # GE's If has its then branch as subgraph 0 and its else branch as subgraph 1.
+        bodies = sorted((a for a in proto.attribute if a.type == AttributeProto.GRAPH),
+                        key=lambda a: a.name != "then_branch")
+        captured: dict[str, int] = {}
+        for attr in bodies:
+            sub = ComputeGraph(self._subgraph_name(f"{node.name}_{attr.name}"))
+            self.graph.add_subgraph(node, sub)
+            node.op_desc.set_attr(attr.name, sub.name)
+            _GraphBuilder(self.source, sub, self, node, captured).build(attr.g)
+
+    def _add_net_output(self, proto: GraphProto, descs: dict[str, GeTensorDesc]) -> None:
+        op = OpDesc(self.graph.unique_name("NetOutput"), "NetOutput", len(proto.output), 0)
+        op.input_names = [value.name for value in proto.output]
+        for k, value in enumerate(proto.output):
+            if value.name in descs:
+                op.input_descs[k] = descs[value.name].copy()
+        node = self.graph.add_node(op)
+        for k, value in enumerate(proto.output):
+            self._source(value.name, node).link_to(node.in_data_anchor(k))
+
+    # -- names across scopes ----------------------------------------------------------------
+    def _source(self, tensor: str, consumer: Node) -> OutDataAnchor:
+        anchor = self._resolve(tensor)
+        if anchor is None:
+            raise self._error(f"input {tensor!r} has no producer", consumer.name, consumer.type)
+        return anchor
+
+    def _resolve(self, tensor: str) -> OutDataAnchor | None:
+        """The anchor producing ``tensor`` in this graph, capturing it from an enclosing graph
+        if that is where it lives."""
+        anchor = self.producers.get(tensor)
+        if anchor is not None or self.outer is None:
+            return anchor
+        outer_anchor = self.outer._resolve(tensor)
+        if outer_anchor is None:
+            return None
+        parent = self.parent_node
+        if tensor not in self.captured:
+            parent_input = parent.add_input()
+            outer_anchor.link_to(parent_input)
+            parent.op_desc.input_names[parent_input.idx] = tensor
+            self.captured[tensor] = parent_input.idx
+        desc = outer_anchor.owner.op_desc.output_descs[outer_anchor.idx].copy()
+        return self._add_data(tensor, desc, parent_node_index=self.captured[tensor])
+
+    def _subgraph_name(self, base: str) -> str:
+        taken = {g.name for g in self.graph.subgraphs}
+        name, n = base, 0
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
+    # -- values ------------------------------------------------------------------------------
+    def _input_desc(self, value: ValueInfoProto) -> GeTensorDesc:
+        try:
+            desc = tensor_desc(value.type)
+        except ValueError as err:
+            raise self._error(f"graph input {value.name!r}: {err}") from err
+        if desc is None:
+            raise self._error(f"graph input {value.name!r} is not a tensor (sequence, map and "
+                              f"optional types are not supported)")
+        return desc
+
+    def _tensor(self, proto: onnx.TensorProto, name: str) -> GeTensor:
+        try:
+            return tensor_value(proto)
+        except ValueError as err:
+            raise self._error(f"initializer {name!r}: {err}") from err
+
+    def _error(self, reason: str, node: str | None = None,
+               op_type: str | None = None) -> ParseError:
+        return ParseError(self.source, reason, node, op_type)
+
+
+def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:
+    """Tensor name -> desc from the graph's declared and ONNX-inferred types. Types GE cannot
+    hold are left out: the op that makes them is reported instead."""
+    descs = {}
+    for value in (*proto.input, *proto.value_info, *proto.output):
+        try:
+            desc = tensor_desc(value.type)
+        except ValueError:
+            continue
+        if desc is not None:
+            descs[value.name] = desc
+    return descs

@@ -1,0 +1,75 @@
+"""ONNX protobuf values as GE IR values: types as GeTensorDesc, tensors as GeTensor, attributes as
+plain Python values. Each raises ValueError with a short reason; the parser adds where."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from onnx import AttributeProto, NodeProto, TensorProto, TypeProto, numpy_helper
+
+from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
+from ge_core.ops.data_type import data_type_from_onnx
+
+
+def tensor_desc(type_proto: TypeProto) -> GeTensorDesc | None:
+    """The desc of a tensor type (unknown and symbolic dims -> -1, no shape -> unknown rank, no
+    type at all -> an unknown desc); None for a non-tensor type (sequence, map, optional)."""
+    kind = type_proto.WhichOneof("value")
+    if kind is None:
+        return GeTensorDesc()
+    if kind != "tensor_type":
+        return None
+    tensor_type = type_proto.tensor_type
+    if not tensor_type.HasField("shape"):
+        shape = GeShape.unknown_rank()
+    else:
+        shape = GeShape(tuple(d.dim_value if d.HasField("dim_value") else UNKNOWN_DIM
+                              for d in tensor_type.shape.dim))
+    return GeTensorDesc(shape, data_type_from_onnx(tensor_type.elem_type))
+
+
+def tensor_value(tensor: TensorProto) -> GeTensor:
+    # to_array views the protobuf's bytes (read-only): weights are never copied here.
+    array = numpy_helper.to_array(tensor)
+    try:
+        return GeTensor(array)
+    except TypeError as err:  # bfloat16, float8...: numpy dtypes GE has no DataType for
+        raise ValueError(str(err)) from None
+
+
+_A = AttributeProto
+_ATTR: dict[int, Callable[[AttributeProto], Any]] = {
+    _A.FLOAT: lambda a: a.f,
+    _A.INT: lambda a: a.i,
+    _A.STRING: lambda a: a.s.decode(),
+    _A.TENSOR: lambda a: numpy_helper.to_array(a.t),
+    _A.FLOATS: lambda a: list(a.floats),
+    _A.INTS: lambda a: list(a.ints),
+    _A.STRINGS: lambda a: [s.decode() for s in a.strings],
+    _A.TENSORS: lambda a: [numpy_helper.to_array(t) for t in a.tensors],
+}
+
+
+def attr_value(attr: AttributeProto) -> Any:
+    """A non-graph attribute as int, float, str, list or numpy array."""
+    convert = _ATTR.get(attr.type)
+    if convert is None:
+        kind = AttributeProto.AttributeType.Name(attr.type)
+        raise ValueError(f"attribute {attr.name!r} of type {kind} is not supported")
+    return convert(attr)
+
+
+# Constant's value_* attrs and the dtype each one means.
+_CONSTANT_SCALARS = {"value_float": np.float32, "value_floats": np.float32,
+                     "value_int": np.int64, "value_ints": np.int64}
+
+
+def constant_value(node: NodeProto) -> GeTensor:
+    """The tensor an ONNX Constant node holds, from whichever value attr it set."""
+    for attr in node.attribute:
+        if attr.name == "value":
+            return tensor_value(attr.t)
+        if attr.name in _CONSTANT_SCALARS:
+            return GeTensor(np.array(attr_value(attr), dtype=_CONSTANT_SCALARS[attr.name]))
+    names = [a.name for a in node.attribute]
+    raise ValueError(f"Constant with {names or 'no value attr'} is not supported")

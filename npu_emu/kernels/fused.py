@@ -1,0 +1,38 @@
+"""Kernels of the fused ops GE's fusion passes create (not ONNX ops).
+
+A fused op runs the op it extends, then its ``activation`` in place on that fresh output: one
+kernel launch instead of two, and no intermediate tensor in device memory. The numbers are
+exactly those of the two ops run one after the other.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from npu_emu.kernels.nn import batch_normalization, conv
+from npu_emu.kernels.registry import kernel
+
+# activation -> an in-place update of a fresh float array
+ACTIVATIONS: dict[str, Callable[[np.ndarray], object]] = {
+    "Relu": lambda y: np.maximum(y, 0, out=y),
+}
+
+
+def _activate(y: np.ndarray, activation: str) -> tuple[np.ndarray]:
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
+    ACTIVATIONS[activation](y)
+    return (y,)
+
+
+@kernel("FusedConv")
+def fused_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, activation: str,
+               **conv_attrs: object) -> tuple[np.ndarray]:
+    return _activate(conv(x, w, b, **conv_attrs)[0], activation)
+
+
+@kernel("FusedBatchNorm")
+def fused_batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                     var: np.ndarray, *, activation: str, epsilon: float = 1e-5) -> tuple[np.ndarray]:
+    return _activate(batch_normalization(x, scale, b, mean, var, epsilon=epsilon)[0], activation)

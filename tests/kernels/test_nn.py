@@ -1,0 +1,362 @@
+"""nn kernels against independent implementations: onnx's ReferenceEvaluator, and onnxruntime
+where the evaluator is wrong or missing (each such case says why)."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+
+from npu_emu.kernels.registry import get_kernel
+
+OPSET = 22
+RTOL, ATOL = 1e-4, 1e-5
+HYPOTHESIS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=[HealthCheck.too_slow])
+
+
+def one_node_model(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int,
+                   n_outputs: int) -> onnx.ModelProto:
+    names = [f"in{i}" if a is not None else "" for i, a in enumerate(inputs)]
+    graph = helper.make_graph(
+        [helper.make_node(op, names, [f"out{i}" for i in range(n_outputs)], **attrs)], op,
+        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+         for n, a in zip(names, inputs) if n],
+        [helper.make_empty_tensor_value_info(f"out{i}") for i in range(n_outputs)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=7 if opset <= 12 else 10)
+
+
+def oracle(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET,
+           n_outputs: int = 1, engine: str = "reference") -> list[np.ndarray]:
+    model = one_node_model(op, inputs, attrs, opset, n_outputs)
+    feeds = {f"in{i}": a for i, a in enumerate(inputs) if a is not None}
+    if engine == "reference":
+        return ReferenceEvaluator(model).run(None, feeds)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def run_kernel(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET) -> tuple:
+    for a in inputs:
+        if a is not None:
+            a.flags.writeable = False  # a kernel that writes into its inputs fails here
+    return get_kernel(op, opset)(*inputs, **attrs)
+
+
+def assert_outputs_match(got: tuple, want: list[np.ndarray]) -> None:
+    for g, w in zip(got, want, strict=False):  # a kernel may return optional outputs unasked
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+
+
+def check(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET,
+          n_outputs: int = 1, engine: str = "reference") -> None:
+    want = oracle(op, inputs, attrs, opset, n_outputs, engine)
+    assert_outputs_match(run_kernel(op, inputs, attrs, opset), want)
+
+
+def rand(*shape: int, seed: int = 0, dtype=np.float32) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+# --- window geometry shared by the conv and pool strategies ---------------------------------
+
+@st.composite
+def windows(draw, max_kernel: int = 3, pool: bool = False) -> tuple[list[int], list[int], dict]:
+    """(spatial input shape, kernel shape, attrs) for a random conv/pool window layout."""
+    nd = draw(st.integers(1, 3))
+
+    def per_axis(lo: int, hi: int) -> list[int]:
+        return draw(st.lists(st.integers(lo, hi), min_size=nd, max_size=nd))
+
+    kernel = per_axis(1, max_kernel)
+    attrs: dict = {"strides": per_axis(1, 3), "dilations": per_axis(1, 2)}
+    extents = [d * (k - 1) + 1 for k, d in zip(kernel, attrs["dilations"])]
+    spatial = [e + draw(st.integers(0, 4 if nd < 3 else 2)) for e in extents]
+    attrs["auto_pad"] = draw(st.sampled_from(["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))
+    if attrs["auto_pad"].startswith("SAME"):
+        # A stride past the window would make SAME's total padding negative: the spec's formula
+        # then crops the input, onnxruntime refuses (MaxPool) or crops (AveragePool) and the
+        # evaluator crops differently. The kernels clamp it at zero, as TensorFlow's SAME does.
+        attrs["strides"] = [min(s, e) for s, e in zip(attrs["strides"], extents)]
+    if attrs["auto_pad"] == "NOTSET":
+        # Pads below the window extent keep an input element in every window; pools keep them
+        # below the kernel size, the most onnxruntime accepts (see check_pool).
+        limits = kernel if pool else extents
+        attrs["pads"] = [draw(st.integers(0, n - 1)) for n in limits * 2]
+        if pool:
+            attrs["ceil_mode"] = draw(st.integers(0, 1))
+    return spatial, kernel, attrs
+
+
+# --- Conv -----------------------------------------------------------------------------------
+
+@given(windows(), st.integers(1, 3), st.integers(1, 2), st.integers(1, 2), st.booleans())
+@HYPOTHESIS
+def test_conv_matches_reference(window, group, c_per_group, m_per_group, bias):
+    spatial, kernel, attrs = window
+    x = rand(2, group * c_per_group, *spatial)
+    w = rand(group * m_per_group, c_per_group, *kernel, seed=1)
+    b = rand(group * m_per_group, seed=2) if bias else None
+    check("Conv", [x, w, b], {**attrs, "group": group, "kernel_shape": kernel})
+
+
+@pytest.mark.parametrize("opset", [6, 11, 22])
+@pytest.mark.parametrize("attrs", [
+    {},
+    {"pads": [1, 1, 1, 1]},
+    {"strides": [2, 2], "pads": [3, 3, 3, 3]},  # ResNet stem
+    {"group": 4},  # depthwise
+    {"dilations": [2, 1], "pads": [0, 1, 2, 0]},
+])
+def test_conv_versions(opset, attrs):
+    group = attrs.get("group", 1)
+    x = rand(1, 4, 9, 8)
+    check("Conv", [x, rand(8, 4 // group, 3, 3, seed=1), rand(8, seed=2)], attrs, opset)
+
+
+def test_conv_1x1_float64():
+    x, w = rand(2, 6, 5, 4, dtype=np.float64), rand(3, 6, 1, 1, seed=1, dtype=np.float64)
+    check("Conv", [x, w], {})
+
+
+# --- ConvTranspose --------------------------------------------------------------------------
+# The reference evaluator's ConvTranspose mishandles group > 1 and output_shape with
+# auto_pad=NOTSET (it keeps pads at zero instead of deriving them): onnxruntime is the oracle.
+
+@pytest.mark.parametrize("shape, w_shape, attrs", [
+    ((2, 3, 4), (3, 2, 3), {"strides": [2]}),
+    ((2, 3, 4), (3, 2, 3), {"strides": [3], "pads": [1, 2], "output_padding": [2],
+                            "dilations": [2]}),
+    ((1, 2, 4, 5), (2, 3, 3, 2), {}),
+    ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 2], "pads": [1, 1, 1, 1],
+                                  "output_padding": [1, 1]}),
+    ((1, 2, 4, 5), (2, 3, 3, 2), {"strides": [3, 2], "pads": [0, 1, 2, 0],
+                                  "output_padding": [2, 1]}),
+    ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 3], "output_shape": [9, 13]}),
+    ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 3], "output_shape": [8, 12],
+                                  "auto_pad": "SAME_UPPER"}),
+    ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 2], "auto_pad": "SAME_UPPER"}),
+    ((1, 2, 4, 5), (2, 3, 3, 3), {"strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    ((1, 2, 4, 5), (2, 3, 2, 2), {"dilations": [2, 2], "auto_pad": "VALID"}),
+    ((2, 4, 3, 4), (4, 3, 3, 2), {"group": 2, "strides": [2, 1], "pads": [1, 0, 0, 1]}),
+    ((1, 6, 3, 3), (6, 1, 3, 3), {"group": 6, "strides": [2, 2]}),
+    ((1, 2, 3, 4, 3), (2, 2, 2, 3, 2), {"strides": [2, 1, 2], "pads": [1, 0, 0, 0, 1, 1]}),
+])
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv_transpose(shape, w_shape, attrs, bias):
+    w = rand(*w_shape, seed=1)
+    b = rand(w_shape[1] * attrs.get("group", 1), seed=2) if bias else None
+    check("ConvTranspose", [rand(*shape), w, b], attrs, engine="onnxruntime")
+
+
+@given(windows(), st.integers(1, 2), st.integers(1, 2), st.integers(1, 2), st.data())
+@HYPOTHESIS
+def test_conv_transpose_matches_onnxruntime(window, group, c_per_group, m_per_group, data):
+    kernel, attrs = window[1], window[2]
+    spatial = [data.draw(st.integers(1, 4)) for _ in kernel]
+    if "pads" in attrs:  # at most half the window each side, so the output is not empty
+        extents = [d * (k - 1) + 1 for k, d in zip(kernel, attrs["dilations"])]
+        attrs["pads"] = [min(p, (e - 1) // 2) for p, e in zip(attrs["pads"], extents * 2)]
+    if attrs["auto_pad"] == "NOTSET" and data.draw(st.booleans()):
+        # The spec allows output_padding below the stride or the dilation; onnxruntime only
+        # below the stride.
+        attrs["output_padding"] = [data.draw(st.integers(0, s - 1)) for s in attrs["strides"]]
+    x = rand(2, group * c_per_group, *spatial)
+    w = rand(group * c_per_group, m_per_group, *kernel, seed=1)
+    check("ConvTranspose", [x, w, rand(group * m_per_group, seed=2)], {**attrs, "group": group},
+          engine="onnxruntime")
+
+
+def test_conv_transpose_opset6_output_shape_with_batch_dims():
+    # Early exporters wrote output_shape as (N, C, H, W); onnxruntime rejects that, so compare
+    # with the spatial-only spelling of the same node.
+    x, w = rand(1, 2, 3, 3), rand(2, 3, 3, 3, seed=1)
+    want = oracle("ConvTranspose", [x, w], {"strides": [2, 2], "output_shape": [6, 7]},
+                  engine="onnxruntime")
+    got = run_kernel("ConvTranspose", [x, w], {"strides": [2, 2], "output_shape": [1, 3, 6, 7]},
+                     opset=6)
+    np.testing.assert_allclose(got[0], want[0], rtol=RTOL, atol=ATOL)
+
+
+def test_conv_transpose_same_with_stride_past_kernel():
+    # stride 3 > kernel 2: SAME wants more output than the scatter covers (negative total pad).
+    # onnxruntime clamps the output short; the spec (and the evaluator) give input * stride.
+    check("ConvTranspose", [rand(1, 2, 4, 5), rand(2, 3, 3, 2, seed=1)],
+          {"strides": [2, 3], "auto_pad": "SAME_UPPER", "dilations": [2, 1]})
+
+
+# --- MaxPool / AveragePool ------------------------------------------------------------------
+
+def spec_same_pads(spatial: list[int], kernel: list[int], attrs: dict) -> list[int]:
+    """The explicit pads the spec defines for auto_pad SAME_UPPER / SAME_LOWER."""
+    begin, end = [], []
+    for n, k, s, d in zip(spatial, kernel, attrs["strides"], attrs["dilations"]):
+        total = (-(-n // s) - 1) * s + d * (k - 1) + 1 - n
+        small, big = total // 2, total - total // 2
+        begin.append(small if attrs["auto_pad"] == "SAME_UPPER" else big)
+        end.append(big if attrs["auto_pad"] == "SAME_UPPER" else small)
+    return begin + end
+
+
+def check_pool(op: str, x: np.ndarray, kernel: list[int], attrs: dict) -> None:
+    """onnxruntime is the pools' oracle: the evaluator mis-sizes SAME_LOWER windows, some 1-D
+    windows with asymmetric pads, dilated VALID windows, and averages over pads >= kernel
+    wrongly. onnxruntime in turn sizes SAME windows without their dilation, so it is handed the
+    spec's explicit pads instead."""
+    explicit = {**attrs, "kernel_shape": kernel}
+    if attrs.get("auto_pad", "").startswith("SAME"):
+        explicit.update(auto_pad="NOTSET", pads=spec_same_pads(x.shape[2:], kernel, attrs))
+    want = oracle(op, [x], explicit, engine="onnxruntime")
+    assert_outputs_match(run_kernel(op, [x], {**attrs, "kernel_shape": kernel}), want)
+
+
+@given(windows(pool=True), st.integers(1, 2))
+@HYPOTHESIS
+def test_max_pool(window, channels):
+    spatial, kernel, attrs = window
+    check_pool("MaxPool", rand(2, channels, *spatial), kernel, attrs)
+
+
+@given(windows(pool=True), st.integers(0, 1))
+@HYPOTHESIS
+def test_average_pool(window, count_include_pad):
+    spatial, kernel, attrs = window
+    attrs = {**attrs, "count_include_pad": count_include_pad}
+    check_pool("AveragePool", rand(2, 2, *spatial), kernel, attrs)
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+@pytest.mark.parametrize("opset", [6, 7, 8, 10, 11, 12])
+def test_pool_versions(op, opset):
+    attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 0, 1]}
+    if opset >= 10:
+        attrs["ceil_mode"] = 1
+    if op == "AveragePool" and opset >= 7:
+        attrs["count_include_pad"] = 1
+    x = rand(2, 3, 8, 9)
+    # AveragePool-1 has no count_include_pad; version 7 added it, defaulting to 0 to keep
+    # version 1's (Caffe2's) exclusion of pads. The evaluator counts pads at version 1 only
+    # because it reads the absent attribute as None, and None != 0: version 7 is the oracle.
+    oracle_opset = 7 if op == "AveragePool" and opset == 6 else opset
+    assert_outputs_match(run_kernel(op, [x], attrs, opset), oracle(op, [x], attrs, oracle_opset))
+
+
+def test_max_pool_int8():
+    # The evaluator pads with NaN, which int8 cannot hold.
+    x = np.random.default_rng(0).integers(-128, 128, (1, 2, 5, 6), dtype=np.int8)
+    check("MaxPool", [x], {"kernel_shape": [2, 3], "pads": [1, 1, 1, 1]}, opset=12,
+          engine="onnxruntime")
+
+
+def test_max_pool_storage_order_does_not_change_values():
+    check("MaxPool", [rand(1, 2, 6, 5)], {"kernel_shape": [2, 2], "storage_order": 1}, opset=8)
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
+@pytest.mark.parametrize("shape", [(2, 3, 7), (1, 4, 5, 6), (2, 2, 3, 4, 5)])
+def test_global_pools(op, shape):
+    # The evaluator's GlobalMaxPool keeps a wrong shape outside 2-D.
+    check(op, [rand(*shape)], {}, opset=1, engine="onnxruntime")
+
+
+# --- normalisation --------------------------------------------------------------------------
+
+def batch_norm_inputs(shape: tuple[int, ...], param_shape: tuple[int, ...]) -> list[np.ndarray]:
+    x = rand(*shape) * 3 + 5  # an offset mean checks that (x - mean) does not cancel badly
+    scale, b, mean = (rand(*param_shape, seed=s) for s in (1, 2, 3))
+    return [x, scale, b, mean + 5, np.abs(rand(*param_shape, seed=4)) + 0.1]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 5), (2, 3, 4, 5), (1, 3, 2, 3, 4)])
+@pytest.mark.parametrize("opset, attrs, engine", [
+    # onnxruntime has no BatchNormalization before version 7.
+    (6, {"is_test": 1, "epsilon": 1e-3, "momentum": 0.8}, "reference"),
+    # The evaluator runs version 7 as version 6 in training mode, and version 9 in training
+    # mode whenever momentum is set: inference is onnxruntime's.
+    (7, {"epsilon": 1e-3}, "onnxruntime"),
+    (9, {"epsilon": 1e-3, "momentum": 0.8}, "onnxruntime"),
+    (14, {"epsilon": 1e-3, "training_mode": 0}, "reference"),
+    (15, {}, "reference"),
+])
+def test_batch_normalization(shape, opset, attrs, engine):
+    check("BatchNormalization", batch_norm_inputs(shape, shape[1:2]), attrs, opset, engine=engine)
+
+
+@pytest.mark.parametrize("opset", [6, 7])
+def test_batch_normalization_not_spatial(opset):
+    # spatial=0: one parameter per (C, H, W) element. The evaluator ignores the attribute and
+    # onnxruntime starts at version 7, whose semantics version 6 shares.
+    inputs = batch_norm_inputs((2, 3, 4, 5), (3, 4, 5))
+    want = oracle("BatchNormalization", inputs, {"spatial": 0}, opset=7, engine="onnxruntime")
+    attrs = {"spatial": 0, "is_test": 1} if opset == 6 else {"spatial": 0}
+    got = run_kernel("BatchNormalization", inputs, attrs, opset)
+    np.testing.assert_allclose(got[0], want[0], rtol=RTOL, atol=ATOL)
+
+
+def test_batch_normalization_training_mode_is_refused():
+    with pytest.raises(NotImplementedError):
+        run_kernel("BatchNormalization", batch_norm_inputs((2, 3, 4), (3,)), {"training_mode": 1})
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 7), (2, 3, 4, 5), (1, 2, 3, 4, 5)])
+def test_instance_normalization(shape):
+    inputs = [rand(*shape) * 2 + 3, rand(shape[1], seed=1), rand(shape[1], seed=2)]
+    check("InstanceNormalization", inputs, {"epsilon": 1e-3}, opset=6)
+
+
+@pytest.mark.parametrize("size", [1, 3, 5])
+@pytest.mark.parametrize("attrs", [{}, {"alpha": 1e-3, "beta": 0.6, "bias": 2.0}])
+def test_lrn_odd_sizes(size, attrs):
+    # The evaluator's LRN loops over the batch axis where it means channels: onnxruntime here.
+    check("LRN", [rand(2, 7, 3, 4)], {"size": size, **attrs}, engine="onnxruntime")
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_lrn_even_sizes(size):
+    # onnxruntime refuses even sizes; the evaluator is right when N == C (see above).
+    check("LRN", [rand(6, 6, 3, 4)], {"size": size, "alpha": 0.01}, opset=13)
+
+
+# --- Dropout --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("opset, attrs, mask_dtype", [
+    (6, {"is_test": 1, "ratio": 0.3}, np.float32),
+    (7, {"ratio": 0.3}, np.float32),
+    (10, {"ratio": 0.3}, np.bool_),
+    (12, {"seed": 3}, np.bool_),
+])
+def test_dropout_inference_is_identity_with_full_mask(opset, attrs, mask_dtype):
+    # Until version 10 the mask has the data's type. The evaluator gives bool masks at every
+    # version and onnxruntime all-zero masks at versions 7-10, so the mask is checked here.
+    x = rand(3, 4)
+    y, mask = run_kernel("Dropout", [x], attrs, opset)
+    np.testing.assert_array_equal(y, x)
+    assert not np.shares_memory(y, x)
+    assert mask.dtype == mask_dtype and mask.shape == x.shape and mask.all()
+    if opset >= 7:  # the evaluator has no Dropout before version 7
+        check("Dropout", [x], attrs, opset)
+
+
+def test_dropout_12_ratio_input_without_training_is_identity():
+    x = rand(3, 4)
+    check("Dropout", [x, np.array(0.7, np.float32), np.array(False)], {}, opset=13, n_outputs=2)
+
+
+def test_dropout_12_training_is_seeded_and_scaled():
+    x = np.ones((200, 50), np.float32)
+    inputs = [x, np.array(0.25, np.float32), np.array(True)]
+    y, mask = run_kernel("Dropout", inputs, {"seed": 7})
+    y2, _ = run_kernel("Dropout", inputs, {"seed": 7})
+    np.testing.assert_array_equal(y, y2)  # replayable
+    assert y.dtype == np.float32 and mask.dtype == np.bool_
+    np.testing.assert_allclose(y, np.where(mask, np.float32(1 / 0.75), 0), rtol=1e-6)
+    assert abs(mask.mean() - 0.75) < 0.02
