@@ -49,6 +49,23 @@ def _run_on_host(graph) -> None:
         print(f"  {name}: {v.dtype}{list(v.shape)} {stats}")
 
 
+def _cmd_ops(args: argparse.Namespace) -> int:
+    """Every supported op with its InferShape family and whether a device kernel exists."""
+    from ge_core.compiler.engine_placer import EnginePlacer
+    from ge_core.graph import ComputeGraph, OpDesc
+    from ge_core.ops import get_op_def, supported_ops
+    from npu_emu.kernels import has_kernel
+    from npu_emu.trace import TraceBus
+    probe = ComputeGraph("ops", TraceBus())
+    placer = EnginePlacer()
+    print(f"{'op':<28}{'family':<14}{'kernel':<8}engine (float tensors)")
+    for i, op_type in enumerate(supported_ops()):
+        engine = placer.place(probe.add_node(OpDesc(f"n{i}", op_type))).name
+        kernel = "yes" if has_kernel(op_type) or engine.endswith("GE_LOCAL") else "-"
+        print(f"{op_type:<28}{get_op_def(op_type).family:<14}{kernel:<8}{engine}")
+    return 0
+
+
 def _compile(args: argparse.Namespace):
     from ge_core.compiler import CompileOptions, DumpConfig, compile_graph
     from ge_core.graph.dump import Detail
@@ -103,6 +120,9 @@ def _add_graph_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dot", metavar="FILE", help="also write a Graphviz dot file")
     p.add_argument("--run", action="store_true", help="run it on the host reference executor")
     p.set_defaults(func=_cmd_graph)
+
+    p = sub.add_parser("ops", help="list the supported ops: family, kernel, engine")
+    p.set_defaults(func=_cmd_ops)
 
     p = sub.add_parser("compile", help="run GE's optimisation stages (ATC-like)")
     _add_compile_options(p)

@@ -82,6 +82,8 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "Equal": np.equal,          # comparisons give bool
     "Less": np.less,
     "Greater": np.greater,
+    "GreaterOrEqual": np.greater_equal,
+    "LessOrEqual": np.less_equal,
     "And": np.logical_and,      # logic takes and gives bool
     "Or": np.logical_or,
     "Xor": np.logical_xor,
@@ -130,6 +132,13 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Sigmoid": _sigmoid,
     "Softplus": lambda x: np.logaddexp(0, x),   # log(1 + e^x) without overflowing e^x
     "Softsign": lambda x: x / (1 + np.abs(x)),
+    "Round": np.round,                          # halves to even, as ONNX asks
+    "Sin": np.sin, "Cos": np.cos, "Tan": np.tan,
+    "Asin": np.arcsin, "Acos": np.arccos, "Atan": np.arctan,
+    "Sinh": np.sinh, "Cosh": np.cosh,
+    "Asinh": np.arcsinh, "Acosh": np.arccosh, "Atanh": np.arctanh,
+    "HardSwish": lambda x: x * np.clip(x / 6 + x.dtype.type(0.5), 0, 1),
+    "Mish": lambda x: x * np.tanh(np.logaddexp(0, x)),
 }
 
 for _op, _fn in _UNARY.items():
@@ -156,6 +165,28 @@ def selu(x: np.ndarray, *, alpha: float = 1.67326319217681884765625,
 @one_output("Selu")
 def selu_1(x: np.ndarray, *, alpha: float = 1.6732, gamma: float = 1.0507) -> np.ndarray:
     return selu(x, alpha=alpha, gamma=gamma)  # opset 1 had rounded default constants
+
+
+@one_output("Celu")
+def celu(x: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    a = x.dtype.type(alpha)
+    return np.maximum(x, 0) + np.minimum(0, a * np.expm1(np.minimum(x, 0) / a))
+
+
+@one_output("ThresholdedRelu")
+def thresholded_relu(x: np.ndarray, *, alpha: float = 1.0) -> np.ndarray:
+    return np.where(x > x.dtype.type(alpha), x, 0).astype(x.dtype)
+
+
+@one_output("Mod")
+def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
+    # fmod=1 keeps the dividend's sign (C's fmod); 0 the divisor's (Python's %), ints only.
+    return (np.fmod(a, b) if fmod else np.mod(a, b)).astype(a.dtype, copy=False)
+
+
+@one_output("BitShift")
+def bit_shift(x: np.ndarray, y: np.ndarray, *, direction: str) -> np.ndarray:
+    return (np.left_shift if direction == "LEFT" else np.right_shift)(x, y).astype(x.dtype)
 
 
 @one_output("HardSigmoid")

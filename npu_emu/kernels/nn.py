@@ -218,6 +218,37 @@ def global_average_pool(x: np.ndarray) -> tuple[np.ndarray]:
     return (x.mean(axis=tuple(range(2, x.ndim)), keepdims=True),)
 
 
+@kernel("LpPool")
+def lp_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+            ceil_mode: int = 0, dilations: list[int] | None = None,
+            pads: list[int] | None = None, strides: list[int] | None = None,
+            p: int = 2) -> tuple[np.ndarray]:
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    y = _pool(np.add, _padded(np.abs(x) ** p, g, 0), g)
+    return ((y ** (1.0 / p)).astype(x.dtype),)
+
+
+@kernel("GlobalLpPool")
+def global_lp_pool(x: np.ndarray, *, p: int = 2) -> tuple[np.ndarray]:
+    s = (np.abs(x) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
+    return ((s ** (1.0 / p)).astype(x.dtype),)
+
+
+@kernel("LpNormalization")
+def lp_normalization(x: np.ndarray, *, axis: int = -1, p: int = 2) -> tuple[np.ndarray]:
+    norm = np.linalg.norm(x, ord=p, axis=axis, keepdims=True)
+    return ((x / np.where(norm == 0, 1, norm)).astype(x.dtype),)
+
+
+@kernel("MeanVarianceNormalization")
+def mean_variance_normalization(x: np.ndarray, *,
+                                axes: list[int] | None = None) -> tuple[np.ndarray]:
+    ax = tuple(axes if axes is not None else (0, 2, 3))
+    mean = x.mean(axis=ax, keepdims=True)
+    std = np.sqrt(((x - mean) ** 2).mean(axis=ax, keepdims=True))
+    return ((x - mean) / (std + x.dtype.type(1e-9))).astype(x.dtype),
+
+
 @kernel("GlobalMaxPool")
 def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
     return (x.max(axis=tuple(range(2, x.ndim)), keepdims=True),)
