@@ -16,8 +16,10 @@ def pass_table(result: CompileResult, only_changed: bool = False) -> str:
     for i, r in enumerate(result.passes, 1):
         if only_changed and not r.changed:
             continue
+        inner = " [" + ", ".join(f"{p}:{n}" for p, n in r.detail) + "]" if r.detail else ""
         rows.append((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
-                     str(r.nodes_after), f"{r.seconds * 1e3:.1f}", _delta_text(r.type_delta)))
+                     str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
+                     _delta_text(r.type_delta) + inner))
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]
              for row in rows]

@@ -171,6 +171,10 @@ class NodePassGroup(GraphPass):
             pass
         return bool(self.last_report.edits_by_pass)
 
+    def details(self) -> tuple[tuple[str, int], ...]:
+        edits = self.last_report.edits_by_pass
+        return tuple((p.name, edits[p.name]) for p in self.passes if edits[p.name])
+
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         ge_pass = GEPass(graph, self.passes)
         self.last_report = ge_pass.report

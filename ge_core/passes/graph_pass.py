@@ -18,6 +18,10 @@ class GraphPass:
     def run(self, graph: ComputeGraph) -> bool:
         raise NotImplementedError
 
+    def details(self) -> tuple[tuple[str, int], ...]:
+        """Edits per inner pass, for a pass that groups others (see NodePassGroup)."""
+        return ()
+
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         """``run`` as a generator of (pass name, node) visits; a whole-graph pass has none.
         Returns (as StopIteration's value) whether the pass changed the graph."""

@@ -25,6 +25,7 @@ class PassRecord:
     seconds: float  # wall time: for the pass table only, never in the trace
     warnings: tuple[str, ...] = ()
     type_delta: tuple[tuple[str, int], ...] = ()  # node-type histogram change, by type
+    detail: tuple[tuple[str, int], ...] = ()      # edits per inner pass of a group
 
 
 class PassManager:
@@ -73,7 +74,8 @@ class PassManager:
         relinked = d.edges_linked + d.edges_unlinked
         self.history.append(PassRecord(self.stage, name, graph.name, changed, d.nodes_added,
                                        d.nodes_removed, relinked, len(graph), seconds,
-                                       tuple(graph_pass.warnings), tuple(sorted(d.types.items()))))
+                                       tuple(graph_pass.warnings), tuple(sorted(d.types.items())),
+                                       graph_pass.details()))
         bus.emit(PassEnd, self.stage, name, graph.name, changed, d.nodes_added, d.nodes_removed,
                  relinked)
         yield Step("pass", self.stage, name, graph.name)

@@ -1,10 +1,24 @@
-"""Small helpers every rewrite needs: reading and making constants."""
+"""Small helpers every rewrite needs: reading and making constants, moving consumers, deleting
+what a rewrite left unused, and the rule-table node pass most simple rewrites are written as."""
 from __future__ import annotations
+
+import hashlib
+from typing import Callable, ClassVar
 
 import numpy as np
 
-from ge_core.graph import ComputeGraph, GeShape, GeTensor, GeTensorDesc, Node, OpDesc
+from ge_core.executor.host_executor import LATEST_OPSET
+from ge_core.graph import (ComputeGraph, GeShape, GeTensor, GeTensorDesc, GraphUtils, Node, OpDesc,
+                           OutDataAnchor)
 from ge_core.graph.types import DataType
+from ge_core.passes.base_node_pass import BaseNodePass
+
+# Ops whose output is a draw, not a function of the inputs: never folded nor merged. Dropout is
+# one in training; in inference IdentityRemovePass deletes it.
+RANDOM_OPS = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
+                        "Multinomial", "Bernoulli", "Dropout"})
+# A graph's inputs and outputs; PlaceHolder and End stand for the edges a partition cut.
+GRAPH_IO = frozenset({"Data", "RefData", "NetOutput", "PlaceHolder", "End"})
 
 
 def const_value(node: Node | None) -> np.ndarray | None:
@@ -30,3 +44,122 @@ def make_const(graph: ComputeGraph, name: str, data: np.ndarray) -> Node:
     op = OpDesc(graph.unique_name(name), "Const", 0, 1, {"value": GeTensor(data, desc.copy())})
     op.output_descs[0] = desc
     return graph.add_node(op)
+
+
+def tensor_key(data: np.ndarray) -> tuple:
+    """Equal keys <=> same dtype, shape and bytes (a digest, so big weights compare cheaply)."""
+    data = np.asarray(data, order="C")
+    payload = repr(data.tolist()).encode() if data.dtype.hasobject else data.data  # strings
+    return data.dtype.str, data.shape, hashlib.sha256(payload).digest()
+
+
+def graph_opset(graph: ComputeGraph) -> int:
+    return int(graph.root.attrs.get("opset", LATEST_OPSET))
+
+
+def static_dims(desc: GeTensorDesc) -> tuple[int, ...] | None:
+    """The dims when every one is known at compile time, else None."""
+    return None if desc.shape.is_unknown else desc.shape.dims
+
+
+def must_keep(node: Node) -> bool:
+    """Graph inputs and outputs, ops with no outputs (they exist for a side effect), and owners of
+    subgraphs (the IR cannot drop a subgraph) stay even when nothing reads them."""
+    return node.type in GRAPH_IO or not node.out_data_anchors or bool(node.op_desc.subgraph_names)
+
+
+def producer(node: Node, op_type: str, idx: int = 0) -> Node | None:
+    """The node feeding input ``idx`` if it is an ``op_type`` with no control inputs (reading
+    through a node with control inputs would lose the order they impose)."""
+    peer = node.in_data_anchors[idx].peer if idx < len(node.in_data_anchors) else None
+    if peer is None or peer.owner.type != op_type or peer.owner.in_control_anchor.peers:
+        return None
+    return peer.owner
+
+
+# -- edits ------------------------------------------------------------------------------------
+def relink_input(node: Node, idx: int, src: OutDataAnchor) -> None:
+    """Input ``idx`` of ``node`` reads ``src`` instead, taking its desc (as GE's
+    UpdatePeerInputDesc)."""
+    dst = node.in_data_anchors[idx]
+    if dst.peer is not src:
+        GraphUtils.replace_edge_src(dst.peer, dst, src)
+    node.op_desc.input_descs[idx] = src.owner.op_desc.output_descs[src.idx].copy()
+
+
+def move_consumers(src: OutDataAnchor, dst: OutDataAnchor) -> list[Node]:
+    """Every consumer of ``src`` reads ``dst`` instead; returns the consumers."""
+    consumers = list(src.peers)
+    for peer in consumers:
+        relink_input(peer.owner, peer.idx, dst)
+    return [p.owner for p in consumers]
+
+
+def merge_into(dup: Node, keeper: Node) -> None:
+    """``dup`` computes what ``keeper`` does: its consumers and control successors move to
+    ``keeper`` and it is removed (CSE and ConstantFuseSamePass)."""
+    for a, b in zip(dup.out_data_anchors, keeper.out_data_anchors):
+        move_consumers(a, b)
+    for p in list(dup.out_control_anchor.peers):
+        GraphUtils.replace_edge_src(dup.out_control_anchor, p, keeper.out_control_anchor)
+    GraphUtils.remove_node(dup)
+
+
+def delete_if_dead(pass_: BaseNodePass, node: Node) -> None:
+    """Delete ``node`` if a rewrite left it unread, then its producers likewise (GE's folding
+    deletes the inputs it leaves without consumers)."""
+    work = [node]
+    while work:
+        n = work.pop()
+        if n.graph.find_node(n.name) is not n or n.out_nodes() or must_keep(n):
+            continue
+        work += n.in_data_nodes()
+        pass_.isolate_and_delete_node(n)
+
+
+def bypass(pass_: BaseNodePass, node: Node, src: OutDataAnchor) -> None:
+    """``node`` was a no-op on ``src``: its consumers read ``src``, it is deleted keeping its
+    control order (its control predecessors now precede its successors), and so is what it
+    leaves unread."""
+    producers = node.in_data_nodes()
+    relink_input(node, 0, src)
+    pass_.isolate_and_delete_node(node)
+    for p in producers:
+        delete_if_dead(pass_, p)
+
+
+def replace_node(pass_: BaseNodePass, node: Node, outputs: list[OutDataAnchor | None],
+                 new_nodes: list[Node]) -> None:
+    """``node`` is superseded: consumers of its output i read ``outputs[i]``; ``new_nodes`` inherit
+    its control predecessors (GE links node -> new node, then isolating the node relinks its
+    control inputs); it is deleted with what it leaves unread, and GEPass visits the new nodes
+    and the consumers (so a fold that makes them foldable cascades in the same run)."""
+    for anchor, new in zip(node.out_data_anchors, outputs):
+        if new is not None:
+            for consumer in move_consumers(anchor, new):
+                pass_.add_re_pass_node(consumer)
+    for new in new_nodes:
+        node.out_control_anchor.link_to(new.in_control_anchor)
+    producers = node.in_data_nodes()
+    pass_.isolate_and_delete_node(node, {})  # re-passes its neighbours, the new nodes among them
+    for p in producers:
+        delete_if_dead(pass_, p)
+
+
+# -- rule tables --------------------------------------------------------------------------------
+Rewrite = Callable[["RewritePass", Node], bool]
+
+
+class RewritePass(BaseNodePass):
+    """A node pass written as a table of (op types, rewrite) rows, tried in order; a rewrite
+    returns whether it changed the graph. A node that survives a rewrite is passed again at once,
+    so rules chain on it (a collapsed Reshape chain may now be an identity)."""
+
+    rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
+
+    def run(self, node: Node) -> None:
+        for op_types, rewrite in self.rules:
+            if node.type in op_types and rewrite(self, node):
+                if node not in self.deleted:
+                    self.add_immediate_re_pass_node(node)
+                return

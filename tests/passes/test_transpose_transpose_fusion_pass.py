@@ -1,0 +1,50 @@
+"""TransposeTransposeFusionPass: Transpose(Transpose(x, p1), p2) is one Transpose with perm
+[p1[j] for j in p2], or x itself when that is the identity."""
+from onnx import helper
+
+from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
+from pass_testing import check_pass, model, node_of, types
+
+
+def pair(p1, p2, x=(2, 3, 4), extra_output=False):
+    attrs = [{} if p is None else {"perm": p} for p in (p1, p2)]
+    outputs = {"y": None} | ({"a": None} if extra_output else {})
+    return model([helper.make_node("Transpose", ["x"], ["a"], name="first", **attrs[0]),
+                  helper.make_node("Transpose", ["a"], ["y"], name="second", **attrs[1])],
+                 {"x": list(x)}, outputs)
+
+
+def test_two_transposes_become_one_with_the_composed_perm():
+    g = pair([0, 2, 1], [1, 0, 2])
+    assert check_pass(g, TransposeTransposeFusionPass())
+    second = node_of(g, "Transpose")
+    assert second.name == "second" and second.op_desc.get_attr("perm") == [2, 0, 1]
+    assert second.in_data_nodes() == [g.find_node("x")]
+
+
+def test_inverse_perms_cancel():
+    g = pair([1, 2, 0], [2, 0, 1])
+    check_pass(g, TransposeTransposeFusionPass())
+    assert types(g) == {"Data": 1, "NetOutput": 1}
+
+
+def test_two_default_reversals_cancel():
+    g = pair(None, None)
+    check_pass(g, TransposeTransposeFusionPass())
+    assert types(g) == {"Data": 1, "NetOutput": 1}
+
+
+def test_a_chain_of_three_fuses_in_one_run():
+    g = model([helper.make_node("Transpose", ["x"], ["a"], perm=[1, 0, 2]),
+               helper.make_node("Transpose", ["a"], ["b"], perm=[0, 2, 1]),
+               helper.make_node("Transpose", ["b"], ["y"], perm=[2, 1, 0])],
+              {"x": [2, 3, 4]}, {"y": None})
+    check_pass(g, TransposeTransposeFusionPass())
+    assert types(g)["Transpose"] == 1
+
+
+def test_the_first_transpose_stays_when_read_elsewhere():
+    g = pair([0, 2, 1], [1, 0, 2], extra_output=True)
+    check_pass(g, TransposeTransposeFusionPass())
+    assert types(g)["Transpose"] == 2
+    assert g.find_node("second").in_data_nodes() == [g.find_node("x")]
