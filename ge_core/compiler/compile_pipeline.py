@@ -70,6 +70,7 @@ class CompilePipeline:
         self.result = CompileResult(graph, nodes_before=len(graph.all_nodes()))
         self.dumper = GraphDumper(self.options.dump)
         self.checker: EquivalenceChecker | None = None
+        self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
 
     def run(self) -> CompileResult:
         for _ in self._stages(stepping=False):
@@ -88,10 +89,9 @@ class CompilePipeline:
                                                     pass_lists.original_graph_passes()))
         self.dumper.stage(g, "PreRunAfterOptimizeOriginalGraph")
         yield from self._stage("EnginePlacer", self._place)
-        parts: list[EngineSubgraph] = []
-        yield from self._stage("Partition", lambda: self._partition(parts))
-        yield from self._stage("OptimizeSubgraph", lambda: self._optimize_parts(parts, stepping))
-        yield from self._stage("MergeSubgraph", lambda: self._merge(parts))
+        yield from self._stage("Partition", self._partition)
+        yield from self._stage("OptimizeSubgraph", lambda: self._optimize_parts(stepping))
+        yield from self._stage("MergeSubgraph", self._merge)
         self.dumper.stage(g, "PreRunAfterOptimizeSubgraph")
         yield from self._stage("OptimizeAfterMerge",
                                lambda: self._passes("OptimizeAfterMerge", g,
@@ -107,7 +107,8 @@ class CompilePipeline:
         steps = body()
         if steps is not None:
             yield from steps
-        nodes = len(g.all_nodes())
+        nodes = len(g.all_nodes()) + sum(
+            1 for p in self.parts for n in p.graph if n.type not in ("PlaceHolder", "End"))
         self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
         g.bus.emit(StageEnd, name, g.name, nodes)
         yield Step("stage", name, name, g.name)
@@ -157,14 +158,14 @@ class CompilePipeline:
         self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
-    def _partition(self, parts: list[EngineSubgraph]) -> None:
+    def _partition(self) -> None:
         if self.checker is not None:
             self.checker.before_partition(self.graph)
-        parts += GraphPartitioner().partition(self.graph)
-        self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in parts]
+        self.parts = GraphPartitioner().partition(self.graph)
+        self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in self.parts]
 
-    def _optimize_parts(self, parts: list[EngineSubgraph], stepping: bool) -> Iterator[Step]:
-        work = [(p, pass_lists.engine_passes(p.engine)) for p in parts]
+    def _optimize_parts(self, stepping: bool) -> Iterator[Step]:
+        work = [(p, pass_lists.engine_passes(p.engine)) for p in self.parts]
         work = [(p, passes) for p, passes in work if passes]
         for p, _ in work:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
@@ -186,8 +187,9 @@ class CompilePipeline:
         for p, _ in work:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphAfter")
 
-    def _merge(self, parts: list[EngineSubgraph]) -> None:
-        GraphPartitioner().merge(self.graph, parts)
+    def _merge(self) -> None:
+        GraphPartitioner().merge(self.graph, self.parts)
+        self.parts = []
         validate(self.graph)
 
 

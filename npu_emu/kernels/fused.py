@@ -1,8 +1,8 @@
 """Kernels of the fused ops GE's fusion passes create (not ONNX ops).
 
-A fused op runs the op it extends, then its ``activation`` in place on that fresh output: one
-kernel launch instead of two, and no intermediate tensor in device memory. The numbers are
-exactly those of the two ops run one after the other.
+A fused op runs the op it extends, then the activation (FusedConv's ``activation`` attr, the Relu
+of FusedBatchNormRelu) in place on that fresh output: one kernel launch instead of two, and no
+intermediate tensor in device memory. The numbers are exactly those of the two ops in a row.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def fused_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, act
     return _activate(conv(x, w, b, **conv_attrs)[0], activation)
 
 
-@kernel("FusedBatchNorm")
-def fused_batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
-                     var: np.ndarray, *, activation: str, epsilon: float = 1e-5) -> tuple[np.ndarray]:
-    return _activate(batch_normalization(x, scale, b, mean, var, epsilon=epsilon)[0], activation)
+@kernel("FusedBatchNormRelu")
+def fused_batch_norm_relu(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                          var: np.ndarray, *, epsilon: float = 1e-5) -> tuple[np.ndarray]:
+    return _activate(batch_normalization(x, scale, b, mean, var, epsilon=epsilon)[0], "Relu")
