@@ -6,15 +6,15 @@ subgraph through an End node and enters each consumer's subgraph through a Place
 tagged with the crossing tensor's original label, so the merge can rejoin them even after an
 engine's optimiser rewrote the producer. Runs come from a topological order that keeps the
 current engine while it can: a cut of a topological order can never form a cycle. Constants
-do not split runs: each joins the subgraph of its first consumer, so an engine's optimiser sees
-its weights as constants (Conv+BN folding needs that).
+do not split runs: each is copied into every subgraph that reads it, so an engine's optimiser
+sees its weights as constants (Conv+BN folding needs that); the merge keeps one copy.
 """
 from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
 
-from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
 
 PEER = "_peer_label"
 
@@ -78,46 +78,53 @@ class GraphPartitioner:
                 parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
             part_of[node.name] = len(parts) - 1
             _adopt(parts[-1].graph, node.op_desc)
-        position = {n.name: i for i, n in enumerate(order)}
+        # A constant is copied into every subgraph that reads it (the merge keeps one), so
+        # each engine's optimiser sees its weights as constants even when layers share them.
+        const_parts: dict[str, list[int]] = {}
         for const in (n for n in graph if n.type == "Const"):
-            users = sorted(const.out_nodes(), key=lambda n: position[n.name])
-            part_of[const.name] = part_of[users[0].name] if users else 0
-            _adopt(parts[part_of[const.name]].graph, const.op_desc)
-            order.append(const)
+            const_parts[const.name] = sorted({part_of[u.name] for u in const.out_nodes()}) or [0]
+            for i in const_parts[const.name]:
+                _adopt(parts[i].graph, const.op_desc)
         ends: dict[str, Node] = {}
         holders: dict[tuple[int, str], Node] = {}
-        for node in order:
-            part = parts[part_of[node.name]]
-            copy = part.graph.find_node(node.name)
-            for anchor in node.in_data_anchors:
-                src = anchor.peer
-                if src is None:
-                    continue
-                if part_of[src.owner.name] == part.index:
-                    src_copy = part.graph.find_node(src.owner.name)
-                    GraphUtils.add_edge(src_copy.out_data_anchor(src.idx),
-                                        copy.in_data_anchor(anchor.idx))
-                    continue
-                label = src.label
-                if label not in ends:
-                    src_part = parts[part_of[src.owner.name]].graph
-                    end = src_part.add_node(self._boundary("End", src, 1, 0))
-                    GraphUtils.add_edge(src_part.find_node(src.owner.name).out_data_anchor(src.idx),
-                                        end.in_data_anchor(0))
-                    ends[label] = end
-                key = (part.index, label)
-                if key not in holders:
-                    holders[key] = part.graph.add_node(self._boundary("PlaceHolder", src, 0, 1))
-                GraphUtils.add_edge(holders[key].out_data_anchor(0), copy.in_data_anchor(anchor.idx))
-            for pred in node.in_control_nodes():
-                if part_of[pred.name] == part.index:
-                    GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
-                                        copy.in_control_anchor)
-                else:
-                    parts[part_of[pred.name]].ctrl_out.append((pred.name, node.name))
+        for node in order + [n for n in graph if n.type == "Const"]:
+            for i in const_parts.get(node.name, [part_of.get(node.name, 0)]):
+                part = parts[i]
+                copy = part.graph.find_node(node.name)
+                for anchor in node.in_data_anchors:
+                    if anchor.peer is not None:
+                        self._link_input(anchor.peer, copy.in_data_anchor(anchor.idx), part,
+                                         parts, part_of, ends, holders)
+                for pred in node.in_control_nodes():
+                    home = const_parts.get(pred.name, [part_of.get(pred.name)])
+                    if i in home:
+                        GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
+                                            copy.in_control_anchor)
+                    else:
+                        parts[home[0]].ctrl_out.append((pred.name, node.name))
         for node in reversed(graph.topological_sort()):
             GraphUtils.remove_node(node)
         return parts
+
+    def _link_input(self, src, dst, part: EngineSubgraph, parts: list[EngineSubgraph],
+                    part_of: dict[str, int], ends: dict[str, Node],
+                    holders: dict[tuple[int, str], Node]) -> None:
+        """Wire ``src`` (an anchor of the original graph) to ``dst`` inside ``part``: directly
+        when the producer has a copy there, else through an End / PlaceHolder pair."""
+        local = part.graph.find_node(src.owner.name)
+        if local is not None:
+            GraphUtils.add_edge(local.out_data_anchor(src.idx), dst)
+            return
+        label = src.label
+        if label not in ends:
+            home = parts[part_of[src.owner.name]].graph
+            ends[label] = home.add_node(self._boundary("End", src, 1, 0))
+            GraphUtils.add_edge(home.find_node(src.owner.name).out_data_anchor(src.idx),
+                                ends[label].in_data_anchor(0))
+        key = (part.index, label)
+        if key not in holders:
+            holders[key] = part.graph.add_node(self._boundary("PlaceHolder", src, 0, 1))
+        GraphUtils.add_edge(holders[key].out_data_anchor(0), dst)
 
     @staticmethod
     def _boundary(kind: str, src, n_in: int, n_out: int) -> OpDesc:
@@ -131,8 +138,15 @@ class GraphPartitioner:
         """Rebuild ``graph`` (emptied by partition) from the optimised subgraphs."""
         for part in parts:
             for node in part.graph:
-                if node.type not in ("PlaceHolder", "End"):
+                if node.type in ("PlaceHolder", "End"):
+                    continue
+                kept = graph.find_node(node.name)
+                if kept is None:
                     _adopt(graph, node.op_desc)
+                elif node.type != "Const" or \
+                        kept.op_desc.get_attr("value") is not node.op_desc.get_attr("value"):
+                    raise GraphError(f"merge: two subgraphs hold different nodes named "
+                                     f"{node.name} ({kept.type}, {node.type})")
         produced: dict[str, tuple[str, int]] = {}
         for part in parts:
             for end in part.graph:

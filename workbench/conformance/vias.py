@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import onnx
 
+from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.executor import HostExecutor
 from ge_core.parser import parse_onnx
 
@@ -29,3 +30,11 @@ def register_via(name: str) -> Callable[[Via], Via]:
 def run_on_host(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
     """Parse, then run node by node on the host reference executor (no compile passes)."""
     return list(HostExecutor(parse_onnx(model)).run(feeds).values())
+
+
+@register_via("optimized")
+def run_optimized(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
+    """Parse, run GE's optimisation stages, then run the optimised graph on the host."""
+    graph = parse_onnx(model)
+    compile_graph(graph, CompileOptions(dump=None))
+    return list(HostExecutor(graph).run(feeds).values())

@@ -1,0 +1,174 @@
+"""The compile pipeline: stages, determinism, thread-pool merge order, dumps, the equivalence
+check, stepping, and the acceptance runs on the light models."""
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from ge_core.compiler import CompileOptions, CompilePipeline, DumpConfig, compile_graph
+from ge_core.compiler import pass_lists
+from ge_core.compiler.graph_dumper import WHITELIST
+from ge_core.graph import ComputeGraph, dump_graph
+from ge_core.graph.dump import Detail
+from ge_core.parser import parse_onnx
+from ge_core.passes import GraphPass
+from ge_core.passes.pass_utils import const_value
+from npu_emu.trace import TraceBus, TraceRecorder
+from workbench.conformance.runner import run_suite
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+MODELS = sorted(p.stem.removeprefix("light_") for p in LIGHT.glob("light_*.onnx"))
+
+
+def compiled(path=SAMPLE, **options):
+    graph = parse_onnx(path)
+    return compile_graph(graph, CompileOptions(dump=options.pop("dump", None), **options))
+
+
+def test_stages_run_in_ge_order():
+    result = compiled()
+    assert [s.stage for s in result.stages] == [
+        "Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
+        "MergeSubgraph", "OptimizeAfterMerge"]
+    types = Counter(n.type for n in result.graph)
+    # Identity removed, Conv+BN folded, Conv+Relu fused on AI Core
+    assert types["Identity"] == 0 and types["BatchNormalization"] == 0
+    assert types["FusedConv"] == 2 and types["Relu"] == 0
+
+
+def test_compiling_twice_gives_the_identical_graph():
+    assert dump_graph(compiled().graph) == dump_graph(compiled().graph)
+
+
+def test_thread_pool_merges_in_subgraph_order():
+    pooled = compiled(max_workers=16)
+    sequential = compiled(max_workers=1)
+    assert dump_graph(pooled.graph) == dump_graph(sequential.graph)
+    assert [(r.stage, r.name, r.graph, r.changed) for r in pooled.passes] == \
+        [(r.stage, r.name, r.graph, r.changed) for r in sequential.passes]
+
+
+def test_steps_visit_stages_passes_and_nodes_and_end_where_run_ends():
+    graph = parse_onnx(SAMPLE)
+    pipeline = CompilePipeline(graph, CompileOptions(dump=None))
+    steps = list(pipeline.steps())
+    kinds = Counter(s.kind for s in steps)
+    assert kinds["stage"] == 7 and kinds["pass"] == len(pipeline.result.passes)
+    assert kinds["node"] > len(graph)  # every node pass visits every node
+    assert dump_graph(graph) == dump_graph(compiled().graph)
+
+
+def test_the_trace_of_a_compile_is_deterministic():
+    digests = []
+    for _ in range(2):
+        bus, rec = TraceBus(), TraceRecorder()
+        bus.subscribe(rec)
+        from npu_emu.trace import use_bus
+        with use_bus(bus):
+            compile_graph(parse_onnx(SAMPLE), CompileOptions(dump=None))
+        digests.append(rec.digest())
+        assert len(rec.events) > 100
+    assert digests[0] == digests[1]
+
+
+class BreakWeights(GraphPass):
+    """A deliberately wrong pass: scales one weight."""
+    name = "BreakWeightsPass"
+
+    def run(self, graph: ComputeGraph) -> bool:
+        node = graph.find_node("fc.w")
+        if node is None:
+            return False
+        node.op_desc.attrs["value"].data = const_value(node) * 2
+        node.op_desc.set_attr("value", node.op_desc.get_attr("value"))
+        return True
+
+
+def test_equivalence_check_names_the_first_pass_that_changes_outputs(monkeypatch):
+    stage1 = pass_lists.original_graph_passes
+    monkeypatch.setattr(pass_lists, "original_graph_passes",
+                        lambda: stage1()[:2] + [BreakWeights()] + stage1()[2:])
+    result = compiled(check_equivalence=True)
+    first = result.equivalence.first
+    assert first is not None and first.pass_name == "BreakWeightsPass"
+    assert first.stage == "OptimizeOriginalGraph" and first.tensor == "prob"
+
+
+def test_equivalence_check_inside_an_engine_subgraph(monkeypatch):
+    class BreakConv(GraphPass):
+        name = "BreakConvPass"
+
+        def run(self, graph):
+            node = next((n for n in graph if n.type in ("Conv", "FusedConv")), None)
+            if node is None:
+                return False
+            node.op_desc.set_attr("strides", [1, 1])
+            node.op_desc.set_attr("dilations", [2, 2])
+            return True
+
+    engine = pass_lists.engine_passes
+    monkeypatch.setattr(pass_lists, "engine_passes",
+                        lambda e: engine(e) + ([BreakConv()] if e == "AIcoreEngine" else []))
+    first = compiled(check_equivalence=True).equivalence.first
+    assert first.pass_name == "BreakConvPass" and first.stage == "OptimizeSubgraph"
+    assert "AIcoreEngine" in first.graph
+
+
+def test_dump_files_follow_ge_names_and_levels(tmp_path):
+    result = compiled(dump=DumpConfig(tmp_path, Detail.NO_DATA, "2"))
+    stages = [p.stem.split("_graph_0_", 1)[1] for p in sorted(tmp_path.glob("*.txt"))]
+    assert stages[0] == "PreRunBegin" and set(stages) <= set(WHITELIST)
+    assert "PreRunAfterOptimizeSubgraph" in stages
+    first = sorted(tmp_path.glob("*.txt"))[0].name
+    assert first == "ge_proto_00000000_graph_0_PreRunBegin.txt"
+    assert len(list(tmp_path.glob("*.dot"))) == len(stages) == len(result.dumps) // 2
+
+
+def test_dump_level_zero_adds_every_changed_pass(tmp_path):
+    compiled(dump=DumpConfig(tmp_path, Detail.STRUCTURE, "0"))
+    names = [p.name for p in tmp_path.glob("*.txt")]
+    assert any("OptimizeOriginalGraph_OriginalGraphNodePasses" in n for n in names)
+    assert any("AIcoreEngine_OptimizeSubGraphBefore" in n for n in names)
+    text = next(p for p in tmp_path.glob("*PreRunBegin.txt")).read_text()
+    assert "{" not in text  # structure only: no attributes
+
+
+def test_dump_config_from_ge_environment(tmp_path):
+    assert DumpConfig.from_env({}) is None
+    cfg = DumpConfig.from_env({"DUMP_GE_GRAPH": "3", "DUMP_GRAPH_LEVEL": "Build|Prepare",
+                               "DUMP_GRAPH_PATH": str(tmp_path)})
+    assert cfg.detail == Detail.STRUCTURE and cfg.directory.name == f"pid_{os.getpid()}_deviceid_0"
+    assert cfg.wants("PreRunAfterPrepare") and cfg.wants("Build")
+    assert not cfg.wants("AfterInfershape")
+    assert DumpConfig(tmp_path, level="4").wants("PreRunBegin")
+    assert not DumpConfig(tmp_path, level="4").wants("Build")
+
+
+def test_resnet50_folds_every_constant_of_shape_and_every_conv_bn():
+    graph = parse_onnx(LIGHT / "light_resnet50.onnx")
+    before = Counter(n.type for n in graph)
+    result = compile_graph(graph, CompileOptions(dump=None))
+    after = Counter(n.type for n in graph)
+    assert before["ConstantOfShape"] == 239 and after["ConstantOfShape"] == 0
+    assert before["BatchNormalization"] == 53 and after["BatchNormalization"] == 0
+    assert after["Conv"] + after["FusedConv"] == 53
+    assert result.nodes_before == 686 and len(graph) < 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_every_light_model_keeps_its_outputs_through_every_pass(model):
+    result = compiled(LIGHT / f"light_{model}.onnx", check_equivalence=True)
+    assert result.equivalence.checks > 0
+    assert result.equivalence.first is None, str(result.equivalence.first)
+    assert not result.warnings
+
+
+@pytest.mark.slow
+def test_optimised_light_models_pass_conformance():
+    report = run_suite("light", via="optimized")
+    assert report.count("PASS") == 9, [r.reason for r in report.failed]
