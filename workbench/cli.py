@@ -138,7 +138,8 @@ def _add_graph_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.conformance import add_conformance_parser
-    return [_add_graph_parsers, add_conformance_parser]
+    from workbench.devrun import add_devrun_parser
+    return [_add_graph_parsers, add_conformance_parser, add_devrun_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 # attribute, but not part of the op's semantics, so kernels never see them. Private ones start
 # with "_" as in GE (`_stream_label`, `_logic_stream_id`).
 GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offset",
-                            "workspace", "workspace_bytes", "index", "parent_node_index"})
+                            "workspace", "workspace_bytes", "index", "parent_node_index",
+                            "active_stream_list", "event_id", "notify_id", "NewStreamId"})
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:

@@ -1,0 +1,211 @@
+"""A device: its memory, its task scheduler and units, its event and notify tables, its streams.
+
+``submit`` is where every launched task goes (Engine.SubmitTask): to a capture model when the
+stream is capturing, to the model under construction when the stream is bound to one, else onto
+the stream's SQ, where a full SQ blocks the host until the device frees a slot, as on hardware.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from npu_emu.cost_model import CostModel
+from npu_emu.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, NORMAL_FINISH_CODES,
+                            InvalidHandleError, InvalidParamError)
+from npu_emu.event import Event
+from npu_emu.memory import DeviceMemory
+from npu_emu.notify import Notify
+from npu_emu.stream import Stream, StreamState
+from npu_emu.task import Task
+from npu_emu.task_scheduler import TaskScheduler
+from npu_emu.trace import TraceEvent
+
+if TYPE_CHECKING:
+    from npu_emu.context import Context
+    from npu_emu.runtime import Runtime
+
+
+@dataclass(frozen=True, slots=True)
+class SqeSubmitted(TraceEvent):
+    task: Task
+
+
+@dataclass(frozen=True, slots=True)
+class HostSynchronized(TraceEvent):
+    stream_id: int
+    time_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemAlloc(TraceEvent):
+    device_id: int
+    addr: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemFree(TraceEvent):
+    device_id: int
+    addr: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class HostMemAccess(TraceEvent):
+    """The host itself touched device memory (a synchronous memcpy or memset)."""
+
+    addr: int
+    nbytes: int
+    write: bool
+
+
+class Device:
+    def __init__(self, runtime: Runtime, device_id: int) -> None:
+        cfg = runtime.config
+        self.runtime = runtime
+        self.id = device_id
+        self.cost: CostModel = cfg.cost
+        self.memory = DeviceMemory(device_id, cfg.memory_bytes)
+        self.event_flags = bytearray(cfg.max_events)
+        self.event_times: dict[int, int] = {}
+        self.notify_flags = bytearray(cfg.max_notifies)
+        self.notify_counts: dict[int, int] = {}
+        self.scheduler = TaskScheduler(self)
+        self._next_task_id = 0
+        self._control: Stream | None = None
+
+    @property
+    def now(self) -> int:
+        return self.scheduler.now
+
+    # -- resources -----------------------------------------------------------------------------
+    def new_stream(self, context: Context | None, priority: int = 0,
+                   persistent: bool = False) -> Stream:
+        rt = self.runtime
+        if not 0 <= priority <= 7:
+            raise InvalidParamError(f"stream priority {priority} (0 highest .. 7)")
+        stream = Stream(self, context, rt.next_id("stream"), len(self.scheduler.streams),
+                        priority, rt.config.sq_depth, persistent)
+        self.scheduler.add_stream(stream)
+        return stream
+
+    def control_stream(self) -> Stream:
+        """The runtime's internal stream for maintenance tasks (bindings and the like)."""
+        if self._control is None:
+            self._control = self.new_stream(None)
+        return self._control
+
+    def create_event(self) -> Event:
+        event_id = self.runtime.next_id("event")
+        if event_id >= len(self.event_flags):
+            raise InvalidParamError(f"no event resource left ({len(self.event_flags)})", 207007)
+        return Event(self, event_id)
+
+    def create_notify(self, purpose: str = "") -> Notify:
+        notify_id = self.runtime.next_id("notify")
+        if notify_id >= len(self.notify_flags):
+            raise InvalidParamError(f"no notify resource left ({len(self.notify_flags)})",
+                                    207009)
+        return Notify(self, notify_id, purpose)
+
+    def malloc(self, size: int) -> int:
+        addr = self.memory.malloc(size)
+        self.runtime.bus.emit(MemAlloc, self.id, addr, size)
+        return addr
+
+    def free(self, addr: int) -> None:
+        size = self.memory.free(addr)
+        self.runtime.bus.emit(MemFree, self.id, addr, size)
+
+    # -- tasks ---------------------------------------------------------------------------------
+    def submit(self, stream: Stream, task: Task) -> Task:
+        if stream.destroyed:
+            raise InvalidHandleError(f"stream {stream.id} was destroyed")
+        if self.runtime.capture.route(stream, task):
+            return task
+        if stream.model is not None:
+            stream.model.add_task(stream, task)
+            return task
+        if stream.pending >= stream.depth:
+            self.scheduler.wait_for_slot(stream)
+        if stream.head > 4096 and stream.state != StreamState.RUNNING:
+            del stream.sq[:stream.head]   # drop consumed SQEs so a long-lived stream stays small
+            stream.base += stream.head
+            stream.head = 0
+        self.enqueue(stream, task)
+        if stream.state == StreamState.IDLE:
+            self.scheduler.make_ready(stream)
+        return task
+
+    def enqueue(self, stream: Stream, task: Task) -> None:
+        """Give ``task`` its id and SQ position and append it to ``stream``'s SQ."""
+        self.place(stream, task, stream.sq)
+        self.runtime.bus.emit(SqeSubmitted, task)
+
+    def place(self, stream: Stream, task: Task, queue: list[Task]) -> None:
+        """Give ``task`` its id and position in ``queue`` (an SQ or a host SQE buffer)."""
+        task.task_id = self._next_task_id
+        self._next_task_id += 1
+        task.stream = stream
+        task.pos = stream.base + len(queue)
+        queue.append(task)
+
+    def copy(self, dst: int, src: int, count: int) -> None:
+        """The bytes of a memcpy, in whichever direction the addresses say."""
+        self._bytes(dst, count)[...] = self._bytes(src, count)
+
+    def _bytes(self, addr: int, count: int) -> np.ndarray:
+        host = self.runtime.host
+        if host.is_host(addr):
+            return host.bytes_view(addr, count)
+        return self.memory.view(addr, (count,), np.uint8)
+
+    def host_copy(self, dst: int, src: int, count: int) -> None:
+        """aclrtMemcpy: the host copies now, ordered with no stream."""
+        bus = self.runtime.bus
+        for addr, write in ((src, False), (dst, True)):
+            if not self.runtime.host.is_host(addr):
+                bus.emit(HostMemAccess, addr, count, write)
+        self.copy(dst, src, count)
+
+    def host_memset(self, addr: int, value: int, count: int) -> None:
+        self.runtime.bus.emit(HostMemAccess, addr, count, True)
+        self.memory.memset(addr, value, count)
+
+    # -- host waits ----------------------------------------------------------------------------
+    def synchronize_stream(self, stream: Stream, timeout_ms: int = -1) -> int:
+        rt = self.runtime
+        rt.capture.check_not_capturing_any("synchronize a stream")
+        ts = self.scheduler
+        deadline = None if timeout_ms < 0 else ts.now + timeout_ms * 1_000_000
+        if not ts.drain(stream, deadline):
+            aborted = [m for m in rt.models if m.exec_stream is stream and m.running]
+            for model in aborted:
+                model.abort()
+            rt.report_fault("timeout", f"synchronize stream {stream.id} timed out after "
+                            f"{timeout_ms} ms of device time"
+                            + "".join(f"; aborted model {m.id}" for m in aborted))
+            return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        return self._reclaim(stream)
+
+    def synchronize(self) -> int:
+        """aclrtSynchronizeDevice: drive until nothing is in flight; report the first fault."""
+        self.runtime.capture.check_not_capturing_any("synchronize the device")
+        self.scheduler.run()
+        status = 0
+        for stream in self.scheduler.streams:
+            if stream.error is not None or stream.cq_tail != stream.cq_head:
+                status = status or self._reclaim(stream)
+        return status
+
+    def _reclaim(self, stream: Stream) -> int:
+        self.runtime.bus.emit(HostSynchronized, stream.id, self.scheduler.now)
+        stream.cq_head = stream.cq_tail
+        err, stream.error = stream.error, None
+        if err is None:
+            return 0
+        if err.code in NORMAL_FINISH_CODES:
+            return err.code
+        raise err

@@ -1,0 +1,108 @@
+"""Compile-time benchmark: GE Workbench's pipeline vs onnxruntime session creation.
+
+    python scripts/bench_compile.py [--models resnet50,vgg19] [--repeat 3] [--json]
+
+Per light model: parse + full compile pipeline, and onnxruntime InferenceSession creation with
+every graph optimisation on, side by side in one run (interleaved), median ratio printed. Then
+the pipeline alone on synthetic graphs of 1k, 10k and 50k nodes: time per node must stay flat
+(a quadratic pass shows up here first). `--json` prints one object:
+{"compile_over_ort": {MODEL: ratio}, "us_per_node": {"1k": x, "10k": y, "50k": z}}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+MODELS = ("bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
+          "shufflenet", "squeezenet", "vgg19", "zfnet512")
+
+
+def compile_once(model: onnx.ModelProto | str) -> float:
+    from ge_core.compiler import CompileOptions, compile_graph
+    from ge_core.parser import parse_onnx
+    start = time.perf_counter()
+    compile_graph(parse_onnx(model), CompileOptions(dump=None))
+    return time.perf_counter() - start
+
+
+def ort_once(path: str) -> float:
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = 1
+    start = time.perf_counter()
+    ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return time.perf_counter() - start
+
+
+def synthetic(n_nodes: int) -> onnx.ModelProto:
+    """Blocks of 8 nodes with what the passes look for: a foldable constant subexpression,
+    a duplicate (CSE) branch, an Identity, and a residual join."""
+    nodes, inits = [], []
+    x = "input"
+    for b in range(n_nodes // 8):
+        p = f"b{b}_"
+        inits += [numpy_helper.from_array(np.full([16], 0.5, np.float32), p + "k1"),
+                  numpy_helper.from_array(np.full([16], 0.25, np.float32), p + "k2")]
+        nodes += [
+            helper.make_node("Add", [p + "k1", p + "k2"], [p + "c"], p + "fold"),
+            helper.make_node("Mul", [x, p + "c"], [p + "m"], p + "mul"),
+            helper.make_node("Relu", [p + "m"], [p + "r1"], p + "relu1"),
+            helper.make_node("Relu", [p + "m"], [p + "r2"], p + "relu2"),
+            helper.make_node("Add", [p + "r1", p + "r2"], [p + "s"], p + "join"),
+            helper.make_node("Identity", [p + "s"], [p + "i"], p + "identity"),
+            helper.make_node("Sigmoid", [p + "i"], [p + "g"], p + "sigmoid"),
+            helper.make_node("Add", [p + "g", x], [p + "out"], p + "residual"),
+        ]
+        x = p + "out"
+    graph = helper.make_graph(nodes, f"synthetic_{n_nodes}",
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 16])],
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 16])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="1k,10k,50k")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    ratios: dict[str, float] = {}
+    rows = []
+    for name in filter(None, args.models.split(",")):
+        path = str(LIGHT / f"light_{name}.onnx")
+        ours, theirs = [], []
+        for _ in range(args.repeat):  # interleaved: both see the same machine state
+            ours.append(compile_once(path))
+            theirs.append(ort_once(path))
+        o, t = statistics.median(ours), statistics.median(theirs)
+        ratios[name] = round(o / t, 3)
+        rows.append((name, o * 1e3, t * 1e3, o / t))
+    per_node: dict[str, float] = {}
+    for label in filter(None, args.sizes.split(",")):
+        n = int(label.rstrip("k")) * 1000
+        model = synthetic(n)
+        times = [compile_once(model) for _ in range(max(1, args.repeat if n <= 10_000 else 1))]
+        per_node[label] = round(statistics.median(times) / n * 1e6, 2)
+    if args.json:
+        print(json.dumps({"compile_over_ort": ratios, "us_per_node": per_node}))
+        return 0
+    print(f"{'model':<14}{'gewb ms':>10}{'ort ms':>10}{'ratio':>8}")
+    for name, o, t, r in rows:
+        print(f"{name:<14}{o:>10.1f}{t:>10.1f}{r:>8.2f}")
+    print("synthetic: " + ", ".join(f"{k}: {v} us/node" for k, v in per_node.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

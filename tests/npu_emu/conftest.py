@@ -1,0 +1,42 @@
+"""Each test gets a fresh world: its own trace bus (with a recorder) and runtime."""
+import numpy as np
+import pytest
+
+from npu_emu.kernel import tensor_arg
+from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
+from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+
+
+def make_runtime(**config):
+    bus = TraceBus()
+    recorder = TraceRecorder()
+    bus.subscribe(recorder)
+    rt = Runtime(RuntimeConfig(memory_bytes=64 << 20, **config), bus=bus)
+    rt.recorder = recorder
+    return rt
+
+
+@pytest.fixture
+def rt():
+    runtime = make_runtime()
+    with use_bus(runtime.bus), use_runtime(runtime):
+        runtime.set_device(0)
+        yield runtime
+    runtime.close()
+
+
+def vec(rt, values):
+    """A device tensor holding ``values``; returns its TensorArg."""
+    values = np.ascontiguousarray(values)
+    addr = rt.malloc(values.nbytes)
+    rt.memcpy(addr, rt.host.register(values), values.nbytes)
+    return tensor_arg(addr, values.shape, values.dtype)
+
+
+def empty(rt, shape, dtype=np.float32):
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    return tensor_arg(rt.malloc(nbytes), shape, dtype)
+
+
+def read(rt, arg):
+    return rt.device().memory.view(arg.addr, arg.shape, arg.dtype).copy()
