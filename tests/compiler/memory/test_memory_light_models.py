@@ -1,0 +1,30 @@
+"""Acceptance on the light models: no live overlap and the plan within 5% of the lower bound;
+and every assigner stays safe on a hand-made two-stream split."""
+import pytest
+
+from ge_core.compiler.build.annotations import STREAM_ID
+from ge_core.compiler.memory import ASSIGNERS, MemoryOptions, assign_memory, check_no_overlap
+from mem_testing import MODELS, light_graph
+
+CUBE = frozenset({"Conv", "FusedConv", "Gemm", "MatMul"})
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_light_model_plan_is_safe_and_near_the_lower_bound(model):
+    plan = assign_memory(light_graph(model))
+    check_no_overlap(plan)
+    assert plan.feature_map_bytes <= 1.05 * plan.lower_bound_bytes, plan.assigner_totals
+    assert plan.no_reuse_bytes >= plan.feature_map_bytes
+
+
+@pytest.mark.parametrize("model", ["resnet50", "inception_v1", "shufflenet"])
+def test_every_assigner_is_safe_on_two_streams(model):
+    """Cube ops on stream 0, the rest on stream 1, GE-local ops on none."""
+    graph = light_graph(model)
+    for node in graph:
+        local = node.op_desc.get_attr("engine") == "DNN_VM_GE_LOCAL" or node.type == "Const"
+        node.op_desc.set_attr(STREAM_ID, -1 if local else 0 if node.type in CUBE else 1)
+    for name in ASSIGNERS:
+        plan = assign_memory(graph, MemoryOptions(assigners=(name,)))
+        check_no_overlap(plan)
+        assert plan.feature_map_bytes >= plan.lower_bound_bytes, name
