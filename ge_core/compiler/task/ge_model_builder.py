@@ -1,0 +1,13 @@
+"""The last build step (GE's ModelBuilder::BuildModelForGetTask + SaveDataToModel): an
+annotated graph -> GeModel, ready for save_om or a loader."""
+from __future__ import annotations
+
+from ge_core.compiler.task.task_generator import generate_tasks
+from ge_core.graph import ComputeGraph
+from ge_core.om.ge_model import GeModel, model_attrs
+from ge_core.om.weights import pack_weights
+
+
+def build_ge_model(graph: ComputeGraph, name: str | None = None) -> GeModel:
+    task_def = generate_tasks(graph)
+    return GeModel(name or graph.name, graph, task_def, pack_weights(graph), model_attrs(task_def))

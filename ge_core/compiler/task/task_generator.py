@@ -1,0 +1,111 @@
+"""TaskGenerator: an annotated graph -> the model's task list (GE's ModelTaskDef).
+
+Nodes are visited as GE's TaskGenerator visits a static graph's GetAllNodes: the root graph in
+topological order, each subgraph's nodes right after their parent node. So each stream's tasks,
+the subsequence with its stream_id, keep the topological order of the nodes on that stream.
+Each node that launches tasks gets the next op index and its OpDef in ModelTaskDef.op, from which
+a loader rebuilds the kernel's attrs and tensor descs.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, OUTPUT_OFFSET, VAR_BASE,
+                                                WEIGHT_BASE, WORKSPACE, WORKSPACE_BYTES, align,
+                                                tensor_size)
+from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
+from ge_core.graph import ComputeGraph, Node
+from ge_core.om.ge_model import EVENT_NUM, LABEL_NUM, NOTIFY_NUM, STREAM_NUM
+from ge_core.om.model_serializer import op_def
+from ge_core.om.model_task_type import ModelTaskType
+from ge_core.om.proto.task_pb2 import ModelTaskDef
+from ge_core.om.weights import weights_size
+
+TASK_DEF_VERSION = "1.0"
+
+
+def task_order(graph: ComputeGraph) -> Iterator[Node]:
+    for node in graph.topological_sort():
+        yield node
+        for name in node.op_desc.subgraph_names:
+            yield from task_order(graph.subgraph(name))
+
+
+def generate_tasks(graph: ComputeGraph) -> ModelTaskDef:
+    model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
+                         weight_addr=WEIGHT_BASE)
+    for node in task_order(graph):
+        builder = builder_for(node)
+        if builder.count(node) == 0:
+            continue
+        op_index = len(model.op)
+        model.task.extend(builder.build(node, op_index, _stream(node)))
+        op = op_def(node)
+        op.id = op_index
+        model.op.append(op.SerializeToString(deterministic=True))
+    _set_totals(model, graph)
+    return model
+
+
+def _stream(node: Node) -> int:
+    stream = _end_graph_stream(node) if node.type == "NetOutput" else node_stream(node)
+    if stream is None:
+        raise TaskGenError(f"node {node.name} ({node.type}) launches tasks but has no stream_id: "
+                           f"stream allocation has not run")
+    return stream
+
+
+def _end_graph_stream(net_output: Node) -> int:
+    """NetOutput's own stream if the allocator gave it one, else its first producer's (through
+    GE-local producers, which have none); stream 0 if only Data feeds it."""
+    node: Node | None = net_output
+    while node is not None:
+        stream = node_stream(node)
+        if stream is not None:
+            return stream
+        node = next(iter(node.in_data_nodes()), None)
+    return 0
+
+
+def _set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
+    streams: set[int] = {0}
+    events: set[int] = set()
+    notifies: set[int] = set()
+    labels: set[int] = set()
+    for task in model.task:
+        streams.add(task.stream_id)
+        if task.type == ModelTaskType.STREAM_ACTIVE:
+            streams.add(task.stream_active.active_stream_id)
+        elif task.type == ModelTaskType.STREAM_SWITCH:
+            streams.add(task.stream_switch.true_stream_id)
+        elif task.type in (ModelTaskType.EVENT_RECORD, ModelTaskType.EVENT_WAIT):
+            events.add(task.event_id)
+        elif task.type in (ModelTaskType.NOTIFY_RECORD, ModelTaskType.NOTIFY_WAIT):
+            notifies.add(task.notify_id)
+        elif task.type == ModelTaskType.LABEL_SET:
+            labels.add(task.label_set.label_id)
+    # Ids are dense from 0 (the allocators hand them out so), so a count is the top id + 1; the
+    # stream allocator also records its counts on the graph, which win where larger (a stream
+    # may hold no task, and GE creates it all the same). Notifies and labels have no
+    # ModelTaskDef field of their own: they go in its attr map.
+    def count(key: str, ids: set[int]) -> int:
+        return max(max(ids, default=-1) + 1, graph.attrs.get(key, 0))
+
+    model.stream_num = count(STREAM_NUM, streams)
+    model.event_num = count(EVENT_NUM, events)
+    model.attr[NOTIFY_NUM] = str(count(NOTIFY_NUM, notifies))
+    model.attr[LABEL_NUM] = str(count(LABEL_NUM, labels))
+    model.memory_size = feature_map_size(graph)
+    model.weight_size = weights_size(graph)
+
+
+def feature_map_size(graph: ComputeGraph) -> int:
+    """The feature map's extent: the end of the furthest output or workspace placed in it."""
+    end = FEATURE_MAP_BASE
+    for node in graph.all_nodes():
+        op = node.op_desc
+        placed = list(zip(op.get_attr(OUTPUT_OFFSET) or [], map(tensor_size, op.output_descs)))
+        placed += zip(op.get_attr(WORKSPACE) or [], op.get_attr(WORKSPACE_BYTES) or [])
+        end = max([end, *(addr + size for addr, size in placed
+                          if FEATURE_MAP_BASE <= addr < VAR_BASE)])
+    return align(end - FEATURE_MAP_BASE)

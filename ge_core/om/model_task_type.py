@@ -1,0 +1,68 @@
+"""The numbers a TaskDef carries: GE's ModelTaskType (ops_kernel_info_types.h, the same values as
+the runtime's rtModelTaskType_t) and ccKernelType for KernelContext.kernel_type."""
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ModelTaskType(IntEnum):
+    KERNEL = 0
+    EVENT_RECORD = 1
+    EVENT_WAIT = 2
+    FUSION_START = 3
+    FUSION_END = 4
+    KERNEL_EX = 5
+    HCCL = 6
+    STREAM_SWITCH = 7
+    STREAM_ACTIVE = 8
+    LABEL_SET = 9
+    LABEL_SWITCH = 10
+    LABEL_GOTO = 11
+    PROFILER_TRACE = 12
+    MEMCPY_ASYNC = 13
+    NOTIFY_RECORD = 14
+    NOTIFY_WAIT = 15
+    REDUCE_ASYNC = 16
+    RDMA_SEND = 17
+    EVENT_RESET = 18
+    END_GRAPH = 19
+    STREAM_SWITCH_N = 20
+    RDMA_DB_SEND = 21
+    MEMCPY_ADDR_ASYNC = 22
+    STREAM_LABEL_SWITCH_BY_INDEX = 23
+    STREAM_LABEL_GOTO = 24
+    MODEL_EXIT = 25
+    ALL_KERNEL = 26
+
+
+def task_type_name(value: int) -> str:
+    """The type's name, or the bare number for one this schema does not know."""
+    try:
+        return ModelTaskType(value).name
+    except ValueError:
+        return str(value)
+
+
+class KernelType(IntEnum):
+    """GE's ccKernelType: who compiled the kernel and so which unit runs it."""
+    CCE_AI_CORE = 0
+    CCE_AI_CPU = 1
+    TE = 2                 # a TBE kernel on the AI Core (cube)
+    CUSTOMIZED = 3
+    TE_AI_CORE = 4
+    TE_AI_CPU = 5
+    AI_CPU = 6
+    CUST_AI_CPU = 7
+    HOST_CPU = 8
+    DVPP = 9
+    AI_CPU_KFC = 10
+    MIX_AICORE = 11
+    MIX_VECTOR_CORE = 12   # a kernel for the vector core only (our VectorEngine)
+
+
+class MemcpyKind(IntEnum):
+    """rtMemcpyKind_t, for MemcpyAsyncDef.kind."""
+    HOST_TO_HOST = 0
+    HOST_TO_DEVICE = 1
+    DEVICE_TO_HOST = 2
+    DEVICE_TO_DEVICE = 3

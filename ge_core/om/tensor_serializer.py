@@ -1,0 +1,107 @@
+"""GeTensorDesc <-> TensorDescriptor and GeTensor (or a bare numpy array) <-> TensorDef.
+
+As GE's serializer does, a desc's origin shape and format go in its attr map ("origin_shape",
+"origin_format") and its format is written by name in ``layout``. A weight can be *detached*: its
+TensorDef keeps the desc with ``data_offset``/``weight_size`` pointing into the WEIGHTS_DATA
+partition and no data, so an OM holds each weight once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ge_core.compiler.build.annotations import tensor_size
+from ge_core.graph import GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.types import DataType, Format
+from ge_core.om.proto import ge_ir_pb2 as pb
+
+ORIGIN_SHAPE = "origin_shape"
+ORIGIN_FORMAT = "origin_format"
+ABSENT = "_absent"  # an optional input the model left out; GE marks it invalid, we say so
+
+
+class SerializeError(ValueError):
+    """A value our schema cannot hold, or a def that does not decode to IR; the message names
+    where."""
+
+
+def _layout(fmt: Format) -> str:
+    return fmt.name.removeprefix("FORMAT_")
+
+
+def _format(layout: str) -> Format:
+    if not layout:
+        return Format.FORMAT_ND  # a bare array's desc (see tensor_def)
+    try:
+        return Format["FORMAT_" + layout]
+    except KeyError:
+        raise SerializeError(f"unknown layout {layout!r} (known: "
+                             f"{', '.join(_layout(f) for f in Format)})") from None
+
+
+def tensor_descriptor(desc: GeTensorDesc, name: str = "") -> pb.TensorDescriptor:
+    td = pb.TensorDescriptor(name=name, dtype=int(desc.dtype), layout=_layout(desc.format))
+    td.shape.dim.extend(desc.shape.dims)
+    if desc.origin_shape is not None:
+        td.attr[ORIGIN_SHAPE].list.i.extend(desc.origin_shape.dims)
+        td.attr[ORIGIN_SHAPE].list.val_type = pb.AttrDef.ListValue.VT_LIST_INT
+    if desc.origin_format is not None:
+        td.attr[ORIGIN_FORMAT].s = _layout(desc.origin_format).encode()
+    if desc.absent:
+        td.attr[ABSENT].b = True
+    if not desc.absent and not desc.shape.is_unknown and desc.dtype != DataType.DT_STRING:
+        td.size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
+    return td
+
+
+def tensor_desc(td: pb.TensorDescriptor) -> GeTensorDesc:
+    attr = td.attr
+    try:
+        dtype = DataType(td.dtype)
+    except ValueError:
+        raise SerializeError(f"data type {td.dtype} is not one our IR has") from None
+    return GeTensorDesc(
+        shape=GeShape(tuple(td.shape.dim)),
+        dtype=dtype,
+        format=_format(td.layout),
+        origin_shape=GeShape(tuple(attr[ORIGIN_SHAPE].list.i)) if ORIGIN_SHAPE in attr else None,
+        origin_format=_format(attr[ORIGIN_FORMAT].s.decode()) if ORIGIN_FORMAT in attr else None,
+        absent=ABSENT in attr and attr[ABSENT].b)
+
+
+def tensor_def(value: GeTensor | np.ndarray, weight_offset: int | None = None) -> pb.TensorDef:
+    """A TensorDef; ``weight_offset`` detaches the data to that offset of the weights."""
+    if isinstance(value, GeTensor):
+        data, desc = value.data, tensor_descriptor(value.desc)
+        if data.shape != value.desc.shape.dims or data.dtype != value.desc.dtype.to_numpy():
+            raise SerializeError(f"tensor {value.desc} holds {data.dtype}{list(data.shape)} data")
+    else:
+        # A framework attr's bare array (ONNX ConstantOfShape's value): it has no format, and
+        # the empty layout is how it comes back as an array rather than a GeTensor.
+        data = value
+        desc = tensor_descriptor(GeTensorDesc(GeShape(data.shape), DataType.from_numpy(data.dtype)))
+        desc.layout = ""
+    if data.dtype.kind in "OUS":
+        raise SerializeError(f"string tensor {desc.name or list(data.shape)} is not supported")
+    raw = np.ascontiguousarray(data).tobytes()
+    if weight_offset is None:
+        return pb.TensorDef(desc=desc, data=raw)
+    desc.data_offset, desc.weight_size = weight_offset, len(raw)
+    return pb.TensorDef(desc=desc)
+
+
+def tensor_value(td: pb.TensorDef, weights: bytes | None = None) -> GeTensor | np.ndarray:
+    """The inverse of tensor_def; a detached tensor's data is read from ``weights``."""
+    raw: bytes | memoryview = td.data
+    if td.desc.weight_size and not td.data:
+        start, end = td.desc.data_offset, td.desc.data_offset + td.desc.weight_size
+        if weights is None or end > len(weights):
+            have = "no weights" if weights is None else f"{len(weights)} bytes of weights"
+            raise SerializeError(f"weight at [{start}, {end}) is outside the weights ({have})")
+        raw = memoryview(weights)[start:end]
+    desc = tensor_desc(td.desc)
+    dtype = desc.dtype.to_numpy()
+    if len(raw) != dtype.itemsize * (desc.shape.num_elements() or 0):
+        raise SerializeError(f"tensor {desc} has {len(raw)} bytes of data")
+    # frombuffer shares the OM's bytes (read-only), as the parser shares the ONNX file's.
+    data = np.frombuffer(raw, dtype=dtype).reshape(desc.shape.dims)
+    return data if td.desc.layout == "" else GeTensor(data, desc)

@@ -1,0 +1,41 @@
+"""The WEIGHTS_DATA partition: every Const's bytes at the offset the memory assigner gave it in
+the weight segment (its output's logical address minus WEIGHT_BASE), as GE's ModelBuilder lays
+out the weight buffer a loader copies to the device in one go."""
+from __future__ import annotations
+
+import numpy as np
+
+from ge_core.compiler.build.annotations import HOST_FM_BASE, OUTPUT_OFFSET, WEIGHT_BASE
+from ge_core.graph import ComputeGraph, GeTensor, Node
+
+CONST_TYPES = frozenset({"Const", "Constant"})
+CONST_VALUE = "value"  # the attr holding a Const's GeTensor
+
+
+def weight_offset(node: Node) -> int | None:
+    """The Const's offset in the weights, or None if it has no weight address."""
+    value = node.op_desc.get_attr(CONST_VALUE)
+    if node.type not in CONST_TYPES or not isinstance(value, GeTensor):
+        return None
+    offsets = node.op_desc.get_attr(OUTPUT_OFFSET) or []
+    if not offsets or not WEIGHT_BASE <= offsets[0] < HOST_FM_BASE:
+        return None
+    return offsets[0] - WEIGHT_BASE
+
+
+def _placed(graph: ComputeGraph) -> list[tuple[int, np.ndarray]]:
+    return [(off, node.op_desc.get_attr(CONST_VALUE).data) for node in graph.all_nodes()
+            if (off := weight_offset(node)) is not None]
+
+
+def weights_size(graph: ComputeGraph) -> int:
+    """The weight buffer's length: the furthest weight's end."""
+    return max((off + data.nbytes for off, data in _placed(graph)), default=0)
+
+
+def pack_weights(graph: ComputeGraph) -> bytes:
+    """The weight buffer of ``graph`` and its subgraphs."""
+    buf = bytearray(weights_size(graph))
+    for off, data in _placed(graph):
+        buf[off:off + data.nbytes] = data.tobytes()
+    return bytes(buf)
