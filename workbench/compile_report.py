@@ -3,23 +3,27 @@ pipeline) and the stage summary. Pure functions of plain records."""
 from __future__ import annotations
 
 from ge_core.compiler.compile_pipeline import CompileResult
+from ge_core.compiler.model_builder import BuildResult
 
 
-def _delta_text(delta: tuple[tuple[str, int], ...], limit: int = 6) -> str:
+def type_delta_text(delta: tuple[tuple[str, int], ...], limit: int = 6) -> str:
     parts = [f"{t}{d:+d}" for t, d in sorted(delta, key=lambda td: (-abs(td[1]), td[0]))]
     more = len(parts) - limit
     return " ".join(parts[:limit]) + (f" (+{more} more)" if more > 0 else "")
 
 
-def pass_table(result: CompileResult, only_changed: bool = False) -> str:
+def pass_table(result: CompileResult, built: BuildResult | None = None,
+               only_changed: bool = False) -> str:
+    """Every pass of the optimisation stages, then of the build's stream stages."""
     rows = [("#", "stage", "pass", "graph", "changed", "nodes", "ms", "node types")]
-    for i, r in enumerate(result.passes, 1):
+    records = result.passes + (built.passes if built is not None else [])
+    for i, r in enumerate(records, 1):
         if only_changed and not r.changed:
             continue
         inner = " [" + ", ".join(f"{p}:{n}" for p, n in r.detail) + "]" if r.detail else ""
         rows.append((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
                      str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
-                     _delta_text(r.type_delta) + inner))
+                     type_delta_text(r.type_delta) + inner))
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]
              for row in rows]
@@ -47,4 +51,27 @@ def summary(result: CompileResult) -> str:
             lines.append(f"  equivalence: FIRST MISMATCH: {eq.first}")
     if result.dumps:
         lines.append(f"  dumped {len(result.dumps)} files to {result.dumps[0].parent}")
+    return "\n".join(lines) + "\n"
+
+
+def build_summary(built: BuildResult) -> str:
+    s, m, attrs = built.streams, built.memory, built.ge_model.attrs
+    events = " -> ".join(f"{n}" for _, n in s.event_counts[:4])
+    kind = s.sync_kind + "s"
+    lines = [
+        f"  streams: {s.logical_streams} logical, {s.physical_streams} physical "
+        f"(head {', '.join(map(str, s.head_streams)) or '-'}"
+        + (f"; {len(s.splits)} split" if s.splits else "") + ")",
+        f"  {kind}: {events} (inserted -> OptimizeBySend -> ByRecv -> ByStreamActivate); "
+        f"minimum {s.events_minimum}"
+        + (f", {s.redundant_found} redundant" if s.redundant_found else "")
+        + (f", {s.redundant_removed} removed" if s.redundant_removed else ""),
+        f"  memory: feature map {m.feature_map_bytes} B = {m.mem_over_lower_bound:.3f} x lower "
+        f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; {m.assigner}); "
+        f"weights {m.weight_bytes} B, zero-copy {m.zero_copy_bytes} B",
+    ]
+    tasks = built.ge_model.tasks_by_stream()
+    lines.append("  tasks: " + ", ".join(f"stream {sid}: {len(ts)}" for sid, ts in tasks.items())
+                 + f" ({sum(map(len, tasks.values()))} in all)")
+    lines += [f"  warning: {w}" for w in m.warnings]
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.types import DataType
+from ge_core.ops.graph_io import RTS_OPS
 
 # Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
@@ -31,8 +32,6 @@ VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", 
                         "Where", "Equal", "Less", "Greater", "Not", "And", "Or", "ArgMax",
                         "ArgMin"})
 HCCL_OPS = frozenset({"HcomAllReduce", "HcomAllGather", "HcomBroadcast", "HcomReduceScatter"})
-RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
-                     "LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex", "MemcpyAsync"})
 _FLOAT = {DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_UNDEFINED}
 
 

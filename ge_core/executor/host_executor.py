@@ -13,6 +13,7 @@ import numpy as np
 
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.ops.graph_io import RTS_OPS
 from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
@@ -89,6 +90,8 @@ class HostExecutor:
                     del values[id(a.peer)]
             if node.type == "NetOutput":
                 result = ins
+                continue
+            if node.type in RTS_OPS:  # stream order and events: the host runs one node at a time
                 continue
             bus.emit(NodeExecuted, graph.name, node.name, node.type)
             outs = self._run_node(node, ins, args, parent_args)

@@ -154,6 +154,26 @@ class ComputeGraph:
         return list(self.root._subgraphs.values())
 
     # -- order ---------------------------------------------------------------------------------
+    def reorder(self, order: list[Node]) -> None:
+        """Make ``order`` (every node once, each after its inputs) the graph's own: iteration and
+        topological_sort() follow it from now on, as GE's TopologicalSorting fixes op ids and
+        ReorderEventNodes places Send/Recv. The build needs this: stream order, events and
+        memory lifetimes all assume one node order on each stream."""
+        if len(order) != len(self._nodes) or len({n.name for n in order}) != len(order) \
+                or any(self._nodes.get(n.name) is not n for n in order):
+            raise GraphError(f"graph {self.name}: reorder needs each of its {len(self)} nodes once")
+        position = {n.name: i for i, n in enumerate(order)}
+        for node in order:
+            late = next((p for p in node.in_nodes() if position[p.name] > position[node.name]),
+                        None)
+            if late is not None:
+                raise GraphError(f"graph {self.name}: reorder puts {node.name} before its "
+                                 f"input {late.name}")
+        self._nodes = {n.name: n for n in order}
+        for i, node in enumerate(order):
+            node.seq = i  # topological_sort breaks ties by seq, so it now returns ``order``
+        self._seq = len(order)
+
     def topological_sort(self) -> list[Node]:
         """Kahn's order over data and control edges, ties broken by insertion order."""
         pending = {n.name: len(n.in_data_nodes()) + len(n.in_control_nodes()) for n in self}

@@ -1,0 +1,54 @@
+"""ATC, the offline compile: an ONNX file -> an OM file, through the compile cache.
+
+parse -> optimise (CompilePipeline) -> build (ModelBuilder) -> save. The cache key is the
+parsed graph with its constants plus the options that change the build, so compiling the same
+model with the same options again reuses the earlier OM and says so.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ge_core.compiler import CompileOptions, CompileResult, compile_graph
+from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
+from ge_core.graph import ComputeGraph
+from ge_core.om.compile_cache import CompileCache, cache_key
+from ge_core.om.om_file import om_bytes
+
+
+@dataclass
+class AtcResult:
+    graph: ComputeGraph
+    compiled: CompileResult | None   # None when the cache answered
+    built: BuildResult | None
+    om_path: Path | None
+    cache_hit: Path | None           # the cache entry reused
+
+
+def default_cache_dir() -> Path:
+    """$GEWB_CACHE_DIR, else $XDG_CACHE_HOME/gewb, else ~/.cache/gewb."""
+    if "GEWB_CACHE_DIR" in os.environ:
+        return Path(os.environ["GEWB_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gewb"
+
+
+def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: BuildOptions,
+        out: str | os.PathLike | None = None, cache: CompileCache | None = None) -> AtcResult:
+    """Compile and build ``graph``; write the OM to ``out`` if given. A cache is consulted only
+    when an OM is wanted and no equivalence check was asked for (that must really run)."""
+    out_path = Path(out) if out is not None else None
+    use_cache = cache is not None and out_path is not None and not compile_options.check_equivalence
+    key = cache_key(graph, salt=repr((compile_options.exclude_engines, build_options.stream,
+                                      build_options.memory))) if use_cache else ""
+    if use_cache and (data := cache.get(key)) is not None:
+        out_path.write_bytes(data)
+        return AtcResult(graph, None, None, out_path, cache.path(key))
+    compiled = compile_graph(graph, compile_options)
+    built = build_model(graph, build_options)
+    if out_path is not None:
+        data = om_bytes(built.ge_model)
+        out_path.write_bytes(data)
+        if use_cache:
+            cache.put(key, data)
+    return AtcResult(graph, compiled, built, out_path, None)

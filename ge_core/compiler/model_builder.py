@@ -1,0 +1,71 @@
+"""ModelBuilder: an optimised graph -> a GeModel the device can run (GE's model_builder.cc).
+
+    AssignLogicalStreams   stream_id on every node
+    AssignMemory           offsets for every tensor (memory needs only the streams)
+    InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
+    SplitStreams           streams longer than the device allows, cut (skipped with AutoSplit)
+    GenTask                the ModelTaskDef: tasks per stream
+
+GE generates tasks before splitting and refreshes them after; counting each node's tasks up
+front lets the split come first and the tasks be generated once. Each step is a stage on the
+trace bus (`step stage` stops between them) and the graph is dumped at GE's "Build" stage.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ge_core.compiler.compile_pipeline import StageRecord
+from ge_core.compiler.events import StageBegin, StageEnd
+from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.compiler.memory.mem_map import MemoryPlan
+from ge_core.compiler.memory.mem_options import MemoryOptions
+from ge_core.compiler.memory.memory_assigner import assign_memory
+from ge_core.compiler.stream.stream_allocator import StreamAllocator
+from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_report import StreamReport
+from ge_core.compiler.stream.stream_split import split_streams
+from ge_core.compiler.task.task_builder import task_count
+from ge_core.compiler.task.ge_model_builder import build_ge_model
+from ge_core.graph import ComputeGraph, validate
+from ge_core.om.ge_model import GeModel
+from ge_core.passes import PassRecord
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    stream: StreamOptions = field(default_factory=StreamOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
+    dump: DumpConfig | None = None
+
+
+@dataclass
+class BuildResult:
+    ge_model: GeModel
+    streams: StreamReport
+    memory: MemoryPlan
+    stages: list[StageRecord]
+    passes: list[PassRecord]
+
+
+def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> BuildResult:
+    options = options or BuildOptions()
+    stages: list[StageRecord] = []
+
+    def stage(name: str, work):
+        graph.bus.emit(StageBegin, name, graph.name)
+        start = time.perf_counter()
+        out = work()
+        stages.append(StageRecord(name, len(graph), time.perf_counter() - start))
+        graph.bus.emit(StageEnd, name, graph.name, len(graph))
+        return out
+
+    allocator = StreamAllocator(graph, options.stream)
+    stage("AssignLogicalStreams", allocator.assign_logical_streams)
+    plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
+    streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
+    split = stage("SplitStreams", lambda: split_streams(graph, task_count, options.stream))
+    ge_model = stage("GenTask", lambda: build_ge_model(graph))
+    validate(graph)
+    GraphDumper(options.dump).stage(graph, "Build")
+    return BuildResult(ge_model, streams.with_split(split), plan, stages, list(allocator.history))

@@ -1,0 +1,36 @@
+"""NodeStreamUpdatePass: check every subgraph that needs a stream has one, then give each node
+its subgraph's stream (nodes in no subgraph, the constants, get -1).
+
+``_rts_label_node`` nodes (the LabelSet/LabelGoto that label lowering will add to a body) take
+the body's default stream, the parent's, where the label switch that jumps to them runs.
+"""
+from __future__ import annotations
+
+from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
+from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
+                                                  set_stream)
+from ge_core.graph import ComputeGraph
+
+RTS_LABEL_NODE = "_rts_label_node"
+
+
+class NodeStreamUpdatePass(LogicalStreamPass):
+    name = "NodeStreamUpdatePass"
+
+    def run(self, graph: ComputeGraph) -> bool:
+        subgraphs = self.ctx.subgraphs(graph)
+        for sg in subgraphs:
+            if not sg.engine.skip_assign_stream and sg.stream_id == INVALID_STREAM:
+                raise StreamAllocationError(f"subgraph {sg.name} ({sg.engine.name}, first node "
+                                            f"{sg.nodes[0].name}) has not been assigned a stream")
+        stream_of_node = {node: sg.stream_id for sg in subgraphs for node in sg.nodes}
+        default = self.ctx.default_stream(graph)
+        changed = False
+        for node in graph:
+            if node in self.ctx.pinned:
+                continue
+            if node.op_desc.get_attr(RTS_LABEL_NODE):
+                changed |= set_stream(node, default)
+            else:
+                changed |= set_stream(node, stream_of_node.get(node, INVALID_STREAM))
+        return changed

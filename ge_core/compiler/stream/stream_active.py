@@ -1,0 +1,109 @@
+"""Streams that do not start with the model: StreamActive and head streams.
+
+At load, GE's BindModelStream makes a stream HEAD (it runs from the model's start) unless some
+node's ``active_stream_list`` names it; those wait to be activated. Two steps of
+InsertSyncNodesByLogicStream fill the lists:
+
+- SetActiveStreamsByLabel: a node with ``_active_label_list`` activates the streams of the
+  nodes carrying those ``_stream_label``s.
+- SetActiveStreamsForSubgraphs: an If/Loop body runs on its parent's stream; any further stream
+  its own parallel branches got is started by the body's first-active StreamActive, on the
+  parent's stream, ahead of the body's other work. GE's label lowering makes that node; ahead of
+  label lowering (not done yet) we make it here, so a body's extra streams are never HEAD
+  streams that would run whether or not the branch is taken.
+"""
+from __future__ import annotations
+
+from ge_core.compiler.build.annotations import (ACTIVE_STREAM_LIST, LOGIC_STREAM_ID,
+                                                STREAM_ID)
+from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, active_streams, stream_label,
+                                                  stream_of)
+from ge_core.compiler.stream.topo_order import model_order
+from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+from ge_core.passes import GraphPass
+
+ACTIVE_LABEL_LIST = "_active_label_list"
+SUBGRAPH_FIRST_ACTIVE = "_subgraph_first_active"
+RTS_ENGINE = "DNN_VM_RTS"
+
+
+def activators(root: ComputeGraph) -> dict[int, list[Node]]:
+    """stream -> the nodes that activate it, in model order."""
+    found: dict[int, list[Node]] = {}
+    for node in model_order(root):
+        for stream in active_streams(node):
+            found.setdefault(stream, []).append(node)
+    return found
+
+
+def head_streams(root: ComputeGraph) -> list[int]:
+    used = {stream_of(n) for n in model_order(root)} - {INVALID_STREAM}
+    return sorted(used - set(activators(root)))
+
+
+def activation_edges(nodes: list[Node]) -> list[tuple[Node, Node]]:
+    """(active node, first node of each stream it starts): the order activation imposes."""
+    first: dict[int, Node] = {}
+    for node in nodes:
+        first.setdefault(stream_of(node), node)
+    return [(node, first[s]) for node in nodes for s in active_streams(node) if s in first]
+
+
+class SetActiveStreamsByLabel(GraphPass):
+    name = "SetActiveStreamsByLabel"
+    covers_subgraphs = True
+
+    def run(self, graph: ComputeGraph) -> bool:
+        nodes = model_order(graph)
+        labelled: dict[str, set[int]] = {}
+        for node in nodes:
+            if stream_label(node) and stream_of(node) != INVALID_STREAM:
+                labelled.setdefault(stream_label(node), set()).add(stream_of(node))
+        changed = False
+        for node in nodes:
+            labels = node.op_desc.get_attr(ACTIVE_LABEL_LIST)
+            if labels:
+                streams = sorted(s for label in labels for s in labelled.get(label, ()))
+                node.op_desc.set_attr(ACTIVE_STREAM_LIST, streams)
+                changed = True
+        return changed
+
+
+class SetActiveStreamsForSubgraphs(GraphPass):
+    name = "SetActiveStreamsForSubgraphs"
+    covers_subgraphs = True
+
+    def run(self, graph: ComputeGraph) -> bool:
+        changed = False
+        for body in graph.subgraphs:
+            changed |= activate_body_streams(body)
+        return changed
+
+
+def activate_body_streams(body: ComputeGraph) -> bool:
+    """Make (or extend) the body's first-active StreamActive so it starts every stream of the
+    body other than its own; whether the graph changed. SplitStreams calls it again for the
+    streams it adds."""
+    own = stream_of(body.parent_node)
+    streams = sorted({stream_of(n) for n in body if not stream_label(n)}
+                     - {INVALID_STREAM, own})
+    active = next((n for n in body if n.op_desc.get_attr(SUBGRAPH_FIRST_ACTIVE)), None)
+    if not streams or (active is not None and active_streams(active) == streams):
+        return False
+    if active is None:
+        active = _add_first_active(body, own)
+    active.op_desc.set_attr(ACTIVE_STREAM_LIST, streams)
+    return True
+
+
+def _add_first_active(body: ComputeGraph, stream: int) -> Node:
+    order = body.topological_sort()
+    active = body.add_node(OpDesc(body.unique_name(f"{body.name}_StreamActive"), "StreamActive"))
+    for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, stream), ("engine", RTS_ENGINE),
+                       (SUBGRAPH_FIRST_ACTIVE, True)):
+        active.op_desc.set_attr(key, value)
+    first_own = next((n for n in order if stream_of(n) == stream), None)
+    if first_own is not None:  # it runs first on its stream, before any of the body's work
+        GraphUtils.add_edge(active.out_control_anchor, first_own.in_control_anchor)
+    body.reorder([active] + order)
+    return active

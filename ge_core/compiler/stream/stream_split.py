@@ -1,0 +1,136 @@
+"""SplitStreams: a logical stream longer than a physical stream can hold is cut into several.
+
+A physical stream holds ``max_task_count`` tasks (rtGetMaxStreamAndTask; 2013 on 910B), less
+kReservedTaskNum = 27 (7 DFX + 20) that GE keeps free. Walking the nodes in build order, a node
+whose tasks would pass that starts a new stream, except a stream's first node, a node owning a
+body, a body's first-active StreamActive and the label ops (their jumps must stay on one
+stream); nodes sharing a ``_continuous_stream_label`` move together. The old stream's last node
+records an event the new stream's first node waits for, so the stream still runs in order.
+
+What starts the new stream is GE's rule: if a StreamActive started the logical stream, it now
+starts the new stream too (inside a body, the body's first-active does); otherwise nothing
+activates it and it is a HEAD stream that waits on the event pair from the model's start.
+
+The emulated device can grow a stream without limit (AutoSplit,
+FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH): then ``unlimited_stream_depth`` skips all this.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ge_core.compiler.build.annotations import ACTIVE_STREAM_LIST, EVENT_ID
+from ge_core.compiler.stream.stream_active import (SUBGRAPH_FIRST_ACTIVE, activate_body_streams,
+                                                   head_streams)
+from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_report import SplitReport, StreamSplit
+from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
+                                                  active_streams, launches_task, set_stream,
+                                                  stream_of)
+from ge_core.compiler.stream.sync_event_nodes import generate_sync_nodes
+from ge_core.compiler.stream.sync_events import EVENT, SyncEvent
+from ge_core.compiler.stream.topo_order import model_order
+from ge_core.graph import ComputeGraph, Node
+
+RESERVED_TASK_NUM = 27  # kReservedTaskNum
+LABEL_OP_TYPES = frozenset({"LabelSet", "LabelGotoEx", "LabelSwitchByIndex"})
+CONTINUOUS_STREAM_LABEL = "_continuous_stream_label"
+
+TaskCount = Callable[[Node], int]
+
+
+def default_task_count(node: Node) -> int:
+    """One task for each node that launches one (Send and Recv included), none otherwise."""
+    return 1 if stream_of(node) != INVALID_STREAM and launches_task(node) else 0
+
+
+def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_count,
+                  options: StreamOptions | None = None) -> SplitReport:
+    options = options or StreamOptions()
+    splits: tuple[StreamSplit, ...] = ()
+    if not options.unlimited_stream_depth:
+        splits = _StreamSplitter(graph, task_count, options.max_task_count).run()
+    tasks: dict[int, int] = {}
+    for node in model_order(graph):
+        if stream_of(node) != INVALID_STREAM:
+            tasks[stream_of(node)] = tasks.get(stream_of(node), 0) + task_count(node)
+    graph.attrs["stream_num"] = len(tasks)
+    graph.attrs["head_streams"] = head_streams(graph)
+    return SplitReport(options.unlimited_stream_depth, options.max_task_count, len(tasks),
+                       tuple(sorted(tasks.items())), splits, tuple(graph.attrs["head_streams"]))
+
+
+class _StreamSplitter:
+    """GE's StreamSplitHelper: per logical stream, its current physical stream and task count."""
+
+    def __init__(self, root: ComputeGraph, task_count: TaskCount, max_task_count: int) -> None:
+        self.root = root
+        self.task_count = task_count
+        self.max_task_count = max_task_count
+        nodes = model_order(root)
+        self.next_stream = 1 + max((stream_of(n) for n in nodes), default=INVALID_STREAM)
+        self.next_event = 1 + max((n.op_desc.get_attr(EVENT_ID) for n in nodes
+                                   if n.type in ("Send", "Recv")), default=-1)
+        self.tasks: dict[int, int] = {}          # logical stream -> tasks on its newest stream
+        self.current: dict[int, int] = {}        # logical stream -> its newest stream
+        self.seen: dict[int, list[Node]] = {}    # logical stream -> its nodes so far
+        self.continuous: dict[str, list[Node]] = {}
+        self.added: dict[int, list[int]] = {}    # logical stream -> streams split from it
+        self.events: list[SyncEvent] = []
+        self.splits: list[StreamSplit] = []
+
+    def run(self) -> tuple[StreamSplit, ...]:
+        for node in model_order(self.root):
+            logical = stream_of(node)
+            if logical == INVALID_STREAM:
+                continue
+            first = self.tasks.get(logical, 0) == 0
+            self.tasks[logical] = self.tasks.get(logical, 0) + self.task_count(node)
+            self.seen.setdefault(logical, []).append(node)
+            label = node.op_desc.get_attr(CONTINUOUS_STREAM_LABEL)
+            if label:
+                self.continuous.setdefault(label, []).append(node)
+            if not first and self._over_limit(logical) and self._may_split_at(node):
+                self._split(node, logical, label)
+            if logical in self.current:
+                set_stream(node, self.current[logical])
+        self._activate_new_streams()
+        generate_sync_nodes(self.root, self.events, EVENT)
+        self.root.attrs["event_num"] = self.next_event
+        return tuple(self.splits)
+
+    def _over_limit(self, logical: int) -> bool:
+        return self.tasks[logical] + RESERVED_TASK_NUM > self.max_task_count
+
+    @staticmethod
+    def _may_split_at(node: Node) -> bool:
+        return not node.op_desc.subgraph_names and node.type not in LABEL_OP_TYPES \
+            and not node.op_desc.get_attr(SUBGRAPH_FIRST_ACTIVE)
+
+    def _split(self, node: Node, logical: int, label: str | None) -> None:
+        stream = self.next_stream
+        self.next_stream += 1
+        moving = self.continuous[label] if label else [node]
+        seen = self.seen[logical]
+        if seen.index(moving[0]) == 0:
+            raise StreamAllocationError(f"stream {logical}: nodes with continuous stream label "
+                                        f"{label!r} start the stream and cannot move off it")
+        for moved in moving:
+            set_stream(moved, stream)
+        self.tasks[logical] = sum(self.task_count(m) for m in moving)
+        after = seen[seen.index(moving[0]) - 1]
+        self.current[logical] = stream
+        self.added.setdefault(logical, []).append(stream)
+        self.events.append(SyncEvent(self.next_event, after, moving[0]))
+        self.splits.append(StreamSplit(logical, stream, moving[0].name, after.name,
+                                       self.next_event))
+        self.next_event += 1
+
+    def _activate_new_streams(self) -> None:
+        """GE's UpdateActiveStreams: whatever started a logical stream starts its new ones."""
+        for node in model_order(self.root):
+            listed = active_streams(node)
+            grown = sorted(set(listed + [s for old in listed for s in self.added.get(old, ())]))
+            if set(grown) != set(listed):
+                node.op_desc.set_attr(ACTIVE_STREAM_LIST, grown)
+        for body in self.root.subgraphs:
+            activate_body_streams(body)

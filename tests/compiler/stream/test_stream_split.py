@@ -1,0 +1,130 @@
+"""SplitStreams at a small per-stream task limit: where it cuts, the event pair, what starts
+the new stream, the no-split rules, and AutoSplit skipping it all."""
+import pytest
+
+from ge_core.compiler.stream import (StreamAllocator, StreamOptions, assign_streams,
+                                     split_streams, unordered_dependencies)
+from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
+from stream_testing import GE_LOCAL, VECTOR, Builder, streams
+
+SMALL = StreamOptions(max_task_count=32)  # 32 - 27 reserved: five tasks a stream
+
+
+def test_options_know_the_chips_limits():
+    assert StreamOptions().max_task_count == 2013
+    assert StreamOptions.for_chip("610_lite", minimise_events=True) == StreamOptions(
+        max_task_count=1024, minimise_events=True)
+    with pytest.raises(ValueError, match="unknown chip 'x'; chips: 910B"):
+        StreamOptions.for_chip("x")
+    with pytest.raises(ValueError, match="stream_max_parallel_num must be >= 1"):
+        StreamOptions(stream_max_parallel_num=0)
+
+
+def chain(n: int, **attrs_of) -> Builder:
+    g = Builder()
+    g.data("x")
+    prev = "x"
+    for i in range(1, n + 1):
+        g.add(f"n{i}", inputs=[prev], **attrs_of.get(f"n{i}", {}))
+        prev = f"n{i}"
+    g.output(prev)
+    return g
+
+
+def test_a_long_stream_is_cut_every_five_tasks_with_an_event_pair_at_each_cut():
+    g = chain(12)
+    assign_streams(g.graph)
+    report = split_streams(g.graph, options=SMALL)
+    assert SMALL.max_task_count - RESERVED_TASK_NUM == 5
+    assert [(s.logical_stream, s.stream, s.after_node, s.first_node) for s in report.splits] == [
+        (0, 1, "n5", "n6"), (0, 2, "n10", "n11")]
+    s = streams(g.graph)
+    assert {s[f"n{i}"] for i in range(1, 6)} == {0} and {s[f"n{i}"] for i in range(6, 11)} == {1}
+    assert s["n11"] == s["n12"] == s["NetOutput"] == 2
+    send, recv = (g.graph.find_node(f"g_{kind}_{report.splits[0].event_id}")
+                  for kind in ("Send", "Recv"))
+    assert (s[send.name], s[recv.name]) == (0, 1)
+    assert send.in_control_nodes()[0].name == "n5" and recv.out_control_nodes()[0].name == "n6"
+    assert recv.op_desc.get_attr("_logic_stream_id") == 0
+    # nothing started stream 0, so nothing starts its pieces: HEAD streams ordered by events
+    assert report.physical_streams == 3 and report.head_streams == (0, 1, 2)
+    assert g.graph.attrs["stream_num"] == 3 and g.graph.attrs["event_num"] == 2
+    assert unordered_dependencies(g.graph) == []
+
+
+def test_task_count_comes_from_the_caller():
+    g = chain(6)
+    assign_streams(g.graph)
+    report = split_streams(g.graph, task_count=lambda n: 3 if n.type == "Relu" else 0,
+                           options=SMALL)
+    assert [s.first_node for s in report.splits] == ["n2", "n3", "n4", "n5", "n6"]
+
+
+def test_unlimited_stream_depth_skips_splitting():
+    g = chain(12)
+    assign_streams(g.graph)
+    before = streams(g.graph)
+    report = split_streams(g.graph, options=StreamOptions(max_task_count=32,
+                                                          unlimited_stream_depth=True))
+    assert report.skipped and report.splits == () and streams(g.graph) == before
+    assert report.tasks_per_stream == ((0, 13),)
+
+
+@pytest.mark.parametrize("attrs, first", [
+    ({"n6": {"op_type": "LabelSet", "engine": "DNN_VM_RTS"}}, "n7"),
+    ({"n6": {"_subgraph_first_active": True}}, "n7"),
+])
+def test_no_split_at_label_ops_or_a_first_active_node(attrs, first):
+    g = chain(8, **attrs)
+    assign_streams(g.graph)
+    assert split_streams(g.graph, options=SMALL).splits[0].first_node == first
+
+
+def test_nodes_sharing_a_continuous_stream_label_move_together():
+    g = chain(8, n5={"_continuous_stream_label": "c"}, n6={"_continuous_stream_label": "c"})
+    assign_streams(g.graph)
+    (split,) = split_streams(g.graph, options=SMALL).splits
+    assert (split.after_node, split.first_node) == ("n4", "n5")
+    s = streams(g.graph)
+    assert s["n4"] == 0 and s["n5"] == s["n6"] == s["n7"] == 1
+    assert unordered_dependencies(g.graph) == []
+
+
+def test_a_split_of_an_activated_stream_is_started_by_the_same_stream_active():
+    g = Builder()
+    g.add("a", stream_id=0)
+    g.add("act", "StreamActive", "DNN_VM_RTS", ctrl=["a"], stream_id=0,
+          _active_label_list=["L"])
+    g.add("l0", ctrl=["act"], stream_id=1, _stream_label="L")
+    for i in range(1, 7):
+        g.add(f"l{i}", inputs=[f"l{i - 1}"], stream_id=1, _stream_label="L")
+    StreamAllocator(g.graph).insert_sync_nodes_by_logic_stream()
+    report = split_streams(g.graph, options=SMALL)
+    (split,) = report.splits
+    assert g.graph.find_node("act").op_desc.get_attr("active_stream_list") == [1, split.stream]
+    assert report.head_streams == (0,)
+    assert unordered_dependencies(g.graph) == []
+
+
+def test_a_split_inside_a_body_is_started_by_the_bodys_first_active():
+    g = Builder()
+    g.data("x")
+    g.add("a", inputs=["x"])
+    cond = g.add("if", "If", GE_LOCAL, inputs=["a"])
+    g.output("if")
+    body = Builder("then", parent=cond)
+    body.data("bx", parent_node_index=0)
+    prev = "bx"
+    for i in range(7):
+        body.add(f"r{i}", inputs=[prev])
+        prev = f"r{i}"
+    body.add("v1", "Add", VECTOR, inputs=[prev, prev])
+    body.add("v2", "Add", VECTOR, inputs=["v1", "v1"])
+    body.output("v2")
+    assign_streams(g.graph)
+    report = split_streams(g.graph, options=SMALL)
+    active = next(n for n in body.graph if n.type == "StreamActive")
+    in_body = [s.stream for s in report.splits if body.graph.find_node(s.first_node)]
+    assert in_body and set(in_body) <= set(active.op_desc.get_attr("active_stream_list"))
+    assert not set(in_body) & set(report.head_streams)
+    assert unordered_dependencies(g.graph) == []

@@ -1,0 +1,88 @@
+"""The model commands end to end through `gewb`'s main(): graph, ops, compile (-o, cache),
+passes, om-info, and their one-line errors."""
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_models" / "tiny_cnn.onnx"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEWB_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_default_main_job_prints_the_ir_and_runs_it(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0
+    assert "%conv1 : Conv(%input:0, %conv1.w:0, %conv1.b:0)" in out
+    assert "prob: float32[1, 10]" in out
+
+
+def test_compile_writes_an_om_and_the_second_compile_hits_the_cache(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om)
+    assert code == 0 and om.exists()
+    assert "streams: 2 logical" in out and "memory: feature map" in out
+    first = om.read_bytes()
+    om.unlink()
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om)
+    assert code == 0 and out.startswith("compile cache hit: reused ")
+    assert om.read_bytes() == first
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om, "--stream-max-parallel-num", "4")
+    assert "cache hit" not in out  # other options, other key
+
+
+def test_more_parallelism_gives_more_streams(capsys):
+    _, one, _ = run(capsys, "compile", SAMPLE)
+    _, four, _ = run(capsys, "compile", SAMPLE, "--stream-max-parallel-num", "4")
+    count = lambda out: int(out.split("streams: ")[1].split()[0])  # noqa: E731
+    assert count(four) > count(one)
+
+
+def test_om_info_text_and_json(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    run(capsys, "compile", SAMPLE, "-o", om, "--no-cache")
+    code, out, _ = run(capsys, "om-info", om)
+    assert code == 0 and "magic                   0x444f4d49" in out
+    assert "EVENT_RECORD" in out and "stream 1:" in out
+    code, out, _ = run(capsys, "om-info", om, "--json")
+    info = json.loads(out)
+    assert info["header"]["headsize"] == 256 and info["model"]["stream_num"] == 2
+
+
+def test_om_info_on_a_corrupted_file_is_one_line(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    run(capsys, "compile", SAMPLE, "-o", om, "--no-cache")
+    data = bytearray(om.read_bytes())
+    data[-10] ^= 0xFF
+    om.write_bytes(bytes(data))
+    code, out, err = run(capsys, "om-info", om)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "checksum" in err
+
+
+def test_passes_lists_optimisation_and_stream_passes(capsys):
+    code, out, _ = run(capsys, "passes", SAMPLE)
+    assert code == 0
+    for name in ("InferShapeAndFoldPass", "ConvBatchNormFusionPass", "AssignByDependencyPass",
+                 "OptimizeBySendEvents", "GenerateSyncEventNodes"):
+        assert name in out
+
+
+def test_bad_model_is_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    code, out, err = run(capsys, "compile", bad)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.onnx" in err
+    code, _, err = run(capsys, "graph", tmp_path / "missing.onnx")
+    assert code == 2 and "no such file" in err
