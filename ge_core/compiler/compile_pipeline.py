@@ -11,7 +11,9 @@
     OptimizeAfterMerge      stage 3: what the merge made possible
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
-debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records.
+debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records. Between
+two stages the pipeline's whole state is its attributes, so a debugger can clone it there and
+resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
+from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.ops import infer_graph
 from ge_core.passes import PassManager, PassRecord, Step
@@ -73,34 +76,42 @@ class CompilePipeline:
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
 
     def run(self) -> CompileResult:
-        for _ in self._stages(stepping=False):
-            pass
+        with gc_paused():  # not in steps(): a parked generator must not hold the collector off
+            for _ in self._stages(stepping=False):
+                pass
         return self.result
 
-    def steps(self) -> Iterator[Step]:
-        yield from self._stages(stepping=True)
+    def steps(self, start_stage: int = 0) -> Iterator[Step]:
+        """Stage i's "stage" step comes when stages 0..i are done; a copy of the pipeline taken
+        there resumes with ``start_stage=i + 1``."""
+        yield from self._stages(stepping=True, start=start_stage)
 
     # -- stages ----------------------------------------------------------------------------------
-    def _stages(self, stepping: bool) -> Iterator[Step]:
-        g = self.graph
-        yield from self._stage("Prepare", self._prepare)
-        yield from self._stage("OptimizeOriginalGraph",
-                               lambda: self._passes("OptimizeOriginalGraph", g,
-                                                    pass_lists.original_graph_passes()))
-        self.dumper.stage(g, "PreRunAfterOptimizeOriginalGraph")
-        yield from self._stage("EnginePlacer", self._place)
-        yield from self._stage("Partition", self._partition)
-        yield from self._stage("OptimizeSubgraph", lambda: self._optimize_parts(stepping))
-        yield from self._stage("MergeSubgraph", self._merge)
-        self.dumper.stage(g, "PreRunAfterOptimizeSubgraph")
-        yield from self._stage("OptimizeAfterMerge",
-                               lambda: self._passes("OptimizeAfterMerge", g,
-                                                    pass_lists.after_merge_passes()))
-        self.dumper.stage(g, "PreRunAfterOptimizeGraphBeforeBuild")
-        validate(g)
+    def _stages(self, stepping: bool, start: int = 0) -> Iterator[Step]:
+        for name, body, dump_after in self._stage_table(stepping)[start:]:
+            yield from self._stage(name, body, dump_after)
+        validate(self.graph)
         self.result.dumps = self.dumper.written
 
-    def _stage(self, name: str, body: Callable[[], Iterator[Step] | None]) -> Iterator[Step]:
+    def _stage_table(self, stepping: bool) -> list[tuple[str, Callable[[], Iterator[Step] | None],
+                                                         str | None]]:
+        """(stage, body, GE's dump stage after it)."""
+        g = self.graph
+        return [
+            ("Prepare", self._prepare, None),
+            ("OptimizeOriginalGraph",
+             lambda: self._passes("OptimizeOriginalGraph", g, pass_lists.original_graph_passes()),
+             "PreRunAfterOptimizeOriginalGraph"),
+            ("EnginePlacer", self._place, None),
+            ("Partition", self._partition, None),
+            ("OptimizeSubgraph", lambda: self._optimize_parts(stepping), None),
+            ("MergeSubgraph", self._merge, "PreRunAfterOptimizeSubgraph"),
+            ("OptimizeAfterMerge", self._optimize_after_merge,
+             "PreRunAfterOptimizeGraphBeforeBuild"),
+        ]
+
+    def _stage(self, name: str, body: Callable[[], Iterator[Step] | None],
+               dump_after: str | None) -> Iterator[Step]:
         g = self.graph
         g.bus.emit(StageBegin, name, g.name)
         start = time.perf_counter()
@@ -111,6 +122,8 @@ class CompilePipeline:
             1 for p in self.parts for n in p.graph if n.type not in ("PlaceHolder", "End"))
         self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
         g.bus.emit(StageEnd, name, g.name, nodes)
+        if dump_after is not None:
+            self.dumper.stage(g, dump_after)
         yield Step("stage", name, name, g.name)
 
     def _prepare(self) -> None:
@@ -127,12 +140,13 @@ class CompilePipeline:
         self.dumper.stage(g, "PreRunAfterPrepare")
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
-        manager = _manager(stage, passes)
+        first = len(self.result.passes)
+        manager = _manager(stage, passes, self.result.passes)
         for step in manager.iter_run(graph):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
-        self._collect(manager.history)
+        self.result.warnings += [w for r in self.result.passes[first:] for w in r.warnings]
 
     def _collect(self, records: list[PassRecord]) -> None:
         self.result.passes += records
@@ -157,6 +171,18 @@ class CompilePipeline:
     def _place(self) -> None:
         self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
+
+    def _optimize_after_merge(self) -> Iterator[Step]:
+        yield from self._passes("OptimizeAfterMerge", self.graph, pass_lists.after_merge_passes())
+        self._place_new_nodes()
+
+    def _place_new_nodes(self) -> None:
+        """Nodes the optimisers made after placement (fused ops, folded constants) take the engine
+        the placer gives their type, so the build sees an engine on every node."""
+        placer = EnginePlacer(self.options.exclude_engines)
+        for node in self.graph.all_nodes():
+            if not node.op_desc.has_attr("engine"):
+                node.op_desc.set_attr("engine", placer.place(node).name)
 
     def _partition(self) -> None:
         if self.checker is not None:
@@ -193,8 +219,8 @@ class CompilePipeline:
         validate(self.graph)
 
 
-def _manager(stage: str, passes) -> PassManager:
-    manager = PassManager(stage)
+def _manager(stage: str, passes, history: list[PassRecord] | None = None) -> PassManager:
+    manager = PassManager(stage, history)
     for p in passes:
         manager.add_pass(p.name, p)
     return manager

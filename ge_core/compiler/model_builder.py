@@ -27,6 +27,7 @@ from ge_core.compiler.stream.stream_report import StreamReport
 from ge_core.compiler.stream.stream_split import split_streams
 from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
+from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.om.ge_model import GeModel
 from ge_core.passes import PassRecord
@@ -49,7 +50,11 @@ class BuildResult:
 
 
 def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> BuildResult:
-    options = options or BuildOptions()
+    with gc_paused():
+        return _build(graph, options or BuildOptions())
+
+
+def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
     stages: list[StageRecord] = []
 
     def stage(name: str, work):

@@ -5,7 +5,9 @@
         W' = W * f  (along W's axis 0)        B' = (B - mean) * f + bias   (B = 0 if absent)
 
 Output channel m of a Conv, grouped or not, is computed from W[m] alone, so the factor lands on
-W's axis 0 whatever the group. The fold runs in float64 and is rounded once to W's dtype.
+W's axis 0 whatever the group. The factors are computed in float64 and rounded once; the weights
+are scaled in their own dtype (within an ulp of a float64 product, and without a float64 copy of
+every weight, which was most of the pass's time).
 """
 from __future__ import annotations
 
@@ -39,9 +41,9 @@ class ConvBatchNormFusionPass(PatternFusionPass):
         scale, bias, mean, var = (match.const(k).astype(np.float64) for k in BN_PARAMS)
         b = 0.0 if match.input("b") is None else match.const("b").astype(np.float64)
         f = scale / np.sqrt(var + match["bn"].op_desc.get_attr("epsilon", 1e-5))
-        new_w = w * f.reshape((-1,) + (1,) * (w.ndim - 1))
+        new_w = w * f.astype(w.dtype).reshape((-1,) + (1,) * (w.ndim - 1))
         new_b = (b - mean) * f + bias
         name = match["bn"].name
-        return rw.add("Conv", [match.input("x"), rw.const(f"{name}_weight", new_w.astype(w.dtype)),
+        return rw.add("Conv", [match.input("x"), rw.const(f"{name}_weight", new_w),
                                rw.const(f"{name}_bias", new_b.astype(w.dtype))],
                       kernel_attrs(match["conv"].op_desc))

@@ -19,6 +19,7 @@ from typing import Sequence
 import onnx
 from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoProto
 
+from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.ops import InferShapeError, infer_graph, is_supported, supported_ops
 from ge_core.ops.graph_io import GE_NODE_TYPES
@@ -44,6 +45,12 @@ class ParseError(Exception):
 def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> ComputeGraph:
     """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto)."""
     source, path, model = _load(src)
+    with gc_paused():
+        return _parse(source, path, model, name)
+
+
+def _parse(source: str, path: str | None, model: onnx.ModelProto,
+           name: str | None) -> ComputeGraph:
     inferred = _onnx_shape_inference(model)
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
     graph = ComputeGraph(name or model.graph.name or stem or "graph")

@@ -1,0 +1,24 @@
+"""Pausing CPython's cyclic collector while a big graph is built or rewritten.
+
+A compile makes hundreds of thousands of long-lived IR objects (nodes, anchors, descs) that all
+sit in reference cycles. The generational collector rescans every live object at each full
+collection, so with it running a compile's time grows faster than the graph (50k nodes: 2.7x
+the per-node time of 1k); paused, it stays flat. Garbage made meanwhile is collected when the
+collector resumes.
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from typing import Iterator
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
