@@ -40,4 +40,4 @@ def gemm_7(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: 
 @kernel("MatMul")
 def matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
     # ONNX MatMul is numpy matmul: 1-D operands promoted and squeezed, batch dims broadcast.
-    return (np.matmul(a, b),)
+    return (np.asarray(np.matmul(a, b)),)  # two vectors give a numpy scalar

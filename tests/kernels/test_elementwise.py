@@ -5,51 +5,21 @@ value is derived by hand next to the test."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
+from onnx import TensorProto
 
+from kernel_oracle import check_kernel, derandomized, reference
 from npu_emu.kernels import get_kernel
 
 RNG = np.random.default_rng(0)
-# Derandomized and without an example database: the same examples on every run.
-HYPOTHESIS = settings(deadline=None, derandomize=True, database=None)
-
-
-def reference(op: str, inputs: list, opset: int, **attrs) -> list[np.ndarray]:
-    """Outputs of a one-node ``op`` model (absent optional inputs as None) under the
-    reference evaluator."""
-    names = ["" if x is None else f"in{i}" for i, x in enumerate(inputs)]
-    node = helper.make_node(op, names, ["out"], **attrs)
-    graph = helper.make_graph(
-        [node], op,
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
-         for n, x in zip(names, inputs) if n],
-        [helper.make_empty_tensor_value_info("out")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    return ReferenceEvaluator(model).run(None, {n: x for n, x in zip(names, inputs) if n})
-
-
-def check(op: str, inputs: list, opset: int, expected: list | None = None,
-          rtol: float = 1e-5, atol: float = 1e-6, **attrs) -> None:
-    """The kernel of ``op`` at ``opset`` gives ``expected`` (default: the reference's outputs)
-    with its dtype and shape, as arrays, and leaves its inputs alone."""
-    if expected is None:
-        expected = reference(op, inputs, opset, **attrs)
-    before = [None if x is None else x.copy() for x in inputs]
-    got = get_kernel(op, opset)(*inputs, **attrs)
-    assert isinstance(got, tuple) and len(got) == len(expected)
-    for g, e in zip(got, expected):
-        assert isinstance(g, np.ndarray), type(g)
-        assert (g.dtype, g.shape) == (e.dtype, e.shape)
-        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
-    for x, b in zip(inputs, before):
-        assert x is None or np.array_equal(x, b, equal_nan=True)
+# The kernel of ``op`` at ``opset`` gives ``expected`` (default: the reference's outputs).
+check = partial(check_kernel, rtol=1e-5, atol=1e-6)
 
 
 def randn(*shape: int, dtype=np.float32) -> np.ndarray:
@@ -161,7 +131,7 @@ def binary_operands(op: str, shapes: tuple, dtype: type, rng: np.random.Generato
     return [a, b]
 
 
-@settings(HYPOTHESIS, max_examples=60)
+@derandomized(max_examples=60)
 @given(op=st.sampled_from(ARITHMETIC + ["Pow"] + COMPARISON + LOGICAL),
        shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=4),
        dtype=st.sampled_from([np.float32, np.int32]), opset=st.sampled_from([7, 13, 14]),
@@ -231,7 +201,7 @@ def test_prelu_6_per_channel(x_shape: tuple, slope_shape: tuple) -> None:
     check("PRelu", [randn(*x_shape), randn(*slope_shape)], 6)
 
 
-@settings(HYPOTHESIS, max_examples=30)
+@derandomized(max_examples=30)
 @given(shapes=mutually_broadcastable_shapes(num_shapes=1, base_shape=(2, 3, 4), max_side=4),
        opset=st.sampled_from([7, 9, 16]))
 def test_prelu_unidirectional(shapes, opset: int) -> None:
@@ -269,7 +239,7 @@ def test_variadic_6(op: str, n: int) -> None:
         get_kernel(op, 6)(randn(2, 3), randn(3))
 
 
-@settings(HYPOTHESIS, max_examples=30)
+@derandomized(max_examples=30)
 @given(op=st.sampled_from(VARIADIC), opset=st.sampled_from([8, 13]),
        shapes=mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3))
 def test_variadic_broadcast(op: str, opset: int, shapes) -> None:

@@ -3,42 +3,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from onnx import helper
-from onnx.reference import ReferenceEvaluator
 
+from kernel_oracle import check_kernel, derandomized, reference
 from npu_emu.kernels.registry import get_kernel
 
 RTOL, ATOL = 1e-4, 1e-5
-HYPOTHESIS = settings(max_examples=200, deadline=None, derandomize=True, database=None)
-
-
-def expected(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int) -> np.ndarray:
-    """``op`` run as a one-node model by the evaluator."""
-    names = [f"in{i}" if a is not None else "" for i, a in enumerate(inputs)]
-    graph = helper.make_graph(
-        [helper.make_node(op, names, ["out"], **attrs)], op,
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-         for n, a in zip(names, inputs) if n],
-        [helper.make_empty_tensor_value_info("out")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              ir_version=7 if opset <= 12 else 10)
-    return ReferenceEvaluator(model).run(None, {n: a for n, a in zip(names, inputs) if n})[0]
-
-
-def assert_kernel_gives(want: np.ndarray, op: str, inputs: list[np.ndarray | None], attrs: dict,
-                        opset: int) -> None:
-    for a in inputs:
-        if a is not None:
-            a.flags.writeable = False  # a kernel that writes into its inputs fails here
-    (got,) = get_kernel(op, opset)(*inputs, **attrs)
-    assert (got.dtype, got.shape) == (want.dtype, want.shape)
-    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+HYPOTHESIS = derandomized(max_examples=200)
 
 
 def check(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int) -> None:
-    assert_kernel_gives(expected(op, inputs, attrs, opset), op, inputs, attrs, opset)
+    check_kernel(op, inputs, opset, reference(op, inputs, opset, **attrs), rtol=RTOL, atol=ATOL,
+                 **attrs)
 
 
 def rand(*shape: int, seed: int = 0, dtype=np.float32) -> np.ndarray:
@@ -84,8 +61,8 @@ def test_gemm_6_broadcast_attribute(opset, c_shape, broadcast):
     # has no Gemm-1, and its Gemm-6 drops beta when broadcast=0: version 7 is the oracle.
     inputs = gemm_inputs(3, 5, 4, 0, 1, c_shape)
     attrs = {"alpha": 0.5, "beta": 2.0, "transB": 1}
-    assert_kernel_gives(expected("Gemm", inputs, attrs, 7),
-                        "Gemm", inputs, {**attrs, "broadcast": broadcast}, opset)
+    check_kernel("Gemm", inputs, opset, reference("Gemm", inputs, 7, **attrs), rtol=RTOL,
+                 atol=ATOL, **attrs, broadcast=broadcast)
 
 
 def test_gemm_6_without_broadcast_needs_full_c():

@@ -2,37 +2,15 @@
 checked against onnx's reference evaluator, or onnxruntime where the evaluator has no
 implementation (GlobalLpPool, MeanVarianceNormalization are function ops there)."""
 import numpy as np
-import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
-from onnx.reference import ReferenceEvaluator
 
-from npu_emu.kernels import get_kernel
+from kernel_oracle import check_kernel, onnxruntime, reference
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
 U = rng.uniform(-0.9, 0.9, (3, 4)).astype(np.float32)
 A = rng.integers(-9, 9, (3, 4)).astype(np.int32)
 B = rng.integers(1, 5, (3, 4)).astype(np.int32)
-
-
-def oracle(op, inputs, opset, runtime, **attrs):
-    names = [f"i{k}" for k in range(len(inputs))]
-    node = helper.make_node(op, names, ["y"], **attrs)
-    g = helper.make_graph(
-        [node], "t",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
-         for n, v in zip(names, inputs)],
-        # onnxruntime wants a typed output; every op checked there keeps its input's type
-        [helper.make_tensor_value_info(
-            "y", helper.np_dtype_to_tensor_dtype(inputs[0].dtype) if runtime == "ort"
-            else TensorProto.UNDEFINED, None)])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    feeds = dict(zip(names, inputs))
-    if runtime == "ort":
-        return ort.InferenceSession(m.SerializeToString(),
-                                    providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    return ReferenceEvaluator(m).run(None, feeds)[0]
 
 
 CASES = [(op, [U], {}) for op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
@@ -54,10 +32,8 @@ CASES = [(op, [U], {}) for op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "
 
 @pytest.mark.parametrize("op,inputs,attrs", CASES, ids=[c[0] for c in CASES])
 def test_against_reference_evaluator(op, inputs, attrs):
-    want = oracle(op, inputs, 18, "reference", **attrs)
-    got = get_kernel(op, 18)(*inputs, **attrs)[0]
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    check_kernel(op, inputs, 18, reference(op, inputs, 18, **attrs), rtol=1e-5, atol=1e-6,
+                 **attrs)
 
 
 # The evaluator's LpNormalization sums x**p without abs(), wrong for p=1 on negative values.
@@ -66,7 +42,4 @@ def test_against_reference_evaluator(op, inputs, attrs):
                                       ("MeanVarianceNormalization", {}),
                                       ("MeanVarianceNormalization", {"axes": [1]})])
 def test_against_onnxruntime(op, attrs):
-    want = oracle(op, [X], 13, "ort", **attrs)
-    got = get_kernel(op, 13)(X, **attrs)[0]
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    check_kernel(op, [X], 13, onnxruntime(op, [X], 13, **attrs), rtol=1e-4, atol=1e-5, **attrs)

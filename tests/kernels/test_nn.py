@@ -3,64 +3,23 @@ where the evaluator is wrong or missing (each such case says why)."""
 from __future__ import annotations
 
 import numpy as np
-import onnx
-import onnxruntime as ort
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
-from onnx import helper
-from onnx.reference import ReferenceEvaluator
 
-from npu_emu.kernels.registry import get_kernel
+from kernel_oracle import check_kernel, derandomized, onnxruntime, reference, run_kernel
 
 OPSET = 22
 RTOL, ATOL = 1e-4, 1e-5
-HYPOTHESIS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                      suppress_health_check=[HealthCheck.too_slow])
-
-
-def one_node_model(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int,
-                   n_outputs: int) -> onnx.ModelProto:
-    names = [f"in{i}" if a is not None else "" for i, a in enumerate(inputs)]
-    graph = helper.make_graph(
-        [helper.make_node(op, names, [f"out{i}" for i in range(n_outputs)], **attrs)], op,
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
-         for n, a in zip(names, inputs) if n],
-        [helper.make_empty_tensor_value_info(f"out{i}") for i in range(n_outputs)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                             ir_version=7 if opset <= 12 else 10)
-
-
-def oracle(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET,
-           n_outputs: int = 1, engine: str = "reference") -> list[np.ndarray]:
-    model = one_node_model(op, inputs, attrs, opset, n_outputs)
-    feeds = {f"in{i}": a for i, a in enumerate(inputs) if a is not None}
-    if engine == "reference":
-        return ReferenceEvaluator(model).run(None, feeds)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.log_severity_level = 3
-    return ort.InferenceSession(model.SerializeToString(), options,
-                                providers=["CPUExecutionProvider"]).run(None, feeds)
-
-
-def run_kernel(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET) -> tuple:
-    for a in inputs:
-        if a is not None:
-            a.flags.writeable = False  # a kernel that writes into its inputs fails here
-    return get_kernel(op, opset)(*inputs, **attrs)
-
-
-def assert_outputs_match(got: tuple, want: list[np.ndarray]) -> None:
-    for g, w in zip(got, want, strict=False):  # a kernel may return optional outputs unasked
-        assert (g.dtype, g.shape) == (w.dtype, w.shape)
-        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
+HYPOTHESIS = derandomized(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 
 
 def check(op: str, inputs: list[np.ndarray | None], attrs: dict, opset: int = OPSET,
           n_outputs: int = 1, engine: str = "reference") -> None:
-    want = oracle(op, inputs, attrs, opset, n_outputs, engine)
-    assert_outputs_match(run_kernel(op, inputs, attrs, opset), want)
+    """The kernel matches the outputs of ``engine``: "reference" or "onnxruntime"."""
+    want = (reference if engine == "reference" else onnxruntime)(op, inputs, opset, n_outputs,
+                                                                 **attrs)
+    check_kernel(op, inputs, opset, want, rtol=RTOL, atol=ATOL, **attrs)
 
 
 def rand(*shape: int, seed: int = 0, dtype=np.float32) -> np.ndarray:
@@ -180,11 +139,9 @@ def test_conv_transpose_opset6_output_shape_with_batch_dims():
     # Early exporters wrote output_shape as (N, C, H, W); onnxruntime rejects that, so compare
     # with the spatial-only spelling of the same node.
     x, w = rand(1, 2, 3, 3), rand(2, 3, 3, 3, seed=1)
-    want = oracle("ConvTranspose", [x, w], {"strides": [2, 2], "output_shape": [6, 7]},
-                  engine="onnxruntime")
-    got = run_kernel("ConvTranspose", [x, w], {"strides": [2, 2], "output_shape": [1, 3, 6, 7]},
-                     opset=6)
-    np.testing.assert_allclose(got[0], want[0], rtol=RTOL, atol=ATOL)
+    want = onnxruntime("ConvTranspose", [x, w], OPSET, strides=[2, 2], output_shape=[6, 7])
+    check_kernel("ConvTranspose", [x, w], 6, want, rtol=RTOL, atol=ATOL, strides=[2, 2],
+                 output_shape=[1, 3, 6, 7])
 
 
 def test_conv_transpose_same_with_stride_past_kernel():
@@ -215,8 +172,8 @@ def check_pool(op: str, x: np.ndarray, kernel: list[int], attrs: dict) -> None:
     explicit = {**attrs, "kernel_shape": kernel}
     if attrs.get("auto_pad", "").startswith("SAME"):
         explicit.update(auto_pad="NOTSET", pads=spec_same_pads(x.shape[2:], kernel, attrs))
-    want = oracle(op, [x], explicit, engine="onnxruntime")
-    assert_outputs_match(run_kernel(op, [x], {**attrs, "kernel_shape": kernel}), want)
+    want = onnxruntime(op, [x], OPSET, **explicit)
+    check_kernel(op, [x], OPSET, want, rtol=RTOL, atol=ATOL, **attrs, kernel_shape=kernel)
 
 
 @given(windows(pool=True), st.integers(1, 2))
@@ -247,7 +204,8 @@ def test_pool_versions(op, opset):
     # version 1's (Caffe2's) exclusion of pads. The evaluator counts pads at version 1 only
     # because it reads the absent attribute as None, and None != 0: version 7 is the oracle.
     oracle_opset = 7 if op == "AveragePool" and opset == 6 else opset
-    assert_outputs_match(run_kernel(op, [x], attrs, opset), oracle(op, [x], attrs, oracle_opset))
+    check_kernel(op, [x], opset, reference(op, [x], oracle_opset, **attrs), rtol=RTOL, atol=ATOL,
+                 **attrs)
 
 
 def test_max_pool_int8():
@@ -296,15 +254,14 @@ def test_batch_normalization_not_spatial(opset):
     # spatial=0: one parameter per (C, H, W) element. The evaluator ignores the attribute and
     # onnxruntime starts at version 7, whose semantics version 6 shares.
     inputs = batch_norm_inputs((2, 3, 4, 5), (3, 4, 5))
-    want = oracle("BatchNormalization", inputs, {"spatial": 0}, opset=7, engine="onnxruntime")
+    want = onnxruntime("BatchNormalization", inputs, 7, spatial=0)
     attrs = {"spatial": 0, "is_test": 1} if opset == 6 else {"spatial": 0}
-    got = run_kernel("BatchNormalization", inputs, attrs, opset)
-    np.testing.assert_allclose(got[0], want[0], rtol=RTOL, atol=ATOL)
+    check_kernel("BatchNormalization", inputs, opset, want, rtol=RTOL, atol=ATOL, **attrs)
 
 
 def test_batch_normalization_training_mode_is_refused():
     with pytest.raises(NotImplementedError):
-        run_kernel("BatchNormalization", batch_norm_inputs((2, 3, 4), (3,)), {"training_mode": 1})
+        run_kernel("BatchNormalization", batch_norm_inputs((2, 3, 4), (3,)), OPSET, training_mode=1)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 7), (2, 3, 4, 5), (1, 2, 3, 4, 5)])
@@ -338,7 +295,7 @@ def test_dropout_inference_is_identity_with_full_mask(opset, attrs, mask_dtype):
     # Until version 10 the mask has the data's type. The evaluator gives bool masks at every
     # version and onnxruntime all-zero masks at versions 7-10, so the mask is checked here.
     x = rand(3, 4)
-    y, mask = run_kernel("Dropout", [x], attrs, opset)
+    y, mask = run_kernel("Dropout", [x], opset, **attrs)
     np.testing.assert_array_equal(y, x)
     assert not np.shares_memory(y, x)
     assert mask.dtype == mask_dtype and mask.shape == x.shape and mask.all()
@@ -354,8 +311,8 @@ def test_dropout_12_ratio_input_without_training_is_identity():
 def test_dropout_12_training_is_seeded_and_scaled():
     x = np.ones((200, 50), np.float32)
     inputs = [x, np.array(0.25, np.float32), np.array(True)]
-    y, mask = run_kernel("Dropout", inputs, {"seed": 7})
-    y2, _ = run_kernel("Dropout", inputs, {"seed": 7})
+    y, mask = run_kernel("Dropout", inputs, OPSET, seed=7)
+    y2, _ = run_kernel("Dropout", inputs, OPSET, seed=7)
     np.testing.assert_array_equal(y, y2)  # replayable
     assert y.dtype == np.float32 and mask.dtype == np.bool_
     np.testing.assert_allclose(y, np.where(mask, np.float32(1 / 0.75), 0), rtol=1e-6)
