@@ -13,7 +13,7 @@ import numpy as np
 
 from npu_emu.cost_model import CostModel
 from npu_emu.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, NORMAL_FINISH_CODES,
-                            InvalidHandleError, InvalidParamError)
+                            InvalidHandleError, InvalidParamError, OutOfMemoryError)
 from npu_emu.event import Event
 from npu_emu.memory import DeviceMemory
 from npu_emu.notify import Notify
@@ -111,7 +111,11 @@ class Device:
         return Notify(self, notify_id, purpose)
 
     def malloc(self, size: int) -> int:
-        addr = self.memory.malloc(size)
+        try:
+            addr = self.memory.malloc(size)
+        except OutOfMemoryError as exc:   # a fault like the others, so `break fault` sees it
+            self.runtime.report_fault("oom", str(exc))
+            raise
         self.runtime.bus.emit(MemAlloc, self.id, addr, size)
         return addr
 

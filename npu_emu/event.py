@@ -36,6 +36,14 @@ class EventWaitSatisfied(TraceEvent):
     time_ns: int
 
 
+@dataclass(frozen=True, slots=True)
+class EventWaitBlocked(TraceEvent):
+    """A stream reached a wait on an event not yet recorded and stopped there."""
+    event_id: int
+    stream_id: int
+    time_ns: int
+
+
 class Event:
     def __init__(self, device: Device, event_id: int) -> None:
         self.device = device

@@ -29,6 +29,14 @@ class NotifyWaitSatisfied(TraceEvent):
     time_ns: int
 
 
+@dataclass(frozen=True, slots=True)
+class NotifyWaitBlocked(TraceEvent):
+    """A stream reached a wait on a notify not yet signalled and stopped there."""
+    notify_id: int
+    stream_id: int
+    time_ns: int
+
+
 class Notify:
     def __init__(self, device: Device, notify_id: int, purpose: str = "") -> None:
         self.device = device

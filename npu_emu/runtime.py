@@ -42,7 +42,7 @@ class RuntimeConfig:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A problem found while running: kind is task, deadlock, race or timeout."""
+    """A problem found while running: kind is task, deadlock, race, timeout or oom."""
 
     kind: str
     message: str
@@ -50,7 +50,7 @@ class Fault:
 
 @dataclass(frozen=True, slots=True)
 class FaultFound(TraceEvent):
-    fault: str      # task, deadlock, race or timeout
+    fault: str      # task, deadlock, race, timeout or oom
     message: str
 
 

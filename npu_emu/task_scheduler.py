@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Callable
 from npu_emu.cost_model import GANG, Unit
 from npu_emu.deadlock import deadlock_error
 from npu_emu.errors import AclError, TaskFaultError
-from npu_emu.event import EventRecorded, EventWaitSatisfied
+from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
 from npu_emu.hot_event import hot_event
 from npu_emu.label import Label, LabelJumped
-from npu_emu.notify import NotifyRecorded, NotifyWaitSatisfied
+from npu_emu.notify import NotifyRecorded, NotifyWaitBlocked, NotifyWaitSatisfied
 from npu_emu.stream import Stream, StreamActivated, StreamState
 from npu_emu.task import EFFECT, EVENT_WAIT, NOTIFY_WAIT, Task
 from npu_emu.trace import TraceEvent
@@ -74,6 +74,7 @@ class TaskScheduler:
         self.device = device
         self.bus = device.runtime.bus   # re-pointed by Runtime when a snapshot is restored
         self.now = 0
+        self.host_now = 0   # the host's clock, kept only by host-scheduled launches (host_issue)
         self.streams: list[Stream] = []
         self.retired = 0
         self.last: Task | None = None
@@ -181,6 +182,8 @@ class TaskScheduler:
             s.state = BLOCKED
             s.waiting = t
             waiters.setdefault(ident, []).append(s)
+            self.bus.emit(EventWaitBlocked if t.kind == EVENT_WAIT else NotifyWaitBlocked,
+                          ident, s.id, self.now)
             return False
         if t.kind == NOTIFY_WAIT or t.reset:
             flags[ident] = 0
@@ -339,6 +342,17 @@ class TaskScheduler:
             if status == STALLED and not stream_done(s):
                 raise deadlock_error(self, waiter or f"synchronize stream {s.id}")
         return True
+
+    def host_issue(self, cost_ns: int) -> int:
+        """The host issues one task, spending ``cost_ns`` of simulated time (the cost model's
+        ``host_launch_ns``) while the device runs on: the device is first driven to the host's
+        new time, so what the host submits next starts no earlier. The host's clock never runs
+        behind the device's (a host wait leaves the host at the device's time). Returns it."""
+        self.host_now = max(self.host_now, self.now) + cost_ns
+        if self.host_now > self.now:
+            self._advance(1 << 62, None, self.host_now)
+            self.now = max(self.now, self.host_now)
+        return self.host_now
 
     def wait_for_slot(self, s: Stream) -> None:
         """The host blocks on a full SQ until the TS retires one of its SQEs."""

@@ -64,12 +64,28 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     if trace:
         bus.subscribe(timeline)
     runtime = Runtime(RuntimeConfig(race_check=race_check), bus=bus)
+    status, error = run_program(script, runtime, observer)
+    _print_summary(observer)
+    if trace:
+        timeline.write(trace)
+        print(f"timeline written to {trace}")
+    for line in observer.faults:
+        print(f"fault: {line}")
+    if error:
+        print(f"error: {error}")
+    return 1 if (observer.faults or error) else status
+
+
+def run_program(script: Path, runtime: Runtime, observer: DevrunObserver) -> tuple[int, str]:
+    """Run the host program ``script`` (resolved) as ``__main__`` with ``runtime`` and its bus
+    current, then close the runtime. Returns the exit status and, if the program failed, one
+    error line placed in the script (the debugger runs programs through here too)."""
     error = ""
     status = 0
     argv = sys.argv
     sys.argv = [str(script)]
     try:
-        with use_bus(bus), use_runtime(runtime):
+        with use_bus(runtime.bus), use_runtime(runtime):
             runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -81,15 +97,7 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     finally:
         sys.argv = argv
         runtime.close()
-    _print_summary(observer)
-    if trace:
-        timeline.write(trace)
-        print(f"timeline written to {trace}")
-    for line in observer.faults:
-        print(f"fault: {line}")
-    if error:
-        print(f"error: {error}")
-    return 1 if (observer.faults or error) else status
+    return status, error
 
 
 def _print_summary(observer: DevrunObserver) -> None:

@@ -29,10 +29,12 @@ class PassRecord:
 
 
 class PassManager:
-    def __init__(self, stage: str = "") -> None:
+    def __init__(self, stage: str = "", history: list[PassRecord] | None = None) -> None:
+        """``history``: where the records go, e.g. a pipeline's result, so that one who looks
+        while a stage runs (a debugger parked at PassEnd) sees the passes done so far."""
         self.stage = stage
         self.passes: list[tuple[str, GraphPass]] = []
-        self.history: list[PassRecord] = []
+        self.history: list[PassRecord] = [] if history is None else history
 
     def add_pass(self, name: str, graph_pass: GraphPass) -> "PassManager":
         self.passes.append((name, graph_pass))

@@ -47,8 +47,25 @@ class StepGate:
                 self._thread.start()
             else:
                 self._cond.notify_all()
+        return self.wait()
+
+    def wait(self) -> TraceEvent | None:
+        """Block until the worker parks or ends. After a KeyboardInterrupt escaped
+        ``run_until`` the worker is still running: ``interrupt()``, then wait here."""
+        with self._cond:
             self._cond.wait_for(lambda: not self._worker_turn)
         return self.parked_at
+
+    def interrupt(self) -> None:
+        """Park the running worker at its next event, whatever the stop predicate says (it
+        still sees the event: observers keeping state in it stay right). Safe from any
+        thread: one attribute store, which the worker reads at every event."""
+        predicate = self._stop
+
+        def then_park(event: TraceEvent) -> bool:
+            predicate(event)
+            return True
+        self._stop = then_park
 
     def close(self) -> None:
         """Abandon a parked target: it unwinds with TargetAbandoned and the thread ends."""

@@ -1,0 +1,138 @@
+"""Debugger benchmark: what the step gate costs a free run, and how fast reverse stepping is.
+
+    python scripts/bench_debugger.py [--model resnet50] [--repeat 3] [--json]
+
+Free-run overhead: ResNet-50 light end to end (parse > compile > execute) under the debugger's
+`continue` with 0 and with 10 breakpoints that never hit, against the same program run with no
+debugger at all (no observer, so no event is even built). Runs are interleaved and the medians
+compared, since these machines are noisy. Reverse-step latency: park at tick N (1k, 10k, 100k),
+then time `reverse-step` at event granularity (a re-execution to tick N-1 from the newest
+checkpoint). A program shorter than 100k ticks (ResNet-50 light has about 11k until GE's build,
+load and device execution join its program) is measured there on bench_compile's synthetic
+model of 5000 nodes, said on stderr. `--json` prints one object with keys gate_overhead_0bp,
+gate_overhead_10bp and reverse_step_ms {"1k", "10k", "100k"}.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Single-threaded BLAS (before numpy loads): its thread pool's jitter on these 2-core machines
+# is larger than the overhead being measured.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ge_core.world import World  # noqa: E402
+from workbench.debugger.engine import Debugger  # noqa: E402
+from workbench.debugger.program import run_phases  # noqa: E402
+from workbench.debugger.targets import Target, open_target  # noqa: E402
+
+NEVER_HIT = [["pass", "PrunePass", "if", "tick < 0"],
+             ["pass", "ConstantFoldingPass", "if", "node == 'no_such_node'"],
+             ["node", "no_such_node"], ["node", "type=NoSuchOp"], ["sqe", "stream=99"],
+             ["sqe", "type=ccu_launch"], ["fault", "oom"], ["label", "77"],
+             ["wait", "event", "99"], ["distribute", "stream=99"]]
+TICKS = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+
+
+def no_debugger(target: Target) -> float:
+    gc.collect()   # each run starts with the last one's garbage gone, whichever it was
+    world = World(target.runtime_config())
+    start = time.perf_counter()
+    with world.entered():
+        run_phases(target.phases, target.new_state(), world.bus, (0, 0), lambda p: None)
+    return time.perf_counter() - start
+
+
+def under_debugger(target: Target, breakpoints: list[list[str]]) -> float:
+    d = Debugger(target)
+    for words in breakpoints:
+        d.add_breakpoint(words)
+    gc.collect()
+    start = time.perf_counter()
+    outcomes = d.cont()
+    elapsed = time.perf_counter() - start
+    d.close()
+    assert type(outcomes[-1]).__name__ == "Finished", outcomes
+    return elapsed
+
+
+def overheads(target: Target, repeat: int) -> tuple[float, float]:
+    base, zero, ten = [], [], []
+    for _ in range(repeat):
+        base.append(no_debugger(target))
+        zero.append(under_debugger(target, []))
+        ten.append(under_debugger(target, NEVER_HIT))
+    b = statistics.median(base)
+    print(f"free run: no debugger {b * 1e3:.0f} ms, gate with 0 breakpoints "
+          f"{statistics.median(zero) * 1e3:.0f} ms, with 10 {statistics.median(ten) * 1e3:.0f} ms",
+          file=sys.stderr)
+    return statistics.median(zero) / b - 1, statistics.median(ten) / b - 1
+
+
+def reverse_step_ms(target: Target, tick: int, repeat: int) -> float | None:
+    d = Debugger(target)
+    d.step("event")
+    outcomes = d.run_to_tick(tick)
+    if type(outcomes[-1]).__name__ != "Stopped":
+        d.close()
+        return None
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        d.reverse_step()
+        times.append(time.perf_counter() - start)
+    d.close()
+    return statistics.median(times) * 1e3
+
+
+def synthetic_target(n_nodes: int, directory: Path) -> Target:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import onnx
+    from bench_compile import synthetic
+    path = directory / f"synthetic_{n_nodes}.onnx"
+    onnx.save(synthetic(n_nodes), str(path))
+    return open_target(str(path), directory)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="resnet50", help="a light model's name")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    target = open_target(f"light:{args.model}", ROOT)
+    zero, ten = overheads(target, args.repeat)
+    reverse: dict[str, float | None] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, tick in TICKS.items():
+            ms = reverse_step_ms(target, tick, args.repeat)
+            if ms is None:
+                print(f"{args.model} ends before tick {tick}: reverse-step at {label} measured "
+                      f"on a synthetic model of 5000 nodes", file=sys.stderr)
+                ms = reverse_step_ms(synthetic_target(5000, Path(tmp)), tick, args.repeat)
+            reverse[label] = ms
+    result = {"gate_overhead_0bp": round(zero, 4), "gate_overhead_10bp": round(ten, 4),
+              "reverse_step_ms": {k: None if v is None else round(v, 1)
+                                  for k, v in reverse.items()}}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"gate overhead, 0 breakpoints:  {zero:+.1%}")
+        print(f"gate overhead, 10 breakpoints: {ten:+.1%}   (target <= 15%)")
+        for k, v in result["reverse_step_ms"].items():
+            print(f"reverse-step at tick {k}: {v} ms" + ("   (target <= 100 ms)"
+                                                          if k == "10k" else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

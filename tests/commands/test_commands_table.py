@@ -1,0 +1,145 @@
+"""One command table for every face: names, aliases, help, and one-line errors for bad input."""
+from pathlib import Path
+
+import pytest
+
+from workbench.commands.command import UsageError
+from workbench.commands.session import Session
+from workbench.commands.table import COMMANDS
+from workbench.debugger.outcomes import Error, Printed, Stopped, TableOutcome
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
+                 "reverse-continue", "goto", "break", "watch", "enable", "disable", "delete",
+                 "info", "print", "diff", "passes", "where", "timeline", "dump", "export",
+                 "target", "set", "save-script", "say", "pause", "help"]
+
+
+@pytest.fixture
+def session():
+    s = Session(base_dir=ROOT)
+    yield s
+    s.close()
+
+
+def test_every_command_is_in_the_table_with_usage_and_help():
+    for name in SPEC_COMMANDS:
+        cmd = COMMANDS.lookup(name)
+        assert cmd.usage.startswith(name) and cmd.help.endswith(".")
+    assert COMMANDS.lookup("c").name == "continue" and COMMANDS.lookup("rs").name == \
+        "reverse-step"
+
+
+def test_unknown_commands_suggest_near_ones():
+    with pytest.raises(UsageError, match=r"unknown command 'contnue' \(did you mean continue"):
+        COMMANDS.lookup("contnue")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("step", "no target: open one with `target FILE`"),
+    ("target nowhere.onnx", "no such target: nowhere.onnx"),
+    ("target sample_models/devrun", "no such target: sample_models/devrun"),
+    ("target pyproject.toml", "pyproject.toml: not a target (an .onnx model, an .om file or "
+                              "a .py host program)"),
+    ("frob", "unknown command 'frob' (help lists them)"),
+    ("print 'unterminated", "No closing quotation"),
+])
+def test_bad_lines_answer_one_error(session, line, message):
+    (out,) = session.execute(line)
+    assert isinstance(out, Error) and message in out.message and "\n" not in out.message
+
+
+@pytest.mark.parametrize("line, message", [
+    ("step 0", "usage: step"),
+    ("step pass x", "usage: step"),
+    ("goto soon", "the tick must be a number, not 'soon'"),
+    ("break", "break what?"),
+    ("break sqe type=kernel", "no SQE type 'kernel' (kernel_aicore"),
+    ("break sqe colour=red", "no filter 'colour' here (filters: type=, stream=)"),
+    ("break fault flood", "no fault 'flood' (deadlock, race, timeout, oom, task)"),
+    ("break node conv1 if __import__('os')", "Call is not allowed"),
+    ("break node conv1 if nod == 'x'", "condition \"nod == 'x'\": no nod on these events "
+                                        "(names: graph, node, op_type, pass_name, tick)"),
+    ("break frob", "no breakpoint kind 'frob' (pass, node"),
+    ("break wait semaphore", "usage: break wait event|notify [ID]"),
+    ("watch node conv1", "usage: watch node NAME anchors"),
+    ("watch stream two", "stream id must be a number"),
+    ("delete 9", "no breakpoint or watch 9"),
+    ("info everything", "usage: info streams|events"),
+    ("print node", "usage: print node NAME"),
+    ("print node nosuch", "no node 'nosuch'"),
+    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check)"),
+    ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
+    ("export timeline x.json", "usage: export trace FILE.json"),
+    ("run-to", "usage: run-to TICK"),
+    ("reverse-step", "reverse-step: no earlier pass before tick 0"),
+    ("reverse-continue", "no breakpoint hit before tick 0"),
+    ("finish", "finish: not inside"),
+    ("diff", "diff: no pass has run yet"),
+])
+def test_bad_uses_answer_one_error_naming_the_fault(session, line, message):
+    session.execute("target sample_models/tiny_cnn.onnx")
+    (out,) = session.execute(line)
+    assert isinstance(out, Error), out
+    assert message in out.message and "\n" not in out.message
+    assert line not in session.recorded_lines()
+
+
+def test_help_lists_commands_and_explains_one(session):
+    (table,) = session.execute("help")
+    assert isinstance(table, TableOutcome)
+    assert [r[0] for r in table.rows] == [c.name for c in COMMANDS.unique()]
+    (one,) = session.execute("help rs")
+    assert isinstance(one, Printed) and one.text.startswith("reverse-step [N]\n  Back to")
+
+
+def test_break_keeps_the_conditions_quotes(session):
+    session.execute("target sample_models/tiny_cnn.onnx")
+    (out,) = session.execute("break node type=Relu if 'left' in node")
+    assert out.text == "breakpoint 1: node type=Relu if 'left' in node"
+    stop = session.execute("continue")[-1]
+    assert isinstance(stop, Stopped) and "node=left_relu" in stop.event
+
+
+def test_target_and_set_keep_breakpoints_and_restart(session):
+    session.execute("target sample_models/tiny_cnn.onnx")
+    session.execute("break pass PrunePass")
+    session.execute("continue")
+    (out,) = session.execute("set seed 7")
+    assert out.text == "seed = 7 (the target restarts)"
+    d = session.debugger
+    assert d.tick == 0 and d.target.settings.seed == 7 and list(d.breakpoints) == [1]
+    (table,) = session.execute("info settings")
+    assert ("seed", "7") in table.rows
+
+
+def test_comments_and_blank_lines_do_nothing(session):
+    assert session.execute("   ") == [] and session.execute("# a note") == []
+    assert session.log == []
+
+
+def test_an_om_target_waits_for_ges_loader(tmp_path):
+    (tmp_path / "model.om").write_bytes(b"IMOD")
+    s = Session(base_dir=tmp_path)
+    (out,) = s.execute("target model.om")
+    assert isinstance(out, Error) and "ge_core.runtime" in out.message
+
+
+def test_dump_and_export_write_files(session, tmp_path):
+    import json
+    session.execute("target sample_models/devrun/label_loop.py")
+    session.execute("break label 1")
+    session.execute("continue")
+    (out,) = session.execute(f"export trace {tmp_path / 'loop.json'}")
+    assert out.text.startswith(f"trace written to {tmp_path / 'loop.json'}: ")
+    events = json.loads((tmp_path / "loop.json").read_text())["traceEvents"]
+    assert sum(e["ph"] == "X" for e in events) > 50
+    session.execute("target sample_models/tiny_cnn.onnx")
+    session.execute("step stage 2")
+    (out,) = session.execute(f"dump {tmp_path / 'dumps'}")
+    assert out.text.startswith(f"dumped 2 files to {tmp_path / 'dumps'}: ge_tick_")
+    (text,) = sorted((tmp_path / "dumps").glob("*.txt"))
+    assert text.read_text().startswith("graph tiny_cnn (26 nodes)")
+    (out,) = session.execute(f"export trace {tmp_path / 'compile.json'}")
+    assert out.text.endswith(": 0 SQEs, 2 compile spans")

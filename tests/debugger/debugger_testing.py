@@ -1,0 +1,29 @@
+"""Shared helpers for the debugger engine's tests: open a target, expect a stop or an end."""
+from pathlib import Path
+
+from workbench.debugger.engine import Debugger
+from workbench.debugger.outcomes import Finished, Stopped
+from workbench.debugger.settings import Settings
+from workbench.debugger.targets import open_target
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "sample_models/tiny_cnn.onnx"
+DEVRUN = "sample_models/devrun"
+
+
+def debugger(spec: str, trace_hash: bool = False, gap: int | None = None,
+             **settings) -> Debugger:
+    target = open_target(spec, ROOT, Settings(**settings))
+    if gap is None:
+        return Debugger(target, trace_hash=trace_hash)
+    return Debugger(target, trace_hash=trace_hash, checkpoint_gap=gap)
+
+
+def stopped(outcomes: list) -> Stopped:
+    assert outcomes and isinstance(outcomes[-1], Stopped), outcomes
+    return outcomes[-1]
+
+
+def finished(outcomes: list) -> Finished:
+    assert outcomes and isinstance(outcomes[-1], Finished), outcomes
+    return outcomes[-1]

@@ -1,0 +1,67 @@
+"""Checkpoints: an exact, independent copy of a run's graphs and compile pipeline, which resumes
+to the same trace and the same graph as a run that never stopped."""
+from pathlib import Path
+
+from ge_core.compiler import CompileOptions, CompilePipeline
+from ge_core.graph import GraphUtils, OpDesc, dump_graph
+from ge_core.graph.events import NodeAdded
+from ge_core.graph.graph_clone import clone_graphs
+from ge_core.parser import parse_onnx
+from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from workbench.debugger.checkpoint import clone_state
+from workbench.debugger.program import RunState
+from workbench.debugger.settings import Settings
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
+
+
+def test_a_clone_dumps_the_same_and_is_independent():
+    with use_bus(TraceBus()):
+        graph = parse_onnx(SAMPLE)
+    new_bus, seen = TraceBus(), []
+    new_bus.subscribe(seen.append)
+    memo = {}
+    clone_graphs([graph], new_bus, memo)
+    twin = memo[id(graph)]
+    assert dump_graph(twin) == dump_graph(graph) and twin is not graph
+    assert [n.seq for n in twin.nodes] == [n.seq for n in graph.nodes]
+    assert twin.edits == graph.edits and twin.edits is not graph.edits
+    relu = twin.find_node("relu1")
+    GraphUtils.remove_node(twin.find_node("right_identity"))
+    relu.op_desc.set_attr("stream_id", 1)
+    assert graph.find_node("right_identity") is not None
+    assert graph.find_node("relu1").op_desc.get_attr("stream_id") is None
+    assert [type(e).__name__ for e in seen][-1] == "AttrSet"   # on the clone's bus only
+    added = twin.add_node(OpDesc("extra", "Relu", 1, 1))
+    assert added.seq == max(n.seq for n in graph.nodes) + 1
+    assert isinstance(seen[-1], NodeAdded)
+
+
+def _compile_trace(stop_after: int | None):
+    """A compile on its own bus; with ``stop_after``, cloned between stages and resumed."""
+    bus, rec = TraceBus(), TraceRecorder()
+    bus.subscribe(rec)
+    with use_bus(bus):
+        state = RunState(SAMPLE, Settings(), graph=parse_onnx(SAMPLE))
+        state.pipeline = CompilePipeline(state.graph, CompileOptions(dump=None))
+        steps = state.pipeline.steps()
+        done = 0
+        for step in steps:
+            if step.kind == "stage":
+                done += 1
+                if done == stop_after:
+                    break
+        if stop_after is not None:
+            state = clone_state(state, bus)   # the copy goes on; the original is dropped
+            for _ in state.pipeline.steps(start_stage=done):
+                pass
+    return rec.digest(), dump_graph(state.graph), state.pipeline.result
+
+
+def test_a_pipeline_resumed_from_a_copy_at_any_stage_matches_a_straight_run():
+    digest, text, result = _compile_trace(None)
+    for stage in range(1, 8):
+        d, t, r = _compile_trace(stage)
+        assert (d, t) == (digest, text), f"resumed after stage {stage}"
+        assert [p.name for p in r.passes] == [p.name for p in result.passes]
+        assert [s.stage for s in r.stages] == [s.stage for s in result.stages]

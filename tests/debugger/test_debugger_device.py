@@ -1,0 +1,163 @@
+"""The engine on host programs (sample_models/devrun): SQE stepping through a label loop, wait
+and fault breakpoints, the device tables, device memory, program output."""
+import pytest
+
+from debugger_testing import DEVRUN, debugger, finished, stopped
+from workbench.debugger import device_views, timeline_views
+from workbench.debugger.outcomes import Printed, ProgramOutput, Stopped, TableOutcome
+
+
+def test_stepping_sqes_through_the_label_loop():
+    d = debugger(f"{DEVRUN}/label_loop.py")
+    try:
+        retired = []
+        while isinstance((out := d.step("sqe"))[-1], Stopped):
+            retired.append(out[-1].event.split("task=")[1].split("#")[0])
+        loop = retired[retired.index("LabelSet(L0)"):]
+        # five iterations, each ending in the switch that jumps back to L0 (index 1) or on
+        assert loop.count("LabelSwitchByIndex(L1,L0)") == 5
+        assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
+        assert loop[-4:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
+                             "WaitEndGraph(m0)"]
+        assert "acc == 5 * x: True" in "".join(o.text for o in out
+                                                if isinstance(o, ProgramOutput))
+    finally:
+        d.close()
+
+
+def test_break_label_and_next_sqe_stays_on_the_stream():
+    d = debugger(f"{DEVRUN}/label_loop.py")
+    try:
+        d.add_breakpoint(["label", "0"])
+        hits = [stopped(d.cont()) for _ in range(5)]
+        assert all("LabelSet(L0)" in h.event for h in hits)
+        assert hits[0].where == "program > model 0 > stream 1 > SQE 1 LabelSet(L0)#1"
+        d.granularity = "sqe"
+        for _ in range(6):
+            assert "stream 1 >" in stopped(d.next()).where
+        labels = device_views.labels(d.run.world.runtime)
+        assert labels.rows == (("0", "0", "s1", "1"), ("0", "1", "s1", "8"))
+        models = device_views.models(d.run.world.runtime)
+        assert models.rows[0][:4] == ("0", "model0", "loaded", "yes")
+        end = finished(d.cont())
+        assert end.summary == ("exit status 0",)
+    finally:
+        d.close()
+
+
+def test_break_wait_event_stops_at_the_consumers_wait():
+    d = debugger(f"{DEVRUN}/producer_consumer.py")
+    try:
+        d.add_breakpoint(["wait", "event"])
+        s = stopped(d.cont())   # the consumer is stream 3 (the new context's default is 1)
+        assert s.event == "EventWaitBlocked event_id=0 stream_id=3 time_ns=0"
+        events = device_views.events(d.run.world.runtime)
+        assert events.rows == (("0", "0", "clear", "s2", "s3", "s3"),)
+        s = stopped(d.cont())
+        assert s.event == "EventWaitSatisfied event_id=0 stream_id=3 time_ns=2008"
+        streams = device_views.streams(d.run.world.runtime)
+        assert [r[1] for r in streams.rows] == ["0", "1", "2", "3"]
+    finally:
+        d.close()
+
+
+def test_break_wait_event_on_the_missing_wait_sample_never_stops_but_the_race_does():
+    d = debugger(f"{DEVRUN}/missing_wait.py", race_check=True)
+    try:
+        d.add_breakpoint(["wait", "event"])
+        end = finished(d.cont())   # nothing waits: that is the bug
+        assert any(line.startswith("fault: missing_wait.py:") and "race: Add" in line
+                   for line in end.summary)
+        d.add_breakpoint(["fault", "race"])
+        d.restart()
+        s = stopped(d.cont())
+        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream 2)")
+    finally:
+        d.close()
+
+
+def test_break_fault_on_the_deadlock_sample():
+    d = debugger(f"{DEVRUN}/deadlock.py")
+    try:
+        d.add_breakpoint(["fault"])
+        s = stopped(d.cont())
+        assert s.event.startswith("FaultFound fault=deadlock message=synchronize stream 2 can "
+                                  "never finish: stream 2 waits at StreamWaitEvent(e0)")
+        streams = device_views.streams(d.run.world.runtime)
+        assert ("0", "2", "blocked") == streams.rows[2][:3]
+        assert streams.rows[2][-1] == "StreamWaitEvent(e0)#1"
+        out = d.cont()
+        assert out[0] == ProgramOutput("synchronize_stream(consumer) returned 507046\n")
+        finished(out)
+    finally:
+        d.close()
+
+
+def test_break_sqe_filters_and_a_condition():
+    d = debugger(f"{DEVRUN}/label_loop.py")
+    try:
+        d.add_breakpoint(["sqe", "type=label_set", "stream=1", "if", "time_ns > 20000"])
+        s = stopped(d.cont())
+        assert "LabelSet" in s.event and int(s.event.split("time_ns=")[1]) > 20000
+    finally:
+        d.close()
+
+
+def test_watch_event_and_stream_show_old_and_new():
+    d = debugger(f"{DEVRUN}/producer_consumer.py")
+    try:
+        d.add_watch(["event", "0"])
+        d.add_watch(["stream", "2"])
+        reasons = []
+        while isinstance((out := d.cont())[-1], Stopped):
+            reasons += [r.text for r in out[-1].reasons]
+        assert "watch 1 (event 0): <no device> -> recorded at 2008 ns" in reasons
+        assert reasons[:2] == ["watch 2 (stream 2): <no stream 2> -> idle, SQE 0 of 1",
+                               "watch 2 (stream 2): idle, SQE 0 of 1 -> ready, SQE 0 of 2"]
+        assert reasons[-1] == "watch 2 (stream 2): ready, SQE 2 of 2 -> idle, SQE 2 of 2"
+    finally:
+        d.close()
+
+
+def test_device_memory_tensor_and_timeline():
+    d = debugger(f"{DEVRUN}/producer_consumer.py")
+    try:
+        d.add_breakpoint(["wait", "event"])
+        stopped(d.cont())
+        memory = device_views.memory(d.run.world.runtime)
+        assert memory.rows[0][:2] == ("0", "total") and len(memory.rows) == 4
+        blocks = d.run.world.runtime.device(0).memory.live_blocks()
+        x_addr = blocks[0][0]
+        shown = device_views.device_tensor(d.run.world.runtime, [hex(x_addr), "4"])
+        assert isinstance(shown, Printed)
+        assert shown.text.splitlines()[0] == f"tensor {x_addr:#x}: f32[4] (device 0 memory)"
+        assert "[-1.      -0.99216 -0.98431 -0.97647]" in shown.text
+        tl = timeline_views.timeline(d)
+        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["stream 2"]
+    finally:
+        d.close()
+
+
+@pytest.mark.parametrize("name", ["autosplit.py", "capture.py", "timeout.py"])
+def test_other_samples_run_to_the_end_under_the_debugger(name):
+    d = debugger(f"{DEVRUN}/{name}")
+    try:
+        end = finished(d.cont())
+        assert end.summary[-1].startswith("exit status")
+    finally:
+        d.close()
+
+
+def test_finish_runs_to_the_end_of_the_models_execution():
+    d = debugger(f"{DEVRUN}/label_loop.py")
+    try:
+        d.add_breakpoint(["label", "0"])
+        stopped(d.cont())
+        d.breakpoints[1].enabled = False
+        s = stopped(d.finish())
+        assert s.event.startswith("ModelFinished model_id=0")
+        assert s.reasons[0].text == "finish: end of model 0's execution"
+        assert s.where == "program"
+        assert stopped(d.finish()).event == "PhaseEnd phase=program"
+    finally:
+        d.close()

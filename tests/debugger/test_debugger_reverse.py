@@ -1,0 +1,166 @@
+"""Reverse stepping is re-execution: it must land on exactly the state a forward run had at
+that tick (same trace hash, same graph), from the start or from a checkpoint."""
+import signal
+import threading
+import time
+
+import pytest
+
+from debugger_testing import DEVRUN, TINY, debugger, finished, stopped
+from ge_core.graph import dump_graph
+from workbench.debugger.outcomes import Error, Stopped
+
+
+def graph_text(d):
+    return "".join(dump_graph(g) for g in d.state.graphs())
+
+
+def test_reverse_step_lands_on_the_forward_state(tmp_path):
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        forward = {}
+        for _ in range(30):
+            s = stopped(d.step("stage" if len(forward) < 3 else "event", 1))
+            forward[s.tick] = (d.run.trace_hash(), graph_text(d), s)
+        stopped(d.run_to_tick(480))
+        assert len(d.checkpoints) >= 3   # so some of the landings below restore one
+        d.granularity = "event"
+        resumed = set()
+        for tick in sorted(forward, reverse=True)[:12]:
+            s = stopped(d.goto(tick))
+            resumed.add(d.run.start_tick)
+            digest, text, was = forward[tick]
+            assert (d.run.trace_hash(), graph_text(d)) == (digest, text)
+            assert (s.tick, s.event, s.where) == (was.tick, was.event, was.where)
+        assert len(resumed - {0}) >= 1
+        stopped(d.goto(max(forward)))
+        s = stopped(d.reverse_step())
+        assert s.tick == max(forward) - 1 and d.run.trace_hash() == forward[s.tick][0]
+    finally:
+        d.close()
+
+
+def test_reverse_step_by_unit_and_reverse_continue():
+    d = debugger(TINY, trace_hash=True)
+    try:
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        first = stopped(d.cont())
+        second = stopped(d.cont())
+        passes = [stopped(d.step("pass")) for _ in range(2)]
+        back = stopped(d.reverse_step())
+        assert (back.tick, back.event) == (passes[0].tick, passes[0].event)
+        assert back.reasons[0].text == "reverse-step pass"
+        again = stopped(d.reverse_continue())
+        assert (again.tick, again.event) == (second.tick, second.event)
+        assert again.reasons[0].text == ("reverse-continue: breakpoint 1 "
+                                         "(pass ConstantFoldingPass)")
+        assert stopped(d.reverse_continue()).tick == first.tick
+        (err,) = d.reverse_continue()
+        assert isinstance(err, Error) and "no breakpoint hit before tick" in err.message
+    finally:
+        d.close()
+
+
+def test_goto_from_the_end_and_forward_again():
+    d = debugger(TINY, trace_hash=True)
+    try:
+        end = finished(d.cont())
+        final = d.run.trace_hash()
+        s = stopped(d.goto(end.tick - 10))
+        assert s.tick == end.tick - 10
+        assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == final
+        assert "not started" in d.goto(0)[0].text
+        assert isinstance(d.goto(-1)[0], Error)
+    finally:
+        d.close()
+
+
+def test_reverse_on_a_host_program_reexecutes_from_the_start():
+    d = debugger(f"{DEVRUN}/label_loop.py", trace_hash=True)
+    try:
+        states = []
+        for _ in range(20):
+            s = stopped(d.step("sqe"))
+            states.append((s, d.run.trace_hash()))
+        for s, digest in reversed(states[:-1]):
+            back = stopped(d.reverse_step())
+            assert (back.tick, back.event, d.run.trace_hash()) == (s.tick, s.event, digest)
+    finally:
+        d.close()
+
+
+def test_watches_resync_after_going_back():
+    d = debugger(TINY)
+    try:
+        w = d.add_watch(["node", "conv1", "attr", "engine"])
+        stopped(d.cont())
+        placed = stopped(d.cont())
+        assert w.value == "'AIcoreEngine'"
+        stopped(d.goto(placed.tick - 1))
+        assert w.value == "<unset>"
+        again = stopped(d.cont())
+        assert again.tick == placed.tick and again.reasons[0].new == "'AIcoreEngine'"
+    finally:
+        d.close()
+
+
+def _when_running(d, action):
+    """Do ``action`` from another thread once the target is well into its run."""
+    def wait_then_act():
+        while d.run.tick < 200:
+            time.sleep(0.001)
+        action()
+    return threading.Thread(target=wait_then_act)
+
+
+def test_interrupt_parks_a_running_continue():
+    d = debugger("light:resnet50")
+    try:
+        _when_running(d, d.interrupt).start()
+        s = stopped(d.cont())
+        assert s.reasons[0].text == "interrupted" and 200 <= s.tick
+        assert isinstance(d.step("event")[-1], Stopped)
+        again = stopped(d.goto(s.tick))   # the interrupted event was seen like any other
+        assert (again.event, again.where) == (s.event, s.where)
+    finally:
+        d.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill")
+def test_ctrl_c_during_continue_returns_to_the_prompt_with_the_target_alive():
+    main = threading.main_thread().ident
+    if threading.get_ident() != main:
+        pytest.skip("signals reach only the main thread")
+    d = debugger("light:resnet50")
+    in_continue = [True]
+
+    def ctrl_c(signum, frame):   # only inside cont(): a late one must not end the session
+        if in_continue[0]:
+            raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGINT, ctrl_c)
+    try:
+        _when_running(d, lambda: signal.pthread_kill(main, signal.SIGINT)).start()
+        s = stopped(d.cont())
+        in_continue[0] = False
+        assert s.reasons[0].text == "interrupted"
+        nxt = stopped(d.step("event"))
+        assert nxt.tick == s.tick + 1
+    finally:
+        in_continue[0] = False
+        signal.signal(signal.SIGINT, previous)
+        d.close()
+
+
+def test_reverse_step_at_tick_10k_on_resnet50_resumes_from_a_checkpoint():
+    d = debugger("light:resnet50", trace_hash=True)
+    try:
+        d.step("event")
+        at = stopped(d.run_to_tick(10_000))
+        digest = d.run.trace_hash()
+        stopped(d.step("event", 3))
+        back = stopped(d.goto(10_000))
+        assert d.run.start_tick > 5_000   # from a checkpoint, not the start
+        assert (back.event, back.where, d.run.trace_hash()) == (at.event, at.where, digest)
+        assert stopped(d.reverse_step()).tick == 9_999
+    finally:
+        d.close()

@@ -1,0 +1,4 @@
+"""The command language: one parser and one command table for the REPL, the TUI and scripts."""
+from workbench.commands.session import Session
+
+__all__ = ["Session"]

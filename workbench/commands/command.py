@@ -1,0 +1,46 @@
+"""A command: its name, usage and help, what it does, and how its arguments complete."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from workbench.debugger.outcomes import Outcome
+
+if TYPE_CHECKING:
+    from workbench.commands.session import Session
+
+Handler = Callable[["Session", list[str]], list[Outcome]]
+# (session, the words before the one being typed, its start) -> candidates for it
+Completer = Callable[["Session", list[str], str], list[str]]
+
+
+class UsageError(ValueError):
+    """A command used wrongly: the message says how to use it."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    help: str
+    run: Handler
+    complete: Completer | None = None
+    aliases: tuple[str, ...] = ()
+    raw: bool = False      # the handler takes the rest of the line as one word (say, break)
+    record: bool = True    # save-script keeps it
+
+
+def count_arg(args: list[str], usage: str, at: int = 0) -> int:
+    """An optional repeat count (`step pass 3`, `next 5`)."""
+    if len(args) <= at:
+        return 1
+    if len(args) > at + 1 or not args[at].isdigit() or int(args[at]) < 1:
+        raise UsageError(f"usage: {usage}")
+    return int(args[at])
+
+
+def number(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise UsageError(f"{what} must be a number, not {text!r}") from None

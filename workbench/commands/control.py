@@ -1,0 +1,73 @@
+"""Commands that move the target: forward, to a place, and back in time."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.commands.command import Command, UsageError, count_arg, number
+from workbench.debugger.granularity import GRANULARITIES
+from workbench.debugger.outcomes import Outcome
+
+if TYPE_CHECKING:
+    from workbench.commands.session import Session
+
+
+def _step(s: Session, args: list[str]) -> list[Outcome]:
+    usage = "step [stage|pass|node|task|sqe|event] [N]"
+    if args and not args[0].isdigit():   # the engine names a unit it does not know
+        return s.debugger_or_fail().step(args[0], count_arg(args, usage, 1))
+    return s.debugger_or_fail().step(None, count_arg(args, usage))
+
+
+def _run_to(s: Session, args: list[str]) -> list[Outcome]:
+    if not args:
+        raise UsageError("usage: run-to TICK | run-to BREAKPOINT-SPEC (e.g. pass PrunePass)")
+    d = s.debugger_or_fail()
+    if len(args) == 1 and args[0].isdigit():
+        return d.run_to_tick(int(args[0]))
+    return d.run_to(args)
+
+
+def _complete_step(s: Session, words: list[str], partial: str) -> list[str]:
+    return list(GRANULARITIES) if not words else []
+
+
+def _complete_run_to(s: Session, words: list[str], partial: str) -> list[str]:
+    from workbench.commands.breaking import complete_spec
+    return complete_spec(s, words)
+
+
+def _goto(s: Session, args: list[str]) -> list[Outcome]:
+    if len(args) != 1:
+        raise UsageError("usage: goto TICK")
+    return s.debugger_or_fail().goto(number(args[0], "the tick"))
+
+
+COMMANDS = [
+    Command("step", "step [stage|pass|node|task|sqe|event] [N]",
+            "Run to the next unit of that kind (and make it the stepping unit): a compile "
+            "stage, a pass or node pass, a node visit or execution, a task distribution, a "
+            "retired SQE, or one trace event.", _step, _complete_step, ("s",)),
+    Command("next", "next [N]",
+            "Like step, but over finer events: whole passes only, the next node in the same "
+            "graph, the next SQE on the same stream.",
+            lambda s, a: s.debugger_or_fail().next(count_arg(a, "next [N]")), aliases=("n",)),
+    Command("continue", "continue", "Run until a breakpoint or watch stops the target, or it ends.",
+            lambda s, a: s.debugger_or_fail().cont(), aliases=("c", "cont")),
+    Command("finish", "finish",
+            "Run to the end of the current pass, stage, model execution or phase.",
+            lambda s, a: s.debugger_or_fail().finish(), aliases=("fin",)),
+    Command("run-to", "run-to TICK | run-to KIND [FILTERS]",
+            "Run to a tick, or to the first place matching a breakpoint spec (once).",
+            _run_to, _complete_run_to),
+    Command("reverse-step", "reverse-step [N]",
+            "Back to the previous unit of the stepping unit's kind (re-executes to it).",
+            lambda s, a: s.debugger_or_fail().reverse_step(count_arg(a, "reverse-step [N]")),
+            aliases=("rs",)),
+    Command("reverse-continue", "reverse-continue", "Back to the previous breakpoint hit.",
+            lambda s, a: s.debugger_or_fail().reverse_continue(), aliases=("rc",)),
+    Command("goto", "goto TICK",
+            "Re-execute deterministically (from the newest checkpoint) to the event of TICK.",
+            _goto),
+    Command("restart", "restart", "Back to the start: a fresh world, nothing run yet.",
+            lambda s, a: s.debugger_or_fail().restart()),
+]

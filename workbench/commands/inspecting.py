@@ -1,0 +1,117 @@
+"""Commands that look at the parked world: info, print, diff, passes, where, timeline, dump,
+export."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from workbench.commands import sources
+from workbench.commands.command import Command, UsageError
+from workbench.debugger import device_views, graph_views, timeline_views
+from workbench.debugger.engine import Debugger
+from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
+from workbench.debugger.settings import shown
+
+if TYPE_CHECKING:
+    from workbench.commands.session import Session
+
+
+def _breakpoints(d: Debugger) -> Outcome:
+    rows = tuple((str(bp.id), "yes" if bp.enabled else "no", str(bp.hits), bp.text)
+                 for bp in d.breakpoints.values())
+    return TableOutcome("breakpoints", ("id", "enabled", "hits", "breakpoint"), rows) if rows \
+        else Printed("no breakpoints")
+
+
+def _watches(d: Debugger) -> Outcome:
+    rows = tuple((str(w.id), "yes" if w.enabled else "no", str(w.hits), w.spec, w.value)
+                 for w in d.watches.values())
+    return TableOutcome("watches", ("id", "enabled", "hits", "watch", "value"), rows) if rows \
+        else Printed("no watches")
+
+
+INFO: dict[str, Callable[[Debugger], Outcome]] = {
+    "streams": lambda d: device_views.streams(d.run.world.runtime),
+    "events": lambda d: device_views.events(d.run.world.runtime),
+    "notifies": lambda d: device_views.notifies(d.run.world.runtime),
+    "labels": lambda d: device_views.labels(d.run.world.runtime),
+    "models": lambda d: device_views.models(d.run.world.runtime),
+    "memory": lambda d: device_views.memory(d.run.world.runtime),
+    "breakpoints": _breakpoints,
+    "watches": _watches,
+    "settings": lambda d: TableOutcome("settings", ("setting", "value"),
+                                       tuple(shown(d.target.settings))),
+}
+
+
+def _info(s: Session, args: list[str]) -> list[Outcome]:
+    if len(args) != 1 or args[0] not in INFO:
+        raise UsageError(f"usage: info {'|'.join(INFO)}")
+    return [INFO[args[0]](s.debugger_or_fail())]
+
+
+def _print(s: Session, args: list[str]) -> list[Outcome]:
+    d = s.debugger_or_fail()
+    if len(args) == 2 and args[0] == "node":
+        return [graph_views.print_node(d.state, args[1])]
+    if 2 <= len(args) <= 4 and args[0] == "tensor":
+        if args[1].lower().startswith("0x"):
+            return [device_views.device_tensor(d.run.world.runtime, args[1:])]
+        if len(args) == 2:
+            return [graph_views.graph_tensor(d.state, args[1])]
+    raise UsageError("usage: print node NAME | print tensor NAME | print tensor 0xADDR "
+                     "[SHAPE] [DTYPE]")
+
+
+def _where(s: Session, args: list[str]) -> list[Outcome]:
+    d = s.debugger_or_fail()
+    run = d.run
+    if not run.started:
+        return [Printed("not started (tick 0)")]
+    if run.finished:
+        return [Printed(f"finished at tick {run.tick}")]
+    event = run.parked_at
+    return [Printed(f"tick {event.tick}: {event.describe().partition(' ')[2]}\n"
+                    f"  {run.tracker.where(event)}")]
+
+
+def _dump(s: Session, args: list[str]) -> list[Outcome]:
+    if len(args) != 1:
+        raise UsageError("usage: dump DIR")
+    d = s.debugger_or_fail()
+    return [graph_views.dump(d.state, s.path(args[0]), args[0], d.tick)]
+
+
+def _export(s: Session, args: list[str]) -> list[Outcome]:
+    if len(args) != 2 or args[0] != "trace":
+        raise UsageError("usage: export trace FILE.json")
+    return [timeline_views.export_trace(s.debugger_or_fail(), s.path(args[1]), args[1])]
+
+
+def _complete_print(s: Session, words: list[str], partial: str) -> list[str]:
+    if not words:
+        return ["node", "tensor"]
+    return sources.node_names(s) if len(words) == 1 else []
+
+
+COMMANDS = [
+    Command("info", f"info {'|'.join(INFO)}", "Tables of the parked world and the session.",
+            _info, lambda s, w, p: list(INFO) if not w else [], ("i",)),
+    Command("print", "print node NAME | print tensor NAME|0xADDR [SHAPE] [DTYPE]",
+            "A node's IR line with its anchors and peers; a tensor's values with summary "
+            "stats (host executor values or constants by name, device memory by address).",
+            _print, _complete_print, ("p",)),
+    Command("diff", "diff", "The IR diff of the current pass so far, else of the last pass "
+                            "(unified, unchanged nodes hidden).",
+            lambda s, a: [graph_views.diff(s.debugger_or_fail())]),
+    Command("passes", "passes", "The pass table: every pass run so far, changed or not.",
+            lambda s, a: [graph_views.passes(s.debugger_or_fail().state)]),
+    Command("where", "where", "stage > pass > node, or model > stream > SQE.", _where,
+            aliases=("w",)),
+    Command("timeline", "timeline", "The device timeline so far, one bar per stream.",
+            lambda s, a: [timeline_views.timeline(s.debugger_or_fail())]),
+    Command("dump", "dump DIR", "Write the graph(s) as text and dot into DIR.", _dump,
+            lambda s, w, p: [f for f in sources.files(s, p) if f.endswith("/")]),
+    Command("export", "export trace FILE.json",
+            "Write the device timeline and the compile spans as Chrome trace JSON (Perfetto).",
+            _export, lambda s, w, p: ["trace"] if not w else sources.files(s, p, (".json",))),
+]

@@ -1,0 +1,66 @@
+"""Outcomes as text lines: what the REPL prints and what a transcript holds. The format is
+stable on purpose (no wall-clock times, no Python ids) so `gewb run --expect` can compare it."""
+from __future__ import annotations
+
+from functools import singledispatch
+
+from workbench.debugger.outcomes import (Error, Finished, Outcome, Pause, Printed, ProgramOutput,
+                                         Say, Stopped, TableOutcome)
+
+PROMPT = "> "
+
+
+@singledispatch
+def render(outcome: Outcome) -> list[str]:
+    raise TypeError(f"no rendering for {type(outcome).__name__}")
+
+
+@render.register
+def _(o: Stopped) -> list[str]:
+    reasons = "; ".join(r.text for r in o.reasons)
+    return [f"stopped at tick {o.tick}: {reasons}", f"  event: {o.event}", f"  where: {o.where}"]
+
+
+@render.register
+def _(o: Finished) -> list[str]:
+    return [f"finished at tick {o.tick}"] + [f"  {line}" for line in o.summary]
+
+
+@render.register
+def _(o: Printed) -> list[str]:
+    return o.text.splitlines() or [""]
+
+
+@render.register
+def _(o: TableOutcome) -> list[str]:
+    rows = [o.headers, *o.rows]
+    widths = [max(len(r[c]) for r in rows) for c in range(len(o.headers))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+    return [f"{o.title}:"] + ["  " + line for line in lines]
+
+
+@render.register
+def _(o: Error) -> list[str]:
+    return [f"error: {o.message}"]
+
+
+@render.register
+def _(o: ProgramOutput) -> list[str]:
+    return [f"| {line}".rstrip() for line in o.text.splitlines()]
+
+
+@render.register
+def _(o: Say) -> list[str]:
+    return o.text.splitlines() or [""]
+
+
+@render.register
+def _(o: Pause) -> list[str]:
+    return ["[pause]"]
+
+
+def transcript_entry(line: str, outcomes: list[Outcome]) -> list[str]:
+    """A command as a transcript shows it: echoed after the prompt (a lesson's `say` and
+    `pause` are shown, not echoed), then its outcomes."""
+    echo = [] if line.split(None, 1)[0] in ("say", "pause") else [PROMPT + line]
+    return echo + [text for o in outcomes for text in render(o)]

@@ -1,0 +1,35 @@
+"""The one command table: every command of every face, by name and alias."""
+from __future__ import annotations
+
+import difflib
+
+from workbench.commands import breaking, control, inspecting, session_commands
+from workbench.commands.command import Command, UsageError
+
+
+class CommandTable:
+    def __init__(self, commands: list[Command]) -> None:
+        self._by_name: dict[str, Command] = {}
+        for cmd in commands:
+            for name in (cmd.name, *cmd.aliases):
+                if name in self._by_name:
+                    raise ValueError(f"command name {name!r} used twice")
+                self._by_name[name] = cmd
+
+    def lookup(self, name: str) -> Command:
+        cmd = self._by_name.get(name)
+        if cmd is None:
+            near = difflib.get_close_matches(name, self._by_name, n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else " (help lists them)"
+            raise UsageError(f"unknown command {name!r}{hint}")
+        return cmd
+
+    def names(self) -> list[str]:
+        return sorted(self._by_name)
+
+    def unique(self) -> list[Command]:
+        return list(dict.fromkeys(self._by_name.values()))
+
+
+COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMANDS
+                        + session_commands.COMMANDS)

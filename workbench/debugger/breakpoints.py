@@ -1,0 +1,206 @@
+"""Breakpoints: `break KIND [FILTERS] [if CONDITION]`.
+
+    pass NAME                          a pass (or a node pass inside one) begins
+    node NAME | type=T                 a pass visits the node, or the executor runs it
+    distribute [type=T] [stream=N] [node=NAME]   GE's DistributeTask puts a task on a stream
+    sqe [type=T] [stream=N]            the device retires an SQE
+    label [ID]                         control reaches a label: its LabelSet SQE retires (in
+                                       order, or after a LabelGoto / LabelSwitchByIndex jump)
+    wait event|notify [ID]             a stream reaches a wait: it blocks, or the wait passes
+    fault [deadlock|race|timeout|oom|task]   the runtime finds a fault
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable
+
+from ge_core.executor import NodeExecuted
+from ge_core.passes.events import NodeVisited, PassBegin
+from npu_emu.event import EventWaitBlocked, EventWaitSatisfied
+from npu_emu.notify import NotifyWaitBlocked, NotifyWaitSatisfied
+from npu_emu.runtime import FaultFound
+from npu_emu.task import TaskType
+from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.trace import TraceEvent
+from workbench.debugger import listen as keys
+from workbench.debugger.conditions import Condition, names_of
+from workbench.debugger.granularity import TASK_DISTRIBUTED
+from workbench.debugger.listen import Action, Listen
+from workbench.debugger.outcomes import StopReason
+from workbench.debugger.pass_names import known_pass_names
+
+FAULT_KINDS = ("deadlock", "race", "timeout", "oom", "task")
+SQE_TYPES = tuple(t.name.lower() for t in TaskType)
+# ModelTaskType (ge_facts §4): the types a distributed TaskDef can have
+DISTRIBUTE_TYPES = ("kernel", "event_record", "event_wait", "fusion_start", "fusion_end",
+                    "kernel_ex", "hccl", "stream_switch", "stream_active", "label_set",
+                    "label_switch", "label_goto", "profiler_trace", "memcpy_async",
+                    "notify_record", "notify_wait", "reduce_async", "rdma_send", "event_reset",
+                    "end_graph", "stream_switch_n", "rdma_db_send", "memcpy_addr_async",
+                    "stream_label_switch_by_index", "stream_label_goto", "model_exit")
+KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault")
+
+
+class BreakpointError(ValueError):
+    pass
+
+
+@dataclass
+class Breakpoint:
+    id: int
+    spec: str                       # canonical: "sqe type=label_set stream=1"
+    listens: tuple[Listen, ...]
+    condition: Condition | None = None
+    enabled: bool = True
+    hits: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.spec + (f" if {self.condition.text}" if self.condition else "")
+
+    def entries(self, on_hit: Callable[["Breakpoint", TraceEvent, list[StopReason]], None]
+                ) -> list[tuple[Listen, Action]]:
+        def action(e: TraceEvent, reasons: list[StopReason]) -> None:
+            if self.condition is None or self.condition.holds(e):
+                on_hit(self, e, reasons)
+        return [(listen, action) for listen in self.listens]
+
+
+def parse_breakpoint(ident: int, words: list[str]) -> Breakpoint:
+    """``words`` after `break`: a kind, its filters, then optionally `if` and a condition."""
+    condition = None
+    if "if" in words:
+        at = words.index("if")
+        if at == len(words) - 1:
+            raise BreakpointError("`if` needs a condition")
+        condition = Condition(" ".join(words[at + 1:]))
+        words = words[:at]
+    if not words:
+        raise BreakpointError(f"break what? ({', '.join(KINDS)})")
+    if words[0] not in KINDS:
+        raise BreakpointError(f"no breakpoint kind {words[0]!r} ({', '.join(KINDS)})")
+    kind, args = words[0], words[1:]
+    listens, spec = _PARSERS[kind](args)
+    if condition is not None:
+        known = names_of([listen.kind for listen in listens])
+        unknown = sorted(condition.names - known) if known is not None else []
+        if unknown:
+            raise BreakpointError(f"condition {condition.text!r}: no {', '.join(unknown)} on "
+                                  f"these events (names: {', '.join(sorted(known))})")
+    return Breakpoint(ident, " ".join([kind, *spec]), tuple(listens), condition)
+
+
+def _filters(args: list[str], allowed: tuple[str, ...], positional: str | None = None
+             ) -> dict[str, str]:
+    """key=value words (and at most one bare word, taken as ``positional``)."""
+    out: dict[str, str] = {}
+    for a in args:
+        key, eq, value = a.partition("=")
+        if not eq:
+            if positional is None or positional in out:
+                raise BreakpointError(f"unexpected {a!r} (filters: "
+                                      f"{', '.join(k + '=' for k in allowed)})")
+            key, value = positional, a
+        elif key not in allowed:
+            raise BreakpointError(f"no filter {key!r} here (filters: "
+                                  f"{', '.join(k + '=' for k in allowed)})")
+        out[key] = value
+    return out
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise BreakpointError(f"{what} must be a number, not {text!r}") from None
+
+
+def _choice(text: str, choices: tuple[str, ...], what: str) -> str:
+    if text.lower() not in choices:
+        raise BreakpointError(f"no {what} {text!r} ({', '.join(choices)})")
+    return text.lower()
+
+
+def _pass(args: list[str]) -> tuple[list[Listen], list[str]]:
+    if len(args) != 1:
+        raise BreakpointError("usage: break pass NAME")
+    name = args[0]
+    if name not in known_pass_names():
+        near = difflib.get_close_matches(name, known_pass_names(), n=3)
+        raise BreakpointError(f"no pass named {name!r}"
+                              + (f" (did you mean {', '.join(near)}?)" if near else
+                                 f" (GE's passes: {', '.join(known_pass_names())})"))
+    return [Listen(PassBegin.__name__, keys.pass_name, name),
+            Listen(NodeVisited.__name__, keys.pass_name, name, lambda e, t: t.inner_began)], args
+
+
+def _node(args: list[str]) -> tuple[list[Listen], list[str]]:
+    f = _filters(args, ("type",), positional="name")
+    if not f:
+        raise BreakpointError("usage: break node NAME | type=OP_TYPE")
+    key, value = (keys.node, f["name"]) if "name" in f else (keys.op_type, f["type"])
+    same_type = (lambda e, t: e.op_type == f["type"]) if "type" in f and "name" in f else None
+    first_visit = (lambda e, t: t.node_began and (same_type is None or same_type(e, t)))
+    spec = ([f["name"]] if "name" in f else []) + ([f"type={f['type']}"] if "type" in f else [])
+    return [Listen(NodeVisited.__name__, key, value, first_visit),
+            Listen(NodeExecuted.__name__, key, value, same_type)], spec
+
+
+def _keyed(kind: str, f: dict[str, str], order: tuple[tuple[str, Callable, Callable], ...]
+           ) -> Listen:
+    """One listen keyed on the first filter present in ``order``; the others become its test."""
+    present = [(name, key, norm(f[name])) for name, key, norm in order if name in f]
+    if not present:
+        return Listen(kind)
+    (_, key, value), rest = present[0], present[1:]
+    test = (lambda e, t: all(k(e) == v for _, k, v in rest)) if rest else None
+    return Listen(kind, key, value, test)
+
+
+def _distribute(args: list[str]) -> tuple[list[Listen], list[str]]:
+    f = _filters(args, ("type", "stream", "node"))
+    order = (("node", keys.node, str), ("stream", keys.stream_id, lambda v: _int(v, "stream")),
+             ("type", keys.task_type, lambda v: _choice(v, DISTRIBUTE_TYPES, "task type")))
+    return [_keyed(TASK_DISTRIBUTED, f, order)], [f"{k}={v}" for k, v in f.items()]
+
+
+def _sqe(args: list[str]) -> tuple[list[Listen], list[str]]:
+    f = _filters(args, ("type", "stream"))
+    order = (("stream", keys.task_stream, lambda v: _int(v, "stream")),
+             ("type", keys.task_type, lambda v: _choice(v, SQE_TYPES, "SQE type")))
+    return [_keyed(SqeCompleted.__name__, f, order)], [f"{k}={v}" for k, v in f.items()]
+
+
+def _label(args: list[str]) -> tuple[list[Listen], list[str]]:
+    if len(args) > 1:
+        raise BreakpointError("usage: break label [ID]")
+    if not args:
+        return [Listen(SqeCompleted.__name__,
+                       test=lambda e, t: keys.label_set(e) is not None)], []
+    return [Listen(SqeCompleted.__name__, keys.label_set, _int(args[0], "label id"))], args
+
+
+def _wait(args: list[str]) -> tuple[list[Listen], list[str]]:
+    if not args or args[0] not in ("event", "notify") or len(args) > 2:
+        raise BreakpointError("usage: break wait event|notify [ID]")
+    if args[0] == "event":
+        kinds, key = (EventWaitBlocked, EventWaitSatisfied), keys.event_id
+    else:
+        kinds, key = (NotifyWaitBlocked, NotifyWaitSatisfied), keys.notify_id
+    if len(args) == 1:
+        return [Listen(k.__name__) for k in kinds], args
+    ident = _int(args[1], f"{args[0]} id")
+    return [Listen(k.__name__, key, ident) for k in kinds], args
+
+
+def _fault(args: list[str]) -> tuple[list[Listen], list[str]]:
+    if len(args) > 1:
+        raise BreakpointError(f"usage: break fault [{'|'.join(FAULT_KINDS)}]")
+    if not args:
+        return [Listen(FaultFound.__name__)], []
+    return [Listen(FaultFound.__name__, keys.fault, _choice(args[0], FAULT_KINDS, "fault"))], args
+
+
+_PARSERS = {"pass": _pass, "node": _node, "distribute": _distribute, "sqe": _sqe,
+            "label": _label, "wait": _wait, "fault": _fault}

@@ -1,0 +1,73 @@
+"""Checkpoints: copies of a run's state at resumable positions, so reverse stepping re-executes
+from the newest one before the target tick instead of from the start (DESIGN.md, one world per
+run). A copy is made when a run passes a resumable position (a phase boundary, the end of a
+compile stage) at least ``gap`` ticks after the previous copy: copies cost a few ms, re-running
+``gap`` ticks of compile about as much. Restoring copies it again onto the new world's bus, so
+a checkpoint serves any number of re-runs.
+"""
+from __future__ import annotations
+
+import copy
+from bisect import bisect_left, insort
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ge_core.graph.graph_clone import clone_graphs
+from npu_emu.trace import TraceBus
+from workbench.debugger.program import Position, RunState
+from workbench.debugger.tracker import Tracker
+
+if TYPE_CHECKING:
+    from workbench.debugger.run import Run
+
+DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5 ms each
+
+
+def clone_state(state: RunState, bus: TraceBus) -> RunState:
+    memo: dict[int, Any] = {}
+    clone_graphs(state.graphs(), bus, memo)
+    if state.pipeline is not None:   # the pass and stage records are frozen: shared, not copied
+        result = state.pipeline.result
+        memo.update((id(r), r) for r in [*result.passes, *result.stages])
+    return copy.deepcopy(state, memo)
+
+
+@dataclass
+class Checkpoint:
+    tick: int
+    position: Position
+    state: RunState        # on a bus of its own that nothing listens to
+    tracker: Tracker
+    hasher: Any | None     # the trace hash so far, when the session keeps one
+
+    def restore(self, bus: TraceBus) -> RunState:
+        return clone_state(self.state, bus)
+
+
+class CheckpointStore:
+    def __init__(self, phases: int, gap: int = DEFAULT_GAP) -> None:
+        self.phases = phases
+        self.gap = gap
+        self._ticks: list[int] = []
+        self._points: dict[int, Checkpoint] = {}
+
+    def __len__(self) -> int:
+        return len(self._ticks)
+
+    def offer(self, run: Run, position: Position) -> None:
+        """Called by a run at each resumable position (on its worker thread)."""
+        tick = run.world.bus.tick
+        if tick == 0 or tick in self._points or position[0] >= self.phases:
+            return
+        i = bisect_left(self._ticks, tick)
+        if tick - (self._ticks[i - 1] if i else 0) < self.gap:
+            return
+        hasher = run.hasher.copy() if run.hasher is not None else None
+        self._points[tick] = Checkpoint(tick, position, clone_state(run.state, TraceBus()),
+                                        run.tracker.copy(), hasher)
+        insort(self._ticks, tick)
+
+    def before(self, tick: int) -> Checkpoint | None:
+        """The newest checkpoint from which the event of ``tick`` is still ahead."""
+        i = bisect_left(self._ticks, tick)
+        return self._points[self._ticks[i - 1]] if i else None

@@ -1,0 +1,321 @@
+"""The debugger engine: one target, the current run of it, breakpoints, watches and the stepping
+unit. Every method takes plain arguments and returns outcomes; nothing here reads a terminal.
+
+Going forward resumes the current run until the stop table says stop. Going back (reverse-step,
+reverse-continue, goto an earlier tick) is re-execution (DESIGN.md invariant 3): a new run from
+the newest checkpoint before the target tick, with only the tick as its stop, so it lands on
+exactly the state a forward run had there.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Callable, Iterator
+
+from ge_core.compiler.events import StageEnd
+from ge_core.passes.events import PassEnd
+from npu_emu.model import ModelAborted, ModelFinished
+from npu_emu.trace import TraceEvent
+from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
+from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
+from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
+from workbench.debugger.history import History
+from workbench.debugger.listen import install
+from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
+                                         Stopped, StopReason)
+from workbench.debugger.program import PhaseEnd, RunState
+from workbench.debugger.run import Run
+from workbench.debugger.stop_table import StopTable
+from workbench.debugger.summary import finish_summary
+from workbench.debugger.targets import Target
+from workbench.debugger.watches import Watch, parse_watch
+
+Extra = Callable[[StopTable, Run], None]
+
+
+class Debugger:
+    def __init__(self, target: Target, trace_hash: bool = False,
+                 checkpoint_gap: int = DEFAULT_GAP) -> None:
+        self.target = target
+        self.trace_hash = trace_hash
+        self.breakpoints: dict[int, Breakpoint] = {}
+        self.watches: dict[int, Watch] = {}
+        self.granularity = target.granularity
+        self.history = History()
+        self.checkpoints = CheckpointStore(len(target.phases), checkpoint_gap)
+        self._next_id = 1
+        self.run = self._new_run()
+
+    # -- the current run -----------------------------------------------------------------------
+    @property
+    def tick(self) -> int:
+        return self.run.tick
+
+    @property
+    def state(self) -> RunState | None:
+        return self.run.state
+
+    def close(self) -> None:
+        self.run.close()
+
+    def interrupt(self) -> None:
+        """Park a running `continue` at its next event (from any thread)."""
+        self.run.gate.interrupt()
+
+    def restart(self) -> list[Outcome]:
+        self.run.close()
+        self.run = self._new_run()
+        self._sync_watches()
+        return [Printed("restarted: not started (tick 0)")]
+
+    def retarget(self, target: Target) -> None:
+        """A new target or new settings: a fresh start, keeping breakpoints and watches."""
+        self.run.close()
+        self.target = target
+        self.granularity = target.granularity
+        self.history = History()
+        self.checkpoints = CheckpointStore(len(target.phases), self.checkpoints.gap)
+        for item in [*self.breakpoints.values(), *self.watches.values()]:
+            item.hits = 0
+        self.run = self._new_run()
+        self._sync_watches()
+
+    def _new_run(self, tick: int | None = None) -> Run:
+        start = self.checkpoints.before(tick) if tick is not None else None
+        return Run(self.target, start, self.checkpoints.offer, self.trace_hash)
+
+    # -- forward -------------------------------------------------------------------------------
+    def step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+        if granularity is not None:
+            if granularity not in GRANULARITIES:
+                return [Error(f"no stepping unit {granularity!r} "
+                              f"({', '.join(GRANULARITIES)})")]
+            self.granularity = granularity
+        reason = StopReason("step", f"step {self.granularity}")
+        if self.granularity == EVERY_EVENT:
+            return self._resume(tick_target=self.tick + count, target_reason=reason)
+        return self._resume(_units(GRANULARITIES[self.granularity].units, count, reason))
+
+    def next(self, count: int = 1) -> list[Outcome]:
+        gran = GRANULARITIES[self.granularity]
+        reason = StopReason("next", f"next {gran.name}")
+        if gran.name == EVERY_EVENT:
+            return self._resume(tick_target=self.tick + count, target_reason=reason)
+        units = gran.units_for_next(self.run.parked_at, self.run.tracker)
+        return self._resume(_units(units, count, reason))
+
+    def cont(self) -> list[Outcome]:
+        return self._resume()
+
+    def finish(self) -> list[Outcome]:
+        end = self._innermost_end()
+        if end is None:
+            return [Error("finish: not inside a phase, stage, pass or model execution")]
+        kinds, test, what = end
+        reason = StopReason("finish", f"finish: end of {what}")
+        return self._resume(_units({k: test for k in kinds}, 1, reason))
+
+    def _innermost_end(self) -> tuple[tuple[str, ...], UnitTest, str] | None:
+        t, parked = self.run.tracker, self.run.parked_at
+        if t.pass_name and not isinstance(parked, PassEnd):
+            name, graph = t.pass_name, t.pass_graph
+            return ((PassEnd.__name__,), lambda e, _: (e.pass_name, e.graph) == (name, graph),
+                    f"pass {name}")
+        if t.stage and not isinstance(parked, StageEnd):
+            stage = t.stage
+            return (StageEnd.__name__,), lambda e, _: e.stage == stage, f"stage {stage}"
+        running = [m for m in self.run.world.runtime.models if m.running]
+        if running:
+            mid = running[0].id
+            return ((ModelFinished.__name__, ModelAborted.__name__),
+                    lambda e, _: e.model_id == mid, f"model {mid}'s execution")
+        if t.phase and not isinstance(parked, PhaseEnd):
+            phase = t.phase
+            return (PhaseEnd.__name__,), lambda e, _: e.phase == phase, f"phase {phase}"
+        return None
+
+    def run_to_tick(self, tick: int) -> list[Outcome]:
+        if tick <= self.tick:
+            return [Error(f"run-to {tick}: the target is already at tick {self.tick} "
+                          f"(goto goes back)")]
+        return self._resume(tick_target=tick, target_reason=StopReason("run-to",
+                                                                       f"run-to tick {tick}"))
+
+    def run_to(self, words: list[str]) -> list[Outcome]:
+        """Run to a place given like a breakpoint (`run-to pass PrunePass`), once."""
+        bp = parse_breakpoint(0, words)
+        reason = StopReason("run-to", f"run-to {bp.text}")
+        return self._resume(lambda table, run: install(
+            bp.entries(lambda b, e, reasons: reasons.append(reason)), table, run.tracker))
+
+    # -- back ----------------------------------------------------------------------------------
+    def goto(self, tick: int, reason: StopReason | None = None) -> list[Outcome]:
+        if tick < 0:
+            return [Error(f"goto {tick}: ticks start at 0")]
+        if tick == 0:
+            return self.restart()
+        reason = reason or StopReason("goto", f"goto tick {tick}")
+        if not self.run.finished and tick > self.tick:
+            outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
+        else:
+            self.run.close()
+            self.run = self._new_run(tick)
+            outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False,
+                                    show_output=False)
+        self._sync_watches()
+        return outcomes
+
+    def reverse_step(self, count: int = 1) -> list[Outcome]:
+        gran = self.granularity
+        target = self.history.before(gran, self.tick, count)
+        if target is None:
+            return [Error(f"reverse-step: no earlier {gran} before tick {self.tick}")]
+        return self.goto(target, StopReason("reverse", f"reverse-step {gran}"))
+
+    def reverse_continue(self) -> list[Outcome]:
+        hits = self._breakpoint_hits_before(self.tick)
+        if not hits:
+            return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
+        tick, bp = hits[-1]
+        return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint {bp.id} "
+                                                     f"({bp.text})", bp.id))
+
+    def _breakpoint_hits_before(self, tick: int) -> list[tuple[int, Breakpoint]]:
+        """Re-run from the start to just before ``tick``, noting where breakpoints match."""
+        hits: list[tuple[int, Breakpoint]] = []
+        if tick <= 1:
+            return hits
+
+        def note(table: StopTable, run: Run) -> None:
+            for bp in self.breakpoints.values():
+                if bp.enabled:
+                    install(bp.entries(lambda b, e, reasons: hits.append((e.tick, b))),
+                            table, run.tracker)
+        scan = self._new_run()
+        try:
+            scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(tick - 1))
+        finally:
+            scan.close()
+        return [(t, bp) for t, bp in hits if t < tick]
+
+    def replay_with(self, observers: list[Callable[[TraceEvent], None]]) -> None:
+        """Re-run from the start to the current tick (or the end) with extra observers: how
+        views that need every event from tick 1 get them without slowing every run."""
+        if not self.run.started:
+            return
+        replay = self._new_run()
+        for observer in observers:
+            replay.world.bus.subscribe(observer)
+        try:
+            target = None if self.run.finished else self.tick
+            replay.gate.run_until(self._table(replay, stops=False).predicate(target))
+        finally:
+            replay.close()
+
+    @contextmanager
+    def state_at(self, tick: int) -> Iterator[Run]:
+        """A run parked at ``tick`` to look at (the current one, or a re-run closed after)."""
+        if tick == self.tick and self.run.started:
+            yield self.run
+            return
+        side = self._new_run(tick)
+        try:
+            side.gate.run_until(self._table(side, stops=False).predicate(tick))
+            yield side
+        finally:
+            side.close()
+
+    # -- breakpoints and watches ---------------------------------------------------------------
+    def add_breakpoint(self, words: list[str]) -> Breakpoint:
+        bp = parse_breakpoint(self._next_id, words)
+        self._next_id += 1
+        self.breakpoints[bp.id] = bp
+        return bp
+
+    def add_watch(self, words: list[str]) -> Watch:
+        watch = parse_watch(self._next_id, words)
+        self._next_id += 1
+        watch.sync(self.state, self.run.world.runtime)
+        self.watches[watch.id] = watch
+        return watch
+
+    def find(self, ident: int) -> Breakpoint | Watch | None:
+        return self.breakpoints.get(ident) or self.watches.get(ident)
+
+    def delete(self, ident: int) -> bool:
+        return (self.breakpoints.pop(ident, None) or self.watches.pop(ident, None)) is not None
+
+    def _sync_watches(self) -> None:
+        for w in self.watches.values():
+            w.sync(self.state, self.run.world.runtime)
+
+    # -- the resume loop -----------------------------------------------------------------------
+    def _table(self, run: Run, stops: bool = True, extra: Extra | None = None) -> StopTable:
+        """Tracker first (the others read it), then history, then what may stop the run."""
+        table = StopTable()
+        table.add_all(run.tracker.checks())
+        self.history.watch(table, run.tracker)
+        if stops:
+            def hit(bp: Breakpoint, e: TraceEvent, reasons: list[StopReason]) -> None:
+                reasons.append(StopReason("breakpoint", f"breakpoint {bp.id} ({bp.text})", bp.id))
+            install([entry for bp in self.breakpoints.values() if bp.enabled
+                     for entry in bp.entries(hit)], table, run.tracker)
+            install([entry for w in self.watches.values() if w.enabled
+                     for entry in w.entries(lambda: run.state, run.world.runtime)],
+                    table, run.tracker)
+        if extra is not None:
+            extra(table, run)
+        return table
+
+    def _resume(self, extra: Extra | None = None, tick_target: int | None = None,
+                target_reason: StopReason | None = None, stops: bool = True,
+                show_output: bool = True) -> list[Outcome]:
+        run = self.run
+        if run.finished:
+            return [Error(f"the target has finished (tick {run.tick}): use goto, reverse-step "
+                          f"or restart")]
+        table = self._table(run, stops, extra)
+        try:
+            event = run.gate.run_until(table.predicate(tick_target))
+        except KeyboardInterrupt:   # Ctrl-C in a face: park the target, keep it alive
+            run.gate.interrupt()
+            event = run.gate.wait()
+        outcomes: list[Outcome] = []
+        output = run.take_output()
+        if output and show_output:
+            outcomes.append(ProgramOutput(output))
+        if event is None:
+            outcomes.append(Finished(run.tick, finish_summary(run)))
+            return outcomes
+        reasons = table.reasons
+        if not reasons:   # no check stopped it: the tick was reached, or a face interrupted
+            reached = tick_target is not None and event.tick >= tick_target
+            reasons = [target_reason if reached and target_reason is not None
+                       else StopReason("interrupt", "interrupted")]
+        outcomes.append(Stopped(event.tick, event.describe().partition(" ")[2],
+                                tuple(self._count_hit(r) for r in reasons),
+                                run.tracker.where(event)))
+        return outcomes
+
+    def _count_hit(self, reason: StopReason) -> StopReason:
+        if reason.kind == "breakpoint":
+            bp = self.breakpoints[reason.ident]
+            bp.hits += 1
+            return replace(reason, text=f"{reason.text}, hit {bp.hits}")
+        if reason.kind == "watch":
+            self.watches[reason.ident].hits += 1
+        return reason
+
+
+def _units(units: dict[str, UnitTest], count: int, reason: StopReason) -> Extra:
+    """Stop at the ``count``-th event that ``units`` calls a unit."""
+    def extra(table: StopTable, run: Run) -> None:
+        seen = [0]
+        for kind, is_unit in units.items():
+            def check(e: TraceEvent, reasons: list[StopReason], is_unit=is_unit) -> None:
+                if is_unit(e, run.tracker):
+                    seen[0] += 1
+                    if seen[0] == count:
+                        reasons.append(reason)
+            table.add(kind, check)
+    return extra

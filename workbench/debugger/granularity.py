@@ -1,0 +1,80 @@
+"""Stepping units. `step KIND` stops at the next unit of that kind anywhere; `next` stops at the
+next one in the same frame, stepping over the finer events nested in between: node passes
+inside a pass, a subgraph's node visits, other streams' SQEs.
+
+    stage   a compile stage begins           (StageBegin)
+    pass    a pass begins, or a node pass inside one    next: only whole passes
+    node    a pass visits a node, or the executor runs one   next: a new node, same graph
+    task    GE distributes a task to a stream (DistributeTask)   next: same stream
+    sqe     the device retires an SQE        next: same stream
+    event   any trace event (one tick)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ge_core.compiler.events import StageBegin
+from ge_core.executor import NodeExecuted
+from ge_core.fusion.pattern_fusion_pass import FusionMatched
+from ge_core.passes.events import NodeVisited, PassBegin
+from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.trace import TraceEvent
+from workbench.debugger.tracker import Tracker
+
+# GE runtime's DistributeTask event (ge_core.runtime, landing): a kind named here only, so the
+# debugger needs no import of it. Fields used: task_type, stream_id, node.
+TASK_DISTRIBUTED = "TaskDistributed"
+
+UnitTest = Callable[[TraceEvent, Tracker], bool]
+
+
+def _always(e: TraceEvent, t: Tracker) -> bool:
+    return True
+
+
+def stream_of(e: TraceEvent) -> int | None:
+    task = getattr(e, "task", None)
+    if task is not None and task.stream is not None:
+        return task.stream.id
+    return getattr(e, "stream_id", None)
+
+
+@dataclass(frozen=True)
+class Granularity:
+    name: str
+    units: dict[str, UnitTest]          # kind -> is this event a unit?
+    frame: Callable[[TraceEvent | None, Tracker], object] | None = None
+    next_units: Callable[[object], dict[str, UnitTest]] | None = None  # frame -> units
+
+    def units_for_next(self, event: TraceEvent | None, tracker: Tracker) -> dict[str, UnitTest]:
+        if self.next_units is None:
+            return self.units
+        return self.next_units(self.frame(event, tracker) if self.frame else None)
+
+
+def _same_graph(graph: object) -> dict[str, UnitTest]:
+    """A new node in ``graph`` (in any graph when there is no current one)."""
+    return {NodeVisited.__name__: lambda e, t: t.node_began and graph in (None, e.graph),
+            NodeExecuted.__name__: lambda e, t: graph in (None, e.graph)}
+
+
+def _same_stream(kind: str) -> Callable[[object], dict[str, UnitTest]]:
+    return lambda stream: {kind: lambda e, t: stream is None or stream_of(e) == stream}
+
+
+GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
+    Granularity("stage", {StageBegin.__name__: _always}),
+    Granularity("pass", {PassBegin.__name__: _always,
+                         NodeVisited.__name__: lambda e, t: t.inner_began},
+                next_units=lambda frame: {PassBegin.__name__: _always}),
+    Granularity("node", {NodeVisited.__name__: _always, NodeExecuted.__name__: _always,
+                         FusionMatched.__name__: _always},
+                lambda e, t: t.node_graph or None, _same_graph),
+    Granularity("task", {TASK_DISTRIBUTED: _always},
+                lambda e, t: stream_of(e), _same_stream(TASK_DISTRIBUTED)),
+    Granularity("sqe", {SqeCompleted.__name__: _always},
+                lambda e, t: stream_of(e), _same_stream(SqeCompleted.__name__)),
+    Granularity("event", {}),   # every tick: stepped by tick, not by kind
+)}
+EVERY_EVENT = "event"

@@ -1,0 +1,119 @@
+"""The compiler side of the parked world: a node's IR line, the pass table, the IR diff of the
+last pass, graph dumps. Functions of the debugger's state returning outcomes."""
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ge_core.graph import ComputeGraph, GeTensor, dump_graph, node_line, to_dot
+from ge_core.graph.dump import Detail
+from workbench.compile_report import type_delta_text
+from workbench.debugger import tensor_text
+from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
+from workbench.debugger.program import RunState
+
+if TYPE_CHECKING:
+    from workbench.debugger.engine import Debugger
+
+
+def node_names(state: RunState | None) -> list[str]:
+    if state is None:
+        return []
+    return [n.name for g in state.graphs() for n in g.all_nodes()]
+
+
+def no_such_node(state: RunState | None, name: str) -> Error:
+    near = difflib.get_close_matches(name, node_names(state), n=3)
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    return Error(f"no node {name!r} in the graph at this point{hint}")
+
+
+def print_node(state: RunState | None, name: str) -> Outcome:
+    node = state.find_node(name) if state is not None else None
+    if node is None:
+        return no_such_node(state, name)
+    return Printed(f"{node.graph.name}: {node_line(node, Detail.NO_DATA)}", style="ir")
+
+
+def passes(state: RunState | None) -> Outcome:
+    if state is None or state.pipeline is None or not state.pipeline.result.passes:
+        return Printed("no pass has run yet")
+    rows = tuple((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
+                  str(r.nodes_after), type_delta_text(r.type_delta))
+                 for i, r in enumerate(state.pipeline.result.passes, 1))
+    return TableOutcome("passes", ("#", "stage", "pass", "graph", "changed", "nodes",
+                                   "node types"), rows)
+
+
+def find_graph(state: RunState, name: str) -> ComputeGraph | None:
+    for g in state.graphs():
+        for member in [g, *g.subgraphs]:
+            if member.name == name:
+                return member
+    return None
+
+
+def diff(debugger: Debugger) -> Outcome:
+    """The IR diff of the pass the target is in (so far), or else of the last one that ran."""
+    t, now = debugger.run.tracker, debugger.tick
+    if t.pass_name and (t.last_pass is None or t.last_pass[2] != t.pass_begin):
+        name, graph, begin, end, label = t.pass_name, t.pass_graph, t.pass_begin, now, "so far"
+    elif t.last_pass is not None:
+        (name, graph, begin, end), label = t.last_pass, "ran"
+    else:
+        return Error("diff: no pass has run yet")
+    texts = []
+    for tick in (begin, end):
+        with debugger.state_at(tick) as run:
+            g = find_graph(run.state, graph)
+            texts.append(dump_graph(g).splitlines() if g is not None else [])
+    lines = list(difflib.unified_diff(texts[0], texts[1], f"{graph} before {name}",
+                                      f"{graph} after {name} {label}", n=0, lineterm=""))
+    if not lines:
+        return Printed(f"{name} ({label}) did not change graph {graph}")
+    return Printed("\n".join(lines), style="diff")
+
+
+def dump(state: RunState | None, directory: Path, shown_dir: str, tick: int) -> Outcome:
+    """The graph as text and dot, named like GE's dumps but by tick."""
+    if state is None or state.graph is None:
+        return Error("dump: there is no graph yet")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for g in state.graphs():
+        stem = f"ge_tick_{tick:08d}_{g.name}"
+        (directory / f"{stem}.txt").write_text(dump_graph(g, Detail.NO_DATA))
+        (directory / f"{stem}.dot").write_text(to_dot(g))
+        written += [f"{stem}.txt", f"{stem}.dot"]
+    return Printed(f"dumped {len(written)} files to {shown_dir}: {', '.join(written[:4])}"
+                   + (", ..." if len(written) > 4 else ""))
+
+
+def graph_tensor(state: RunState | None, name: str) -> Outcome:
+    """A tensor by node (its output 0), node:index or framework tensor name: the host
+    executor's value, or a constant's."""
+    if state is None or state.graph is None:
+        return Error(f"print tensor {name}: there is no graph yet")
+    node_name, colon, index = name.rpartition(":")
+    if not (colon and index.isdigit()):
+        node_name, index = name, "0"
+    node = state.find_node(node_name)
+    if node is None:   # perhaps the framework's name of a tensor
+        for g in state.graphs():
+            for n in g.all_nodes():
+                if name in n.op_desc.output_names:
+                    node, index = n, str(n.op_desc.output_names.index(name))
+                    break
+    if node is None:
+        return no_such_node(state, node_name)
+    label = f"{node.name}:{index}"
+    values = state.executor.values if state.executor is not None else {}
+    if label in values:
+        return Printed(tensor_text.full(label, values[label], "host executor"), style="tensor")
+    value = node.op_desc.get_attr("value") if node.type == "Const" else None
+    if value is not None:
+        data = value.data if isinstance(value, GeTensor) else value
+        return Printed(tensor_text.full(label, data, "constant"), style="tensor")
+    return Error(f"print tensor {name}: no value yet (the execute phase has not computed "
+                 f"{label})")

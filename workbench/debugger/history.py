@@ -1,0 +1,34 @@
+"""The ticks of every stepping unit seen so far, per granularity: what `reverse-step` steps back
+to. Runs are deterministic, so what one run saw holds for every re-run; a re-run only adds the
+units past the furthest tick seen before."""
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from npu_emu.trace import TraceEvent
+from workbench.debugger.granularity import GRANULARITIES, EVERY_EVENT
+from workbench.debugger.stop_table import StopTable
+from workbench.debugger.tracker import Tracker
+
+
+class History:
+    def __init__(self) -> None:
+        self.ticks: dict[str, list[int]] = {name: [] for name in GRANULARITIES}
+
+    def watch(self, table: StopTable, tracker: Tracker) -> None:
+        """Record units as the run passes them (after the tracker: units read its state)."""
+        for name, gran in GRANULARITIES.items():
+            ticks = self.ticks[name]
+            for kind, is_unit in gran.units.items():
+                def record(e: TraceEvent, reasons: list, ticks=ticks, is_unit=is_unit) -> None:
+                    if (not ticks or e.tick > ticks[-1]) and is_unit(e, tracker):
+                        ticks.append(e.tick)
+                table.add(kind, record)
+
+    def before(self, granularity: str, tick: int, count: int = 1) -> int | None:
+        """The tick of the ``count``-th unit before ``tick``, or None if there are fewer."""
+        if granularity == EVERY_EVENT:
+            return tick - count if tick - count >= 1 else None
+        ticks = self.ticks[granularity]
+        i = bisect_left(ticks, tick) - count
+        return ticks[i] if i >= 0 else None

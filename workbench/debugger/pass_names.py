@@ -1,0 +1,21 @@
+"""The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
+(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass)."""
+from __future__ import annotations
+
+from functools import cache
+
+from ge_core.compiler import pass_lists
+from ge_core.passes import NodePassGroup
+from ge_core.passes.constant_folding_pass import ConstantFoldingPass
+
+ENGINES_WITH_PASSES = ("AIcoreEngine",)
+
+
+@cache
+def known_pass_names() -> tuple[str, ...]:
+    passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes()]
+    for engine in ENGINES_WITH_PASSES:
+        passes += pass_lists.engine_passes(engine)
+    names = {p.name for p in passes} | {ConstantFoldingPass.name}
+    names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
+    return tuple(sorted(names))

@@ -1,0 +1,85 @@
+"""One execution of a target's program: a fresh World (DESIGN.md, one world per run), its
+program on a StepGate worker, from the start or from a checkpoint. The debugger keeps one run
+current and makes new ones to go back in time or to look at an earlier state."""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable
+
+from ge_core.world import World
+from npu_emu.trace import TraceEvent
+from workbench.debugger.checkpoint import Checkpoint
+from workbench.debugger.program import Position, RunState, run_phases
+from workbench.debugger.program_output import captured_output
+from workbench.debugger.step_gate import StepGate
+from workbench.debugger.targets import Target
+from workbench.debugger.tracker import Tracker
+
+
+class Run:
+    def __init__(self, target: Target, start: Checkpoint | None = None,
+                 offer: Callable[["Run", Position], None] | None = None,
+                 trace_hash: bool = False) -> None:
+        self.target = target
+        self.world = World(target.runtime_config())
+        self.state: RunState | None = None       # made on the worker, before its first event
+        self.tracker = start.tracker.copy() if start is not None else Tracker()
+        self.output: list[str] = []
+        self.hasher: Any | None = None
+        if trace_hash:
+            self.hasher = start.hasher.copy() if start is not None else hashlib.sha256()
+            self.world.bus.subscribe(self._hash)
+        self._start = start
+        self._offer = offer
+        self.gate = StepGate(self._main, self.world.bus)
+
+    @property
+    def tick(self) -> int:
+        return self.world.bus.tick
+
+    @property
+    def start_tick(self) -> int:
+        """The tick of the checkpoint this run resumed from (0: it ran from the start)."""
+        return self._start.tick if self._start is not None else 0
+
+    @property
+    def parked_at(self) -> TraceEvent | None:
+        return self.gate.parked_at
+
+    @property
+    def finished(self) -> bool:
+        return self.gate.finished
+
+    @property
+    def started(self) -> bool:
+        return self.state is not None
+
+    def trace_hash(self) -> str | None:
+        return self.hasher.hexdigest() if self.hasher is not None else None
+
+    def take_output(self) -> str:
+        text, self.output[:] = "".join(self.output), []
+        return text
+
+    def close(self) -> None:
+        self.gate.close()
+
+    def _main(self) -> None:
+        bus = self.world.bus
+        with captured_output(self.output), self.world.entered():
+            if self._start is not None:
+                self.state = self._start.restore(bus)
+                bus.tick = self._start.tick
+                position = self._start.position
+            else:
+                self.state = self.target.new_state()
+                position = (0, 0)
+            run_phases(self.target.phases, self.state, bus, position, self._boundary)
+
+    def _boundary(self, position: Position) -> None:
+        if self._offer is not None:
+            self._offer(self, position)
+
+    def _hash(self, event: TraceEvent) -> None:
+        self.hasher.update(event.describe().encode())
+        self.hasher.update(b"\n")

@@ -1,0 +1,56 @@
+"""A target's settings: what, besides the target file, decides what a run does. They are part of
+a saved session (`set NAME VALUE` lines), so replaying it reproduces the run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable
+
+
+class SettingError(ValueError):
+    """A bad `set`: the message names the setting."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    seed: int = 0                  # the seed of the ONNX model's generated inputs
+    exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
+    race_check: bool = False       # the runtime's happens-before race detector
+
+
+def _flag(text: str) -> bool:
+    if text in ("on", "true", "1", "yes"):
+        return True
+    if text in ("off", "false", "0", "no"):
+        return False
+    raise ValueError("expected on or off")
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
+                                             "race_check": _flag}
+HELP = {
+    "seed": "seed of the generated model inputs (default 0)",
+    "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
+    "race-check": "on/off: check stream orderings against memory accesses",
+}
+
+
+def names() -> list[str]:
+    return [f.name.replace("_", "-") for f in fields(Settings)]
+
+
+def with_setting(settings: Settings, name: str, text: str) -> Settings:
+    key = name.replace("-", "_")
+    if key not in _PARSERS:
+        raise SettingError(f"no setting {name!r} (settings: {', '.join(names())})")
+    try:
+        value = _PARSERS[key](text)
+    except ValueError as exc:
+        raise SettingError(f"set {name}: bad value {text!r}: {exc}") from exc
+    return replace(settings, **{key: value})
+
+
+def shown(settings: Settings) -> list[tuple[str, str]]:
+    """Every setting as (name, value text), the way `set` takes it."""
+    def text(v: Any) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+    return [(f.name.replace("_", "-"), text(getattr(settings, f.name))) for f in fields(Settings)]

@@ -1,0 +1,93 @@
+"""Where the target is: phase > stage > pass > inner node pass > node, kept up to date from the
+structural events only (a few thousand in a ResNet compile), and the device part read from the
+event the target is parked on."""
+from __future__ import annotations
+
+import copy
+
+from ge_core.compiler.events import StageBegin, StageEnd
+from ge_core.executor import NodeExecuted
+from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
+from npu_emu.trace import TraceEvent
+from workbench.debugger.program import PhaseBegin, PhaseEnd
+from workbench.debugger.stop_table import Check
+
+
+class Tracker:
+    def __init__(self) -> None:
+        self.phase = ""
+        self.stage = ""
+        self.pass_name = ""
+        self.pass_graph = ""
+        self.inner_pass = ""       # a node pass run inside pass_name (ConstantFoldingPass ...)
+        self.inner_seen: set[str] = set()   # membership only: no order shows
+        self.inner_began = False   # the last NodeVisited was its node pass's first visit
+        self.node = ""             # the node being visited or executed
+        self.node_type = ""
+        self.node_graph = ""
+        self.node_began = False    # the last NodeVisited moved on to another node
+        self.pass_begin = 0        # the tick of the open pass's PassBegin
+        self.last_pass: tuple[str, str, int, int] | None = None   # pass, graph, begin, end tick
+
+    def copy(self) -> "Tracker":
+        twin = copy.copy(self)
+        twin.inner_seen = set(self.inner_seen)
+        return twin
+
+    def checks(self) -> dict[str, Check]:
+        return {PhaseBegin.__name__: self._phase, PhaseEnd.__name__: self._phase,
+                StageBegin.__name__: self._stage, StageEnd.__name__: self._stage_end,
+                PassBegin.__name__: self._pass, PassEnd.__name__: self._pass_end,
+                NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed}
+
+    def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
+        self.phase = e.phase
+        self.stage = ""
+        self._pass_end(e, reasons)
+
+    def _stage(self, e: StageBegin, reasons: list) -> None:
+        self.stage = e.stage
+        self._pass_end(e, reasons)
+
+    def _stage_end(self, e: StageEnd, reasons: list) -> None:
+        self._pass_end(e, reasons)
+
+    def _pass(self, e: PassBegin, reasons: list) -> None:
+        self._pass_end(e, reasons)
+        self.pass_name, self.pass_graph, self.pass_begin = e.pass_name, e.graph, e.tick
+
+    def _pass_end(self, e: TraceEvent, reasons: list) -> None:
+        if isinstance(e, PassEnd):
+            self.last_pass = (e.pass_name, e.graph, self.pass_begin, e.tick)
+        else:
+            self.pass_name = self.pass_graph = ""
+        self.inner_pass = self.node = self.node_type = self.node_graph = ""
+        self.inner_seen = set()
+
+    def _visit(self, e: NodeVisited, reasons: list) -> None:
+        self.inner_began = e.pass_name not in self.inner_seen
+        self.inner_seen.add(e.pass_name)
+        self.node_began = (e.graph, e.node) != (self.node_graph, self.node)
+        self.inner_pass = e.pass_name if e.pass_name != self.pass_name else ""
+        self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
+
+    def _executed(self, e: NodeExecuted, reasons: list) -> None:
+        self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
+
+    def where(self, event: TraceEvent | None) -> str:
+        parts = [p for p in (self.phase, self.stage, self.pass_name, self.inner_pass) if p]
+        if self.node:
+            parts.append(f"%{self.node} ({self.node_type})")
+        parts += _device_where(event)
+        return " > ".join(parts) or "(not started)"
+
+
+def _device_where(event: TraceEvent | None) -> list[str]:
+    """model > stream > SQE, from the event's task or stream id."""
+    task = getattr(event, "task", None)
+    if task is not None and task.stream is not None:
+        stream = task.stream
+        model = [f"model {stream.model.id}"] if stream.model is not None else []
+        return model + [f"stream {stream.id}", f"SQE {task.pos} {task}"]
+    stream_id = getattr(event, "stream_id", None)
+    return [f"stream {stream_id}"] if isinstance(stream_id, int) and stream_id >= 0 else []

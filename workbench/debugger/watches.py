@@ -1,0 +1,164 @@
+"""Watchpoints: `watch node NAME anchors`, `watch node NAME attr KEY`, `watch event ID`,
+`watch notify ID`, `watch stream N`. A watch re-reads its value from the parked world when an
+event that can change it passes, and stops the target when the value changed, old -> new."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from ge_core.compiler.events import StageEnd
+from ge_core.graph.dump import Detail, format_attr, node_line
+from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet
+from ge_core.passes.events import PassEnd
+from npu_emu.device import HostSynchronized, SqeSubmitted
+from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
+from npu_emu.notify import NotifyRecorded, NotifyWaitBlocked, NotifyWaitSatisfied
+from npu_emu.stream import StreamActivated
+from npu_emu.task import TaskType
+from npu_emu.task_scheduler import SqeCompleted, SqeDispatched
+from npu_emu.trace import TraceEvent
+from workbench.debugger import listen as keys
+from workbench.debugger.listen import Action, Listen
+from workbench.debugger.outcomes import StopReason
+from workbench.debugger.program import PhaseEnd
+
+if TYPE_CHECKING:
+    from npu_emu.runtime import Runtime
+    from workbench.debugger.program import RunState
+
+Reader = Callable[["RunState | None", "Runtime"], str]
+
+
+class WatchError(ValueError):
+    pass
+
+
+@dataclass
+class Watch:
+    id: int
+    spec: str
+    listens: tuple[Listen, ...]
+    read: Reader
+    value: str = ""
+    enabled: bool = True
+    hits: int = 0
+
+    def sync(self, state: RunState | None, runtime: Runtime) -> None:
+        self.value = self.read(state, runtime)
+
+    def entries(self, state_of: Callable[[], "RunState | None"], runtime: Runtime
+                ) -> list[tuple[Listen, Action]]:
+        def action(e: TraceEvent, reasons: list[StopReason]) -> None:
+            new = self.read(state_of(), runtime)
+            if new != self.value:
+                reasons.append(StopReason("watch", f"watch {self.id} ({self.spec}): "
+                                          f"{self.value} -> {new}", self.id, self.value, new))
+                self.value = new
+        return [(listen, action) for listen in self.listens]
+
+
+def parse_watch(ident: int, words: list[str]) -> Watch:
+    if not words or words[0] not in _PARSERS:
+        raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | event ID | "
+                         f"notify ID | stream N)")
+    listens, read = _PARSERS[words[0]](words[1:])
+    return Watch(ident, " ".join(words), tuple(listens), read)
+
+
+def _src_node(e: TraceEvent) -> str:
+    return e.src.rpartition(":")[0]
+
+
+def _dst_node(e: TraceEvent) -> str:
+    return e.dst.rpartition(":")[0]
+
+
+def _reset_event(e: TraceEvent) -> int | None:
+    return e.task.event_id if e.task.type == TaskType.EVENT_RESET else None
+
+
+def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
+    if len(words) == 2 and words[1] == "anchors":
+        name = words[0]
+        listens = [Listen(k.__name__, key, name) for k in (AnchorLinked, AnchorUnlinked)
+                   for key in (_src_node, _dst_node)]
+
+        def read(state: RunState | None, runtime: Runtime) -> str:
+            node = state.find_node(name) if state is not None else None
+            return node_line(node, Detail.STRUCTURE) if node else f"<no node {name}>"
+    elif len(words) == 3 and words[1] == "attr":
+        name, attr = words[0], words[2]
+        listens = [Listen(AttrSet.__name__, keys.node, name, lambda e, t: e.key == attr)]
+
+        def read(state: RunState | None, runtime: Runtime) -> str:
+            node = state.find_node(name) if state is not None else None
+            if node is None:
+                return f"<no node {name}>"
+            return format_attr(node.op_desc.attrs[attr]) if attr in node.op_desc.attrs \
+                else "<unset>"
+    else:
+        raise WatchError("usage: watch node NAME anchors | watch node NAME attr KEY")
+    # A node that appears or goes (parse, a fusion, the partition's copies) is noticed where
+    # the phase, stage or pass that did it ends: while a pass or the parser runs, the graphs
+    # it builds are not yet where the debugger can see them.
+    listens += [Listen(k.__name__) for k in (PassEnd, StageEnd, PhaseEnd)]
+    return listens, read
+
+
+def _number(words: list[str], what: str) -> int:
+    if len(words) != 1:
+        raise WatchError(f"usage: watch {what} ID")
+    try:
+        return int(words[0], 0)
+    except ValueError:
+        raise WatchError(f"{what} id must be a number, not {words[0]!r}") from None
+
+
+def _event_watch(words: list[str]) -> tuple[list[Listen], Reader]:
+    ident = _number(words, "event")
+    listens = [Listen(k.__name__, keys.event_id, ident)
+               for k in (EventRecorded, EventWaitSatisfied)]
+    listens.append(Listen(SqeCompleted.__name__, _reset_event, ident))
+
+    def read(state: RunState | None, runtime: Runtime) -> str:
+        for device in runtime.devices.values():
+            if ident < len(device.event_flags) and device.event_flags[ident]:
+                return f"recorded at {device.event_times.get(ident, 0)} ns"
+        return "not recorded" if runtime.devices else "<no device>"
+    return listens, read
+
+
+def _notify_watch(words: list[str]) -> tuple[list[Listen], Reader]:
+    ident = _number(words, "notify")
+    listens = [Listen(k.__name__, keys.notify_id, ident)
+               for k in (NotifyRecorded, NotifyWaitSatisfied)]
+
+    def read(state: RunState | None, runtime: Runtime) -> str:
+        for device in runtime.devices.values():
+            if ident < len(device.notify_flags):
+                flag = "set" if device.notify_flags[ident] else "clear"
+                return f"{flag}, recorded {device.notify_counts.get(ident, 0)} times"
+        return "<no device>"
+    return listens, read
+
+
+def _stream_watch(words: list[str]) -> tuple[list[Listen], Reader]:
+    ident = _number(words, "stream")
+    listens = [Listen(k.__name__, keys.task_stream, ident)
+               for k in (SqeSubmitted, SqeDispatched, SqeCompleted)]
+    listens += [Listen(k.__name__, keys.stream_id, ident)
+                for k in (StreamActivated, EventWaitBlocked, EventWaitSatisfied,
+                          NotifyWaitBlocked, NotifyWaitSatisfied, HostSynchronized)]
+
+    def read(state: RunState | None, runtime: Runtime) -> str:
+        for device in runtime.devices.values():
+            for s in device.scheduler.streams:
+                if s.id == ident:
+                    text = f"{s.state.name.lower()}, SQE {s.base + s.head} of {s.base + len(s.sq)}"
+                    return text + (f", waiting at {s.waiting}" if s.waiting else "")
+        return f"<no stream {ident}>"
+    return listens, read
+
+
+_PARSERS = {"node": _node_watch, "event": _event_watch, "notify": _notify_watch,
+            "stream": _stream_watch}
