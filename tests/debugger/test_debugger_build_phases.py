@@ -27,7 +27,6 @@ RUNTIME = pytest.mark.skipif(not _ready("ge_core.runtime", "load"),
                                     "as the ONNX program's load and execute phases")
 
 
-@BUILD
 def test_watch_stream_id_fires_during_stream_allocation():
     d = debugger(TINY)
     try:

@@ -11,7 +11,8 @@ from workbench.debugger.breakpoints import BreakpointError
 from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
 
 STAGES = ["Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
-          "MergeSubgraph", "OptimizeAfterMerge"]
+          "MergeSubgraph", "OptimizeAfterMerge",  # compile, then build:
+          "AssignLogicalStreams", "AssignMemory", "InsertSyncNodes", "SplitStreams", "GenTask"]
 
 
 @pytest.fixture

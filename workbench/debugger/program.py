@@ -17,6 +17,7 @@ from workbench.debugger.settings import Settings
 
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
+    from ge_core.compiler.model_builder import BuildResult
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
 
@@ -38,6 +39,7 @@ class RunState:
     settings: Settings
     graph: ComputeGraph | None = None
     pipeline: CompilePipeline | None = None
+    built: BuildResult | None = None
     executor: HostExecutor | None = None
     outputs: dict[str, Any] | None = None
     exit_status: int = 0

@@ -15,6 +15,7 @@ class Settings:
     seed: int = 0                  # the seed of the ONNX model's generated inputs
     exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
     race_check: bool = False       # the runtime's happens-before race detector
+    stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
 
 
 def _flag(text: str) -> bool:
@@ -26,11 +27,12 @@ def _flag(text: str) -> bool:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
-                                             "race_check": _flag}
+                                             "race_check": _flag, "stream_max_parallel_num": int}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
     "race-check": "on/off: check stream orderings against memory accesses",
+    "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
 }
 
 
