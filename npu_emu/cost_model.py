@@ -11,6 +11,11 @@ H2D copy slow, a sync task almost free).
 - DVPP kernels: bytes / ``dvpp_bytes_per_ns``
 - memcpy on an SDMA engine: bytes / ``h2d_bytes_per_ns`` (host side) or ``d2d_bytes_per_ns``
 - HCCL collectives on the link: ``hccl_latency_ns`` + bytes / ``hccl_bytes_per_ns``
+- the host, not the device: ``host_launch_ns`` to issue one task from a host-scheduled executor
+  (GE's v2 and hybrid executors, single op). Such an executor calls ``TaskScheduler.host_issue``
+  per task, so the device cannot start a task before the host has issued it and an idle device
+  shows the launch cost as a gap. Sink mode (a model's tasks distributed at load, then one
+  ModelExecute) never calls it, which is the gap TaskSink removes; its timings do not change.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ class CostModel:
     d2d_bytes_per_ns: float = 400.0
     hccl_latency_ns: int = 10_000
     hccl_bytes_per_ns: float = 50.0
+    host_launch_ns: int = 2_000
     units: dict[Unit, int] = field(default_factory=default_unit_counts)
 
     def kernel_ns(self, op_type: str, unit: Unit, in_shapes: list[tuple[int, ...]],

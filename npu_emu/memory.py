@@ -12,6 +12,7 @@ The buffer is one ``np.zeros`` of the configured capacity: the OS maps its pages
 from __future__ import annotations
 
 import bisect
+import math
 from typing import Any
 
 import numpy as np
@@ -145,7 +146,7 @@ class DeviceMemory:
 
     def view(self, addr: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         dt = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(shape) * dt.itemsize   # math.prod: np.prod costs ~4 us per kernel arg
         offset = self.check(addr, nbytes)
         return self._buf[offset:offset + nbytes].view(dt).reshape(shape)
 
@@ -232,7 +233,7 @@ class HostMemory:
 
     def view(self, addr: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         dt = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(shape) * dt.itemsize   # math.prod: np.prod costs ~4 us per kernel arg
         return self.bytes_view(addr, nbytes).view(dt).reshape(shape)
 
     def is_host(self, addr: int) -> bool:

@@ -1,10 +1,20 @@
-"""Host executor vs onnxruntime, both on one thread, on the light-random models.
+"""Host executor and emulated device vs onnxruntime, all on one thread, on the light-random models.
 
 DESIGN.md's performance anchor "emulated execution vs onnxruntime single-threaded inference",
-measured as a ratio in one run because these machines are noisy: per model, the same rewritten
-model and input go through both, timed alternately, and the medians are compared.
+measured as ratios in one run because these machines are noisy: per model, the same rewritten
+model and input go through every side, timed alternately, and the medians are compared.
 
-    python scripts/bench_exec.py [--models resnet50,vgg19] [--repeat 5] [--json]
+- host: GE's host reference executor, node by node (no compile);
+- device: compiled, built and loaded once (not timed) as GE's v1 runtime loads it, then each
+  timed run is one NnExecute: inputs copied in, the sunk model executed on the emulated NPU,
+  outputs copied out. Its overhead is the share of that wall time spent outside the kernels'
+  own numpy work (the scheduler, args tables, copies of results into device memory).
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python scripts/bench_exec.py \\
+        [--models resnet50,vgg19] [--repeat 5] [--json]
+
+Run it with those two variables unset: this environment forces OpenBLAS onto a slow core type
+and cache size otherwise, which slows numpy's sgemm (every Conv and Gemm) but not onnxruntime.
 """
 from __future__ import annotations
 
@@ -23,16 +33,24 @@ import contextlib  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
-from typing import Any, Callable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from typing import Any, Callable, Iterator, Sequence  # noqa: E402
 
 import onnx  # noqa: E402
 
+from ge_core.atc import atc  # noqa: E402
+from ge_core.compiler import CompileOptions  # noqa: E402
+from ge_core.compiler.model_builder import BuildOptions  # noqa: E402
 from ge_core.executor import HostExecutor  # noqa: E402
 from ge_core.parser import parse_onnx  # noqa: E402
+from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager  # noqa: E402
+from ge_core.world import World  # noqa: E402
+from npu_emu.kernel import KernelTask  # noqa: E402
 from workbench.conformance.light_random import ort_session, randomise_weights  # noqa: E402
 from workbench.conformance.suites import dummy_feeds, light_models  # noqa: E402
 
 SEED = 0
+SIDES = ("host", "ort", "device")
 
 
 def one_blas_thread() -> contextlib.AbstractContextManager:
@@ -42,24 +60,71 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()  # the environment variables already did it
 
 
-def bench_model(path: str, repeat: int) -> tuple[float, float]:
-    """(host median ms, onnxruntime median ms); parsing and session creation are not timed."""
+@dataclass
+class Timing:
+    ms: dict[str, float]       # side -> median wall ms
+    device_overhead: float     # median share of a device run's wall time outside kernels
+
+
+class KernelClock:
+    """Times the kernel functions of a loaded model's sunk tasks (their numpy work only)."""
+
+    def __init__(self, model: DavinciModel) -> None:
+        self.seconds = 0.0
+        for info in model.task_infos:
+            if isinstance(info.task, KernelTask):
+                info.task.fn = self._timed(info.task.fn)
+
+    def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - start
+        return timed
+
+
+@contextlib.contextmanager
+def loaded_on_device(model: onnx.ModelProto) -> Iterator[DavinciModel]:
+    """``model`` compiled, built and loaded on a fresh emulated NPU (GE's defaults)."""
+    built = atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions()).built
+    with World().entered() as world:
+        world.runtime.set_device(0)
+        model_id = GraphLoader.load_model_online(built.ge_model)
+        try:
+            yield ModelManager.get_instance().get_model(model_id)
+        finally:
+            GraphLoader.unload_model(model_id)
+
+
+def bench_model(path: str, repeat: int) -> Timing:
+    """Median ms per side; parsing, compiling, loading and session creation are not timed."""
     model = randomise_weights(onnx.load(path), SEED)
     feeds = dummy_feeds(model, SEED, random=True)
     host = HostExecutor(parse_onnx(model))
     session = ort_session(model)
-    del model  # VGG-19's weights are half a gigabyte; both runners hold their own copy
-    runs: dict[str, Callable[[], Any]] = {"host": lambda: host.run(feeds),
-                                          "ort": lambda: session.run(None, feeds)}
-    times: dict[str, list[float]] = {k: [] for k in runs}
-    for fn in runs.values():  # warm-up: first-touch page faults, lazy allocations
-        fn()
-    for _ in range(repeat):  # interleaved, so a noisy spell hits both sides alike
-        for key, fn in runs.items():
-            start = time.perf_counter()
+    with loaded_on_device(model) as device:
+        del model  # VGG-19's weights are half a gigabyte; every side holds its own copy
+        clock = KernelClock(device)
+        runs: dict[str, Callable[[], Any]] = {"host": lambda: host.run(feeds),
+                                              "ort": lambda: session.run(None, feeds),
+                                              "device": lambda: device.nn_execute(feeds)}
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        overhead: list[float] = []
+        for fn in runs.values():  # warm-up: first-touch page faults, lazy allocations
             fn()
-            times[key].append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times["host"]), statistics.median(times["ort"])
+        for _ in range(repeat):  # interleaved, so a noisy spell hits every side alike
+            for key, fn in runs.items():
+                clock.seconds = 0.0
+                start = time.perf_counter()
+                fn()
+                wall = time.perf_counter() - start
+                times[key].append(wall * 1e3)
+                if key == "device":
+                    overhead.append((wall - clock.seconds) / wall)
+    return Timing({k: statistics.median(v) for k, v in times.items()},
+                  statistics.median(overhead))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,23 +134,31 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"comma-separated, from: {', '.join(models)} (default: all)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per side (default 5)")
     parser.add_argument("--json", action="store_true",
-                        help='print only {"host_over_ort": {model: ratio}}')
+                        help='print only {"host_over_ort": {model: ratio}, "device_over_ort": '
+                             '{model: ratio}, "device_overhead": {model: share}}')
     args = parser.parse_args(argv)
     chosen = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in models]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; valid: {', '.join(models)}")
-    ratios = {}
+    report: dict[str, dict[str, float]] = {"host_over_ort": {}, "device_over_ort": {},
+                                           "device_overhead": {}}
     if not args.json:
-        print(f"{'model':<14} {'host ms':>9} {'ort ms':>9} {'host/ort':>9}", flush=True)
+        print(f"{'model':<14} {'host ms':>9} {'ort ms':>9} {'device ms':>10} {'host/ort':>9} "
+              f"{'device/ort':>11} {'overhead':>9}", flush=True)
     with one_blas_thread():
         for name in chosen:
-            host_ms, ort_ms = bench_model(models[name], args.repeat)
-            ratios[name] = round(host_ms / ort_ms, 3)
+            t = bench_model(models[name], args.repeat)
+            report["host_over_ort"][name] = round(t.ms["host"] / t.ms["ort"], 3)
+            report["device_over_ort"][name] = round(t.ms["device"] / t.ms["ort"], 3)
+            report["device_overhead"][name] = round(t.device_overhead, 3)
             if not args.json:
-                print(f"{name:<14} {host_ms:9.1f} {ort_ms:9.1f} {ratios[name]:9.2f}", flush=True)
+                print(f"{name:<14} {t.ms['host']:9.1f} {t.ms['ort']:9.1f} {t.ms['device']:10.1f} "
+                      f"{report['host_over_ort'][name]:9.2f} "
+                      f"{report['device_over_ort'][name]:11.2f} {t.device_overhead:9.1%}",
+                      flush=True)
     if args.json:
-        print(json.dumps({"host_over_ort": ratios}))
+        print(json.dumps(report))
     return 0
 
 

@@ -17,10 +17,11 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.conformance import add_conformance_parser
     from workbench.model_commands import add_model_parsers
     from workbench.devrun import add_devrun_parser
+    from workbench.exec_command import add_exec_parser
     from workbench.repl import add_repl_parser
     from workbench.script.run_command import add_run_parser
-    return [add_model_parsers, add_conformance_parser, add_devrun_parser, add_repl_parser,
-            add_run_parser]
+    return [add_model_parsers, add_conformance_parser, add_devrun_parser, add_exec_parser,
+            add_repl_parser, add_run_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,3 +34,17 @@ ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
 # numpy type numbers pyACL's ptr_to_numpy takes (NPY_TYPES)
 NPY_BOOL, NPY_INT8, NPY_UINT8, NPY_INT16, NPY_UINT16, NPY_INT32, NPY_UINT32 = 0, 1, 2, 3, 4, 5, 6
 NPY_INT64, NPY_UINT64, NPY_FLOAT32, NPY_FLOAT64, NPY_FLOAT16 = 7, 8, 11, 12, 23
+
+# aclDataType, as aclmdlGetInputDataType reports a model's tensors
+ACL_DT_UNDEFINED = -1
+ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_INT32, ACL_UINT8 = 0, 1, 2, 3, 4
+ACL_INT16, ACL_UINT16, ACL_UINT32, ACL_INT64, ACL_UINT64 = 6, 7, 8, 9, 10
+ACL_DOUBLE, ACL_BOOL = 11, 12
+ACL_DTYPE_OF_NUMPY = {"float32": ACL_FLOAT, "float16": ACL_FLOAT16, "int8": ACL_INT8,
+                      "int32": ACL_INT32, "uint8": ACL_UINT8, "int16": ACL_INT16,
+                      "uint16": ACL_UINT16, "uint32": ACL_UINT32, "int64": ACL_INT64,
+                      "uint64": ACL_UINT64, "float64": ACL_DOUBLE, "bool": ACL_BOOL}
+
+# aclFormat (the same numbers as GE's Format)
+ACL_FORMAT_UNDEFINED = -1
+ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_ND = 0, 1, 2

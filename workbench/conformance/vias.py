@@ -10,9 +10,14 @@ from typing import Any, Callable
 
 import onnx
 
+from ge_core.atc import atc
 from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.compiler.model_builder import BuildOptions
 from ge_core.executor import HostExecutor
+from ge_core.om import om_bytes
 from ge_core.parser import parse_onnx
+from ge_core.runtime.v1 import GraphExecutor, GraphLoader
+from ge_core.world import World
 
 Via = Callable[[str | onnx.ModelProto, dict[str, Any]], list[Any]]
 
@@ -38,3 +43,52 @@ def run_optimized(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[A
     graph = parse_onnx(model)
     compile_graph(graph, CompileOptions(dump=None))
     return list(HostExecutor(graph).run(feeds).values())
+
+
+def _compiled(model: str | onnx.ModelProto) -> Any:
+    graph = parse_onnx(model)
+    compile_graph(graph, CompileOptions(dump=None))
+    return graph
+
+
+@register_via("device-v2")
+def run_on_device_v2(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
+    """Parse, compile, build (unless some dims are unknown: such a graph is lowered as
+    compiled), then GE's v2 runtime on the emulated device, in a world of its own."""
+    # Imported here: the runtime packages are the heavy part, and other vias never need them.
+    from ge_core.compiler.model_builder import build_model
+    from ge_core.runtime.hybrid import is_need_hybrid_load
+    from ge_core.runtime.v2 import execute_v2
+    from ge_core.world import World
+
+    with World().entered():
+        graph = _compiled(model)
+        target = graph if is_need_hybrid_load(graph) else build_model(graph).ge_model
+        return list(execute_v2(target, feeds).outputs.values())
+
+
+@register_via("device-hybrid")
+def run_on_device_hybrid(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
+    """Parse, compile, then a HybridDavinciModel on the emulated device: every shape inferred
+    at run time, host-scheduled node by node, in a world of its own."""
+    from ge_core.runtime.hybrid import execute_hybrid
+    from ge_core.world import World
+
+    with World().entered():
+        return list(execute_hybrid(_compiled(model), feeds).outputs.values())
+
+
+
+@register_via("device")
+def run_on_device(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
+    """Compile and build with GE's defaults, serialise to OM bytes, load them on a fresh
+    emulated NPU (v1: DavinciModel, tasks sunk to the device) and execute there."""
+    built = atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions()).built
+    om = om_bytes(built.ge_model)
+    with World().entered() as world:
+        world.runtime.set_device(0)
+        model_id = GraphLoader.load_model_from_data(om)
+        try:
+            return list(GraphExecutor.execute_graph(model_id, feeds).values())
+        finally:
+            GraphLoader.unload_model(model_id)

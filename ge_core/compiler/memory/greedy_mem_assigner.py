@@ -26,6 +26,10 @@ CAPACITY_STEP = 1.0025     # capacity growth when a search gives up
 CANDIDATES = 4             # positions tried per item while backtracking
 
 
+def _rows(rows: list) -> np.ndarray:
+    return np.array(rows).reshape(len(rows), -1) if rows else np.zeros((0, 0), dtype=np.int64)
+
+
 class _Placement:
     """Items placed so far: their address ranges, and who conflicts with whom."""
 
@@ -36,8 +40,9 @@ class _Placement:
         self.size = np.array([i.aligned for i in items], dtype=np.int64)
         self.death = np.array([i.last if info.can_reuse(i) else FOREVER for i in items])
         hb = info.hb
-        self.done = np.array([hb.done(i.accesses) for i in items]).reshape(n, -1)
-        self.start = np.array([hb.start(i.writers) for i in items]).reshape(n, -1)
+        # One row per item; a graph whose tensors are all zero-copy I/O has no rows at all.
+        self.done = _rows([hb.done(i.accesses) for i in items])
+        self.start = _rows([hb.start(i.writers) for i in items])
         self.lo = np.zeros(n, dtype=np.int64)
         self.never_shared = np.array([not info.can_reuse(i) for i in items], dtype=bool)
         self.reusable = [k for k, i in enumerate(items) if info.can_reuse(i)]

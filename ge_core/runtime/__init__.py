@@ -1,0 +1,20 @@
+"""GE's runtime: loading and executing what the compiler built (seed 000).
+
+    v1/          GraphLoader -> ModelManager -> DavinciModel (TaskSink), the Session's executors
+    v2/          lowering to an ExecuteGraph (Init / Main / DeInit), sequential and topological
+                 executors, ModelV2Executor, StreamExecutor
+    hybrid/      HybridDavinciModel: unknown shapes, host-scheduled node by node
+    single_op/   one op compiled into a minimal graph, cached, executed (aclopExecute)
+
+Helpers the executors share sit here: kernel_launch (an op's descs and device addresses -> an
+npu_emu kernel task; OpKernel), model_memory (a GeModel's logical segments on device memory,
+weights and variables loaded), model_io (a model's inputs and outputs; DeviceBuffer), errors
+(GE's errors, with the ACL codes the model calls return).
+"""
+
+# GE's runtime answers the ACL offline-model calls (npu_emu/acl/model_loader.py: the emulated
+# libascendcl finds GE's loader through this registration, made when the package is imported).
+from ge_core.runtime.acl_model_loader import AclModelLoader  # noqa: E402
+from npu_emu.acl.model_loader import register_model_loader  # noqa: E402
+
+register_model_loader(AclModelLoader())

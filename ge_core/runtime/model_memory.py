@@ -1,0 +1,147 @@
+"""A model's memory on the device (GE's DavinciModel::InitModelMem and the logical-address
+translation every TaskInfo does). Shared by every executor that runs a built model: v1's
+DavinciModel, and v2 / hybrid / single op for the parts they keep static.
+
+A task's args hold *logical* addresses (annotations.py): the feature map from FEATURE_MAP_BASE
+(zero-copy I/O right after it), variables from VAR_BASE, weights from WEIGHT_BASE. Loading gives
+each segment one device block - allocated here, provided by the user (set feature memory base,
+const memory base), or shared with another model loaded from the same weights - and translates
+an address by its segment: device = segment's device base + (logical - segment's logical base).
+
+    memory = ModelMemory.allocate(device, ge_model)       # or with bases the caller provides
+    memory.translate(logical_addr) -> device address
+    memory.release()                                      # frees only what it allocated
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, HOST_FM_BASE, OUTPUT_OFFSET,
+                                                VAR_BASE, WEIGHT_BASE, tensor_size)
+from ge_core.graph import ComputeGraph, GeTensor
+from ge_core.runtime.errors import ModelLoadError
+from npu_emu.device import HostMemAccess
+
+if TYPE_CHECKING:
+    from ge_core.om.ge_model import GeModel
+    from npu_emu.device import Device
+
+FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
+LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}
+VARIABLE_OPS = frozenset({"Variable"})
+VARIABLE_INIT_VALUE = "value"   # a Variable's initial value (TransAllVarData copies it)
+
+
+@dataclass(frozen=True)
+class Segment:
+    name: str
+    size: int
+    device_base: int      # 0 when size is 0: nothing lives there
+    owned: bool           # allocated by this ModelMemory (and so freed by it)
+
+    @property
+    def logical_base(self) -> int:
+        return LOGICAL_BASE[self.name]
+
+    def contains(self, logical: int) -> bool:
+        return self.logical_base <= logical < self.logical_base + self.size
+
+
+def variable_bytes(graph: ComputeGraph) -> int:
+    """The variable segment's extent: the end of the furthest tensor placed in it."""
+    end = VAR_BASE
+    for node in graph.all_nodes():
+        for addr, desc in zip(node.op_desc.get_attr(OUTPUT_OFFSET) or [],
+                              node.op_desc.output_descs):
+            if VAR_BASE <= addr < WEIGHT_BASE:
+                end = max(end, addr + tensor_size(desc))
+    return end - VAR_BASE
+
+
+def segment_sizes(ge_model: GeModel) -> dict[str, int]:
+    """Bytes each segment needs on the device (CheckAndReleaseMemory weighs a model by these)."""
+    return {FEATURE_MAP: ge_model.task_def.memory_size, VARIABLE: variable_bytes(ge_model.graph),
+            WEIGHT: len(ge_model.weights)}
+
+
+def host_to_device(device: Device, dst: int, data: bytes | np.ndarray) -> None:
+    """A synchronous host-to-device copy of host data the runtime holds no pointer to (GE's
+    rtMemcpy of a weight buffer): trace-visible as the host touching device memory."""
+    nbytes = len(data) if isinstance(data, bytes) else data.nbytes
+    device.runtime.bus.emit(HostMemAccess, dst, nbytes, True)
+    device.memory.write(dst, data)
+
+
+class ModelMemory:
+    def __init__(self, device: Device, segments: list[Segment]) -> None:
+        self.device = device
+        self.segments = segments
+
+    @staticmethod
+    def allocate(device: Device, ge_model: GeModel,
+                 provided: dict[str, int] | None = None) -> "ModelMemory":
+        """One block per non-empty segment: the device base in ``provided`` (by segment name)
+        when given - the caller owns it - else a fresh allocation. Weights given here are the
+        caller's to fill; allocated ones are filled from the model."""
+        provided = provided or {}
+        segments: list[Segment] = []
+        try:
+            for name, size in segment_sizes(ge_model).items():
+                if size == 0:
+                    segments.append(Segment(name, 0, 0, False))
+                elif name in provided:
+                    segments.append(Segment(name, size, provided[name], False))
+                else:
+                    segments.append(Segment(name, size, device.malloc(size), True))
+                    if name == WEIGHT:
+                        host_to_device(device, segments[-1].device_base, ge_model.weights)
+        except Exception:
+            ModelMemory(device, segments).release()
+            raise
+        return ModelMemory(device, segments)
+
+    def segment(self, name: str) -> Segment:
+        return next(s for s in self.segments if s.name == name)
+
+    def translate(self, logical: int) -> int:
+        for s in self.segments:
+            if s.contains(logical):
+                return s.device_base + logical - s.logical_base
+        where = "the host feature map, which no device task can reach" \
+            if logical >= HOST_FM_BASE else "no segment of the model"
+        raise ModelLoadError(f"logical address {logical:#x} lies in {where} "
+                             f"({', '.join(f'{s.name} {s.size} B' for s in self.segments)})")
+
+    def rebase(self, name: str, device_base: int) -> None:
+        """Point a segment at memory the caller provides (UpdateGraphFeatureMemoryBase)."""
+        old = self.segment(name)
+        if old.owned:
+            self.device.free(old.device_base)
+        self.segments[self.segments.index(old)] = Segment(name, old.size, device_base, False)
+
+    def release(self) -> None:
+        for s in self.segments:
+            if s.owned:
+                self.device.free(s.device_base)
+        self.segments = [Segment(s.name, s.size, 0, False) for s in self.segments]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(s.size for s in self.segments)
+
+
+def trans_all_var_data(memory: ModelMemory, graph: ComputeGraph) -> int:
+    """GE's TransAllVarData: each Variable's initial value copied to its place in the variable
+    segment. Returns how many were copied."""
+    copied = 0
+    for node in graph.all_nodes():
+        value = node.op_desc.get_attr(VARIABLE_INIT_VALUE)
+        offsets = node.op_desc.get_attr(OUTPUT_OFFSET) or []
+        if node.type in VARIABLE_OPS and isinstance(value, GeTensor) and offsets:
+            host_to_device(memory.device, memory.translate(offsets[0]),
+                           np.ascontiguousarray(value.data))
+            copied += 1
+    return copied

@@ -1,0 +1,143 @@
+"""A model's inputs and outputs on each execution (GE's CopyModelData / CopyOutputData around
+DavinciModel::NnExecute), over the zero-copy offsets InitIoNodes made.
+
+What the caller gives is checked whole first, so a bad input leaves the model as it was. Then
+each input given as a DeviceBuffer is bound (its readers' args point at it: no copy); a host
+array is copied into the model's own buffer through a host staging buffer, by a MemcpyAsync on
+the execution stream (so it shows on the timeline and costs device time). Outputs the caller
+gives buffers for are bound where the model writes them straight there; every other output is
+copied, after the execution, to the caller's buffer or to a staging buffer the host reads.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ge_core.runtime.errors import ModelInputError, ModelOutputError
+from ge_core.runtime.model_io import DeviceBuffer, IoDesc
+from ge_core.runtime.v1.data_inputer import Inputs, Outputs
+from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
+
+if TYPE_CHECKING:
+    from npu_emu.runtime import Runtime
+    from npu_emu.stream import Stream
+
+Buffers = Sequence[DeviceBuffer] | None
+
+
+class ModelDataCopy:
+    def __init__(self, runtime: Runtime, name: str, inputs: list[IoDesc], outputs: list[IoDesc],
+                 translate: Callable[[int], int]) -> None:
+        self.runtime = runtime
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.zero_copy_inputs = [ZeroCopyOffset("input", io, translate(io.logical_addr))
+                                 for io in inputs]
+        self.zero_copy_outputs = [
+            ZeroCopyOffset("output", io, translate(io.logical_addr)) if zero_copy else None
+            for io, zero_copy in zip(outputs, zero_copy_outputs(inputs, outputs))]
+        self._staging: dict[tuple[str, int], int] = {}   # host buffers for copied I/O
+
+    @property
+    def offsets(self) -> list[ZeroCopyOffset]:
+        return [*self.zero_copy_inputs, *filter(None, self.zero_copy_outputs)]
+
+    def offset_of(self, logical: int) -> ZeroCopyOffset | None:
+        return next((o for o in self.offsets if o.contains(logical)), None)
+
+    def rebase(self, translate: Callable[[int], int]) -> None:
+        """The model's own buffers moved (a new feature map base): follow them."""
+        for offset in self.offsets:
+            own = offset.bound == offset.internal
+            offset.internal = translate(offset.io.logical_addr)
+            if own:
+                offset.bound = offset.internal
+
+    # -- before the execution ------------------------------------------------------------------
+    def copy_in(self, inputs: Inputs, outputs: Buffers, stream: Stream) -> None:
+        """CopyModelData: bind or copy in each input; bind each zero-copy output."""
+        values = self._checked_inputs(inputs)
+        self._check_outputs(outputs)
+        for offset, value in zip(self.zero_copy_inputs, values):
+            io = offset.io
+            if isinstance(value, DeviceBuffer):
+                offset.bind(value.addr)
+                continue
+            offset.bind(offset.internal)
+            if io.nbytes:
+                host = self._staged("in", io)
+                self.runtime.host.view(host, io.dims, io.dtype)[...] = value.reshape(io.dims)
+                stream.memcpy_async(offset.internal, host, io.nbytes)
+        for j, offset in enumerate(self.zero_copy_outputs):
+            if offset is not None:
+                offset.bind(outputs[j].addr if outputs is not None else offset.internal)
+
+    def _checked_inputs(self, inputs: Inputs) -> list[Any]:
+        """The inputs in model order, each a DeviceBuffer or a host array that fits."""
+        if isinstance(inputs, Mapping):
+            missing = [io.name for io in self.inputs if io.name not in inputs]
+            if missing:
+                raise ModelInputError(f"model {self.name}: no value for input(s) "
+                                      f"{', '.join(missing)}")
+            inputs = [inputs[io.name] for io in self.inputs]
+        if len(inputs) != len(self.inputs):
+            raise ModelInputError(f"model {self.name} takes {len(self.inputs)} inputs, "
+                                  f"{len(inputs)} given")
+        checked = []
+        for io, value in zip(self.inputs, inputs):
+            if isinstance(value, DeviceBuffer):
+                _check_buffer(io, value, ModelInputError)
+            else:
+                value = np.asarray(value)
+                if value.dtype != io.dtype or value.nbytes != io.nbytes:
+                    raise ModelInputError(f"input {io.index} ({io.describe()}) given "
+                                          f"{value.dtype.name}{list(value.shape)}")
+            checked.append(value)
+        return checked
+
+    def _check_outputs(self, outputs: Buffers) -> None:
+        if outputs is None:
+            return
+        if len(outputs) != len(self.outputs):
+            raise ModelOutputError(f"model {self.name} has {len(self.outputs)} outputs, "
+                                   f"{len(outputs)} buffers given")
+        for io, buffer in zip(self.outputs, outputs):
+            _check_buffer(io, buffer, ModelOutputError)
+
+    # -- after the execution -------------------------------------------------------------------
+    def copy_out(self, outputs: Buffers, stream: Stream, resolve: Callable[[int], int]) -> None:
+        """CopyOutputData, queued after the execution: each output the model did not write
+        straight into its destination is copied there from where it lives."""
+        for io in self.outputs:
+            if not io.nbytes:
+                continue
+            src = resolve(io.logical_addr)
+            dst = outputs[io.index].addr if outputs is not None else self._staged("out", io)
+            if dst != src:
+                stream.memcpy_async(dst, src, io.nbytes)
+
+    def host_outputs(self) -> Outputs:
+        """The outputs as host arrays, shaped by the model's output descs (a static model's
+        UpdateOutputTensorShape)."""
+        host = self.runtime.host
+        return {io.name: host.view(self._staged("out", io), io.dims, io.dtype).copy()
+                if io.nbytes else np.zeros(io.dims, io.dtype) for io in self.outputs}
+
+    def _staged(self, kind: str, io: IoDesc) -> int:
+        key = (kind, io.index)
+        if key not in self._staging:
+            self._staging[key] = self.runtime.host.malloc(io.nbytes)
+        return self._staging[key]
+
+    def release(self) -> None:
+        for addr in self._staging.values():
+            self.runtime.host.free(addr)
+        self._staging.clear()
+
+
+def _check_buffer(io: IoDesc, buffer: DeviceBuffer, error: type[Exception]) -> None:
+    if buffer.size < io.nbytes:
+        raise error(f"{io.describe()} needs {io.nbytes} bytes, the buffer given has "
+                    f"{buffer.size}")

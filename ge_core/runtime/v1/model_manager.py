@@ -1,0 +1,137 @@
+"""ModelManager: the registry of loaded models (GE's model_manager.cc), one per World.
+
+GE's is a process singleton; here ``ModelManager.get_instance()`` answers the *current world's*
+(ge_core.world), so a new run starts with no models. It keeps
+
+- ``model_map``: model id -> DavinciModel (static, sunk to the device), and
+  ``hybrid_model_map``: model id -> HybridDavinciModel (dynamic shapes, ge_core.runtime.hybrid,
+  which registers its models here with ``add_hybrid_model``); ids are shared, from 1;
+- weight sharing: models loaded from the same weights (a fork of a graph, the same OM loaded
+  twice) share one device copy of them, freed with the last model that uses it;
+- the session -> device bookkeeping (GE's sess_id_to_device_ids_), so destroying a session
+  unloads its models;
+- full release on unload: tasks, streams, events, labels, memory, the Run loop's thread.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ge_core.om.ge_model import GeModel
+from ge_core.runtime.errors import InvalidModelIdError
+from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device
+from ge_core.runtime.v1.davinci_model import DavinciModel
+from ge_core.world import World, current_world
+
+if TYPE_CHECKING:
+    from npu_emu.device import Device
+
+
+@dataclass
+class SharedWeights:
+    """One device copy of a weight buffer and the models using it (GE's
+    weights_mem_ids_to_addr_info_)."""
+
+    device: Device
+    addr: int
+    size: int
+    users: list[int]      # model ids
+
+
+class ModelManager:
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.model_map: dict[int, DavinciModel] = {}
+        self.hybrid_model_map: dict[int, Any] = {}
+        self.weights: dict[tuple[int, str], SharedWeights] = {}   # (device, sha256) -> copy
+        self.sess_id_to_device_ids: dict[int, list[int]] = {}
+        self._next_model_id = 1
+        self._next_session_id = 1
+
+    @staticmethod
+    def get_instance() -> "ModelManager":
+        return current_world().model_manager
+
+    # -- ids and sessions ----------------------------------------------------------------------
+    def generate_model_id(self) -> int:
+        model_id = self._next_model_id
+        self._next_model_id += 1
+        return model_id
+
+    def create_session(self, device_id: int) -> int:
+        session_id = self._next_session_id
+        self._next_session_id += 1
+        self.sess_id_to_device_ids[session_id] = [device_id]
+        return session_id
+
+    def destroy_session(self, session_id: int) -> None:
+        """Unload every model the session loaded, and forget the session."""
+        for model_id in [m for m, model in sorted(self.model_map.items())
+                         if model.session_id == session_id]:
+            self.unload(model_id)
+        self.sess_id_to_device_ids.pop(session_id, None)
+
+    # -- load / unload -------------------------------------------------------------------------
+    def load_model(self, ge_model: GeModel, session_id: int = 0,
+                   feature_map_base: int | None = None,
+                   weights_base: int | None = None) -> int:
+        """Load ``ge_model`` as a DavinciModel on the current device; returns its model id.
+        ``feature_map_base`` / ``weights_base``: memory the caller provides for the feature map
+        (set feature memory base) or the weights (set const memory base, filled by the caller);
+        otherwise the model allocates its feature map and shares weights where it can."""
+        model_id = self.generate_model_id()
+        model = DavinciModel(model_id, ge_model, session_id)
+        provided = {} if feature_map_base is None else {FEATURE_MAP: feature_map_base}
+        shared = None
+        if weights_base is not None:
+            provided[WEIGHT] = weights_base
+        elif ge_model.weights:
+            shared = self._share_weights(model.device, ge_model.weights, model_id)
+            provided[WEIGHT] = shared.addr
+        try:
+            model.init(provided)
+        except BaseException:
+            if shared is not None:
+                self._drop_weights(shared, model_id)
+            raise
+        self.model_map[model_id] = model
+        return model_id
+
+    def _share_weights(self, device: Device, weights: bytes, model_id: int) -> SharedWeights:
+        key = (device.id, hashlib.sha256(weights).hexdigest())
+        shared = self.weights.get(key)
+        if shared is None:
+            addr = device.malloc(len(weights))
+            host_to_device(device, addr, weights)
+            shared = self.weights[key] = SharedWeights(device, addr, len(weights), [])
+        shared.users.append(model_id)
+        return shared
+
+    def _drop_weights(self, shared: SharedWeights, model_id: int) -> None:
+        shared.users.remove(model_id)
+        if not shared.users:
+            shared.device.free(shared.addr)
+            self.weights = {k: v for k, v in self.weights.items() if v is not shared}
+
+    def unload(self, model_id: int) -> None:
+        model = self.get_model(model_id)
+        del self.model_map[model_id]
+        try:
+            model.release()
+        finally:
+            for shared in [s for s in self.weights.values() if model_id in s.users]:
+                self._drop_weights(shared, model_id)
+
+    def get_model(self, model_id: int) -> DavinciModel:
+        model = self.model_map.get(model_id)
+        if model is None:
+            known = ", ".join(map(str, sorted(self.model_map))) or "none"
+            raise InvalidModelIdError(f"no loaded model {model_id} (loaded: {known})")
+        return model
+
+    def add_hybrid_model(self, model: Any) -> int:
+        """Register a HybridDavinciModel (ge_core.runtime.hybrid); returns its model id."""
+        model_id = self.generate_model_id()
+        self.hybrid_model_map[model_id] = model
+        return model_id

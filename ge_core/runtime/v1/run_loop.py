@@ -1,0 +1,96 @@
+"""DavinciModel::Run: a resident thread that executes a model for each item of its DataInputer
+(GE's ModelRunStart / Run / ModelRunStop), reporting each to the item's callback, or else to
+the model's listener (GE's ModelListener::OnComputeDone).
+
+The emulated device advances only inside the calls of the thread that drives it, and a run must
+be deterministic (DESIGN.md), so the loop and its caller take turns rather than run at once:
+``push`` only queues; ``join`` hands the device to the loop until the queue is empty and waits;
+``stop`` joins and ends the thread. Callbacks run on the loop's thread, during a join. A debugger
+that parks the loop's thread on a trace event sees the caller blocked in ``join``: still one
+thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
+the run) is raised again in the caller by ``join``.
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from ge_core.runtime.v1.data_inputer import DataInputer, InputData
+from npu_emu.errors import ACL_ERROR_RT_END_OF_SEQUENCE, AclError
+
+if TYPE_CHECKING:
+    from ge_core.runtime.v1.davinci_model import DavinciModel
+
+CALLER, LOOP = "caller", "loop"
+
+
+class ModelRunLoop:
+    def __init__(self, model: DavinciModel, data_inputer: DataInputer) -> None:
+        self.model = model
+        self.data_inputer = data_inputer
+        self._cond = threading.Condition()
+        self._turn = CALLER
+        self._stopping = False
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"ge-model-{model.model_id}-run")
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self) -> None:
+        """Let the loop execute everything queued; return when it has."""
+        self._hand_over()
+
+    def stop(self) -> None:
+        """ModelRunStop: finish what is queued, then end the thread."""
+        if not self._thread.is_alive():
+            return
+        self._stopping = True
+        try:
+            self._hand_over()
+        finally:
+            self._thread.join()
+
+    def _hand_over(self) -> None:
+        if not self._thread.is_alive():
+            return
+        with self._cond:
+            self._turn = LOOP
+            self._cond.notify_all()
+            self._cond.wait_for(lambda: self._turn == CALLER)
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    # -- the loop's thread ---------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._turn == LOOP)
+            try:
+                while (item := self.data_inputer.pop()) is not None:
+                    self._execute(item)
+            except BaseException as exc:   # handed to the caller, who re-raises it
+                self._error = exc
+                self._stopping = True
+            with self._cond:
+                self._turn = CALLER
+                self._cond.notify_all()
+            if self._stopping:
+                return
+
+    def _execute(self, item: InputData) -> None:
+        """One round of GE's Run: inputs into the args table, execute, wait, outputs, report."""
+        status, outputs = ACL_ERROR_RT_END_OF_SEQUENCE, {}
+        if not item.end_of_sequence:
+            try:
+                outputs = self.model.nn_execute(item.inputs) or {}
+                status = self.model.last_status
+            except AclError as exc:
+                status = exc.code
+        callback = item.callback or self.model.listener
+        if callback is not None:
+            callback(status, outputs)

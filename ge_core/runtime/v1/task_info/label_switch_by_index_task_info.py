@@ -1,0 +1,29 @@
+"""LABEL_SWITCH: jump to the index-th of the op's labels, the index (uint32) read from input 0
+at run time (GE's LabelSwitchByIndexTaskInfo; the label list stays on the op, as GE's loader
+reads it through op_index)."""
+from __future__ import annotations
+
+from ge_core.compiler.build.annotations import INPUT_OFFSET
+from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST
+from ge_core.om.model_task_type import ModelTaskType
+from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
+from npu_emu.label import LabelSwitchByIndexTask
+from npu_emu.task import Task
+
+
+@register_task_info(ModelTaskType.LABEL_SWITCH)
+class LabelSwitchByIndexTaskInfo(AddressTaskInfo):
+    def init(self) -> None:
+        ids = self.op_desc.get_attr(LABEL_SWITCH_LIST) or []
+        if len(ids) != self.task_def.label_switch_by_index.label_max or not ids:
+            raise self.fail(f"{len(ids)} labels on the op, label_max "
+                            f"{self.task_def.label_switch_by_index.label_max}")
+        self.labels = tuple(self.model.label(i) for i in ids)
+        super().init()
+
+    def logical_addresses(self) -> list[int]:
+        return [self.op_desc.get_attr(INPUT_OFFSET)[0]]
+
+    def build(self, addresses: list[int]) -> Task:
+        return LabelSwitchByIndexTask(addresses[0], self.labels,
+                                      self.stream.device.cost.launch_ns)

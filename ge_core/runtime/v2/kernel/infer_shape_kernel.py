@@ -1,0 +1,74 @@
+"""InferShape at run time (GE's InferShape kernel for a node whose shapes are not static): the
+op's registered InferShape, run on a per-execution copy of its descs with the input shapes of
+this execution.
+
+The copy lives in a throwaway one-node graph (on a bus nobody hears), so the model's graph is
+never touched. The Const inputs an InferShape may read (Reshape's shape, Slice's starts) are
+linked in as Consts. When the outputs still have unknown dims, they depend on input *values*
+computed on the device (a shape built by Shape -> Gather -> Concat, Expand's target shape from a
+graph input): GE's data-dependent InferShape. The host then synchronizes the stream, reads
+those inputs back, and infers again with them as Consts.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
+from ge_core.ops import infer_shape
+from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
+from ge_core.runtime.v2.kernel.io_kernels import device_to_host
+from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
+from npu_emu.kernel import TensorArg
+from npu_emu.trace import TraceBus
+
+# An input read back for a data-dependent InferShape is a shape-like operand: integers, and few
+# of them (a large or float tensor is data, and reading it back would not help).
+MAX_VALUE_DEPENDENT_ELEMENTS = 4096
+
+_UNHEARD = TraceBus()   # the throwaway graphs' bus: no observer, so their edits cost nothing
+
+
+def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
+                args: Sequence[TensorArg | None]) -> list[TensorSpec | None]:
+    """Output specs of ``op_desc`` for inputs shaped like ``args``; None where still unknown."""
+    graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
+    graph.attrs["opset"] = opset
+    op = op_desc.clone()
+    for i, arg in enumerate(args):
+        if arg is not None:
+            op.input_descs[i] = GeTensorDesc(GeShape(arg.shape),
+                                             DataType.from_numpy(arg.dtype))
+    node = graph.add_node(op)
+    for i, value in sorted(consts.items()):
+        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1, {"value": value}))
+        const.op_desc.output_descs[0] = value.desc.copy()
+        const.out_data_anchors[0].link_to(node.in_data_anchors[i])
+    infer_shape(node)
+    return [None if d.shape.is_unknown else TensorSpec(d.shape.dims, d.dtype.to_numpy().name)
+            for d in op.output_descs]
+
+
+@register_kernel("InferShape")
+def infer_shape_at_run_time(ctx: KernelContext) -> None:
+    v, a = ctx.values, ctx.attrs
+    stream = v[ctx.ins[0]]
+    args = [v[i] for i in ctx.ins[1:]]
+    consts: dict[int, GeTensor] = a["consts"]
+    specs = infer_specs(a["op_desc"], consts, a["opset"], args)
+    if None in specs:
+        readable = {i: arg for i, arg in enumerate(args) if arg is not None and i not in consts
+                    and np.dtype(arg.dtype).kind in "iu"
+                    and math.prod(arg.shape) <= MAX_VALUE_DEPENDENT_ELEMENTS}
+        if readable:
+            stream.synchronize()
+            values = {i: GeTensor(device_to_host(stream.device, arg))
+                      for i, arg in readable.items()}
+            specs = infer_specs(a["op_desc"], {**consts, **values}, a["opset"], args)
+    if None in specs:
+        raise ExecuteGraphError(f"{ctx.name}: output {specs.index(None)}'s shape depends on the "
+                                f"values the op computes (GE's DEPEND_COMPUTE); not supported")
+    for out, spec in zip(ctx.outs, specs):
+        v[out] = spec

@@ -1,0 +1,58 @@
+"""Main's first and last kernels: a fed host array into a device tensor (CopyInput, GE's
+CopyModelData when the input is not zero-copy), a device tensor back into a host array after
+the streams are synchronized (CopyOutput)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ge_core.runtime.errors import ModelInputError
+from ge_core.runtime.model_memory import host_to_device
+from ge_core.runtime.v2.caching_mem_allocator import HOST
+from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
+from npu_emu.device import HostMemAccess
+from npu_emu.kernel import TensorArg, tensor_arg
+
+if TYPE_CHECKING:
+    from npu_emu.device import Device
+
+
+def device_to_host(device: "Device", arg: TensorArg) -> np.ndarray:
+    """A synchronous device-to-host copy of a tensor (aclrtMemcpy D2H), trace-visible as the
+    host reading device memory."""
+    out = np.empty(arg.shape, arg.dtype)
+    if out.nbytes:
+        device.runtime.bus.emit(HostMemAccess, arg.addr, out.nbytes, False)
+        out[...] = device.memory.view(arg.addr, arg.shape, arg.dtype)
+    return out
+
+
+def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
+               dtype: str) -> np.ndarray:
+    """The feed as a contiguous array, if it fits the model's input (-1: any size)."""
+    array = np.asarray(feed, order="C")   # (ascontiguousarray would make a scalar 1-d)
+    if array.dtype != np.dtype(dtype):
+        raise ModelInputError(f"input {name}: dtype {array.dtype}, the model takes {dtype}")
+    if dims is not None and (len(dims) != array.ndim or
+                             any(d >= 0 and d != n for d, n in zip(dims, array.shape))):
+        raise ModelInputError(f"input {name}: shape {list(array.shape)}, the model takes "
+                              f"{['?' if d < 0 else d for d in dims]}")
+    return array
+
+
+@register_kernel("CopyInput")
+def copy_input(ctx: KernelContext) -> None:
+    v, a = ctx.values, ctx.attrs
+    allocator = v[ctx.ins[0]]
+    array = check_feed(a["name"], v[ctx.ins[1]], a["dims"], a["dtype"])
+    addr = allocator.alloc(array.nbytes, HOST)   # the host writes it now: an idle block
+    if array.nbytes:
+        host_to_device(allocator.device, addr, array)
+    v[ctx.outs[0]] = tensor_arg(addr, array.shape, array.dtype)
+
+
+@register_kernel("CopyOutput")
+def copy_output(ctx: KernelContext) -> None:
+    v = ctx.values
+    v[ctx.outs[0]] = device_to_host(v[ctx.ins[0]].device, v[ctx.ins[1]])

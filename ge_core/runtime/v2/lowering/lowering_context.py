@@ -1,0 +1,148 @@
+"""What a node converter works with while lowering (GE's LoweringGlobalData plus the value
+holders): the ExecuteGraph being built, the value of each compute-graph tensor, the resources
+Init makes on first use (streams, events, notifies), and the bookkeeping the guarders and the
+final Synchronize need (who uses each block, the last node issued to each stream).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ge_core.compiler.build.annotations import STREAM_ID
+from ge_core.graph import ComputeGraph, GeTensor, InDataAnchor, Node
+from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.runtime.v2.caching_mem_allocator import HOST
+from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode, TensorSpec
+
+
+class LoweringError(Exception):
+    """A ComputeGraph that cannot be lowered; the message names the node."""
+
+
+@dataclass(frozen=True)
+class LoweringOptions:
+    infer_at_run_time: bool = False   # every op's InferShape at run time (hybrid), not only
+                                      # those of ops whose shapes are unknown when lowering
+    single_stream: bool = False       # one stream for every node (hybrid): the build's stream
+                                      # assignment and its sync nodes are ignored
+
+
+@dataclass
+class Block:
+    """A device block Main allocates, and what uses it (through the tensor or a view of it)."""
+
+    value: int
+    writer: tuple[int, int | None]                      # (Main node id, stream or HOST)
+    readers: list[tuple[int, int | None]] = field(default_factory=list)
+    output: bool = False                                 # a graph output reads it after Sync
+
+
+class LoweringContext:
+    def __init__(self, graph: ComputeGraph, options: LoweringOptions) -> None:
+        self.graph = graph
+        self.options = options
+        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.exe = ExecuteGraph(graph.name)
+        self.init, self.main = self.exe.init, self.exe.main
+        self.deinit_nodes: list[tuple[str, str, tuple[int, ...]]] = []  # run in reverse
+        self.absent = self.constant("absent", None)
+        self.stream0 = self.exe.own_stream = self.exe.new_value("stream0")
+        self.allocator = self.exe.new_value("allocator")
+        self.init.add("CreateAllocator", "allocator", (self.stream0,), (self.allocator,))
+        self.deinit_nodes.append(("ReleaseAllocator", "allocator", (self.allocator,)))
+        self._streams: dict[int, int] = {0: self.stream0}   # logical stream -> value
+        self._sync: dict[str, int] = {}                     # event / notify name -> value
+        self._tensors: dict[tuple[str, int], int] = {}      # (node, output) -> value
+        self._root: dict[int, int] = {}                     # tensor value -> its block's value
+        self.blocks: dict[int, Block] = {}                  # Main's blocks, by value
+        self.last_issued: dict[int, int] = {}               # logical stream -> Main node id
+
+    # -- values ---------------------------------------------------------------------------------
+    def constant(self, name: str, value: Any) -> int:
+        v = self.exe.new_value(name)
+        self.exe.constants[v] = value
+        return v
+
+    def input(self, anchor: InDataAnchor) -> int:
+        """The value of the tensor feeding ``anchor`` (``absent`` for a left-out input)."""
+        if anchor.peer is None:
+            return self.absent
+        key = (anchor.peer.owner.name, anchor.peer.idx)
+        if key not in self._tensors:
+            raise LoweringError(f"node {anchor.owner.name}: input {anchor.idx} comes from "
+                                f"{anchor.peer.label}, which was not lowered before it")
+        return self._tensors[key]
+
+    def bind(self, node: Node, idx: int, value: int, view_of: int | None = None) -> None:
+        """``value`` is output ``idx`` of ``node``; a view shares ``view_of``'s block."""
+        self._tensors[(node.name, idx)] = value
+        self._root[value] = value if view_of is None else self._root.get(view_of, view_of)
+
+    def new_block(self, value: int, writer: ExeNode, stream: int | None) -> None:
+        self.blocks[value] = Block(value, (writer.id, stream))
+
+    def read(self, node: ExeNode, values: tuple[int, ...] | list[int],
+             stream: int | None) -> None:
+        """``node`` reads these tensors (on ``stream``, or HOST)."""
+        for v in values:
+            block = self.blocks.get(self._root.get(v, v))
+            if block is not None:
+                block.readers.append((node.id, stream))
+
+    def block_of(self, value: int) -> "Block | None":
+        return self.blocks.get(self._root.get(value, value))
+
+    # -- streams and sync resources --------------------------------------------------------------
+    def stream(self, node: Node) -> tuple[int, int]:
+        """(logical stream, its value) the node issues to."""
+        logical = 0 if self.options.single_stream else max(node.op_desc.get_attr(STREAM_ID, 0)
+                                                            or 0, 0)
+        return logical, self.stream_value(logical)
+
+    def stream_value(self, logical: int) -> int:
+        if logical not in self._streams:
+            v = self._streams[logical] = self.exe.new_value(f"stream{logical}")
+            self.init.add("CreateStream", f"stream{logical}", (self.stream0,), (v,))
+            self.deinit_nodes.append(("DestroyStream", f"stream{logical}", (v,)))
+        return self._streams[logical]
+
+    def event(self, name: str) -> int:
+        return self._resource(name, "CreateEvent", "DestroyEvent")
+
+    def notify(self, name: str) -> int:
+        return self._resource(name, "CreateNotify", None)
+
+    def _resource(self, name: str, create: str, destroy: str | None) -> int:
+        if name not in self._sync:
+            v = self._sync[name] = self.exe.new_value(name)
+            self.init.add(create, name, (self.stream0,), (v,))
+            if destroy is not None:
+                self.deinit_nodes.append((destroy, name, (v,)))
+        return self._sync[name]
+
+    def issue(self, node: ExeNode, stream: int) -> None:
+        """``node`` issues tasks to ``stream``: it follows the stream's previous issuer, so each
+        stream gets its tasks in the order the build planned its events on."""
+        previous = self.last_issued.get(stream)
+        if previous is not None:
+            node.after.append(previous)
+        self.last_issued[stream] = node.id
+
+    # -- shapes ---------------------------------------------------------------------------------
+    def output_specs(self, node: Node, inputs: list[int], stream_value: int) -> list[int]:
+        """A value per output holding its TensorSpec: constants when the compiler knew the
+        shapes (InferShape precomputed), else the outputs of an InferShape node."""
+        descs = node.op_desc.output_descs
+        if not self.options.infer_at_run_time and not any(d.shape.is_unknown for d in descs):
+            return [self.constant(f"{node.name}:{i} spec",
+                                  TensorSpec(d.shape.dims, d.dtype.to_numpy().name))
+                    for i, d in enumerate(descs)]
+        specs = tuple(self.exe.new_value(f"{node.name}:{i} spec") for i in range(len(descs)))
+        consts = {a.idx: a.peer.owner.op_desc.get_attr("value") for a in node.in_data_anchors
+                  if a.peer is not None and a.peer.owner.type == "Const"}
+        infer = self.main.add("InferShape", node.name, (stream_value, *inputs), specs,
+                              {"op_desc": node.op_desc, "opset": self.opset,
+                               "consts": {i: c for i, c in consts.items()
+                                          if isinstance(c, GeTensor)}})
+        self.read(infer, inputs, HOST)   # a data-dependent one reads inputs back
+        return list(specs)

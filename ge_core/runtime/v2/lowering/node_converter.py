@@ -1,0 +1,52 @@
+"""The NodeConverter registry (GE's NodeConverterRegistry / REGISTER_NODE_CONVERTER): one
+lowering function per kind of ComputeGraph node, turning it into ExecuteGraph nodes.
+
+A node's kind is its type when a converter is registered for the type (Data, Const, NetOutput,
+the RTS ops), else GE_LOCAL_VIEW for the GE-local ops that only reinterpret their input, else
+KERNEL for any op with a device kernel. Anything else cannot be lowered, and says why.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ge_core.graph import Node
+from ge_core.runtime.v2.lowering.lowering_context import LoweringContext, LoweringError
+from npu_emu.kernels import has_kernel
+
+NodeConverter = Callable[[Node, LoweringContext], None]
+
+KERNEL = "Kernel"                # AllocMemory + LaunchKernel on the node's stream
+GE_LOCAL_VIEW = "GeLocalView"    # the output is the input's block, reshaped
+# GE-local ops whose output reuses the input's memory as is (the memory planner gives them the
+# input's offset too).
+VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims", "Identity"})
+
+_CONVERTERS: dict[str, NodeConverter] = {}
+
+
+def register_node_converter(*kinds: str) -> Callable[[NodeConverter], NodeConverter]:
+    def register(fn: NodeConverter) -> NodeConverter:
+        for kind in kinds:
+            if kind in _CONVERTERS:
+                raise ValueError(f"node converter {kind} registered twice")
+            _CONVERTERS[kind] = fn
+        return fn
+    return register
+
+
+def node_kind(node: Node) -> str:
+    if node.op_desc.subgraph_names:
+        raise LoweringError(f"node {node.name} ({node.type}) owns subgraphs: control flow is "
+                            f"not lowered here (the host executor runs it)")
+    if node.type in _CONVERTERS:
+        return node.type
+    if node.type in VIEW_OPS:
+        return GE_LOCAL_VIEW
+    if has_kernel(node.type):
+        return KERNEL
+    raise LoweringError(f"node {node.name} ({node.type}): no converter and no kernel; "
+                        f"converters: {', '.join(sorted(_CONVERTERS))}")
+
+
+def converter_for(node: Node) -> NodeConverter:
+    return _CONVERTERS[node_kind(node)]

@@ -1,0 +1,109 @@
+"""ModelV2Executor: an ExecuteGraph instantiated on one stream and run in GE's three phases.
+
+    load      instantiate Init / Main / DeInit (a context per node over one value table), run
+              Init - the allocator, streams, events and weights Main will use - and drop it;
+              Main is only prepared
+    execute   bind the feeds (and the executor's stream), run Main with the chosen executor
+              (sequential or topological), read the outputs
+    unload    drop Main, run DeInit, drop it
+
+Main's kernels launch on the emulated device through npu_emu and Main ends synchronized, so an
+execute returns real numbers and the simulated time the device took.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ge_core.runtime.errors import GeError, ModelInputError
+from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeGraph
+from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
+from ge_core.runtime.v2.sequential_executor import RunNode, SequentialExecutor
+from ge_core.runtime.v2.topological_executor import TopologicalExecutor
+from npu_emu.stream import Stream
+
+EXECUTORS = {e.name: e for e in (SequentialExecutor, TopologicalExecutor)}
+Executor = SequentialExecutor | TopologicalExecutor
+
+
+@dataclass
+class ExecuteResult:
+    outputs: dict[str, np.ndarray]   # by graph output name, in NetOutput's order
+    emulated_ns: int                 # simulated time from the execute's start to its end
+    start_ns: int
+    end_ns: int
+
+
+def executor_class(name: str) -> type[Executor]:
+    if name not in EXECUTORS:
+        raise GeError(f"unknown v2 executor {name!r}; valid: {', '.join(EXECUTORS)}")
+    return EXECUTORS[name]
+
+
+class ModelV2Executor:
+    def __init__(self, execute_graph: ExecuteGraph, stream: Stream,
+                 executor: str = "sequential") -> None:
+        self.graph = execute_graph
+        self.stream = stream
+        self.executor_cls = executor_class(executor)
+        self.values: list[Any] = []
+        self.main: Executor | None = None
+        self.iterations = 0
+        self.state = "created"
+
+    # -- load ---------------------------------------------------------------------------------
+    def load(self) -> None:
+        if self.state != "created":
+            raise GeError(f"ModelV2Executor of {self.graph.name}: load when {self.state}")
+        g = self.graph
+        self.values = [None] * len(g.value_names)
+        for v, value in g.constants.items():
+            self.values[v] = value
+        self.values[g.own_stream] = self.stream
+        SequentialExecutor(self._instantiate(g.init), []).execute()
+        self.main = self.executor_cls(self._instantiate(g.main), g.main.dependencies())
+        self.state = "loaded"
+
+    def _instantiate(self, graph: ExeGraph) -> list[RunNode]:
+        return [(get_kernel_func(n.type), KernelContext(f"{graph.name}/{n.name}/{n.type}",
+                                                        self.values, n.inputs, n.outputs,
+                                                        n.attrs))
+                for n in graph.nodes]
+
+    # -- execute ------------------------------------------------------------------------------
+    def execute(self, feeds: Mapping[str, Any] | Sequence[Any]) -> ExecuteResult:
+        if self.main is None:
+            raise GeError(f"ModelV2Executor of {self.graph.name}: execute before load")
+        values = self.values
+        for (_, value_id), feed in zip(self.graph.inputs, self._feed_list(feeds)):
+            values[value_id] = feed
+        scheduler = self.stream.device.scheduler
+        start = max(scheduler.now, scheduler.host_now)
+        self.main.execute()
+        self.iterations += 1
+        outputs = {name: values[v] for name, v in self.graph.outputs}
+        return ExecuteResult(outputs, scheduler.now - start, start, scheduler.now)
+
+    def _feed_list(self, feeds: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
+        names = [name for name, _ in self.graph.inputs]
+        if isinstance(feeds, Mapping):
+            missing = [n for n in names if n not in feeds]
+            if missing:
+                raise ModelInputError(f"model {self.graph.name}: no value fed for "
+                                      f"{', '.join(missing)} (inputs: {', '.join(names)})")
+            return [feeds[n] for n in names]
+        if len(feeds) != len(names):
+            raise ModelInputError(f"model {self.graph.name}: {len(feeds)} inputs fed, it takes "
+                                  f"{len(names)} ({', '.join(names)})")
+        return list(feeds)
+
+    # -- unload -------------------------------------------------------------------------------
+    def unload(self) -> None:
+        if self.state != "loaded":
+            raise GeError(f"ModelV2Executor of {self.graph.name}: unload when {self.state}")
+        self.main = None
+        SequentialExecutor(self._instantiate(self.graph.deinit), []).execute()
+        self.values = []
+        self.state = "unloaded"

@@ -1,0 +1,64 @@
+"""`gewb exec`: a model run once on the emulated NPU; its outputs summarised, written to an .npz
+by output name; the device time; the timeline; one-line errors."""
+import json
+
+import numpy as np
+import pytest
+
+from ge_core.om import save_om
+from workbench.cli import main
+from v1_testing import TINY, feeds_for, ge_model, host_outputs
+
+
+def test_exec_onnx_prints_outputs_and_device_time_and_writes_them(tmp_path, capsys):
+    x = feeds_for(seed=4)["input"]
+    np.save(tmp_path / "x.npy", x)
+    out, trace = tmp_path / "out.npz", tmp_path / "t.json"
+    assert main(["exec", TINY, "--input", f"input={tmp_path / 'x.npy'}", "--output", str(out),
+                 "--trace", str(trace)]) == 0
+    text = capsys.readouterr().out
+    assert "tiny_cnn.onnx: sink (v1 DavinciModel): 2 streams, 11 tasks" in text
+    assert "  prob: f32[1,10] min " in text and "emulated time: " in text
+    saved = np.load(out)
+    np.testing.assert_allclose(saved["prob"], host_outputs(TINY, {"input": x})["prob"],
+                               rtol=1e-5, atol=1e-6)
+    names = {e["name"] for e in json.loads(trace.read_text())["traceEvents"]}
+    assert "ModelExecute(m0)" in names and "FusedConv" in names
+
+
+def test_exec_om_runs_the_file_as_compiled(tmp_path, capsys):
+    om = tmp_path / "tiny.om"
+    save_om(ge_model(), om)
+    assert main(["exec", str(om)]) == 0
+    assert "tiny.om: sink (v1 DavinciModel)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("streams, count", [("single", 1), ("auto", 6)])
+def test_streams_choose_single_or_parallel(streams, count, capsys):
+    assert main(["exec", TINY, "--streams", streams]) == 0
+    assert f"{count} stream{'s' * (count != 1)}," in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode, about", [("v2", "v2 (ExecuteGraph"), ("hybrid", "hybrid (")])
+def test_other_modes_run_through_their_executors(mode, about, capsys):
+    assert main(["exec", TINY, "--mode", mode]) == 0
+    out = capsys.readouterr().out
+    assert about in out and "prob: f32[1,10]" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.onnx"], "no such model: missing.onnx"),
+    ([TINY, "--input", "nope=x.npy"], "expected NAME=FILE.npy with NAME one of input"),
+    ([TINY, "--input", "input=missing.npy"], "--input input=missing.npy:"),
+])
+def test_bad_arguments_are_one_line(args, message, capsys):
+    assert main(["exec", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_streams_with_an_om_is_refused(tmp_path, capsys):
+    om = tmp_path / "tiny.om"
+    save_om(ge_model(), om)
+    assert main(["exec", str(om), "--streams", "single"]) == 2
+    assert "an OM's streams were fixed" in capsys.readouterr().err

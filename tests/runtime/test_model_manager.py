@@ -1,0 +1,116 @@
+"""ModelManager: one per World, model ids, weights shared between models loaded from the same
+weights, full release on unload; ModelExecutor's CheckAndReleaseMemory unloading the oldest
+model without HCCL tasks when the device lacks room."""
+import pytest
+
+from ge_core.om.model_task_type import ModelTaskType
+from ge_core.om.proto.task_pb2 import TaskDef
+from ge_core.runtime.errors import InvalidModelIdError, ModelLoadError
+from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
+from ge_core.runtime.v1.model_executor import GraphNode
+from ge_core.world import World, current_world
+from npu_emu.device import MemAlloc
+from npu_emu.runtime import Runtime, use_runtime
+from v1_testing import device_world, events, feeds_for, ge_model, om_of
+
+
+def test_get_instance_answers_the_current_worlds_manager():
+    first, second = World(), World()
+    with first.entered():
+        assert ModelManager.get_instance() is first.model_manager
+        with second.entered():
+            assert ModelManager.get_instance() is second.model_manager
+        assert current_world() is first
+    runtime = Runtime()
+    with use_runtime(runtime):   # a host program with only a runtime: a world is adopted
+        assert current_world().runtime is runtime
+        assert ModelManager.get_instance() is current_world().model_manager
+
+
+def test_model_ids_count_from_one_and_unknown_ids_are_refused():
+    m = ge_model()
+    with device_world():
+        assert [GraphLoader.load_model_online(m) for _ in range(2)] == [1, 2]
+        with pytest.raises(InvalidModelIdError, match="no loaded model 7 .loaded: 1, 2"):
+            ModelManager.get_instance().get_model(7)
+
+
+def test_models_from_the_same_weights_share_one_device_copy():
+    with device_world() as world:
+        a = GraphLoader.load_model_from_data(om_of())
+        b = GraphLoader.load_model_from_data(om_of())
+        weights = len(ge_model().weights)
+        assert [e.size for e in events(world, MemAlloc)].count(weights) == 1
+        manager = ModelManager.get_instance()
+        assert manager.get_model(a).memory.segment("weight").device_base == \
+            manager.get_model(b).memory.segment("weight").device_base
+        GraphLoader.unload_model(a)
+        assert len(manager.weights) == 1   # b still uses them
+        GraphLoader.unload_model(b)
+        assert manager.weights == {}
+
+
+def test_unload_gives_every_resource_back():
+    m = ge_model(stream_max_parallel_num=4)
+    with device_world() as world:
+        rt = world.runtime
+        free, streams = rt.device().memory.free_bytes(), len(rt.context().streams)
+        model_id = GraphLoader.load_model_online(m)
+        model = ModelManager.get_instance().get_model(model_id)
+        model.nn_execute(feeds_for())
+        model.model_run_start()
+        GraphLoader.unload_model(model_id)
+        assert rt.device().memory.free_bytes() == free
+        assert len(rt.context().streams) == streams
+        assert rt.models == []
+        assert all(e.destroyed for e in model.events)
+        assert model.run_loop is None
+        assert ModelManager.get_instance().model_map == {}
+
+
+def test_a_bad_om_is_a_load_error_naming_the_check():
+    with device_world():
+        with pytest.raises(ModelLoadError, match="wrong magic"):
+            GraphLoader.load_model_from_data(b"\x00" * 300)
+
+
+def _leave_free(device, leave: int) -> None:
+    """Allocate until about ``leave`` bytes are free (blocks up to 1 MiB: 512-byte granules)."""
+    while device.memory.free_bytes() - leave >= 1 << 20:
+        device.malloc(1 << 20)
+    device.malloc((device.memory.free_bytes() - leave) // 512 * 512)
+
+
+def _session_with(loaded: int):
+    """A ModelExecutor with ``loaded`` tiny_cnn graphs loaded, oldest first."""
+    executor = ModelExecutor(session_id=1)
+    for graph_id in range(loaded):
+        m = ge_model()
+        node = executor.graph_nodes[graph_id] = GraphNode(graph_id, m.graph, {}, m)
+        executor.load_graph(node)
+    return executor
+
+
+def test_check_and_release_memory_unloads_the_oldest_model_without_hccl_tasks():
+    m = ge_model()
+    with device_world(memory_bytes=8 << 20) as world:
+        executor = _session_with(3)
+        oldest = executor.graph_nodes[0]
+        # the oldest holds a collective: it must stay
+        executor.model(oldest).ge_model.task_def.task.append(TaskDef(type=ModelTaskType.HCCL))
+        _leave_free(world.runtime.device(), m.task_def.memory_size // 2)
+        node = executor.graph_nodes[3] = GraphNode(3, m.graph, {}, m)
+        executor.load_graph(node)
+        assert [n.model_id is not None for n in executor.graph_nodes.values()] == \
+            [True, False, True, True]
+
+
+def test_check_and_release_stops_as_soon_as_the_model_fits():
+    m = ge_model()
+    with device_world(memory_bytes=8 << 20) as world:
+        executor = _session_with(3)
+        _leave_free(world.runtime.device(), m.task_def.memory_size // 2)
+        node = executor.graph_nodes[3] = GraphNode(3, m.graph, {}, m)
+        executor.load_graph(node)
+        assert [n.model_id is not None for n in executor.graph_nodes.values()] == \
+            [False, True, True, True]

@@ -1,0 +1,80 @@
+"""DoTaskSink's Distribute: one TaskDistributed per TaskDef, in task order, naming the task type,
+the model's stream, the device stream and the node - emitted before the task reaches the model,
+so a breakpoint there sees the TaskInfo with its task not yet sunk. And the trace of a load and
+an execution is the same on every run."""
+import numpy as np
+
+from ge_core.om.model_task_type import ModelTaskType
+from ge_core.runtime.v1 import DavinciModel
+from ge_core.runtime.v1.events import TaskDistributed
+from ge_core.runtime.v1.task_info import TASK_INFOS
+from v1_testing import device_world, events, feeds_for, ge_model, light, load
+
+
+def test_task_distributed_events_follow_the_task_list():
+    m = ge_model(light("inception_v1"), stream_max_parallel_num=4)
+    with device_world() as world:
+        model = load(m)
+        seen = events(world, TaskDistributed)
+    assert [e.index for e in seen] == list(range(len(m.task_def.task)))
+    for e, task in zip(seen, m.task_def.task):
+        assert e.task_type == ModelTaskType(task.type).name
+        assert e.stream_id == task.stream_id
+        assert e.rt_stream_id == model.streams[task.stream_id].id
+        assert e.node == m.op(task.id).name and e.op_type == m.op(task.id).type
+        assert e.model_id == model.model_id
+    kinds = {e.task_type for e in seen}
+    assert {"KERNEL", "EVENT_RECORD", "EVENT_WAIT", "END_GRAPH"} <= kinds
+
+
+def test_distribute_stops_before_the_task_is_on_the_stream():
+    m = ge_model()
+    with device_world() as world:
+        model = DavinciModel(1, m)
+        sunk_when_announced = []
+
+        def watch(event):
+            if isinstance(event, TaskDistributed):
+                info = model.task_infos[event.index]
+                sunk_when_announced.append((info.task, len(info.stream.host_buffer)))
+        world.bus.subscribe(watch)
+        model.init()
+    per_stream: dict[int, int] = {}
+    for (task, queued), t in zip(sunk_when_announced, m.task_def.task):
+        assert task is None
+        assert queued == per_stream.get(t.stream_id, 0)
+        per_stream[t.stream_id] = queued + 1
+
+
+def test_every_task_type_the_builder_emits_has_a_task_info():
+    emitted = {ModelTaskType.KERNEL, ModelTaskType.KERNEL_EX, ModelTaskType.HCCL,
+               ModelTaskType.EVENT_RECORD, ModelTaskType.EVENT_WAIT, ModelTaskType.NOTIFY_RECORD,
+               ModelTaskType.NOTIFY_WAIT, ModelTaskType.STREAM_ACTIVE,
+               ModelTaskType.STREAM_SWITCH, ModelTaskType.LABEL_SET, ModelTaskType.LABEL_GOTO,
+               ModelTaskType.LABEL_SWITCH, ModelTaskType.MEMCPY_ASYNC, ModelTaskType.END_GRAPH}
+    assert emitted <= set(TASK_INFOS)
+
+
+def test_notify_sync_models_run_too():
+    feeds = feeds_for()
+    m = ge_model(use_notify=True)
+    assert {ModelTaskType.NOTIFY_RECORD, ModelTaskType.NOTIFY_WAIT} <= \
+        {ModelTaskType(t.type) for t in m.task_def.task}
+    with device_world():
+        first = load(m).nn_execute(feeds)
+    with device_world():
+        second = load(ge_model()).nn_execute(feeds)
+    np.testing.assert_array_equal(first["prob"], second["prob"])
+
+
+def _traced_run() -> str:
+    m = ge_model()
+    with device_world() as world:
+        model = load(m)
+        model.nn_execute(feeds_for())
+        model.nn_execute(feeds_for(seed=1))
+        return world.recorder.digest()
+
+
+def test_the_same_load_and_executions_give_the_same_trace():
+    assert _traced_run() == _traced_run()

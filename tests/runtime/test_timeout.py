@@ -1,0 +1,41 @@
+"""An execution that outlives its timeout: the synchronize gives up with 507046, the model is
+aborted (aclmdlRIAbort) and the failure reported; the model then runs again, and right."""
+import numpy as np
+import pytest
+
+from ge_core.runtime.errors import ModelExecuteTimeout
+from ge_core.runtime.v1 import GraphExecutor
+from npu_emu.cost_model import CostModel
+from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+from npu_emu.model import ModelAborted
+from v1_testing import TINY, device_world, events, feeds_for, ge_model, host_outputs, load
+
+SLOW = CostModel(cube_flops_per_ns=0.01, vector_bytes_per_ns=0.01)   # tiny_cnn: ~20 ms
+
+
+def test_timeout_aborts_the_model_and_it_runs_again():
+    feeds = feeds_for()
+    m = ge_model()
+    with device_world(cost=SLOW) as world:
+        model = load(m)
+        with pytest.raises(ModelExecuteTimeout, match="within 1 ms") as caught:
+            GraphExecutor.execute_graph(model.model_id, feeds, timeout_ms=1)
+        assert caught.value.code == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+        assert [e.model_id for e in events(world, ModelAborted)] == [model.rt_model.id]
+        assert [f.kind for f in world.runtime.faults] == ["timeout"]
+        outputs = GraphExecutor.execute_graph(model.model_id, feeds)
+        assert model.last_status == 0 and model.last_execute_ns > 1_000_000
+    np.testing.assert_allclose(outputs["prob"], host_outputs(TINY, feeds)["prob"], rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_the_run_loop_reports_a_timeout_to_the_callback():
+    m = ge_model()
+    with device_world(cost=SLOW):
+        model = load(m)
+        statuses = []
+        model.model_run_start()
+        model.stream_sync_timeout_ms = 1
+        model.data_inputer.push(feeds_for(), lambda status, _: statuses.append(status))
+        model.run_loop.join()
+    assert statuses == [ACL_ERROR_RT_STREAM_SYNC_TIMEOUT]

@@ -1,0 +1,140 @@
+"""Lowering a ComputeGraph to an ExecuteGraph: what lands in Init / Main / DeInit (tiny_cnn,
+built: two streams, one Send/Recv pair), where the guarders' frees go, and what changes for an
+unknown-shape graph and for hybrid lowering."""
+from __future__ import annotations
+
+import pytest
+from onnx import TensorProto, helper
+from v2_testing import build_tiny_cnn, world  # noqa: F401  (world is a fixture)
+
+from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.parser import parse_onnx
+from ge_core.runtime.hybrid import HYBRID_LOWERING
+from ge_core.runtime.v2 import LoweringError, lower_graph
+from ge_core.runtime.v2.lowering import node_kind
+
+
+def _types(graph):
+    return [n.type for n in graph.nodes]
+
+
+def _names(graph, node_type):
+    return [n.name for n in graph.nodes if n.type == node_type]
+
+
+def test_init_makes_allocator_streams_events_and_weights(world):
+    built = build_tiny_cnn()
+    exe = lower_graph(built.ge_model.graph)
+    consts = [n.name for n in built.graph.topological_sort() if n.type == "Const"]
+    assert _types(exe.init)[0] == "CreateAllocator"
+    assert _names(exe.init, "UploadWeight") == consts
+    assert _names(exe.init, "CreateStream") == ["stream1"]
+    assert _names(exe.init, "CreateEvent") == ["event0"]
+
+
+def test_main_allocates_launches_and_frees_each_op(world):
+    built = build_tiny_cnn()
+    exe = lower_graph(built.ge_model.graph)
+    main = exe.main
+    kernels = [n.name for n in built.graph.topological_sort()
+               if n.type not in ("Data", "Const", "NetOutput", "Send", "Recv", "Reshape")]
+    assert _names(main, "LaunchKernel") == kernels
+    assert main.count("AllocMemory") == len(kernels)          # one output each
+    assert main.count("InferShape") == 0                      # static: specs are constants
+    assert _names(main, "RefTensor") == ["flatten"]           # GE-local Reshape: a view
+    assert main.count("FreeMemory") == main.count("AllocMemory") + main.count("CopyInput")
+    assert _names(main, "RecordEvent") == ["tiny_cnn_Send_0"]
+    assert _names(main, "WaitEvent") == ["tiny_cnn_Recv_0"]
+    assert _types(main)[0] == "CopyInput"
+    synchronize = _types(main).index("Synchronize")
+    assert _types(main)[synchronize + 1] == "CopyOutput"
+    assert [name for name, _ in exe.inputs] == ["input"]
+    assert [name for name, _ in exe.outputs] == list(built.expected)
+
+
+def test_each_free_follows_every_user_of_its_block(world):
+    exe = lower_graph(build_tiny_cnn().ge_model.graph)
+    main = exe.main
+    position = {n.id: i for i, n in enumerate(main.nodes)}
+    for i, node in enumerate(main.nodes):
+        if node.type != "FreeMemory":
+            continue
+        block = node.inputs[1]
+        users = [n for n in main.nodes if n is not node and block in n.inputs + n.outputs]
+        assert all(position[u.id] < i for u in users), node.name
+        assert position[max(node.after, key=position.get)] == i - 1 or \
+            main.nodes[i - 1].type == "FreeMemory"   # right after its last user
+
+
+def test_frees_pick_the_readers_stream_or_wait_for_the_sync(world):
+    exe = lower_graph(build_tiny_cnn().ge_model.graph)
+    stream_of = {n.name: n.attrs["stream"] for n in exe.main.nodes if n.type == "FreeMemory"}
+    assert stream_of["relu1:0"] == 0
+    assert stream_of["fc:0"] == 1            # written on stream 0, read only on stream 1
+    assert stream_of["softmax:0"] is None    # a graph output: freed after Synchronize
+
+
+def test_launches_on_one_stream_keep_the_graph_order(world):
+    exe = lower_graph(build_tiny_cnn().ge_model.graph)
+    issued = [n for n in exe.main.nodes if "stream" in n.attrs and n.type != "AllocMemory"
+              and n.type != "FreeMemory"]
+    for stream in (0, 1):
+        chain = [n for n in issued if n.attrs["stream"] == stream]
+        for prev, node in zip(chain, chain[1:]):
+            assert prev.id in node.after
+
+
+def test_deinit_releases_in_reverse(world):
+    exe = lower_graph(build_tiny_cnn().ge_model.graph)
+    types = _types(exe.deinit)
+    assert types[-1] == "ReleaseAllocator"
+    assert types.count("FreeWeight") == exe.init.count("UploadWeight")
+    assert {"DestroyStream", "DestroyEvent"} <= set(types)
+
+
+def _dynamic_batch_graph():
+    nodes = [helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Flatten", ["r"], ["f"], axis=1),
+             helper.make_node("Softmax", ["f"], ["y"], axis=1)]
+    graph = helper.make_graph(nodes, "dyn",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 6])])
+    g = parse_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    compile_graph(g, CompileOptions(dump=None))
+    return g
+
+
+def test_unknown_dims_get_an_infer_shape_at_run_time(world):
+    exe = lower_graph(_dynamic_batch_graph())
+    assert _names(exe.main, "InferShape") == ["Relu_0", "Flatten_1", "Softmax_2"]
+
+
+def test_hybrid_lowering_infers_every_op_on_one_stream(world):
+    built = build_tiny_cnn()
+    exe = lower_graph(built.ge_model.graph, HYBRID_LOWERING)
+    assert exe.main.count("InferShape") == exe.main.count("LaunchKernel") + 1  # + the view
+    assert exe.init.count("CreateStream") == 0
+    assert exe.main.count("RecordEvent") == exe.main.count("WaitEvent") == 0
+
+
+def test_a_graph_with_control_flow_is_refused(world):
+    then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [1])])
+    node = helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)
+    graph = helper.make_graph([node], "cf",
+                              [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+    g = parse_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
+    with pytest.raises(LoweringError, match="control flow"):
+        lower_graph(g)
+
+
+def test_node_kinds(world):
+    g = build_tiny_cnn().ge_model.graph
+    kinds = {n.name: node_kind(n) for n in g.nodes}
+    assert kinds["input"] == "Data" and kinds["fc.w"] == "Const"
+    assert kinds["flatten"] == "GeLocalView" and kinds["fc"] == "Kernel"
+    assert kinds["tiny_cnn_Send_0"] == "Send" and kinds["NetOutput"] == "NetOutput"
