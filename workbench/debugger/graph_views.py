@@ -6,7 +6,10 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ge_core.graph import ComputeGraph, GeTensor, dump_graph, node_line, to_dot
+import numpy as np
+
+from ge_core.compiler.build.annotations import OUTPUT_OFFSET
+from ge_core.graph import ComputeGraph, GeTensor, Node, dump_graph, node_line, to_dot
 from ge_core.graph.dump import Detail
 from workbench.compile_report import type_delta_text
 from workbench.debugger import tensor_text
@@ -109,6 +112,9 @@ def graph_tensor(state: RunState | None, name: str) -> Outcome:
         return no_such_node(state, node_name)
     label = f"{node.name}:{index}"
     values = state.executor.values if state.executor is not None else {}
+    if state.model is not None and node.type != "Const" and \
+            node.op_desc.get_attr(OUTPUT_OFFSET) and label in values:
+        return Printed(_device_tensor(state, node, int(index), values[label]), style="tensor")
     if label in values:
         return Printed(tensor_text.full(label, values[label], "host executor"), style="tensor")
     value = node.op_desc.get_attr("value") if node.type == "Const" else None
@@ -117,3 +123,28 @@ def graph_tensor(state: RunState | None, name: str) -> Outcome:
         return Printed(tensor_text.full(label, data, "constant"), style="tensor")
     return Error(f"print tensor {name}: no value yet (the execute phase has not computed "
                  f"{label})")
+
+
+def _device_tensor(state: RunState, node: Node, index: int, reference: np.ndarray) -> str:
+    """The bytes at the tensor's planned place in device memory, as the device left them, with
+    the host reference's value for the same inputs beside it. A buffer the plan gave to a later
+    tensor holds that tensor's bytes now: said, not hidden (that is what memory reuse means)."""
+    label = f"{node.name}:{index}"
+    logical = node.op_desc.get_attr(OUTPUT_OFFSET)[index]
+    desc = node.op_desc.output_descs[index]
+    addr = state.model.resolve(logical)
+    data = state.model.device.memory.view(addr, desc.shape.dims, desc.dtype.to_numpy()).copy()
+    text = tensor_text.full(label, data, f"device memory at {addr:#x}, logical {logical:#x}")
+    plan = state.built.memory
+    try:
+        row = plan.row(label)
+    except KeyError:
+        return text
+    later = [r for r in plan.rows if r.segment == row.segment and r.first > row.last
+             and r.offset < row.end and row.offset < r.end]
+    if later:
+        first = min(later, key=lambda r: r.first)
+        return (text + f"\n  note: its buffer was reused by {first.label} after op "
+                f"{plan.op_names[row.last]}; the bytes are no longer {label}'s")
+    diff = float(np.max(np.abs(data.astype(np.float64) - reference))) if data.size else 0.0
+    return text + f"\n  host reference: max abs difference {diff:.3g}"

@@ -1,9 +1,9 @@
 """An ONNX model as one program, the way GE handles it: parse, compile (prepare and the three
-optimisation stages), build (streams, memory, tasks), then execute.
+optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel: InitModelMem
+... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program.
 
-The table below is the program. GE's loader and device execution (DavinciModel, DoTaskSink) are
-one more line in it when they land; until then ``execute`` runs the host reference executor,
-whose values `print tensor` shows.
+The host reference executor also runs, after the device, on the same inputs: `print tensor`
+shows a tensor from device memory and, beside it, what the reference computed for it.
 """
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from ge_core.compiler.model_builder import BuildOptions, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.executor import HostExecutor, random_feeds
 from ge_core.parser import parse_onnx
+from ge_core.runtime.v1.graph_loader import GraphLoader
+from ge_core.runtime.v1.model_manager import ModelManager
+from npu_emu.runtime import current_runtime
 from workbench.debugger.program import Phase, RunState
 
 
@@ -39,14 +42,23 @@ def build(state: RunState, start: int) -> None:
     state.built = build_model(state.graph, BuildOptions(stream=stream))
 
 
-def execute_on_host(state: RunState, start: int) -> None:
+def load(state: RunState, start: int) -> None:
+    current_runtime().set_device(0)  # as a GE process does (rtSetDevice) before loading
+    model_id = GraphLoader.load_model_online(state.built.ge_model)
+    state.model = ModelManager.get_instance().get_model(model_id)
+
+
+def execute(state: RunState, start: int) -> None:
+    feeds = random_feeds(state.graph, state.settings.seed)
+    state.outputs = state.model.nn_execute(feeds)
     state.executor = HostExecutor(state.graph, keep_values=True)
-    state.outputs = state.executor.run(random_feeds(state.graph, state.settings.seed))
+    state.executor.run(feeds)
 
 
 ONNX_PHASES = (
     Phase("parse", parse),
     Phase("compile", compile_graph),
     Phase("build", build),
-    Phase("execute", execute_on_host),
+    Phase("load", load),
+    Phase("execute", execute, resumable_start=False),
 )

@@ -18,6 +18,7 @@ from workbench.debugger.settings import Settings
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
     from ge_core.compiler.model_builder import BuildResult
+    from ge_core.runtime.v1.davinci_model import DavinciModel
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
 
@@ -40,6 +41,7 @@ class RunState:
     graph: ComputeGraph | None = None
     pipeline: CompilePipeline | None = None
     built: BuildResult | None = None
+    model: DavinciModel | None = None     # loaded on the run's device
     executor: HostExecutor | None = None
     outputs: dict[str, Any] | None = None
     exit_status: int = 0
@@ -71,6 +73,9 @@ Boundary = Callable[[Position], None]
 class Phase:
     name: str
     run: PhaseFn   # (state, start position) -> None, or positions where it may be resumed
+    # A checkpoint copies the run's state, not the device: once a phase has put something on
+    # the device, the phases after it cannot be resumed from a copy.
+    resumable_start: bool = True
 
 
 def run_phases(phases: tuple[Phase, ...], state: RunState, bus: TraceBus, start: Position,
@@ -86,4 +91,5 @@ def run_phases(phases: tuple[Phase, ...], state: RunState, bus: TraceBus, start:
             boundary((i, p))
         bus.emit(PhaseEnd, phase.name)
         pos = 0
-        boundary((i + 1, 0))
+        if i + 1 == len(phases) or phases[i + 1].resumable_start:
+            boundary((i + 1, 0))

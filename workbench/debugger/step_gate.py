@@ -94,7 +94,9 @@ class StepGate:
                 self._cond.notify_all()
 
     def _gate(self, event: TraceEvent) -> None:
-        if not self._stop(event):
+        # Closing: the target is unwinding, and its cleanup (finally blocks freeing device
+        # memory) still emits; nobody will resume a park now.
+        if self._closing or not self._stop(event):
             return
         with self._cond:
             self.parked_at = event
