@@ -44,3 +44,23 @@ def test_print_tensor_reads_device_memory_after_execute():
 
 def test_the_onnx_program_is_ges_whole_flow():
     assert [p.name for p in ONNX_PHASES] == ["parse", "compile", "build", "load", "execute"]
+
+
+def test_an_om_file_loads_and_executes_under_the_debugger(tmp_path):
+    from ge_core.atc import atc
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.parser import parse_onnx
+    from debugger_testing import ROOT
+    om = tmp_path / "tiny.om"
+    atc(parse_onnx(ROOT / TINY), CompileOptions(dump=None), BuildOptions(), out=om)
+    d = debugger(str(om))
+    try:
+        assert [p.name for p in d.target.phases] == ["read", "load", "execute"]
+        d.add_breakpoint(["distribute", "type=event_record"])
+        assert stopped(d.cont()).where.startswith("load > DoTaskSink")
+        end = finished(d.cont())
+        assert end.summary[0].startswith("output prob: f32[1,10]")
+        assert "device memory at" in graph_views.graph_tensor(d.state, "prob").text
+    finally:
+        d.close()

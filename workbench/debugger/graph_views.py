@@ -135,6 +135,8 @@ def _device_tensor(state: RunState, node: Node, index: int, reference: np.ndarra
     addr = state.model.resolve(logical)
     data = state.model.device.memory.view(addr, desc.shape.dims, desc.dtype.to_numpy()).copy()
     text = tensor_text.full(label, data, f"device memory at {addr:#x}, logical {logical:#x}")
+    if state.built is None:  # an OM target: no memory plan to say whether the buffer moved on
+        return text
     plan = state.built.memory
     try:
         row = plan.row(label)

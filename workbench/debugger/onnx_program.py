@@ -1,4 +1,4 @@
-"""An ONNX model as one program, the way GE handles it: parse, compile (prepare and the three
+"""An ONNX model (or an OM file) as one program, the way GE handles it: parse, compile (prepare and the three
 optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel: InitModelMem
 ... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program.
 
@@ -13,6 +13,7 @@ from ge_core.compiler import CompileOptions, CompilePipeline
 from ge_core.compiler.model_builder import BuildOptions, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.executor import HostExecutor, random_feeds
+from ge_core.om.om_file import load_om
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1.graph_loader import GraphLoader
 from ge_core.runtime.v1.model_manager import ModelManager
@@ -40,11 +41,17 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 def build(state: RunState, start: int) -> None:
     stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
     state.built = build_model(state.graph, BuildOptions(stream=stream))
+    state.ge_model = state.built.ge_model
+
+
+def read_om(state: RunState, start: int) -> None:
+    state.ge_model = load_om(state.source)
+    state.graph = state.ge_model.graph
 
 
 def load(state: RunState, start: int) -> None:
     current_runtime().set_device(0)  # as a GE process does (rtSetDevice) before loading
-    model_id = GraphLoader.load_model_online(state.built.ge_model)
+    model_id = GraphLoader.load_model_online(state.ge_model)
     state.model = ModelManager.get_instance().get_model(model_id)
 
 
@@ -59,6 +66,12 @@ ONNX_PHASES = (
     Phase("parse", parse),
     Phase("compile", compile_graph),
     Phase("build", build),
+    Phase("load", load),
+    Phase("execute", execute, resumable_start=False),
+)
+# An OM file (`gewb compile -o`) is a built model: it only loads and executes.
+OM_PHASES = (
+    Phase("read", read_om),
     Phase("load", load),
     Phase("execute", execute, resumable_start=False),
 )

@@ -18,6 +18,7 @@ from workbench.debugger.settings import Settings
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
     from ge_core.compiler.model_builder import BuildResult
+    from ge_core.om.ge_model import GeModel
     from ge_core.runtime.v1.davinci_model import DavinciModel
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
@@ -41,6 +42,7 @@ class RunState:
     graph: ComputeGraph | None = None
     pipeline: CompilePipeline | None = None
     built: BuildResult | None = None
+    ge_model: GeModel | None = None       # what load loads: the build's, or an OM file's
     model: DavinciModel | None = None     # loaded on the run's device
     executor: HostExecutor | None = None
     outputs: dict[str, Any] | None = None

@@ -9,7 +9,7 @@ import onnx
 
 from npu_emu.runtime import RuntimeConfig
 from workbench.debugger.host_program import HOST_PROGRAM_PHASES
-from workbench.debugger.onnx_program import ONNX_PHASES
+from workbench.debugger.onnx_program import OM_PHASES, ONNX_PHASES
 from workbench.debugger.program import Phase, RunState
 from workbench.debugger.settings import Settings
 
@@ -56,6 +56,5 @@ def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> T
     if suffix == ".py":
         return Target(spec, path.resolve(), "host program", HOST_PROGRAM_PHASES, "sqe", settings)
     if suffix == ".om":
-        raise TargetError(f"{spec}: OM targets need GE's model loader (ge_core.runtime), which "
-                          f"is not in this build yet")
+        return Target(spec, path.resolve(), "OM model", OM_PHASES, "task", settings)
     raise TargetError(f"{spec}: not a target (an .onnx model, an .om file or a .py host program)")
