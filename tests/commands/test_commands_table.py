@@ -119,11 +119,13 @@ def test_comments_and_blank_lines_do_nothing(session):
     assert session.log == []
 
 
-def test_an_om_target_waits_for_ges_loader(tmp_path):
+def test_a_corrupted_om_target_ends_its_run_with_one_line_naming_the_file(tmp_path):
     (tmp_path / "model.om").write_bytes(b"IMOD")
     s = Session(base_dir=tmp_path)
-    (out,) = s.execute("target model.om")
-    assert isinstance(out, Error) and "ge_core.runtime" in out.message
+    s.execute("target model.om")
+    out = s.execute("continue")[-1]
+    (line,) = out.summary
+    assert "model.om" in line and "too short" in line
 
 
 def test_dump_and_export_write_files(session, tmp_path):
