@@ -30,8 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["graph", str(SAMPLE), "--run"])
+    if args.command is None:  # the main job: the debugger on the bundled sample
+        args = parser.parse_args(["repl", str(SAMPLE)])
     try:
         return args.func(args)
     except UserError as exc:
