@@ -10,9 +10,8 @@ from typing import Any, Callable
 
 import onnx
 
-from ge_core.atc import atc
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.compiler.model_builder import BuildOptions
+from ge_core.compiler.model_builder import build_model
 from ge_core.executor import HostExecutor
 from ge_core.om import om_bytes
 from ge_core.parser import parse_onnx
@@ -56,7 +55,6 @@ def run_on_device_v2(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> lis
     """Parse, compile, build (unless some dims are unknown: such a graph is lowered as
     compiled), then GE's v2 runtime on the emulated device, in a world of its own."""
     # Imported here: the runtime packages are the heavy part, and other vias never need them.
-    from ge_core.compiler.model_builder import build_model
     from ge_core.runtime.hybrid import is_need_hybrid_load
     from ge_core.runtime.v2 import execute_v2
     from ge_core.world import World
@@ -81,13 +79,17 @@ def run_on_device_hybrid(model: str | onnx.ModelProto, feeds: dict[str, Any]) ->
 
 @register_via("device")
 def run_on_device(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
-    """Compile and build with GE's defaults, serialise to OM bytes, load them on a fresh
-    emulated NPU (v1: DavinciModel, tasks sunk to the device) and execute there."""
-    built = atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions()).built
-    om = om_bytes(built.ge_model)
+    """What GE does with a model: compile; if every shape is static, build with GE's defaults,
+    serialise to OM bytes and load them on a fresh emulated NPU (v1: DavinciModel, tasks sunk
+    to the device); a model with unknown dims loads as a HybridDavinciModel instead."""
+    from ge_core.runtime.hybrid import execute_hybrid, is_need_hybrid_load
+
+    graph = _compiled(model)
     with World().entered() as world:
+        if is_need_hybrid_load(graph):
+            return list(execute_hybrid(graph, feeds).outputs.values())
         world.runtime.set_device(0)
-        model_id = GraphLoader.load_model_from_data(om)
+        model_id = GraphLoader.load_model_from_data(om_bytes(build_model(graph).ge_model))
         try:
             return list(GraphExecutor.execute_graph(model_id, feeds).values())
         finally:
