@@ -1,6 +1,7 @@
 """`gewb exec MODEL.onnx|MODEL.om`: run a model once on the emulated NPU, on a fresh World, and
 print its outputs and the device time it took.
 
+    --mode auto     as GE's ModelManager decides (default): sink, or hybrid for unknown dims
     --mode sink     GE's v1 runtime: the model's tasks sunk to the device (DavinciModel)
     --mode hybrid   dynamic shapes, host-scheduled node by node (ge_core.runtime.hybrid)
     --mode v2       lowered to an ExecuteGraph (ge_core.runtime.v2)
@@ -20,7 +21,7 @@ import numpy as np
 
 from workbench.cli import UserError
 
-MODES = ("sink", "hybrid", "v2")
+MODES = ("auto", "sink", "hybrid", "v2")
 AUTO_PARALLEL_STREAMS = 4   # ge.streamMaxParallelNum for --streams auto
 STREAMS = {"single": {"enable_single_stream": True},
            "auto": {"stream_max_parallel_num": AUTO_PARALLEL_STREAMS}}
@@ -115,7 +116,15 @@ def _run_hybrid(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], i
     return "hybrid (HybridDavinciModel, host-scheduled)", result.outputs, result.emulated_ns
 
 
-RUNNERS = {"sink": _run_sink, "v2": _run_v2, "hybrid": _run_hybrid}
+def _run_auto(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
+    """GE loads a model with unknown dims as a HybridDavinciModel, any other one sunk."""
+    from ge_core.runtime.hybrid import is_need_hybrid_load
+    from workbench.model_commands import load_model
+    dynamic = not args.model.lower().endswith(".om") and is_need_hybrid_load(load_model(args.model))
+    return (_run_hybrid if dynamic else _run_sink)(args)
+
+
+RUNNERS = {"auto": _run_auto, "sink": _run_sink, "v2": _run_v2, "hybrid": _run_hybrid}
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -165,8 +174,9 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
                    help="an input's value (repeatable); others are seeded random")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
-    p.add_argument("--mode", choices=MODES, default="sink",
-                   help="sink: GE's v1 TaskSink (default); hybrid; v2")
+    p.add_argument("--mode", choices=MODES, default="auto",
+                   help="auto (default): sink, or hybrid when some dims are unknown, as GE "
+                        "decides; sink: GE's v1 TaskSink; hybrid; v2")
     p.add_argument("--streams", choices=tuple(STREAMS), default=None,
                    help="single: one stream; auto: parallel streams (streamMaxParallelNum "
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")

@@ -54,7 +54,21 @@ def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> Bui
         return _build(graph, options or BuildOptions())
 
 
+class BuildError(ValueError):
+    """The graph cannot be built statically; the message names the node at fault."""
+
+
+def _check_static(graph: ComputeGraph) -> None:
+    for node in graph.all_nodes():
+        for i, desc in enumerate(node.op_desc.output_descs):
+            if desc.shape.is_unknown:
+                raise BuildError(
+                    f"graph {graph.name}: {node.name}:{i} is {desc}: a static build needs every "
+                    f"shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
+
+
 def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
+    _check_static(graph)
     stages: list[StageRecord] = []
 
     def stage(name: str, work):
