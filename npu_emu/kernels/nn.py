@@ -106,6 +106,36 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
     return (-1, *(1,) * (x.ndim - 2))
 
 
+def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
+                 group: int) -> tuple[np.ndarray, list[int]] | None:
+    """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
+
+    With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
+    each flattened padded channel (output rows taken at the padded width), so the column matrix
+    (N, C, kernel, L) is built by one long slice copy per offset, where the window view's copy
+    runs short inner loops over output rows. The price: the matmul runs over L >= out columns
+    (the pad columns between rows) and its (M, L) product is cropped by a copy. Grouped convs
+    always gain (their tiny per-group matmuls cost little next to their im2col); others when
+    the extra columns are under 10% and the M output rows are few next to the C * kernel
+    column rows (measured: DenseNet's 32-output 3x3 convs gain, SqueezeNet's expand convs lose).
+    ``xp`` is the padded input. Returns the columns and the flat (element) stride of each
+    spatial axis, to crop with.
+    """
+    if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
+        return None
+    row = [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
+    length = sum((o - 1) * r for o, r in zip(g.out, row)) + 1
+    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= xp.shape[1] * math.prod(g.kernel)
+    if group == 1 and not worth_it:
+        return None
+    flat = np.ascontiguousarray(xp).reshape(*xp.shape[:2], -1)
+    cols = np.empty((*flat.shape[:2], math.prod(g.kernel), length), xp.dtype)
+    for i, k in enumerate(np.ndindex(*g.kernel)):
+        start = sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
+        cols[:, :, i] = flat[:, :, start:start + length]
+    return cols, row
+
+
 @kernel("Conv")
 def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
          dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
@@ -113,10 +143,18 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
     n, m = x.shape[0], w.shape[0]
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
-    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1 stride-1
-    # conv, whose window view is the input itself: that one is a plain matmul.
-    cols = _windows(_padded(x, g, 0), g).reshape(n, group, -1, math.prod(g.out))
-    y = np.matmul(w.reshape(group, m // group, -1), cols).reshape(n, m, *g.out)
+    w_groups = w.reshape(group, m // group, -1)
+    xp = _padded(x, g, 0)
+    flat = _flat_im2col(xp, g, m, group)
+    if flat is not None:
+        cols, row = flat
+        y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
+        y = as_strided(y, (n, m, *g.out), (*y.strides[:2], *(r * y.itemsize for r in row))).copy()
+    else:
+        # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
+        # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
+        cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+        y = np.matmul(w_groups, cols).reshape(n, m, *g.out)
     if b is not None:
         y += b.reshape(_channel_shape(y))
     return (y,)
