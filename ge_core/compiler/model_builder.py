@@ -1,5 +1,7 @@
 """ModelBuilder: an optimised graph -> a GeModel the device can run (GE's model_builder.cc).
 
+    AssignFunctionalLabels If/Loop bodies inlined between label nodes (ge_core.compiler.label),
+                           a stage only when the graph has them; such a graph gets one stream
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
@@ -13,11 +15,12 @@ trace bus (`step stage` stops between them) and the graph is dumped at GE's "Bui
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ge_core.compiler.compile_pipeline import StageRecord
 from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.compiler.label import assign_functional_labels
 from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.memory.memory_assigner import assign_memory
@@ -79,11 +82,16 @@ def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
         graph.bus.emit(StageEnd, name, graph.name, len(graph))
         return out
 
-    allocator = StreamAllocator(graph, options.stream)
+    stream_options = options.stream
+    if any(node.op_desc.subgraph_names for node in graph):   # a stage only where there is work
+        stage("AssignFunctionalLabels", lambda: assign_functional_labels(graph))
+        # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
+        stream_options = replace(options.stream, enable_single_stream=True)
+    allocator = StreamAllocator(graph, stream_options)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
-    split = stage("SplitStreams", lambda: split_streams(graph, task_count, options.stream))
+    split = stage("SplitStreams", lambda: split_streams(graph, task_count, stream_options))
     ge_model = stage("GenTask", lambda: build_ge_model(graph))
     validate(graph)
     GraphDumper(options.dump).stage(graph, "Build")

@@ -141,6 +141,13 @@ class ComputeGraph:
         root._subgraphs[subgraph.name] = subgraph
         parent_node.op_desc.subgraph_names.append(subgraph.name)
 
+    def remove_subgraph(self, name: str) -> None:
+        """Forget a subgraph whose parent node is gone (label lowering inlines bodies)."""
+        subgraph = self.root._subgraphs.pop(name)
+        parent = subgraph.parent_node
+        if name in parent.op_desc.subgraph_names:
+            parent.op_desc.subgraph_names.remove(name)
+
     def share_subgraphs_of(self, root: "ComputeGraph") -> None:
         """Let this (partition) graph resolve the If/Loop bodies that ``root`` owns, so its
         control-flow nodes keep working while they live here."""

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 # with "_" as in GE (`_stream_label`, `_logic_stream_id`).
 GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offset",
                             "workspace", "workspace_bytes", "index", "parent_node_index",
-                            "active_stream_list", "event_id", "notify_id", "NewStreamId"})
+                            "active_stream_list", "event_id", "notify_id", "NewStreamId",
+                            "no_reuse_mem_flag", "reuse_input_index"})
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:

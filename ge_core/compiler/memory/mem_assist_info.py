@@ -25,6 +25,9 @@ ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten
 WEIGHT_OPS = frozenset({"Const", "Constant"})
 VARIABLE_OPS = frozenset({"Variable"})
 NO_REUSE_MEM_FLAG = "no_reuse_mem_flag"
+# GE's TensorDescriptor.reuse_input_index, on the op here: output 0 is this input's buffer (a ref
+# op, such as the MemcpyAsync that writes a loop's next carried value back into the carried one).
+REUSE_INPUT_INDEX = "reuse_input_index"
 CONTINUOUS_INPUT = "continuous_input"
 CONTINUOUS_OUTPUT = "continuous_output"
 RT_MEMORY_HBM = 0x2  # every feature map here lives in HBM; pools are per (memory type, stream)
@@ -147,19 +150,28 @@ def _size(node: Node, idx: int) -> int:
         raise ValueError(f"{node.name}:{idx}: {exc}") from None
 
 
+def _alias_input(node: Node) -> int | None:
+    """The input whose buffer output 0 shares, if any."""
+    index = 0 if node.type in ALIAS_OPS else node.op_desc.get_attr(REUSE_INPUT_INDEX)
+    if index is None or index >= len(node.in_data_anchors) or \
+            node.in_data_anchors[index].peer is None:
+        return None
+    return index
+
+
 def _ref_mapping(order: list[Node], op_stream: list[int],
                  no_reuse: list[bool]) -> tuple[dict[str, MemSymbol], dict[str, str]]:
     symbols: dict[str, MemSymbol] = {}
     anchor_symbol: dict[str, str] = {}
     for i, node in enumerate(order):
-        aliasing = node.type in ALIAS_OPS and bool(node.in_data_anchors) and \
-            node.in_data_anchors[0].peer is not None
+        alias = _alias_input(node)
         for a in node.in_data_anchors:
-            if a.peer is not None and not (aliasing and a.idx == 0):
+            # A view's input is read through its output's readers; a ref op reads it too.
+            if a.peer is not None and not (node.type in ALIAS_OPS and a.idx == alias):
                 symbols[anchor_symbol[a.peer.label]].readers.append(i)
         for a in node.out_data_anchors:
-            if aliasing and a.idx == 0:
-                sym = symbols[anchor_symbol[node.in_data_anchors[0].peer.label]]
+            if alias is not None and a.idx == 0:
+                sym = symbols[anchor_symbol[node.in_data_anchors[alias].peer.label]]
                 sym.aliases.append(a.label)
                 sym.size = max(sym.size, _size(node, 0))
                 anchor_symbol[a.label] = sym.label

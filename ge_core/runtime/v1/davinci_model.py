@@ -114,11 +114,6 @@ class DavinciModel:
 
     def _init_nodes(self) -> None:
         nodes = {n.name: n for n in self.graph.all_nodes()}
-        for node in nodes.values():
-            if node.op_desc.subgraph_names:
-                raise ModelLoadError(f"node {node.name} ({node.type}) has subgraphs: a sunk model "
-                                     f"runs control flow as label tasks, and this build does not "
-                                     f"lower it (run the model with --mode hybrid)")
         task_def = self.ge_model.task_def
         for raw in task_def.op:
             name = OpDef.FromString(raw).name

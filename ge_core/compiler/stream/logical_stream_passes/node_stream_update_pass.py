@@ -2,7 +2,9 @@
 its subgraph's stream (nodes in no subgraph, the constants, get -1).
 
 ``_rts_label_node`` nodes (the LabelSet/LabelGoto that label lowering will add to a body) take
-the body's default stream, the parent's, where the label switch that jumps to them runs.
+the body's default stream, the parent's, where the label switch that jumps to them runs. On the
+root graph (our label lowering inlines bodies there) there is no parent: they keep their own
+subgraph's stream, the one stream a lowered graph is given.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ class NodeStreamUpdatePass(LogicalStreamPass):
         for node in graph:
             if node in self.ctx.pinned:
                 continue
-            if node.op_desc.get_attr(RTS_LABEL_NODE):
+            if node.op_desc.get_attr(RTS_LABEL_NODE) and default != INVALID_STREAM:
                 changed |= set_stream(node, default)
             else:
                 changed |= set_stream(node, stream_of_node.get(node, INVALID_STREAM))

@@ -1,0 +1,10 @@
+"""Label lowering: functional control flow (If, Loop) turned into label tasks on one stream, so
+a model with control flow can be sunk to the device (GE's compiler/graph/label/).
+
+``assign_functional_labels(graph)`` is the build step before stream assignment (GE's
+LabelAllocator::AssignFunctionalLabels); label_maker.py says how a body becomes root nodes.
+"""
+from ge_core.compiler.label.label_allocator import LabelAllocator, assign_functional_labels
+from ge_core.compiler.label.label_maker import LabelMakerError
+
+__all__ = ["LabelAllocator", "LabelMakerError", "assign_functional_labels"]

@@ -1,0 +1,73 @@
+"""WhileLabelMaker: ONNX Loop as labels (GE's while_label_maker.cc; a Loop is GE's While whose
+condition is a trip count and a flag).
+
+    iter = 0, flag = cond (true if absent), v_k = v0_k       MemcpyAsync: the loop's own buffers
+    LabelSet(cond)
+    idx = Cast(Less(iter, M) And flag, int32)                without M: Cast(flag)
+    LabelSwitchByIndex(idx, [exit, body])                    as GE: false -> 0 -> leave
+    LabelSet(body)
+    ...body (reads iter, flag, v_k)...
+    snapshot flag', v'_k (MemcpyAsync)                       a body may return v_j as v'_k
+    iter <- iter + 1, flag <- flag', v_k <- v'_k             MemcpyAsync by ref
+    LabelGotoEx(cond)
+    LabelSet(exit)                                           the Loop's outputs: v_k
+
+Memory: every node from the first init copy to the exit is marked no_reuse_mem_flag. A loop runs
+its ops again, so a tensor the planner frees at its last reader in program order may still be
+read in the next iteration; keeping the loop's tensors out of the reuse pool (they neither take
+nor give blocks) is the simplest rule that is always right. Tensors from before the loop that
+the body reads are freed at their last reader inside it; only nodes after the loop can then
+take their blocks, and those run once the loop is done. Scan outputs are refused.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ge_core.compiler.label.if_label_maker import ONNX_INT32
+from ge_core.compiler.label.label_maker import PARENT_NODE_INDEX, LabelMaker
+from ge_core.graph.anchor import OutDataAnchor
+
+MAX_TRIP, COND = 0, 1   # a Loop's inputs: M, cond, then the carried values (then captures)
+
+
+class WhileLabelMaker(LabelMaker):
+    def make(self) -> list[OutDataAnchor]:
+        carried_in = self._carried()
+        cond_enter, body_enter, leave = (self.allocator.new_label() for _ in range(3))
+        start = len(self.region)
+        zero, one = self.const(np.array(0, np.int64)), self.const(np.array(1, np.int64))
+        counter = self.copy(zero)
+        cond = self.parent_input(COND)
+        flag = self.copy(cond if cond is not None else self.const(np.array(True)))
+        carried = [self.copy(v) for v in carried_in]
+
+        self.label_set(cond_enter)
+        go = flag
+        max_trip = self.parent_input(MAX_TRIP)
+        if max_trip is not None:
+            go = self.compute("And", [self.compute("Less", [counter, max_trip]), flag])
+        self.label_switch(self.compute("Cast", [go], to=ONNX_INT32), [leave, body_enter])
+
+        self.label_set(body_enter)
+        results = self.inline(self.body("body"), [counter, flag, *carried])
+        snapshots = [self.copy(r) for r in results]
+        self.copy(self.compute("Add", [counter, one]), into=counter)
+        self.copy(snapshots[0], into=flag)
+        outputs = [self.copy(s, into=v) for s, v in zip(snapshots[1:], carried)]
+        self.label_goto(cond_enter)
+        self.label_set(leave)
+        self.no_reuse(self.region[start:])
+        return outputs
+
+    def _carried(self) -> list[OutDataAnchor]:
+        formal = [d for d in self.body("body").input_nodes
+                  if not d.op_desc.has_attr(PARENT_NODE_INDEX)]
+        n_carried = len(formal) - 2   # after the iteration number and the flag
+        n_scan = len(self.node.out_data_anchors) - n_carried
+        if n_scan:
+            raise self.fail(f"{n_scan} scan output(s): a sunk Loop carries values only "
+                            f"(run the model with --mode hybrid)")
+        carried = [self.parent_input(k) for k in range(2, 2 + n_carried)]
+        if any(v is None for v in carried):
+            raise self.fail(f"expects {n_carried} carried inputs after M and cond")
+        return carried
