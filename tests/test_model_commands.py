@@ -99,3 +99,28 @@ def test_bad_model_is_one_line(capsys, tmp_path):
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.onnx" in err
     code, _, err = run(capsys, "graph", tmp_path / "missing.onnx")
     assert code == 2 and "no such file" in err
+
+
+def test_exec_runs_a_loop_sunk_and_refuses_v2_in_one_line(capsys, tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+    t = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Add", ["x_in", "one"], ["x_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+        [t("i", TensorProto.INT64, []), t("cond_in", TensorProto.BOOL, []),
+         t("x_in", TensorProto.FLOAT, [2])],
+        [t("cond_out", TensorProto.BOOL, []), t("x_out", TensorProto.FLOAT, [2])],
+        [helper.make_tensor("one", TensorProto.FLOAT, [2], [1.0, 1.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "c", "x"], ["y"], body=body)], "loop",
+        [t("x", TensorProto.FLOAT, [2])], [t("y", TensorProto.FLOAT, [2])],
+        [helper.make_tensor("M", TensorProto.INT64, [], [3]),
+         helper.make_tensor("c", TensorProto.BOOL, [], [True])])
+    path = tmp_path / "loop.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    code, out, _ = run(capsys, "exec", path)
+    assert code == 0 and "sink (v1 DavinciModel): 1 stream" in out
+    code, out, err = run(capsys, "exec", path, "--mode", "v2")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "label tasks" in err and "--mode sink" in err

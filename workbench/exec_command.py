@@ -129,7 +129,6 @@ RUNNERS = {"auto": _run_auto, "sink": _run_sink, "v2": _run_v2, "hybrid": _run_h
 
 def run_exec(args: argparse.Namespace) -> int:
     from ge_core.world import World
-    from npu_emu.errors import AclError
     from npu_emu.timeline import Timeline
     from workbench.debugger.tensor_text import summary
     if not Path(args.model).is_file():
@@ -142,7 +141,9 @@ def run_exec(args: argparse.Namespace) -> int:
         world.runtime.set_device(0)
         try:
             about, outputs, device_ns = RUNNERS[args.mode](args)
-        except AclError as exc:   # a load or execution failure, named by the runtime
+        except UserError:
+            raise
+        except Exception as exc:  # a load, lowering or execution failure names its node or task
             raise UserError(f"{args.model}: {type(exc).__name__}: {exc}") from exc
         finally:
             world.runtime.close()

@@ -8,9 +8,10 @@ InsertSyncNodesByLogicStream fill the lists:
   nodes carrying those ``_stream_label``s.
 - SetActiveStreamsForSubgraphs: an If/Loop body runs on its parent's stream; any further stream
   its own parallel branches got is started by the body's first-active StreamActive, on the
-  parent's stream, ahead of the body's other work. GE's label lowering makes that node; ahead of
-  label lowering (not done yet) we make it here, so a body's extra streams are never HEAD
-  streams that would run whether or not the branch is taken.
+  parent's stream, ahead of the body's other work. GE's label lowering makes that node; ours
+  (ge_core/compiler/label) builds a graph with control flow on one stream, so this matters only
+  to a body assigned streams by hand, whose extra streams must never be HEAD streams that would
+  run whether or not the branch is taken.
 """
 from __future__ import annotations
 

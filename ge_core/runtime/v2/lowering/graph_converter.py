@@ -19,11 +19,19 @@ from ge_core.runtime.v2.lowering.lowering_context import (LoweringContext, Lower
 from ge_core.runtime.v2.lowering.node_converter import converter_for
 
 
+_LABEL_OPS = frozenset({"LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex"})
+
+
 def lower_graph(graph: ComputeGraph, options: LoweringOptions | None = None) -> ExecuteGraph:
     if graph.subgraphs:
         raise LoweringError(f"graph {graph.name} has subgraphs "
-                            f"({', '.join(g.name for g in graph.subgraphs)}): control flow is "
-                            f"not lowered here (the host executor runs it)")
+                            f"({', '.join(g.name for g in graph.subgraphs)}): v2 lowers no "
+                            f"control flow; run it sunk (gewb exec --mode sink)")
+    labels = [n.name for n in graph if n.type in _LABEL_OPS]
+    if labels:
+        raise LoweringError(f"graph {graph.name}: its control flow was built into label tasks "
+                            f"({labels[0]}, ...), which v2 does not lower; run it sunk "
+                            f"(gewb exec --mode sink)")
     lc = LoweringContext(graph, options or LoweringOptions())
     for node in graph.topological_sort():
         converter_for(node)(node, lc)
