@@ -12,9 +12,16 @@ import gc
 from contextlib import contextmanager
 from typing import Iterator
 
+from npu_emu.trace import TraceBus, current_bus
+
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(bus: TraceBus | None = None) -> Iterator[None]:
+    """Pause the collector for the block, unless ``bus`` (default: the current one) is
+    observed."""
+    if (bus or current_bus()).observed:
+        yield
+        return
     was_enabled = gc.isenabled()
     gc.disable()
     try:

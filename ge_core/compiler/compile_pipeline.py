@@ -76,7 +76,7 @@ class CompilePipeline:
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
 
     def run(self) -> CompileResult:
-        with gc_paused():  # not in steps(): a parked generator must not hold the collector off
+        with gc_paused(self.graph.bus):  # not in steps(): a parked generator would hold it off
             for _ in self._stages(stepping=False):
                 pass
         return self.result

@@ -53,7 +53,7 @@ class BuildResult:
 
 
 def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> BuildResult:
-    with gc_paused():
+    with gc_paused(graph.bus):
         return _build(graph, options or BuildOptions())
 
 
