@@ -347,3 +347,23 @@ def test_unknown_op_names_node_type_and_known_ops():
 def test_registry_answers_supported():
     assert is_supported("Conv") and is_supported("Loop") and not is_supported("Scan")
     assert supported_ops() == sorted(supported_ops())
+
+
+def test_infer_shape_announces_each_desc_it_changes():
+    from ge_core.graph import ComputeGraph, DataType, GeShape, GraphUtils, OpDesc
+    from ge_core.graph.events import DescUpdated
+    from ge_core.ops import infer_shape
+    from npu_emu.trace import TraceBus, TraceRecorder
+    bus, rec = TraceBus(), TraceRecorder()
+    g = ComputeGraph("g", bus)
+    x = g.add_node(OpDesc("x", "Data", 0, 1, {"index": 0}))
+    x.op_desc.output_descs[0].shape = GeShape((2, 3))
+    x.op_desc.output_descs[0].dtype = DataType.DT_FLOAT
+    relu = g.add_node(OpDesc("relu", "Relu", 1, 1))
+    GraphUtils.add_edge(x.out_data_anchor(0), relu.in_data_anchor(0))
+    infer_shape(x)
+    bus.subscribe(rec)
+    infer_shape(relu)
+    infer_shape(relu)  # unchanged the second time: nothing to announce
+    (event,) = [e for e in rec.events if isinstance(e, DescUpdated)]
+    assert (event.node, event.output, event.old, event.new) == ("relu", 0, "?[*]", "f32[2,3]")

@@ -39,6 +39,15 @@ class AttrSet(TraceEvent):
     new: str
 
 
+@dataclass(frozen=True, slots=True)
+class DescUpdated(TraceEvent):
+    """InferShape changed an output's tensor desc (shape or dtype)."""
+    node: str
+    output: int
+    old: str
+    new: str
+
+
 def short_repr(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

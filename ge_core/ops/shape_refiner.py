@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ge_core.graph.anchor import GraphError
 from ge_core.graph.compute_graph import ComputeGraph
+from ge_core.graph.events import DescUpdated
 from ge_core.graph.node import Node
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import get_op_def, supported_ops
@@ -29,10 +30,16 @@ def infer_shape(node: Node) -> None:
     if op_def is None:
         raise InferShapeError(node, f"no InferShape for op type {node.type}; known: "
                                     f"{', '.join(supported_ops())}")
+    bus = node.graph.bus
+    before = [str(d) for d in node.op_desc.output_descs] if bus.observed else None
     try:
         op_def.infer_shape(InferShapeContext(node))
     except ShapeError as err:
         raise InferShapeError(node, str(err)) from err
+    if before is not None:  # a watch or a step sees a shape change like any other edit
+        for i, (old, desc) in enumerate(zip(before, node.op_desc.output_descs)):
+            if old != str(desc):
+                bus.emit(DescUpdated, node.name, i, old, str(desc))
     update_peer_input_desc(node)
 
 
