@@ -17,6 +17,7 @@ from npu_emu.runtime import Runtime, RuntimeConfig, current_runtime, use_runtime
 from npu_emu.trace import TraceBus, use_bus
 
 if TYPE_CHECKING:
+    from ge_core.runtime.single_op.single_op_cache import SingleOpManager
     from ge_core.runtime.v1.model_manager import ModelManager
 
 
@@ -29,6 +30,7 @@ class World:
         self.bus = runtime.bus
         self.runtime = runtime
         self._model_manager: ModelManager | None = None
+        self._single_op_manager: SingleOpManager | None = None
 
     @property
     def model_manager(self) -> "ModelManager":
@@ -37,6 +39,14 @@ class World:
             from ge_core.runtime.v1.model_manager import ModelManager
             self._model_manager = ModelManager(self)
         return self._model_manager
+
+    @property
+    def single_op_manager(self) -> "SingleOpManager":
+        """GE's SingleOpManager of this world (its single-op caches), made on first use."""
+        if self._single_op_manager is None:
+            from ge_core.runtime.single_op.single_op_cache import SingleOpManager
+            self._single_op_manager = SingleOpManager()
+        return self._single_op_manager
 
     @contextmanager
     def entered(self) -> Iterator["World"]:

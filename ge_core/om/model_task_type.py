@@ -3,6 +3,7 @@ the runtime's rtModelTaskType_t) and ccKernelType for KernelContext.kernel_type.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Callable
 
 
 class ModelTaskType(IntEnum):
@@ -35,12 +36,17 @@ class ModelTaskType(IntEnum):
     ALL_KERNEL = 26
 
 
+def enum_name(enum: type[IntEnum], value: int, fallback: Callable[[int], str] = str) -> str:
+    """The member's name, or ``fallback(value)`` for a value the enum does not know."""
+    try:
+        return enum(value).name
+    except ValueError:
+        return fallback(value)
+
+
 def task_type_name(value: int) -> str:
     """The type's name, or the bare number for one this schema does not know."""
-    try:
-        return ModelTaskType(value).name
-    except ValueError:
-        return str(value)
+    return enum_name(ModelTaskType, value)
 
 
 class KernelType(IntEnum):

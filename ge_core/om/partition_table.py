@@ -11,6 +11,8 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
+from ge_core.om.model_task_type import enum_name
+
 
 class ModelPartitionType(IntEnum):
     MODEL_DEF = 0
@@ -36,10 +38,7 @@ class ModelPartitionType(IntEnum):
 
 
 def partition_name(value: int) -> str:
-    try:
-        return ModelPartitionType(value).name
-    except ValueError:
-        return f"type {value}"
+    return enum_name(ModelPartitionType, value, lambda v: f"type {v}")
 
 
 _HEAD = struct.Struct("<I4x")      # num, then padding to the entries' 8-byte alignment

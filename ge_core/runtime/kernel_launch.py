@@ -35,6 +35,11 @@ UNIT_OF_KERNEL_TYPE = {KernelType.TE: Unit.AI_CORE, KernelType.TE_AI_CORE: Unit.
                        KernelType.MIX_VECTOR_CORE: Unit.AI_VECTOR,
                        KernelType.AI_CPU: Unit.AI_CPU, KernelType.CCE_AI_CPU: Unit.AI_CPU,
                        KernelType.TE_AI_CPU: Unit.AI_CPU, KernelType.CUST_AI_CPU: Unit.AI_CPU}
+# The same by engine, for an executor that lowers by the op's engine (v2): each kernel-launching
+# engine's kernels get the kernel type the task builder gives them (compiler/task/task_builder.py).
+UNIT_OF_ENGINE = {engine: UNIT_OF_KERNEL_TYPE[kernel_type] for engine, kernel_type in
+                  (("AIcoreEngine", KernelType.TE), ("VectorEngine", KernelType.MIX_VECTOR_CORE),
+                   ("DNN_VM_AICPU", KernelType.AI_CPU))}
 
 
 def _arg(addr: int, desc: GeTensorDesc) -> TensorArg:
@@ -85,9 +90,3 @@ class OpKernel:
                outputs: Sequence[TensorArg]) -> Task:
         """aclrtLaunchKernel on ``stream`` (host-scheduled execution)."""
         return stream.device.submit(stream, self.task(stream.device, inputs, outputs))
-
-
-def make_op_kernel_task(device: Device, op_desc: OpDesc, addresses: Sequence[int],
-                        opset: int = LATEST_OPSET, unit: Unit | None = None) -> KernelTask:
-    """The kernel task of ``op_desc`` on the args table ``addresses``, not yet submitted."""
-    return OpKernel.of(op_desc, opset, unit).task(device, *tensor_args(op_desc, addresses))

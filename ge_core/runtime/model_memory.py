@@ -28,6 +28,7 @@ from npu_emu.device import HostMemAccess
 if TYPE_CHECKING:
     from ge_core.om.ge_model import GeModel
     from npu_emu.device import Device
+    from npu_emu.kernel import TensorArg
 
 FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
 LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}
@@ -73,6 +74,16 @@ def host_to_device(device: Device, dst: int, data: bytes | np.ndarray) -> None:
     nbytes = len(data) if isinstance(data, bytes) else data.nbytes
     device.runtime.bus.emit(HostMemAccess, dst, nbytes, True)
     device.memory.write(dst, data)
+
+
+def device_to_host(device: Device, arg: TensorArg) -> np.ndarray:
+    """A synchronous device-to-host copy of a tensor (aclrtMemcpy D2H), trace-visible as the
+    host reading device memory."""
+    out = np.empty(arg.shape, arg.dtype)
+    if out.nbytes:
+        device.runtime.bus.emit(HostMemAccess, arg.addr, out.nbytes, False)
+        out[...] = device.memory.view(arg.addr, arg.shape, arg.dtype)
+    return out
 
 
 class ModelMemory:

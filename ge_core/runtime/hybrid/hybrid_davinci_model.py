@@ -53,4 +53,4 @@ class HybridDavinciModel:
             raise GeError(f"hybrid model {self.graph.name}: unload before init")
         self.executor.unload()
         self.executor = None
-        ModelManager.get_instance().hybrid_model_map.pop(self.model_id, None)
+        ModelManager.get_instance().unload_hybrid_model(self.model_id)

@@ -5,14 +5,13 @@ with any shape of the same rank hit it. One manager per World, one cache per str
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from ge_core.runtime.single_op.single_op_model import SingleOp
-from ge_core.world import World, current_world
+from ge_core.world import current_world
 from npu_emu.stream import Stream
 
 
@@ -80,12 +79,6 @@ class SingleOpManager:
             cache.release()
 
 
-_managers: "weakref.WeakKeyDictionary[World, SingleOpManager]" = weakref.WeakKeyDictionary()
-
-
 def single_op_manager() -> SingleOpManager:
     """The current world's SingleOpManager (GE's SingleOpManager::GetInstance)."""
-    world = current_world()
-    if world not in _managers:
-        _managers[world] = SingleOpManager()
-    return _managers[world]
+    return current_world().single_op_manager

@@ -135,3 +135,7 @@ class ModelManager:
         model_id = self.generate_model_id()
         self.hybrid_model_map[model_id] = model
         return model_id
+
+    def unload_hybrid_model(self, model_id: int) -> None:
+        """Forget a HybridDavinciModel registered with ``add_hybrid_model`` (a no-op if gone)."""
+        self.hybrid_model_map.pop(model_id, None)

@@ -57,6 +57,25 @@ def chain(n: int, stream: int = 0) -> GraphBuilder:
     return b
 
 
+def relus(*edges: tuple[str, str]) -> tuple[GraphBuilder, dict[str, Node]]:
+    """Data x, then one-block Relus given as (name, input) in order; the builder and its nodes
+    by name (x among them)."""
+    b = GraphBuilder()
+    nodes = {"x": b.data()}
+    for name, src in edges:
+        nodes[name] = b.node(name, "Relu", nodes[src])
+    return b, nodes
+
+
+def relu_then_reshape() -> tuple[GraphBuilder, Node, Node, Node]:
+    """x -> a (Relu, stream 0) -> r (Reshape by a Const shape, both GE-local: no stream);
+    the builder and x, a, r."""
+    b, n = relus(("a", "x"))
+    shape = b.node("shape", "Const", shape=(1,), stream=-1)
+    r = b.node("r", "Reshape", n["a"], shape, stream=-1)
+    return b, n["x"], n["a"], r
+
+
 def light_graph(model: str, stream: int = 0) -> ComputeGraph:
     graph = compile_graph(parse_onnx(str(LIGHT / f"light_{model}.onnx")),
                           CompileOptions(dump=None)).graph

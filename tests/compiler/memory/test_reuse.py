@@ -3,7 +3,8 @@ blocks."""
 import pytest
 
 from ge_core.compiler.memory import ASSIGNERS, MemoryOptions, assign_memory, check_no_overlap
-from mem_testing import BLOCK, GraphBuilder, chain, offset, overlaps
+from mem_testing import (BLOCK, GraphBuilder, chain, offset, overlaps, relu_then_reshape,
+                         relus)
 
 
 @pytest.mark.parametrize("assigner", list(ASSIGNERS))
@@ -37,13 +38,8 @@ def test_zero_copy_blocks_are_never_reused():
 
 def fan_out() -> GraphBuilder:
     """a feeds b, c and d; e = b + c + d comes after all of them."""
-    g = GraphBuilder()
-    x = g.data()
-    a = g.node("a", "Relu", x)
-    b = g.node("b", "Relu", a)
-    c = g.node("c", "Relu", a)
-    d = g.node("d", "Relu", a)
-    e = g.node("e", "Sum", b, c, d)
+    g, n = relus(("a", "x"), ("b", "a"), ("c", "a"), ("d", "a"))
+    e = g.node("e", "Sum", n["b"], n["c"], n["d"])
     f = g.node("f", "Relu", e)
     g.output(f)
     return g
@@ -61,11 +57,7 @@ def test_ref_count_keeps_a_fanned_out_tensor_until_its_last_consumer():
 
 
 def test_ge_local_ops_alias_their_input_and_extend_its_life():
-    b = GraphBuilder()
-    x = b.data()
-    a = b.node("a", "Relu", x)
-    shape = b.node("shape", "Const", shape=(1,), stream=-1)
-    r = b.node("r", "Reshape", a, shape, stream=-1)
+    b, x, a, r = relu_then_reshape()
     f = b.node("f", "Flatten", r, stream=-1)
     c = b.node("c", "Relu", x)                  # runs while a is still needed (through f)
     d = b.node("d", "Add", f, c)
@@ -106,13 +98,9 @@ def test_disable_reuse_gives_every_tensor_its_own_block():
 
 def concat_graph() -> GraphBuilder:
     """concat(p, q, t); u lives between p and t, before q is born, so it may share with q."""
-    b = GraphBuilder()
-    x = b.data()
-    p = b.node("p", "Relu", x)
-    u = b.node("u", "Relu", p)
-    t = b.node("t", "Relu", u)
-    q = b.node("q", "Relu", x, shape=(500,))
-    c = b.node("concat", "Concat", p, q, t, shape=(860,))
+    b, n = relus(("p", "x"), ("u", "p"), ("t", "u"))
+    q = b.node("q", "Relu", n["x"], shape=(500,))
+    c = b.node("concat", "Concat", n["p"], q, n["t"], shape=(860,))
     b.output(c)
     return b
 

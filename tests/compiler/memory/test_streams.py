@@ -5,7 +5,7 @@ import pytest
 
 from ge_core.compiler.memory import (ASSIGNERS, MemoryOptions, MemoryOverlapError,
                                      assign_memory, check_no_overlap, find_overlaps)
-from mem_testing import BLOCK, GraphBuilder, overlaps
+from mem_testing import BLOCK, GraphBuilder, overlaps, relu_then_reshape
 
 
 def ping_pong() -> GraphBuilder:
@@ -73,11 +73,7 @@ def test_a_control_edge_orders_like_a_data_edge():
 
 def test_ge_local_nodes_pass_the_order_through():
     """a (s0) -> Reshape (no stream) -> b (s1): b still runs after a."""
-    g = GraphBuilder()
-    x = g.data()
-    a = g.node("a", "Relu", x)
-    shape = g.node("shape", "Const", shape=(1,), stream=-1)
-    r = g.node("r", "Reshape", a, shape, stream=-1)
+    g, _, a, r = relu_then_reshape()
     b = g.node("b", "Relu", r, stream=1)
     c = g.node("c", "Relu", b, stream=1)
     g.output(g.node("d", "Relu", c, stream=1))

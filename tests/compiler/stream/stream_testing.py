@@ -48,6 +48,47 @@ class Builder:
         return self.add("NetOutput", "NetOutput", GE_LOCAL, inputs=inputs)
 
 
+def ai_core_then(name: str, op_type: str, engine: str, arity: int = 1) -> Builder:
+    """x -> a -> <name>: an AI Core node a feeding one of another type and engine (a given
+    ``arity`` times)."""
+    g = Builder()
+    g.data("x")
+    g.add("a", inputs=["x"])
+    g.add(name, op_type, engine, inputs=["a"] * arity)
+    return g
+
+
+def between(name: str, op_type: str, engine: str, arity: int = 1) -> Builder:
+    """x -> a -> <name> -> b -> out: one node of another type and engine between AI Core ones."""
+    g = ai_core_then(name, op_type, engine, arity)
+    g.add("b", inputs=[name])
+    g.output("b")
+    return g
+
+
+def triangle(names: tuple[str, str, str], stream_ids: tuple[int, int, int]) -> Builder:
+    """first -> second, and both -> third, each node on its hand-set stream."""
+    first, second, third = names
+    g = Builder()
+    g.add(first, stream_id=stream_ids[0])
+    g.add(second, inputs=[first], stream_id=stream_ids[1])
+    g.add(third, inputs=[first, second], stream_id=stream_ids[2])
+    return g
+
+
+def if_with_body() -> tuple[Builder, Builder]:
+    """x -> a -> if -> out, and the If's body "then" holding only its Data bx (parent input 0);
+    the graph's builder and the body's, for the caller to fill the body."""
+    g = Builder()
+    g.data("x")
+    g.add("a", inputs=["x"])
+    cond = g.add("if", "If", GE_LOCAL, inputs=["a"])
+    g.output("if")
+    body = Builder("then", parent=cond)
+    body.data("bx", parent_node_index=0)
+    return g, body
+
+
 def streams(graph: ComputeGraph) -> dict[str, int]:
     return {n.name: stream_of(n) for n in graph}
 

@@ -6,14 +6,11 @@ from ge_core.compiler.graph_partitioner import engine_grouped_order
 from ge_core.compiler.stream import StreamOptions, assign_streams
 from ge_core.compiler.stream.topo_order import fix_build_order
 from ge_core.graph import GraphError
-from stream_testing import GE_LOCAL, RTS_NO_DATA, VECTOR, Builder, compiled
+from stream_testing import GE_LOCAL, RTS_NO_DATA, VECTOR, Builder, ai_core_then, compiled
 
 
 def test_constants_first_then_the_engine_grouped_order_and_sorting_keeps_it():
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    g.add("v", "Add", VECTOR, inputs=["a", "a"])
+    g = ai_core_then("v", "Add", VECTOR, arity=2)
     g.add("b", inputs=["x"])
     g.add("w", "Const", GE_LOCAL)
     g.add("c", "Add", VECTOR, inputs=["v", "b", "w"])

@@ -5,8 +5,8 @@ from ge_core.compiler.stream import StreamAllocationError, StreamOptions
 from ge_core.compiler.stream.logical_stream_allocator import STAGE, LogicalStreamAllocator
 from ge_core.passes import PassBegin
 from npu_emu.trace import TraceBus, TraceRecorder, use_bus
-from stream_testing import (AICORE, AICPU, GE_LOCAL, VECTOR, Builder,
-                                                  streams)
+from stream_testing import (AICORE, AICPU, GE_LOCAL, VECTOR, Builder, between,
+                            if_with_body, streams)
 
 HCCL = "DNN_HCCL"
 
@@ -65,12 +65,7 @@ def test_assign_by_dependency_sends_same_engine_branches_to_new_streams_round_ro
 
 
 def test_attach_engine_reuses_its_predecessors_stream():
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    g.add("cpu", "TopK", AICPU, inputs=["a"])
-    g.add("b", inputs=["cpu"])
-    g.output("b")
+    g = between("cpu", "TopK", AICPU)
     assign(g, stream_max_parallel_num=4)
     s = streams(g.graph)
     assert s["a"] == s["cpu"] == s["b"] == 0
@@ -79,20 +74,10 @@ def test_attach_engine_reuses_its_predecessors_stream():
 def test_a_node_after_a_ge_local_one_follows_the_stream_that_one_reused():
     """a -> reshape -> b: reshape reused a's stream, so b (a's engine) may too, even with
     parallel streams on; a Vector node in reshape's place gives b a new stream."""
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    g.add("reshape", "Reshape", GE_LOCAL, inputs=["a"])
-    g.add("b", inputs=["reshape"])
-    g.output("b")
+    g = between("reshape", "Reshape", GE_LOCAL)
     assign(g, stream_max_parallel_num=2)
     assert set(streams(g.graph).values()) == {-1, 0}
-    v = Builder()
-    v.data("x")
-    v.add("a", inputs=["x"])
-    v.add("v", "Add", VECTOR, inputs=["a", "a"])
-    v.add("b", inputs=["v"])
-    v.output("b")
+    v = between("v", "Add", VECTOR, arity=2)
     assign(v, stream_max_parallel_num=2)
     s = streams(v.graph)
     assert len({s["a"], s["v"], s["b"]}) == 3
@@ -212,12 +197,7 @@ def test_skipped_engine_node_takes_the_one_stream_all_its_neighbours_share():
 
 
 def test_optimize_ineffective_multi_stream_moves_a_lone_node_back_but_not_a_pair():
-    lone = Builder()
-    lone.data("x")
-    lone.add("a", inputs=["x"])
-    lone.add("v", "Add", VECTOR, inputs=["a", "a"])
-    lone.add("b", inputs=["v"])
-    lone.output("b")
+    lone = between("v", "Add", VECTOR, arity=2)
     allocator = assign(lone)
     assert set(streams(lone.graph).values()) == {-1, 0}
     assert changed(allocator, "OptimizeIneffectiveMultiStreamPass")
@@ -265,13 +245,7 @@ def test_a_node_without_an_engine_is_named():
 
 def test_a_body_starts_on_its_parents_stream():
     """The body's first new stream is the If's; label nodes of a body go there too."""
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    cond = g.add("if", "If", GE_LOCAL, inputs=["a"])
-    g.output("if")
-    body = Builder("then", parent=cond)
-    body.data("bx", parent_node_index=0)
+    g, body = if_with_body()
     body.add("r", inputs=["bx"])
     body.add("label", "LabelSet", "DNN_VM_RTS", _rts_label_node=True)
     body.output("r")

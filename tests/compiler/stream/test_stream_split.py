@@ -5,7 +5,7 @@ import pytest
 from ge_core.compiler.stream import (StreamAllocator, StreamOptions, assign_streams,
                                      split_streams, unordered_dependencies)
 from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
-from stream_testing import GE_LOCAL, VECTOR, Builder, streams
+from stream_testing import VECTOR, Builder, if_with_body, streams
 
 SMALL = StreamOptions(max_task_count=32)  # 32 - 27 reserved: five tasks a stream
 
@@ -107,13 +107,7 @@ def test_a_split_of_an_activated_stream_is_started_by_the_same_stream_active():
 
 
 def test_a_split_inside_a_body_is_started_by_the_bodys_first_active():
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    cond = g.add("if", "If", GE_LOCAL, inputs=["a"])
-    g.output("if")
-    body = Builder("then", parent=cond)
-    body.data("bx", parent_node_index=0)
+    g, body = if_with_body()
     prev = "bx"
     for i in range(7):
         body.add(f"r{i}", inputs=[prev])

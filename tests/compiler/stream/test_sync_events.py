@@ -7,8 +7,8 @@ from ge_core.compiler.stream import (StreamAllocationError, StreamAllocator, Str
 from ge_core.compiler.stream import sync_event_nodes
 from ge_core.compiler.stream.stream_allocator import SYNC_STAGE
 from ge_core.compiler.stream.sync_events import InsertSyncEvents, SyncState
-from stream_testing import (GE_LOCAL, VECTOR, Builder, nodes_of_type,
-                                                  streams)
+from stream_testing import (VECTOR, Builder, if_with_body, nodes_of_type, streams,
+                            triangle)
 
 
 def sync(builder: Builder, **options):
@@ -60,20 +60,14 @@ def test_no_event_out_of_stream_minus_one_and_none_into_it():
 
 
 def test_optimize_by_send_events_drops_a_later_wait_for_the_same_sender():
-    g = Builder()
-    g.add("m", stream_id=0)
-    g.add("n1", inputs=["m"], stream_id=1)
-    g.add("n2", inputs=["m", "n1"], stream_id=1)
+    g = triangle(("m", "n1", "n2"), (0, 1, 1))
     report = sync(g)
     assert counts(report)[:2] == [2, 1]
     assert names(g.graph) == ["m", "g_Send_0", "g_Recv_0", "n1", "n2"]
 
 
 def test_optimize_by_recv_events_keeps_only_the_last_send_to_a_receiver():
-    g = Builder()
-    g.add("m1", stream_id=0)
-    g.add("m2", inputs=["m1"], stream_id=0)
-    g.add("n", inputs=["m1", "m2"], stream_id=1)
+    g = triangle(("m1", "m2", "n"), (0, 0, 1))
     report = sync(g)
     assert counts(report)[1:3] == [2, 1]
     # the survivor was event 1; dense renumbering makes it 0, after m2
@@ -185,13 +179,7 @@ def test_no_event_into_a_stream_its_activator_starts_after_the_sender():
 
 
 def test_a_bodys_extra_stream_is_started_by_a_stream_active_on_the_parents_stream():
-    g = Builder()
-    g.data("x")
-    g.add("a", inputs=["x"])
-    cond = g.add("if", "If", GE_LOCAL, inputs=["a"])
-    g.output("if")
-    body = Builder("then", parent=cond)
-    body.data("bx", parent_node_index=0)
+    g, body = if_with_body()
     body.add("r", inputs=["bx"])
     body.add("v1", "Add", VECTOR, inputs=["r", "r"])
     body.add("v2", "Add", VECTOR, inputs=["v1", "v1"])

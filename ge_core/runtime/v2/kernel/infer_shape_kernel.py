@@ -18,8 +18,8 @@ import numpy as np
 
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
 from ge_core.ops import infer_shape
+from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
-from ge_core.runtime.v2.kernel.io_kernels import device_to_host
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
 from npu_emu.kernel import TensorArg
 from npu_emu.trace import TraceBus

@@ -3,29 +3,13 @@ CopyModelData when the input is not zero-copy), a device tensor back into a host
 the streams are synchronized (CopyOutput)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ge_core.runtime.errors import ModelInputError
-from ge_core.runtime.model_memory import host_to_device
+from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.device import HostMemAccess
-from npu_emu.kernel import TensorArg, tensor_arg
-
-if TYPE_CHECKING:
-    from npu_emu.device import Device
-
-
-def device_to_host(device: "Device", arg: TensorArg) -> np.ndarray:
-    """A synchronous device-to-host copy of a tensor (aclrtMemcpy D2H), trace-visible as the
-    host reading device memory."""
-    out = np.empty(arg.shape, arg.dtype)
-    if out.nbytes:
-        device.runtime.bus.emit(HostMemAccess, arg.addr, out.nbytes, False)
-        out[...] = device.memory.view(arg.addr, arg.shape, arg.dtype)
-    return out
+from npu_emu.kernel import tensor_arg
 
 
 def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,

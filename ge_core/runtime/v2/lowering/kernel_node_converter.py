@@ -5,17 +5,11 @@ reinterprets its input -> RefTensor, a view of the input's block with the output
 from __future__ import annotations
 
 from ge_core.graph import Node
-from ge_core.runtime.kernel_launch import OpKernel
+from ge_core.runtime.kernel_launch import UNIT_OF_ENGINE, OpKernel
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import (GE_LOCAL_VIEW, KERNEL,
                                                         register_node_converter)
-from npu_emu.cost_model import Unit
-
-# The unit each kernel-launching engine's kernels run on - what v1 reads off a task's kernel type
-# (kernel_launch.UNIT_OF_KERNEL_TYPE); an op no engine placed gets the cost model's default.
-UNIT_OF_ENGINE = {"AIcoreEngine": Unit.AI_CORE, "VectorEngine": Unit.AI_VECTOR,
-                  "DNN_VM_AICPU": Unit.AI_CPU}
 
 
 @register_node_converter(KERNEL)
@@ -29,6 +23,7 @@ def lower_kernel_node(node: Node, lc: LoweringContext) -> None:
                     {"stream": stream})
         lc.bind(node, i, tensor)
         outputs.append(tensor)
+    # the unit v1 reads off the task's kernel type; an op no engine placed gets the default
     unit = UNIT_OF_ENGINE.get(node.op_desc.get_attr("engine"))
     kernel = OpKernel.of(node.op_desc, lc.opset, unit)
     launch = lc.main.add("LaunchKernel", node.name, (stream_value, *inputs, *outputs),
