@@ -55,8 +55,8 @@ def summary(result: CompileResult) -> str:
 
 
 def build_summary(built: BuildResult) -> str:
-    s, m, attrs = built.streams, built.memory, built.ge_model.attrs
-    events = " -> ".join(f"{n}" for _, n in s.event_counts[:4])
+    s, m = built.streams, built.memory
+    events = " -> ".join(str(n) for _, n in s.event_counts[:4])
     kind = s.sync_kind + "s"
     lines = [
         f"  streams: {s.logical_streams} logical, {s.physical_streams} physical "

@@ -39,24 +39,19 @@ class StopTable:
             checks = by_class[cls] = by_name.get(cls.__name__, ())
             return checks
 
+        def stop(event: TraceEvent) -> bool:
+            cls = event.__class__
+            try:
+                checks = by_class[cls]
+            except KeyError:
+                checks = checks_of(cls)
+            for check in checks:
+                check(event, reasons)
+            return bool(reasons)
+
         if tick_target is None:
-            def stop(event: TraceEvent) -> bool:
-                cls = event.__class__
-                try:
-                    checks = by_class[cls]
-                except KeyError:
-                    checks = checks_of(cls)
-                for check in checks:
-                    check(event, reasons)
-                return bool(reasons)
-        else:
-            def stop(event: TraceEvent) -> bool:
-                cls = event.__class__
-                try:
-                    checks = by_class[cls]
-                except KeyError:
-                    checks = checks_of(cls)
-                for check in checks:
-                    check(event, reasons)
-                return bool(reasons) or event.tick >= tick_target
-        return stop
+            return stop  # the common case: nothing added per event
+
+        def stop_at_tick(event: TraceEvent) -> bool:
+            return stop(event) or event.tick >= tick_target
+        return stop_at_tick

@@ -59,8 +59,8 @@ class Watch:
 
 def parse_watch(ident: int, words: list[str]) -> Watch:
     if not words or words[0] not in _PARSERS:
-        raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | event ID | "
-                         f"notify ID | stream N)")
+        raise WatchError("watch what? (node NAME anchors | node NAME attr KEY | event ID | "
+                         "notify ID | stream N)")
     listens, read = _PARSERS[words[0]](words[1:])
     return Watch(ident, " ".join(words), tuple(listens), read)
 
