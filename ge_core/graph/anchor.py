@@ -46,6 +46,7 @@ class OutDataAnchor(Anchor):
         self.peers.append(dst)
         dst.peer = self
         self.owner.graph.edits.edges_linked += 1
+        self.owner.graph.edges_changed()
         self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InDataAnchor") -> None:
@@ -54,6 +55,7 @@ class OutDataAnchor(Anchor):
         self.peers.remove(dst)
         dst.peer = None
         self.owner.graph.edits.edges_unlinked += 1
+        self.owner.graph.edges_changed()
         self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 
@@ -82,6 +84,7 @@ class OutControlAnchor(Anchor):
         self.peers.append(dst)
         dst.peers.append(self)
         self.owner.graph.edits.edges_linked += 1
+        self.owner.graph.edges_changed()
         self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InControlAnchor") -> None:
@@ -90,6 +93,7 @@ class OutControlAnchor(Anchor):
         self.peers.remove(dst)
         dst.peers.remove(self)
         self.owner.graph.edits.edges_unlinked += 1
+        self.owner.graph.edges_changed()
         self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 

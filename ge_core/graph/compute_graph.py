@@ -54,6 +54,7 @@ class ComputeGraph:
         self.edits = EditCounts()
         self._nodes: dict[str, Node] = {}
         self._seq = 0
+        self._order: list[Node] | None = None  # topological_sort's, until the next edit
         self.parent_node: Node | None = None
         self.parent_graph: ComputeGraph | None = None
         self._subgraphs: dict[str, ComputeGraph] = {}  # only on the root graph
@@ -66,6 +67,7 @@ class ComputeGraph:
         node = Node(op_desc, self, self._seq)
         self._seq += 1
         self._nodes[op_desc.name] = node
+        self._order = None
         self.edits.nodes_added += 1
         self.edits.types[op_desc.type] += 1
         self.bus.emit(NodeAdded, self.name, node.name, node.type)
@@ -78,6 +80,7 @@ class ComputeGraph:
         if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
+        self._order = None
         self.edits.nodes_removed += 1
         self.edits.types[node.type] -= 1
         self.bus.emit(NodeRemoved, self.name, node.name)
@@ -180,9 +183,20 @@ class ComputeGraph:
         for i, node in enumerate(order):
             node.seq = i  # topological_sort breaks ties by seq, so it now returns ``order``
         self._seq = len(order)
+        self._order = None
+
+    def edges_changed(self) -> None:
+        """Anchors call this on every link and unlink: the cached order is stale."""
+        self._order = None
 
     def topological_sort(self) -> list[Node]:
-        """Kahn's order over data and control edges, ties broken by insertion order."""
+        """Kahn's order over data and control edges, ties broken by insertion order. Kept until
+        the next edit: executors and passes ask for it on every run."""
+        if self._order is None:
+            self._order = self._kahn()
+        return list(self._order)
+
+    def _kahn(self) -> list[Node]:
         pending = {n.name: len(n.in_data_nodes()) + len(n.in_control_nodes()) for n in self}
         ready = [(n.seq, n.name) for n in self if pending[n.name] == 0]
         heapq.heapify(ready)

@@ -10,12 +10,13 @@ from typing import Callable
 
 import numpy as np
 
+from npu_emu.kernels.elementwise import relu
 from npu_emu.kernels.nn import batch_normalization, conv
 from npu_emu.kernels.registry import kernel
 
 # activation -> an in-place update of a fresh float array
 ACTIVATIONS: dict[str, Callable[[np.ndarray], object]] = {
-    "Relu": lambda y: np.maximum(y, 0, out=y),
+    "Relu": lambda y: relu(y, out=y),
 }
 
 

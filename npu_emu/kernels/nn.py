@@ -3,8 +3,8 @@
 Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
 Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
-the view over its kernel axes one offset at a time (each offset is a plain strided slice), which
-is far cheaper than reducing a materialised window array. ConvTranspose scatters through the
+the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
+slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters through the
 same view, written into its output buffer.
 
 Only inference is emulated: BatchNormalization's training outputs are not produced, and MaxPool's
@@ -13,14 +13,16 @@ no shipped ONNX suite does).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from npu_emu.kernels.prepared import immutable, prepared
 from npu_emu.kernels.registry import kernel
 
 
@@ -106,6 +108,27 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
     return (-1, *(1,) * (x.ndim - 2))
 
 
+@contextlib.contextmanager
+def _row_by_row(x: np.ndarray) -> Iterator[None]:
+    """Per-channel ufuncs on ``x`` inside run a row (one channel's map) at a time.
+
+    numpy buffers an operand broadcast along rows shorter than its ufunc buffer (8192
+    elements), copying it out across every row, which doubles a per-channel op on 56x56 maps.
+    A buffer no longer than a row makes it loop row by row instead; rows under 256 elements
+    (7x7 and 14x14 maps) run faster buffered. errstate scopes the buffer size (numpy >= 2).
+    """
+    row = math.prod(x.shape[2:])
+    with np.errstate():
+        if 256 <= row < 8192:
+            np.setbufsize(row - row % 16)
+        yield
+
+
+def _add_bias(y: np.ndarray, b: np.ndarray) -> None:
+    with _row_by_row(y):
+        y += b.reshape(_channel_shape(y))
+
+
 def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
                  group: int) -> tuple[np.ndarray, list[int]] | None:
     """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
@@ -160,7 +183,7 @@ def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
     xp = np.zeros((n, c, 2 * th + 2, 2 * tw + 2), x.dtype)
     b0, b1 = g.begin
     xp[:, :, b0:b0 + h, b1:b1 + wd] = x[:, :, :2 * th + 2 - b0, :2 * tw + 2 - b1]
-    u = _winograd_weights(w).reshape(16, 1, m, c)
+    u = prepared(w, "winograd U", _winograd_weights).reshape(16, 1, m, c)
     y = np.empty((n, m, th, 2, tw, 2), x.dtype)
     band = max(1, (1 << 20) // (16 * n * max(c, m) * tw))
     for i0 in range(0, th, band):
@@ -174,47 +197,67 @@ def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
 
 def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
     """One band of _winograd_conv: padded input rows ``xp`` (N, C, 2 * rows + 2, 2 * tw + 2)
-    to output tiles ``y`` (N, M, rows, 2, tw, 2), with U of shape (16, 1, M, C)."""
+    to output tiles ``y`` (N, M, rows, 2, tw, 2), with U of shape (16, 1, M, C).
+
+    Tile (i, j) reads d[a, b] = xp[2i + a, 2j + b], which is parity plane q[a % 2, b % 2] at
+    (i + a // 2, j + b // 2). With each plane flattened whole, every d[a, b] is one contiguous
+    run, a row or a column further on, so each transform op below is one long loop over all
+    channels, not a short one per tile row (3x faster on 7x7-tile maps). What an op computes
+    past a channel's last tile column or row lands in a junk column and row: the matmul reads
+    the junk column (1/tw more columns), the output skips it, and nothing reads the junk row."""
     n, c, m, th, tw = xp.shape[0], xp.shape[1], u.shape[2], y.shape[2], y.shape[4]
-    # B^T d B, B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: columns
-    # 2j + k of the padded input first, from its even and odd columns split apart so that every
-    # operand runs at unit stride, then rows 2i + k (whole rows: unit stride too).
-    even, odd = xp[..., 0::2].copy(), xp[..., 1::2].copy()  # (N, C, 2 * rows + 2, tw + 1)
-    e0, e1, o0, o1 = even[..., :tw], even[..., 1:], odd[..., :tw], odd[..., 1:]
-    s = [e0 - e1, o0 + e1, e1 - o0, o0 - o1]
-    v = np.empty((4, 4, n, c, th, tw), xp.dtype)
-    for j, sj in enumerate(s):
-        rows = [sj[:, :, k:k + 2 * th:2] for k in range(4)]
-        np.subtract(rows[0], rows[2], out=v[0, j])
-        np.add(rows[1], rows[2], out=v[1, j])
-        np.subtract(rows[2], rows[1], out=v[2, j])
-        np.subtract(rows[1], rows[3], out=v[3, j])
-    prod = np.matmul(u, v.reshape(16, n, c, th * tw)).reshape(4, 4, n, m, th, tw)
+    wq = tw + 1  # a parity plane's row length
+    q = np.empty((2, 2, n, c, th + 1, wq), xp.dtype)
+    for a, b in np.ndindex(2, 2):
+        q[a, b] = xp[:, :, a::2, b::2]
+    plane = q[0, 0].size
+    # B^T d B with B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: columns
+    # first (in each row-parity plane), then rows (row 2i + 2 is the next row of plane 0).
+    f = q.reshape(2, 2, plane)
+    cols = np.empty((2, 4, plane), xp.dtype)
+    for a in range(2):
+        d0, d1, d2, d3 = f[a, 0, :-1], f[a, 1, :-1], f[a, 0, 1:], f[a, 1, 1:]
+        np.subtract(d0, d2, out=cols[a, 0, :-1])
+        np.add(d1, d2, out=cols[a, 1, :-1])
+        np.subtract(d2, d1, out=cols[a, 2, :-1])
+        np.subtract(d1, d3, out=cols[a, 3, :-1])
+    v = np.empty((4, 4, plane), xp.dtype)
+    n_v = plane - 1 - wq
+    r0, r1, r2, r3 = cols[0, :, :n_v], cols[1, :, :n_v], cols[0, :, wq:wq + n_v], \
+        cols[1, :, wq:wq + n_v]
+    np.subtract(r0, r2, out=v[0, :, :n_v])
+    np.add(r1, r2, out=v[1, :, :n_v])
+    np.subtract(r2, r1, out=v[2, :, :n_v])
+    np.subtract(r1, r3, out=v[3, :, :n_v])
+    tiles = v.reshape(16, n, c, (th + 1) * wq)[..., :th * wq]  # a BLAS operand as it is
+    prod = np.matmul(u, tiles).reshape(4, 4, n, m, th, wq)
     # A^T p A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]].
-    r0 = prod[0] + prod[1]
-    r0 += prod[2]
-    r1 = prod[1] - prod[2]
-    r1 -= prod[3]
-    for a, r in enumerate((r0, r1)):
-        t = r[0] + r[1]
-        np.add(t, r[2], out=y[:, :, :, a, :, 0])
-        np.subtract(r[1], r[2], out=t)
-        np.subtract(t, r[3], out=y[:, :, :, a, :, 1])
+    s0 = prod[0] + prod[1]
+    s0 += prod[2]
+    s1 = prod[1] - prod[2]
+    s1 -= prod[3]
+    for a, s in enumerate((s0, s1)):
+        t = s[0] + s[1]
+        np.add(t[..., :tw], s[2, ..., :tw], out=y[:, :, :, a, :, 0])
+        np.subtract(s[1], s[2], out=t)
+        np.subtract(t[..., :tw], s[3, ..., :tw], out=y[:, :, :, a, :, 1])
 
 
 def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
     """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col (single-threaded OpenBLAS, batch 1). The weight
-    transform (recomputed per call: conv stays pure) and the tile transforms cost about as much
-    as the saved multiplies on small maps, so it needs 28x28 outputs and 128 channels each way
-    (ResNet-50's 28x28 convs gain ~10%, VGG's 28x28 and 56x56 ones 10-30%; 14x14 convs lose
-    20-35%, 7x7 ones 2.7x, 56x56 64-channel ones break even), or 112x112 outputs and 64
-    channels (VGG's first two blocks gain ~35%)."""
+    shape where it measured faster than im2col in whole-model runs (single-threaded OpenBLAS,
+    batch 1). The tile transforms cost about as much as the saved multiplies on small maps, so
+    it needs 56x56 outputs and 64 channels each way (ResNet-50's first stage gains ~10%, VGG's
+    first blocks ~35%) or 28x28 and 128 channels. At 14x14 it pays from 256 channels only when
+    the weights are constant, so that their transform U is kept (see ``prepared``): recomputed
+    per call it costs a quarter of the conv. 7x7 convs lose either way."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
-    channels, area = min(x.shape[1], w.shape[0]), g.out[0] * g.out[1]
-    return (channels >= 128 and area >= 28 * 28) or (channels >= 64 and area >= 112 * 112)
+    channels, side = min(x.shape[1], w.shape[0]), min(g.out)
+    if channels >= 256 and side >= 14 and immutable(w):
+        return True
+    return (channels >= 128 and side >= 28) or (channels >= 64 and side >= 56)
 
 
 @kernel("Conv")
@@ -227,7 +270,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     if _winograd_pays(x, w, g, group):
         y = _winograd_conv(x, w, g)
         if b is not None:
-            y += b.reshape(_channel_shape(y))
+            _add_bias(y, b)
         return (y,)
     w_groups = w.reshape(group, m // group, -1)
     xp = _padded(x, g, 0)
@@ -242,7 +285,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
         cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
         y = np.matmul(w_groups, cols).reshape(n, m, *g.out)
     if b is not None:
-        y += b.reshape(_channel_shape(y))
+        _add_bias(y, b)
     return (y,)
 
 
@@ -291,17 +334,27 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
         win[:, :, *k] += cols[:, :, *k]
     y = np.ascontiguousarray(buf[_spatial([pb - l for pb, l in zip(begin, lo)], out)])
     if b is not None:
-        y += b.reshape(_channel_shape(y))
+        _add_bias(y, b)
     return (y,)
 
 
+def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
+    """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
+    index = [slice(None)] * a.ndim
+    index[2 + axis] = slice(start, start + (count - 1) * step + 1, step)
+    return a[tuple(index)]
+
+
 def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry) -> np.ndarray:
-    """Fold each window of padded ``xp`` with ``ufunc``, one kernel offset at a time."""
-    win = _windows(xp, g)
-    offsets = np.ndindex(*g.kernel)
-    acc = win[:, :, *next(offsets)].copy()
-    for k in offsets:
-        ufunc(acc, win[:, :, *k], out=acc)
+    """Fold each window of padded ``xp`` with ``ufunc``, one spatial axis at a time: a window
+    fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset."""
+    acc = xp
+    for axis in reversed(range(len(g.kernel))):
+        k, d, s, o = g.kernel[axis], g.dilations[axis], g.strides[axis], g.out[axis]
+        folded = _every(acc, axis, 0, o, s).copy()
+        for j in range(1, k):
+            ufunc(folded, _every(acc, axis, j * d, o, s), out=folded)
+        acc = folded
     return acc
 
 
@@ -378,14 +431,25 @@ def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
     return (x.max(axis=tuple(range(2, x.ndim)), keepdims=True),)
 
 
+_BN_FOLD_BOUND = 256
+
+
 def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
                 epsilon: float, shape: Sequence[int]) -> tuple[np.ndarray]:
-    # (x - mean) * a + b rather than x * a + (b - mean * a): the latter cancels badly when
-    # |mean| is large next to the spread.
-    y = x - mean.reshape(shape)
-    y *= (scale / np.sqrt(var + epsilon)).reshape(shape)
-    y += b.reshape(shape)
-    return (y,)
+    std = np.sqrt(var + epsilon)
+    a = scale / std
+    with _row_by_row(x):
+        if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
+            # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
+            # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
+            # normalised output's own scale.
+            y = x * a.reshape(shape)
+            y += (b - mean * a).reshape(shape)
+            return (y,)
+        y = x - mean.reshape(shape)  # a mean far outside the spread: (x - mean) first
+        y *= a.reshape(shape)
+        y += b.reshape(shape)
+        return (y,)
 
 
 @kernel("BatchNormalization")

@@ -9,6 +9,7 @@ function runs on views of device memory.
 from __future__ import annotations
 
 import bisect
+import functools
 from typing import Callable
 
 import numpy as np
@@ -35,11 +36,13 @@ def kernel(op_type: str, since: int = 1) -> Callable[[Kernel], Kernel]:
         if any(v == since for v, _ in versions):
             raise ValueError(f"kernel {op_type} since {since} registered twice")
         bisect.insort(versions, (since, fn), key=lambda vf: vf[0])
+        get_kernel.cache_clear()
         return fn
 
     return register
 
 
+@functools.cache  # executors look a kernel up per node and run
 def get_kernel(op_type: str, opset: int = 10_000) -> Kernel:
     """The kernel for ``op_type`` as defined at ``opset`` (the newest version <= opset)."""
     _load_families()

@@ -1,0 +1,60 @@
+"""Operands a kernel derives from a constant input, kept so later calls skip the derivation.
+
+Winograd's transformed weights U = G g G^T are the case: a per-call transform is a third of a
+small conv's time. GE does the same at build time (weights are converted to the cube's format
+once, by constant folding); the host executor runs the unoptimised graph, so the kernel keeps
+what it derived, and only from arrays that cannot change under it.
+
+An array is immutable here when its buffer chain ends in a ``bytes`` object: the Const tensors
+the parser loads from ONNX initializers are such views. Anything writable (device memory, a
+tensor the debugger may edit, a test's array) is derived again on every call, so a kernel stays
+a pure function of its inputs.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Callable
+
+import numpy as np
+
+# (id of the source array, what was derived) -> (a weak reference to the source, the result).
+# An entry goes when its source is freed, before the id can be reused.
+_CACHE: dict[tuple[int, str], tuple[weakref.ref, np.ndarray]] = {}
+_BUDGET = 512 << 20  # bytes of derived arrays kept at most (VGG's U alone would be 130 MB)
+_held = 0
+
+
+def immutable(a: np.ndarray) -> bool:
+    base = a
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return isinstance(base, bytes)
+
+
+def prepared(a: np.ndarray, what: str, derive: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``derive(a)``, computed once per immutable ``a`` (read-only result), else every call."""
+    if not immutable(a):
+        return derive(a)
+    key = (id(a), what)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is a:
+        return hit[1]
+    value = derive(a)
+    if _held + value.nbytes <= _BUDGET:
+        value.flags.writeable = False
+        _keep(key, a, value)
+    return value
+
+
+def _keep(key: tuple[int, str], a: np.ndarray, value: np.ndarray) -> None:
+    global _held
+
+    def forget(_: weakref.ref) -> None:
+        global _held
+        if _CACHE.pop(key, None) is not None:
+            _held -= value.nbytes
+
+    _CACHE[key] = (weakref.ref(a, forget), value)
+    _held += value.nbytes
