@@ -20,6 +20,7 @@ from npu_emu.task import EFFECT, PLAIN, Task, TaskType
 
 if TYPE_CHECKING:
     from npu_emu.device import Device
+    from npu_emu.memory import DeviceMemory
     from npu_emu.stream import Stream
     from npu_emu.task_scheduler import TaskScheduler
 
@@ -79,13 +80,14 @@ class KernelTable:
 
 
 class KernelTask(Task):
-    __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs")
+    __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs", "_views")
 
     def __getstate__(self) -> tuple[None, dict[str, Any]]:
-        # Registry kernels are wrapped closures that pickle cannot name; the op type can.
+        # Registry kernels are wrapped closures that pickle cannot name; the op type can. Views
+        # into device memory must not be pickled as copies.
         state = {name: getattr(self, name) for cls in type(self).__mro__
                  for name in getattr(cls, "__slots__", ())}
-        state["fn"] = None
+        state["fn"] = state["_views"] = None
         return None, state
 
     def __init__(self, op_type: str, opset: int, fn: KernelFn | None, attrs: dict[str, Any],
@@ -97,22 +99,33 @@ class KernelTask(Task):
                          writes=tuple(a.range for a in outputs))
         self.op_type, self.opset, self.fn, self.attrs = op_type, opset, fn, attrs
         self.inputs, self.outputs = inputs, outputs
+        self._views: tuple[DeviceMemory, int, list, list] | None = None
 
     def complete(self, ts: TaskScheduler, stream: Stream) -> None:
         if self.fn is None:   # restored from a snapshot: look the kernel up again
             self.fn = ts.device.runtime.kernels.lookup(self.op_type, self.opset)
-        mem = ts.device.memory
-        args = [None if a is None else mem.view(a.addr, a.shape, a.dtype) for a in self.inputs]
+        args, outs = self._checked_views(ts.device.memory)
         results = self.fn(*args, **self.attrs)
         if len(results) < len(self.outputs):
             raise TaskFaultError(f"{self.op_type} produced {len(results)} outputs, its args "
                                  f"table has {len(self.outputs)}")
-        for arg, value in zip(self.outputs, results):
+        for arg, out, value in zip(self.outputs, outs, results):
             value = np.asarray(value)
-            if value.size != math.prod(arg.shape):
+            if value.size != out.size:
                 raise TaskFaultError(f"{self.op_type} output of shape {list(value.shape)} does "
                                      f"not fit the args table's {list(arg.shape)}")
-            mem.view(arg.addr, arg.shape, arg.dtype)[...] = value.reshape(arg.shape)
+            out[...] = value.reshape(arg.shape)
+
+    def _checked_views(self, mem: DeviceMemory) -> tuple[list, list]:
+        """Views of the args table's tensors, checked against the live allocations again only
+        after an allocation changed (a model runs the same tasks many times over)."""
+        views = self._views
+        if views is None or views[0] is not mem or views[1] != mem.generation:
+            views = self._views = (
+                mem, mem.generation,
+                [None if a is None else mem.view(a.addr, a.shape, a.dtype) for a in self.inputs],
+                [mem.view(a.addr, a.shape, a.dtype) for a in self.outputs])
+        return views[2], views[3]
 
 
 def make_kernel_task(device: Device, op_type: str, inputs: tuple[TensorArg | None, ...],

@@ -45,6 +45,7 @@ class DeviceMemory:
         self._live: dict[int, int] = {}           # live addr -> requested size
         self._class_of: dict[int, int] = {}       # live addr -> size class
         self._starts: list[int] = []              # sorted live addrs, for range lookups
+        self.generation = 0  # bumped by every malloc and free: a checked view stays valid until
 
     # -- allocation ----------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
@@ -69,6 +70,7 @@ class DeviceMemory:
         self._live[addr] = size
         self._class_of[addr] = cls
         bisect.insort(self._starts, addr)
+        self.generation += 1
         return addr
 
     def free(self, addr: int) -> int:
@@ -81,6 +83,7 @@ class DeviceMemory:
         del self._starts[bisect.bisect_left(self._starts, addr)]
         self._pool.setdefault(cls, []).append(addr)
         self._cached[addr] = cls
+        self.generation += 1
         return size
 
     def empty_cache(self) -> None:
