@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 from onnx import TensorProto, helper
 
+from npu_emu.kernels.broadcast import rowwise
 from npu_emu.kernels.registry import kernel
 
 
@@ -91,6 +92,8 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 
 
 def _register_binary(op: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
+    fn = rowwise(fn)
+
     @one_output(op)
     def legacy(a: np.ndarray, b: np.ndarray, *, broadcast: int = 0,
                axis: int | None = None) -> np.ndarray:

@@ -13,15 +13,15 @@ no shipped ONNX suite does).
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from npu_emu.kernels.broadcast import row_by_row
 from npu_emu.kernels.prepared import immutable, prepared
 from npu_emu.kernels.registry import kernel
 
@@ -108,24 +108,8 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
     return (-1, *(1,) * (x.ndim - 2))
 
 
-@contextlib.contextmanager
-def _row_by_row(x: np.ndarray) -> Iterator[None]:
-    """Per-channel ufuncs on ``x`` inside run a row (one channel's map) at a time.
-
-    numpy buffers an operand broadcast along rows shorter than its ufunc buffer (8192
-    elements), copying it out across every row, which doubles a per-channel op on 56x56 maps.
-    A buffer no longer than a row makes it loop row by row instead; rows under 256 elements
-    (7x7 and 14x14 maps) run faster buffered. errstate scopes the buffer size (numpy >= 2).
-    """
-    row = math.prod(x.shape[2:])
-    with np.errstate():
-        if 256 <= row < 8192:
-            np.setbufsize(row - row % 16)
-        yield
-
-
 def _add_bias(y: np.ndarray, b: np.ndarray) -> None:
-    with _row_by_row(y):
+    with row_by_row(math.prod(y.shape[2:])):
         y += b.reshape(_channel_shape(y))
 
 
@@ -438,7 +422,7 @@ def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarra
                 epsilon: float, shape: Sequence[int]) -> tuple[np.ndarray]:
     std = np.sqrt(var + epsilon)
     a = scale / std
-    with _row_by_row(x):
+    with row_by_row(math.prod(x.shape[2:])):
         if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
             # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
             # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
