@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from npu_emu import host_malloc
 from npu_emu.cost_model import CostModel
 from npu_emu.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, NORMAL_FINISH_CODES,
                             InvalidHandleError, InvalidParamError, OutOfMemoryError)
@@ -63,6 +64,7 @@ class HostMemAccess(TraceEvent):
 
 class Device:
     def __init__(self, runtime: Runtime, device_id: int) -> None:
+        host_malloc.tune()  # kernels allocate their outputs on the host
         cfg = runtime.config
         self.runtime = runtime
         self.id = device_id

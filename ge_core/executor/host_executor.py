@@ -14,6 +14,7 @@ import numpy as np
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.ops.graph_io import RTS_OPS
+from npu_emu import host_malloc
 from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
@@ -39,6 +40,7 @@ class HostExecutor:
     ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
 
     def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
+        host_malloc.tune()
         self.graph = graph
         self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
