@@ -14,35 +14,41 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 from onnx import TensorProto, helper
 
-from npu_emu.kernels.broadcast import rowwise
+from npu_emu.kernels.broadcast import repeated_run, row_by_row, rowwise
+from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.registry import kernel
 
 
 ArrayFn = Callable[..., np.ndarray]
 
 
-def one_output(op_type: str, since: int = 1) -> Callable[[ArrayFn], ArrayFn]:
+def one_output(op_type: str, since: int = 1, *,
+               writes_out: bool = False) -> Callable[[ArrayFn], ArrayFn]:
     """Register a one-output kernel written as ``fn(*inputs, **attrs) -> array``; ``fn`` itself
     stays a plain array function, so kernels can call each other.
 
     The registered kernel returns ``(array,)``: numpy ufuncs and full reductions hand back numpy
     scalars for 0-d results, which are turned back into arrays here. Opset 1's
     ``consumed_inputs`` attr was an in-place hint with no effect on values, so it is dropped here
-    rather than in every opset-1 kernel.
+    rather than in every opset-1 kernel. With ``writes_out``, ``fn`` takes ``out=`` (one array
+    or None) and the kernel ``out=`` (a tuple, see the registry).
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
         @functools.wraps(fn)
-        def run(*inputs: np.ndarray | None, **attrs: object) -> tuple[np.ndarray, ...]:
+        def run(*inputs: np.ndarray | None, out: Sequence[np.ndarray] | None = None,
+                **attrs: object) -> tuple[np.ndarray, ...]:
             attrs.pop("consumed_inputs", None)
+            if out is not None:
+                attrs["out"] = out[0]
             return (np.asarray(fn(*inputs, **attrs)),)
 
-        kernel(op_type, since)(run)
+        kernel(op_type, since, writes_out=writes_out)(run)
         return fn
 
     return register
@@ -91,15 +97,33 @@ _BINARY: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
+_WRITES_OUT = frozenset({"Add", "Sub", "Mul"})  # single ufuncs with the inputs' dtype
+
+
+def _into_out(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
+    """``ufunc(a, b)``, into ``out`` where it fits, row by row where numpy would buffer."""
+
+    def run(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        into = fits(out, np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b))
+        with row_by_row(repeated_run(a, b)):
+            return ufunc(a, b, out=into)
+
+    run.__name__ = ufunc.__name__
+    return run
+
+
 def _register_binary(op: str, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> None:
-    fn = rowwise(fn)
+    rows = rowwise(fn)
 
     @one_output(op)
     def legacy(a: np.ndarray, b: np.ndarray, *, broadcast: int = 0,
                axis: int | None = None) -> np.ndarray:
-        return fn(a, legacy_broadcast(a, b, broadcast, axis))
+        return rows(a, legacy_broadcast(a, b, broadcast, axis))
 
-    one_output(op, since=7)(fn)
+    if op in _WRITES_OUT:
+        one_output(op, since=7, writes_out=True)(_into_out(fn))
+    else:
+        one_output(op, since=7)(rows)
 
 
 for _op, _fn in _BINARY.items():
@@ -120,10 +144,11 @@ def zeros_like(x: np.ndarray) -> np.ndarray:
     return buf[:x.size].reshape(x.shape)
 
 
+@one_output("Relu", writes_out=True)
 def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     # Against an array of zeros, not the scalar 0: numpy 2's maximum has no SIMD loop for a
     # scalar operand and runs 3x slower (ResNet-50's 49 Relus: 3.4 ms -> 1.2 ms).
-    return np.maximum(x, zeros_like(x), out=out)
+    return np.maximum(x, zeros_like(x), out=fits(out, x.shape, x.dtype))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -151,7 +176,6 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Erf": _erf,                                # opset 9
     "Not": np.logical_not,                      # bool only
     "Identity": lambda x: x,                    # no copy needed: kernels never write into arrays
-    "Relu": relu,
     "Sigmoid": _sigmoid,
     "Softplus": lambda x: np.logaddexp(0, x),   # log(1 + e^x) without overflowing e^x
     "Softsign": lambda x: x / (1 + np.abs(x)),
@@ -249,7 +273,6 @@ def clip(x: np.ndarray, min: np.ndarray | float | None = None,  # noqa: A002 ONN
 _VARIADIC: dict[str, Callable[..., np.ndarray]] = {
     "Max": lambda *xs: functools.reduce(np.maximum, xs),
     "Min": lambda *xs: functools.reduce(np.minimum, xs),
-    "Sum": lambda *xs: functools.reduce(np.add, xs),
     "Mean": lambda *xs: functools.reduce(np.add, xs) / len(xs),
 }
 
@@ -266,6 +289,24 @@ def _register_variadic(op: str, fn: Callable[..., np.ndarray]) -> None:
 
 for _op, _fn in _VARIADIC.items():
     _register_variadic(_op, _fn)
+
+
+@one_output("Sum")
+def sum_6(*xs: np.ndarray) -> np.ndarray:
+    if len({x.shape for x in xs}) > 1:  # no broadcasting before opset 8
+        raise ValueError(f"Sum before opset 8 needs equal shapes, got {[x.shape for x in xs]}")
+    return sum_(*xs)
+
+
+@one_output("Sum", since=8, writes_out=True)
+def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    # The first add writes out; each later one reads it back, so out must not hold a later input.
+    acc = xs[0]
+    for i, x in enumerate(xs[1:], start=2):
+        into = fits(out, np.broadcast_shapes(acc.shape, x.shape), np.result_type(acc, x), *xs[i:])
+        with row_by_row(repeated_run(acc, x)):
+            acc = np.add(acc, x, out=into)
+    return acc
 
 
 one_output("Where")(np.where)  # condition ? x : y, the three broadcast together (opset 9)

@@ -6,7 +6,7 @@ intermediate tensor in device memory. The numbers are exactly those of the two o
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -27,13 +27,15 @@ def _activate(y: np.ndarray, activation: str) -> tuple[np.ndarray]:
     return (y,)
 
 
-@kernel("FusedConv")
+@kernel("FusedConv", writes_out=True)
 def fused_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, activation: str,
-               **conv_attrs: object) -> tuple[np.ndarray]:
-    return _activate(conv(x, w, b, **conv_attrs)[0], activation)
+               out: Sequence[np.ndarray] | None = None, **conv_attrs: object) -> tuple[np.ndarray]:
+    return _activate(conv(x, w, b, out=out, **conv_attrs)[0], activation)
 
 
-@kernel("FusedBatchNormRelu")
+@kernel("FusedBatchNormRelu", writes_out=True)
 def fused_batch_norm_relu(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
-                          var: np.ndarray, *, epsilon: float = 1e-5) -> tuple[np.ndarray]:
-    return _activate(batch_normalization(x, scale, b, mean, var, epsilon=epsilon)[0], "Relu")
+                          var: np.ndarray, *, epsilon: float = 1e-5,
+                          out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
+    y = batch_normalization(x, scale, b, mean, var, epsilon=epsilon, out=out)[0]
+    return _activate(y, "Relu")

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from npu_emu.kernels.broadcast import row_by_row
+from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.prepared import immutable, prepared
 from npu_emu.kernels.registry import kernel
 
@@ -151,7 +152,8 @@ def _winograd_weights(w: np.ndarray) -> np.ndarray:
     return np.matmul(np.kron(g_mat, g_mat), w.reshape(m * c, 9).T).reshape(16, m, c)
 
 
-def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
+def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry,
+                   out: np.ndarray | None = None) -> np.ndarray:
     """A 3x3 stride-1 group-1 conv by Winograd F(2x2, 3x3) (Lavin & Gray): 16 multiplies per
     2x2 output tile and input channel where direct convolution takes 36.
 
@@ -168,15 +170,19 @@ def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
     b0, b1 = g.begin
     xp[:, :, b0:b0 + h, b1:b1 + wd] = x[:, :, :2 * th + 2 - b0, :2 * tw + 2 - b1]
     u = prepared(w, "winograd U", _winograd_weights).reshape(16, 1, m, c)
-    y = np.empty((n, m, th, 2, tw, 2), x.dtype)
+    whole = out is not None and (2 * th, 2 * tw) == (oh, ow)  # even outputs: tiles fill out
+    y = out.reshape(n, m, th, 2, tw, 2) if whole else np.empty((n, m, th, 2, tw, 2), x.dtype)
     band = max(1, (1 << 20) // (16 * n * max(c, m) * tw))
     for i0 in range(0, th, band):
         i1 = min(th, i0 + band)
         _winograd_band(xp[:, :, 2 * i0:2 * i1 + 2], u, y[:, :, i0:i1])
     y = y.reshape(n, m, 2 * th, 2 * tw)
-    if 2 * th != oh or 2 * tw != ow:
-        y = np.ascontiguousarray(y[:, :, :oh, :ow])
-    return y
+    if whole:
+        return out
+    if out is not None:
+        np.copyto(out, y[:, :, :oh, :ow])
+        return out
+    return np.ascontiguousarray(y[:, :, :oh, :ow]) if (2 * th, 2 * tw) != (oh, ow) else y
 
 
 def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
@@ -244,33 +250,45 @@ def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bo
     return (channels >= 128 and side >= 28) or (channels >= 64 and side >= 56)
 
 
-@kernel("Conv")
+@kernel("Conv", writes_out=True)
 def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
          dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
-         pads: list[int] | None = None, strides: list[int] | None = None) -> tuple[np.ndarray]:
+         pads: list[int] | None = None, strides: list[int] | None = None,
+         out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
     n, m = x.shape[0], w.shape[0]
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
+    dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
     if _winograd_pays(x, w, g, group):
-        y = _winograd_conv(x, w, g)
-        if b is not None:
-            _add_bias(y, b)
-        return (y,)
+        y = _winograd_conv(x, w, g, dst)
+    else:
+        y = _im2col_conv(x, w, g, group, dst)
+    if b is not None:
+        _add_bias(y, b)
+    return (y,)
+
+
+def _im2col_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
+                 dst: np.ndarray | None) -> np.ndarray:
+    n, m = x.shape[0], w.shape[0]
     w_groups = w.reshape(group, m // group, -1)
     xp = _padded(x, g, 0)
     flat = _flat_im2col(xp, g, m, group)
     if flat is not None:
         cols, row = flat
         y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
-        y = as_strided(y, (n, m, *g.out), (*y.strides[:2], *(r * y.itemsize for r in row))).copy()
-    else:
-        # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
-        # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
-        cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
-        y = np.matmul(w_groups, cols).reshape(n, m, *g.out)
-    if b is not None:
-        _add_bias(y, b)
-    return (y,)
+        y = as_strided(y, (n, m, *g.out), (*y.strides[:2], *(r * y.itemsize for r in row)))
+        if dst is None:
+            return y.copy()
+        np.copyto(dst, y)
+        return dst
+    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
+    # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
+    cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+    if dst is None:
+        return np.matmul(w_groups, cols).reshape(n, m, *g.out)
+    np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))
+    return dst
 
 
 def _transpose_pads(in_shape: Sequence[int], full: Sequence[int], extra: Sequence[int],
@@ -419,43 +437,48 @@ _BN_FOLD_BOUND = 256
 
 
 def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
-                epsilon: float, shape: Sequence[int]) -> tuple[np.ndarray]:
+                epsilon: float, shape: Sequence[int],
+                out: Sequence[np.ndarray] | None) -> tuple[np.ndarray]:
     std = np.sqrt(var + epsilon)
     a = scale / std
+    # Only the first pass reads x: out may be x itself.
+    dst = fits(out[0] if out else None, x.shape, np.result_type(x, a))
     with row_by_row(math.prod(x.shape[2:])):
         if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
             # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
             # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
             # normalised output's own scale.
-            y = x * a.reshape(shape)
+            y = np.multiply(x, a.reshape(shape), out=dst)
             y += (b - mean * a).reshape(shape)
             return (y,)
-        y = x - mean.reshape(shape)  # a mean far outside the spread: (x - mean) first
+        y = np.subtract(x, mean.reshape(shape), out=dst)  # a mean far outside the spread
         y *= a.reshape(shape)
         y += b.reshape(shape)
         return (y,)
 
 
-@kernel("BatchNormalization")
+@kernel("BatchNormalization", writes_out=True)
 def batch_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
                         var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
                         spatial: int = 1, is_test: int = 0,
-                        consumed_inputs: list[int] | None = None) -> tuple[np.ndarray]:
+                        consumed_inputs: list[int] | None = None,
+                        out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     # Versions 1-13. momentum, consumed_inputs and is_test only concern training statistics;
     # like onnxruntime, an inference engine normalises with the given mean/var whatever is_test
     # says. spatial=0 (versions 1-7): one parameter per element of (C, D1, ..., Dn).
     shape = _channel_shape(x) if spatial else x.shape[1:]
-    return _batch_norm(x, scale, b, mean, var, epsilon, shape)
+    return _batch_norm(x, scale, b, mean, var, epsilon, shape, out)
 
 
-@kernel("BatchNormalization", since=14)
+@kernel("BatchNormalization", since=14, writes_out=True)
 def batch_normalization_14(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
                            var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
-                           training_mode: int = 0) -> tuple[np.ndarray]:
+                           training_mode: int = 0,
+                           out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     if training_mode:
         raise NotImplementedError(
             "BatchNormalization with training_mode=1: the emulator runs inference only")
-    return _batch_norm(x, scale, b, mean, var, epsilon, _channel_shape(x))
+    return _batch_norm(x, scale, b, mean, var, epsilon, _channel_shape(x), out)
 
 
 @kernel("InstanceNormalization")

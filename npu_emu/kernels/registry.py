@@ -5,6 +5,11 @@ optional input that is absent; attrs are plain Python values (int, float, str, l
 numpy arrays for tensor attributes), absent ones left to the kernel's defaults. A kernel returns
 a tuple of numpy arrays (one per output) and never writes into its inputs: on the device the same
 function runs on views of device memory.
+
+A kernel registered with ``writes_out`` also takes ``out=``, the device's output buffers (one
+per output), and writes its result straight into each one that fits (see ``in_place``),
+returning that very array; the device then has nothing to copy, as on a real NPU, where a
+kernel writes where its args table points.
 """
 from __future__ import annotations
 
@@ -28,10 +33,12 @@ class UnknownKernelError(KeyError):
         return str(self.args[0])
 
 
-def kernel(op_type: str, since: int = 1) -> Callable[[Kernel], Kernel]:
+def kernel(op_type: str, since: int = 1, *,
+           writes_out: bool = False) -> Callable[[Kernel], Kernel]:
     """Register ``fn`` as the kernel of ``op_type`` from opset version ``since`` on."""
 
     def register(fn: Kernel) -> Kernel:
+        fn.writes_out = writes_out  # type: ignore[attr-defined]
         versions = _KERNELS.setdefault(op_type, [])
         if any(v == since for v, _ in versions):
             raise ValueError(f"kernel {op_type} since {since} registered twice")

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from npu_emu.kernels.elementwise import one_output
+from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.registry import kernel
 
 Ints = np.ndarray | Sequence[int]
@@ -38,14 +39,24 @@ def flatten(data: np.ndarray, *, axis: int = 1) -> np.ndarray:
     return data.reshape(math.prod(data.shape[:axis]), math.prod(data.shape[axis:]))
 
 
-@one_output("Transpose")
-def transpose(data: np.ndarray, *, perm: Sequence[int] | None = None) -> np.ndarray:
-    return np.transpose(data, perm)  # no perm: reverse the dims, as numpy does
+@one_output("Transpose", writes_out=True)
+def transpose(data: np.ndarray, *, perm: Sequence[int] | None = None,
+              out: np.ndarray | None = None) -> np.ndarray:
+    view = np.transpose(data, perm)  # no perm: reverse the dims, as numpy does
+    dst = fits(out, view.shape, view.dtype, data)
+    if dst is None:
+        return view
+    np.copyto(dst, view)
+    return dst
 
 
-@one_output("Concat")
-def concat(*inputs: np.ndarray, axis: int = 1) -> np.ndarray:
-    return np.concatenate(inputs, axis=axis)  # 1 is opset 1's default; 4+ requires the attr
+@one_output("Concat", writes_out=True)
+def concat(*inputs: np.ndarray, axis: int = 1, out: np.ndarray | None = None) -> np.ndarray:
+    # axis 1 is opset 1's default; 4+ requires the attr.
+    shape = list(inputs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in inputs)
+    dst = fits(out, shape, np.result_type(*inputs), *inputs)
+    return np.concatenate(inputs, axis=axis, out=dst)
 
 
 @kernel("Split")
