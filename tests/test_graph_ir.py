@@ -204,3 +204,32 @@ def test_dot_export():
     g, *_ = chain()
     dot = to_dot(g)
     assert dot.startswith('digraph "g" {') and '"a" -> "b" [label="f32[2,3]"];' in dot
+
+
+def test_topological_order_is_kept_until_an_edit():
+    g, x, a, b, out = chain()
+    first = g.topological_sort()
+    assert g.topological_sort() == first and g.topological_sort() is not first  # a copy
+    c = _node(g, "c", "Neg", 1, 1)
+    GraphUtils.insert_node_between(a.out_data_anchor(0), b.in_data_anchor(0), c)
+    assert [n.name for n in g.topological_sort()] == ["x", "a", "c", "b", "out"]
+    p, q = _node(g, "p", "Data", 0, 1), _node(g, "q", "Data", 0, 1)
+    assert [n.name for n in g.topological_sort()][-2:] == ["p", "q"]
+    g.reorder([q, p, x, a, c, b, out])
+    assert [n.name for n in g.topological_sort()] == ["q", "p", "x", "a", "c", "b", "out"]
+
+
+def test_a_discarded_graph_leaves_no_cycles_for_the_collector():
+    import gc
+    gc.collect()
+    gc.disable()
+    try:
+        g, *_ = chain()
+        g.discard()
+        del g, _
+        assert gc.collect() == 0
+        g, *_ = chain()
+        del g, _
+        assert gc.collect() > 0  # undiscarded, the same graph is cyclic garbage
+    finally:
+        gc.enable()

@@ -215,6 +215,8 @@ class CompilePipeline:
 
     def _merge(self) -> None:
         GraphPartitioner().merge(self.graph, self.parts)
+        for part in self.parts:  # the merged graph holds clones of their nodes
+            part.graph.discard()
         self.parts = []
         validate(self.graph)
 

@@ -104,6 +104,7 @@ class GraphPartitioner:
                         parts[home[0]].ctrl_out.append((pred.name, node.name))
         for node in reversed(graph.topological_sort()):
             GraphUtils.remove_node(node)
+            node.discard()  # the subgraphs hold clones: the originals are garbage
         return parts
 
     def _link_input(self, src, dst, part: EngineSubgraph, parts: list[EngineSubgraph],

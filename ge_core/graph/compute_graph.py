@@ -185,6 +185,13 @@ class ComputeGraph:
         self._seq = len(order)
         self._order = None
 
+    def discard(self) -> None:
+        """Empty a graph that will not be used again, breaking its nodes' cycles (Node.discard)."""
+        for node in self._nodes.values():
+            node.discard()
+        self._nodes = {}
+        self._order = None
+
     def edges_changed(self) -> None:
         """Anchors call this on every link and unlink: the cached order is stale."""
         self._order = None
