@@ -204,8 +204,14 @@ class CompilePipeline:
                 yield from self._passes("OptimizeSubgraph", p.graph, passes)
         else:
             managers = [_manager("OptimizeSubgraph", passes) for _, passes in work]
-            with ThreadPoolExecutor(min(self.options.max_workers, len(work) or 1)) as pool:
-                futures = [pool.submit(m.run, p.graph) for m, (p, _) in zip(managers, work)]
+            jobs = list(zip(managers, (p.graph for p, _ in work)))
+            workers = min(self.options.max_workers, len(jobs) or 1)
+            # One task per worker, each a contiguous run of subgraphs: a future per subgraph
+            # cost more than its passes on graphs cut into thousands of small subgraphs.
+            chunks = [jobs[i * len(jobs) // workers:(i + 1) * len(jobs) // workers]
+                      for i in range(workers)]
+            with ThreadPoolExecutor(workers) as pool:
+                futures = [pool.submit(_run_all, chunk) for chunk in chunks]
                 for f in futures:
                     f.result()  # re-raises a worker's failure here
             for m in managers:
@@ -219,6 +225,11 @@ class CompilePipeline:
             part.graph.discard()
         self.parts = []
         validate(self.graph)
+
+
+def _run_all(jobs: list[tuple[PassManager, ComputeGraph]]) -> None:
+    for manager, graph in jobs:
+        manager.run(graph)
 
 
 def _manager(stage: str, passes, history: list[PassRecord] | None = None) -> PassManager:
