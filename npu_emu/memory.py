@@ -45,7 +45,9 @@ class DeviceMemory:
         self._live: dict[int, int] = {}           # live addr -> requested size
         self._class_of: dict[int, int] = {}       # live addr -> size class
         self._starts: list[int] = []              # sorted live addrs, for range lookups
-        self.generation = 0  # bumped by every malloc and free: a checked view stays valid until
+        # Bumped by every malloc and free: a view checked against the live allocations stays
+        # valid while it is unchanged (kernel tasks keep theirs across runs).
+        self.generation = 0
 
     # -- allocation ----------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
