@@ -1,9 +1,10 @@
 """Whether a kernel may write its result straight into the output buffer it was given.
 
-It may when the buffer has the result's shape and dtype, is contiguous, and does not overlap an input the
-kernel still reads after it starts writing (the memory planner may give an output the address of
-an input it no longer needs; a single ufunc copes with that, a kernel of several passes would
-read what it already overwrote). Otherwise the kernel allocates, and the device copies.
+It may when the buffer has the result's shape and dtype, is contiguous, and does not overlap
+an input the kernel still reads after it starts writing (the memory planner may give an output
+the address of an input it no longer needs; a single ufunc copes with that, a kernel of several
+passes would read what it already overwrote). Otherwise the kernel allocates, and the device
+copies.
 """
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ Convolution and pooling share one idea: a strided *window view* of the padded in
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
 Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
-slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters through the
-same view, written into its output buffer.
+slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
+through the same view, written into its output buffer.
 
 Only inference is emulated: BatchNormalization's training outputs are not produced, and MaxPool's
 optional Indices output is not computed (a kernel cannot tell whether a node asks for it, and
@@ -192,9 +192,10 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
     Tile (i, j) reads d[a, b] = xp[2i + a, 2j + b], which is parity plane q[a % 2, b % 2] at
     (i + a // 2, j + b // 2). With each plane flattened whole, every d[a, b] is one contiguous
     run, a row or a column further on, so each transform op below is one long loop over all
-    channels, not a short one per tile row (3x faster on 7x7-tile maps). What an op computes
-    past a channel's last tile column or row lands in a junk column and row: the matmul reads
-    the junk column (1/tw more columns), the output skips it, and nothing reads the junk row."""
+    channels, not a short one per tile row (whole runs: ResNet-50 1.8 ms faster, VGG-19 10 ms).
+    What an op computes past a channel's last tile column or row lands in a junk column and
+    row: the matmul reads the junk column (1/tw more columns), the output skips it, and nothing
+    reads the junk row."""
     n, c, m, th, tw = xp.shape[0], xp.shape[1], u.shape[2], y.shape[2], y.shape[4]
     wq = tw + 1  # a parity plane's row length
     q = np.empty((2, 2, n, c, th + 1, wq), xp.dtype)
