@@ -276,8 +276,9 @@ class Debugger:
                           f"or restart")]
         table = self._table(run, stops, extra)
         try:
-            event = run.gate.run_until(table.predicate(tick_target))
-        except KeyboardInterrupt:   # Ctrl-C in a face: park the target, keep it alive
+            with run.gate.parking_on_ctrl_c():   # Ctrl-C in a face: park the target, keep it alive
+                event = run.gate.run_until(table.predicate(tick_target))
+        except KeyboardInterrupt:   # one that reached us anyway (a face's own handler)
             run.gate.interrupt()
             event = run.gate.wait()
         outcomes: list[Outcome] = []

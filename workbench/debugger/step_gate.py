@@ -5,8 +5,10 @@ same events in the same order as a free run: stepping never changes what is bein
 """
 from __future__ import annotations
 
+import signal
 import threading
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from npu_emu.trace import TraceBus, TraceEvent
 
@@ -53,7 +55,11 @@ class StepGate:
         """Block until the worker parks or ends. After a KeyboardInterrupt escaped
         ``run_until`` the worker is still running: ``interrupt()``, then wait here."""
         with self._cond:
-            self._cond.wait_for(lambda: not self._worker_turn)
+            # In slices: a signal that lands just before the wait blocks is only handled once
+            # the wait returns (CPython runs handlers between bytecodes), so a Ctrl-C during a
+            # long continue would wait for the target's end; a slice bounds that to 50 ms.
+            while not self._cond.wait_for(lambda: not self._worker_turn, timeout=0.05):
+                pass
         return self.parked_at
 
     def interrupt(self) -> None:
@@ -66,6 +72,22 @@ class StepGate:
             predicate(event)
             return True
         self._stop = then_park
+
+    @contextmanager
+    def parking_on_ctrl_c(self) -> Iterator[None]:
+        """Inside, Ctrl-C parks the worker (``interrupt``) rather than raising KeyboardInterrupt
+        into the wait, where it can land inside the condition variable's own bookkeeping and be
+        lost. Only the main thread takes signals; elsewhere, or under a handler Python did not
+        install, nothing changes."""
+        if threading.current_thread() is not threading.main_thread() \
+                or signal.getsignal(signal.SIGINT) is None:
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: self.interrupt())
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     def close(self) -> None:
         """Abandon a parked target: it unwinds with TargetAbandoned and the thread ends."""
