@@ -442,8 +442,8 @@ def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarra
                 out: Sequence[np.ndarray] | None) -> tuple[np.ndarray]:
     std = np.sqrt(var + epsilon)
     a = scale / std
-    # Only the first pass reads x: out may be x itself.
-    dst = fits(out[0] if out else None, x.shape, np.result_type(x, a))
+    # Only the first pass reads x, so out may be x itself; b and mean are read after it.
+    dst = fits(out[0] if out else None, x.shape, np.result_type(x, a), b, mean)
     with row_by_row(math.prod(x.shape[2:])):
         if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
             # x * a + (b - mean * a): two passes over x instead of three. Its cancellation

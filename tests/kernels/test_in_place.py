@@ -92,3 +92,16 @@ def test_fits():
     assert fits(out.T, (3, 2), np.dtype(np.float32)) is None  # not contiguous
     assert fits(out, (2, 3), np.dtype(np.float32), out[1]) is None
     assert fits(None, (2, 3), np.dtype(np.float32)) is None
+
+
+def test_batch_norm_does_not_write_over_a_parameter_it_still_reads():
+    x = randn(1, 4, 2, 2)
+    scale, mean = np.ones(4, np.float32), randn(4, seed=1) * 0.1
+    var = np.ones(4, np.float32)
+    buf = np.zeros(16, np.float32)
+    out, b = buf.reshape(1, 4, 2, 2), buf[:4]   # b lies inside the output buffer
+    b[:] = randn(4, seed=2)
+    want = get_kernel("BatchNormalization", 15)(x, scale, b.copy(), mean, var)[0]
+    (got,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, out=(out,))
+    assert got is not out
+    np.testing.assert_allclose(got, want, rtol=1e-6)
