@@ -3,8 +3,14 @@ planned (Send / Recv events, notifies, StreamActive), and the host's final Synch
 issued task pays the host launch latency first (``issue``)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ge_core.runtime.v2.events import KernelLaunched
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
+
+if TYPE_CHECKING:
+    from npu_emu.event import Event
+    from npu_emu.stream import Stream
 
 
 @register_kernel("LaunchKernel")
@@ -30,7 +36,10 @@ def record_event(ctx: KernelContext) -> None:
 def wait_event(ctx: KernelContext) -> None:
     """Wait, then reset: an ordinary stream's wait leaves the event set, and the next
     execution's wait must block until the next record (aclrtStreamWaitEvent + ResetEvent)."""
-    stream, event = ctx.values[ctx.ins[0]], ctx.values[ctx.ins[1]]
+    _wait_then_reset(ctx.values[ctx.ins[0]], ctx.values[ctx.ins[1]])
+
+
+def _wait_then_reset(stream: Stream, event: Event) -> None:
     issue(stream)
     stream.wait_event(event)
     issue(stream)
@@ -60,10 +69,7 @@ def active_stream(ctx: KernelContext) -> None:
     stream, target, event = v[ctx.ins[0]], v[ctx.ins[1]], v[ctx.ins[2]]
     issue(stream)
     stream.record_event(event)
-    issue(target)
-    target.wait_event(event)
-    issue(target)
-    target.reset_event(event)
+    _wait_then_reset(target, event)
 
 
 @register_kernel("Synchronize")
