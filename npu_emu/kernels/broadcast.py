@@ -49,13 +49,14 @@ def repeated_run(*operands: np.ndarray) -> int:
     return run
 
 
+def call(fn: Callable[..., np.ndarray], a: np.ndarray, b: np.ndarray,
+         **kwargs: object) -> np.ndarray:
+    """``fn(a, b, **kwargs)``, row by row over the rows along which one operand repeats."""
+    with row_by_row(repeated_run(a, b)):
+        return fn(a, b, **kwargs)
+
+
 def rowwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]
             ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """``fn(a, b)``, run row by row over the rows along which one operand repeats."""
-
-    @functools.wraps(fn)
-    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with row_by_row(repeated_run(a, b)):
-            return fn(a, b)
-
-    return run
+    """``fn`` made to run as ``call`` runs it."""
+    return functools.wraps(fn)(lambda a, b: call(fn, a, b))

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 import numpy as np
 from onnx import TensorProto, helper
 
-from npu_emu.kernels.broadcast import repeated_run, row_by_row, rowwise
+from npu_emu.kernels.broadcast import call, rowwise
 from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.registry import kernel
 
@@ -105,8 +105,7 @@ def _into_out(ufunc: np.ufunc) -> Callable[..., np.ndarray]:
 
     def run(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         into = fits(out, np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b))
-        with row_by_row(repeated_run(a, b)):
-            return ufunc(a, b, out=into)
+        return call(ufunc, a, b, out=into)
 
     run.__name__ = ufunc.__name__
     return run
@@ -304,8 +303,7 @@ def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     acc = xs[0]
     for i, x in enumerate(xs[1:], start=2):
         into = fits(out, np.broadcast_shapes(acc.shape, x.shape), np.result_type(acc, x), *xs[i:])
-        with row_by_row(repeated_run(acc, x)):
-            acc = np.add(acc, x, out=into)
+        acc = call(np.add, acc, x, out=into)
     return acc
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from npu_emu.kernels.broadcast import row_by_row
+from npu_emu.kernels.broadcast import call, repeated_run, row_by_row
 from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.prepared import immutable, prepared
 from npu_emu.kernels.registry import kernel
@@ -110,8 +110,7 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
 
 
 def _add_bias(y: np.ndarray, b: np.ndarray) -> None:
-    with row_by_row(math.prod(y.shape[2:])):
-        y += b.reshape(_channel_shape(y))
+    call(np.add, y, b.reshape(_channel_shape(y)), out=y)
 
 
 def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
@@ -444,7 +443,7 @@ def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarra
     a = scale / std
     # Only the first pass reads x, so out may be x itself; b and mean are read after it.
     dst = fits(out[0] if out else None, x.shape, np.result_type(x, a), b, mean)
-    with row_by_row(math.prod(x.shape[2:])):
+    with row_by_row(repeated_run(x, a.reshape(shape))):
         if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
             # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
             # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
