@@ -13,8 +13,8 @@ model and input go through every side, timed alternately, and the medians are co
     python scripts/bench_exec.py [--models resnet50,vgg19] [--repeat 5] [--json] [--blas-as-set]
 
 Each side runs its library's own kernels for this CPU. Where the environment forces OpenBLAS
-onto another core type or cache size (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE: the project's CI
-machines force Haswell for reproducible test numbers), that slows numpy's sgemm (every Conv and
+onto another core type or cache size (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE: the development
+machine sets Haswell on an AVX-512 CPU), that slows numpy's sgemm (every Conv and
 Gemm) but not onnxruntime's MLAS, so the script restarts itself without them and says so on
 stderr; ``--blas-as-set`` measures under the forced setting instead. The table's heading names
 the BLAS core in use.

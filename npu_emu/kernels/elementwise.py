@@ -145,8 +145,8 @@ def zeros_like(x: np.ndarray) -> np.ndarray:
 
 @one_output("Relu", writes_out=True)
 def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    # Against an array of zeros, not the scalar 0: numpy 2's maximum has no SIMD loop for a
-    # scalar operand and runs 3x slower (ResNet-50's 49 Relus: 3.4 ms -> 1.2 ms).
+    # Against an array of zeros, not the scalar 0, which numpy 2's maximum runs far slower
+    # against: over ResNet-50's 49 Relu inputs, 3.4 ms against 1.9 ms.
     return np.maximum(x, zeros_like(x), out=fits(out, x.shape, x.dtype))
 
 

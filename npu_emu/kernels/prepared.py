@@ -20,7 +20,7 @@ import numpy as np
 # (id of the source array, what was derived) -> (a weak reference to the source, the result).
 # An entry goes when its source is freed, before the id can be reused.
 _CACHE: dict[tuple[int, str], tuple[weakref.ref, np.ndarray]] = {}
-_BUDGET = 512 << 20  # bytes of derived arrays kept at most (VGG's U alone would be 130 MB)
+_BUDGET = 512 << 20  # bytes of derived arrays kept at most (VGG-19's U would be 136 MB)
 _held = 0
 
 
