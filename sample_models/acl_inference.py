@@ -31,6 +31,17 @@ def check_ret(message, ret):
         raise RuntimeError(f"{message} failed ret={ret}: {acl.get_recent_err_msg()}")
 
 
+def device_buffers(count: int, size_of) -> list[tuple[int, int]]:
+    """(device pointer, size) of one buffer per model input or output."""
+    buffers = []
+    for i in range(count):
+        size = size_of(i)
+        ptr, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
+        check_ret("acl.rt.malloc", ret)
+        buffers.append((ptr, size))
+    return buffers
+
+
 def make_dataset(buffers):
     dataset = acl.mdl.create_dataset()
     for ptr, size in buffers:
@@ -62,18 +73,10 @@ def infer(model_path, image):
     model_desc = acl.mdl.create_desc()
     check_ret("acl.mdl.get_desc", acl.mdl.get_desc(model_desc, model_id))
 
-    inputs = []
-    for i in range(acl.mdl.get_num_inputs(model_desc)):
-        size = acl.mdl.get_input_size_by_index(model_desc, i)
-        ptr, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-        check_ret("acl.rt.malloc", ret)
-        inputs.append((ptr, size))
-    outputs = []
-    for i in range(acl.mdl.get_num_outputs(model_desc)):
-        size = acl.mdl.get_output_size_by_index(model_desc, i)
-        ptr, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-        check_ret("acl.rt.malloc", ret)
-        outputs.append((ptr, size))
+    inputs = device_buffers(acl.mdl.get_num_inputs(model_desc),
+                            lambda i: acl.mdl.get_input_size_by_index(model_desc, i))
+    outputs = device_buffers(acl.mdl.get_num_outputs(model_desc),
+                             lambda i: acl.mdl.get_output_size_by_index(model_desc, i))
 
     image = np.ascontiguousarray(image, dtype=np.float32)
     image_ptr = acl.util.numpy_to_ptr(image)
