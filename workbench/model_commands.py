@@ -1,5 +1,5 @@
 """The model commands: `gewb graph`, `ops`, `compile`, `passes`, `om-info`. Each parses its
-arguments, calls ge_core, and prints through workbench.compile_report; no logic of its own."""
+arguments, calls ge_core, and prints through the compile report view; no logic of its own."""
 from __future__ import annotations
 
 import argparse
@@ -94,7 +94,7 @@ def _atc(args: argparse.Namespace, out: str | None = None):
 def _cmd_compile(args: argparse.Namespace) -> int:
     from ge_core.graph import dump_graph
     from ge_core.om.om_info import om_info
-    from workbench.compile_report import build_summary, pass_table, summary
+    from workbench.debugger.views.compile_report import build_summary, pass_table, summary
     result = _atc(args, args.output)
     if result.cache_hit is not None:
         print(f"compile cache hit: reused {result.cache_hit} (--no-cache to rebuild)")
@@ -114,7 +114,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 
 def _cmd_passes(args: argparse.Namespace) -> int:
-    from workbench.compile_report import pass_table
+    from workbench.debugger.views.compile_report import pass_table
     result = _atc(args)
     print(pass_table(result.compiled, result.built, only_changed=args.changed), end="")
     return 0

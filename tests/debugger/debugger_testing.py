@@ -3,7 +3,7 @@ from pathlib import Path
 
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Stopped
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.settings import Settings
 from workbench.debugger.targets import open_target
 
 ROOT = Path(__file__).resolve().parents[2]

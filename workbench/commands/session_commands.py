@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
-from workbench.debugger import settings as settings_mod
+from workbench.debugger.targets import settings as settings_mod
 from workbench.debugger.outcomes import Outcome, Pause, Printed, Say, TableOutcome
 
 if TYPE_CHECKING:

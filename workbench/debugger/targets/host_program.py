@@ -3,7 +3,7 @@ one-phase program, run exactly as `gewb devrun` runs it, on the run's own World.
 from __future__ import annotations
 
 from npu_emu.runtime import current_runtime
-from workbench.debugger.program import Phase, RunState
+from workbench.debugger.targets.program import Phase, RunState
 from workbench.devrun import DevrunObserver, run_program
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from npu_emu.trace import TraceBus, TraceEvent
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.settings import Settings
 
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
