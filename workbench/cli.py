@@ -16,7 +16,7 @@ class UserError(Exception):
 def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.conformance import add_conformance_parser
     from workbench.model_commands import add_model_parsers
-    from workbench.devrun import add_devrun_parser
+    from workbench.debugger.targets.host_runner import add_devrun_parser
     from workbench.exec_command import add_exec_parser
     from workbench.repl import add_repl_parser
     from workbench.script.run_command import add_run_parser

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from npu_emu.runtime import current_runtime
 from workbench.debugger.targets.program import Phase, RunState
-from workbench.devrun import DevrunObserver, run_program
+from workbench.debugger.targets.host_runner import DevrunObserver, run_program
 
 
 def run_host_program(state: RunState, start: int) -> None:
