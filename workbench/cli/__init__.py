@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_models" / "tiny_cnn.onnx"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
 
 class UserError(Exception):
@@ -14,12 +14,12 @@ class UserError(Exception):
 
 
 def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
-    from workbench.conformance import add_conformance_parser
-    from workbench.model_commands import add_model_parsers
+    from workbench.cli.conformance import add_conformance_parser
+    from workbench.cli.compile import add_model_parsers
     from workbench.debugger.targets.host_runner import add_devrun_parser
-    from workbench.exec_command import add_exec_parser
+    from workbench.cli.exec import add_exec_parser
     from workbench.repl import add_repl_parser
-    from workbench.script.run_command import add_run_parser
+    from workbench.cli.run import add_run_parser
     return [add_model_parsers, add_conformance_parser, add_devrun_parser, add_exec_parser,
             add_repl_parser, add_run_parser]
 
@@ -39,7 +39,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except (BrokenPipeError, KeyboardInterrupt):
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
