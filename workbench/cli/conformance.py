@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from workbench.cli.user_error import UserError
+
 
 def add_conformance_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("conformance", help="run the onnx wheel's backend test models through GE "
@@ -20,7 +22,6 @@ def add_conformance_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_conformance(args: argparse.Namespace) -> int:
-    from workbench.cli import UserError
     from workbench.conformance import runner
 
     try:

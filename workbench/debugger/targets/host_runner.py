@@ -1,11 +1,8 @@
-"""`gewb devrun SCRIPT.py`: run a host program written against ``npu_emu.acl`` on a fresh
-emulated device, print the SQE trace summary and every fault found (deadlock, race, timeout,
-device fault), and exit non-zero when there was one. A fault or a program error is one line,
-with the script's file:line where it applies, never a traceback.
-"""
+"""A host program (a user's script written against ``npu_emu.acl``) run as ``__main__`` on a
+given runtime, with every fault and program error placed at the script's file:line. `gewb devrun`
+and the debugger's host-program target both run programs through here."""
 from __future__ import annotations
 
-import argparse
 import runpy
 import sys
 import traceback
@@ -14,13 +11,12 @@ from pathlib import Path
 from types import FrameType, TracebackType
 
 from npu_emu.errors import AclError
-from npu_emu.runtime import FaultFound, Runtime, RuntimeConfig, use_runtime
+from npu_emu.runtime import FaultFound, Runtime, use_runtime
 from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceBus, TraceEvent, use_bus
+from npu_emu.trace import TraceEvent, use_bus
 
 
-class DevrunObserver:
+class HostProgramObserver:
     """Counts retired SQEs per stream and type, and places each fault in the user's script."""
 
     def __init__(self, script: Path) -> None:
@@ -52,34 +48,10 @@ class DevrunObserver:
         return last
 
 
-def run_script(script: Path, race_check: bool, trace: str | None) -> int:
-    from workbench.cli import UserError
-    if not script.is_file():
-        raise UserError(f"no such script: {script}")
-    script = script.resolve()
-    bus = TraceBus()
-    observer = DevrunObserver(script)
-    bus.subscribe(observer)
-    timeline = Timeline()
-    if trace:
-        bus.subscribe(timeline)
-    runtime = Runtime(RuntimeConfig(race_check=race_check), bus=bus)
-    status, error = run_program(script, runtime, observer)
-    _print_summary(observer)
-    if trace:
-        timeline.write(trace)
-        print(f"timeline written to {trace}")
-    for line in observer.faults:
-        print(f"fault: {line}")
-    if error:
-        print(f"error: {error}")
-    return 1 if (observer.faults or error) else status
-
-
-def run_program(script: Path, runtime: Runtime, observer: DevrunObserver) -> tuple[int, str]:
+def run_program(script: Path, runtime: Runtime, observer: HostProgramObserver) -> tuple[int, str]:
     """Run the host program ``script`` (resolved) as ``__main__`` with ``runtime`` and its bus
     current, then close the runtime. Returns the exit status and, if the program failed, one
-    error line placed in the script (the debugger runs programs through here too)."""
+    error line placed in the script."""
     error = ""
     status = 0
     argv = sys.argv
@@ -98,29 +70,3 @@ def run_program(script: Path, runtime: Runtime, observer: DevrunObserver) -> tup
         sys.argv = argv
         runtime.close()
     return status, error
-
-
-def _print_summary(observer: DevrunObserver) -> None:
-    total = sum(observer.sqes.values())
-    streams = sorted({sid for sid, _ in observer.sqes})
-    print(f"devrun: {total} SQEs retired on {len(streams)} streams in "
-          f"{observer.end_ns / 1000:.3f} us of device time")
-    for sid in streams:
-        kinds = ", ".join(f"{name} {n}" for (s, name), n in sorted(observer.sqes.items())
-                          if s == sid)
-        print(f"  stream {sid}: {kinds}")
-
-
-def _cmd_devrun(args: argparse.Namespace) -> int:
-    return run_script(Path(args.script), args.race_check, args.trace)
-
-
-def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("devrun", help="run a host program written against npu_emu.acl on the "
-                                      "emulated NPU; report deadlocks, races and timeouts")
-    p.add_argument("script", help="a Python host program (pyACL idiom, import npu_emu.acl)")
-    p.add_argument("--race-check", action="store_true",
-                   help="check stream orderings against memory accesses (happens-before)")
-    p.add_argument("--trace", metavar="OUT.json",
-                   help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
-    p.set_defaults(func=_cmd_devrun)
