@@ -1,5 +1,5 @@
-"""`gewb conformance`: the CLI face of the runner. Imports the runner only when the command runs,
-so building gewb's parser stays cheap."""
+"""`gewb conformance`: the CLI face of the runner. Imports the runner only when the subcommand
+runs, so building gewb's parser stays cheap."""
 from __future__ import annotations
 
 import argparse
