@@ -5,8 +5,8 @@ from pathlib import Path
 
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Stopped
-from workbench.debugger.targets.settings import Settings
 from workbench.debugger.targets import open_target
+from workbench.debugger.targets.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = "sample_models/tiny_cnn.onnx"
