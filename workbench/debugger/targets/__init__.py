@@ -5,6 +5,8 @@
     program         a target's program as named phases over one RunState; the phase events
     onnx_program    GE's sequence for a model: parse > compile > build > load > execute
     host_program    a host program as one phase
+    host_runner     a host program run as __main__ on a runtime, faults placed at file:line
+                    (shared with `gewb devrun`)
     settings        what besides the file decides a run (`set NAME VALUE`)
 """
 from workbench.debugger.targets.target import Target, TargetError, open_target
