@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from ge_core.world import World  # noqa: E402
 from workbench.debugger.engine import Debugger  # noqa: E402
-from workbench.debugger.program import run_phases  # noqa: E402
 from workbench.debugger.targets import Target, open_target  # noqa: E402
+from workbench.debugger.targets.program import run_phases  # noqa: E402
 
 NEVER_HIT = [["pass", "PrunePass", "if", "tick < 0"],
              ["pass", "ConstantFoldingPass", "if", "node == 'no_such_node'"],

@@ -9,8 +9,8 @@ from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
 from npu_emu.trace import TraceBus, TraceRecorder, use_bus
 from workbench.debugger.checkpoint import clone_state
-from workbench.debugger.program import RunState
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.program import RunState
+from workbench.debugger.targets.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 

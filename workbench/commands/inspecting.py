@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
-from workbench.debugger import device_views, graph_views, timeline_views
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.settings import shown
+from workbench.debugger.targets.settings import shown
+from workbench.debugger.views import device_views, graph_views, timeline_views
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session

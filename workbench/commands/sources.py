@@ -6,8 +6,8 @@ import os
 from typing import TYPE_CHECKING
 
 from npu_emu.runtime import Runtime
-from workbench.debugger.graph_views import node_names as graph_node_names
 from workbench.debugger.pass_names import known_pass_names
+from workbench.debugger.views.graph_views import node_names as graph_node_names
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session

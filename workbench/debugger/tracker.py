@@ -9,8 +9,8 @@ from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from npu_emu.trace import TraceEvent
-from workbench.debugger.program import PhaseBegin, PhaseEnd
 from workbench.debugger.stop_table import Check
+from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 
 class Tracker:

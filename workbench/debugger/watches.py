@@ -20,11 +20,11 @@ from npu_emu.trace import TraceEvent
 from workbench.debugger import listen as keys
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
-from workbench.debugger.program import PhaseEnd
+from workbench.debugger.targets.program import PhaseEnd
 
 if TYPE_CHECKING:
     from npu_emu.runtime import Runtime
-    from workbench.debugger.program import RunState
+    from workbench.debugger.targets.program import RunState
 
 Reader = Callable[["RunState | None", "Runtime"], str]
 

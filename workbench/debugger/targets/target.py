@@ -8,10 +8,10 @@ from pathlib import Path
 import onnx
 
 from npu_emu.runtime import RuntimeConfig
-from workbench.debugger.host_program import HOST_PROGRAM_PHASES
-from workbench.debugger.onnx_program import OM_PHASES, ONNX_PHASES
-from workbench.debugger.program import Phase, RunState
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.host_program import HOST_PROGRAM_PHASES
+from workbench.debugger.targets.onnx_program import OM_PHASES, ONNX_PHASES
+from workbench.debugger.targets.program import Phase, RunState
+from workbench.debugger.targets.settings import Settings
 
 
 class TargetError(ValueError):

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.cli import UserError
+from workbench.cli.user_error import UserError
 
 MODES = ("auto", "sink", "hybrid", "v2")
 AUTO_PARALLEL_STREAMS = 4   # ge.streamMaxParallelNum for --streams auto
@@ -46,7 +46,7 @@ def _ge_model(args: argparse.Namespace):
             return load_om(args.model)
         except (OmFileError, OSError) as exc:
             raise UserError(str(exc)) from exc
-    from workbench.model_commands import load_model
+    from workbench.cli.model_files import load_model
     graph = load_model(args.model)
     try:
         built = atc(graph, CompileOptions(dump=None),
@@ -61,7 +61,7 @@ def _compiled_graph(args: argparse.Namespace):
     from ge_core.compiler import CompileOptions, compile_graph
     if args.model.lower().endswith(".om"):
         return _ge_model(args).graph
-    from workbench.model_commands import load_model
+    from workbench.cli.model_files import load_model
     graph = load_model(args.model)
     compile_graph(graph, CompileOptions(dump=None))
     return graph
@@ -119,7 +119,7 @@ def _run_hybrid(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], i
 def _run_auto(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     """GE loads a model with unknown dims as a HybridDavinciModel, any other one sunk."""
     from ge_core.runtime.hybrid import is_need_hybrid_load
-    from workbench.model_commands import load_model
+    from workbench.cli.model_files import load_model
     dynamic = not args.model.lower().endswith(".om") and is_need_hybrid_load(load_model(args.model))
     return (_run_hybrid if dynamic else _run_sink)(args)
 
@@ -130,7 +130,7 @@ RUNNERS = {"auto": _run_auto, "sink": _run_sink, "v2": _run_v2, "hybrid": _run_h
 def run_exec(args: argparse.Namespace) -> int:
     from ge_core.world import World
     from npu_emu.timeline import Timeline
-    from workbench.debugger.tensor_text import summary
+    from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():
         raise UserError(f"no such model: {args.model}")
     world = World()

@@ -8,8 +8,8 @@ from npu_emu.device import Device
 from npu_emu.runtime import Runtime
 from npu_emu.stream import Stream
 from npu_emu.task import EVENT_WAIT, Task
-from workbench.debugger import tensor_text
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
+from workbench.debugger.views import tensor_text
 
 NO_DEVICE = "no device in this run yet (nothing has called set_device)"
 

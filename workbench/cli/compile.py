@@ -1,64 +1,13 @@
-"""The model commands: `gewb graph`, `ops`, `compile`, `passes`, `om-info`. Each parses its
-arguments, calls ge_core, and prints through workbench.compile_report; no logic of its own."""
+"""`gewb compile MODEL`: GE's ATC on an ONNX model: the three optimisation stages and the build
+(streams, memory, tasks); -o writes the OM file, a compile cache keyed by the graph and the
+options skips a rebuild. `gewb passes` takes the same options (add_compile_options)."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from workbench.cli import SAMPLE, UserError
-
-
-def load_model(path: str):
-    """Parse an ONNX file, turning every way it can be bad into one UserError line."""
-    from ge_core.parser import ParseError, parse_onnx
-    try:
-        return parse_onnx(path)
-    except ParseError as exc:
-        raise UserError(str(exc)) from exc
-
-
-def _cmd_graph(args: argparse.Namespace) -> int:
-    from ge_core.graph import dump_graph, to_dot
-    graph = load_model(args.model)
-    print(dump_graph(graph), end="")
-    if args.dot:
-        Path(args.dot).write_text(to_dot(graph))
-        print(f"dot written to {args.dot}")
-    if args.run:
-        _run_on_host(graph)
-    return 0
-
-
-def _run_on_host(graph) -> None:
-    import numpy as np
-
-    from ge_core.executor import ExecutionError, HostExecutor, random_feeds
-    try:
-        outputs = HostExecutor(graph).run(random_feeds(graph))
-    except ExecutionError as exc:
-        raise UserError(str(exc)) from exc
-    print("\nhost run on seeded random inputs (seed 0):")
-    for name, value in outputs.items():
-        v = np.asarray(value)
-        stats = f"min {v.min():.6g} max {v.max():.6g} mean {v.mean():.6g}" if v.size else "empty"
-        print(f"  {name}: {v.dtype}{list(v.shape)} {stats}")
-
-
-def _cmd_ops(args: argparse.Namespace) -> int:
-    """Every supported op with its InferShape family and whether a device kernel exists."""
-    from ge_core.compiler.engine_placer import EnginePlacer
-    from ge_core.graph import ComputeGraph, OpDesc
-    from ge_core.ops import get_op_def, supported_ops
-    from npu_emu.kernels import has_kernel
-    from npu_emu.trace import TraceBus
-    probe = ComputeGraph("ops", TraceBus())
-    placer = EnginePlacer()
-    print(f"{'op':<28}{'family':<14}{'kernel':<8}engine (float tensors)")
-    for i, op_type in enumerate(supported_ops()):
-        engine = placer.place(probe.add_node(OpDesc(f"n{i}", op_type))).name
-        kernel = "yes" if has_kernel(op_type) or engine.endswith("GE_LOCAL") else "-"
-        print(f"{op_type:<28}{get_op_def(op_type).family:<14}{kernel:<8}{engine}")
-    return 0
+from workbench.cli.model_files import load_model
+from workbench.cli.user_error import UserError
 
 
 def _options(args: argparse.Namespace):
@@ -80,7 +29,8 @@ def _options(args: argparse.Namespace):
     return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump)
 
 
-def _atc(args: argparse.Namespace, out: str | None = None):
+def run_atc(args: argparse.Namespace, out: str | None = None):
+    """ATC on the model with the options given, every compile failure one UserError line."""
     from ge_core.atc import atc, default_cache_dir
     from ge_core.om.compile_cache import CompileCache
     graph = load_model(args.model)
@@ -94,8 +44,8 @@ def _atc(args: argparse.Namespace, out: str | None = None):
 def _cmd_compile(args: argparse.Namespace) -> int:
     from ge_core.graph import dump_graph
     from ge_core.om.om_info import om_info
-    from workbench.compile_report import build_summary, pass_table, summary
-    result = _atc(args, args.output)
+    from workbench.debugger.views.compile_report import build_summary, pass_table, summary
+    result = run_atc(args, args.output)
     if result.cache_hit is not None:
         print(f"compile cache hit: reused {result.cache_hit} (--no-cache to rebuild)")
         print(f"wrote {result.om_path}")
@@ -113,24 +63,8 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     return 1 if eq is not None and eq.first is not None else 0
 
 
-def _cmd_passes(args: argparse.Namespace) -> int:
-    from workbench.compile_report import pass_table
-    result = _atc(args)
-    print(pass_table(result.compiled, result.built, only_changed=args.changed), end="")
-    return 0
-
-
-def _cmd_om_info(args: argparse.Namespace) -> int:
-    from ge_core.om.om_file import OmFileError
-    from ge_core.om.om_info import om_info
-    try:
-        print(om_info(args.om, json=args.json), end="")
-    except (OmFileError, OSError) as exc:
-        raise UserError(str(exc)) from exc
-    return 0
-
-
-def _add_compile_options(p: argparse.ArgumentParser) -> None:
+def add_compile_options(p: argparse.ArgumentParser) -> None:
+    """What `gewb compile` and `gewb passes` share: the model, the dumps, the build's options."""
     p.add_argument("model", help="an .onnx file")
     p.add_argument("--dump", metavar="DIR", help="dump the graph at GE's stages into DIR")
     p.add_argument("--dump-level", default="2",
@@ -157,31 +91,12 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     b.add_argument("--no-reuse", action="store_true", help="ge.exec.disableReuseMemory")
 
 
-def add_model_parsers(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("graph", help="parse an ONNX model and print GE's IR, one node a line")
-    p.add_argument("model", nargs="?", default=str(SAMPLE), help="an .onnx file (default: sample)")
-    p.add_argument("--dot", metavar="FILE", help="also write a Graphviz dot file")
-    p.add_argument("--run", action="store_true", help="run it on the host reference executor")
-    p.set_defaults(func=_cmd_graph)
-
-    p = sub.add_parser("ops", help="list the supported ops: family, kernel, engine")
-    p.set_defaults(func=_cmd_ops)
-
+def add_compile_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compile", help="optimise and build a model; -o writes the OM (ATC)")
-    _add_compile_options(p)
+    add_compile_options(p)
     p.add_argument("-o", "--output", metavar="MODEL.om", help="write the OM file")
     p.add_argument("--no-cache", action="store_true",
                    help="always rebuild (the cache is keyed by the graph and the options)")
     p.add_argument("--print-graph", action="store_true", help="print the optimised IR")
     p.add_argument("--pass-table", action="store_true", help="print the per-pass table")
     p.set_defaults(func=_cmd_compile)
-
-    p = sub.add_parser("passes", help="the pass table: every pass, changed or not, node counts")
-    _add_compile_options(p)
-    p.add_argument("--changed", action="store_true", help="only passes that changed the graph")
-    p.set_defaults(func=_cmd_passes)
-
-    p = sub.add_parser("om-info", help="header, partitions, streams, tasks of an OM file")
-    p.add_argument("om", help="an .om file")
-    p.add_argument("--json", action="store_true", help="one JSON object")
-    p.set_defaults(func=_cmd_om_info)

@@ -3,8 +3,8 @@
 An ONNX model's program is parse > compile > execute (build and load join when GE's builder and
 loader land); a host program's is one phase. Each phase is a function of the run's state; a
 resumable one is a generator that yields a position at each point where a copy of the state may
-be taken and later resumed from (a checkpoint, see checkpoint.py). Phase boundaries are trace
-events, so `where`, `finish` and reverse stepping see them like any other.
+be taken and later resumed from (a checkpoint, see debugger/checkpoint.py). Phase boundaries are
+trace events, so `where`, `finish` and reverse stepping see them like any other.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from npu_emu.trace import TraceBus, TraceEvent
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.settings import Settings
 
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline

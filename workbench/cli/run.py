@@ -7,11 +7,11 @@ import difflib
 import sys
 from pathlib import Path
 
-from workbench.script.replay import replay
+from workbench.cli.user_error import UserError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from workbench.cli import UserError
+    from workbench.script.replay import replay
     script = Path(args.script)
     if not script.is_file():
         raise UserError(f"no such script: {script}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.debugger.tensor_text import summary
+from workbench.debugger.views.tensor_text import summary
 
 if TYPE_CHECKING:
     from workbench.debugger.run import Run

@@ -11,10 +11,10 @@ import numpy as np
 from ge_core.compiler.build.annotations import OUTPUT_OFFSET
 from ge_core.graph import ComputeGraph, GeTensor, Node, dump_graph, node_line, to_dot
 from ge_core.graph.dump import Detail
-from workbench.compile_report import type_delta_text
-from workbench.debugger import tensor_text
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
-from workbench.debugger.program import RunState
+from workbench.debugger.targets.program import RunState
+from workbench.debugger.views import tensor_text
+from workbench.debugger.views.compile_report import type_delta_text
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger

@@ -12,7 +12,7 @@ from ge_core.passes.events import PassBegin, PassEnd
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.program import PhaseBegin, PhaseEnd
+from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger

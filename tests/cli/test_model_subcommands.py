@@ -7,7 +7,7 @@ import pytest
 
 from workbench.cli import main
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_models" / "tiny_cnn.onnx"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
 
 @pytest.fixture(autouse=True)

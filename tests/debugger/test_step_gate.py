@@ -11,7 +11,7 @@ from ge_core.parser import parse_onnx
 from npu_emu.trace import TraceBus, TraceRecorder, use_bus
 from workbench.debugger import StepGate
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_models" / "tiny_cnn.onnx"
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
 
 def build_and_run():

@@ -2,7 +2,7 @@
 drives the device inside its own API calls) changes nothing in the trace or the results."""
 import numpy as np
 
-from conftest import empty, read, vec
+from debugger_testing import empty, read, vec
 from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceBus, TraceRecorder, use_bus

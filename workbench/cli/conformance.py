@@ -1,8 +1,10 @@
-"""`gewb conformance`: the CLI face of the runner. Imports the runner only when the command runs,
-so building gewb's parser stays cheap."""
+"""`gewb conformance`: the CLI face of the runner. Imports the runner only when the subcommand
+runs, so building gewb's parser stays cheap."""
 from __future__ import annotations
 
 import argparse
+
+from workbench.cli.user_error import UserError
 
 
 def add_conformance_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +22,6 @@ def add_conformance_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_conformance(args: argparse.Namespace) -> int:
-    from workbench.cli import UserError
     from workbench.conformance import runner
 
     try:
