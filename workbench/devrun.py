@@ -14,10 +14,11 @@ from pathlib import Path
 from types import FrameType, TracebackType
 
 from npu_emu.errors import AclError
-from npu_emu.runtime import FaultFound, Runtime, RuntimeConfig, use_runtime
+from npu_emu.runtime import FaultFound, RuntimeConfig
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceBus, TraceEvent, use_bus
+from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.world import World
 
 
 class DevrunObserver:
@@ -63,8 +64,8 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     timeline = Timeline()
     if trace:
         bus.subscribe(timeline)
-    runtime = Runtime(RuntimeConfig(race_check=race_check), bus=bus)
-    status, error = run_program(script, runtime, observer)
+    world = World(RuntimeConfig(race_check=race_check), bus=bus)
+    status, error = run_program(script, world, observer)
     _print_summary(observer)
     if trace:
         timeline.write(trace)
@@ -76,16 +77,17 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     return 1 if (observer.faults or error) else status
 
 
-def run_program(script: Path, runtime: Runtime, observer: DevrunObserver) -> tuple[int, str]:
-    """Run the host program ``script`` (resolved) as ``__main__`` with ``runtime`` and its bus
-    current, then close the runtime. Returns the exit status and, if the program failed, one
-    error line placed in the script (the debugger runs programs through here too)."""
+def run_program(script: Path, world: World, observer: DevrunObserver) -> tuple[int, str]:
+    """Run the host program ``script`` (resolved) as ``__main__`` in ``world``, then close the
+    world's runtime. Returns the exit status and, if the program failed, one error line placed
+    in the script (the debugger runs programs through here too)."""
+    runtime = world.runtime
     error = ""
     status = 0
     argv = sys.argv
     sys.argv = [str(script)]
     try:
-        with use_bus(runtime.bus), use_runtime(runtime):
+        with world.entered():
             runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
