@@ -82,6 +82,17 @@ class Device:
     def now(self) -> int:
         return self.scheduler.now
 
+    @property
+    def host_now(self) -> int:
+        """The host's clock, kept only by host-scheduled launches (``host_issue``)."""
+        return self.scheduler.host_now
+
+    def host_issue(self) -> int:
+        """A host-scheduled executor (GE's v2 and hybrid, single op) issues one task: the host
+        spends the cost model's ``host_launch_ns`` while the device runs on
+        (``TaskScheduler.host_issue``). Returns the host's clock."""
+        return self.scheduler.host_issue(self.cost.host_launch_ns)
+
     # -- resources -----------------------------------------------------------------------------
     def new_stream(self, context: Context | None, priority: int = 0,
                    persistent: bool = False) -> Stream:

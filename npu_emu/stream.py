@@ -227,3 +227,23 @@ class StreamSwitchTask(Task):
         current = ts.device.memory.view(self.value_addr, (1,), self.dtype)[0]
         if CONDITIONS[self.condition](current, self.value):
             ts.activate(self.target, 0, stream)
+
+
+class StreamSwitchExTask(StreamSwitchTask):
+    """rtStreamSwitchEx: StreamSwitch compares with a constant; the Ex form reads both sides
+    from device memory (GE's StreamSwitch task)."""
+
+    __slots__ = ("value_ptr",)
+
+    def __init__(self, value_addr: int, condition: int, value_ptr: int, target: Stream,
+                 dtype: str, duration: int) -> None:
+        super().__init__(value_addr, condition, None, target, dtype, duration)
+        self.value_ptr = value_ptr
+        self.reads = self.reads + ((value_ptr, np.dtype(dtype).itemsize),)
+
+    def complete(self, ts: TaskScheduler, stream: Stream) -> None:
+        mem = ts.device.memory
+        left: Any = mem.view(self.value_addr, (1,), self.dtype)[0]
+        right: Any = mem.view(self.value_ptr, (1,), self.dtype)[0]
+        if CONDITIONS[self.condition](left, right):
+            ts.activate(self.target, 0, stream)

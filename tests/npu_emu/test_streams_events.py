@@ -4,7 +4,8 @@ import pytest
 
 from conftest import empty, make_runtime, read, vec
 from npu_emu.cost_model import Unit
-from npu_emu.errors import ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, TaskFaultError
+from npu_emu.errors import (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, DeadlockError,
+                            TaskFaultError)
 from npu_emu.task import TaskType
 from npu_emu.task_scheduler import Retired, SqeCompleted, SqeDispatched
 from npu_emu.world import World
@@ -63,6 +64,16 @@ def test_notify_record_and_wait_consume_the_signal(rt):
     assert n.value == 1 and not n.signalled
 
 
+def test_a_notify_reset_from_the_host_makes_the_next_wait_block(rt):
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    n = rt.create_notify()
+    s1.record_notify(n)
+    s1.synchronize()
+    assert n.signalled
+    n.reset()
+    s2.wait_notify(n)
+    with pytest.raises(DeadlockError, match="NotifyWait"):
+        s2.synchronize()
 def test_callbacks_run_in_stream_order(rt):
     s = rt.create_stream()
     seen = []

@@ -227,7 +227,7 @@ class DavinciModel:
         for event in self.events:
             stream.reset_event(event)
         for notify in self.notifies:
-            self.device.notify_flags[notify.id] = 0
+            notify.reset()
         self._aborted = False
 
     def update_feature_map_base(self, addr: int) -> None:
