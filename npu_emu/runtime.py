@@ -17,7 +17,7 @@ from npu_emu.cost_model import CostModel
 from npu_emu.device import Device
 from npu_emu.errors import ContextError, InvalidDeviceError, InvalidHandleError, InvalidParamError
 from npu_emu.event import Event
-from npu_emu.kernel import KernelTable
+from npu_emu.kernel_task import KernelTable
 from npu_emu.memory import HostMemory
 from npu_emu.model import Model
 from npu_emu.notify import Notify

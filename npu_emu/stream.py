@@ -21,7 +21,7 @@ import numpy as np
 from npu_emu.cost_model import Unit
 from npu_emu.errors import InvalidHandleError, InvalidParamError, StreamModelError
 from npu_emu.event import Event, EventRecordTask, EventResetTask, EventWaitTask
-from npu_emu.kernel import KernelTask, TensorArg, make_kernel_task
+from npu_emu.kernel_task import KernelTask, TensorArg, make_kernel_task
 from npu_emu.label import Label, LabelGotoTask, LabelSetTask, LabelSwitchByIndexTask
 from npu_emu.notify import Notify, NotifyRecordTask, NotifyWaitTask
 from npu_emu.task import EFFECT, CallbackTask, MemcpyTask, Task, TaskType

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from npu_emu.kernel import tensor_arg
+from npu_emu.kernel_task import tensor_arg
 from npu_emu.runtime import Runtime, RuntimeConfig
 from npu_emu.trace import TraceBus, TraceRecorder
 from npu_emu.world import World

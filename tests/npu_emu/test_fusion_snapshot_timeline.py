@@ -6,9 +6,9 @@ import numpy as np
 from conftest import empty, make_runtime, read, vec
 from npu_emu import snapshot
 from npu_emu.cost_model import CostModel, Unit
-from npu_emu.fusion import fusion_launch
+from npu_emu.fusion_launch import fusion_launch
 from npu_emu.hccl import hccl_launch, make_hccl_task
-from npu_emu.kernel import make_kernel_task
+from npu_emu.kernel_task import make_kernel_task
 from npu_emu.task_scheduler import SqeDispatched
 from npu_emu.timeline import Timeline
 from npu_emu.world import World
