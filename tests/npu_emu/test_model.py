@@ -149,7 +149,7 @@ def test_autosplit_creates_slave_streams_and_gives_the_same_results():
         slaves = [e for e in rt.recorder.events if isinstance(e, SlaveStreamCreated)]
         assert (len(slaves) > 0) == (limit == 8)
         if limit == 8:
-            assert all(len(s.sq) <= 8 for s in model.streams)
+            assert all(len(s.sq.entries) <= 8 for s in model.streams)
             assert len(model.streams) == 2 + len(slaves)
     first = results[(8, True)]
     assert all(np.array_equal(first, r) for r in results.values())
