@@ -30,7 +30,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ge_core.world import World  # noqa: E402
+from npu_emu.world import World  # noqa: E402
 from workbench.debugger.engine import Debugger  # noqa: E402
 from workbench.debugger.targets import Target, open_target  # noqa: E402
 from workbench.debugger.targets.program import run_phases  # noqa: E402

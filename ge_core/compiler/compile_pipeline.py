@@ -17,6 +17,7 @@ resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
 """
 from __future__ import annotations
 
+import contextvars
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -211,7 +212,9 @@ class CompilePipeline:
             chunks = [jobs[i * len(jobs) // workers:(i + 1) * len(jobs) // workers]
                       for i in range(workers)]
             with ThreadPoolExecutor(workers) as pool:
-                futures = [pool.submit(_run_all, chunk) for chunk in chunks]
+                # Each task in a copy of this thread's context: the passes work in its World.
+                futures = [pool.submit(contextvars.copy_context().run, _run_all, chunk)
+                           for chunk in chunks]
                 for f in futures:
                     f.result()  # re-raises a worker's failure here
             for m in managers:

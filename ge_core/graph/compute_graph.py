@@ -10,7 +10,8 @@ from ge_core.graph.anchor import GraphError
 from ge_core.graph.events import NodeAdded, NodeRemoved
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
-from npu_emu.trace import TraceBus, current_bus
+from npu_emu.trace import TraceBus
+from npu_emu.world import current_bus
 
 DATA_TYPES = frozenset({"Data", "RefData"})
 NETOUTPUT = "NetOutput"

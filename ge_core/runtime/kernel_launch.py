@@ -19,7 +19,7 @@ from ge_core.graph.op_desc import kernel_attrs
 from ge_core.om.model_task_type import KernelType
 from npu_emu.cost_model import Unit
 from npu_emu.errors import InvalidParamError
-from npu_emu.kernel import KernelTask, TensorArg, make_kernel_task, tensor_arg
+from npu_emu.kernel_task import KernelTask, TensorArg, make_kernel_task, tensor_arg
 
 if TYPE_CHECKING:
     from npu_emu.device import Device

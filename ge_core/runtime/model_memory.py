@@ -28,7 +28,7 @@ from npu_emu.device import HostMemAccess
 if TYPE_CHECKING:
     from ge_core.om.ge_model import GeModel
     from npu_emu.device import Device
-    from npu_emu.kernel import TensorArg
+    from npu_emu.kernel_task import TensorArg
 
 FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
 LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}

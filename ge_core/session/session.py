@@ -33,7 +33,7 @@ from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device, se
 from ge_core.runtime.v1.data_inputer import Callback, Inputs
 from ge_core.runtime.v1.model_executor import GraphNode, ModelExecutor
 from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.runtime import current_runtime
+from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     import onnx

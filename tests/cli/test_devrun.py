@@ -69,7 +69,7 @@ def test_timeout_aborts_the_model_and_is_a_fault(capsys):
 
 @pytest.mark.parametrize("body, expected", [
     ("x = 1 / 0\n", "error: bad.py:1: ZeroDivisionError: division by zero"),
-    ("import npu_emu.acl as acl\nfrom npu_emu.runtime import current_runtime\n"
+    ("import npu_emu.acl as acl\nfrom npu_emu.world import current_runtime\n"
      "current_runtime().set_device(0)\ncurrent_runtime().malloc(-1)\n",
      "error: bad.py:4: InvalidParamError: malloc of -1 bytes"),
 ])

@@ -3,15 +3,16 @@ drives the device inside its own API calls) changes nothing in the trace or the 
 import numpy as np
 
 from debugger_testing import empty, read, vec
-from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
+from npu_emu.runtime import Runtime, RuntimeConfig
 from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World, current_bus
 from workbench.debugger import StepGate
 
 
 def target():
-    rt = Runtime(RuntimeConfig(memory_bytes=1 << 20, race_check=True))
-    with use_runtime(rt):
+    rt = Runtime(RuntimeConfig(memory_bytes=1 << 20, race_check=True), current_bus())
+    with World(runtime=rt).entered():
         rt.set_device(0)
         s1, s2 = rt.create_stream(), rt.create_stream()
         x = vec(rt, np.arange(32, dtype=np.float32))
@@ -29,7 +30,7 @@ def target():
 def traced(stop):
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         gate = StepGate(target, bus)
         stops = []
         while (event := gate.run_until(stop)) is not None:

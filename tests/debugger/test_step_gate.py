@@ -8,7 +8,8 @@ from ge_core.executor import HostExecutor, NodeExecuted
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.graph.events import AttrSet, NodeAdded
 from ge_core.parser import parse_onnx
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World, current_world
 from workbench.debugger import StepGate
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
@@ -27,7 +28,7 @@ def traced(stop):
     """Run build_and_run under a gate that parks on every event matching ``stop``."""
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         gate = StepGate(build_and_run, bus)
         stops = []
         while (event := gate.run_until(stop)) is not None:
@@ -65,13 +66,20 @@ def test_parked_worker_state_is_stable_and_inspectable():
         b.op_desc.set_attr("stream_id", 3)
         return "done"
 
-    with use_bus(bus):
+    with World(bus=bus).entered():
         gate = StepGate(target, bus)
         ev = gate.run_until(lambda e: isinstance(e, NodeAdded) and e.node == "b")
         assert ev.node == "b" and seen[0].find_node("b").in_data_anchor(0).peer is None
         ev = gate.run_until(lambda e: isinstance(e, AttrSet))
         assert (ev.key, ev.old, ev.new) == ("stream_id", "None", "3")
         assert gate.run_until(lambda e: True) is None and gate.result == "done"
+
+
+def test_the_worker_runs_in_the_world_the_gate_was_made_in():
+    world = World()
+    with world.entered():
+        gate = StepGate(current_world, world.bus)
+    assert gate.run_until(lambda e: True) is None and gate.result is world
 
 
 def test_target_errors_are_kept_not_raised():
@@ -90,7 +98,7 @@ def test_close_abandons_a_parked_target():
     reached_end = []
 
     def target():
-        with use_bus(bus):
+        with World(bus=bus).entered():
             g = ComputeGraph("g")
             g.add_node(OpDesc("a", "Data", 0, 1))
             g.add_node(OpDesc("b", "Data", 0, 1))
@@ -108,7 +116,7 @@ def test_stop_after_n_events_then_free_run_matches(n):
     free, _, _ = traced(lambda e: False)
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         gate = StepGate(build_and_run, bus)
         assert gate.run_until(lambda e: e.tick == n).tick == n
         assert gate.run_until(lambda e: False) is None

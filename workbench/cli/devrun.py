@@ -8,9 +8,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.runtime import RuntimeConfig
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceBus
+from npu_emu.world import World
 from workbench.cli.user_error import UserError
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
 
@@ -25,8 +26,8 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     timeline = Timeline()
     if trace:
         bus.subscribe(timeline)
-    runtime = Runtime(RuntimeConfig(race_check=race_check), bus=bus)
-    status, error = run_program(script, runtime, observer)
+    world = World(RuntimeConfig(race_check=race_check), bus=bus)
+    status, error = run_program(script, world, observer)
     _print_summary(observer)
     if trace:
         timeline.write(trace)

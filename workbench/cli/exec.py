@@ -128,7 +128,7 @@ RUNNERS = {"auto": _run_auto, "sink": _run_sink, "v2": _run_v2, "hybrid": _run_h
 
 
 def run_exec(args: argparse.Namespace) -> int:
-    from ge_core.world import World
+    from npu_emu.world import World
     from npu_emu.timeline import Timeline
     from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():

@@ -37,7 +37,7 @@ def _task_ids(session: Session, attr: str) -> list[str]:
     if rt is None:
         return []
     found = {getattr(t, attr) for d in rt.devices.values() for s in d.scheduler.streams
-             for t in s.sq if hasattr(t, attr)}
+             for t in s.sq.entries if hasattr(t, attr)}
     return [str(i) for i in sorted(found)]
 
 

@@ -16,7 +16,7 @@ from ge_core.executor import HostExecutor
 from ge_core.om import om_bytes
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1 import GraphExecutor, GraphLoader
-from ge_core.world import World
+from npu_emu.world import World
 
 Via = Callable[[str | onnx.ModelProto, dict[str, Any]], list[Any]]
 
@@ -57,7 +57,7 @@ def run_on_device_v2(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> lis
     # Imported here: the runtime packages are the heavy part, and other vias never need them.
     from ge_core.runtime.hybrid import is_need_hybrid_load
     from ge_core.runtime.v2 import execute_v2
-    from ge_core.world import World
+    from npu_emu.world import World
 
     with World().entered():
         graph = _compiled(model)
@@ -70,7 +70,7 @@ def run_on_device_hybrid(model: str | onnx.ModelProto, feeds: dict[str, Any]) ->
     """Parse, compile, then a HybridDavinciModel on the emulated device: every shape inferred
     at run time, host-scheduled node by node, in a world of its own."""
     from ge_core.runtime.hybrid import execute_hybrid
-    from ge_core.world import World
+    from npu_emu.world import World
 
     with World().entered():
         return list(execute_hybrid(_compiled(model), feeds).outputs.values())

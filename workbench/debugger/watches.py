@@ -154,7 +154,7 @@ def _stream_watch(words: list[str]) -> tuple[list[Listen], Reader]:
         for device in runtime.devices.values():
             for s in device.scheduler.streams:
                 if s.id == ident:
-                    text = f"{s.state.name.lower()}, SQE {s.base + s.head} of {s.base + len(s.sq)}"
+                    text = f"{s.state.name.lower()}, SQE {s.sq.head_pos} of {s.sq.tail_pos}"
                     return text + (f", waiting at {s.waiting}" if s.waiting else "")
         return f"<no stream {ident}>"
     return listens, read

@@ -34,8 +34,8 @@ from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
 from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
 from npu_emu.model import ModelState
-from npu_emu.runtime import current_runtime
 from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     from npu_emu.event import Event
@@ -227,7 +227,7 @@ class DavinciModel:
         for event in self.events:
             stream.reset_event(event)
         for notify in self.notifies:
-            self.device.notify_flags[notify.id] = 0
+            notify.reset()
         self._aborted = False
 
     def update_feature_map_base(self, addr: int) -> None:

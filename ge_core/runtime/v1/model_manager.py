@@ -1,7 +1,7 @@
 """ModelManager: the registry of loaded models (GE's model_manager.cc), one per World.
 
 GE's is a process singleton; here ``ModelManager.get_instance()`` answers the *current world's*
-(ge_core.world), so a new run starts with no models. It keeps
+(npu_emu/world.py: ``World.instance``), so a new run starts with no models. It keeps
 
 - ``model_map``: model id -> DavinciModel (static, sunk to the device), and
   ``hybrid_model_map``: model id -> HybridDavinciModel (dynamic shapes, ge_core.runtime.hybrid,
@@ -22,7 +22,7 @@ from ge_core.om.ge_model import GeModel
 from ge_core.runtime.errors import InvalidModelIdError
 from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device
 from ge_core.runtime.v1.davinci_model import DavinciModel
-from ge_core.world import World, current_world
+from npu_emu.world import current_world
 
 if TYPE_CHECKING:
     from npu_emu.device import Device
@@ -40,8 +40,7 @@ class SharedWeights:
 
 
 class ModelManager:
-    def __init__(self, world: World) -> None:
-        self.world = world
+    def __init__(self) -> None:
         self.model_map: dict[int, DavinciModel] = {}
         self.hybrid_model_map: dict[int, Any] = {}
         self.weights: dict[tuple[int, str], SharedWeights] = {}   # (device, sha256) -> copy
@@ -51,7 +50,7 @@ class ModelManager:
 
     @staticmethod
     def get_instance() -> "ModelManager":
-        return current_world().model_manager
+        return current_world().instance(ModelManager)
 
     # -- ids and sessions ----------------------------------------------------------------------
     def generate_model_id(self) -> int:

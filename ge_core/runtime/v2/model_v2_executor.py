@@ -79,12 +79,12 @@ class ModelV2Executor:
         values = self.values
         for (_, value_id), feed in zip(self.graph.inputs, self._feed_list(feeds)):
             values[value_id] = feed
-        scheduler = self.stream.device.scheduler
-        start = max(scheduler.now, scheduler.host_now)
+        device = self.stream.device
+        start = max(device.now, device.host_now)
         self.main.execute()
         self.iterations += 1
         outputs = {name: values[v] for name, v in self.graph.outputs}
-        return ExecuteResult(outputs, scheduler.now - start, start, scheduler.now)
+        return ExecuteResult(outputs, device.now - start, start, device.now)
 
     def _feed_list(self, feeds: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
         names = [name for name, _ in self.graph.inputs]

@@ -172,7 +172,7 @@ def setup(workdir: str) -> dict[str, str]:
 
 
 def _device_bytes(ptr: int, size: int) -> bytes | None:
-    from npu_emu.runtime import current_runtime
+    from npu_emu.world import current_runtime
     for device in current_runtime().devices.values():
         try:
             return device.memory.read(ptr, size)
@@ -182,7 +182,7 @@ def _device_bytes(ptr: int, size: int) -> bytes | None:
 
 
 def _fill(ptr: int, size: int) -> None:
-    from npu_emu.runtime import current_runtime
+    from npu_emu.world import current_runtime
     for device in current_runtime().devices.values():
         try:
             device.memory.write(ptr, bytes([PATTERN]) * size)
@@ -192,11 +192,12 @@ def _fill(ptr: int, size: int) -> None:
 
 
 def run(case: tuple, paths: dict[str, str]) -> Verdict:
-    from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
+    from npu_emu.runtime import RuntimeConfig
+    from npu_emu.world import World
     start, calls = case
     state = State()
     gc.collect()   # the last case's runtime and its device memory
-    with use_runtime(Runtime(RuntimeConfig(memory_bytes=DEVICE_BYTES))):
+    with World(RuntimeConfig(memory_bytes=DEVICE_BYTES)).entered():
         for api, draws in [*start, *calls]:
             roles, makes = API[api]
             args = [_value(r, m, p, state, paths) for r, (m, p) in zip(roles, draws)]

@@ -8,7 +8,8 @@ from ge_core.compiler.memory import (FEATURE_MAP, WEIGHT, ZERO_COPY_INPUT, ZERO_
                                      assign_memory, check_no_overlap)
 from ge_core.graph import GeShape, GeTensorDesc
 from ge_core.graph.types import DataType
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 from mem_testing import BLOCK, GraphBuilder, chain
 
 
@@ -68,7 +69,7 @@ def test_every_node_gets_its_offsets():
 def test_offsets_are_set_where_watches_see_them():
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         b = chain(2)
     assign_memory(b.graph)
     keys = {(e.node, e.key) for e in rec.events if type(e).__name__ == "AttrSet"}

@@ -15,11 +15,11 @@ from ge_core.runtime.hybrid import HybridDavinciModel, execute_hybrid, is_need_h
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import default_stream
 from ge_core.runtime.v2.events import KernelLaunched
-from ge_core.world import World
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.task import TaskType
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceRecorder
+from npu_emu.world import World
 
 KERNEL_TYPES = {TaskType.KERNEL_AICORE, TaskType.KERNEL_AIVEC, TaskType.KERNEL_AICPU}
 

@@ -18,9 +18,9 @@ from ge_core.runtime.v2 import (EXECUTORS, ExecuteGraphError, ModelV2Executor, S
                                 default_stream, execute_v2, lower_graph)
 from ge_core.runtime.hybrid import execute_hybrid
 from ge_core.runtime.v2.events import KernelLaunched
-from ge_core.world import World
-from npu_emu.runtime import RuntimeConfig, current_runtime
+from npu_emu.runtime import RuntimeConfig
 from npu_emu.trace import TraceRecorder
+from npu_emu.world import World, current_runtime
 
 
 def _loaded(built, executor="sequential", stream=None):

@@ -2,19 +2,19 @@
 one-phase program, run as `gewb devrun` runs it (host_runner), on the run's own World."""
 from __future__ import annotations
 
-from npu_emu.runtime import current_runtime
+from npu_emu.world import current_world
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
 from workbench.debugger.targets.program import Phase, RunState
 
 
 def run_host_program(state: RunState, start: int) -> None:
-    runtime = current_runtime()
+    world = current_world()
     observer = HostProgramObserver(state.source)
-    runtime.bus.subscribe(observer)
+    world.bus.subscribe(observer)
     try:
-        state.exit_status, state.error = run_program(state.source, runtime, observer)
+        state.exit_status, state.error = run_program(state.source, world, observer)
     finally:
-        runtime.bus.unsubscribe(observer)
+        world.bus.unsubscribe(observer)
     state.faults = observer.faults
 
 

@@ -1,5 +1,5 @@
 """A host program (a user's script written against ``npu_emu.acl``) run as ``__main__`` on a
-given runtime, with every fault and program error placed at the script's file:line. `gewb devrun`
+given World, with every fault and program error placed at the script's file:line. `gewb devrun`
 and the debugger's host-program target both run programs through here."""
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 from types import FrameType, TracebackType
 
 from npu_emu.errors import AclError
-from npu_emu.runtime import FaultFound, Runtime, use_runtime
+from npu_emu.runtime import FaultFound
 from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent, use_bus
+from npu_emu.trace import TraceEvent
+from npu_emu.world import World
 
 
 class HostProgramObserver:
@@ -48,16 +49,17 @@ class HostProgramObserver:
         return last
 
 
-def run_program(script: Path, runtime: Runtime, observer: HostProgramObserver) -> tuple[int, str]:
-    """Run the host program ``script`` (resolved) as ``__main__`` with ``runtime`` and its bus
-    current, then close the runtime. Returns the exit status and, if the program failed, one
+def run_program(script: Path, world: World, observer: HostProgramObserver) -> tuple[int, str]:
+    """Run the host program ``script`` (resolved) as ``__main__`` in ``world``, then close the
+    world's runtime. Returns the exit status and, if the program failed, one
     error line placed in the script."""
+    runtime = world.runtime
     error = ""
     status = 0
     argv = sys.argv
     sys.argv = [str(script)]
     try:
-        with use_bus(runtime.bus), use_runtime(runtime):
+        with world.entered():
             runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

@@ -17,7 +17,7 @@ from ge_core.om.om_file import load_om
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1.graph_loader import GraphLoader
 from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.runtime import current_runtime
+from npu_emu.world import current_runtime
 from workbench.debugger.targets.program import Phase, RunState
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from npu_emu.device import Device
 from npu_emu.runtime import Runtime
 from npu_emu.stream import Stream
-from npu_emu.task import EVENT_WAIT, Task
+from npu_emu.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.views import tensor_text
 
@@ -18,17 +18,13 @@ def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
     return [(d, s) for d in rt.devices.values() for s in d.scheduler.streams]
 
 
-def _queued(s: Stream) -> list[Task]:
-    return s.sq if s.persistent else s.sq[s.head:]
-
-
 def streams(rt: Runtime) -> Outcome:
     if not rt.devices:
         return Printed(NO_DEVICE)
     rows = []
     for d, s in _streams(rt):
-        rows.append((str(d.id), str(s.id), s.state.name.lower(), f"{s.base + s.head}",
-                     str(s.pending), f"{s.cq_tail - s.cq_head}",
+        rows.append((str(d.id), str(s.id), s.state.name.lower(), f"{s.sq.head_pos}",
+                     str(s.pending), f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
     return TableOutcome("streams", ("dev", "stream", "state", "next SQE", "pending", "CQ",
@@ -44,7 +40,7 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra) -> Outcome:
     for d in rt.devices.values():
         users: dict[int, tuple[list[str], list[str]]] = {}
         for s in d.scheduler.streams:
-            for t in _queued(s):
+            for t in s.queued():
                 ident = getattr(t, attr, None)
                 if ident is not None:
                     side = 1 if t.kind >= EVENT_WAIT else 0   # waits, or records
@@ -90,7 +86,7 @@ def models(rt: Runtime) -> Outcome:
     rows = tuple((str(m.id), m.name, m.state.value, "yes" if m.running else "-",
                   ",".join(f"s{s.id}" for s in m.streams) or "-",
                   ",".join(f"s{s.id}" for s in m.head_streams) or "-",
-                  str(sum(len(s.sq) for s in m.streams)), str(len(m.labels.labels)))
+                  str(sum(len(s.sq.entries) for s in m.streams)), str(len(m.labels.labels)))
                  for m in rt.models)
     if not rows:
         return Printed("no models")

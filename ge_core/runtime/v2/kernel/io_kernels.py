@@ -9,7 +9,7 @@ from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel import tensor_arg
+from npu_emu.kernel_task import tensor_arg
 
 
 def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,

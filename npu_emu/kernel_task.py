@@ -1,5 +1,5 @@
-"""Kernels on the device: a name resolved to a numpy kernel, launched with an args table of
-device addresses. At retirement the kernel runs on numpy views of device memory at those
+"""Kernel tasks on the device: a kernel name resolved to a numpy kernel, launched with an args
+table of device addresses. At retirement the kernel runs on numpy views of device memory at those
 addresses and writes its outputs there, so a wrong address or a missing wait really corrupts.
 
 Names resolve first in the runtime's own table (``KernelTable.register``: a lesson's custom
