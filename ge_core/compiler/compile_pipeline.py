@@ -30,6 +30,7 @@ from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceRep
 from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
+from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
 from ge_core.passes import PassManager, PassRecord, Step
 
@@ -181,8 +182,8 @@ class CompilePipeline:
         the placer gives their type, so the build sees an engine on every node."""
         placer = EnginePlacer(self.options.exclude_engines)
         for node in self.graph.all_nodes():
-            if not node.op_desc.has_attr("engine"):
-                node.op_desc.set_attr("engine", placer.place(node).name)
+            if not node.op_desc.has_attr(ENGINE):
+                node.op_desc.set_attr(ENGINE, placer.place(node).name)
 
     def _partition(self) -> None:
         if self.checker is not None:

@@ -10,6 +10,7 @@ import numpy as np
 from ge_core.executor.host_executor import LATEST_OPSET
 from ge_core.graph import (ComputeGraph, GeShape, GeTensor, GeTensorDesc, GraphUtils, Node, OpDesc,
                            OutDataAnchor)
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
 
@@ -25,7 +26,7 @@ def const_value(node: Node | None) -> np.ndarray | None:
     """The value of a Const node, else None."""
     if node is None or node.type != "Const":
         return None
-    value = node.op_desc.get_attr("value")
+    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
     return value.data if isinstance(value, GeTensor) else None
 
 
@@ -41,7 +42,8 @@ def make_const(graph: ComputeGraph, name: str, data: np.ndarray) -> Node:
     """Add a Const node holding ``data`` under a name not yet used in ``graph``."""
     data = np.asarray(data)
     desc = GeTensorDesc(GeShape(tuple(data.shape)), DataType.from_numpy(data.dtype))
-    op = OpDesc(graph.unique_name(name), "Const", 0, 1, {"value": GeTensor(data, desc.copy())})
+    op = OpDesc(graph.unique_name(name), "Const", 0, 1,
+                {ATTR_NAME_WEIGHTS: GeTensor(data, desc.copy())})
     op.output_descs[0] = desc
     return graph.add_node(op)
 
@@ -54,7 +56,7 @@ def tensor_key(data: np.ndarray) -> tuple:
 
 
 def graph_opset(graph: ComputeGraph) -> int:
-    return int(graph.root.attrs.get("opset", LATEST_OPSET))
+    return int(graph.root.attrs.get(OPSET, LATEST_OPSET))
 
 
 def static_dims(desc: GeTensorDesc) -> tuple[int, ...] | None:

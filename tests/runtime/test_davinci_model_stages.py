@@ -3,9 +3,10 @@ the state the next stage builds on."""
 import numpy as np
 import pytest
 
-from ge_core.compiler.build.annotations import OUTPUT_OFFSET, VAR_BASE
 from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.graph import ComputeGraph, GeTensor, OpDesc
+from ge_core.graph.attr_names import OUTPUT_OFFSET
+from ge_core.om.logical_memory import VAR_BASE
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.runtime.errors import ModelLoadError
 from ge_core.runtime.model_memory import (FEATURE_MAP, VARIABLE, WEIGHT, ModelMemory, Segment,

@@ -19,6 +19,7 @@ import numpy as np
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.model_builder import build_model
 from ge_core.graph import ComputeGraph, GeTensorDesc, OpDesc
+from ge_core.graph.attr_names import ATTR_NAME_INDEX, OPSET
 from ge_core.runtime.hybrid import HYBRID_LOWERING, is_need_hybrid_load
 from ge_core.runtime.kernel_launch import LATEST_OPSET
 from ge_core.runtime.v2 import ExecuteResult, LoweringOptions, ModelV2Executor, lower_graph
@@ -31,13 +32,13 @@ def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
                     attrs: dict[str, Any], num_outputs: int, opset: int) -> ComputeGraph:
     """Data per present input -> the op -> NetOutput (None: an optional input left out)."""
     graph = ComputeGraph(f"{SINGLE_OP_PREFIX}{op_type}")
-    graph.attrs["opset"] = opset
+    graph.attrs[OPSET] = opset
     op = graph.add_node(OpDesc(op_type, op_type, len(input_descs), num_outputs, attrs))
     for i, desc in enumerate(input_descs):
         if desc is None:
             op.op_desc.input_descs[i].absent = True
             continue
-        data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {"index": i}))
+        data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {ATTR_NAME_INDEX: i}))
         data.op_desc.output_descs[0] = desc.copy()
         data.op_desc.output_names[0] = f"input_{i}"
         data.out_data_anchors[0].link_to(op.in_data_anchors[i])

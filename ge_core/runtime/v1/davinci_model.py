@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.graph import Node
-from ge_core.om.ge_model import LABEL_NUM, NOTIFY_NUM, GeModel
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
+from ge_core.om.ge_model import GeModel
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelExecuteTimeout, ModelLoadError, ModelOutputError
@@ -59,7 +60,7 @@ class DavinciModel:
         self.ge_model = ge_model
         self.name = ge_model.name
         self.graph = ge_model.graph
-        self.opset = int(self.graph.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(self.graph.attrs.get(OPSET, LATEST_OPSET))
         self.inputs: list[IoDesc] = []
         self.outputs: list[IoDesc] = []
         self.memory: ModelMemory | None = None
@@ -125,9 +126,9 @@ class DavinciModel:
         self.streams = [self.context.create_stream() for _ in range(task_def.stream_num)]
         self.events = [self.runtime.create_event() for _ in range(task_def.event_num)]
         self.notifies = [self.device.create_notify(f"{self.name} notify {i}")
-                         for i in range(int(task_def.attr.get(NOTIFY_NUM, "0")))]
+                         for i in range(int(task_def.attr.get(ATTR_MODEL_NOTIFY_NUM, "0")))]
         self.labels = [self.rt_model.create_label()
-                       for _ in range(int(task_def.attr.get(LABEL_NUM, "0")))]
+                       for _ in range(int(task_def.attr.get(ATTR_MODEL_LABEL_NUM, "0")))]
         for task in task_def.task:   # GE's InitTbeHandle: every kernel known before any sinks
             if task.type in KERNEL_TASKS:
                 node = self.node(task.id)

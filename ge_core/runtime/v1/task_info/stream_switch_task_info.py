@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import INPUT_OFFSET
 from ge_core.graph import DataType
+from ge_core.graph.attr_names import INPUT_OFFSET
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
 from npu_emu.stream import CONDITIONS, Stream, StreamSwitchTask
