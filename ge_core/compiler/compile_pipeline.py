@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ge_core.compiler.engine_placer import EnginePlacer
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
@@ -33,6 +32,7 @@ from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
 from ge_core.passes import PassManager, PassRecord, Step
+from ge_core.stage_events import StageBegin, StageEnd
 
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.graph import Node
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
 from ge_core.om.ge_model import GeModel
@@ -33,6 +32,7 @@ from ge_core.runtime.v1.events import ModelUnloaded
 from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
+from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
 from npu_emu.model import ModelState
 from npu_emu.runtime import current_runtime
