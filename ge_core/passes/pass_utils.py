@@ -1,9 +1,8 @@
 """Small helpers every rewrite needs: reading and making constants, moving consumers, deleting
-what a rewrite left unused, and the rule-table node pass most simple rewrites are written as."""
+what a rewrite left unused."""
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -146,22 +145,3 @@ def replace_node(pass_: BaseNodePass, node: Node, outputs: list[OutDataAnchor | 
     pass_.isolate_and_delete_node(node, {})  # re-passes its neighbours, the new nodes among them
     for p in producers:
         delete_if_dead(pass_, p)
-
-
-# -- rule tables --------------------------------------------------------------------------------
-Rewrite = Callable[["RewritePass", Node], bool]
-
-
-class RewritePass(BaseNodePass):
-    """A node pass written as a table of (op types, rewrite) rows, tried in order; a rewrite
-    returns whether it changed the graph. A node that survives a rewrite is passed again at once,
-    so rules chain on it (a collapsed Reshape chain may now be an identity)."""
-
-    rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
-
-    def run(self, node: Node) -> None:
-        for op_types, rewrite in self.rules:
-            if node.type in op_types and rewrite(self, node):
-                if node not in self.deleted:
-                    self.add_immediate_re_pass_node(node)
-                return

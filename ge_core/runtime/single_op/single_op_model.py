@@ -21,7 +21,7 @@ from ge_core.compiler.model_builder import build_model
 from ge_core.graph import ComputeGraph, GeTensorDesc, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, OPSET
 from ge_core.runtime.hybrid import HYBRID_LOWERING, is_need_hybrid_load
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v2 import ExecuteResult, LoweringOptions, ModelV2Executor, lower_graph
 from npu_emu.stream import Stream
 

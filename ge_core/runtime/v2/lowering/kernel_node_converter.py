@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ge_core.graph import Node
 from ge_core.graph.attr_names import ENGINE
-from ge_core.runtime.kernel_launch import UNIT_OF_ENGINE, OpKernel
+from ge_core.runtime.op_kernel import UNIT_OF_ENGINE, OpKernel
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import (GE_LOCAL_VIEW, KERNEL,

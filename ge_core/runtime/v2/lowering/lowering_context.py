@@ -10,7 +10,7 @@ from typing import Any
 
 from ge_core.graph import ComputeGraph, GeTensor, InDataAnchor, Node
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET, STREAM_ID
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode, TensorSpec
 

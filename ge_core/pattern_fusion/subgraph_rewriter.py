@@ -15,9 +15,9 @@ import numpy as np
 
 from ge_core.graph import (ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc,
                            OutDataAnchor)
-from ge_core.fusion.pattern_matcher import MatchResult
 from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
 from ge_core.passes.pass_utils import make_const
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
 
 
 class RewriteError(GraphError):

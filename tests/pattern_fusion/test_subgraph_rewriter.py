@@ -2,11 +2,11 @@
 and run in topological order, the same every time; PatternFusionPass steps and traces them."""
 import pytest
 
-from ge_core.fusion import (ConvReluFusionPass, FusionMatched, In, Pat, Pattern, PatternFusionPass,
-                            RewriteError)
 from ge_core.graph import GraphUtils, dump_graph
 from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
 from ge_core.passes import PassManager
+from ge_core.pattern_fusion import (ConvReluFusionPass, FusionMatched, In, Pat, Pattern,
+                                    PatternFusionPass, RewriteError)
 from npu_emu.trace import TraceBus, TraceRecorder
 from fusion_testing import GraphBuilder, node, run_and_compare
 
