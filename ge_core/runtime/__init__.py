@@ -1,6 +1,7 @@
 """GE's runtime: loading and executing what the compiler built (seed 000).
 
-    v1/          GraphLoader -> ModelManager -> DavinciModel (TaskSink), the Session's executors
+    v1/          GraphLoader -> ModelManager -> DavinciModel (TaskSink), or HybridDavinciModel
+                 for unknown dims, as ModelManager chooses; the Session's executors
     v2/          lowering to an ExecuteGraph (Init / Main / DeInit), sequential and topological
                  executors, ModelV2Executor, StreamExecutor
     hybrid/      HybridDavinciModel: unknown shapes, host-scheduled node by node

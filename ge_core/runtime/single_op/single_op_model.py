@@ -20,8 +20,9 @@ from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.model_builder import build_model
 from ge_core.graph import ComputeGraph, GeTensorDesc, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, OPSET
-from ge_core.runtime.hybrid import HYBRID_LOWERING, is_need_hybrid_load
+from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.op_kernel import LATEST_OPSET
+from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import ExecuteResult, LoweringOptions, ModelV2Executor, lower_graph
 from npu_emu.stream import Stream
 
@@ -59,9 +60,10 @@ class SingleOpModel:
 
     def build_op(self, stream: Stream) -> "SingleOp":
         """Compile; a graph left with unknown dims - declared so, or an output shape that
-        depends on an input's value (ReduceSum's axes) - becomes a DynamicSingleOp."""
+        depends on an input's value (ReduceSum's axes) - becomes a DynamicSingleOp, as
+        ModelManager would load such a graph hybrid."""
         compile_graph(self.graph, CompileOptions(dump=None))
-        if is_need_hybrid_load(self.graph):
+        if ModelManager.is_need_hybrid_load(self.graph):
             return DynamicSingleOp(self.graph, stream)
         return SingleOp(build_model(self.graph).ge_model.graph, stream)
 
