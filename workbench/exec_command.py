@@ -91,11 +91,11 @@ def _about(model) -> str:
 def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     """GraphManager's steps: the model loaded as ModelManager decides (auto), sunk, or hybrid;
     or, for v2, lowered to an ExecuteGraph and run once."""
-    from ge_core.graph import ComputeGraph
+    from ge_core.runtime.v1.model_manager import root_graph
     from ge_core.runtime.v2 import execute_v2
     manager = _manager(args)
     root = _root_model(args, manager)
-    feeds = _feeds(args, root if isinstance(root, ComputeGraph) else root.graph)
+    feeds = _feeds(args, root_graph(root))
     if args.mode == "v2":
         result = execute_v2(root, feeds)
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns

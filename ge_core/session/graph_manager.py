@@ -28,12 +28,11 @@ from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph, GraphUtils
-from ge_core.om.ge_model import GeModel
 from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1 import DavinciModel, GraphExecutor, GraphLoader, ModelManager
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
-from ge_core.runtime.v1.model_manager import RootModel
+from ge_core.runtime.v1.model_manager import RootModel, root_graph
 from npu_emu.runtime import current_runtime
 
 if TYPE_CHECKING:
@@ -103,8 +102,7 @@ class GraphManager:
             runtime.set_device(0)
         manager = ModelManager.get_instance()
         if hybrid:
-            graph = model.graph if isinstance(model, GeModel) else model
-            model_id = manager.load_hybrid_model(graph)
+            model_id = manager.load_hybrid_model(root_graph(model))
         else:
             model_id = GraphLoader.load_model_online(model)
         return manager.get_hybrid_model(model_id) or manager.get_model(model_id)

@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 RootModel = GeModel | ComputeGraph
 
 
+def root_graph(model: RootModel) -> ComputeGraph:
+    """GeRootModel::GetRootGraph: the graph a model was built from, or the graph itself."""
+    return model.graph if isinstance(model, GeModel) else model
+
+
 @dataclass
 class SharedWeights:
     """One device copy of a weight buffer and the models using it (GE's
@@ -86,8 +91,7 @@ class ModelManager:
     @staticmethod
     def is_need_hybrid_load(model: RootModel) -> bool:
         """GE's IsNeedHybridLoad: some tensor's dims are known only at run time."""
-        return GraphUtils.is_unknown_shape_graph(
-            model.graph if isinstance(model, GeModel) else model)
+        return GraphUtils.is_unknown_shape_graph(root_graph(model))
 
     def load_model(self, model: RootModel, session_id: int = 0,
                    feature_map_base: int | None = None,
@@ -101,7 +105,7 @@ class ModelManager:
             if feature_map_base is not None or weights_base is not None:
                 raise GeError(f"model {model.name} has unknown dims: its memory is allocated "
                               f"at each execution, no base can be provided")
-            return self.load_hybrid_model(model.graph if isinstance(model, GeModel) else model)
+            return self.load_hybrid_model(root_graph(model))
         if not isinstance(model, GeModel):
             raise GeError(f"graph {model.name} is not built: a static model loads from its "
                           f"GeModel (build it first)")
