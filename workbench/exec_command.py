@@ -54,8 +54,9 @@ def _root_model(args: argparse.Namespace, manager):
         manager.compile(graph)
         if args.mode == "hybrid":
             return graph
-        return manager.build_root_model(graph) if args.mode == "auto" else \
-            manager.build(graph).ge_model
+        if args.mode == "auto":
+            return manager.build_root_model(graph)
+        return manager.build(graph).ge_model   # sink and v2 need a static build
     except Exception as exc:
         raise UserError(f"{args.model}: {exc}") from exc
 
