@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("npu_emu", "ge_core", "workbench")   # bottom to top
@@ -142,9 +141,6 @@ def test_no_import_cycle_among_ge_core_modules():
     assert _cycles(_ge_core_graph()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="ge_core.om imports attribute names from "
-                   "ge_core.compiler.build (s11-ge moves them to ge_core.graph.attr_names "
-                   "and the OM contract beside om/): flip this once that has landed")
 def test_no_import_cycle_among_ge_core_packages():
     """One level up: ge_core's packages (graph, passes, compiler, om, runtime, ...)."""
     assert _cycles(_ge_core_graph(lambda m: ".".join(m.split(".")[:2]))) == []

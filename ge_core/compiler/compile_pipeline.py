@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ge_core.compiler.engine_placer import EnginePlacer
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
+from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
 from ge_core.passes import PassManager, PassRecord, Step
+from ge_core.stage_events import StageBegin, StageEnd
 
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
 
@@ -182,8 +183,8 @@ class CompilePipeline:
         the placer gives their type, so the build sees an engine on every node."""
         placer = EnginePlacer(self.options.exclude_engines)
         for node in self.graph.all_nodes():
-            if not node.op_desc.has_attr("engine"):
-                node.op_desc.set_attr("engine", placer.place(node).name)
+            if not node.op_desc.has_attr(ENGINE):
+                node.op_desc.set_attr(ENGINE, placer.place(node).name)
 
     def _partition(self) -> None:
         if self.checker is not None:

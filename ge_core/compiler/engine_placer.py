@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
@@ -89,7 +90,7 @@ class EnginePlacer:
         counts: dict[str, int] = {}
         for node in graph.all_nodes():
             engine = self.place(node)
-            if node.op_desc.get_attr("engine") != engine.name:
-                node.op_desc.set_attr("engine", engine.name)
+            if node.op_desc.get_attr(ENGINE) != engine.name:
+                node.op_desc.set_attr(ENGINE, engine.name)
             counts[engine.name] = counts.get(engine.name, 0) + 1
         return counts

@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ge_core.compiler.compile_pipeline import StageRecord
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.label import assign_functional_labels
 from ge_core.compiler.memory.mem_map import MemoryPlan
@@ -34,6 +33,7 @@ from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.om.ge_model import GeModel
 from ge_core.passes import PassRecord
+from ge_core.stage_events import StageBegin, StageEnd
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ge_core.graph import ComputeGraph, GeTensor, Node
+from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
+                                      ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.ops.graph_io import RTS_OPS
 from npu_emu import host_malloc
@@ -42,7 +44,7 @@ class HostExecutor:
     def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
         host_malloc.tune()
         self.graph = graph
-        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
         self._boundary: Mapping[str, np.ndarray] = {}
         self._ends: dict[str, np.ndarray] = {}
@@ -108,15 +110,17 @@ class HostExecutor:
                   parent_args: Sequence[Value]) -> Sequence[Value]:
         op = node.op_desc
         if node.type in ("Data", "RefData"):
-            pidx = op.get_attr("parent_node_index")
-            return (parent_args[pidx] if pidx is not None else args[op.get_attr("index", 0)],)
+            pidx = op.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
+            if pidx is not None:
+                return (parent_args[pidx],)
+            return (args[op.get_attr(ATTR_NAME_INDEX, 0)],)
         if node.type == "PlaceHolder":
-            return (self._boundary[op.get_attr("_peer_label")],)
+            return (self._boundary[op.get_attr(PEER_LABEL)],)
         if node.type == "End":
-            self._ends[op.get_attr("_peer_label")] = ins[0]
+            self._ends[op.get_attr(PEER_LABEL)] = ins[0]
             return ()
         if node.type == "Const":
-            value = op.get_attr("value")
+            value = op.get_attr(ATTR_NAME_WEIGHTS)
             return (value.data if isinstance(value, GeTensor) else np.asarray(value),)
         try:
             if node.type == "If":
@@ -141,7 +145,7 @@ class HostExecutor:
     def _run_loop(self, node: Node, ins: list[Value]) -> list[Value]:
         body = self._subgraph(node, "body")
         n_formal = len(body.input_nodes) - sum(
-            1 for d in body.input_nodes if d.op_desc.has_attr("parent_node_index"))
+            1 for d in body.input_nodes if d.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX))
         max_trip, cond = ins[0], ins[1]
         carried = list(ins[2:n_formal])
         n_carried = len(carried)

@@ -3,20 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ge_core.graph.attr_names import GE_ANNOTATIONS
 from ge_core.graph.events import AttrSet, short_repr
 from ge_core.graph.ge_tensor import GeTensorDesc
 
 if TYPE_CHECKING:
     from ge_core.graph.node import Node
-
-
-# Annotations GE's compiler adds to an op (stream, engine, memory offsets ...): watchable like any
-# attribute, but not part of the op's semantics, so kernels never see them. Private ones start
-# with "_" as in GE (`_stream_label`, `_logic_stream_id`).
-GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offset",
-                            "workspace", "workspace_bytes", "index", "parent_node_index",
-                            "active_stream_list", "event_id", "notify_id", "NewStreamId",
-                            "no_reuse_mem_flag", "reuse_input_index"})
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:

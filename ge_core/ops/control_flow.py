@@ -2,6 +2,7 @@
 inferred the subgraphs by the time the parent node runs)."""
 from __future__ import annotations
 
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
 from ge_core.ops.infer_context import InferShapeContext
@@ -41,7 +42,8 @@ def _loop(ctx: InferShapeContext) -> None:
     # stacks one body result per iteration along a new leading dim.
     body = _body(ctx, "body")
     results = _results(body)[1:]
-    formal = [n for n in body.input_nodes if n.op_desc.get_attr("parent_node_index") is None]
+    formal = [n for n in body.input_nodes
+              if n.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX) is None]
     n_carried = len(formal) - 2  # body inputs: iteration number, cond, carried values
     if len(results) != ctx.n_outputs or n_carried < 0:
         raise ShapeError(f"body gives {len(results)} results for {ctx.n_outputs} outputs")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.types import DataType
@@ -25,7 +26,7 @@ class InferShapeContext:
 
     @property
     def opset(self) -> int:
-        return int(self.node.graph.root.attrs.get("opset", NEWEST_OPSET))
+        return int(self.node.graph.root.attrs.get(OPSET, NEWEST_OPSET))
 
     @property
     def n_inputs(self) -> int:
@@ -60,7 +61,7 @@ class InferShapeContext:
         peer = self.node.in_data_anchors[idx].peer
         if peer is None or peer.owner.type != "Const":
             return None
-        return peer.owner.op_desc.get_attr("value").data
+        return peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS).data
 
     def const_ints(self, idx: int) -> list[int] | None:
         value = self.const(idx)

@@ -21,6 +21,7 @@ from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoPr
 
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
+from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
 from ge_core.ops import InferShapeError, infer_graph, is_supported, supported_ops
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
@@ -55,10 +56,10 @@ def _parse(source: str, path: str | None, model: onnx.ModelProto,
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
     graph = ComputeGraph(name or model.graph.name or stem or "graph")
     # A model with no opset_import predates IR version 3, which meant opset 1.
-    graph.attrs["opset"] = next((o.version for o in model.opset_import
+    graph.attrs[OPSET] = next((o.version for o in model.opset_import
                                  if o.domain in DEFAULT_DOMAINS), 1)
     if path:
-        graph.attrs["source"] = path
+        graph.attrs[SOURCE] = path
     _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer)
     try:
         infer_graph(graph)
@@ -143,13 +144,14 @@ class _GraphBuilder:
 
     # -- nodes -----------------------------------------------------------------------------
     def _add_data(self, tensor: str, desc: GeTensorDesc, **attrs: int) -> OutDataAnchor:
-        op = OpDesc(self.graph.unique_name(tensor), "Data", 0, 1, {"index": self.n_data, **attrs})
+        op = OpDesc(self.graph.unique_name(tensor), "Data", 0, 1,
+                    {ATTR_NAME_INDEX: self.n_data, **attrs})
         self.n_data += 1
         op.output_descs[0], op.output_names[0] = desc, tensor
         return self._register(op).out_data_anchor(0)
 
     def _add_const(self, name: str, value: GeTensor, tensor: str) -> Node:
-        op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {"value": value})
+        op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {ATTR_NAME_WEIGHTS: value})
         op.output_descs[0], op.output_names[0] = value.desc.copy(), tensor
         return self._register(op)
 

@@ -6,7 +6,8 @@ import numpy as np
 
 from ge_core.graph import Node
 from ge_core.graph.types import DataType
-from ge_core.passes.pass_utils import RewritePass, bypass, producer
+from ge_core.passes.pass_utils import bypass, producer
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _holds_all(a: DataType, b: DataType) -> bool:

@@ -5,10 +5,11 @@ import pytest
 from onnx import helper
 
 from build_testing import annotate_build, if_graph, onnx_graph
-from ge_core.compiler.build.annotations import INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID, WEIGHT_BASE
 from ge_core.graph import GeShape, GeTensor, GeTensorDesc, dump_graph
+from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph.dump import Detail
 from ge_core.graph.types import DataType, Format
+from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.om.model_serializer import graph_of, model_def, op_def
 from ge_core.om.proto import ge_ir_pb2
 from ge_core.om.tensor_serializer import SerializeError

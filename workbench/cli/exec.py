@@ -27,16 +27,18 @@ STREAMS = {"single": {"enable_single_stream": True},
            "auto": {"stream_max_parallel_num": AUTO_PARALLEL_STREAMS}}
 
 
-def _stream_options(streams: str | None):
-    from ge_core.compiler.stream.stream_options import StreamOptions
-    return StreamOptions(**STREAMS.get(streams, {}))
-
-
-def _ge_model(args: argparse.Namespace):
-    """The built model: an OM read, or an ONNX compiled and built with the --streams choice."""
-    from ge_core.atc import atc
+def _manager(args: argparse.Namespace):
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.compiler.stream.stream_options import StreamOptions
+    from ge_core.session import GraphManager
+    return GraphManager(CompileOptions(dump=None),
+                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {}))))
+
+
+def _root_model(args: argparse.Namespace, manager):
+    """What loads: an OM read, or an ONNX parsed and compiled, then built for its mode (hybrid
+    loads the compiled graph; auto builds it unless some dims are unknown)."""
     from ge_core.om import OmFileError, load_om
     if args.model.lower().endswith(".om"):
         if args.streams is not None:
@@ -48,23 +50,15 @@ def _ge_model(args: argparse.Namespace):
             raise UserError(str(exc)) from exc
     from workbench.cli.model_files import load_model
     graph = load_model(args.model)
-    try:
-        built = atc(graph, CompileOptions(dump=None),
-                    BuildOptions(stream=_stream_options(args.streams))).built
-    except Exception as exc:   # a compile failure names its pass or node
+    try:   # a compile or build failure names its pass or node
+        manager.compile(graph)
+        if args.mode == "hybrid":
+            return graph
+        if args.mode == "auto":
+            return manager.build_root_model(graph)
+        return manager.build(graph).ge_model   # sink and v2 need a static build
+    except Exception as exc:
         raise UserError(f"{args.model}: {exc}") from exc
-    return built.ge_model
-
-
-def _compiled_graph(args: argparse.Namespace):
-    """A compiled, unbuilt graph (hybrid's input); an OM's graph as it was built."""
-    from ge_core.compiler import CompileOptions, compile_graph
-    if args.model.lower().endswith(".om"):
-        return _ge_model(args).graph
-    from workbench.cli.model_files import load_model
-    graph = load_model(args.model)
-    compile_graph(graph, CompileOptions(dump=None))
-    return graph
 
 
 def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
@@ -84,47 +78,34 @@ def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
     return feeds
 
 
-def _run_sink(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
-    from ge_core.runtime.v1 import GraphLoader, ModelManager
-    ge_model = _ge_model(args)
-    feeds = _feeds(args, ge_model.graph)
-    model_id = GraphLoader.load_model_online(ge_model)
-    model = ModelManager.get_instance().get_model(model_id)
-    try:
-        outputs = model.nn_execute(feeds)
-        memory = ", ".join(f"{s.name.replace('_', ' ')} {s.size} B"
-                           for s in model.memory.segments if s.size)
-        streams = len(model.streams)
-        about = (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
-                 f"{len(model.task_infos)} tasks; {memory}")
-        return about, outputs, model.last_execute_ns
-    finally:
-        GraphLoader.unload_model(model_id)
+def _about(model) -> str:
+    from ge_core.runtime.hybrid import HybridDavinciModel
+    if isinstance(model, HybridDavinciModel):
+        return "hybrid (HybridDavinciModel, host-scheduled)"
+    memory = ", ".join(f"{s.name.replace('_', ' ')} {s.size} B"
+                       for s in model.memory.segments if s.size)
+    streams = len(model.streams)
+    return (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
+            f"{len(model.task_infos)} tasks; {memory}")
 
 
-def _run_v2(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
+def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
+    """GraphManager's steps: the model loaded as ModelManager decides (auto), sunk, or hybrid;
+    or, for v2, lowered to an ExecuteGraph and run once."""
+    from ge_core.runtime.v1.model_manager import root_graph
     from ge_core.runtime.v2 import execute_v2
-    ge_model = _ge_model(args)
-    result = execute_v2(ge_model, _feeds(args, ge_model.graph))
-    return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
-
-
-def _run_hybrid(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
-    from ge_core.runtime.hybrid import execute_hybrid
-    graph = _compiled_graph(args)
-    result = execute_hybrid(graph, _feeds(args, graph))
-    return "hybrid (HybridDavinciModel, host-scheduled)", result.outputs, result.emulated_ns
-
-
-def _run_auto(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
-    """GE loads a model with unknown dims as a HybridDavinciModel, any other one sunk."""
-    from ge_core.runtime.hybrid import is_need_hybrid_load
-    from workbench.cli.model_files import load_model
-    dynamic = not args.model.lower().endswith(".om") and is_need_hybrid_load(load_model(args.model))
-    return (_run_hybrid if dynamic else _run_sink)(args)
-
-
-RUNNERS = {"auto": _run_auto, "sink": _run_sink, "v2": _run_v2, "hybrid": _run_hybrid}
+    manager = _manager(args)
+    root = _root_model(args, manager)
+    feeds = _feeds(args, root_graph(root))
+    if args.mode == "v2":
+        result = execute_v2(root, feeds)
+        return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
+    model = manager.load(root, hybrid=args.mode == "hybrid")
+    try:
+        outputs = manager.execute(model, feeds)
+        return _about(model), outputs, model.last_execute_ns
+    finally:
+        manager.unload(model)
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -140,7 +121,7 @@ def run_exec(args: argparse.Namespace) -> int:
     with world.entered():
         world.runtime.set_device(0)
         try:
-            about, outputs, device_ns = RUNNERS[args.mode](args)
+            about, outputs, device_ns = _run(args)
         except UserError:
             raise
         except Exception as exc:  # a load, lowering or execution failure names its node or task

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from ge_core.compiler.events import StageEnd
 from ge_core.passes.events import PassEnd
+from ge_core.stage_events import StageEnd
 from npu_emu.model import ModelAborted, ModelFinished
 from npu_emu.trace import TraceEvent
 from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
+from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.trace import TraceEvent
 from workbench.debugger.stop_table import Check
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd

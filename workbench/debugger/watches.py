@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ge_core.compiler.events import StageEnd
 from ge_core.graph.dump import Detail, format_attr, node_line
 from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet
 from ge_core.passes.events import PassEnd
+from ge_core.stage_events import StageEnd
 from npu_emu.device import HostSynchronized, SqeSubmitted
 from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
 from npu_emu.notify import NotifyRecorded, NotifyWaitBlocked, NotifyWaitSatisfied

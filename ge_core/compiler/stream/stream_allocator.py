@@ -29,6 +29,7 @@ from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
 from ge_core.compiler.stream.sync_events import (EVENT, NOTIFY, InsertSyncEvents,
                                                  SetLogicStreamIdAttr, SyncState)
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import ATTR_MODEL_STREAM_NUM, HEAD_STREAMS
 from ge_core.passes import GraphPass, PassManager, PassRecord
 
 SYNC_STAGE = "InsertSyncNodes"
@@ -45,7 +46,7 @@ class StreamAllocator:
         allocator = LogicalStreamAllocator(self.options)
         self.logical_streams = allocator.assign(self.graph)
         self.history += allocator.history
-        self.graph.attrs["stream_num"] = self.logical_streams
+        self.graph.attrs[ATTR_MODEL_STREAM_NUM] = self.logical_streams
         return self.logical_streams
 
     def insert_sync_nodes_by_logic_stream(self) -> StreamReport:
@@ -62,14 +63,14 @@ class StreamAllocator:
                         g)
         self.history += records
         g.attrs[f"{state.kind}_num"] = len(state.events)
-        g.attrs["head_streams"] = head_streams(g)
+        g.attrs[HEAD_STREAMS] = head_streams(g)
         counts = tuple((r.name, dict(r.detail)["events"]) for r in records if r.detail)
         return StreamReport(
             logical_streams=self.logical_streams, physical_streams=self.logical_streams,
             sync_kind=state.kind, event_counts=counts, events_minimum=found.minimum,
             redundant_found=len(found.redundant),
             redundant_removed=len(found.redundant) if minimise else 0,
-            head_streams=tuple(g.attrs["head_streams"]), activated_streams=tuple(activators(g)),
+            head_streams=tuple(g.attrs[HEAD_STREAMS]), activated_streams=tuple(activators(g)),
             passes=tuple(self.history))
 
 

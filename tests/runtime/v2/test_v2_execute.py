@@ -14,9 +14,9 @@ from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensorDesc, OpDesc
 from ge_core.parser import parse_onnx
 
 from ge_core.runtime.errors import ModelInputError
+from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import (EXECUTORS, ExecuteGraphError, ModelV2Executor, StreamExecutor,
                                 default_stream, execute_v2, lower_graph)
-from ge_core.runtime.hybrid import execute_hybrid
 from ge_core.runtime.v2.events import KernelLaunched
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.trace import TraceRecorder
@@ -187,7 +187,10 @@ def test_a_rerun_in_a_fresh_world_replays_the_same_trace(lowering):
             if lowering == "v2":
                 execute_v2(built.ge_model, built.feeds, "topological")
             else:
-                execute_hybrid(built.graph, built.feeds)
+                manager = ModelManager.get_instance()
+                model_id = manager.load_hybrid_model(built.graph)
+                manager.execute_model(model_id, built.feeds)
+                manager.unload(model_id)
         digests.append(recorder.digest())
         assert any(isinstance(e, KernelLaunched) for e in recorder.events)
     assert digests[0] == digests[1]

@@ -1,6 +1,8 @@
 """An ONNX model (or an OM file) as one program, the way GE handles it: parse, compile (prepare and the three
 optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel: InitModelMem
-... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program.
+... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program;
+each phase is one of GraphManager's steps (ge_core/session/graph_manager.py), the code every face
+runs, here driven one phase at a time under the step gate.
 
 The host reference executor also runs, after the device, on the same inputs: `print tensor`
 shows a tensor from device memory and, beside it, what the reference computed for it.
@@ -9,28 +11,32 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ge_core.compiler import CompileOptions, CompilePipeline
-from ge_core.compiler.model_builder import BuildOptions, build_model
+from ge_core.compiler import CompileOptions
+from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.executor import HostExecutor, random_feeds
 from ge_core.om.om_file import load_om
-from ge_core.parser import parse_onnx
-from ge_core.runtime.v1.graph_loader import GraphLoader
-from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.world import current_runtime
+from ge_core.session import GraphManager
 from workbench.debugger.targets.program import Phase, RunState
 
 
+def _manager(state: RunState) -> GraphManager:
+    """The run's options as GraphManager's: made afresh by each phase, since the manager holds
+    nothing else (a checkpoint copies only the state)."""
+    engines = tuple(filter(None, state.settings.exclude_engines.split(",")))
+    stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
+                        BuildOptions(stream=stream))
+
+
 def parse(state: RunState, start: int) -> None:
-    state.graph = parse_onnx(state.source)
+    state.graph = _manager(state).parse(state.source)
 
 
 def compile_graph(state: RunState, start: int) -> Iterator[int]:
     """Resumable between stages: position n = the first n stages done."""
     if start == 0:
-        engines = tuple(filter(None, state.settings.exclude_engines.split(",")))
-        state.pipeline = CompilePipeline(state.graph,
-                                         CompileOptions(exclude_engines=engines, dump=None))
+        state.pipeline = _manager(state).optimize(state.graph)
     done = start
     for step in state.pipeline.steps(start_stage=start):
         if step.kind == "stage":
@@ -39,8 +45,7 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 
 def build(state: RunState, start: int) -> None:
-    stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
-    state.built = build_model(state.graph, BuildOptions(stream=stream))
+    state.built = _manager(state).build(state.graph)
     state.ge_model = state.built.ge_model
 
 
@@ -50,14 +55,12 @@ def read_om(state: RunState, start: int) -> None:
 
 
 def load(state: RunState, start: int) -> None:
-    current_runtime().set_device(0)  # as a GE process does (rtSetDevice) before loading
-    model_id = GraphLoader.load_model_online(state.ge_model)
-    state.model = ModelManager.get_instance().get_model(model_id)
+    state.model = _manager(state).load(state.ge_model)
 
 
 def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
-    state.outputs = state.model.nn_execute(feeds)
+    state.outputs = _manager(state).execute(state.model, feeds)
     state.executor = HostExecutor(state.graph, keep_values=True)
     state.executor.run(feeds)
 

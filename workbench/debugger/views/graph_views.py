@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import OUTPUT_OFFSET
 from ge_core.graph import ComputeGraph, GeTensor, Node, dump_graph, node_line, to_dot
+from ge_core.graph.attr_names import OUTPUT_OFFSET
 from ge_core.graph.dump import Detail
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import RunState

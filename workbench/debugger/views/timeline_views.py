@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.passes.events import PassBegin, PassEnd
+from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome

@@ -17,6 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.ops import infer_shape
 from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
@@ -35,7 +36,7 @@ def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
                 args: Sequence[TensorArg | None]) -> list[TensorSpec | None]:
     """Output specs of ``op_desc`` for inputs shaped like ``args``; None where still unknown."""
     graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
-    graph.attrs["opset"] = opset
+    graph.attrs[OPSET] = opset
     op = op_desc.clone()
     for i, arg in enumerate(args):
         if arg is not None:
@@ -43,7 +44,8 @@ def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
                                              DataType.from_numpy(arg.dtype))
     node = graph.add_node(op)
     for i, value in sorted(consts.items()):
-        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1, {"value": value}))
+        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
+                                      {ATTR_NAME_WEIGHTS: value}))
         const.op_desc.output_descs[0] = value.desc.copy()
         const.out_data_anchors[0].link_to(node.in_data_anchors[i])
     infer_shape(node)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.graph import GeTensor, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext, LoweringError
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
@@ -12,7 +13,7 @@ from ge_core.runtime.v2.lowering.node_converter import register_node_converter
 
 @register_node_converter("Data", "RefData")
 def lower_data(node: Node, lc: LoweringContext) -> None:
-    if node.op_desc.has_attr("parent_node_index"):
+    if node.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX):
         raise LoweringError(f"node {node.name}: a subgraph's Data is not lowered here")
     op = node.op_desc
     desc = op.output_descs[0]
@@ -29,7 +30,7 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
 
 @register_node_converter("Const")
 def lower_const(node: Node, lc: LoweringContext) -> None:
-    value = node.op_desc.get_attr("value")
+    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
     data = np.asarray(value.data if isinstance(value, GeTensor) else value, order="C")
     if data.dtype.kind in "OUS":
         raise LoweringError(f"node {node.name}: a {data.dtype} constant has no device form")

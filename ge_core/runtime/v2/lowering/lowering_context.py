@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ge_core.compiler.build.annotations import STREAM_ID
 from ge_core.graph import ComputeGraph, GeTensor, InDataAnchor, Node
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET, STREAM_ID
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode, TensorSpec
 
@@ -41,7 +41,7 @@ class LoweringContext:
     def __init__(self, graph: ComputeGraph, options: LoweringOptions) -> None:
         self.graph = graph
         self.options = options
-        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.exe = ExecuteGraph(graph.name)
         self.init, self.main = self.exe.init, self.exe.main
         self.deinit_nodes: list[tuple[str, str, tuple[int, ...]]] = []  # run in reverse
@@ -138,7 +138,8 @@ class LoweringContext:
                                   TensorSpec(d.shape.dims, d.dtype.to_numpy().name))
                     for i, d in enumerate(descs)]
         specs = tuple(self.exe.new_value(f"{node.name}:{i} spec") for i in range(len(descs)))
-        consts = {a.idx: a.peer.owner.op_desc.get_attr("value") for a in node.in_data_anchors
+        consts = {a.idx: a.peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS)
+                  for a in node.in_data_anchors
                   if a.peer is not None and a.peer.owner.type == "Const"}
         infer = self.main.add("InferShape", node.name, (stream_value, *inputs), specs,
                               {"op_desc": node.op_desc, "opset": self.opset,

@@ -9,11 +9,11 @@ atol of 1e-5 x the output's largest magnitude (what pass_equivalence also uses).
 """
 import pytest
 
-from ge_core.fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
-                            ConvBatchNormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
-                            MatMulAddFusionPass, fusion_passes)
 from ge_core.graph import GeTensorDesc, GraphUtils, dump_graph
 from ge_core.ops import infer_shape
+from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
+                                    ConvBatchNormFusionPass, ConvBiasAddFusionPass,
+                                    ConvReluFusionPass, MatMulAddFusionPass, fusion_passes)
 from fusion_testing import GraphBuilder, node, run_and_compare
 
 FOLD_TOL = {"rtol": 1e-4, "atol_scale": 1e-5}

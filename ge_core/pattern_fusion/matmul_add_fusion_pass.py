@@ -8,12 +8,12 @@ broadcasting have no Gemm form), float (Gemm before opset 13 is float only), and
 """
 from __future__ import annotations
 
-from ge_core.fusion.fusion_utils import operand_shape, out_dims
-from ge_core.fusion.pattern import In, Pat, Pattern
-from ge_core.fusion.pattern_fusion_pass import PatternFusionPass
-from ge_core.fusion.pattern_matcher import MatchResult
-from ge_core.fusion.subgraph_rewriter import Ref, Replacement
 from ge_core.passes.pass_utils import graph_opset
+from ge_core.pattern_fusion.fusion_utils import operand_shape, out_dims
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
+from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
+from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
 _matmul = Pat("MatMul", In("a"), In("b", const=True), name="matmul")
 _add = Pat("Add", _matmul, In("c", const=True), name="add", commutative=True)

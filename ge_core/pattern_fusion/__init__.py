@@ -1,16 +1,16 @@
 """GE's hand-written fusions (seed 001, "两条融合路线"): a declarative pattern language, a
 backtracking PatternMatcher, an atomic SubgraphRewriter, and one PatternFusionPass per fusion."""
-from ge_core.fusion import fused_ops
-from ge_core.fusion.activation_fusion_pass import BatchNormReluFusionPass, ConvReluFusionPass
-from ge_core.fusion.batchnorm_mul_add_fusion_pass import BatchNormMulAddFusionPass
-from ge_core.fusion.conv_batchnorm_fusion_pass import ConvBatchNormFusionPass
-from ge_core.fusion.conv_bias_add_fusion_pass import ConvBiasAddFusionPass
-from ge_core.fusion.matmul_add_fusion_pass import MatMulAddFusionPass
-from ge_core.fusion.pattern import In, Pat, Pattern
-from ge_core.fusion.pattern_fusion_pass import FusionMatched, PatternFusionPass
-from ge_core.fusion.pattern_matcher import MatchResult, PatternMatcher
-from ge_core.fusion.subgraph_rewriter import (ORIGINAL_OP_NAMES, NewNode, Replacement,
-                                              RewriteError, rewrite)
+from ge_core.pattern_fusion import fused_ops
+from ge_core.pattern_fusion.activation_fusion_pass import (BatchNormReluFusionPass,
+                                                           ConvReluFusionPass)
+from ge_core.pattern_fusion.batchnorm_mul_add_fusion_pass import BatchNormMulAddFusionPass
+from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import ConvBatchNormFusionPass
+from ge_core.pattern_fusion.conv_bias_add_fusion_pass import ConvBiasAddFusionPass
+from ge_core.pattern_fusion.matmul_add_fusion_pass import MatMulAddFusionPass
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
+from ge_core.pattern_fusion.pattern_fusion_pass import FusionMatched, PatternFusionPass
+from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
+from ge_core.pattern_fusion.subgraph_rewriter import NewNode, Replacement, RewriteError, rewrite
 
 # In pipeline order: a BN first absorbs the Mul/Add after it, then folds into its Conv; a Conv
 # gains its bias before its Relu fuses; the BNs left over fuse with their Relu.
@@ -26,6 +26,6 @@ def fusion_passes() -> list[PatternFusionPass]:
 
 __all__ = ["BatchNormMulAddFusionPass", "BatchNormReluFusionPass", "ConvBatchNormFusionPass",
            "ConvBiasAddFusionPass", "ConvReluFusionPass", "FUSION_PASSES", "FusionMatched", "In",
-           "MatMulAddFusionPass", "MatchResult", "NewNode", "ORIGINAL_OP_NAMES", "Pat", "Pattern",
+           "MatMulAddFusionPass", "MatchResult", "NewNode", "Pat", "Pattern",
            "PatternFusionPass", "PatternMatcher", "Replacement", "RewriteError", "fused_ops",
            "fusion_passes", "rewrite"]

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ge_core.fusion.conv_batchnorm_fusion_pass import BN_PARAMS
-from ge_core.fusion.fused_ops import FUSED_BATCH_NORM_RELU, FUSED_CONV
-from ge_core.fusion.fusion_utils import is_inference_bn
-from ge_core.fusion.pattern import In, Pat, Pattern
-from ge_core.fusion.pattern_fusion_pass import PatternFusionPass
-from ge_core.fusion.pattern_matcher import MatchResult
-from ge_core.fusion.subgraph_rewriter import Ref, Replacement
 from ge_core.graph import OpDesc
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import BN_PARAMS
+from ge_core.pattern_fusion.fused_ops import FUSED_BATCH_NORM_RELU, FUSED_CONV
+from ge_core.pattern_fusion.fusion_utils import is_inference_bn
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
+from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
+from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
 
 class ActivationFusionPass(PatternFusionPass):

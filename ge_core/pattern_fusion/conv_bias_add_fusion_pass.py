@@ -7,12 +7,12 @@ c may be either operand of the Add and must add one value per output channel: [C
 """
 from __future__ import annotations
 
-from ge_core.fusion.fusion_utils import channel_vector
-from ge_core.fusion.pattern import In, Pat, Pattern
-from ge_core.fusion.pattern_fusion_pass import PatternFusionPass
-from ge_core.fusion.pattern_matcher import MatchResult
-from ge_core.fusion.subgraph_rewriter import Ref, Replacement
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.pattern_fusion.fusion_utils import channel_vector
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
+from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
+from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
 _conv = Pat("Conv", In("x"), In("w"), name="conv")  # a third input must be absent
 _add = Pat("Add", _conv, In("c", const=True), name="add", commutative=True)

@@ -20,8 +20,8 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ge_core.graph import Node, OutDataAnchor
-from ge_core.fusion.pattern import In, Pat, Pattern
 from ge_core.passes.pass_utils import const_value
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 
 
 class MatchResult:

@@ -13,12 +13,12 @@ from typing import Callable
 
 import numpy as np
 
-from ge_core.fusion.fusion_utils import channel_vector, is_inference_bn
-from ge_core.fusion.pattern import In, Pat, Pattern
-from ge_core.fusion.pattern_fusion_pass import PatternFusionPass
-from ge_core.fusion.pattern_matcher import MatchResult
-from ge_core.fusion.subgraph_rewriter import Ref, Replacement
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.pattern_fusion.fusion_utils import channel_vector, is_inference_bn
+from ge_core.pattern_fusion.pattern import In, Pat, Pattern
+from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
+from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
 Fold = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 

@@ -2,7 +2,7 @@
 self-containment, optional and Const inputs, several outputs, requirements."""
 import pytest
 
-from ge_core.fusion import In, Pat, Pattern, PatternMatcher
+from ge_core.pattern_fusion import In, Pat, Pattern, PatternMatcher
 from fusion_testing import GraphBuilder, node
 
 CONV_SHAPE = (1, 2, 4, 4)

@@ -15,12 +15,9 @@ import numpy as np
 
 from ge_core.graph import (ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc,
                            OutDataAnchor)
-from ge_core.fusion.pattern_matcher import MatchResult
+from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
 from ge_core.passes.pass_utils import make_const
-
-# GE's attribute naming the framework ops a fused op came from (dump tools read it), so a user
-# following conv1 through the passes finds it inside the fused node.
-ORIGINAL_OP_NAMES = "_datadump_original_op_names"
+from ge_core.pattern_fusion.pattern_matcher import MatchResult
 
 
 class RewriteError(GraphError):
@@ -87,7 +84,10 @@ def rewrite(replacement: Replacement, outputs: Mapping[str, Ref]) -> list[Node]:
     ctrl_out = _unique(p.owner for n in removed for p in n.out_control_anchor.peers)
     weights = _unique(a.owner for a in match.inputs.values()
                       if a is not None and a.owner.type == "Const")
-    origin = [name for n in removed for name in n.op_desc.get_attr(ORIGINAL_OP_NAMES, [n.name])]
+    # The framework ops a fused op came from (dump tools read them), so a user following conv1
+    # through the passes finds it inside the fused node.
+    origin = [name for n in removed
+              for name in n.op_desc.get_attr(ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES, [n.name])]
 
     for n in removed:
         GraphUtils.remove_node(n)
@@ -158,7 +158,7 @@ def _materialise(graph: ComputeGraph, new: NewNode, made: dict[NewNode, Node],
     if new.data is not None:
         return make_const(graph, new.name, new.data)
     op = OpDesc(new.name, new.op_type, len(new.inputs), 1, new.attrs)
-    op.set_attr(ORIGINAL_OP_NAMES, list(origin))
+    op.set_attr(ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES, list(origin))
     if desc is not None:
         op.output_descs[0] = desc.copy()
     for i, ref in enumerate(new.inputs):

@@ -2,10 +2,11 @@
 and run in topological order, the same every time; PatternFusionPass steps and traces them."""
 import pytest
 
-from ge_core.fusion import (ORIGINAL_OP_NAMES, ConvReluFusionPass, FusionMatched, In, Pat, Pattern,
-                            PatternFusionPass, RewriteError)
 from ge_core.graph import GraphUtils, dump_graph
+from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
 from ge_core.passes import PassManager
+from ge_core.pattern_fusion import (ConvReluFusionPass, FusionMatched, In, Pat, Pattern,
+                                    PatternFusionPass, RewriteError)
 from npu_emu.trace import TraceBus, TraceRecorder
 from fusion_testing import GraphBuilder, node, run_and_compare
 
@@ -109,7 +110,7 @@ def test_a_fused_node_is_named_after_the_output_it_replaces_and_lists_what_it_ca
     g = b.output(conv_relu(b, "conv1", b.data("x", SHAPE)))
     ConvReluFusionPass().run(g)
     fused = node(g, "conv1_relu")
-    assert fused.op_desc.get_attr(ORIGINAL_OP_NAMES) == ["conv1", "conv1_relu"]
+    assert fused.op_desc.get_attr(ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES) == ["conv1", "conv1_relu"]
     assert "%conv1_relu : FusedConv(%x:0, %conv1_w:0) -> f32[1,2,4,4] => [%out:0]" in dump_graph(g)
 
 

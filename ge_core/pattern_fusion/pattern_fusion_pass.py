@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import ClassVar, Generator, Mapping
 
 from ge_core.graph import ComputeGraph, Node
-from ge_core.fusion.pattern import Pattern
-from ge_core.fusion.pattern_matcher import MatchResult, PatternMatcher
-from ge_core.fusion.subgraph_rewriter import Ref, Replacement, rewrite
 from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE
 from ge_core.passes.graph_pass import GraphPass
+from ge_core.pattern_fusion.pattern import Pattern
+from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
+from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement, rewrite
 from npu_emu.trace import TraceEvent
 
 

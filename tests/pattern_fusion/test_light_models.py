@@ -15,11 +15,11 @@ import onnx
 import pytest
 
 from ge_core.executor import HostExecutor
-from ge_core.fusion import FUSION_PASSES, fusion_passes
 from ge_core.graph import ComputeGraph, validate
 from ge_core.parser import parse_onnx
 from ge_core.passes import PassManager
 from ge_core.passes.infer_shape_and_fold_pass import infer_and_fold
+from ge_core.pattern_fusion import FUSION_PASSES, fusion_passes
 from workbench.conformance.light_random import randomise_weights
 from workbench.conformance.suites import DATA_DIR, dummy_feeds, load_pb
 
