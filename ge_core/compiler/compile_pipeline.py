@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ge_core.compiler.engine_placer import EnginePlacer
+from ge_core.compiler.host_cpu_ops import host_cpu_notes
 from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
@@ -170,6 +171,7 @@ class CompilePipeline:
 
     def _place(self) -> None:
         self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
+        self.result.warnings += host_cpu_notes(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
     def _optimize_after_merge(self) -> Iterator[Step]:

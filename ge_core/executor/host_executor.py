@@ -104,6 +104,11 @@ class HostExecutor:
                     self.values[a.label] = v
         return result
 
+    def run_node(self, node: Node, ins: Sequence[Value]) -> Sequence[Value]:
+        """One compute node on host values, a subgraph op's bodies included: what the host CPU
+        engine runs for a node a device executor hands it."""
+        return self._run_node(node, list(ins), (), ())
+
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
         op = node.op_desc

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ge_core.compiler.host_cpu_ops import needs_host
 from ge_core.graph import ComputeGraph
 from ge_core.runtime.errors import GeError
 from ge_core.runtime.v1.model_manager import ModelManager
@@ -24,8 +25,11 @@ HYBRID_LOWERING = LoweringOptions(infer_at_run_time=True, single_stream=True)
 
 
 def is_need_hybrid_load(graph: ComputeGraph) -> bool:
-    """GE's ModelManager::IsNeedHybridLoad: some tensor's dims are known only at run time."""
-    return any(d.shape.is_unknown for n in graph.all_nodes() for d in n.op_desc.output_descs)
+    """GE's ModelManager::IsNeedHybridLoad: some tensor's dims are known only at run time, or
+    something runs on, or lives in, the host (strings, sequences, Scan), which a sunk model
+    cannot reach."""
+    return any(d.shape.is_unknown for n in graph.all_nodes() for d in n.op_desc.output_descs) \
+        or needs_host(graph)
 
 
 class HybridDavinciModel:
