@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.ops.graph_io import RTS_OPS
@@ -19,6 +20,7 @@ from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
+ITERATING_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,7 @@ class ExecutionError(RuntimeError):
     """A node failed to run; the message names it."""
 
 
-Value = Any  # a numpy array, or None for an absent optional input
+Value = Any  # an array, a list (an ONNX sequence), or None (absent input, empty optional)
 
 
 class HostExecutor:
@@ -57,7 +59,9 @@ class HostExecutor:
             key = n.op_desc.output_names[0] or n.name
             if key not in feeds and n.name not in feeds:
                 raise ExecutionError(f"graph {self.graph.name}: no value fed for input {key!r}")
-            args.append(np.asarray(feeds.get(key, feeds.get(n.name))))
+            value = feeds.get(key, feeds.get(n.name))
+            # A sequence (a list) or an empty optional (None) is fed as it is.
+            args.append(value if value is None or isinstance(value, list) else np.asarray(value))
         outputs = self.run_graph(self.graph, args)
         out_node = self.graph.output_node
         names = [nm or f"output_{i}" for i, nm in enumerate(out_node.op_desc.input_names)] \
@@ -128,6 +132,9 @@ class HostExecutor:
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
+            iterate = ITERATING_OPS.get(node.type)
+            if iterate is not None:
+                return iterate(self, node, ins)
             outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
         except ExecutionError:
             raise

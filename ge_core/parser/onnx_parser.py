@@ -250,8 +250,8 @@ class _GraphBuilder:
         except ValueError as err:
             raise self._error(f"graph input {value.name!r}: {err}") from err
         if desc is None:
-            raise self._error(f"graph input {value.name!r} is not a tensor (sequence, map and "
-                              f"optional types are not supported)")
+            raise self._error(f"graph input {value.name!r} is a map (map types are not "
+                              f"supported)")
         return desc
 
     def _tensor(self, proto: onnx.TensorProto, name: str) -> GeTensor:

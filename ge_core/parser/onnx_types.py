@@ -8,15 +8,19 @@ import numpy as np
 from onnx import AttributeProto, NodeProto, TensorProto, TypeProto, numpy_helper
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.types import DataType
 from ge_core.ops.data_type import data_type_from_onnx
 
 
 def tensor_desc(type_proto: TypeProto) -> GeTensorDesc | None:
     """The desc of a tensor type (unknown and symbolic dims -> -1, no shape -> unknown rank, no
-    type at all -> an unknown desc); None for a non-tensor type (sequence, map, optional)."""
+    type at all -> an unknown desc); a sequence or an optional is a DT_VARIANT scalar (a handle,
+    as TensorFlow's TensorList is); None for a map."""
     kind = type_proto.WhichOneof("value")
     if kind is None:
         return GeTensorDesc()
+    if kind in ("sequence_type", "optional_type"):
+        return GeTensorDesc(GeShape(()), DataType.DT_VARIANT)
     if kind != "tensor_type":
         return None
     tensor_type = type_proto.tensor_type

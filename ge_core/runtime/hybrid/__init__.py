@@ -13,6 +13,7 @@ Entry point (what `gewb exec --mode hybrid` calls):
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Mapping, Sequence
 
 from ge_core.graph import ComputeGraph
@@ -27,9 +28,15 @@ def execute_hybrid(graph: ComputeGraph, feeds: Mapping[str, Any] | Sequence[Any]
     model = HybridDavinciModel(graph)
     model.init(stream)
     try:
-        return model.execute(feeds)
-    finally:
-        model.unload()
+        result = model.execute(feeds)
+    except Exception:
+        # A failed execute leaves blocks allocated, so unloading fails too: the execute's error
+        # is the one that names the node at fault.
+        with contextlib.suppress(Exception):
+            model.unload()
+        raise
+    model.unload()
+    return result
 
 
 __all__ = ["HYBRID_LOWERING", "HybridDavinciModel", "execute_hybrid", "is_need_hybrid_load"]
