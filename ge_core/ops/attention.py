@@ -1,4 +1,4 @@
-"""Transformer ops: Attention (23+) and RotaryEmbedding (23+).
+"""Transformer ops: Attention (23+), LinearAttention (25+) and RotaryEmbedding (23+).
 
 Attention's 4-D tensors are [batch, heads, seq, head size]; 3-D ones [batch, seq, heads * head
 size], the heads counted by q_num_heads / kv_num_heads. Outputs: Y (Q's layout, V's head size),
@@ -49,6 +49,22 @@ def _attention(ctx: InferShapeContext) -> None:
     outputs = [(k[0], k[1], total, k[3]), (v[0], v[1], total, v[3]), (q[0], q[1], q[2], total)]
     for i, dims in enumerate(outputs[:ctx.n_outputs - 1], start=1):
         ctx.set_output(i, dims, dtype)
+
+
+@register("LinearAttention")
+def _linear_attention(ctx: InferShapeContext) -> None:
+    # Y[batch, seq, q heads * value size]; the state [batch, kv heads, key size, value size].
+    q = _split_heads(ctx.dims(0), ctx.attr("q_num_heads"))
+    k = _split_heads(ctx.dims(1), ctx.attr("kv_num_heads"))
+    v = _split_heads(ctx.dims(2), ctx.attr("kv_num_heads"))
+    if q is None or k is None or v is None:
+        ctx.set_output(0, None, ctx.dtype(0))
+    else:
+        hidden = UNKNOWN_DIM if UNKNOWN_DIM in (q[1], v[3]) else q[1] * v[3]
+        ctx.set_output(0, (q[0], q[2], hidden), ctx.dtype(0))
+    if ctx.n_outputs > 1:
+        state = None if k is None or v is None else (k[0], k[1], k[3], v[3])
+        ctx.set_output(1, state, ctx.dtype(3) if ctx.has_input(3) else ctx.dtype(0))
 
 
 register("RotaryEmbedding")(keep_shape)  # y: x's shape, each head's leading features rotated

@@ -41,6 +41,16 @@ def tensor_value(tensor: TensorProto) -> GeTensor:
         raise ValueError(str(err)) from None
 
 
+def type_text(type_proto: TypeProto) -> str:
+    """A type as ONNX's docs write it: tensor(float), sequence(tensor(int64)), optional(...)."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
+    if kind in ("sequence_type", "optional_type"):
+        return f"{kind[:-5]}({type_text(getattr(type_proto, kind).elem_type)})"
+    return kind or "?"
+
+
 _A = AttributeProto
 _ATTR: dict[int, Callable[[AttributeProto], Any]] = {
     _A.FLOAT: lambda a: a.f,
@@ -51,6 +61,7 @@ _ATTR: dict[int, Callable[[AttributeProto], Any]] = {
     _A.INTS: lambda a: list(a.ints),
     _A.STRINGS: lambda a: [s.decode() for s in a.strings],
     _A.TENSORS: lambda a: [numpy_helper.to_array(t) for t in a.tensors],
+    _A.TYPE_PROTO: lambda a: type_text(a.tp),  # Optional's `type`: text, which no kernel reads
 }
 
 

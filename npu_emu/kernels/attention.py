@@ -1,5 +1,5 @@
 """Transformer kernels: Attention (23; 24 adds the external cache's ``nonpad_kv_seqlen``, 25 the
-sliding window) and RotaryEmbedding (23).
+sliding window), LinearAttention (25) and RotaryEmbedding (23).
 
 Attention computes softmax(Q K^T * scale + bias) V per head, where the additive bias gathers every
 mask: ``attn_mask`` (bool: False masks; float: added), causal (aligned bottom-right: a query sees
@@ -135,3 +135,46 @@ def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray
         np.concatenate([real, imag], axis=-1)
     out = np.concatenate([rotated, heads[..., dim:]], axis=-1).astype(x.dtype)
     return out if x.ndim == 4 else out.transpose(0, 2, 1, 3).reshape(x.shape)
+
+
+_UPDATE_RULES = {"linear": (False, False), "gated": (True, False), "delta": (False, True),
+                 "gated_delta": (True, True)}
+
+
+@kernel("LinearAttention", since=25)
+def linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                     past_state: np.ndarray | None = None, decay: np.ndarray | None = None,
+                     beta: np.ndarray | None = None, *, q_num_heads: int, kv_num_heads: int,
+                     scale: float = 0.0, update_rule: str = "gated_delta",
+                     chunk_size: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Attention as a recurrence over a state S[batch, kv heads, key size, value size], in
+    float32, one time step after another: S decays by exp(decay) (gated rules), the value is
+    corrected by what S already recalls for the key, times beta (delta rules), S gains the
+    outer product key x value, and each query reads scale * q . S. Returns (Y, final S);
+    ``chunk_size`` only tunes real kernels."""
+    gated, delta = _UPDATE_RULES[update_rule]
+    qh = _heads(q, q_num_heads).astype(np.float32)
+    kh, vh = (_heads(x, kv_num_heads).astype(np.float32) for x in (k, v))
+    batch, _, steps, key_size = kh.shape
+    scale = scale or 1 / np.sqrt(qh.shape[-1])
+    state = np.zeros((batch, kv_num_heads, key_size, vh.shape[-1]), np.float32) \
+        if past_state is None else past_state.astype(np.float32)
+    # decay: one per kv head, or one per key feature; beta: per kv head or one for all.
+    g = None if decay is None else np.exp(decay.astype(np.float32).reshape(
+        batch, steps, kv_num_heads, -1).transpose(0, 2, 1, 3))
+    b = None if beta is None else beta.astype(np.float32).reshape(
+        batch, steps, -1, 1).transpose(0, 2, 1, 3)
+    group = q_num_heads // kv_num_heads
+    y = np.empty(qh.shape[:3] + (vh.shape[-1],), np.float32)
+    for t in range(steps):
+        if gated:
+            state = state * g[:, :, t, :, None]
+        value = vh[:, :, t]
+        if delta:
+            recalled = np.einsum("bhkv,bhk->bhv", state, kh[:, :, t])
+            value = b[:, :, t] * (value - recalled)
+        state = state + kh[:, :, t, :, None] * value[:, :, None, :]
+        y[:, :, t] = scale * np.einsum("bhk,bhkv->bhv", qh[:, :, t],
+                                       np.repeat(state, group, axis=1))
+    out = y.transpose(0, 2, 1, 3).reshape(batch, steps, -1).astype(q.dtype)
+    return out, state.astype(q.dtype if past_state is None else past_state.dtype)
