@@ -67,4 +67,6 @@ def _linear_attention(ctx: InferShapeContext) -> None:
         ctx.set_output(1, state, ctx.dtype(3) if ctx.has_input(3) else ctx.dtype(0))
 
 
-register("RotaryEmbedding")(keep_shape)  # y: x's shape, each head's leading features rotated
+@register("RotaryEmbedding")
+def _rotary_embedding(ctx: InferShapeContext) -> None:
+    keep_shape(ctx)  # y: x's shape, each head's leading features rotated

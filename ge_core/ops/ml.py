@@ -13,7 +13,9 @@ def ml(op_type: str) -> str:
     return qualified_type(ML_DOMAIN, op_type)
 
 
-register(ml("Binarizer"))(keep_shape)  # y: x's shape and dtype, each value 0 or 1
+@register(ml("Binarizer"))
+def _binarizer(ctx: InferShapeContext) -> None:
+    keep_shape(ctx)  # y: x's shape and dtype, each value 0 or 1
 
 
 @register(ml("LabelEncoder"))

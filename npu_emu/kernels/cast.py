@@ -3,7 +3,8 @@
 The narrow float and int types are ml_dtypes dtypes, so most casts are one ``astype``. ONNX adds
 two things numpy lacks: ``saturate`` (19+), which clamps what a float8 cannot hold to its
 largest finite value instead of overflowing to inf or NaN, and float8e8m0's ``round_mode``
-(24+), whose power-of-two rounding onnx's own helper implements.
+(24+), whose power-of-two rounding onnx's own helper implements. Numbers become strings as
+onnxruntime writes them (the shortest digits that read back the same; "NaN", "INF"; a bool 1/0).
 """
 from __future__ import annotations
 
@@ -17,10 +18,29 @@ _SATURATING = frozenset({TensorProto.FLOAT8E4M3FN, TensorProto.FLOAT8E4M3FNUZ,
                          TensorProto.FLOAT8E5M2, TensorProto.FLOAT8E5M2FNUZ})
 
 
+_NOT_FINITE = {"nan": "NaN", "inf": "INF", "-inf": "-INF"}
+
+
+def _float_text(digits: str) -> str:
+    # numpy's shortest round-trip digits, as onnxruntime writes them: "2" not "2.0", "NaN".
+    return _NOT_FINITE.get(digits, digits[:-2] if digits.endswith(".0") else digits)
+
+
+_float_texts = np.frompyfunc(_float_text, 1, 1)
+
+
+def _to_strings(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "fV" and x.dtype != np.float64:  # float16, the narrow floats: as float32
+        return _float_texts(x.astype(np.float32).astype(str)).astype(object)
+    if x.dtype == np.float64:
+        return _float_texts(x.astype(str)).astype(object)
+    return (x.astype(np.int8) if x.dtype == np.bool_ else x).astype(str).astype(object)
+
+
 def cast_to(x: np.ndarray, to: int, saturate: bool = True, round_mode: str = "up") -> np.ndarray:
     """``x`` as ONNX element type ``to``."""
     if to == TensorProto.STRING:
-        return x.astype(np.str_).astype(object)
+        return x if x.dtype == object else _to_strings(x)
     if to == TensorProto.FLOAT8E8M0:
         return numpy_helper.to_float8e8m0(x, bool(saturate), round_mode)
     dtype = helper.tensor_dtype_to_np_dtype(to)

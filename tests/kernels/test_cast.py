@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto
 
-from kernel_oracle import check_kernel, reference, run_kernel
+from kernel_oracle import check_kernel, onnxruntime, reference, run_kernel
 from npu_emu.kernels import get_kernel
 
 RNG = np.random.default_rng(0)
@@ -93,9 +93,17 @@ def test_cast_strings_both_ways() -> None:
     (want,) = reference("Cast", [words], 19, to=TensorProto.FLOAT)
     (got,) = run_kernel("Cast", [words], 19, to=TensorProto.FLOAT)
     np.testing.assert_array_equal(got, want)
-    (text,) = run_kernel("Cast", [np.array([1.5, -2.0], np.float32)], 19,
-                         to=TensorProto.STRING)
-    assert text.dtype == object and list(text) == ["1.5", "-2.0"]
+
+
+@pytest.mark.parametrize("x", [
+    np.array([0.0, 1.5, 1e-7, 123456789.0, -0.1, np.nan, -np.inf, 1 / 3], np.float32),
+    np.array([0.1, 2.0, 1e300, -0.0]), np.array([0.1, 65504], np.float16),
+    np.array([True, False]), np.array([-3, 0, 7], np.int32)], ids=lambda x: str(x.dtype))
+def test_numbers_print_as_onnxruntime_prints_them(x: np.ndarray) -> None:
+    # The reference evaluator prints numpy's way ("2.0", "nan"); onnxruntime the shortest digits.
+    (want,) = onnxruntime("Cast", [x], 19, to=TensorProto.STRING)
+    (got,) = run_kernel("Cast", [x], 19, to=TensorProto.STRING)
+    assert got.dtype == object and got.tolist() == want.tolist()
 
 
 def test_cast_like_takes_a_narrow_target() -> None:
