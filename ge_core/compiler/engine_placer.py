@@ -24,7 +24,8 @@ AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", 
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
                         "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
                         "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip",
-                        "RNN", "GRU", "LSTM", "Attention", "LinearAttention"})
+                        "RNN", "GRU", "LSTM", "Attention", "LinearAttention",
+                        "ai.onnx.preview::FlexAttention"})
 # Cube work on quantized tensors (int8, int4, float8): GE's AscendQuant / AscendDequant and its
 # int8 convolutions and matmuls run on the AI Core too.
 QUANT_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",

@@ -2,8 +2,8 @@
 
 Strings live in host memory (GE places string ops on the host CPU), and an ONNX sequence or
 optional is no tensor at all: the IR carries it as a DT_VARIANT value, which device memory has no
-form for. Scan is a subgraph op whose slicing the device's label program cannot express, so the
-host runs it, body and all. Any node touching a string or variant runs there too (Equal on
+form for. A subgraph op other than If and Loop (Scan, SequenceMap, FlexAttention with its mods)
+has bodies no device label program expresses, so the host runs it, bodies and all. Any node touching a string or variant runs there too (Equal on
 strings, Identity of a sequence). A graph with such a node loads hybrid: its host nodes run on
 host values, the others on the device, with copies where the two meet.
 """
@@ -19,7 +19,6 @@ _SEQUENCE_OPS = frozenset({"SequenceConstruct", "SequenceAt", "SequenceInsert", 
                            "SequenceLength", "SequenceEmpty", "SplitToSequence",
                            "ConcatFromSequence", "SequenceMap", "Optional",
                            "OptionalHasElement", "OptionalGetElement"})
-HOST_CPU_OPS = _STRING_OPS | _SEQUENCE_OPS | {"Scan"}
 HOST_ONLY_DTYPES = frozenset({DataType.DT_STRING, DataType.DT_VARIANT})
 # GE's own bookkeeping nodes pass any value along without touching memory (Data, NetOutput) or
 # stand for a partition's boundary; they stay GE-local whatever they carry.
@@ -33,8 +32,8 @@ def host_cpu_reason(node: Node) -> str | None:
         return "a string op: strings live in host memory"
     if node.type in _SEQUENCE_OPS:
         return "a sequence/optional op: the device has no form for a sequence"
-    if node.type == "Scan":
-        return "Scan: the device's label program cannot slice its scan inputs"
+    if node.type == "Scan" or node.op_desc.subgraph_names and node.type not in ("If", "Loop"):
+        return f"{node.type}'s body graphs, which no device label program expresses, run there"
     if node.type in _BOOKKEEPING:
         return None
     descs = node.op_desc.input_descs + node.op_desc.output_descs

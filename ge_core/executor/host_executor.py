@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.executor.function_attrs import run_with_function_attrs
 from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.op_desc import kernel_attrs
@@ -20,7 +21,9 @@ from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
-ITERATING_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map}
+# Subgraph ops other than If and Loop, run with their bodies on the host.
+SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
+                "ai.onnx.preview::FlexAttention": run_with_function_attrs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +135,9 @@ class HostExecutor:
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
-            iterate = ITERATING_OPS.get(node.type)
-            if iterate is not None:
-                return iterate(self, node, ins)
+            run_bodies = SUBGRAPH_OPS.get(node.type)
+            if run_bodies is not None:
+                return run_bodies(self, node, ins)
             outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
         except ExecutionError:
             raise

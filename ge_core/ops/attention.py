@@ -10,7 +10,7 @@ from __future__ import annotations
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
-from ge_core.ops.op_registry import register
+from ge_core.ops.op_registry import qualified_type, register
 from ge_core.ops.shape_rules import Dims
 
 
@@ -70,3 +70,11 @@ def _linear_attention(ctx: InferShapeContext) -> None:
 @register("RotaryEmbedding")
 def _rotary_embedding(ctx: InferShapeContext) -> None:
     keep_shape(ctx)  # y: x's shape, each head's leading features rotated
+
+
+@register(qualified_type("ai.onnx.preview", "FlexAttention"))
+def _flex_attention(ctx: InferShapeContext) -> None:
+    # Y[batch, q heads, q seq, value size], in V's dtype.
+    q, v = ctx.dims(0), ctx.dims(2)
+    dims = None if q is None or v is None else q[:3] + v[3:]
+    ctx.set_output(0, dims, ctx.dtype(2))

@@ -1,5 +1,5 @@
 """Transformer kernels: Attention (23; 24 adds the external cache's ``nonpad_kv_seqlen``, 25 the
-sliding window), LinearAttention (25) and RotaryEmbedding (23).
+sliding window), LinearAttention (25), RotaryEmbedding (23) and ai.onnx.preview's FlexAttention.
 
 Attention computes softmax(Q K^T * scale + bias) V per head, where the additive bias gathers every
 mask: ``attn_mask`` (bool: False masks; float: added), causal (aligned bottom-right: a query sees
@@ -11,6 +11,8 @@ consecutive Q heads (grouped-query attention).
 from __future__ import annotations
 
 import numpy as np
+from typing import Callable
+
 from onnx import helper
 
 from npu_emu.kernels.elementwise import one_output
@@ -178,3 +180,30 @@ def linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
                                        np.repeat(state, group, axis=1))
     out = y.transpose(0, 2, 1, 3).reshape(batch, steps, -1).astype(q.dtype)
     return out, state.astype(q.dtype if past_state is None else past_state.dtype)
+
+
+Modifier = Callable[[np.ndarray], np.ndarray]
+
+
+@kernel("ai.onnx.preview::FlexAttention")
+def flex_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float | None = None,
+                   softmax_precision: int | None = None, score_mod: Modifier | None = None,
+                   prob_mod: Modifier | None = None) -> tuple[np.ndarray]:
+    """softmax(score_mod(Q K^T * scale)) with prob_mod applied to the probabilities, times V;
+    4-D tensors, K/V heads shared by groups of Q heads. The mods are the op's graph attributes
+    as functions of one tensor (the host executor makes them from the subgraphs). Scores and
+    probabilities are float32 at least (float16/bfloat16 inputs widen) unless softmax_precision
+    names a type."""
+    group = q.shape[1] // k.shape[1]
+    keys, values = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    root = q.dtype.type(np.sqrt(np.float32(1 / np.sqrt(q.shape[3]) if scale is None else scale)))
+    precision = helper.tensor_dtype_to_np_dtype(softmax_precision) if softmax_precision else \
+        np.promote_types(q.dtype, np.float32)
+    scores = np.matmul(q * root, np.swapaxes(keys * root, -1, -2)).astype(precision)
+    if score_mod is not None:
+        scores = np.asarray(score_mod(scores), precision)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    probs = e / e.sum(axis=-1, keepdims=True)
+    if prob_mod is not None:
+        probs = np.asarray(prob_mod(probs), precision)
+    return (np.matmul(probs, values.astype(precision)).astype(v.dtype),)
