@@ -36,6 +36,7 @@ FAMILIES = {
                   "SequenceLength", "SequenceEmpty", "SplitToSequence", "ConcatFromSequence",
                   "SequenceMap", "Optional", "OptionalHasElement", "OptionalGetElement"},
     "scan": {"Scan"},
+    "training": {"Momentum", "Adagrad", "Adam"},  # ai.onnx.preview.training
 }
 OURS = set().union(*FAMILIES.values())
 CASE_MODULES = ["cast", "castlike", "quantizelinear", "dequantizelinear", "dynamicquantizelinear",
@@ -45,7 +46,8 @@ CASE_MODULES = ["cast", "castlike", "quantizelinear", "dequantizelinear", "dynam
                 "ai_onnx_ml.label_encoder", "ai_onnx_ml.tree_ensemble", "stringnormalizer",
                 "string_concat", "string_split", "regex_full_match", "sequence_map",
                 "sequenceinsert", "splittosequence", "optionalgetelement",
-                "optionalhaselement", "identity", "if_", "loop", "scan"]
+                "optionalhaselement", "identity", "if_", "loop", "scan", "momentum", "adagrad",
+                "adam"]
 UNSUPPORTED = re.compile(r"\(op ([\w.:]+)\): unsupported op")
 CONTROL_FLOW_ON_DEVICE = ("owns subgraphs: control flow", "v2 lowers no control flow")
 
@@ -151,4 +153,4 @@ def test_the_families_cover_the_suites_cases_of_their_ops() -> None:
         counts[family] = counts.get(family, 0) + 1
     assert {f: counts.get(f, 0) for f in FAMILIES} == {
         "narrow_dtypes": 172, "quantization": 45, "recurrent": 18, "attention": 252,
-        "ai_onnx_ml": 8, "strings": 20, "sequences": 34, "scan": 4}
+        "ai_onnx_ml": 8, "strings": 20, "sequences": 34, "scan": 4, "training": 7}

@@ -3,9 +3,10 @@
 Strings live in host memory (GE places string ops on the host CPU), and an ONNX sequence or
 optional is no tensor at all: the IR carries it as a DT_VARIANT value, which device memory has no
 form for. A subgraph op other than If and Loop (Scan, SequenceMap, FlexAttention with its mods)
-has bodies no device label program expresses, so the host runs it, bodies and all. Any node touching a string or variant runs there too (Equal on
-strings, Identity of a sequence). A graph with such a node loads hybrid: its host nodes run on
-host values, the others on the device, with copies where the two meet.
+has bodies no device label program expresses, so the host runs it, bodies and all. Any node
+touching a string or variant runs there too (Equal on strings, Identity of a sequence). A graph
+with such a node loads hybrid: its host nodes run on host values, the others on the device,
+with copies where the two meet.
 """
 from __future__ import annotations
 

@@ -80,4 +80,4 @@ def _load_families() -> None:
     from npu_emu.kernels import fused  # noqa: F401
     from npu_emu.kernels import cast  # noqa: F401
     from npu_emu.kernels import ml  # noqa: F401
-    from npu_emu.kernels import attention, quant, rnn, sequence, string  # noqa: F401
+    from npu_emu.kernels import attention, quant, rnn, sequence, string, training  # noqa: F401
