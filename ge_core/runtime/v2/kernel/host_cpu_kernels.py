@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.runtime.model_memory import device_to_host, host_to_device
-from ge_core.runtime.v2.caching_mem_allocator import HOST
+from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError
+from ge_core.runtime.v2.kernel.io_kernels import upload
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel import tensor_arg
 
 
 @register_kernel("HostCpuKernel")
@@ -23,13 +22,9 @@ def host_cpu_kernel(ctx: KernelContext) -> None:
 
 @register_kernel("MakeSureTensorAtDevice")
 def make_sure_tensor_at_device(ctx: KernelContext) -> None:
-    """A host array into a fresh device block, written by the host now (an idle block)."""
+    """A host CPU op's result into a device block, for a device kernel to read."""
     v = ctx.values
-    allocator, array = v[ctx.ins[0]], np.ascontiguousarray(v[ctx.ins[1]])
-    addr = allocator.alloc(array.nbytes, HOST)
-    if array.nbytes:
-        host_to_device(allocator.device, addr, array)
-    v[ctx.outs[0]] = tensor_arg(addr, array.shape, array.dtype)
+    v[ctx.outs[0]] = upload(v[ctx.ins[0]], np.ascontiguousarray(v[ctx.ins[1]]))
 
 
 @register_kernel("CopyD2H")
