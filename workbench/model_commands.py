@@ -18,9 +18,12 @@ def load_model(path: str):
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
+    from ge_core.compiler.host_cpu_ops import host_cpu_notes
     from ge_core.graph import dump_graph, to_dot
     graph = load_model(args.model)
     print(dump_graph(graph), end="")
+    for note in host_cpu_notes(graph, placed=False):
+        print(note)
     if args.dot:
         Path(args.dot).write_text(to_dot(graph))
         print(f"dot written to {args.dot}")

@@ -58,8 +58,9 @@ def needs_host(graph: ComputeGraph) -> bool:
                for n in graph.all_nodes())
 
 
-def host_cpu_notes(graph: ComputeGraph) -> list[str]:
-    """One line per node the placer put on the host CPU engine, saying why."""
+def host_cpu_notes(graph: ComputeGraph, placed: bool = True) -> list[str]:
+    """One line per node on the host CPU engine, saying why: those the placer put there, or
+    (``placed`` False: a graph not compiled yet) those it will."""
     return [f"node {n.name} ({n.type}) runs on {HOST_CPU_ENGINE}: {host_cpu_reason(n)}; the "
             f"model loads hybrid" for n in host_cpu_nodes(graph)
-            if n.op_desc.get_attr("engine") == HOST_CPU_ENGINE]
+            if not placed or n.op_desc.get_attr("engine") == HOST_CPU_ENGINE]
