@@ -161,8 +161,14 @@ def run_exec(args: argparse.Namespace) -> int:
 
 
 def _save(path: str, outputs: dict[str, Any]) -> None:
+    arrays = {}
+    for name, v in outputs.items():
+        if isinstance(v, list):  # a sequence: its tensors as name.0, name.1, ...
+            arrays.update({f"{name}.{i}": np.asarray(x) for i, x in enumerate(v)})
+        elif v is not None:  # an empty optional writes nothing
+            arrays[name] = np.asarray(v)
     try:
-        np.savez(path, **{name: np.asarray(v) for name, v in outputs.items()})
+        np.savez(path, **arrays)
     except OSError as exc:
         raise UserError(f"--output {path}: {exc}") from exc
 
