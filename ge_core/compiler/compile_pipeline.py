@@ -32,6 +32,7 @@ from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
+from ge_core.ops.host_cpu_ops import host_cpu_notes
 from ge_core.passes import PassManager, PassRecord, Step
 from ge_core.stage_events import StageBegin, StageEnd
 
@@ -172,6 +173,7 @@ class CompilePipeline:
 
     def _place(self) -> None:
         self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
+        self.result.warnings += host_cpu_notes(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
     def _optimize_after_merge(self) -> Iterator[Step]:

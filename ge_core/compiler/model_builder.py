@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from ge_core.compiler.compile_pipeline import StageRecord
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES, host_cpu_reason
 from ge_core.compiler.label import assign_functional_labels
 from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
@@ -63,11 +64,19 @@ class BuildError(ValueError):
 
 def _check_static(graph: ComputeGraph) -> None:
     for node in graph.all_nodes():
+        reason = host_cpu_reason(node)
+        if reason is not None:
+            raise BuildError(
+                f"graph {graph.name}: node {node.name} ({node.type}) runs on the host CPU engine "
+                f"({reason}): a static build sinks every node to the device; GE runs such a "
+                f"model hybrid (gewb exec --mode hybrid)")
         for i, desc in enumerate(node.op_desc.output_descs):
-            if desc.shape.is_unknown:
+            if desc.shape.is_unknown or desc.dtype in HOST_ONLY_DTYPES:
+                need = "only host memory holds it" if desc.dtype in HOST_ONLY_DTYPES else \
+                    "a static build needs every shape known"
                 raise BuildError(
-                    f"graph {graph.name}: {node.name}:{i} is {desc}: a static build needs every "
-                    f"shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
+                    f"graph {graph.name}: {node.name}:{i} is {desc}: {need}; GE runs such a "
+                    f"model hybrid (gewb exec --mode hybrid)")
 
 
 def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:

@@ -11,6 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.executor.function_attrs import run_with_function_attrs
+from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
@@ -21,6 +23,9 @@ from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
+# Subgraph ops other than If and Loop, run with their bodies on the host.
+SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
+                "ai.onnx.preview::FlexAttention": run_with_function_attrs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +39,7 @@ class ExecutionError(RuntimeError):
     """A node failed to run; the message names it."""
 
 
-Value = Any  # a numpy array, or None for an absent optional input
+Value = Any  # an array, a list (an ONNX sequence), or None (absent input, empty optional)
 
 
 class HostExecutor:
@@ -59,7 +64,9 @@ class HostExecutor:
             key = n.op_desc.output_names[0] or n.name
             if key not in feeds and n.name not in feeds:
                 raise ExecutionError(f"graph {self.graph.name}: no value fed for input {key!r}")
-            args.append(np.asarray(feeds.get(key, feeds.get(n.name))))
+            value = feeds.get(key, feeds.get(n.name))
+            # A sequence (a list) or an empty optional (None) is fed as it is.
+            args.append(value if value is None or isinstance(value, list) else np.asarray(value))
         outputs = self.run_graph(self.graph, args)
         out_node = self.graph.output_node
         names = [nm or f"output_{i}" for i, nm in enumerate(out_node.op_desc.input_names)] \
@@ -106,6 +113,11 @@ class HostExecutor:
                     self.values[a.label] = v
         return result
 
+    def run_node(self, node: Node, ins: Sequence[Value]) -> Sequence[Value]:
+        """One compute node on host values, a subgraph op's bodies included: what the host CPU
+        engine runs for a node a device executor hands it."""
+        return self._run_node(node, list(ins), (), ())
+
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
         op = node.op_desc
@@ -127,6 +139,9 @@ class HostExecutor:
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
+            run_bodies = SUBGRAPH_OPS.get(node.type)
+            if run_bodies is not None:
+                return run_bodies(self, node, ins)
             outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
         except ExecutionError:
             raise

@@ -42,27 +42,32 @@ def _spatial(ctx: InferShapeContext, sizes: tuple[int, ...], kernel: list[int],
     return tuple(out)
 
 
-def _layout(ctx: InferShapeContext) -> tuple[int, int, tuple[int, ...]] | None:
+def _layout(ctx: InferShapeContext, w_idx: int = 1) -> tuple[int, int, tuple[int, ...]] | None:
     """(N, C, spatial dims) of x, with the rank taken from the weight when x's is unknown."""
     x = ctx.dims(0)
     if x is None:
-        w = ctx.dims(1) if ctx.has_input(1) else None
+        w = ctx.dims(w_idx) if ctx.has_input(w_idx) else None
         return None if w is None else (UNKNOWN_DIM, UNKNOWN_DIM, (UNKNOWN_DIM,) * (len(w) - 2))
     if len(x) < 3:
         raise ShapeError(f"input rank {len(x)} has no spatial dims")
     return x[0], x[1], x[2:]
 
 
-@register("Conv")
-def _conv(ctx: InferShapeContext) -> None:
-    # y[N, M, ...]: M = w.shape[0] filters, spatial dims by the window rule.
-    layout, w = _layout(ctx), ctx.dims(1)
+def conv_dims(ctx: InferShapeContext, w_idx: int = 1) -> Dims:
+    """A convolution's y[N, M, ...]: M = w.shape[0] filters, spatial dims by the window rule
+    (w is input ``w_idx``: 1 in Conv, 3 in QLinearConv)."""
+    layout, w = _layout(ctx, w_idx), ctx.dims(w_idx)
     if layout is None:
-        return ctx.set_output(0, None, ctx.dtype(0))
+        return None
     n, _, sizes = layout
     kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * len(sizes))
     m = w[0] if w else UNKNOWN_DIM
-    ctx.set_output(0, (n, m) + _spatial(ctx, sizes, kernel), ctx.dtype(0))
+    return (n, m) + _spatial(ctx, sizes, kernel)
+
+
+@register("Conv")
+def _conv(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, conv_dims(ctx), ctx.dtype(0))
 
 
 @register("ConvTranspose")

@@ -22,11 +22,10 @@ from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoPr
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
-from ge_core.ops import InferShapeError, infer_graph, is_supported, supported_ops
+from ge_core.ops import (DEFAULT_DOMAINS, InferShapeError, infer_graph, is_supported,
+                         qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
-
-DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 class ParseError(Exception):
@@ -163,11 +162,8 @@ class _GraphBuilder:
         return node
 
     def _add_op(self, proto: NodeProto, i: int, descs: dict[str, GeTensorDesc]) -> Node:
-        op_type = proto.op_type
-        name = self.graph.unique_name(proto.name or f"{op_type}_{i}")
-        if proto.domain not in DEFAULT_DOMAINS:
-            raise self._error(f"domain {proto.domain!r} is not supported (only the default "
-                              f"ONNX domain is)", name, op_type)
+        op_type = qualified_type(proto.domain, proto.op_type)
+        name = self.graph.unique_name(proto.name or f"{proto.op_type}_{i}")
         if op_type == "Constant":
             try:
                 return self._add_const(name, constant_value(proto), proto.output[0])
@@ -256,8 +252,8 @@ class _GraphBuilder:
         except ValueError as err:
             raise self._error(f"graph input {value.name!r}: {err}") from err
         if desc is None:
-            raise self._error(f"graph input {value.name!r} is not a tensor (sequence, map and "
-                              f"optional types are not supported)")
+            raise self._error(f"graph input {value.name!r} is a map (map types are not "
+                              f"supported)")
         return desc
 
     def _tensor(self, proto: onnx.TensorProto, name: str) -> GeTensor:

@@ -21,13 +21,14 @@ of the steps between them (a checkpoint) and go on from the copy.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Mapping
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 from ge_core.compiler import CompileOptions, CompilePipeline, CompileResult
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.graph import ComputeGraph, GraphUtils
+from ge_core.graph import ComputeGraph
 from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1 import DavinciModel, GraphExecutor, GraphLoader, ModelManager
@@ -85,9 +86,10 @@ class GraphManager:
         return build_model(graph, self.build_options)
 
     def build_root_model(self, graph: ComputeGraph) -> RootModel:
-        """What PreRun hands the loader: the built GeModel, or, when some dims are known only at
-        run time, the compiled graph itself (GE builds no static model for it)."""
-        if GraphUtils.is_unknown_shape_graph(graph):
+        """What PreRun hands the loader: the built GeModel, or, when ModelManager will load it
+        hybrid (dims known only at run time, nodes on the host), the compiled graph itself (GE
+        builds no static model for it)."""
+        if ModelManager.is_need_hybrid_load(graph):
             return graph
         return self.build(graph).ge_model
 
@@ -116,10 +118,21 @@ class GraphManager:
     def unload(model: LoadedModel) -> None:
         GraphLoader.unload_model(model.model_id)
 
+    @contextmanager
+    def loaded(self, model: RootModel, hybrid: bool = False) -> Iterator[LoadedModel]:
+        """Load, hand the model over, unload. When the body fails, an unload that fails after it
+        (a failed execute can leave blocks allocated) does not hide the body's error, which is
+        the one naming the node at fault."""
+        model = self.load(model, hybrid)
+        try:
+            yield model
+        except BaseException:
+            with suppress(Exception):
+                self.unload(model)
+            raise
+        self.unload(model)
+
     def run(self, model: RootModel, feeds: Inputs, hybrid: bool = False) -> Outputs:
         """Load, execute once, unload."""
-        loaded = self.load(model, hybrid)
-        try:
+        with self.loaded(model, hybrid) as loaded:
             return self.execute(loaded, feeds)
-        finally:
-            self.unload(loaded)

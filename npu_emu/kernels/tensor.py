@@ -21,7 +21,8 @@ Ints = np.ndarray | Sequence[int]
 
 
 def _ints(values: Ints) -> list[int]:
-    return [int(v) for v in values]
+    # A scalar counts as one value (test_loop13_seq's Unsqueeze takes its axes as one).
+    return [int(v) for v in np.reshape(values, -1)]
 
 
 @one_output("Reshape")

@@ -124,3 +124,42 @@ def test_exec_runs_a_loop_sunk_and_refuses_v2_in_one_line(capsys, tmp_path):
     code, out, err = run(capsys, "exec", path, "--mode", "v2")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "label tasks" in err and "--mode sink" in err
+
+
+def test_string_nodes_say_they_run_on_the_host_and_the_model_runs_hybrid(capsys, tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+    t = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["s"], to=TensorProto.STRING, name="to_text"),
+         helper.make_node("StringConcat", ["s", "s"], ["y"], name="twice")], "strings",
+        [t("x", TensorProto.INT64, [3])], [t("y", TensorProto.STRING, [3])])
+    path = tmp_path / "strings.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    code, out, _ = run(capsys, "graph", path, "--run")
+    assert code == 0 and "y: object[3] 3 elements" in out
+    assert ("node twice (StringConcat) runs on DNN_VM_HOST_CPU: a string op: strings live in "
+            "host memory; the model loads hybrid") in out
+    code, out, _ = run(capsys, "exec", path)
+    assert code == 0 and "hybrid" in out and "y: str[3]" in out
+    code, out, err = run(capsys, "exec", path, "--mode", "sink")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "node to_text (Cast) runs on the host CPU engine" in err
+
+
+def test_exec_prints_and_writes_a_sequence_output_tensor_by_tensor(capsys, tmp_path):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    parts = helper.make_value_info("parts", helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, None)))
+    graph = helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x", "sizes"], ["parts"], axis=0)], "seq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])], [parts],
+        [helper.make_tensor("sizes", TensorProto.INT64, [2], [1, 2])])
+    path = tmp_path / "seq.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    code, out, _ = run(capsys, "exec", path, "--output", tmp_path / "out.npz")
+    assert code == 0 and "parts: sequence of 2: f32[1,2], f32[2,2]" in out
+    written = np.load(tmp_path / "out.npz")
+    assert sorted(written) == ["parts.0", "parts.1"] and written["parts.1"].shape == (2, 2)

@@ -4,7 +4,6 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
 

@@ -121,8 +121,10 @@ def test_an_error_inside_a_case_is_its_one_line_fail_reason(monkeypatch):
 
 
 def test_a_parse_error_is_a_skip_in_simple_and_a_failure_elsewhere(monkeypatch):
+    node = onnx.helper.make_node("NoSuchOp", ["x"], ["y"])
+    x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])
     with pytest.raises(ParseError) as refused:
-        parse_onnx(os.path.join(DATA_DIR, "simple", "test_sequence_model1", "model.onnx"))
+        parse_onnx(onnx.helper.make_model(onnx.helper.make_graph([node], "m", [x], [x])))
     message = str(refused.value)
 
     def refuses(model, feeds):

@@ -368,14 +368,25 @@ def test_input_without_producer_error():
         parse_onnx(_model(nodes, [], [_vi("y", None)]))
 
 
+def _one_op(op_type: str, domain: str) -> onnx.ModelProto:
+    nodes = [helper.make_node(op_type, ["x"], ["y"], name="n", domain=domain)]
+    return helper.make_model(helper.make_graph(nodes, "m", [_vi("x", [2, 2])], [_vi("y", None)]),
+                             opset_imports=[helper.make_opsetid("", 18),
+                                            helper.make_opsetid(domain, 1)])
+
+
 def test_other_domain_error():
-    nodes = [helper.make_node("Inverse", ["x"], ["y"], name="inv", domain="com.microsoft")]
-    model = helper.make_model(helper.make_graph(nodes, "m", [_vi("x", [2, 2])], [_vi("y", None)]),
-                              opset_imports=[helper.make_opsetid("", 18),
-                                             helper.make_opsetid("com.microsoft", 1)])
-    with pytest.raises(ParseError, match=r"node 'inv' \(op Inverse\): domain 'com.microsoft' "
-                                         r"is not supported"):
-        parse_onnx(model)
+    with pytest.raises(ParseError, match=r"node 'n' \(op com\.microsoft::Inverse\): unsupported "
+                                         r"op"):
+        parse_onnx(_one_op("Inverse", "com.microsoft"))
+
+
+def test_an_op_is_typed_by_its_domain():
+    # Binarizer is an ai.onnx.ml op; the default domain has none.
+    graph = parse_onnx(_one_op("Binarizer", "ai.onnx.ml"))
+    assert [n.type for n in graph] == ["Data", "ai.onnx.ml::Binarizer", "NetOutput"]
+    with pytest.raises(ParseError, match=r"\(op Binarizer\): unsupported op"):
+        parse_onnx(_one_op("Binarizer", ""))
 
 
 def test_shape_error_names_node():

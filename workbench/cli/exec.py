@@ -100,12 +100,8 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     if args.mode == "v2":
         result = execute_v2(root, feeds)
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
-    model = manager.load(root, hybrid=args.mode == "hybrid")
-    try:
-        outputs = manager.execute(model, feeds)
-        return _about(model), outputs, model.last_execute_ns
-    finally:
-        manager.unload(model)
+    with manager.loaded(root, hybrid=args.mode == "hybrid") as model:
+        return _about(model), manager.execute(model, feeds), model.last_execute_ns
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -142,8 +138,14 @@ def run_exec(args: argparse.Namespace) -> int:
 
 
 def _save(path: str, outputs: dict[str, Any]) -> None:
+    arrays = {}
+    for name, v in outputs.items():
+        if isinstance(v, list):  # a sequence: its tensors as name.0, name.1, ...
+            arrays.update({f"{name}.{i}": np.asarray(x) for i, x in enumerate(v)})
+        elif v is not None:  # an empty optional writes nothing
+            arrays[name] = np.asarray(v)
     try:
-        np.savez(path, **{name: np.asarray(v) for name, v in outputs.items()})
+        np.savez(path, **arrays)
     except OSError as exc:
         raise UserError(f"--output {path}: {exc}") from exc
 

@@ -11,8 +11,11 @@ from workbench.cli.user_error import UserError
 
 def _cmd_graph(args: argparse.Namespace) -> int:
     from ge_core.graph import dump_graph, to_dot
+    from ge_core.ops.host_cpu_ops import host_cpu_notes
     graph = load_model(args.model)
     print(dump_graph(graph), end="")
+    for note in host_cpu_notes(graph, placed=False):
+        print(note)
     if args.dot:
         Path(args.dot).write_text(to_dot(graph))
         print(f"dot written to {args.dot}")
@@ -32,7 +35,8 @@ def _run_on_host(graph) -> None:
     print("\nhost run on seeded random inputs (seed 0):")
     for name, value in outputs.items():
         v = np.asarray(value)
-        stats = f"min {v.min():.6g} max {v.max():.6g} mean {v.mean():.6g}" if v.size else "empty"
+        stats = "empty" if not v.size else f"{v.size} elements" if v.dtype.kind not in "biuf" \
+            else f"min {v.min():.6g} max {v.max():.6g} mean {v.mean():.6g}"
         print(f"  {name}: {v.dtype}{list(v.shape)} {stats}")
 
 

@@ -13,11 +13,12 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     from npu_emu.trace import TraceBus
     probe = ComputeGraph("ops", TraceBus())
     placer = EnginePlacer()
-    print(f"{'op':<28}{'family':<14}{'kernel':<8}engine (float tensors)")
+    width = max(map(len, supported_ops())) + 2  # ai.onnx.ml::ArrayFeatureExtractor
+    print(f"{'op':<{width}}{'family':<14}{'kernel':<8}engine (float tensors)")
     for i, op_type in enumerate(supported_ops()):
         engine = placer.place(probe.add_node(OpDesc(f"n{i}", op_type))).name
         kernel = "yes" if has_kernel(op_type) or engine.endswith("GE_LOCAL") else "-"
-        print(f"{op_type:<28}{get_op_def(op_type).family:<14}{kernel:<8}{engine}")
+        print(f"{op_type:<{width}}{get_op_def(op_type).family:<14}{kernel:<8}{engine}")
     return 0
 
 

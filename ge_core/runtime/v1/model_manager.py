@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ge_core.graph import ComputeGraph, GraphUtils
 from ge_core.om.ge_model import GeModel
+from ge_core.ops.host_cpu_ops import needs_host
 from ge_core.runtime.errors import GeError, InvalidModelIdError
 from ge_core.runtime.hybrid.hybrid_davinci_model import HybridDavinciModel
 from ge_core.runtime.model_io import DeviceBuffer
@@ -89,8 +90,11 @@ class ModelManager:
     # -- load / unload -------------------------------------------------------------------------
     @staticmethod
     def is_need_hybrid_load(model: RootModel) -> bool:
-        """GE's IsNeedHybridLoad: some tensor's dims are known only at run time."""
-        return GraphUtils.is_unknown_shape_graph(root_graph(model))
+        """GE's IsNeedHybridLoad: some tensor's dims are known only at run time, or something
+        runs on, or lives in, the host (strings, sequences, Scan), which a sunk model cannot
+        reach."""
+        graph = root_graph(model)
+        return GraphUtils.is_unknown_shape_graph(graph) or needs_host(graph)
 
     def load_model(self, model: RootModel, session_id: int = 0,
                    feature_map_base: int | None = None,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from fuzzing.command_lines import command_line
 from fuzzing.onnx_mutations import ROOT
 from fuzzing.targets import Target
-from fuzzing.verdict import OK, RAW_ERROR, UNCAUGHT, Verdict, judge_text
+from fuzzing.verdict import OK, UNCAUGHT, Verdict, judge_text
 
 SAMPLES = ROOT / "sample_models"
 TARGETS = ("tiny_cnn.onnx", "tiny_cnn.om", *(f"devrun/{p.name}" for p in

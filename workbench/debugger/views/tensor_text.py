@@ -10,7 +10,7 @@ from ge_core.graph.types import DataType
 def dtype_shape(v: np.ndarray) -> str:
     try:
         short = DataType.from_numpy(v.dtype).short
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, TypeError):
         short = str(v.dtype)
     return f"{short}[{','.join(map(str, v.shape))}]"
 
@@ -18,6 +18,8 @@ def dtype_shape(v: np.ndarray) -> str:
 def stats(v: np.ndarray) -> str:
     if v.size == 0:
         return "empty"
+    if v.dtype.kind == "V":  # bfloat16, float8, int4 (ml_dtypes): their values as floats
+        v = v.astype(np.float32)
     if v.dtype.kind not in "fiub":
         return f"{v.size} elements"
     f = v.astype(np.float64)
@@ -27,6 +29,13 @@ def stats(v: np.ndarray) -> str:
 
 
 def summary(v: object) -> str:
+    """One line; an ONNX sequence (a list) by its elements, an empty optional as such."""
+    if v is None:
+        return "empty optional"
+    if isinstance(v, list):
+        shown = ", ".join(dtype_shape(np.asarray(x)) for x in v[:4])
+        return f"sequence of {len(v)}" + (f": {shown}" if v else "") + \
+            (", ..." if len(v) > 4 else "")
     v = np.asarray(v)
     return f"{dtype_shape(v)} {stats(v)}"
 
