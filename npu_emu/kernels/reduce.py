@@ -85,7 +85,7 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
@@ -98,7 +98,7 @@ def _hardmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 _NORMALIZERS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "Softmax": _softmax,
-    "LogSoftmax": _log_softmax,
+    "LogSoftmax": log_softmax,
     "Hardmax": _hardmax,
 }
 

@@ -78,4 +78,5 @@ def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.kernels import elementwise, linalg, nn, reduce, tensor  # noqa: F401
     from npu_emu.kernels import fused  # noqa: F401
-    from npu_emu.kernels import activation, bitwise, cumulative, indexing, matrix  # noqa: F401
+    from npu_emu.kernels import (activation, bitwise, cumulative, indexing, loss,  # noqa: F401
+                                 matrix, normalization)
