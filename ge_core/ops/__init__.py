@@ -6,8 +6,8 @@ from ge_core.ops.shape_refiner import (InferShapeError, infer_graph, infer_shape
 # Importing the op families runs their @register decorators.
 from ge_core.ops import (control_flow, elementwise, graph_io, linalg, nn,  # noqa: F401
                          reduce, tensor)
-from ge_core.ops import (activation, bitwise, cumulative, indexing, loss,  # noqa: F401
-                         matrix, normalization)
+from ge_core.ops import (activation, bitwise, conv_variants, cumulative, image,  # noqa: F401
+                         indexing, loss, matrix, normalization, random, signal)
 
 __all__ = ["InferShapeError", "OpDef", "get_op_def", "infer_graph", "infer_shape", "is_supported",
            "register", "supported_ops", "update_peer_input_desc"]

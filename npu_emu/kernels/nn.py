@@ -340,6 +340,24 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
     return (y,)
 
 
+@kernel("Col2Im")
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
+           dilations: list[int] | None = None, pads: list[int] | None = None,
+           strides: list[int] | None = None) -> tuple[np.ndarray]:
+    """im2col's inverse: the (N, C * kernel, blocks) columns summed back onto the (padded)
+    image, one kernel offset at a time through a writeable window view, then cropped."""
+    image, block = [int(d) for d in image_shape], [int(d) for d in block_shape]
+    g = _geometry(image, block, strides, dilations, pads)
+    n = x.shape[0]
+    cols = x.reshape(n, -1, *g.kernel, *g.out)
+    padded = [b + i + e for b, i, e in zip(g.begin, image, g.end)]
+    buf = np.zeros((n, cols.shape[1], *padded), x.dtype)
+    win = _windows(buf, g, writeable=True)
+    for k in np.ndindex(*g.kernel):
+        win[:, :, *k] += cols[:, :, *k]
+    return (np.ascontiguousarray(buf[_spatial(g.begin, image)]),)
+
+
 def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
     """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
     index = [slice(None)] * a.ndim

@@ -78,5 +78,6 @@ def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.kernels import elementwise, linalg, nn, reduce, tensor  # noqa: F401
     from npu_emu.kernels import fused  # noqa: F401
-    from npu_emu.kernels import (activation, bitwise, cumulative, indexing, loss,  # noqa: F401
-                                 matrix, normalization)
+    from npu_emu.kernels import (activation, bitwise, conv_variants, cumulative,  # noqa: F401
+                                 image, indexing, loss, matrix, normalization, random,
+                                 signal)

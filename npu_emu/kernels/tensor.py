@@ -21,7 +21,7 @@ Ints = np.ndarray | Sequence[int]
 
 
 def _ints(values: Ints) -> list[int]:
-    return [int(v) for v in values]
+    return [int(v) for v in np.asarray(values).reshape(-1)]  # a scalar is one value
 
 
 @one_output("Reshape")
