@@ -21,7 +21,7 @@ def bit_cast(x: np.ndarray, *, to: int) -> np.ndarray:
     if target.itemsize != x.dtype.itemsize or target.kind in "OSU" or x.dtype.kind in "OSU":
         raise ValueError(f"BitCast from {x.dtype} to {target}: only between types of one "
                          f"width, strings excluded")
-    return np.ascontiguousarray(x).view(target)
+    return (x if x.flags.c_contiguous else x.copy()).view(target)  # 0-d stays 0-d
 
 
 @one_output("IsInf")

@@ -29,7 +29,9 @@ def det(x: np.ndarray) -> np.ndarray:
 
 @one_output("Einsum")
 def einsum(*inputs: np.ndarray, equation: str) -> np.ndarray:
-    # Half-precision operands sum in float32, as a real accumulator would, then round back.
-    wide = [x.astype(np.float32) if x.dtype == np.float16 else x for x in inputs]
+    # Half-precision operands (float16, bfloat16) sum in float32, as a real accumulator
+    # would, then round back.
+    wide = [x.astype(np.float32) if x.dtype.kind in "fV" and x.dtype.itemsize == 2 else x
+            for x in inputs]
     y = np.einsum(equation.replace(" ", ""), *wide, optimize=True)
     return np.asarray(y).astype(inputs[0].dtype, copy=False)
