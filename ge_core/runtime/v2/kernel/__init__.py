@@ -2,6 +2,7 @@
 its kernels)."""
 from ge_core.runtime.v2.kernel import (infer_shape_kernel, io_kernels,  # noqa: F401
                                        memory_kernels, resource_kernels, stream_kernels)
+from ge_core.runtime.v2.kernel import summary_kernels  # noqa: F401
 from ge_core.runtime.v2.kernel.kernel_registry import (KernelContext, KernelFunc,
                                                        get_kernel_func, register_kernel)
 

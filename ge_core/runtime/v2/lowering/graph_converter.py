@@ -13,6 +13,7 @@ from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode
 from ge_core.runtime.v2.lowering import (io_node_converter, kernel_node_converter,  # noqa: F401
                                          rts_node_converter)
+from ge_core.runtime.v2.lowering import depend_compute_converter  # noqa: F401
 from ge_core.runtime.v2.lowering.guarder import add_guarders
 from ge_core.runtime.v2.lowering.lowering_context import (LoweringContext, LoweringError,
                                                           LoweringOptions)
