@@ -18,8 +18,9 @@ Reducer = Callable[..., np.ndarray]  # fn(x, axis=..., keepdims=...) in numpy's 
 
 
 def _limits(dtype: np.dtype) -> tuple[object, object]:
-    """(lowest, highest) value of ``dtype``: ONNX's max/min of an empty set."""
-    if dtype.kind == "f":
+    """(lowest, highest) value of ``dtype``: ONNX's max/min of an empty set. (ml_dtypes'
+    bfloat16 is of kind "V".)"""
+    if dtype.kind in "fV":
         return -np.inf, np.inf
     if dtype.kind == "b":
         return False, True
