@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from ge_core.graph.types import DataType
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, broadcast
+from ge_core.ops.shape_rules import broadcast
 
 
 @register("BitwiseAnd", "BitwiseOr", "BitwiseXor")
@@ -22,11 +21,7 @@ def _bitwise_not(ctx: InferShapeContext) -> None:
 @register("BitCast")
 def _bit_cast(ctx: InferShapeContext) -> None:
     # x's shape, read as type `to` (of x's width: the kernel checks the bytes).
-    try:
-        dtype = data_type_from_onnx(int(ctx.attr("to")))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
-    ctx.set_output(0, ctx.dims(0), dtype)
+    ctx.set_output(0, ctx.dims(0), ctx.dtype_attr("to"))
 
 
 @register("IsInf", "IsNaN")

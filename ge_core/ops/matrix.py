@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
@@ -17,12 +16,7 @@ def _trilu(ctx: InferShapeContext) -> None:
 @register("EyeLike")
 def _eye_like(ctx: InferShapeContext) -> None:
     # x's 2-D shape, in `dtype` (an ONNX element type) or x's.
-    dtype = ctx.attr("dtype")
-    try:
-        out = ctx.dtype(0) if dtype is None else data_type_from_onnx(int(dtype))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
-    ctx.set_output(0, ctx.dims(0), out)
+    ctx.set_output(0, ctx.dims(0), ctx.dtype_attr("dtype") or ctx.dtype(0))
 
 
 @register("Det")

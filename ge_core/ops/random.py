@@ -3,20 +3,12 @@ from __future__ import annotations
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError
 
 
 def _dtype(ctx: InferShapeContext, default: DataType | None) -> DataType:
-    code = ctx.attr("dtype")
-    if code is None:
-        return default if default is not None else ctx.dtype(0)
-    try:
-        return data_type_from_onnx(int(code))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
+    return ctx.dtype_attr("dtype") or (default if default is not None else ctx.dtype(0))
 
 
 @register("Bernoulli", "RandomUniformLike", "RandomNormalLike")

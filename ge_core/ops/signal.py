@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, normalize_axis
+from ge_core.ops.shape_rules import normalize_axis
 
 
 def _scalar(ctx: InferShapeContext, idx: int) -> int | None:
@@ -18,10 +17,7 @@ def _scalar(ctx: InferShapeContext, idx: int) -> int | None:
 
 
 def _output_type(ctx: InferShapeContext) -> DataType:
-    try:
-        return data_type_from_onnx(int(ctx.attr("output_datatype", 1)))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
+    return ctx.dtype_attr("output_datatype") or DataType.DT_FLOAT
 
 
 @register("DFT")

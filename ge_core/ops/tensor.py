@@ -10,7 +10,6 @@ import math
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import (Dims, ShapeError, broadcast, normalize_axes, normalize_axis,
@@ -258,12 +257,7 @@ def _constant_of_shape(ctx: InferShapeContext) -> None:
 
 @register("Cast")
 def _cast(ctx: InferShapeContext) -> None:
-    # x's shape, dtype `to` (an ONNX element type).
-    try:
-        dtype = data_type_from_onnx(int(ctx.attr("to")))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
-    ctx.set_output(0, ctx.dims(0), dtype)
+    ctx.set_output(0, ctx.dims(0), ctx.dtype_attr("to"))  # x's shape, dtype `to`
 
 
 @register("CastLike")

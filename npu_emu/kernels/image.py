@@ -17,7 +17,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from npu_emu.kernels.elementwise import one_output
-from npu_emu.kernels.registry import kernel
 
 # -- Resize ---------------------------------------------------------------------------------------
 

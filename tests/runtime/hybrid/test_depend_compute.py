@@ -34,32 +34,32 @@ def _model() -> onnx.ModelProto:
 
 
 @pytest.fixture
-def world():
-    w = World(RuntimeConfig(memory_bytes=64 << 20))
-    with w.entered():
-        yield w
+def device():
+    """Device 0 of a fresh world, with room to spare."""
+    world = World(RuntimeConfig(memory_bytes=64 << 20))
+    with world.entered():
+        yield world.runtime.set_device(0)
 
 
-def _compiled():
+def _compiled_model():
     graph = parse_onnx(_model())
     compile_graph(graph, CompileOptions(dump=None))
     return graph
 
 
-def test_a_depend_compute_op_is_lowered_around_result_summaries(world):
-    main = lower_graph(_compiled(), HYBRID_LOWERING).main
+def test_a_depend_compute_op_is_lowered_around_result_summaries(device):
+    main = lower_graph(_compiled_model(), HYBRID_LOWERING).main
     steps = [(n.type, n.name) for n in main.nodes if n.name.startswith("NonZero")]
     assert [t for t, _ in steps if t != "FreeMemory"] == [
         "AllocMemory", "LaunchKernelWithSummary", "SyncStream", "GetSummaryOutputs",
         "AllocMemory", "CopySummaryOutputs"]
 
 
-def test_outputs_of_computed_sizes_match_onnxruntime_and_no_block_is_left(world):
+def test_outputs_of_computed_sizes_match_onnxruntime_and_no_block_is_left(device):
     session = ort.InferenceSession(_model().SerializeToString(),
                                    providers=["CPUExecutionProvider"])
-    device = world.runtime.set_device(0)
     live_before = len(device.memory.live_blocks())
-    model = HybridDavinciModel(_compiled())
+    model = HybridDavinciModel(_compiled_model())
     model.init()
     for x in ([3, -1, 3, 2, 0, 2, 3], [5.0], [-2, -2, 4, 1]):
         x = np.array(x, np.float32)
