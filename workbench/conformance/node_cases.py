@@ -21,7 +21,8 @@ from workbench.conformance import random_outputs
 
 
 @functools.cache
-def _testcases() -> tuple[Any, ...]:
+def testcases() -> tuple[Any, ...]:
+    """onnx's node TestCases, sorted by name (made on the first call)."""
     from onnx.backend.test.case.node import collect_testcases
 
     # The generators overflow and divide by zero on purpose (Cast's saturation cases, the
@@ -30,11 +31,6 @@ def _testcases() -> tuple[Any, ...]:
         warnings.simplefilter("ignore")
         cases = collect_testcases()
     return tuple(sorted(cases, key=lambda t: t.name))
-
-
-def testcases() -> tuple[Any, ...]:
-    """onnx's node TestCases, sorted by name (made on the first call)."""
-    return _testcases()
 
 
 def _value(item: Any) -> Any:
