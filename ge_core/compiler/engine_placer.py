@@ -40,6 +40,18 @@ VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", 
                         "Gather", "Cast", "Dropout", "Shrink", "HardSigmoid", "Softsign", "Erf",
                         "Where", "Equal", "Less", "Greater", "Not", "And", "Or", "ArgMax",
                         "ArgMin", "RotaryEmbedding"})
+# Activation, normalisation, image and loss ops that GE's AI Core and Vector op info stores hold
+# (hicann/ops-nn, ops-math, ops-cv define AI Core kernels for them). Ops left out of both sets --
+# the dynamic-output ones (Unique, NonZero, Compress, NonMaxSuppression), Einsum, Det, DFT, the
+# window generators, CumProd, BitCast -- have only AI CPU kernels there.
+AICORE_OPS |= {"Gelu", "Swish", "HardSwish", "Mish", "SwiGLU", "LayerNormalization",
+               "RMSNormalization", "GroupNormalization", "Resize", "Upsample", "GridSample",
+               "RoiAlign", "Col2Im", "DeformConv", "CausalConvWithState", "STFT"}
+VECTOR_OPS |= {"CumSum", "Trilu", "EyeLike", "Range", "OneHot", "GatherElements", "GatherND",
+               "Scatter", "ScatterElements", "ScatterND", "TopK", "IsInf", "IsNaN",
+               "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "SpaceToDepth",
+               "DepthToSpace", "ReverseSequence", "CenterCropPad", "Bernoulli",
+               "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike"}
 HCCL_OPS = frozenset({"HcomAllReduce", "HcomAllGather", "HcomBroadcast", "HcomReduceScatter"})
 _FLOAT = {DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_UNDEFINED}
 

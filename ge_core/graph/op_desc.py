@@ -11,12 +11,16 @@ if TYPE_CHECKING:
     from ge_core.graph.node import Node
 
 
+# Ops whose kernel must know the node's output count, which a kernel cannot see: before opset
+# 18 an even Split cuts into that many parts; MaxPool computes its Indices only when asked.
+OUTPUT_COUNT_OPS = frozenset({"Split", "MaxPool"})
+
+
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
     """The attributes an op's kernel takes: the framework's, not GE's annotations."""
     attrs = {k: v for k, v in op_desc.attrs.items()
              if not k.startswith("_") and k not in GE_ANNOTATIONS}
-    if op_desc.type == "Split" and "num_outputs" not in attrs:
-        # Before opset 18 an even Split's count is the node's arity, which a kernel can't see.
+    if op_desc.type in OUTPUT_COUNT_OPS and "num_outputs" not in attrs:
         attrs["num_outputs"] = len(op_desc.output_descs)
     return attrs
 

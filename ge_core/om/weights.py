@@ -29,8 +29,9 @@ def _placed(graph: ComputeGraph) -> list[tuple[int, np.ndarray]]:
 
 
 def weights_size(graph: ComputeGraph) -> int:
-    """The weight buffer's length: the furthest weight's end."""
-    return max((off + data.nbytes for off, data in _placed(graph)), default=0)
+    """The weight buffer's length: the furthest weight's end. An empty weight still holds its
+    address, so it reaches a byte past it (the loader maps no address past the buffer)."""
+    return max((off + max(data.nbytes, 1) for off, data in _placed(graph)), default=0)
 
 
 def pack_weights(graph: ComputeGraph) -> bytes:

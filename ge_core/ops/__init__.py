@@ -8,6 +8,8 @@ from ge_core.ops.shape_refiner import (InferShapeError, infer_graph, infer_shape
 from ge_core.ops import (control_flow, elementwise, graph_io, linalg, nn,  # noqa: F401
                          reduce, tensor)
 from ge_core.ops import attention, ml, quant, rnn, sequence, string, training  # noqa: F401
+from ge_core.ops import (activation, bitwise, conv_variants, cumulative, image,  # noqa: F401
+                         indexing, loss, matrix, normalization, random, signal)
 
 __all__ = ["DEFAULT_DOMAINS", "InferShapeError", "OpDef", "get_op_def", "infer_graph",
            "infer_shape", "is_supported", "qualified_type", "register", "supported_ops",

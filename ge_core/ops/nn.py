@@ -5,6 +5,8 @@ dilations, pads or auto_pad, and (pools only) ceil_mode.
 """
 from __future__ import annotations
 
+import math
+
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.elementwise import keep_shape
@@ -139,3 +141,18 @@ def _dropout(ctx: InferShapeContext) -> None:
     ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
     if ctx.n_outputs > 1:
         ctx.set_output(1, ctx.dims(0), DataType.DT_BOOL if ctx.opset >= 10 else ctx.dtype(0))
+
+
+@register("Col2Im")
+def _col2im(ctx: InferShapeContext) -> None:
+    # (N, C, *image_shape), C = the columns' rows / prod(block_shape).
+    x, image, block = ctx.dims(0), ctx.const_ints(1), ctx.const_ints(2)
+    n = UNKNOWN_DIM if x is None else x[0]
+    c = UNKNOWN_DIM
+    if x is not None and block is not None and x[1] != UNKNOWN_DIM:
+        c = x[1] // math.prod(block)
+    if image is None:
+        spatial = ctx.dims(1)
+        return ctx.set_output(0, None if spatial is None or spatial[0] == UNKNOWN_DIM
+                              else (n, c) + (UNKNOWN_DIM,) * spatial[0], ctx.dtype(0))
+    ctx.set_output(0, (n, c, *image), ctx.dtype(0))

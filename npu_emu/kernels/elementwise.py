@@ -149,13 +149,13 @@ def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return np.maximum(x, zeros_like(x), out=fits(out, x.shape, x.dtype))
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def sigmoid(x: np.ndarray) -> np.ndarray:
     # exp(-|x|) never overflows; sigmoid(-t) = e/(1+e) mirrors sigmoid(t) = 1/(1+e).
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1, e) / (1 + e)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
+def erf(x: np.ndarray) -> np.ndarray:
     # numpy has no erf; math.erf is exact in float64.
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
 
@@ -171,10 +171,10 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Ceil": np.ceil,
     "Sign": np.sign,                            # -1, 0 or 1 (opset 9)
     "Tanh": np.tanh,
-    "Erf": _erf,                                # opset 9
+    "Erf": erf,                                # opset 9
     "Not": np.logical_not,                      # bool only
     "Identity": lambda x: x,                    # no copy needed: kernels never write into arrays
-    "Sigmoid": _sigmoid,
+    "Sigmoid": sigmoid,
     "Softplus": lambda x: np.logaddexp(0, x),   # log(1 + e^x) without overflowing e^x
     "Softsign": lambda x: x / (1 + np.abs(x)),
     "Round": np.round,                          # halves to even, as ONNX asks

@@ -81,3 +81,6 @@ def _load_families() -> None:
     from npu_emu.kernels import cast  # noqa: F401
     from npu_emu.kernels import ml  # noqa: F401
     from npu_emu.kernels import attention, quant, rnn, sequence, string, training  # noqa: F401
+    from npu_emu.kernels import (activation, bitwise, conv_variants, cumulative,  # noqa: F401
+                                 image, indexing, loss, matrix, normalization, random,
+                                 signal)

@@ -11,8 +11,8 @@ def add_conformance_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("conformance", help="run the onnx wheel's backend test models through GE "
                                            "and compare with their expected outputs")
     p.add_argument("--suite", default="all", metavar="NAME|all",
-                   help="light, light-random, pytorch-converted, pytorch-operator, simple or all "
-                        "(default)")
+                   help="light, light-random, pytorch-converted, pytorch-operator, simple, node "
+                        "or all (default)")
     p.add_argument("--via", default="host",
                    help="how a case runs (default host: parse, then the host reference executor)")
     p.add_argument("--seed", type=int, default=0, help="light-random's weights and input seed")

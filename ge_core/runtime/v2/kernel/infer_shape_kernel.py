@@ -25,8 +25,9 @@ from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_ke
 from npu_emu.kernel_task import TensorArg
 from npu_emu.trace import TraceBus
 
-# An input read back for a data-dependent InferShape is a shape-like operand: integers, and few
-# of them (a large or float tensor is data, and reading it back would not help).
+# An input read back for a data-dependent InferShape is a shape-like operand, and few of them:
+# integers (Reshape's shape, Range's bounds) or floats (Resize's scales); a large tensor is
+# data, and reading it back would not help.
 MAX_VALUE_DEPENDENT_ELEMENTS = 4096
 
 _UNHEARD = TraceBus()   # the throwaway graphs' bus: no observer, so their edits cost nothing
@@ -62,7 +63,7 @@ def infer_shape_at_run_time(ctx: KernelContext) -> None:
     specs = infer_specs(a["op_desc"], consts, a["opset"], args)
     if None in specs:
         readable = {i: arg for i, arg in enumerate(args) if arg is not None and i not in consts
-                    and np.dtype(arg.dtype).kind in "iu"
+                    and np.dtype(arg.dtype).kind in "iuf"
                     and math.prod(arg.shape) <= MAX_VALUE_DEPENDENT_ELEMENTS}
         if readable:
             stream.synchronize()

@@ -14,6 +14,7 @@ from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode
 from ge_core.runtime.v2.lowering import (host_cpu_node_converter,  # noqa: F401
                                          io_node_converter, kernel_node_converter,
                                          rts_node_converter)
+from ge_core.runtime.v2.lowering import depend_compute_converter  # noqa: F401
 from ge_core.runtime.v2.lowering.guarder import add_guarders
 from ge_core.runtime.v2.lowering.lowering_context import (LoweringContext, LoweringError,
                                                           LoweringOptions)
