@@ -21,8 +21,8 @@ def session():
 def test_command_names_and_units(session):
     assert complete(session, "rev") == (0, ["reverse-continue", "reverse-step"])
     assert complete(session, "step p") == (5, ["pass"])
-    assert complete(session, "break ") == (6, ["distribute", "fault", "label", "node", "pass",
-                                               "sqe", "wait"])
+    assert complete(session, "break ") == (6, ["distribute", "fault", "label", "model", "node",
+                                               "pass", "sqe", "wait"])
     assert complete(session, "info n")[1] == ["notifies"]
     assert complete(session, "nonsense x") == (9, [])
 

@@ -39,7 +39,11 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 
 def build(state: RunState, start: int) -> None:
-    stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
+    settings = state.settings
+    stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
+                           enable_single_stream=settings.single_stream,
+                           minimise_events=settings.minimise_events,
+                           max_task_count=settings.max_task_count)
     state.built = build_model(state.graph, BuildOptions(stream=stream))
     state.ge_model = state.built.ge_model
 

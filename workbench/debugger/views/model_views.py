@@ -1,0 +1,41 @@
+"""GE's side of a model, read while parked: the built model as the OM file ATC would write
+(`info om`), and the models GE's ModelManager holds with their Run loops (`info ge-models`)."""
+from __future__ import annotations
+
+from ge_core.om.om_file import om_bytes
+from ge_core.om.om_info import om_info_of
+from ge_core.world import World
+from npu_emu.trace import TraceBus, use_bus
+from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
+from workbench.debugger.targets.program import RunState
+
+
+def om(state: RunState | None) -> Outcome:
+    model = state.ge_model if state is not None else None
+    if model is None:
+        return Printed("no model yet: the build phase makes one (an OM target reads one)")
+    # Reading the OM back makes graphs, whose events must not reach the run's bus (its gate
+    # would park this thread): they go to a bus nobody listens to.
+    with use_bus(TraceBus()):
+        text = om_info_of(om_bytes(model), f"{model.name}.om (as ATC writes it)")
+    return Printed(text.rstrip())
+
+
+def ge_models(world: World) -> Outcome:
+    """ModelManager's model_map (static models, sunk) and hybrid_model_map."""
+    manager = world.model_manager
+    rows = []
+    for model_id, m in sorted(manager.model_map.items()):
+        loop = m.run_loop
+        rows.append((str(model_id), "static", m.name, str(m.session_id),
+                     str(m.rt_model.id) if m.rt_model is not None else "-",
+                     str(len(m.streams)), str(len(m.task_infos)),
+                     "running" if loop is not None and loop.running else "-",
+                     str(len(m.data_inputer)), str(m.last_status)))
+    for model_id, m in sorted(manager.hybrid_model_map.items()):
+        rows.append((str(model_id), "hybrid", m.graph.name, "-", "-", "-", "-", "-", "-", "-"))
+    if not rows:
+        return Printed("no models loaded by GE (ModelManager is empty)")
+    return TableOutcome("GE models (ModelManager)", ("model", "kind", "name", "session",
+                                                     "rt model", "streams", "tasks", "run loop",
+                                                     "queued", "last status"), tuple(rows))
