@@ -38,6 +38,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "models": lambda d: device_views.models(d.run.world.runtime),
     "memory": lambda d: device_views.memory(d.run.world.runtime),
     "gepass": lambda d: gepass_view.gepass(d.state),
+    "memory-plan": lambda d: model_views.memory_plan(d.state),
     "om": lambda d: model_views.om(d.state),
     "ge-models": lambda d: model_views.ge_models(d.run.world),
     "breakpoints": _breakpoints,

@@ -44,7 +44,7 @@ def build(state: RunState, start: int) -> None:
                            enable_single_stream=settings.single_stream,
                            minimise_events=settings.minimise_events,
                            max_task_count=settings.max_task_count)
-    state.built = build_model(state.graph, BuildOptions(stream=stream))
+    state.built = build_model(state.graph, BuildOptions(stream=stream), state.build_passes)
     state.ge_model = state.built.ge_model
 
 

@@ -1,13 +1,38 @@
-"""GE's side of a model, read while parked: the built model as the OM file ATC would write
-(`info om`), and the models GE's ModelManager holds with their Run loops (`info ge-models`)."""
+"""GE's side of a model, read while parked: the built model's memory plan (`info memory-plan`),
+the built model as the OM file ATC would write (`info om`), and the models GE's ModelManager
+holds with their Run loops (`info ge-models`)."""
 from __future__ import annotations
 
+from ge_core.compiler.memory.mem_map import FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT
 from ge_core.om.om_file import om_bytes
 from ge_core.om.om_info import om_info_of
 from ge_core.world import World
 from npu_emu.trace import TraceBus, use_bus
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import RunState
+
+
+def memory_plan(state: RunState | None) -> Outcome:
+    """Memory assignment's result: every feature-map and zero-copy buffer with its offset, size,
+    lifetime (first writer to last reader, by op index) and stream, and the figures that judge
+    it: the assigner HybridMemAssigner kept, each one's total, the lower bound, no reuse."""
+    built = state.built if state is not None else None
+    if built is None:
+        return Printed("no memory plan yet: the build phase makes it (print node shows the "
+                       "offsets AssignMemory writes as it goes)")
+    plan = built.memory
+    rows = tuple((r.segment, str(r.offset), str(r.size),
+                  f"{r.first}-{r.last} {plan.op_names[r.first]}..{plan.op_names[r.last]}",
+                  f"s{r.stream}", r.label + "".join(f" ={a}" for a in r.aliases))
+                 for r in plan.rows if r.segment in (FEATURE_MAP, ZERO_COPY_INPUT,
+                                                     ZERO_COPY_OUTPUT))
+    totals = ", ".join(f"{name} {total}" for name, total in plan.assigner_totals.items())
+    title = (f"memory plan: feature map {plan.feature_map_bytes} B by {plan.assigner} "
+             f"(lower bound {plan.lower_bound_bytes} B, no reuse {plan.no_reuse_bytes} B; "
+             f"assigners tried: {totals}); weights {plan.weight_bytes} B, zero-copy "
+             f"{plan.zero_copy_bytes} B")
+    return TableOutcome(title, ("segment", "offset", "bytes", "ops (first-last)", "stream",
+                                "buffer"), rows)
 
 
 def om(state: RunState | None) -> Outcome:
