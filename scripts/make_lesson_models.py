@@ -10,6 +10,10 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         turns until nothing folds (lessons 02, 03)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
+    sync_patterns       a chain of convolutions read by a chain of vector ops across two
+                        streams: the events GE inserts and the ones its optimisations drop (07)
+    memory_reuse        two convolutions on one stream, three vector ops on another: a buffer
+                        reused across streams where an event orders the two lives (09)
     long_chain          one long chain of element-wise ops: a stream longer than the device
                         allows is split (08)
     if_loop             an If and a Loop: labels and stream switching on the device (18)
@@ -99,6 +103,44 @@ def parallel_branches() -> onnx.ModelProto:
                   [_vi("out", [1, 4, 8, 8])], inits)
 
 
+def sync_patterns() -> onnx.ModelProto:
+    """Four chained convolutions (AI Core, one stream) feed four vector ops (another stream):
+    v1 = c2 + k, v2 = v1 * c1, v3 = v2 + c3 + c4, out = v3 * c4. Each cross-stream read starts
+    as an event; GE's rules drop c4 -> out (the vector stream already waited for c4, at v3) and
+    c3 -> v3 (c4's event to the same node comes later from the same stream); c1 -> v2 survives
+    them, though c1 -> c2 -> v1 -> v2 already orders it: only the transitive reduction sees that."""
+    rng = np.random.default_rng(7)
+    nodes = [helper.make_node("Conv", [src, f"w{i}"], [f"c{i}"], f"conv_{i}", pads=[1, 1, 1, 1])
+             for i, src in ((1, "x"), (2, "c1"), (3, "c2"), (4, "c3"))]
+    nodes += [
+        helper.make_node("Add", ["c2", "k"], ["v1"], "add_v1"),
+        helper.make_node("Mul", ["v1", "c1"], ["v2"], "mul_v2"),
+        helper.make_node("Sum", ["v2", "c3", "c4"], ["v3"], "sum_v3"),
+        helper.make_node("Mul", ["v3", "c4"], ["out"], "mul_out"),
+    ]
+    inits = [_weights(rng, f"w{i}", 4, 4, 3, 3) for i in range(1, 5)] + [_const("k", [0.5])]
+    return _model("sync_patterns", nodes, [_vi("x", [1, 4, 8, 8])], [_vi("out", [1, 4, 8, 8])],
+                  inits)
+
+
+def memory_reuse() -> onnx.ModelProto:
+    """a = Conv(x), b = Conv(a) on AI Core; c = b * k, d = c + k, e = d - k, out = |e| on
+    Vector. a is dead once conv_b has read it, and the event conv_b -> mul_c orders that before
+    c is written on the other stream: the two may share a buffer."""
+    rng = np.random.default_rng(9)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["a"], "conv_a", pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["a", "w2"], ["b"], "conv_b", pads=[1, 1, 1, 1]),
+        helper.make_node("Mul", ["b", "k"], ["c"], "mul_c"),
+        helper.make_node("Add", ["c", "k"], ["d"], "add_d"),
+        helper.make_node("Sub", ["d", "k"], ["e"], "sub_e"),
+        helper.make_node("Abs", ["e"], ["out"], "abs_out"),
+    ]
+    inits = [_weights(rng, "w1", 4, 4, 3, 3), _weights(rng, "w2", 4, 4, 3, 3), _const("k", [0.5])]
+    return _model("memory_reuse", nodes, [_vi("x", [1, 4, 8, 8])], [_vi("out", [1, 4, 8, 8])],
+                  inits)
+
+
 def long_chain(length: int = 24) -> onnx.ModelProto:
     """x, then ``length`` element-wise ops in one chain (Add, Mul, Sub by small constants, in
     turn): one stream of ``length`` kernel tasks, which nothing folds or fuses."""
@@ -151,6 +193,8 @@ def dynamic_batch() -> onnx.ModelProto:
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
     "parallel_branches": parallel_branches,
+    "sync_patterns": sync_patterns,
+    "memory_reuse": memory_reuse,
     "long_chain": long_chain,
     "if_loop": if_loop,
     "dynamic_batch": dynamic_batch,
