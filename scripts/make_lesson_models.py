@@ -177,17 +177,22 @@ def if_loop() -> onnx.ModelProto:
                   [_vi("out", [2, 4])], [_const("trips", 3, np.int64)])
 
 
-def dynamic_batch() -> onnx.ModelProto:
-    """A conv block whose batch dim is a name, not a number: its shapes are known per run."""
+def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
+    """A conv, a chain of ``chain`` element-wise ops, a global pool; the batch dim is a name,
+    not a number, so every shape is known only per run. Ten kernels: enough for the host's
+    per-task launch cost to show against a sunk run."""
     rng = np.random.default_rng(15)
-    nodes = [
-        helper.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
-        helper.make_node("Relu", ["c"], ["r"], "relu"),
-        helper.make_node("GlobalAveragePool", ["r"], ["g"], "gap"),
-        helper.make_node("Flatten", ["g"], ["out"], "flatten"),
-    ]
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["t0"], "relu")]
+    inits = [_weights(rng, "w", 4, 3, 3, 3)]
+    for i in range(chain):
+        op = ("Mul", "Add")[i % 2]
+        inits.append(_const(f"k{i}", [1.0 + i / 16]))
+        nodes.append(helper.make_node(op, [f"t{i}", f"k{i}"], [f"t{i + 1}"], f"{op.lower()}_{i}"))
+    nodes += [helper.make_node("GlobalAveragePool", [f"t{chain}"], ["g"], "gap"),
+              helper.make_node("Flatten", ["g"], ["out"], "flatten")]
     return _model("dynamic_batch", nodes, [_vi("x", ["batch", 3, 8, 8])],
-                  [_vi("out", ["batch", 4])], [_weights(rng, "w", 4, 3, 3, 3)])
+                  [_vi("out", ["batch", 4])], inits)
 
 
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
