@@ -12,7 +12,9 @@ from typing import Iterator
 from ge_core.compiler import CompileOptions, CompilePipeline
 from ge_core.compiler.model_builder import BuildOptions, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
 from ge_core.executor import HostExecutor, random_feeds
+from ge_core.graph import ComputeGraph
 from ge_core.om.om_file import load_om
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1.graph_loader import GraphLoader
@@ -62,8 +64,19 @@ def load(state: RunState, start: int) -> None:
 def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
     state.outputs = state.model.nn_execute(feeds)
-    state.executor = HostExecutor(state.graph, keep_values=True)
-    state.executor.run(feeds)
+    reference = _reference_graph(state)
+    if reference is not None:
+        state.executor = HostExecutor(reference, keep_values=True)
+        state.executor.run(feeds)
+
+
+def _reference_graph(state: RunState) -> ComputeGraph | None:
+    """What the host reference executor runs: the built graph, unless the build inlined If or
+    Loop bodies between label nodes, whose jumps only the device makes; then the model as
+    parsed (an OM file has no such source: no reference)."""
+    if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
+        return state.graph
+    return parse_onnx(state.source) if state.source.suffix.lower() == ".onnx" else None
 
 
 ONNX_PHASES = (
