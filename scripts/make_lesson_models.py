@@ -16,6 +16,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         reused across streams where an event orders the two lives (09)
     long_chain          one long chain of element-wise ops: a stream longer than the device
                         allows is split (08)
+    allreduce_step      a data-parallel training step: one gradient AllReduced (HCCL), the
+                        next layer's compute independent of it (06, 13)
     if_loop             an If and a Loop: labels and stream switching on the device (18)
     dynamic_batch       a batch dim known only at run time: hybrid execution (15)
 """
@@ -36,11 +38,13 @@ OPSET = 17
 
 
 def _model(name: str, nodes: list, inputs: list, outputs: list,
-           inits: list | None = None) -> onnx.ModelProto:
+           inits: list | None = None, check: bool = True) -> onnx.ModelProto:
+    """``check=False`` for a model with GE's own ops (HcomAllReduce), which ONNX does not know."""
     graph = helper.make_graph(nodes, name, inputs, outputs, inits or [])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="gewb-lessons", ir_version=IR_VERSION)
-    onnx.checker.check_model(model)
+    if check:
+        onnx.checker.check_model(model)
     return model
 
 
@@ -155,6 +159,25 @@ def long_chain(length: int = 24) -> onnx.ModelProto:
     return _model("long_chain", nodes, [_vi("x", [4, 16])], [_vi("out", [4, 16])], inits)
 
 
+def allreduce_step() -> onnx.ModelProto:
+    """grad_1 = x @ w1 is AllReduced across devices (HcomAllReduce, fusion 1: it may overlap the
+    computation after it), then w1 -= lr * grad; grad_2 = x @ w2 and its Relu do not wait for
+    the collective. GE's Hcom ops are not ONNX's: the checker is skipped."""
+    rng = np.random.default_rng(6)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["g1"], "grad_1"),
+        helper.make_node("HcomAllReduce", ["g1"], ["r1"], "allreduce_1", reduction="sum",
+                         group="hccl_world_group", fusion=1),
+        helper.make_node("Mul", ["r1", "lr"], ["u1"], "scale_1"),
+        helper.make_node("Sub", ["w1", "u1"], ["w1_new"], "update_1"),
+        helper.make_node("MatMul", ["x", "w2"], ["g2"], "grad_2"),
+        helper.make_node("Relu", ["g2"], ["out2"], "relu_2"),
+    ]
+    inits = [_weights(rng, "w1", 8, 8), _weights(rng, "w2", 8, 8), _const("lr", [0.1])]
+    return _model("allreduce_step", nodes, [_vi("x", [8, 8])],
+                  [_vi("w1_new", [8, 8]), _vi("out2", [8, 8])], inits, check=False)
+
+
 def if_loop() -> onnx.ModelProto:
     """acc = Loop 3 times (acc + x), then If(c) -> acc * 2 else -acc: both bodies become label
     jumps on one stream."""
@@ -201,6 +224,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
     "long_chain": long_chain,
+    "allreduce_step": allreduce_step,
     "if_loop": if_loop,
     "dynamic_batch": dynamic_batch,
 }

@@ -45,7 +45,8 @@ def build(state: RunState, start: int) -> None:
     stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
                            enable_single_stream=settings.single_stream,
                            minimise_events=settings.minimise_events,
-                           max_task_count=settings.max_task_count)
+                           max_task_count=settings.max_task_count,
+                           hcom_parallel=settings.hcom_parallel)
     state.built = build_model(state.graph, BuildOptions(stream=stream), state.build_passes)
     state.ge_model = state.built.ge_model
 

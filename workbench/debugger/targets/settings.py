@@ -22,6 +22,7 @@ class Settings:
     single_stream: bool = False    # ge.enableSingleStream: every node on one stream
     minimise_events: bool = False  # drop the events the transitive reduction finds redundant
     max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
+    hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
 
 
 def _flag(text: str) -> bool:
@@ -42,7 +43,8 @@ def _task_count(text: str) -> int:
 _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
                                              "race_check": _flag, "stream_max_parallel_num": int,
                                              "single_stream": _flag, "minimise_events": _flag,
-                                             "max_task_count": _task_count}
+                                             "max_task_count": _task_count,
+                                             "hcom_parallel": _flag}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -52,6 +54,7 @@ HELP = {
     "minimise-events": "on/off: keep only the events no other ordering implies",
     "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
                       "ones",
+    "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
 }
 
 
