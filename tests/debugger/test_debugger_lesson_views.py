@@ -6,7 +6,7 @@ import pytest
 from debugger_testing import debugger, finished, stopped
 from workbench.debugger.breakpoints import BreakpointError
 from workbench.debugger.outcomes import Printed, TableOutcome
-from workbench.debugger.views import gepass_view, model_views
+from workbench.debugger.views import gepass_view, graph_views, model_views
 
 FOLD = "sample_models/fold_and_infer.onnx"
 CHAIN = "sample_models/long_chain.onnx"
@@ -134,3 +134,47 @@ def test_stream_settings_reach_the_build(settings, streams):
         assert d.state.ge_model.stream_num == streams
     finally:
         d.close()
+
+
+def test_info_memory_plan_shows_a_buffer_shared_across_streams_and_the_assigners_tried():
+    d = debugger("sample_models/memory_reuse.onnx")
+    try:
+        assert "no memory plan yet" in model_views.memory_plan(d.state).text
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())
+        plan = model_views.memory_plan(d.state)
+        built = d.state.built.memory
+    finally:
+        d.close()
+    assert isinstance(plan, TableOutcome)
+    rows = {row[-1]: row for row in plan.rows}
+    # conv_a (AI Core stream) and mul_c (Vector stream) share offset 0: an event orders them
+    assert rows["conv_a:0"][1] == rows["mul_c:0"][1] and rows["conv_a:0"][4] != rows["mul_c:0"][4]
+    assert f"by {built.assigner}" in plan.title
+    assert all(f"{name} {total}" in plan.title for name, total in built.assigner_totals.items())
+
+
+def test_the_pass_table_has_the_build_passes_with_the_events_left_after_each_step():
+    d = debugger("sample_models/sync_patterns.onnx", minimise_events=True)
+    try:
+        d.add_breakpoint(["pass", "GenerateSyncEventNodes"])
+        stopped(d.cont())
+        table = graph_views.passes(d.state)
+    finally:
+        d.close()
+    events = [row[-1] for row in table.rows if row[1] == "InsertSyncNodes" and "events" in row[-1]]
+    # inserted 5, OptimizeBySend 4, ByRecv 3, ByStreamActivate 3, transitive reduction 2, refresh 2
+    assert events == ["events 5", "events 4", "events 3", "events 3", "events 2", "events 2"]
+    assert any(row[2] == "AssignByDependencyPass" for row in table.rows)
+
+
+def test_an_if_loop_model_runs_to_the_end_with_the_source_model_as_its_reference():
+    d = debugger("sample_models/if_loop.onnx")
+    try:
+        end = finished(d.cont())
+        printed = graph_views.graph_tensor(d.state, "relu")
+    finally:
+        d.close()
+    assert not any("error" in line for line in end.summary), end.summary
+    # the Relu after the If, read from device memory beside the parsed model's host reference
+    assert "device memory" in printed.text and "max abs difference 0" in printed.text
