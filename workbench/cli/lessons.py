@@ -29,7 +29,8 @@ def _cmd_lessons(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     print(f"{lesson.name} ({lesson.steps} steps)")
     for line in lesson.header:
-        print(f"  {line}" if line.strip() else "")
+        if "gewb run" not in line:   # said below, with the path as typed from here
+            print(f"  {line}" if line.strip() else "")
     path = _shown(lesson.path)
     print("play it:")
     print(f"  gewb run {path}                  # the whole lesson, as a transcript")
