@@ -88,6 +88,11 @@ class TaskScheduler:
         self._event_waiters: dict[int, list[Stream]] = {}
         self._notify_waiters: dict[int, list[Stream]] = {}
 
+    def __getstate__(self) -> dict:
+        # The bus and its observers belong to the run (a debugger's gate holds locks): a
+        # snapshot leaves it out, and the restoring Runtime points the scheduler at its own.
+        return {**self.__dict__, "bus": None}
+
     def add_stream(self, stream: Stream) -> None:
         if len(self.streams) > SLOT:
             raise AclError("too many streams on one device", 207008)

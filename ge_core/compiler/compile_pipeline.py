@@ -77,6 +77,7 @@ class CompilePipeline:
         self.dumper = GraphDumper(self.options.dump)
         self.checker: EquivalenceChecker | None = None
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
+        self.manager: PassManager | None = None  # the stage's pass manager, while it runs
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # not in steps(): a parked generator would hold it off
@@ -144,11 +145,12 @@ class CompilePipeline:
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
         first = len(self.result.passes)
-        manager = _manager(stage, passes, self.result.passes)
+        manager = self.manager = _manager(stage, passes, self.result.passes)
         for step in manager.iter_run(graph):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
+        self.manager = None
         self.result.warnings += [w for r in self.result.passes[first:] for w in r.warnings]
 
     def _collect(self, records: list[PassRecord]) -> None:

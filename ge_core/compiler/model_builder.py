@@ -53,9 +53,12 @@ class BuildResult:
     passes: list[PassRecord]
 
 
-def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> BuildResult:
+def build_model(graph: ComputeGraph, options: BuildOptions | None = None,
+                history: list[PassRecord] | None = None) -> BuildResult:
+    """``history``: where the stream passes' records go as each ends, so one who looks while
+    the build runs (a debugger parked in it) sees the passes done so far."""
     with gc_paused(graph.bus):
-        return _build(graph, options or BuildOptions())
+        return _build(graph, options or BuildOptions(), history)
 
 
 class BuildError(ValueError):
@@ -79,7 +82,8 @@ def _check_static(graph: ComputeGraph) -> None:
                     f"model hybrid (gewb exec --mode hybrid)")
 
 
-def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
+def _build(graph: ComputeGraph, options: BuildOptions,
+           history: list[PassRecord] | None) -> BuildResult:
     _check_static(graph)
     stages: list[StageRecord] = []
 
@@ -96,7 +100,7 @@ def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
         stage("AssignFunctionalLabels", lambda: assign_functional_labels(graph))
         # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
         stream_options = replace(options.stream, enable_single_stream=True)
-    allocator = StreamAllocator(graph, stream_options)
+    allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)

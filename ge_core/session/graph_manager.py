@@ -30,6 +30,7 @@ from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_mode
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph
 from ge_core.parser import parse_onnx
+from ge_core.passes import PassRecord
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1 import DavinciModel, GraphExecutor, GraphLoader, ModelManager
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
@@ -80,10 +81,11 @@ class GraphManager:
     def compile(self, graph: ComputeGraph) -> CompileResult:
         return self.optimize(graph).run()
 
-    def build(self, graph: ComputeGraph) -> BuildResult:
+    def build(self, graph: ComputeGraph, history: list[PassRecord] | None = None) -> BuildResult:
         """Streams, memory and tasks for a compiled graph: ``.ge_model`` is what loads. A graph
-        with unknown dims has no static build: the BuildError names the node."""
-        return build_model(graph, self.build_options)
+        with unknown dims has no static build: the BuildError names the node. ``history``: where
+        the build's pass records go as each pass ends (a debugger parked in the build reads it)."""
+        return build_model(graph, self.build_options, history)
 
     def build_root_model(self, graph: ComputeGraph) -> RootModel:
         """What PreRun hands the loader: the built GeModel, or, when ModelManager will load it

@@ -1,5 +1,6 @@
 """Fusion launch (gang scheduling), HCCL, snapshot/restore, the Chrome trace timeline."""
 import json
+import threading
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from npu_emu.hccl import hccl_launch, make_hccl_task
 from npu_emu.kernel_task import make_kernel_task
 from npu_emu.task_scheduler import SqeDispatched
 from npu_emu.timeline import Timeline
+from npu_emu.trace import TraceBus
 from npu_emu.world import World
 
 
@@ -107,3 +109,28 @@ def test_the_timeline_is_chrome_trace_json_with_streams_units_and_flows(tmp_path
     flows = [e for e in trace if e["ph"] in "sf"]
     assert [e["ph"] for e in flows] == ["s", "f"] and flows[0]["tid"] == s1.id
     assert flows[1]["tid"] == s2.id and flows[0]["id"] == flows[1]["id"]
+
+
+def test_a_snapshot_leaves_out_the_bus_and_its_observers(tmp_path):
+    """A debugger's observers hold locks, which cannot be saved; the state does not need them:
+    the restored runtime's scheduler emits into the bus current at restore."""
+    class LockingObserver:
+        def __init__(self):
+            self.lock = threading.Lock()
+            self.seen = 0
+
+        def __call__(self, event):
+            with self.lock:
+                self.seen += 1
+
+    rt = make_runtime()
+    observer = LockingObserver()
+    rt.bus.subscribe(observer)
+    path = tmp_path / "observed.snap"
+    with World(runtime=rt).entered():
+        program(rt, stop_after=3, path=path)
+    assert observer.seen > 0
+    later = TraceBus()
+    with World(bus=later).entered():
+        restored = snapshot.restore(path)
+    assert restored.device(0).scheduler.bus is later and restored.device(0).scheduler.retired == 3

@@ -24,12 +24,14 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.cli.devrun import add_devrun_parser
     from workbench.cli.exec import add_exec_parser
     from workbench.cli.graph import add_graph_parser
+    from workbench.cli.lessons import add_lessons_parser
     from workbench.cli.om_info import add_om_info_parser
     from workbench.cli.ops import add_ops_parser
     from workbench.cli.passes import add_passes_parser
     from workbench.cli.repl import add_repl_parser
     from workbench.cli.run import add_run_parser
     return [add_graph_parser, add_ops_parser, add_compile_parser, add_passes_parser,
+            add_lessons_parser,
             add_om_info_parser, add_conformance_parser, add_devrun_parser, add_exec_parser,
             add_repl_parser, add_run_parser]
 

@@ -8,6 +8,7 @@ import pytest
 from v2_testing import TINY_CNN, assert_outputs_close, build_tiny_cnn, world  # noqa: F401
 
 from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensorDesc, OpDesc
@@ -195,3 +196,26 @@ def test_a_rerun_in_a_fresh_world_replays_the_same_trace(lowering):
         assert any(isinstance(e, KernelLaunched) for e in recorder.events)
     assert digests[0] == digests[1]
 
+
+
+def test_init_main_and_deinit_are_stages_each_kernel_launched_inside_main():
+    """Load runs Init, execute runs Main, unload runs DeInit: three stages on the trace bus, and
+    every kernel the execution launches is launched between Main's begin and end."""
+    w = World(RuntimeConfig(memory_bytes=64 << 20))
+    recorder = TraceRecorder()
+    w.bus.subscribe(recorder)
+    with w.entered():
+        built = build_tiny_cnn()
+        recorder.events.clear()   # the compile's own stages are not the executor's
+        execute_v2(built.ge_model, built.feeds)
+    stages = [(type(e).__name__, e.stage) for e in recorder.events
+              if isinstance(e, (StageBegin, StageEnd))]
+    assert stages == [("StageBegin", "Init"), ("StageEnd", "Init"), ("StageBegin", "Main"),
+                      ("StageEnd", "Main"), ("StageBegin", "DeInit"), ("StageEnd", "DeInit")]
+    kinds = [type(e).__name__ for e in recorder.events]
+    main_begin = next(i for i, e in enumerate(recorder.events)
+                      if isinstance(e, StageBegin) and e.stage == "Main")
+    main_end = next(i for i, e in enumerate(recorder.events)
+                    if isinstance(e, StageEnd) and e.stage == "Main")
+    launched = [i for i, k in enumerate(kinds) if k == KernelLaunched.__name__]
+    assert launched and all(main_begin < i < main_end for i in launched)

@@ -14,7 +14,9 @@ from typing import Iterator
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
 from ge_core.executor import HostExecutor, random_feeds
+from ge_core.graph import ComputeGraph
 from ge_core.om.om_file import load_om
 from ge_core.session import GraphManager
 from workbench.debugger.targets.program import Phase, RunState
@@ -23,8 +25,13 @@ from workbench.debugger.targets.program import Phase, RunState
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
     nothing else (a checkpoint copies only the state)."""
-    engines = tuple(filter(None, state.settings.exclude_engines.split(",")))
-    stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
+    settings = state.settings
+    engines = tuple(filter(None, settings.exclude_engines.split(",")))
+    stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
+                           enable_single_stream=settings.single_stream,
+                           minimise_events=settings.minimise_events,
+                           max_task_count=settings.max_task_count,
+                           hcom_parallel=settings.hcom_parallel)
     return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
                         BuildOptions(stream=stream))
 
@@ -45,7 +52,7 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 
 def build(state: RunState, start: int) -> None:
-    state.built = _manager(state).build(state.graph)
+    state.built = _manager(state).build(state.graph, state.build_passes)
     state.ge_model = state.built.ge_model
 
 
@@ -61,8 +68,19 @@ def load(state: RunState, start: int) -> None:
 def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
-    state.executor = HostExecutor(state.graph, keep_values=True)
-    state.executor.run(feeds)
+    reference = _reference_graph(state)
+    if reference is not None:
+        state.executor = HostExecutor(reference, keep_values=True)
+        state.executor.run(feeds)
+
+
+def _reference_graph(state: RunState) -> ComputeGraph | None:
+    """What the host reference executor runs: the built graph, unless the build inlined If or
+    Loop bodies between label nodes, whose jumps only the device makes; then the model as
+    parsed (an OM file has no such source: no reference)."""
+    if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
+        return state.graph
+    return GraphManager.parse(state.source) if state.source.suffix.lower() == ".onnx" else None
 
 
 ONNX_PHASES = (

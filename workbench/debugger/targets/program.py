@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
     from ge_core.compiler.model_builder import BuildResult
     from ge_core.om.ge_model import GeModel
+    from ge_core.passes import PassRecord
     from ge_core.runtime.v1.davinci_model import DavinciModel
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
@@ -42,6 +43,7 @@ class RunState:
     graph: ComputeGraph | None = None
     pipeline: CompilePipeline | None = None
     built: BuildResult | None = None
+    build_passes: list[PassRecord] = field(default_factory=list)   # as each build pass ends
     ge_model: GeModel | None = None       # what load loads: the build's, or an OM file's
     model: DavinciModel | None = None     # loaded on the run's device
     executor: HostExecutor | None = None

@@ -40,11 +40,17 @@ def print_node(state: RunState | None, name: str) -> Outcome:
 
 
 def passes(state: RunState | None) -> Outcome:
-    if state is None or state.pipeline is None or not state.pipeline.result.passes:
+    """The optimisation stages' passes, then the build's (stream allocation and sync events),
+    whose rows say what they count (events left after each InsertSyncNodes step)."""
+    records = [*(state.pipeline.result.passes if state and state.pipeline else ()),
+               *(state.build_passes if state else ())]
+    if not records:
         return Printed("no pass has run yet")
+    build = len(records) - len(state.build_passes)
     rows = tuple((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
-                  str(r.nodes_after), type_delta_text(r.type_delta))
-                 for i, r in enumerate(state.pipeline.result.passes, 1))
+                  str(r.nodes_after), " ".join(filter(None, [type_delta_text(r.type_delta), *(
+                      f"{k} {n}" for k, n in (r.detail if i > build else ()))])))
+                 for i, r in enumerate(records, 1))
     return TableOutcome("passes", ("#", "stage", "pass", "graph", "changed", "nodes",
                                    "node types"), rows)
 
