@@ -1,6 +1,6 @@
 """The compile pipeline: GE's stages from a parsed graph to an optimised one.
 
-    Prepare                 input checks, InferShape
+    Prepare                 input checks, the given input shapes (graph_prepare.py), InferShape
     OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals
     EnginePlacer            every node gets an engine (cheapest that accepts it)
     Partition               per-engine subgraphs cut at engine changes
@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.compiler.graph_prepare import InputShape, check_and_update_input
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
@@ -47,6 +48,8 @@ class CompileOptions:
     equivalence_seed: int = 0
     validate_after_each_pass: bool = False
     max_workers: int = GE_THREAD_POOL_SIZE
+    input_shape: InputShape = field(default_factory=dict)   # GE's input_shape: the user's
+                                                            # inputs' shapes, by input name
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ class CompilePipeline:
         self.dumper.stage(g, "PreRunBegin")
         if not g.input_nodes and g.output_node is None:
             raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
+        check_and_update_input(g, self.options.input_shape)
         infer_graph(g)
         self.dumper.stage(g, "AfterInfershape")
         validate(g)

@@ -8,8 +8,11 @@ print its outputs and the device time it took.
     --streams       single: one stream (ge.enableSingleStream); auto: parallel streams
                     (ge.streamMaxParallelNum 4). Compiling an .onnx only: an OM's are fixed.
 
-Inputs come from --input NAME=FILE.npy, the rest are seeded random; --output writes every
-output, by graph output name, to an .npz; --trace writes the device timeline (Perfetto).
+Inputs come from --input NAME=FILE.npy, the rest are seeded random (sized by --input-shape
+NAME:D0,D1;... where the model leaves a dimension symbolic). The given shapes are the model's
+input shapes (GE's CheckAndUpdateInput): with every shape known, auto sinks the model, else runs
+it hybrid. --output writes every output, by graph output name, to an .npz; --trace writes the
+device timeline (Perfetto).
 """
 from __future__ import annotations
 
@@ -27,55 +30,54 @@ STREAMS = {"single": {"enable_single_stream": True},
            "auto": {"stream_max_parallel_num": AUTO_PARALLEL_STREAMS}}
 
 
-def _manager(args: argparse.Namespace):
+def _manager(args: argparse.Namespace, input_shape: dict[str, tuple[int, ...]]):
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.compiler.stream.stream_options import StreamOptions
     from ge_core.session import GraphManager
-    return GraphManager(CompileOptions(dump=None),
+    return GraphManager(CompileOptions(dump=None, input_shape=input_shape),
                         BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {}))))
 
 
-def _root_model(args: argparse.Namespace, manager):
-    """What loads: an OM read, or an ONNX parsed and compiled, then built for its mode (hybrid
-    loads the compiled graph; auto builds it unless some dims are unknown)."""
+def _inputs(args: argparse.Namespace, graph):
+    from workbench.model_inputs import ModelInputError, read_inputs
+    try:
+        return read_inputs(graph, args.input, args.input_shape)
+    except ModelInputError as exc:
+        raise UserError(f"--{exc}") from exc
+
+
+def _root_model(args: argparse.Namespace):
+    """(what loads, the inputs given, the manager): an OM read, or an ONNX parsed, given the
+    inputs' shapes, compiled, then built for its mode (hybrid loads the compiled graph; auto
+    builds it unless some dims are unknown; v2 lowers it unbuilt then, or with If / Loop)."""
     from ge_core.om import OmFileError, load_om
     if args.model.lower().endswith(".om"):
-        if args.streams is not None:
-            raise UserError("--streams applies to an .onnx model: an OM's streams were fixed "
-                            "when it was compiled")
+        if args.streams is not None or args.input_shape:
+            raise UserError("--streams and --input-shape apply to an .onnx model: an OM's "
+                            "streams and shapes were fixed when it was compiled")
         try:
-            return load_om(args.model)
+            model = load_om(args.model)
         except (OmFileError, OSError) as exc:
             raise UserError(str(exc)) from exc
+        return model, _inputs(args, model.graph), _manager(args, {})
     from workbench.cli.model_files import load_model
     graph = load_model(args.model)
-    try:   # a compile or build failure names its pass or node
+    inputs = _inputs(args, graph)
+    manager = _manager(args, inputs.input_shape)
+    return _compiled_root(args, manager, graph), inputs, manager
+
+
+def _compiled_root(args: argparse.Namespace, manager, graph):
+    try:   # a compile or build failure names its pass, node or input
         manager.compile(graph)
         if args.mode == "hybrid":
             return graph
-        if args.mode == "auto":
-            return manager.build_root_model(graph)
-        return manager.build(graph).ge_model   # sink and v2 need a static build
+        if args.mode in ("auto", "v2"):   # v2 lowers unknown dims and If / Loop unbuilt
+            return manager.build_root_model(graph, lowered=args.mode == "v2")
+        return manager.build(graph).ge_model   # sink needs a static build
     except Exception as exc:
         raise UserError(f"{args.model}: {exc}") from exc
-
-
-def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
-    from ge_core.executor import random_feeds
-    from ge_core.runtime.model_io import model_inputs
-    names = [io.name for io in model_inputs(graph)]
-    feeds = random_feeds(graph, args.seed)
-    for spec in args.input:
-        name, sep, path = spec.partition("=")
-        if not sep or name not in names:
-            raise UserError(f"--input {spec}: expected NAME=FILE.npy with NAME one of "
-                            f"{', '.join(names)}")
-        try:
-            feeds[name] = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"--input {spec}: {exc}") from exc
-    return feeds
 
 
 def _about(model) -> str:
@@ -94,9 +96,8 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     or, for v2, lowered to an ExecuteGraph and run once."""
     from ge_core.runtime.v1.model_manager import root_graph
     from ge_core.runtime.v2 import execute_v2
-    manager = _manager(args)
-    root = _root_model(args, manager)
-    feeds = _feeds(args, root_graph(root))
+    root, inputs, manager = _root_model(args)
+    feeds = inputs.feeds(root_graph(root), args.seed)
     if args.mode == "v2":
         result = execute_v2(root, feeds)
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
@@ -156,6 +157,9 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("model", help="an .onnx or .om file")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input's value (repeatable); others are seeded random")
+    p.add_argument("--input-shape", default="", metavar="NAME:D0,D1;...",
+                   help="sizes of inputs given no value, for dims the model leaves symbolic "
+                        "(GE's input_shape)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
     p.add_argument("--mode", choices=MODES, default="auto",

@@ -4,7 +4,8 @@ Entry point (what `gewb exec --mode v2` calls):
 
     execute_v2(model, feeds, executor="sequential", stream=None) -> ExecuteResult
         model     a GeModel (built: its streams and Send/Recv events are honoured) or a
-                  ComputeGraph (compiled; unknown dims are inferred at run time)
+                  ComputeGraph (compiled; unknown dims are inferred at run time, If / Case
+                  / Loop run as control-flow kernels over their subgraphs)
         feeds     {input name: array} or arrays in input order
         executor  "sequential" or "topological"
         stream    the npu_emu stream to run on (default: the current runtime's default stream,
@@ -15,7 +16,8 @@ Entry point (what `gewb exec --mode v2` calls):
     execute (Main) -> unload (DeInit).
 
 Pieces, named after GE's:
-    lowering/               lower_graph (GraphConverter) + one NodeConverter per kind of node
+    lowering/               lower_graph (GraphConverter) + one NodeConverter per kind of node;
+                            lower_subgraph for an If branch or a Loop body
     execute_graph.py        ExecuteGraph: Init / Main / DeInit graphs of runtime-kernel nodes
     kernel/                 the runtime kernels those nodes run (AllocMemory, LaunchKernel ...)
     caching_mem_allocator   the stream-ordered allocator behind AllocMemory / FreeMemory
@@ -25,6 +27,7 @@ Pieces, named after GE's:
 """
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any, Mapping, Sequence
 
 from ge_core.graph import ComputeGraph
@@ -51,9 +54,15 @@ def execute_v2(model: GeModel | ComputeGraph, feeds: Mapping[str, Any] | Sequenc
     v2 = ModelV2Executor(lower_graph(graph), stream or default_stream(), executor)
     v2.load()
     try:
-        return v2.execute(feeds)
-    finally:
-        v2.unload()
+        result = v2.execute(feeds)
+    except BaseException:
+        # a failed Main can leave blocks allocated: DeInit's complaint would hide the error
+        # that names the node at fault
+        with suppress(Exception):
+            v2.unload()
+        raise
+    v2.unload()
+    return result
 
 
 __all__ = ["EXECUTORS", "ExecuteGraph", "ExecuteGraphError", "ExecuteResult", "LoweringError",

@@ -57,11 +57,14 @@ class ExeNode:
 
 @dataclass
 class ExeGraph:
-    """Init, Main or DeInit. ``nodes`` is the sequential executor's order (a topological one);
-    ``dependencies`` are what the topological executor counts."""
+    """Init, Main or DeInit, or a subgraph of a control-flow node (an If branch, a While's cond
+    or body: the node's ``subgraphs`` attr). ``nodes`` is the sequential executor's order (a
+    topological one); ``dependencies`` are what the topological executor counts; a subgraph
+    hands its parent node the values in ``results``."""
 
     name: str
     nodes: list[ExeNode] = field(default_factory=list)
+    results: list[int] = field(default_factory=list)
 
     def add(self, type: str, name: str, inputs: tuple[int, ...] = (),
             outputs: tuple[int, ...] = (), attrs: dict[str, Any] | None = None,
@@ -111,12 +114,22 @@ class ExecuteGraph:
         return self.init, self.main, self.deinit
 
     def dump(self) -> str:
-        """One line per node: ``[id] Type name (inputs) -> (outputs) {attrs}``, by graph."""
+        """One line per node: ``[id] Type name (inputs) -> (outputs) {attrs}``, by graph; a
+        control-flow node's subgraphs follow it, indented."""
         lines = [f"execute graph {self.name}: {len(self.value_names)} values"]
         for g in self.graphs:
             lines.append(f"{g.name} ({len(g.nodes)} nodes)")
-            lines += [f"  {self._line(n)}" for n in g.nodes]
+            self._dump_nodes(g, "  ", lines)
         return "\n".join(lines)
+
+    def _dump_nodes(self, graph: ExeGraph, indent: str, lines: list[str]) -> None:
+        for n in graph.nodes:
+            lines.append(f"{indent}{self._line(n)}")
+            for sub in n.attrs.get(SUBGRAPHS, ()):
+                results = ", ".join(f"%{self.value_names[v]}" for v in sub.results)
+                lines.append(f"{indent}  subgraph {sub.name} ({len(sub.nodes)} nodes) -> "
+                             f"({results})")
+                self._dump_nodes(sub, indent + "    ", lines)
 
     def _line(self, n: ExeNode) -> str:
         def value(v: int) -> str:
@@ -131,3 +144,4 @@ class ExecuteGraph:
 
 
 SHOWN_ATTRS = frozenset({"stream", "event_id", "notify_id", "dtype"})
+SUBGRAPHS = "subgraphs"   # a control-flow node's attr: its ExeGraphs, in the kernel's order

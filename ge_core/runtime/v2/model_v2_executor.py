@@ -23,8 +23,9 @@ import numpy as np
 
 from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.runtime.errors import GeError, ModelInputError
-from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeGraph
+from ge_core.runtime.v2.execute_graph import SUBGRAPHS, ExecuteGraph, ExeGraph, ExeNode
 from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
+from ge_core.runtime.v2.kernel.control_kernels import EXECUTORS as SUBGRAPH_EXECUTORS
 from ge_core.runtime.v2.sequential_executor import RunNode, SequentialExecutor
 from ge_core.runtime.v2.topological_executor import TopologicalExecutor
 from npu_emu.stream import Stream
@@ -83,8 +84,16 @@ class ModelV2Executor:
     def _instantiate(self, graph: ExeGraph) -> list[RunNode]:
         return [(get_kernel_func(n.type), KernelContext(f"{graph.name}/{n.name}/{n.type}",
                                                         self.values, n.inputs, n.outputs,
-                                                        n.attrs))
+                                                        self._attrs(n)))
                 for n in graph.nodes]
+
+    def _attrs(self, node: ExeNode) -> dict[str, Any]:
+        """A control-flow node's attrs gain an executor per subgraph (the Main's kind)."""
+        subgraphs = node.attrs.get(SUBGRAPHS)
+        if not subgraphs:
+            return node.attrs
+        return {**node.attrs, SUBGRAPH_EXECUTORS: [
+            self.executor_cls(self._instantiate(g), g.dependencies()) for g in subgraphs]}
 
     # -- execute ------------------------------------------------------------------------------
     def execute(self, feeds: Mapping[str, Any] | Sequence[Any]) -> ExecuteResult:

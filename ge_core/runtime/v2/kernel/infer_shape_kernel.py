@@ -29,6 +29,7 @@ from npu_emu.trace import TraceBus
 # integers (Reshape's shape, Range's bounds) or floats (Resize's scales); a large tensor is
 # data, and reading it back would not help.
 MAX_VALUE_DEPENDENT_ELEMENTS = 4096
+NUMBER_KINDS = "iufV"   # ml_dtypes' narrow floats (Range's bfloat16 bounds) are numpy kind "V"
 
 _UNHEARD = TraceBus()   # the throwaway graphs' bus: no observer, so their edits cost nothing
 
@@ -63,7 +64,7 @@ def infer_shape_at_run_time(ctx: KernelContext) -> None:
     specs = infer_specs(a["op_desc"], consts, a["opset"], args)
     if None in specs:
         readable = {i: arg for i, arg in enumerate(args) if arg is not None and i not in consts
-                    and np.dtype(arg.dtype).kind in "iuf"
+                    and np.dtype(arg.dtype).kind in NUMBER_KINDS
                     and math.prod(arg.shape) <= MAX_VALUE_DEPENDENT_ELEMENTS}
         if readable:
             stream.synchronize()

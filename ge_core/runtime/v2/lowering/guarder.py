@@ -22,14 +22,28 @@ def free_stream(block: Block) -> int | None:
     return streams.pop() if streams else block.writer[1]
 
 
-def add_guarders(lc: LoweringContext, sync: ExeNode) -> list[ExeNode]:
+def add_guarders(lc: LoweringContext, sync: ExeNode | None) -> None:
+    """A FreeMemory per block of ``lc``'s graph, each placed right after the last node using
+    the block; ``sync``: the root graph's final Synchronize (a subgraph has none: it runs on
+    one stream, where every free is stream-ordered)."""
     frees = []
     for block in lc.blocks.values():
+        if block.escapes:
+            continue
         stream = free_stream(block)
         users = {block.writer[0], *(node for node, _ in block.readers)}
-        if stream is HOST:
+        if stream is HOST and sync is not None:
             users.add(sync.id)
         frees.append(lc.main.add("FreeMemory", lc.exe.value_names[block.value],
                                  (lc.allocator, block.value), attrs={"stream": stream},
                                  after=sorted(users)))
-    return frees
+    _place(lc.main.nodes, frees)
+
+
+def _place(nodes: list[ExeNode], frees: list[ExeNode]) -> None:
+    """Put each free right after the last node it follows (they were appended at the end)."""
+    after: dict[int, list[ExeNode]] = {}
+    for free in frees:
+        after.setdefault(max(free.after), []).append(free)
+    others = nodes[:len(nodes) - len(frees)]
+    nodes[:] = [n for node in others for n in (node, *after.get(node.id, ()))]

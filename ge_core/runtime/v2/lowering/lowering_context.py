@@ -2,9 +2,14 @@
 holders): the ExecuteGraph being built, the value of each compute-graph tensor, the resources
 Init makes on first use (streams, events, notifies), and the bookkeeping the guarders and the
 final Synchronize need (who uses each block, the last node issued to each stream).
+
+A subgraph (an If branch, a Loop body) is lowered with a context of its own
+(``for_subgraph``): it shares the ExecuteGraph, its values, Init and the resources, and keeps its
+own tensors, blocks and stream order, so its guarders free what it allocates inside it.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +17,7 @@ from ge_core.graph import ComputeGraph, GeTensor, InDataAnchor, Node
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET, STREAM_ID
 from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v2.caching_mem_allocator import HOST
-from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode, TensorSpec
+from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeGraph, ExeNode, TensorSpec
 
 
 ON_DEVICE, ON_HOST, ANY = "device", "host", "any"   # where a reader needs a value (GE's
@@ -39,6 +44,7 @@ class Block:
     writer: tuple[int, int | None]                      # (Main node id, stream or HOST)
     readers: list[tuple[int, int | None]] = field(default_factory=list)
     output: bool = False                                 # a graph output reads it after Sync
+    escapes: bool = False   # a subgraph's result: handed to its parent node, which frees it
 
 
 class LoweringContext:
@@ -62,6 +68,16 @@ class LoweringContext:
         self.last_issued: dict[int, int] = {}               # logical stream -> Main node id
         self.on_host: set[int] = set()                      # values in host memory
         self._moved: dict[tuple[int, str], int] = {}        # (value, placement) -> its copy
+
+    def for_subgraph(self, graph: ComputeGraph) -> "LoweringContext":
+        """A context lowering ``graph`` (a subgraph) into an ExeGraph of its own: what Init
+        holds is shared, what one graph's Main tracks is fresh."""
+        sub = copy.copy(self)
+        sub.graph = graph
+        sub.main = ExeGraph(graph.name)
+        sub._tensors, sub._root, sub.blocks = {}, {}, {}
+        sub.last_issued, sub._moved = {}, {}
+        return sub
 
     # -- values ---------------------------------------------------------------------------------
     def constant(self, name: str, value: Any) -> int:

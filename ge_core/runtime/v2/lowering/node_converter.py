@@ -2,7 +2,7 @@
 lowering function per kind of ComputeGraph node, turning it into ExecuteGraph nodes.
 
 A node's kind is its type when a converter is registered for the type (Data, Const, NetOutput,
-the RTS ops), else HOST_CPU for a node of the host CPU engine, else GE_LOCAL_VIEW for the
+the RTS ops, the control-flow ops), else HOST_CPU for a node of the host CPU engine, else GE_LOCAL_VIEW for the
 GE-local ops that only reinterpret their input, else KERNEL for any op with a device kernel.
 Anything else cannot be lowered, and says why.
 """
@@ -25,6 +25,10 @@ GE_LOCAL_VIEW = "GeLocalView"    # the output is the input's block, reshaped
 # input's offset too).
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims", "Identity"})
 
+# The subgraph ops lowered to control-flow kernels (if_case_converter, while_converter); any
+# other subgraph op runs on the host CPU engine, bodies and all.
+CONTROL_FLOW_OPS = ("If", "Case", "Loop")
+
 _CONVERTERS: dict[str, NodeConverter] = {}
 
 
@@ -39,14 +43,16 @@ def register_node_converter(*kinds: str) -> Callable[[NodeConverter], NodeConver
 
 
 def node_kind(node: Node) -> str:
-    if node.type not in _CONVERTERS and (node.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE
-                                         or host_cpu_reason(node) is not None):
+    # GE's own bookkeeping types keep their converters; a control-flow op over host values
+    # (a Loop carrying a sequence) runs on the host with its bodies.
+    if (node.type not in _CONVERTERS or node.type in CONTROL_FLOW_OPS) and (
+            node.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE or host_cpu_reason(node) is not None):
         return HOST_CPU
-    if node.op_desc.subgraph_names:
-        raise LoweringError(f"node {node.name} ({node.type}) owns subgraphs: control flow is "
-                            f"not lowered here (the host executor runs it)")
     if node.type in _CONVERTERS:
         return node.type
+    if node.op_desc.subgraph_names:
+        raise LoweringError(f"node {node.name} ({node.type}) owns subgraphs: v2 lowers the "
+                            f"control flow of {', '.join(CONTROL_FLOW_OPS)} only")
     if node.type in VIEW_OPS:
         return GE_LOCAL_VIEW
     if has_kernel(node.type):
