@@ -101,8 +101,10 @@ def test_bad_model_is_one_line(capsys, tmp_path):
     assert code == 2 and "no such file" in err
 
 
-def test_exec_runs_a_loop_sunk_and_refuses_v2_in_one_line(capsys, tmp_path):
+def test_exec_runs_a_loop_sunk_in_v2_and_hybrid_as_onnxruntime_does(capsys, tmp_path):
+    import numpy as np
     import onnx
+    import onnxruntime as ort
     from onnx import TensorProto, helper
     t = helper.make_tensor_value_info
     body = helper.make_graph(
@@ -118,12 +120,18 @@ def test_exec_runs_a_loop_sunk_and_refuses_v2_in_one_line(capsys, tmp_path):
         [helper.make_tensor("M", TensorProto.INT64, [], [3]),
          helper.make_tensor("c", TensorProto.BOOL, [], [True])])
     path = tmp_path / "loop.onnx"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-    code, out, _ = run(capsys, "exec", path)
-    assert code == 0 and "sink (v1 DavinciModel): 1 stream" in out
-    code, out, err = run(capsys, "exec", path, "--mode", "v2")
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "label tasks" in err and "--mode sink" in err
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(model, path)
+    x = np.array([0.5, -2.0], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    (want,) = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
+    for mode, about in [("auto", "sink (v1 DavinciModel): 1 stream"), ("v2", "v2 (ExecuteGraph"),
+                        ("hybrid", "hybrid (HybridDavinciModel")]:
+        out_file = tmp_path / f"{mode}.npz"
+        code, out, _ = run(capsys, "exec", path, "--mode", mode, "--input",
+                           f"x={tmp_path / 'x.npy'}", "--output", out_file)
+        assert code == 0 and about in out
+        np.testing.assert_allclose(np.load(out_file)["y"], want, rtol=1e-6)
 
 
 def test_string_nodes_say_they_run_on_the_host_and_the_model_runs_hybrid(capsys, tmp_path):

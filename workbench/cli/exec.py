@@ -53,9 +53,11 @@ def _root_model(args: argparse.Namespace):
     builds it unless some dims are unknown; v2 lowers it unbuilt then, or with If / Loop)."""
     from ge_core.om import OmFileError, load_om
     if args.model.lower().endswith(".om"):
-        if args.streams is not None or args.input_shape:
-            raise UserError("--streams and --input-shape apply to an .onnx model: an OM's "
-                            "streams and shapes were fixed when it was compiled")
+        for flag, what, given in (("--streams", "streams", args.streams is not None),
+                                  ("--input-shape", "input shapes", bool(args.input_shape))):
+            if given:
+                raise UserError(f"{flag} applies to an .onnx model: an OM's {what} were "
+                                f"fixed when it was compiled")
         try:
             model = load_om(args.model)
         except (OmFileError, OSError) as exc:

@@ -8,6 +8,7 @@ from onnx import TensorProto, helper
 from v2_testing import build_tiny_cnn, world  # noqa: F401  (world is a fixture)
 
 from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.compiler.model_builder import build_model
 from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.v2 import LoweringError, lower_graph
@@ -117,7 +118,7 @@ def test_hybrid_lowering_infers_every_op_on_one_stream(world):
     assert exe.main.count("RecordEvent") == exe.main.count("WaitEvent") == 0
 
 
-def test_a_graph_with_control_flow_is_refused(world):
+def test_a_graph_whose_control_flow_was_built_into_labels_is_refused_in_one_line(world):
     then_g = helper.make_graph([helper.make_node("Identity", ["x"], ["t"])], "then", [],
                                [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1])])
     else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
@@ -128,8 +129,12 @@ def test_a_graph_with_control_flow_is_refused(world):
                                helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
     g = parse_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))
-    with pytest.raises(LoweringError, match="control flow"):
+    compile_graph(g, CompileOptions(dump=None))
+    build_model(g)   # the If's branches inlined between label nodes
+    with pytest.raises(LoweringError, match=r"^graph cf: its control flow was built into "
+                                            r"label tasks \(If_0_\w+, \.\.\.\)") as err:
         lower_graph(g)
+    assert len(str(err.value).splitlines()) == 1
 
 
 def test_node_kinds(world):

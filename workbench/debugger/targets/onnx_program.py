@@ -4,6 +4,10 @@ optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel
 each phase is one of GraphManager's steps (ge_core/session/graph_manager.py), the code every face
 runs, here driven one phase at a time under the step gate.
 
+A model some of whose dims stay unknown (a symbolic batch no `set input` or `set input-shape`
+sized) has no static build: the build phase leaves it compiled, and ModelManager loads it as a
+HybridDavinciModel, which executes node by node, If and Loop bodies included.
+
 The host reference executor also runs, after the device, on the same inputs: `print tensor`
 shows a tensor from device memory and, beside it, what the reference computed for it.
 """
@@ -15,24 +19,34 @@ from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
-from ge_core.executor import HostExecutor, random_feeds
+from ge_core.executor import HostExecutor
 from ge_core.graph import ComputeGraph
 from ge_core.om.om_file import load_om
+from ge_core.runtime.v1 import ModelManager
 from ge_core.session import GraphManager
+from workbench.model_inputs import UserInputs, read_inputs
 from workbench.debugger.targets.program import Phase, RunState
+
+
+def _inputs(state: RunState) -> UserInputs:
+    settings = state.settings
+    return read_inputs(state.graph, tuple(filter(None, settings.input.split(","))),
+                       settings.input_shape)
 
 
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
     nothing else (a checkpoint copies only the state)."""
     settings = state.settings
+    input_shape = _inputs(state).input_shape if state.graph is not None else {}
     engines = tuple(filter(None, settings.exclude_engines.split(",")))
     stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
                            enable_single_stream=settings.single_stream,
                            minimise_events=settings.minimise_events,
                            max_task_count=settings.max_task_count,
                            hcom_parallel=settings.hcom_parallel)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None,
+                                       input_shape=input_shape),
                         BuildOptions(stream=stream))
 
 
@@ -52,6 +66,9 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 
 def build(state: RunState, start: int) -> None:
+    """A static build, unless ModelManager will load the model hybrid (GE builds none then)."""
+    if ModelManager.is_need_hybrid_load(state.graph):
+        return
     state.built = _manager(state).build(state.graph, state.build_passes)
     state.ge_model = state.built.ge_model
 
@@ -62,11 +79,11 @@ def read_om(state: RunState, start: int) -> None:
 
 
 def load(state: RunState, start: int) -> None:
-    state.model = _manager(state).load(state.ge_model)
+    state.model = _manager(state).load(state.ge_model or state.graph)
 
 
 def execute(state: RunState, start: int) -> None:
-    feeds = random_feeds(state.graph, state.settings.seed)
+    feeds = _inputs(state).feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
     reference = _reference_graph(state)
     if reference is not None:

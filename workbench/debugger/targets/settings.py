@@ -23,6 +23,8 @@ class Settings:
     minimise_events: bool = False  # drop the events the transitive reduction finds redundant
     max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
     hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
+    input: str = ""                # NAME=FILE.npy,...: the model's inputs (their shapes too)
+    input_shape: str = ""          # GE's input_shape NAME:D0,D1;...: sizes for symbolic dims
 
 
 def _flag(text: str) -> bool:
@@ -44,7 +46,8 @@ _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str
                                              "race_check": _flag, "stream_max_parallel_num": int,
                                              "single_stream": _flag, "minimise_events": _flag,
                                              "max_task_count": _task_count,
-                                             "hcom_parallel": _flag}
+                                             "hcom_parallel": _flag, "input": str,
+                                             "input_shape": str}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -55,6 +58,10 @@ HELP = {
     "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
                       "ones",
     "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
+    "input": "NAME=FILE.npy,...: input values (others seeded random); their shapes are the "
+             "model's input shapes",
+    "input-shape": "NAME:D0,D1;...: sizes of inputs the model leaves symbolic (GE's "
+                   "input_shape); every shape known: sunk, else hybrid",
 }
 
 
