@@ -1,10 +1,9 @@
-"""Main's control-flow kernels (GE v2's control_kernel and the If / Case / While lowering): the
+"""Main's control-flow kernels (GE v2's control_kernel and the If / While lowering): the
 host picks a branch or decides whether a loop goes on, then runs that subgraph's ExeGraph node
 by node; its kernels launch on the device like any other.
 
     GenIndexForIf     an If's condition (a host scalar) -> its branch: 0 then, 1 else
-    GenIndexForCase   a Case's index -> its branch (out of range: the last one, as GE's)
-    If / Case         run the chosen branch; its results become the node's outputs
+    If                run the chosen branch; its results become the node's outputs
     GenCondForWhile   a Loop's "go on?": the iteration below the trip count, and the flag
     While             cond, then body, until cond says stop; the body's results become the next
                       iteration's inputs (GE's MoveOutputs2Inputs), scan outputs are stacked
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ge_core.runtime.v2.execute_graph import SUBGRAPHS
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
 from npu_emu.kernel_task import TensorArg
 
@@ -31,24 +31,13 @@ def gen_index_for_if(ctx: KernelContext) -> None:
     v[ctx.outs[0]] = 0 if bool(np.asarray(v[ctx.ins[0]]).item()) else 1
 
 
-@register_kernel("GenIndexForCase")
-def gen_index_for_case(ctx: KernelContext) -> None:
-    v = ctx.values
-    index = int(np.asarray(v[ctx.ins[0]]).item())
-    branches = ctx.attrs["branch_num"]
-    v[ctx.outs[0]] = index if 0 <= index < branches else branches - 1
-
-
-def _run_branch(ctx: KernelContext) -> None:
+@register_kernel("If")
+def if_kernel(ctx: KernelContext) -> None:
     v, a = ctx.values, ctx.attrs
     index = v[ctx.ins[0]]
     a[EXECUTORS][index].execute()
-    for out, result in zip(ctx.outs, a["subgraphs"][index].results):
+    for out, result in zip(ctx.outs, a[SUBGRAPHS][index].results):
         v[out] = v[result]
-
-
-register_kernel("If")(_run_branch)
-register_kernel("Case")(_run_branch)
 
 
 @register_kernel("GenCondForWhile")
@@ -83,7 +72,7 @@ def while_kernel(ctx: KernelContext) -> None:
     n_state = len(a["state"])
     states = [v[i] for i in ctx.ins[4:4 + n_state]]
     cond, body = a[EXECUTORS]
-    cond_graph, body_graph = a["subgraphs"]
+    cond_graph, body_graph = a[SUBGRAPHS]
     flag = v[ctx.ins[3]]
     v[a["max_trip"]] = v[ctx.ins[2]]
     v[a["flag"]] = np.array(True) if flag is None else flag   # no cond input: go on

@@ -129,11 +129,15 @@ class LoweringContext:
 
     def read(self, node: ExeNode, values: tuple[int, ...] | list[int],
              stream: int | None) -> None:
-        """``node`` reads these tensors (on ``stream``, or HOST)."""
+        """``node`` reads these tensors (on ``stream``, or HOST). A host reader follows the
+        block's writer: the value it reads is the allocation's, and the topological executor
+        would otherwise run it before the kernel that fills the block is even launched."""
         for v in values:
             block = self.blocks.get(self._root.get(v, v))
             if block is not None:
                 block.readers.append((node.id, stream))
+                if stream is HOST and block.writer[0] not in (node.id, *node.after):
+                    node.after.append(block.writer[0])
 
     def block_of(self, value: int) -> "Block | None":
         return self.blocks.get(self._root.get(value, value))

@@ -1,0 +1,121 @@
+"""Models with If and Loop as exporters write them (onnx.helper), most with a symbolic batch, and
+the external truth to compare with: onnxruntime (onnx.reference's Loop mishandles an absent
+cond input, so it is not used for Loop here)."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto as T, helper
+
+BATCH = "batch"   # the symbolic dimension, as PyTorch's exporter names a dynamic axis
+
+
+def vi(name: str, shape: list | None, elem: int = T.FLOAT) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(nodes: list, inputs: list, outputs: list, name: str = "g") -> onnx.ModelProto:
+    proto = helper.make_model(helper.make_graph(nodes, name, inputs, outputs),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(proto)
+    return proto
+
+
+def dynamic_if_model(batch: str | int | None = BATCH) -> onnx.ModelProto:
+    """z = -(c ? relu(x) + relu(x) : relu(x) * w) with x [batch, 3]; the branches capture
+    relu(x) and w."""
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
+                               [vi("t", [batch, 3])])
+    else_g = helper.make_graph([helper.make_node("Mul", ["x", "w"], ["e"])], "else", [],
+                               [vi("e", [batch, 3])])
+    return model([helper.make_node("Relu", ["x0"], ["x"]),
+                  helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                                   else_branch=else_g),
+                  helper.make_node("Neg", ["y"], ["z"])],
+                 [vi("x0", [batch, 3]), vi("c", [], T.BOOL), vi("w", [1, 3])],
+                 [vi("z", [batch, 3])], "dynamic_if")
+
+
+def loop_scan_model() -> onnx.ModelProto:
+    """M iterations of acc = acc * 0.5 + x (x [batch, 3] captured), a second state swapped with
+    the first each iteration (a body returning one state as another), and a scan output of
+    acc + i per iteration: outputs acc, b and the stack [M, batch, 3]."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Constant", [], ["half"],
+                          value=helper.make_tensor("half", T.FLOAT, [], [0.5])),
+         helper.make_node("Mul", ["a_in", "half"], ["scaled"]),
+         helper.make_node("Add", ["scaled", "x"], ["a_out"]),
+         helper.make_node("Identity", ["a_in"], ["b_out"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=T.FLOAT),
+         helper.make_node("Add", ["a_out", "fi"], ["step"])],
+        "body",
+        [vi("i", [], T.INT64), vi("cond_in", [], T.BOOL), vi("a_in", [BATCH, 3]),
+         vi("b_in", [BATCH, 3])],
+        [vi("cond_out", [], T.BOOL), vi("a_out", [BATCH, 3]), vi("b_out", [BATCH, 3]),
+         vi("step", [BATCH, 3])])
+    return model([helper.make_node("Loop", ["M", "", "a0", "b0"], ["a", "b", "steps"],
+                                   name="loop0", body=body)],
+                 [vi("M", [], T.INT64), vi("a0", [BATCH, 3]), vi("b0", [BATCH, 3]),
+                  vi("x", [BATCH, 3])],
+                 [vi("a", [BATCH, 3]), vi("b", [BATCH, 3]), vi("steps", [None, BATCH, 3])],
+                 "loop_scan")
+
+
+def loop_until_model() -> onnx.ModelProto:
+    """No trip count: double acc while its sum stays under a limit (cond from the body)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "acc_in"], ["acc_out"]),
+         helper.make_node("ReduceSum", ["acc_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["go"])],
+        "body", [vi("i", [], T.INT64), vi("cond_in", [], T.BOOL), vi("acc_in", [BATCH, 3])],
+        [vi("go", [], T.BOOL), vi("acc_out", [BATCH, 3])])
+    return model([helper.make_node("Loop", ["", "c0", "acc0"], ["acc"], name="loop0",
+                                   body=body)],
+                 [vi("c0", [], T.BOOL), vi("acc0", [BATCH, 3]), vi("limit", [])],
+                 [vi("acc", [BATCH, 3])], "loop_until")
+
+
+def if_in_loop_model() -> onnx.ModelProto:
+    """-(loop over relu(acc0)): M iterations adding x while the counter is even, subtracting it
+    when odd; x is captured through two levels of body."""
+    then_g = helper.make_graph([helper.make_node("Add", ["acc_in", "x"], ["t"])], "then", [],
+                               [vi("t", [BATCH, 3])])
+    else_g = helper.make_graph([helper.make_node("Sub", ["acc_in", "x"], ["e"])], "else", [],
+                               [vi("e", [BATCH, 3])])
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Constant", [], ["two"],
+                          value=helper.make_tensor("two", T.INT64, [], [2])),
+         helper.make_node("Constant", [], ["zero"],
+                          value=helper.make_tensor("zero", T.INT64, [], [0])),
+         helper.make_node("Mod", ["i", "two"], ["r"]),
+         helper.make_node("Equal", ["r", "zero"], ["even"]),
+         helper.make_node("If", ["even"], ["acc_out"], name="if0", then_branch=then_g,
+                          else_branch=else_g)],
+        "body", [vi("i", [], T.INT64), vi("cond_in", [], T.BOOL), vi("acc_in", [BATCH, 3])],
+        [vi("cond_out", [], T.BOOL), vi("acc_out", [BATCH, 3])])
+    return model([helper.make_node("Relu", ["acc0"], ["acc_r"]),
+                  helper.make_node("Loop", ["M", "", "acc_r"], ["acc"], name="loop0",
+                                   body=body),
+                  helper.make_node("Neg", ["acc"], ["out"])],
+                 [vi("M", [], T.INT64), vi("acc0", [BATCH, 3]), vi("x", [BATCH, 3])],
+                 [vi("out", [BATCH, 3])], "if_in_loop")
+
+
+def floats(seed: int, *shape: int) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def onnxruntime_outputs(proto: onnx.ModelProto, feeds: dict) -> dict[str, np.ndarray]:
+    session = ort.InferenceSession(proto.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    names = [o.name for o in proto.graph.output]
+    return dict(zip(names, session.run(names, feeds)))
+
+
+def assert_same(got: dict, expected: dict) -> None:
+    assert list(got) == list(expected)
+    for name, want in expected.items():
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-6, err_msg=name)
