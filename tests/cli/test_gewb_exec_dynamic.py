@@ -1,0 +1,67 @@
+"""`gewb exec` on a model as an exporter writes it: a symbolic batch and an If. The inputs given
+size the batch (GE's CheckAndUpdateInput), so auto sinks the model; left unsized it runs hybrid;
+v2 and hybrid run it through the control-flow kernels; every way gives onnxruntime's outputs."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+
+from control_flow_testing import dynamic_if_model, floats, onnxruntime_outputs
+from workbench.cli import main
+
+
+@pytest.fixture
+def if_files(tmp_path):
+    """The model, its inputs as .npy files (batch 4, else branch), onnxruntime's output."""
+    proto = dynamic_if_model()
+    onnx.save(proto, tmp_path / "dynamic_if.onnx")
+    feeds = {"x0": floats(1, 4, 3), "c": np.array(False), "w": floats(2, 1, 3)}
+    for name, value in feeds.items():
+        np.save(tmp_path / f"{name}.npy", value)
+    inputs = [arg for name in feeds for arg in ("--input", f"{name}={tmp_path / name}.npy")]
+    return tmp_path, inputs, onnxruntime_outputs(proto, feeds)["z"]
+
+
+@pytest.mark.parametrize("mode, about", [
+    ("auto", "sink (v1 DavinciModel): 1 stream"),   # every shape known from the inputs
+    ("sink", "sink (v1 DavinciModel): 1 stream"),
+    ("v2", "v2 (ExecuteGraph"),
+    ("hybrid", "hybrid (HybridDavinciModel"),
+])
+def test_each_mode_runs_the_dynamic_if_as_onnxruntime_does(if_files, capsys, mode, about):
+    tmp_path, inputs, want = if_files
+    out = tmp_path / f"{mode}.npz"
+    assert main(["exec", str(tmp_path / "dynamic_if.onnx"), "--mode", mode, *inputs,
+                 "--output", str(out)]) == 0
+    assert f"dynamic_if.onnx: {about}" in capsys.readouterr().out
+    np.testing.assert_allclose(np.load(out)["z"], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("batch", ["batch", "p2o.DynamicDimension.0", "?", None])
+def test_a_symbolic_dim_is_sized_by_the_input_shape_given_else_the_model_runs_hybrid(
+        tmp_path, capsys, batch):
+    path = tmp_path / "m.onnx"
+    onnx.save(dynamic_if_model(batch), path)
+    assert main(["exec", str(path), "--input-shape", "x0:5,3"]) == 0
+    text = capsys.readouterr().out
+    assert "m.onnx: sink (v1 DavinciModel)" in text and "z: f32[5,3]" in text
+    assert main(["exec", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "m.onnx: hybrid (HybridDavinciModel" in text and "z: f32[1,3]" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--mode", "sink"], "dynamic_if.onnx: graph dynamic_if: x0:0 is f32[?,3]: a static build "
+                         "needs every shape known; GE runs such a model hybrid"),
+    (["--input-shape", "x0:5,4"], "input x0: shape [5, 4] does not fit the model's [?,3]"),
+    (["--input-shape", "x0:5"], "input x0: shape [5] does not fit the model's [?,3]"),
+    (["--input-shape", "q:5"], "--input-shape q: not an input of the model (inputs: x0, c, w)"),
+    (["--input-shape", "x0:5,a"], "--input-shape 'x0:5,a': expected NAME:D0,D1,..."),
+])
+def test_shapes_that_cannot_run_are_refused_in_one_line(tmp_path, capsys, args, message):
+    path = tmp_path / "dynamic_if.onnx"
+    onnx.save(dynamic_if_model(), path)
+    assert main(["exec", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
