@@ -1,5 +1,5 @@
 """String ops. They run on the host CPU engine (``ops/host_cpu_ops``): strings live in host
-memory."""
+memory. TfIdfVectorizer counts n-grams of string tokens there, of integer token ids on AI CPU."""
 from __future__ import annotations
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
@@ -33,3 +33,13 @@ def _string_normalizer(ctx: InferShapeContext) -> None:
     x = ctx.dims(0)
     dims = None if x is None else x[:-1] + (UNKNOWN_DIM if ctx.attr("stopwords") else x[-1],)
     ctx.set_output(0, dims, DataType.DT_STRING)
+
+
+@register("TfIdfVectorizer")
+def _tf_idf_vectorizer(ctx: InferShapeContext) -> None:
+    # [C] -> [width], [N, C] -> [N, width]: a float count per pooled n-gram's output index.
+    x = ctx.dims(0)
+    indexes = ctx.attr("ngram_indexes") or []
+    width = max(indexes) + 1 if len(indexes) else 0
+    dims = None if x is None else (width,) if len(x) < 2 else (x[0], width)
+    ctx.set_output(0, dims, DataType.DT_FLOAT)
