@@ -9,6 +9,13 @@ one stream, so each execution allocates each tensor's block for its real size, l
 kernel on the emulated device, and frees blocks after their last use. Each launch costs the host
 its launch latency, which an idle device shows as a gap between kernels - what TaskSink removes
 for static models.
+
+Control flow: GE's hybrid executor runs If and While through its control-op node executor
+(IfOpNodeTask, WhileOpNodeTask), which picks a branch or loops and executes the subgraph node
+by node. With the v2 executor that is the lowering's If and While kernels (v2/lowering/
+if_converter.py, while_converter.py): the host reads the condition, then runs the chosen
+branch's or the body's ExeGraph node by node, each node's shapes inferred from that iteration's
+inputs.
 """
 from __future__ import annotations
 

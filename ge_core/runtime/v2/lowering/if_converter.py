@@ -31,9 +31,9 @@ def lower_if(node: Node, lc: LoweringContext) -> None:
     def inner_data(data: Node) -> int:
         parent_index = data.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
         if parent_index is None or not 0 <= parent_index < len(values):
-            raise LoweringError(f"node {data.name} of {data.graph.name}: a branch's Data must "
-                                f"name one of {node.name}'s {len(values)} inputs "
-                                f"(parent_node_index {parent_index})")
+            raise LoweringError(f"node {node.name} (If): Data {data.name} of its branch "
+                                f"{data.graph.name} reads input {parent_index}, the node has "
+                                f"{len(values)}")
         return values[parent_index]
 
     placements = [ON_DEVICE] * len(node.out_data_anchors)

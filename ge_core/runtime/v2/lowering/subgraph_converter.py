@@ -36,8 +36,10 @@ def lower_subgraph(graph: ComputeGraph, lc: LoweringContext, inner_data: InnerDa
             sub.bind(node, 0, inner_data(node))
         elif node.type == NETOUTPUT:
             if len(node.in_data_anchors) != len(placements):
-                raise LoweringError(f"subgraph {graph.name}: {len(node.in_data_anchors)} "
-                                    f"results, its parent node takes {len(placements)}")
+                parent = graph.parent_node
+                raise LoweringError(f"node {parent.name} ({parent.type}): its subgraph "
+                                    f"{graph.name} gives {len(node.in_data_anchors)} results, "
+                                    f"it takes {len(placements)}")
             sub.main.results = [_result(sub, a, p) for a, p in zip(node.in_data_anchors,
                                                                    placements)]
         else:
