@@ -7,20 +7,15 @@ import numpy as np
 import onnx
 import pytest
 
-from control_flow_testing import dynamic_if_model, floats, onnxruntime_outputs
+from control_flow_testing import dynamic_if_model, saved_if_case
 from workbench.cli import main
 
 
 @pytest.fixture
 def if_files(tmp_path):
-    """The model, its inputs as .npy files (batch 4, else branch), onnxruntime's output."""
-    proto = dynamic_if_model()
-    onnx.save(proto, tmp_path / "dynamic_if.onnx")
-    feeds = {"x0": floats(1, 4, 3), "c": np.array(False), "w": floats(2, 1, 3)}
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{name}.npy", value)
-    inputs = [arg for name in feeds for arg in ("--input", f"{name}={tmp_path / name}.npy")]
-    return tmp_path, inputs, onnxruntime_outputs(proto, feeds)["z"]
+    """The model, its inputs as --input args (batch 4, else branch), onnxruntime's z."""
+    path, inputs, want = saved_if_case(tmp_path, 4, False)
+    return tmp_path, [a for name, f in inputs.items() for a in ("--input", f"{name}={f}")], want
 
 
 @pytest.mark.parametrize("mode, about", [

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-import onnx
 import pytest
 
 from debugger_testing import ROOT, debugger, finished, stopped
@@ -15,19 +14,15 @@ from workbench.debugger.outcomes import Finished
 from workbench.debugger.views.model_views import ge_models
 
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
-from control_flow_testing import dynamic_if_model, floats, onnxruntime_outputs  # noqa: E402
+from control_flow_testing import (dynamic_if_model, onnxruntime_outputs,  # noqa: E402
+                                  saved_if_case)
 
 
 @pytest.fixture
 def files(tmp_path):
-    """The model and its inputs (batch 3, then branch) as files, and onnxruntime's output."""
-    proto = dynamic_if_model()
-    onnx.save(proto, tmp_path / "dynamic_if.onnx")
-    feeds = {"x0": floats(3, 3, 3), "c": np.array(True), "w": floats(4, 1, 3)}
-    for name, value in feeds.items():
-        np.save(tmp_path / f"{name}.npy", value)
-    given = ",".join(f"{n}={tmp_path / n}.npy" for n in feeds)
-    return tmp_path / "dynamic_if.onnx", given, onnxruntime_outputs(proto, feeds)["z"]
+    """The model, its inputs as NAME=FILE.npy,... (batch 3, then branch), onnxruntime's z."""
+    path, inputs, want = saved_if_case(tmp_path, 3, True)
+    return path, ",".join(f"{name}={file}" for name, file in inputs.items()), want
 
 
 def _stages_to_the_end(d) -> list[str]:

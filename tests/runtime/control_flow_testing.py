@@ -3,6 +3,8 @@ the external truth to compare with: onnxruntime (onnx.reference's Loop mishandle
 cond input, so it is not used for Loop here)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -106,6 +108,19 @@ def if_in_loop_model() -> onnx.ModelProto:
 
 def floats(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def saved_if_case(directory: Path, batch: int, cond: bool) -> tuple[Path, dict[str, Path],
+                                                                   np.ndarray]:
+    """dynamic_if_model and its inputs saved in ``directory`` (dynamic_if.onnx, NAME.npy):
+    (model path, input files by name, onnxruntime's z)."""
+    proto = dynamic_if_model()
+    onnx.save(proto, directory / "dynamic_if.onnx")
+    feeds = {"x0": floats(batch, batch, 3), "c": np.array(cond), "w": floats(9, 1, 3)}
+    files = {name: directory / f"{name}.npy" for name in feeds}
+    for name, value in feeds.items():
+        np.save(files[name], value)
+    return directory / "dynamic_if.onnx", files, onnxruntime_outputs(proto, feeds)["z"]
 
 
 def onnxruntime_outputs(proto: onnx.ModelProto, feeds: dict) -> dict[str, np.ndarray]:
