@@ -14,7 +14,7 @@ from workbench.cli import main
 @pytest.fixture
 def if_files(tmp_path):
     """The model, its inputs as --input args (batch 4, else branch), onnxruntime's z."""
-    path, inputs, want = saved_if_case(tmp_path, 4, False)
+    _, inputs, want = saved_if_case(tmp_path, 4, False)
     return tmp_path, [a for name, f in inputs.items() for a in ("--input", f"{name}={f}")], want
 
 

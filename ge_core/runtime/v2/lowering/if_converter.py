@@ -21,7 +21,7 @@ IF_BRANCHES = ("then_branch", "else_branch")   # GE's kThenGraph, kElseGraph: br
 
 @register_node_converter("If")
 def lower_if(node: Node, lc: LoweringContext) -> None:
-    stream, stream_value = lc.stream(node)
+    stream, _ = lc.stream(node)
     graphs = [node.graph.root.subgraph(node.op_desc.get_attr(a)) for a in IF_BRANCHES]
     index = lc.exe.new_value(f"{node.name} branch")
     lc.main.add("GenIndexForIf", node.name, (lc.input(node.in_data_anchors[0], ON_HOST),),
