@@ -124,8 +124,10 @@ def test_each_new_op_passes_its_first_node_case(cases, via):
     assert not failed, failed
 
 
-# Measured with the kernels of issue 13's op families; a lower count is a regression.
-PASS_FLOORS = {"host": 1439, "device": 1412}
+# Measured on every via (issue 13: control flow lowered on v2 and hybrid, TfIdfVectorizer); the
+# 9 cases left are ImageDecoder's, which onnxruntime fails too. A lower count is a regression.
+PASS_FLOORS = {"host": 1875, "optimized": 1875, "device": 1875, "device-v2": 1875,
+               "device-hybrid": 1875}
 
 
 @pytest.mark.slow
