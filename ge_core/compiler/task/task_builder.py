@@ -143,14 +143,20 @@ def _label_set(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
 
 
 def _label_goto(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
-    task = _task(ModelTaskType.LABEL_GOTO, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_GOTO, op_index, stream_id)
     task.label_goto_ex.op_index, task.label_goto_ex.label_id = op_index, _attr(node, LABEL_ID)
     return [task]
 
 
+def _label_goto_unsupported(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's RTS LabelGotoOp::Run refuses; its label makers write LabelGotoEx.
+    raise TaskGenError(f"{_where(node)}: GE's RTS engine makes no task for LabelGoto; "
+                       f"label lowering writes LabelGotoEx")
+
+
 def _label_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     # The label ids themselves stay on the op (GE's loader reads them through op_index).
-    task = _task(ModelTaskType.LABEL_SWITCH, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX, op_index, stream_id)
     task.label_switch_by_index.op_index = op_index
     task.label_switch_by_index.label_max = len(_attr(node, ATTR_NAME_LABEL_SWITCH_LIST))
     return [task]
@@ -190,7 +196,7 @@ BUILDERS_BY_TYPE: dict[str, TaskBuilder] = {
     "StreamActive": _ONE_PER_ACTIVE_STREAM,
     "StreamSwitch": TaskBuilder(_stream_switch),
     "LabelSet": TaskBuilder(_label_set),
-    "LabelGoto": TaskBuilder(_label_goto),
+    "LabelGoto": TaskBuilder(_label_goto_unsupported),
     "LabelGotoEx": TaskBuilder(_label_goto),
     "LabelSwitchByIndex": TaskBuilder(_label_switch),
     "MemcpyAsync": TaskBuilder(_memcpy_async),
