@@ -94,6 +94,7 @@ class CompilePipeline:
             yield from self._stage(name, body, dump_after)
         validate(self.graph)
         self.result.dumps = self.dumper.written
+        self.result.warnings += self.dumper.skipped
 
     def _stage_table(self, stepping: bool) -> list[tuple[str, Callable[[], Iterator[Step] | None],
                                                          str | None]]:
