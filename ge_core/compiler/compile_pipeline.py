@@ -103,7 +103,8 @@ class CompilePipeline:
         return [
             ("Prepare", self._prepare, None),
             ("OptimizeOriginalGraph",
-             lambda: self._passes("OptimizeOriginalGraph", g, pass_lists.original_graph_passes()),
+             lambda: self._passes("OptimizeOriginalGraph", g, [
+                 *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes()]),
              "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),
             ("Partition", self._partition, None),

@@ -92,6 +92,30 @@ def _kernel_ex(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     return [task]
 
 
+def _dvpp(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's DvppBuilder910B: the task names its op; the loader reads the op's addresses.
+    kernel_args(node)   # every tensor has its address
+    task = _task(ModelTaskType.DVPP, op_index, stream_id)
+    task.dvpp_task.op_index = op_index
+    return [task]
+
+
+# GE's DsaTaskBuilder: the distribution each DSA op draws from
+_DSA_DISTRIBUTION = {"GenBitMask": 0, "RandomUniform": 1, "RandomNormal": 2,
+                     "RandomTruncatedNormal": 3}
+DSA_SQE_TYPE = 15
+
+
+def _dsa(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    task = _task(ModelTaskType.DSA, op_index, stream_id)
+    dsa = task.dsa_task
+    dsa.op_index, dsa.start, dsa.sqe_type = op_index, 1, DSA_SQE_TYPE
+    dsa.distribution_type = _DSA_DISTRIBUTION[
+        node.type.removeprefix("DSA").removeprefix("Stateless")]
+    dsa.args.output_addr = _attr(node, OUTPUT_OFFSET)[0]
+    return [task]
+
+
 def _hccl(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.HCCL, op_index, stream_id)
     task.kernel_hccl.op_index, task.kernel_hccl.hccl_type = op_index, node.type
@@ -207,6 +231,9 @@ BUILDERS_BY_ENGINE: dict[str, TaskBuilder] = {
     "AIcoreEngine": TaskBuilder(_kernel(KernelType.TE)),
     "VectorEngine": TaskBuilder(_kernel(KernelType.MIX_VECTOR_CORE)),
     "DNN_VM_AICPU": TaskBuilder(_kernel_ex),
+    "DNN_VM_AICPU_ASCEND": TaskBuilder(_kernel(KernelType.AI_CPU)),   # GE's CpuKernelBuilder
+    "DNN_VM_DVPP": TaskBuilder(_dvpp),
+    "DSAEngine": TaskBuilder(_dsa),
     "DNN_HCCL": TaskBuilder(_hccl),
     "DNN_VM_GE_LOCAL": _NO_TASK,
 }

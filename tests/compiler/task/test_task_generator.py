@@ -91,8 +91,9 @@ def test_workspaces_follow_the_outputs_in_the_args():
     assert model.memory_size >= 4096 + (1 << 20)
 
 
-def test_aicpu_ops_become_kernel_ex_tasks():
-    graph = annotate_build(onnx_graph([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+def test_tensorflow_aicpu_ops_become_kernel_ex_tasks():
+    # Max has no CANN AI CPU kernel: DNN_VM_AICPU, TF's kernels, whose builder writes KERNEL_EX
+    graph = annotate_build(onnx_graph([helper.make_node("Max", ["x", "x"], ["y"], name="max")],
                                       {"x": [2]}, {"y": [2]}, elem=TensorProto.INT64))
     task = generate_tasks(graph).task[0]
     assert (task.type, task.kernel_ex.op_index, task.kernel_ex.args_size) == (T.KERNEL_EX, 0, 24)
