@@ -28,21 +28,14 @@ from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_NAME_OP_SPECIFIED_ENGINE_NAME,
                                       ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME,
                                       ATTR_NAME_PERFORMANCE_PRIOR)
-from ge_core.ops import get_op_def, register
-from ge_core.ops.infer_context import InferShapeContext
+from ge_core.pattern_fusion.fused_ops import NORMALIZE_V2
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
-NORMALIZE_V2 = "NormalizeV2"
 CLAIMED = {ATTR_NAME_OP_SPECIFIED_ENGINE_NAME: DVPP_ENGINE,
            ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME: DVPP_KERNEL_LIB}
-
-
-@register(NORMALIZE_V2)
-def _infer_normalize_v2(ctx: InferShapeContext) -> None:
-    get_op_def("Sum").infer_shape(ctx)   # (x - mean) * scale: x broadcast with the two
 
 
 def performance_prior(node: Node) -> bool:

@@ -1,5 +1,5 @@
-"""STREAM_LABEL_GOTO: jump to the model's label ``label_id`` (GE's LabelGotoExTaskInfo): a loop's back
-edge, or the end of an If branch."""
+"""STREAM_LABEL_GOTO: jump to the model's label ``label_id`` (GE's LabelGotoExTaskInfo): a
+loop's back edge, or the end of an If branch."""
 from __future__ import annotations
 
 from ge_core.om.model_task_type import ModelTaskType
