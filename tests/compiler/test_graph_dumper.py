@@ -151,3 +151,20 @@ def test_a_dump_is_written_when_the_compile_cache_holds_the_model(tmp_path, monk
     assert main(["compile", str(SAMPLE), "-o", str(om), "--dump", str(tmp_path / "d")]) == 0
     assert "compile cache hit" not in capsys.readouterr().out
     assert [s for _, s in stages(tmp_path / "d", "ge_proto")][-1] == "Build"
+
+
+def test_dump_ge_graph_alone_dumps_the_compile_and_the_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("DUMP_GE_GRAPH", "2")
+    monkeypatch.setenv("DUMP_GRAPH_PATH", str(tmp_path))
+    monkeypatch.setenv("DUMP_GRAPH_FORMAT", "ge_proto")
+    from ge_core.session.graph_manager import GraphManager
+    with World().entered():
+        manager = GraphManager()
+        graph = manager.parse(SAMPLE)
+        manager.compile(graph)
+        manager.build(graph)
+    (directory,) = tmp_path.iterdir()
+    assert directory.name == f"pid_{os.getpid()}_deviceid_0"
+    names = [s for _, s in stages(directory, "ge_proto")]
+    assert names[0] == "PreRunBegin" and names[-1] == "Build"
+    assert not list(directory.glob("ge_onnx_*"))
