@@ -96,6 +96,7 @@ class CompilePipeline:
             yield from self._stage(name, body, dump_after)
         validate(self.graph)
         self.result.dumps = self.dumper.written
+        self.result.warnings += self.dumper.skipped
 
     def _stage_table(self, stepping: bool) -> list[tuple[str, Callable[[], Iterator[Step] | None],
                                                          str | None]]:
@@ -104,7 +105,8 @@ class CompilePipeline:
         return [
             ("Prepare", self._prepare, None),
             ("OptimizeOriginalGraph",
-             lambda: self._passes("OptimizeOriginalGraph", g, pass_lists.original_graph_passes()),
+             lambda: self._passes("OptimizeOriginalGraph", g, [
+                 *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes()]),
              "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),
             ("Partition", self._partition, None),

@@ -12,7 +12,9 @@ from typing import Callable, Iterable
 
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.attr_names import ENGINE
+from ge_core.compiler.op_stores import (AICPU_ASCEND_ENGINE, AICPU_ASCEND_OPS, DSA_ENGINE,
+                                        DSA_OPS, DVPP_ENGINE, GE_DELETED_OPS, dvpp_unsupported)
+from ge_core.graph.attr_names import ATTR_NAME_OP_SPECIFIED_ENGINE_NAME, ENGINE
 from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
@@ -72,6 +74,18 @@ class Engine:
     independent: bool = False         # always gets its own stream (HCCL)
 
 
+def _with_op_store_engines(engines: tuple[Engine, ...]) -> tuple[Engine, ...]:
+    """Add the engines whose op stores live in op_stores.py, in cost order. CANN's own AI CPU
+    kernels run what the AI CPU can (and the Identity a pass had to keep, as a copy)."""
+    aicpu = next(e for e in engines if e.name == "DNN_VM_AICPU")
+    return tuple(sorted(engines + (
+        Engine(DSA_ENGINE, 2, lambda n: n.type in DSA_OPS),
+        Engine(AICPU_ASCEND_ENGINE, 3, lambda n: n.type in AICPU_ASCEND_OPS and (
+            n.type in GE_DELETED_OPS or aicpu.supports(n)), attach=True),
+        Engine(DVPP_ENGINE, 5, lambda n: dvpp_unsupported(n) is None, attach=True),
+    ), key=lambda e: e.cost))
+
+
 ENGINES: tuple[Engine, ...] = tuple(sorted((
     Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)
            or n.type in QUANT_OPS),
@@ -84,6 +98,7 @@ ENGINES: tuple[Engine, ...] = tuple(sorted((
            skip_assign_stream=True, attach=True),
     Engine(HOST_CPU_ENGINE, 10, lambda n: True, skip_assign_stream=True, attach=True),
 ), key=lambda e: e.cost))
+ENGINES = _with_op_store_engines(ENGINES)
 ENGINE_BY_NAME = {e.name: e for e in ENGINES}
 
 
@@ -101,10 +116,22 @@ class EnginePlacer:
         self.engines = [e for e in ENGINES if e.name not in exclude]
 
     def place(self, node: Node) -> Engine:
-        for engine in self.engines:
-            if engine.supports(node):
+        """The cheapest engine that accepts ``node``, or the one an engine's graph optimizer
+        specified for it (GE's DNNEngineManager::GetOpInfos)."""
+        specified = node.op_desc.get_attr(ATTR_NAME_OP_SPECIFIED_ENGINE_NAME)
+        engines = [e for e in self.engines if e.name == specified] if specified else self.engines
+        for engine in engines:
+            if engine.supports(node) and not (engine.name == "DNN_VM_GE_LOCAL"
+                                              and node.type in GE_DELETED_OPS):
                 return engine
-        raise EnginePlacerError(f"node {node.name} ({node.type}): no engine accepts it "
+        where = f"node {node.name} ({node.type})"
+        if specified:
+            raise EnginePlacerError(f"{where}: the engine its graph optimizer specified, "
+                                    f"{specified}, is excluded or refuses it")
+        if node.type in GE_DELETED_OPS:
+            raise EnginePlacerError(f"{where}: a pass should have removed it before placement; "
+                                    f"the GE-local engine runs no {node.type} (GeDeletedOp)")
+        raise EnginePlacerError(f"{where}: no engine accepts it "
                                 f"(excluded engines leave {[e.name for e in self.engines]})")
 
     def run(self, graph: ComputeGraph) -> dict[str, int]:

@@ -41,7 +41,7 @@ from ge_core.stage_events import StageBegin, StageEnd
 class BuildOptions:
     stream: StreamOptions = field(default_factory=StreamOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
-    dump: DumpConfig | None = None
+    dump: DumpConfig | None = field(default_factory=DumpConfig.from_env)
 
 
 @dataclass

@@ -10,6 +10,8 @@ subgraph on the thread pool) gets fresh instances.
 """
 from __future__ import annotations
 
+from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer, wants_dvpp
+from ge_core.graph import ComputeGraph
 from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
@@ -38,6 +40,12 @@ def original_graph_passes() -> list[GraphPass]:
         MatMulAddFusionPass(),
         PrunePass(),
     ]
+
+
+def engine_graph_optimizers(graph: ComputeGraph) -> list[GraphPass]:
+    """The engines' original-graph optimizers, which GE's OptimizeOriginalGraph runs before the
+    stage's own passes; each joins only when it has work (DVPP's: an op asks for DVPP)."""
+    return [DvppGraphOptimizer()] if wants_dvpp(graph) else []
 
 
 _ENGINE_PASSES = {

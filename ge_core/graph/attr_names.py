@@ -20,6 +20,11 @@ ENGINE = "engine"                          # the engine that runs the op (GE: Op
                                            # name, a field rather than an attr)
 PEER_LABEL = "_peer_label"                 # ours: pairs a partition's End with its PlaceHolder
 ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES = "_datadump_original_op_names"  # what a fusion replaced
+# An engine's graph optimizer may claim an op: the placer then asks only that engine
+ATTR_NAME_OP_SPECIFIED_ENGINE_NAME = "_specified_engine_name"
+ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME = "_specified_kernel_lib_name"
+ATTR_NAME_PERFORMANCE_PRIOR = "_performance_prior"   # bool: the DVPP engine may take the op
+                                                     # (GE's DVPP engine, dvpp_constexpr.h)
 
 # -- streams (ge_facts §1-2) ---------------------------------------------------------------------
 STREAM_ID = "stream_id"                    # int; -1 = none (GE-local ops that launch no task)

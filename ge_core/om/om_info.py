@@ -86,10 +86,11 @@ def _text(info: dict[str, Any]) -> str:
              f"  kernels: {', '.join(m['kernels']) or '-'}"]
     for stream in info["streams"]:
         lines.append(f"stream {stream['stream_id']}: {len(stream['tasks'])} tasks")
+        width = max([14] + [len(t["type"]) + 2 for t in stream["tasks"]])
         for i, task in enumerate(stream["tasks"]):
             extra = " ".join(f"{k}={v}" for k, v in task.items()
                              if k not in ("type", "op", "op_type", "kernel"))
-            lines.append(f"  {i:>4}  {task['type']:<14}{task['op']} ({task['op_type']})"
+            lines.append(f"  {i:>4}  {task['type']:<{width}}{task['op']} ({task['op_type']})"
                          + (f"  {extra}" if extra else ""))
     return "\n".join(lines) + "\n"
 

@@ -63,3 +63,10 @@ def finalize() -> int:
 
 def get_recent_err_msg() -> str:
     return recent_error()
+
+
+# The runtime's kernel binaries, Snapshot and fusion launch are acl.rt calls too.
+from npu_emu.acl import rt_features  # noqa: E402
+
+for _name in rt_features.__all__:
+    setattr(rt, _name, getattr(rt_features, _name))

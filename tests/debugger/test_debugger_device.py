@@ -10,17 +10,20 @@ from workbench.debugger.views import device_views, timeline_views
 def test_stepping_sqes_through_the_label_loop():
     d = debugger(f"{DEVRUN}/label_loop.py")
     try:
-        retired = []
+        retired, printed = [], []
         while isinstance((out := d.step("sqe"))[-1], Stopped):
             retired.append(out[-1].event.split("task=")[1].split("#")[0])
+            printed += [o.text for o in out if isinstance(o, ProgramOutput)]
         loop = retired[retired.index("LabelSet(L0)"):]
         # five iterations, each ending in the switch that jumps back to L0 (index 1) or on
         assert loop.count("LabelSwitchByIndex(L1,L0)") == 5
         assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
-        assert loop[-4:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
-                             "WaitEndGraph(m0)"]
-        assert "acc == 5 * x: True" in "".join(o.text for o in out
-                                                if isinstance(o, ProgramOutput))
+        # then ri_destroy unbinds the model's two streams on the hardware
+        assert loop[-6:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
+                             "WaitEndGraph(m0)", "ModelMaintaince(unbind s1 to m0)",
+                             "ModelMaintaince(unbind s2 to m0)"]
+        printed += [o.text for o in out if isinstance(o, ProgramOutput)]
+        assert "acc == 5 * x: True" in "".join(printed)
     finally:
         d.close()
 

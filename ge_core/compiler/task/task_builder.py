@@ -92,6 +92,30 @@ def _kernel_ex(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     return [task]
 
 
+def _dvpp(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's DvppBuilder910B: the task names its op; the loader reads the op's addresses.
+    kernel_args(node)   # every tensor has its address
+    task = _task(ModelTaskType.DVPP, op_index, stream_id)
+    task.dvpp_task.op_index = op_index
+    return [task]
+
+
+# GE's DsaTaskBuilder: the distribution each DSA op draws from
+_DSA_DISTRIBUTION = {"GenBitMask": 0, "RandomUniform": 1, "RandomNormal": 2,
+                     "RandomTruncatedNormal": 3}
+DSA_SQE_TYPE = 15
+
+
+def _dsa(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    task = _task(ModelTaskType.DSA, op_index, stream_id)
+    dsa = task.dsa_task
+    dsa.op_index, dsa.start, dsa.sqe_type = op_index, 1, DSA_SQE_TYPE
+    dsa.distribution_type = _DSA_DISTRIBUTION[
+        node.type.removeprefix("DSA").removeprefix("Stateless")]
+    dsa.args.output_addr = _attr(node, OUTPUT_OFFSET)[0]
+    return [task]
+
+
 def _hccl(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.HCCL, op_index, stream_id)
     task.kernel_hccl.op_index, task.kernel_hccl.hccl_type = op_index, node.type
@@ -143,14 +167,20 @@ def _label_set(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
 
 
 def _label_goto(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
-    task = _task(ModelTaskType.LABEL_GOTO, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_GOTO, op_index, stream_id)
     task.label_goto_ex.op_index, task.label_goto_ex.label_id = op_index, _attr(node, LABEL_ID)
     return [task]
 
 
+def _label_goto_unsupported(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's RTS LabelGotoOp::Run refuses; its label makers write LabelGotoEx.
+    raise TaskGenError(f"{_where(node)}: GE's RTS engine makes no task for LabelGoto; "
+                       f"label lowering writes LabelGotoEx")
+
+
 def _label_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     # The label ids themselves stay on the op (GE's loader reads them through op_index).
-    task = _task(ModelTaskType.LABEL_SWITCH, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX, op_index, stream_id)
     task.label_switch_by_index.op_index = op_index
     task.label_switch_by_index.label_max = len(_attr(node, ATTR_NAME_LABEL_SWITCH_LIST))
     return [task]
@@ -190,7 +220,7 @@ BUILDERS_BY_TYPE: dict[str, TaskBuilder] = {
     "StreamActive": _ONE_PER_ACTIVE_STREAM,
     "StreamSwitch": TaskBuilder(_stream_switch),
     "LabelSet": TaskBuilder(_label_set),
-    "LabelGoto": TaskBuilder(_label_goto),
+    "LabelGoto": TaskBuilder(_label_goto_unsupported),
     "LabelGotoEx": TaskBuilder(_label_goto),
     "LabelSwitchByIndex": TaskBuilder(_label_switch),
     "MemcpyAsync": TaskBuilder(_memcpy_async),
@@ -201,6 +231,9 @@ BUILDERS_BY_ENGINE: dict[str, TaskBuilder] = {
     "AIcoreEngine": TaskBuilder(_kernel(KernelType.TE)),
     "VectorEngine": TaskBuilder(_kernel(KernelType.MIX_VECTOR_CORE)),
     "DNN_VM_AICPU": TaskBuilder(_kernel_ex),
+    "DNN_VM_AICPU_ASCEND": TaskBuilder(_kernel(KernelType.AI_CPU)),   # GE's CpuKernelBuilder
+    "DNN_VM_DVPP": TaskBuilder(_dvpp),
+    "DSAEngine": TaskBuilder(_dsa),
     "DNN_HCCL": TaskBuilder(_hccl),
     "DNN_VM_GE_LOCAL": _NO_TASK,
 }
