@@ -40,8 +40,9 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
     when an OM is wanted and no equivalence check was asked for (that must really run)."""
     out_path = Path(out) if out is not None else None
     use_cache = cache is not None and out_path is not None and not compile_options.check_equivalence
-    key = cache_key(graph, salt=repr((compile_options.exclude_engines, build_options.stream,
-                                      build_options.memory))) if use_cache else ""
+    key = cache_key(graph, salt=repr((compile_options.exclude_engines, compile_options.multi_batch,
+                                      build_options.stream, build_options.memory))
+                    ) if use_cache else ""
     if use_cache and (data := cache.get(key)) is not None:
         out_path.write_bytes(data)
         return AtcResult(graph, None, None, out_path, cache.path(key))

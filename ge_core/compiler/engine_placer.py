@@ -17,7 +17,8 @@ from ge_core.ops.graph_io import RTS_OPS
 # Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
                           "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
-                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity"})
+                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity",
+                          "Case"})
 # Cube-unit work and the fused ops built around it.
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",

@@ -17,6 +17,7 @@ from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
 from ge_core.passes.identity_remove_pass import IdentityRemovePass
 from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
+from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
@@ -25,7 +26,15 @@ from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusi
                                     ConvReluFusionPass, MatMulAddFusionPass)
 
 
-def original_graph_passes() -> list[GraphPass]:
+def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
+    """GE's multibatch::ProcessMultiBatch, in NormalizeGraph: with gear options, the graph
+    becomes a Case over one copy per gear. (GE's list also has CreateSubGraphWithScopePass and
+    SubgraphMultiDimsClonePass, for scopes and gears inside subgraphs, which we do not model.)"""
+    return [MultiBatchClonePass(options)] if options.enabled else []
+
+
+def original_graph_passes(multi_batch: bool = False) -> list[GraphPass]:
+    """``multi_batch``: the graph has gears; MultiBatchPass labels them (OptimizeStage1_3)."""
     return [
         InferShapeAndFoldPass(),
         ConstantFuseSamePass(),
@@ -37,6 +46,7 @@ def original_graph_passes() -> list[GraphPass]:
         ConvBiasAddFusionPass(),
         MatMulAddFusionPass(),
         PrunePass(),
+        *([MultiBatchPass()] if multi_batch else []),
     ]
 
 
@@ -52,5 +62,8 @@ def engine_passes(engine: str) -> list[GraphPass]:
     return make() if make else []
 
 
-def after_merge_passes() -> list[GraphPass]:
-    return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass()]
+def after_merge_passes(multi_batch: bool = False) -> list[GraphPass]:
+    """``multi_batch``: MultiBatchPass again, for nodes the optimisers made inside a gear (GE's
+    OptimizeStage2::ControlAttrOptimize::MultiBatchPass)."""
+    return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass(),
+            *([MultiBatchPass()] if multi_batch else [])]

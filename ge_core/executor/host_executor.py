@@ -127,6 +127,8 @@ class HostExecutor:
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
+            if node.type == "Case":
+                return self._run_case(node, ins)
             outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
         except ExecutionError:
             raise
@@ -141,6 +143,15 @@ class HostExecutor:
         # If's only formal input is the condition; its branches read captures by parent index.
         branch = "then_branch" if bool(np.asarray(ins[0]).item()) else "else_branch"
         return self.run_graph(self._subgraph(node, branch), [], ins)
+
+    def _run_case(self, node: Node, ins: list[Value]) -> list[Value]:
+        # Input 0 picks the branch; every branch reads the Case's inputs by parent index.
+        names = node.op_desc.subgraph_names
+        index = int(np.asarray(ins[0]).item())
+        if not 0 <= index < len(names):
+            raise ExecutionError(f"node {node.name} (Case): branch index {index} of "
+                                 f"{len(names)} branches")
+        return self.run_graph(node.graph.root.subgraph(names[index]), [], ins)
 
     def _run_loop(self, node: Node, ins: list[Value]) -> list[Value]:
         body = self._subgraph(node, "body")

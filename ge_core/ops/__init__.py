@@ -4,8 +4,8 @@ from ge_core.ops.shape_refiner import (InferShapeError, infer_graph, infer_shape
                                        update_peer_input_desc)
 
 # Importing the op families runs their @register decorators.
-from ge_core.ops import (control_flow, elementwise, graph_io, linalg, nn,  # noqa: F401
-                         reduce, tensor)
+from ge_core.ops import (control_flow, elementwise, graph_io, linalg, multi_batch,  # noqa: F401
+                         nn, reduce, tensor)
 
 __all__ = ["InferShapeError", "OpDef", "get_op_def", "infer_graph", "infer_shape", "is_supported",
            "register", "supported_ops", "update_peer_input_desc"]

@@ -20,7 +20,7 @@ def _options(args: argparse.Namespace):
             else DumpConfig.from_env())
     compile_options = CompileOptions(
         exclude_engines=tuple(filter(None, args.exclude_engines.split(","))), dump=dump,
-        check_equivalence=args.check_equivalence)
+        check_equivalence=args.check_equivalence, multi_batch=gear_options(args))
     stream = StreamOptions(stream_max_parallel_num=args.stream_max_parallel_num,
                            enable_single_stream=args.single_stream, use_notify=args.notify,
                            minimise_events=args.minimise_events,
@@ -63,6 +63,25 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     return 1 if eq is not None and eq.first is not None else 0
 
 
+def gear_options(args: argparse.Namespace):
+    """ATC's gear options as the compiler's (GE's ge.inputShape, ge.dynamicBatchSize ...)."""
+    from ge_core.passes.multi_batch import MultiBatchOptions
+    return MultiBatchOptions(args.input_shape, args.dynamic_batch_size, args.dynamic_image_size,
+                             args.dynamic_dims)
+
+
+def add_gear_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("multi-batch gears (ATC's --input_shape, --dynamic_*)")
+    g.add_argument("--input-shape", default="", metavar="NAME:D,D;...",
+                   help="input dims, -1 where a gear gives the value (ge.inputShape)")
+    g.add_argument("--dynamic-batch-size", default="", metavar="N,N,...",
+                   help="one static copy of the graph per batch size (ge.dynamicBatchSize)")
+    g.add_argument("--dynamic-image-size", default="", metavar="H,W;H,W",
+                   help="one copy per image height,width (ge.dynamicImageSize)")
+    g.add_argument("--dynamic-dims", default="", metavar="D,D;D,D",
+                   help="one copy per set of values of the -1 dims (ge.dynamicDims)")
+
+
 def add_compile_options(p: argparse.ArgumentParser) -> None:
     """What `gewb compile` and `gewb passes` share: the model, the dumps, the build's options."""
     p.add_argument("model", help="an .onnx file")
@@ -77,6 +96,7 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-equivalence", action="store_true",
                    help="run the host executor after every pass; name the first that changes "
                         "the outputs")
+    add_gear_options(p)
     b = p.add_argument_group("build (streams and memory)")
     b.add_argument("--stream-max-parallel-num", type=int, default=1, metavar="N",
                    help="new streams per engine, round-robin (ge.streamMaxParallelNum)")

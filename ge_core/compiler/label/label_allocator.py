@@ -8,14 +8,17 @@ generation and the loader (one rtLabel per id) read it.
 """
 from __future__ import annotations
 
+from ge_core.compiler.label.case_label_maker import CaseLabelMaker
 from ge_core.compiler.label.if_label_maker import IfLabelMaker
 from ge_core.compiler.label.label_maker import LabelMaker, LabelMakerError
 from ge_core.compiler.label.while_label_maker import WhileLabelMaker
 from ge_core.graph import ComputeGraph
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
 
-# GE's LabelMakerFactory, by op type (an ONNX Loop is GE's While; Case is not lowered yet).
-LABEL_MAKERS: dict[str, type[LabelMaker]] = {"If": IfLabelMaker, "Loop": WhileLabelMaker}
+# GE's LabelMakerFactory, by op type (an ONNX Loop is GE's While; a Case comes from the gear
+# passes).
+LABEL_MAKERS: dict[str, type[LabelMaker]] = {"If": IfLabelMaker, "Loop": WhileLabelMaker,
+                                             "Case": CaseLabelMaker}
 
 
 class LabelAllocator:
