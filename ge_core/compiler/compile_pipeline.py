@@ -106,7 +106,8 @@ class CompilePipeline:
             ("Prepare", self._prepare, None),
             ("OptimizeOriginalGraph",
              lambda: self._passes("OptimizeOriginalGraph", g,
-                                  pass_lists.original_graph_passes(self._multi_batch)),
+                                  pass_lists.original_graph_passes()
+                                  + pass_lists.multi_batch_passes(self._multi_batch)),
              "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),
             ("Partition", self._partition, None),
@@ -189,7 +190,8 @@ class CompilePipeline:
 
     def _optimize_after_merge(self) -> Iterator[Step]:
         yield from self._passes("OptimizeAfterMerge", self.graph,
-                                pass_lists.after_merge_passes(self._multi_batch))
+                                pass_lists.after_merge_passes()
+                                + pass_lists.multi_batch_passes(self._multi_batch))
         self._place_new_nodes()
 
     def _place_new_nodes(self) -> None:

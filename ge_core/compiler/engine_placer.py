@@ -18,7 +18,7 @@ from ge_core.ops.graph_io import RTS_OPS
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
                           "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
                           "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity",
-                          "Case"})
+                          "Case", "Merge"})
 # Cube-unit work and the fused ops built around it.
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",

@@ -33,8 +33,7 @@ def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
     return [MultiBatchClonePass(options)] if options.enabled else []
 
 
-def original_graph_passes(multi_batch: bool = False) -> list[GraphPass]:
-    """``multi_batch``: the graph has gears; MultiBatchPass labels them (OptimizeStage1_3)."""
+def original_graph_passes() -> list[GraphPass]:
     return [
         InferShapeAndFoldPass(),
         ConstantFuseSamePass(),
@@ -46,8 +45,14 @@ def original_graph_passes(multi_batch: bool = False) -> list[GraphPass]:
         ConvBiasAddFusionPass(),
         MatMulAddFusionPass(),
         PrunePass(),
-        *([MultiBatchPass()] if multi_batch else []),
     ]
+
+
+def multi_batch_passes(multi_batch: bool) -> list[GraphPass]:
+    """What a graph with gears runs at the end of stage 1 (GE's OptimizeStage1_3::MultiBatchPass)
+    and again before the build (OptimizeStage2::ControlAttrOptimize::MultiBatchPass), so nodes
+    the optimisers made inside a gear carry its label too."""
+    return [MultiBatchPass()] if multi_batch else []
 
 
 _ENGINE_PASSES = {
@@ -62,8 +67,5 @@ def engine_passes(engine: str) -> list[GraphPass]:
     return make() if make else []
 
 
-def after_merge_passes(multi_batch: bool = False) -> list[GraphPass]:
-    """``multi_batch``: MultiBatchPass again, for nodes the optimisers made inside a gear (GE's
-    OptimizeStage2::ControlAttrOptimize::MultiBatchPass)."""
-    return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass(),
-            *([MultiBatchPass()] if multi_batch else [])]
+def after_merge_passes() -> list[GraphPass]:
+    return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass()]

@@ -37,6 +37,11 @@ class ExecutionError(RuntimeError):
 Value = Any  # a numpy array, or None for an absent optional input
 
 
+# What the build makes of If, Loop and Case: jumps and stream switches only a device can take.
+LOWERED_CONTROL_OPS = frozenset({"LabelSwitchByIndex", "LabelGoto", "LabelGotoEx",
+                                 "StreamSwitch", "StreamSwitchN"})
+
+
 class HostExecutor:
     """``keep_values`` keeps every tensor of the last run in ``values`` by anchor label
     ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
@@ -54,6 +59,11 @@ class HostExecutor:
         inputs = self.graph.input_nodes
         if not isinstance(feeds, Mapping):
             feeds = {n.op_desc.output_names[0] or n.name: v for n, v in zip(inputs, feeds)}
+        lowered = next((n for n in self.graph.all_nodes() if n.type in LOWERED_CONTROL_OPS), None)
+        if lowered is not None:
+            raise ExecutionError(f"graph {self.graph.name}: its control flow was lowered to "
+                                 f"device tasks ({lowered.name}, {lowered.type}); the host runs "
+                                 f"a graph before the build lowers it")
         args = []
         for n in inputs:
             key = n.op_desc.output_names[0] or n.name

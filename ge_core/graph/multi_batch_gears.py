@@ -31,6 +31,7 @@ class Gears:
     inputs: tuple[tuple[Dims, ...] | None, ...]   # per graph input: its dims in each gear
     shape_data: int                         # the graph input that carries the values
     outputs: dict[tuple[int, int], Dims]    # (gear or STATIC_OUTPUT, output) -> dims
+    names: tuple[str, ...] = ()             # the graph inputs' names
 
     @staticmethod
     def of(graph: ComputeGraph) -> Gears | None:
@@ -53,7 +54,8 @@ class Gears:
         for entry in entries or ():
             gear, index, *dims = (int(v) for v in entry.split(","))
             outputs[(gear, index)] = tuple(dims)
-        return Gears(gears, shapes, shape_data, outputs)
+        names = tuple(d.op_desc.output_names[0] or d.name for d in inputs)
+        return Gears(gears, shapes, shape_data, outputs, names)
 
     def current(self, shapes: list[Dims | None]) -> int:
         """GetCurDynamicDims: the gear in which every geared input has the shape given
@@ -62,9 +64,12 @@ class Gears:
             if all(want is None or shape is None or tuple(shape) == want[gear]
                    for want, shape in zip(self.inputs, shapes)):
                 return gear
-        given = [list(s) for w, s in zip(self.inputs, shapes) if w is not None and s is not None]
-        raise GearError(f"input shape(s) {given} match no gear (gears: "
-                        f"{[[list(w[g]) for w in self.inputs if w is not None] for g in range(len(self.gears))]})")
+        geared = [i for i, (w, s) in enumerate(zip(self.inputs, shapes))
+                  if w is not None and s is not None]
+        given = ", ".join(f"{self.names[i]} {list(shapes[i])}" for i in geared)
+        gears = "; ".join(", ".join(f"{self.names[i]} {list(self.inputs[i][g])}" for i in geared)
+                          for g in range(len(self.gears)))
+        raise GearError(f"input shapes {given} are in no gear (gears: {gears})")
 
     def input_dims(self, gear: int, index: int) -> Dims | None:
         """Input ``index``'s dims in ``gear``; None for an input the gears leave as it is."""

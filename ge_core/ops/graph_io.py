@@ -11,7 +11,8 @@ GE_NODE_TYPES = frozenset({"Data", "Const", "NetOutput"})
 # The RTS engine's ops (ge_facts §10): they order, start or steer streams and carry no data, so
 # they mean something only on the device; a host run passes over them.
 RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
-                     "LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex", "MemcpyAsync"})
+                     "StreamSwitchN", "LabelSet", "LabelGoto", "LabelGotoEx",
+                     "LabelSwitchByIndex", "MemcpyAsync"})
 
 
 @register("Data")

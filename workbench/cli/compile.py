@@ -26,7 +26,8 @@ def _options(args: argparse.Namespace):
                            minimise_events=args.minimise_events,
                            max_task_count=args.max_task_count,
                            unlimited_stream_depth=args.auto_split)
-    return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump)
+    return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump,
+                                         **switchn_option(args))
 
 
 def run_atc(args: argparse.Namespace, out: str | None = None):
@@ -70,6 +71,11 @@ def gear_options(args: argparse.Namespace):
                              args.dynamic_dims)
 
 
+def switchn_option(args: argparse.Namespace) -> dict[str, bool]:
+    """--switchn as BuildOptions' keyword; absent, BuildOptions reads GE's environment switch."""
+    return {"multi_batch_with_switchn": True} if args.switchn else {}
+
+
 def add_gear_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("multi-batch gears (ATC's --input_shape, --dynamic_*)")
     g.add_argument("--input-shape", default="", metavar="NAME:D,D;...",
@@ -80,6 +86,9 @@ def add_gear_options(p: argparse.ArgumentParser) -> None:
                    help="one copy per image height,width (ge.dynamicImageSize)")
     g.add_argument("--dynamic-dims", default="", metavar="D,D;D,D",
                    help="one copy per set of values of the -1 dims (ge.dynamicDims)")
+    g.add_argument("--switchn", action="store_true",
+                   help="sink the gears as a StreamSwitchN over one stream per gear (GE r1.x's "
+                        "MULTI_BATCH_WITH_SWITCHN), not as labels on one stream (today's GE)")
 
 
 def add_compile_options(p: argparse.ArgumentParser) -> None:

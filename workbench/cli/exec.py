@@ -33,9 +33,10 @@ def _manager(args: argparse.Namespace):
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.compiler.stream.stream_options import StreamOptions
     from ge_core.session import GraphManager
-    from workbench.cli.compile import gear_options
+    from workbench.cli.compile import gear_options, switchn_option
     return GraphManager(CompileOptions(dump=None, multi_batch=gear_options(args)),
-                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {}))))
+                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {})),
+                                     **switchn_option(args)))
 
 
 def _root_model(args: argparse.Namespace, manager):

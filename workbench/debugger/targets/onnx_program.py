@@ -14,8 +14,9 @@ from typing import Iterator
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.executor import HostExecutor, random_feeds
+from ge_core.executor import ExecutionError, HostExecutor, random_feeds
 from ge_core.om.om_file import load_om
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.session import GraphManager
 from workbench.debugger.targets.program import Phase, RunState
 
@@ -23,10 +24,13 @@ from workbench.debugger.targets.program import Phase, RunState
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
     nothing else (a checkpoint copies only the state)."""
-    engines = tuple(filter(None, state.settings.exclude_engines.split(",")))
-    stream = StreamOptions(stream_max_parallel_num=state.settings.stream_max_parallel_num)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
-                        BuildOptions(stream=stream))
+    settings = state.settings
+    engines = tuple(filter(None, settings.exclude_engines.split(",")))
+    stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num)
+    gears = MultiBatchOptions(settings.input_shape, settings.dynamic_batch_size,
+                              settings.dynamic_image_size, settings.dynamic_dims)
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears),
+                        BuildOptions(stream=stream, multi_batch_with_switchn=settings.switchn))
 
 
 def parse(state: RunState, start: int) -> None:
@@ -61,8 +65,12 @@ def load(state: RunState, start: int) -> None:
 def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
-    state.executor = HostExecutor(state.graph, keep_values=True)
-    state.executor.run(feeds)
+    executor = HostExecutor(state.graph, keep_values=True)
+    try:
+        executor.run(feeds)
+    except ExecutionError:   # a graph the build lowered control flow in: no host reference
+        return
+    state.executor = executor
 
 
 ONNX_PHASES = (

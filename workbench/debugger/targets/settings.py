@@ -16,6 +16,11 @@ class Settings:
     exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
     race_check: bool = False       # the runtime's happens-before race detector
     stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
+    input_shape: str = ""          # ge.inputShape: NAME:d,d;... with -1 where a gear decides
+    dynamic_batch_size: str = ""   # ge.dynamicBatchSize: N,N,... (one copy of the graph each)
+    dynamic_image_size: str = ""   # ge.dynamicImageSize: H,W;H,W
+    dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
+    switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
 
 
 def _flag(text: str) -> bool:
@@ -27,12 +32,20 @@ def _flag(text: str) -> bool:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
-                                             "race_check": _flag, "stream_max_parallel_num": int}
+                                             "race_check": _flag, "stream_max_parallel_num": int,
+                                             "input_shape": str, "dynamic_batch_size": str,
+                                             "dynamic_image_size": str, "dynamic_dims": str,
+                                             "switchn": _flag}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
     "race-check": "on/off: check stream orderings against memory accesses",
     "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
+    "input-shape": "input dims, -1 where a gear decides: NAME:D,D;... (ge.inputShape)",
+    "dynamic-batch-size": "gears of the batch dim: N,N,... (ge.dynamicBatchSize)",
+    "dynamic-image-size": "gears of an image's H,W: H,W;H,W (ge.dynamicImageSize)",
+    "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
+    "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
 }
 
 
