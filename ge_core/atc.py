@@ -41,6 +41,7 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
     out_path = Path(out) if out is not None else None
     use_cache = cache is not None and out_path is not None and not compile_options.check_equivalence
     key = cache_key(graph, salt=repr((compile_options.exclude_engines, compile_options.multi_batch,
+                                      compile_options.autofuse,
                                       build_options.stream, build_options.memory,
                                       build_options.multi_batch_with_switchn))
                     ) if use_cache else ""

@@ -2,7 +2,8 @@
 
     Prepare                 input checks; with gear options, ProcessMultiBatch (one copy of the
                             graph per gear under a Case); InferShape
-    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals
+    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals, pattern fusions;
+                            with AUTOFUSE_FLAGS, automatic fusion of pointwise chains
     EnginePlacer            every node gets an engine (cheapest that accepts it)
     Partition               per-engine subgraphs cut at engine changes
     OptimizeSubgraph        stage 2, each engine's own passes (fusions on AI Core), on a thread
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from ge_core.autofuse import autofuse_enabled
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
@@ -49,6 +51,7 @@ class CompileOptions:
     validate_after_each_pass: bool = False
     max_workers: int = GE_THREAD_POOL_SIZE
     multi_batch: MultiBatchOptions = field(default_factory=MultiBatchOptions)
+    autofuse: bool = field(default_factory=autofuse_enabled)   # GE: AUTOFUSE_FLAGS
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ class CompilePipeline:
             ("OptimizeOriginalGraph",
              lambda: self._passes("OptimizeOriginalGraph", g,
                                   pass_lists.original_graph_passes()
+                                  + pass_lists.autofuse_passes(self.options.autofuse)
                                   + pass_lists.multi_batch_passes(self._multi_batch)),
              "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),

@@ -23,7 +23,8 @@ GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "N
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
                         "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
-                        "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip"})
+                        "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip",
+                        "AscBackend"})   # autofuse's: GE's MarkEngineAttrForAutofuseNode
 # Vector-unit work: elementwise, reductions, data movement.
 VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", "Log", "Sqrt",
                         "Reciprocal", "Floor", "Ceil", "Sign", "Max", "Min", "Sum", "Mean",

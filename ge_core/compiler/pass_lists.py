@@ -10,6 +10,7 @@ subgraph on the thread pool) gets fresh instances.
 """
 from __future__ import annotations
 
+from ge_core.autofuse import AutoFusePass
 from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
@@ -46,6 +47,12 @@ def original_graph_passes() -> list[GraphPass]:
         MatMulAddFusionPass(),
         PrunePass(),
     ]
+
+
+def autofuse_passes(enabled: bool) -> list[GraphPass]:
+    """GE's AutofuseOptimize (GraphManager::AfterPrecisionRefine): after the original graph's
+    pattern fusions, before stage 1's clean-up; only when AUTOFUSE_FLAGS enables it."""
+    return [AutoFusePass()] if enabled else []
 
 
 def multi_batch_passes(multi_batch: bool) -> list[GraphPass]:

@@ -77,4 +77,4 @@ def known_ops() -> list[str]:
 def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.kernels import elementwise, linalg, nn, reduce, tensor  # noqa: F401
-    from npu_emu.kernels import fused, multi_batch  # noqa: F401
+    from npu_emu.kernels import asc_backend, fused, multi_batch  # noqa: F401

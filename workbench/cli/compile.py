@@ -20,7 +20,8 @@ def _options(args: argparse.Namespace):
             else DumpConfig.from_env())
     compile_options = CompileOptions(
         exclude_engines=tuple(filter(None, args.exclude_engines.split(","))), dump=dump,
-        check_equivalence=args.check_equivalence, multi_batch=gear_options(args))
+        check_equivalence=args.check_equivalence, multi_batch=gear_options(args),
+        **autofuse_option(args))
     stream = StreamOptions(stream_max_parallel_num=args.stream_max_parallel_num,
                            enable_single_stream=args.single_stream, use_notify=args.notify,
                            minimise_events=args.minimise_events,
@@ -71,6 +72,17 @@ def gear_options(args: argparse.Namespace):
                              args.dynamic_dims)
 
 
+def autofuse_option(args: argparse.Namespace) -> dict[str, bool]:
+    """--autofuse as CompileOptions' keyword; absent, CompileOptions reads GE's AUTOFUSE_FLAGS."""
+    return {"autofuse": True} if args.autofuse else {}
+
+
+def add_autofuse_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--autofuse", action="store_true",
+                   help="fuse pointwise chains into AscBackend nodes (GE's autofuse; as "
+                        "AUTOFUSE_FLAGS=--enable_autofuse=true)")
+
+
 def switchn_option(args: argparse.Namespace) -> dict[str, bool]:
     """--switchn as BuildOptions' keyword; absent, BuildOptions reads GE's environment switch."""
     return {"multi_batch_with_switchn": True} if args.switchn else {}
@@ -102,6 +114,7 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="DUMP_GE_GRAPH: 1 full, 2 without data, 3 structure only")
     p.add_argument("--exclude-engines", default="", metavar="A,B",
                    help="engines the placer may not use (ge.exec.exclude_engines)")
+    add_autofuse_option(p)
     p.add_argument("--check-equivalence", action="store_true",
                    help="run the host executor after every pass; name the first that changes "
                         "the outputs")

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.cli.compile import add_gear_options
+from workbench.cli.compile import add_autofuse_option, add_gear_options
 from workbench.cli.user_error import UserError
 
 MODES = ("auto", "sink", "hybrid", "v2")
@@ -33,8 +33,9 @@ def _manager(args: argparse.Namespace):
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.compiler.stream.stream_options import StreamOptions
     from ge_core.session import GraphManager
-    from workbench.cli.compile import gear_options, switchn_option
-    return GraphManager(CompileOptions(dump=None, multi_batch=gear_options(args)),
+    from workbench.cli.compile import autofuse_option, gear_options, switchn_option
+    return GraphManager(CompileOptions(dump=None, multi_batch=gear_options(args),
+                                       **autofuse_option(args)),
                         BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {})),
                                      **switchn_option(args)))
 
@@ -174,5 +175,6 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    add_autofuse_option(p)
     add_gear_options(p)
     p.set_defaults(func=run_exec)

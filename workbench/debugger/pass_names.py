@@ -15,7 +15,7 @@ ENGINES_WITH_PASSES = ("AIcoreEngine",)
 @cache
 def known_pass_names() -> tuple[str, ...]:
     passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
-              *pass_lists.multi_batch_passes(True)]
+              *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
     names = {p.name for p in passes} | {ConstantFoldingPass.name, MultiBatchClonePass.name}

@@ -29,7 +29,8 @@ def _manager(state: RunState) -> GraphManager:
     stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num)
     gears = MultiBatchOptions(settings.input_shape, settings.dynamic_batch_size,
                               settings.dynamic_image_size, settings.dynamic_dims)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears),
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears,
+                                       autofuse=settings.autofuse),
                         BuildOptions(stream=stream, multi_batch_with_switchn=settings.switchn))
 
 

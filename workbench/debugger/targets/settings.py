@@ -21,6 +21,7 @@ class Settings:
     dynamic_image_size: str = ""   # ge.dynamicImageSize: H,W;H,W
     dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
     switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
+    autofuse: bool = False         # GE's autofuse (AUTOFUSE_FLAGS=--enable_autofuse=true)
 
 
 def _flag(text: str) -> bool:
@@ -35,7 +36,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str
                                              "race_check": _flag, "stream_max_parallel_num": int,
                                              "input_shape": str, "dynamic_batch_size": str,
                                              "dynamic_image_size": str, "dynamic_dims": str,
-                                             "switchn": _flag}
+                                             "switchn": _flag, "autofuse": _flag}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -46,6 +47,7 @@ HELP = {
     "dynamic-image-size": "gears of an image's H,W: H,W;H,W (ge.dynamicImageSize)",
     "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
     "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
+    "autofuse": "on/off: fuse pointwise chains into AscBackend nodes (GE's autofuse)",
 }
 
 
