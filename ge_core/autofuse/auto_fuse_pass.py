@@ -5,7 +5,8 @@ GE lowers every op it can to AscIR loops, lets its fusion strategy merge neighbo
 nodes and lifts lone ones back to the op they were; no pattern is written by hand. Here:
 
 1. can-fuse: a pointwise op (GE's REGISTER_POINTWISE_LOWER list and its pointwise
-   REGISTER_LOWERINGs, the ones with an ONNX op here) on float tensors of known shape;
+   REGISTER_LOWERINGs - AddN, LeakyRelu, Elu, Log, ClipByValue - in lowering_impl.cpp, those
+   with an ONNX op here) on float tensors of known shape;
 2. grouping, in topological order: an op joins the group of its first producer that is
    already in one, unless that would close a cycle (another of its producers outside the group
    depends on the group); groups of one are left alone (GE's lifting);
@@ -31,7 +32,7 @@ from npu_emu.kernels.asc_backend import ASC_BACKEND, ASC_GRAPH, ASC_OPSET, ASC_O
 
 POINTWISE_OPS = frozenset({"Abs", "Add", "Div", "Erf", "Exp", "Max", "Min", "Mul", "Neg", "Pow",
                            "Reciprocal", "Relu", "Sigmoid", "Sign", "Sqrt", "Sub", "Tanh",
-                           "LeakyRelu", "Elu", "Log", "Clip"})
+                           "LeakyRelu", "Elu", "Log", "Clip", "Sum"})   # Sum: GE's AddN
 FLOAT_TYPES = frozenset({DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16})
 MIN_GROUP = 2
 

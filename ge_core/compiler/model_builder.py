@@ -46,7 +46,8 @@ class BuildOptions:
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     dump: DumpConfig | None = None
     # A multi-batch Case as a StreamSwitchN over gear streams, not labels (GE r1.x's env switch)
-    multi_batch_with_switchn: bool = field(default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
+    multi_batch_with_switchn: bool = field(
+        default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
 
 
 @dataclass

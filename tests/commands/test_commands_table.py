@@ -70,7 +70,8 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
     ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
-                       "stream-max-parallel-num, input-shape, dynamic-batch-size, dynamic-image-size, "
+                       "stream-max-parallel-num, input-shape, dynamic-batch-size, "
+                       "dynamic-image-size, "
                        "dynamic-dims, switchn, autofuse)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),

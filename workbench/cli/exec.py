@@ -96,8 +96,11 @@ def _about(model) -> str:
     memory = ", ".join(f"{s.name.replace('_', ' ')} {s.size} B"
                        for s in model.memory.segments if s.size)
     streams = len(model.streams)
+    gears, gear = model.io.gears, model.io.gear
+    ran = "" if gears is None or gear is None else \
+        f"; gear {gear} of {len(gears.gears)} ({','.join(map(str, gears.gears[gear]))})"
     return (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
-            f"{len(model.task_infos)} tasks; {memory}")
+            f"{len(model.task_infos)} tasks; {memory}{ran}")
 
 
 def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:

@@ -193,8 +193,8 @@ class MultiBatchClonePass(GraphPass):
             if data.name in per_data:
                 self._max_shape(op, origin[data.name], per_data[data.name])
             new = graph.add_node(op)
-            GraphUtils.add_edge(new.out_data_anchor(0),
-                                case.in_data_anchor(CASE_ARG_INDEX + op.get_attr(ATTR_NAME_INDEX, k)))
+            slot = CASE_ARG_INDEX + op.get_attr(ATTR_NAME_INDEX, k)
+            GraphUtils.add_edge(new.out_data_anchor(0), case.in_data_anchor(slot))
         for k, const in enumerate(consts):
             new = graph.add_node(kept[const.name])
             GraphUtils.add_edge(new.out_data_anchor(0),

@@ -62,10 +62,10 @@ class MultiBatchOptions:
     @property
     def dynamic_type(self) -> DynamicInputType:
         """GE's StampDynamicType; CheckDynamicInputParamValid: the three are exclusive."""
-        given = [(flag, t) for flag, t in ((self.dynamic_batch_size, DynamicInputType.DYNAMIC_BATCH),
-                                           (self.dynamic_image_size, DynamicInputType.DYNAMIC_IMAGE),
-                                           (self.dynamic_dims, DynamicInputType.DYNAMIC_DIMS))
-                 if flag]
+        kinds = ((self.dynamic_batch_size, DynamicInputType.DYNAMIC_BATCH),
+                 (self.dynamic_image_size, DynamicInputType.DYNAMIC_IMAGE),
+                 (self.dynamic_dims, DynamicInputType.DYNAMIC_DIMS))
+        given = [(flag, t) for flag, t in kinds if flag]
         if len(given) > 1:
             raise MultiBatchOptionError("these parameters are mutually exclusive: "
                                         "dynamic_batch_size, dynamic_image_size, dynamic_dims")

@@ -23,7 +23,7 @@ from ge_core.runtime.model_io import DeviceBuffer, IoDesc
 @dataclass(frozen=True)
 class GearInputs:
     values: list[Any]         # one per model input, the shape data filled in
-    gear: int
+    gear: int | None          # None: named by a device buffer only the device reads
     dims: list[Dims]          # each input's dims in this gear
 
 
@@ -42,12 +42,17 @@ def gear_inputs(gears: Gears, ios: list[IoDesc], model: str,
         if len(values) != len(ios):
             raise ModelInputError(f"model {model} takes {len(ios)} inputs, {len(values)} given")
     given = values[gears.shape_data]
+    if isinstance(given, DeviceBuffer):   # the device reads the gear; the host cannot know it
+        return GearInputs(values, None, [io.dims for io in ios])
+    shapes = [None if isinstance(v, DeviceBuffer) or v is None else np.shape(v) for v in values]
     try:
-        if given is not None and not isinstance(given, DeviceBuffer):
+        if given is not None:
             gear = _named_gear(gears, np.asarray(given))
+        elif all(s is None for s, w in zip(shapes, gears.inputs) if w is not None):
+            raise GearError("every geared input is a device buffer: give the gear's values as "
+                            "ascend_mbatch_shape_data")
         else:
-            gear = gears.current([None if isinstance(v, DeviceBuffer) or v is None
-                                  else np.shape(v) for v in values])
+            gear = gears.current(shapes)
     except GearError as exc:
         raise ModelInputError(f"model {model}: {exc}") from exc
     if given is None:

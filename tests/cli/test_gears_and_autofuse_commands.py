@@ -1,6 +1,8 @@
-"""Multi-batch gears through `gewb`: compile with ATC's gear options, the passes in the pass
-table, om-info's gears and switch task, exec picking the input's gear (numbers from
-onnxruntime), the debugger stopping at the gear passes; bad gear options are one line."""
+"""Two compiler features through `gewb`. Multi-batch gears: compile with ATC's gear options, the
+passes in the pass table, om-info's gears and switch task, exec picking the input's gear (numbers
+from onnxruntime), the debugger stopping at the gear passes, bad gear options in one line.
+Autofuse: its pass in the pass table (--autofuse or GE's AUTOFUSE_FLAGS), the AscBackend kernel
+in om-info, `break pass AutoFusePass` in the debugger."""
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -13,19 +15,31 @@ from workbench.cli import main
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GEWB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("AUTOFUSE_FLAGS", raising=False)
+
+
+def _save(path, nodes, batch):
+    """A model of ``nodes`` over x:[batch,4] and the weight w, giving y:[batch,4]."""
+    w = numpy_helper.from_array(np.array([1, -2, 3, -4], np.float32), "w")
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, [batch, 4])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [batch, 4])], [w])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
 
 
 @pytest.fixture
 def model(tmp_path):
     """y = relu(x) * w, x:[N,4]."""
-    w = numpy_helper.from_array(np.array([1, -2, 3, -4], np.float32), "w")
-    graph = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mul", ["r", "w"], ["y"])],
-        "g", [helper.make_tensor_value_info("x", T.FLOAT, ["N", 4])],
-        [helper.make_tensor_value_info("y", T.FLOAT, ["N", 4])], [w])
-    path = tmp_path / "gears.onnx"
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
-    return path
+    return _save(tmp_path / "gears.onnx", [helper.make_node("Relu", ["x"], ["r"]),
+                                           helper.make_node("Mul", ["r", "w"], ["y"])], "N")
+
+
+@pytest.fixture
+def chain(tmp_path):
+    """y = tanh(x * w) + x, x:[2,4]."""
+    return _save(tmp_path / "chain.onnx", [helper.make_node("Mul", ["x", "w"], ["m"]),
+                                           helper.make_node("Tanh", ["m"], ["t"]),
+                                           helper.make_node("Add", ["t", "x"], ["y"])], 2)
 
 
 def run(capsys, *argv):
@@ -92,3 +106,37 @@ def test_exec_of_a_shape_in_no_gear_is_one_line(capsys, tmp_path, model):
                        "--input", f"x={tmp_path / 'x3.npy'}")
     assert code != 0 and "x [3, 4] are in no gear" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def _autofuse_rows(out):
+    return [line.split() for line in out.splitlines() if "AutoFusePass" in line]
+
+
+def test_passes_shows_autofuse_only_when_enabled(capsys, chain, monkeypatch):
+    _, out, _ = run(capsys, "passes", chain)
+    assert _autofuse_rows(out) == []
+    _, out, _ = run(capsys, "passes", chain, "--autofuse")
+    rows = _autofuse_rows(out)
+    assert len(rows) == 1 and rows[0][1:5] == ["OptimizeOriginalGraph", "AutoFusePass", "g", "yes"]
+    assert "AscBackend+1" in rows[0]
+    monkeypatch.setenv("AUTOFUSE_FLAGS", "--enable_autofuse=true")
+    _, out, _ = run(capsys, "passes", chain)
+    assert len(_autofuse_rows(out)) == 1
+
+
+def test_om_info_shows_the_fused_kernel(capsys, tmp_path, chain):
+    om = tmp_path / "chain.om"
+    assert run(capsys, "compile", chain, "-o", om, "--autofuse")[0] == 0
+    _, info, _ = run(capsys, "om-info", om)
+    assert "  kernels: AscBackend\n" in info
+    assert "KERNEL        autofuse_0_Mul_Tanh_Add (AscBackend)  block_dim=1" in info
+
+
+def test_the_debugger_breaks_on_the_autofuse_pass(capsys, tmp_path, chain):
+    script = tmp_path / "fuse.gwb"
+    script.write_text(f"target {chain}\nset autofuse on\nbreak pass AutoFusePass\ncontinue\n"
+                      "finish\ndiff\n")
+    code, out, _ = run(capsys, "run", script)
+    assert code == 0
+    assert "event: PassBegin stage=OptimizeOriginalGraph pass_name=AutoFusePass graph=g" in out
+    assert "+  %autofuse_0_Mul_Tanh_Add : AscBackend(%x:0, %w:0)" in out
