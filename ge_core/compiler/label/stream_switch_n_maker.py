@@ -27,6 +27,7 @@ from ge_core.graph.attr_names import (ATTR_DYNAMIC_TYPE, ATTR_INSERT_BY_MBATCH,
                                       ATTR_NAME_STREAM_LABEL, ATTR_NAME_SWITCH_DATA_TYPE,
                                       ATTR_USER_DESIGNEATE_SHAPE_ORDER)
 from ge_core.graph.types import DataType
+from ge_core.passes.multi_batch import batch_label
 
 BRANCH_INDEX = 0                     # the Case's input 0: MapIndex(shape data, gear table)
 SWITCH_DATA_TYPES = {DataType.DT_INT32: 0, DataType.DT_INT64: 1}   # aclrtCompareDataType
@@ -58,7 +59,7 @@ class StreamSwitchNMaker(LabelMaker):
             active = self._add("StreamActive", [], 0, {ATTR_NAME_ACTIVE_LABEL_LIST: [merge_label]})
             for node in self.region[start:]:
                 node.op_desc.set_attr(ATTR_NAME_STREAM_LABEL, gear_stream_label(i))
-                node.op_desc.set_attr(ATTR_NAME_BATCH_LABEL, f"Batch_{i}")
+                node.op_desc.set_attr(ATTR_NAME_BATCH_LABEL, batch_label(i))
             self.gears.append((self.region[start:-1], active))
         self.merges = [self._merge(k, [c[k] for c in copies], merge_label)
                        for k in range(len(self.node.out_data_anchors))]

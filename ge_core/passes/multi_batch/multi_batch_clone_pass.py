@@ -147,6 +147,8 @@ class MultiBatchClonePass(GraphPass):
                     op.set_attr(ATTR_MBATCH_ORIGIN_INPUT_DIMS, list(origin[node.name]))
                     op.output_descs[0].shape = GeShape(_fill(origin[node.name],
                                                              per_data[node.name][gear]))
+                else:
+                    op.output_descs[0].shape = GeShape(origin[node.name])
             elif node.type == "Const":
                 op.type = "Data"
                 op.del_attr(ATTR_NAME_WEIGHTS)
@@ -192,6 +194,8 @@ class MultiBatchClonePass(GraphPass):
             op = kept[data.name]
             if data.name in per_data:
                 self._max_shape(op, origin[data.name], per_data[data.name])
+            else:   # an input --input_shape fixes (UpdateDataShapeByUserInput)
+                op.output_descs[0].shape = GeShape(origin[data.name])
             new = graph.add_node(op)
             slot = CASE_ARG_INDEX + op.get_attr(ATTR_NAME_INDEX, k)
             GraphUtils.add_edge(new.out_data_anchor(0), case.in_data_anchor(slot))

@@ -5,15 +5,18 @@ loader finds the gear from the input's shape (GetCurDynamicDims), writes its val
 ascend_mbatch_shape_data, and hands back the gear's output shape; the numbers are
 onnxruntime's on the same input."""
 import numpy as np
+import onnxruntime as ort
 import pytest
 
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelInputError
+from ge_core.session import Session
 from multi_batch_testing import (assert_agree, compile_gears, conv_model, relu_add_model,
                                  run_sunk, two_input_model)
 from npu_emu.label import LabelJumped
 from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.world import World
 
 ROUTES = [False, True]
 ROUTE_IDS = ["labels", "switchn"]
@@ -107,3 +110,23 @@ def test_the_caller_may_name_the_gear_as_acl_does():
                    {"x": x, "ascend_mbatch_shape_data": np.array([5], np.int32)})
     assert run.gear == 1
     assert_agree(run)
+
+
+def test_a_session_takes_ges_gear_options():
+    # Session.add_graph with ge.inputShape / ge.dynamicBatchSize, as TorchAir or a TF adapter
+    # passes them; each run takes the gear of its input.
+    proto = conv_model()
+    session_ort = ort.InferenceSession(proto.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+    with World().entered():
+        session = Session()
+        session.add_graph(1, proto, {"ge.inputShape": "x:-1,3,4,4",
+                                     "ge.dynamicBatchSize": "1,2,4"})
+        try:
+            for batch in (4, 1):
+                x = _x(batch, 3, 4, 4)
+                (y,) = session.run_graph(1, {"x": x})
+                np.testing.assert_allclose(y, session_ort.run(None, {"x": x})[0], rtol=1e-5,
+                                           atol=1e-6)
+        finally:
+            session.finalize()
