@@ -41,8 +41,11 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
     must really run); the OM such a compile makes still goes into the cache."""
     out_path = Path(out) if out is not None else None
     use_cache = cache is not None and out_path is not None
-    key = cache_key(graph, salt=repr((compile_options.exclude_engines, build_options.stream,
-                                      build_options.memory))) if use_cache else ""
+    key = cache_key(graph, salt=repr((compile_options.exclude_engines, compile_options.multi_batch,
+                                      compile_options.autofuse,
+                                      build_options.stream, build_options.memory,
+                                      build_options.multi_batch_with_switchn))
+                    ) if use_cache else ""
     must_run = compile_options.check_equivalence or compile_options.dump is not None \
         or build_options.dump is not None
     if use_cache and not must_run and (data := cache.get(key)) is not None:

@@ -21,14 +21,16 @@ from ge_core.ops.graph_io import RTS_OPS
 # Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
                           "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
-                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity"})
+                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity",
+                          "Case", "Merge"})
 # Cube-unit work and the fused ops built around it.
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
                         "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
                         "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip",
                         "RNN", "GRU", "LSTM", "Attention", "LinearAttention",
-                        "ai.onnx.preview::FlexAttention"})
+                        "ai.onnx.preview::FlexAttention",
+                        "AscBackend"})   # autofuse's: GE's MarkEngineAttrForAutofuseNode
 # Cube work on quantized tensors (int8, int4, float8): GE's AscendQuant / AscendDequant and its
 # int8 convolutions and matmuls run on the AI Core too.
 QUANT_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.cli.compile import add_autofuse_option, add_gear_options
 from workbench.cli.user_error import UserError
 
 MODES = ("auto", "sink", "hybrid", "v2")
@@ -32,8 +33,11 @@ def _manager(args: argparse.Namespace):
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.compiler.stream.stream_options import StreamOptions
     from ge_core.session import GraphManager
-    return GraphManager(CompileOptions(dump=None),
-                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {}))))
+    from workbench.cli.compile import autofuse_option, gear_options, switchn_option
+    return GraphManager(CompileOptions(dump=None, multi_batch=gear_options(args),
+                                       **autofuse_option(args)),
+                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {})),
+                                     **switchn_option(args)))
 
 
 def _root_model(args: argparse.Namespace, manager):
@@ -62,10 +66,17 @@ def _root_model(args: argparse.Namespace, manager):
 
 
 def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
-    from ge_core.executor import random_feeds
+    """Random inputs, those given by --input in their place; a multi-batch model's gear values
+    follow the inputs' shapes unless given too."""
+    from ge_core.executor import random_feeds, with_gear
+    from ge_core.graph.multi_batch_gears import Gears
     from ge_core.runtime.model_io import model_inputs
     names = [io.name for io in model_inputs(graph)]
     feeds = random_feeds(graph, args.seed)
+    gears = Gears.of(graph)
+    if gears is not None and names[gears.shape_data] not in {s.partition("=")[0]
+                                                              for s in args.input}:
+        feeds.pop(names[gears.shape_data])
     for spec in args.input:
         name, sep, path = spec.partition("=")
         if not sep or name not in names:
@@ -75,7 +86,7 @@ def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
             feeds[name] = np.load(path)
         except (OSError, ValueError) as exc:
             raise UserError(f"--input {spec}: {exc}") from exc
-    return feeds
+    return with_gear(graph, feeds)
 
 
 def _about(model) -> str:
@@ -85,8 +96,11 @@ def _about(model) -> str:
     memory = ", ".join(f"{s.name.replace('_', ' ')} {s.size} B"
                        for s in model.memory.segments if s.size)
     streams = len(model.streams)
+    gears, gear = model.io.gears, model.io.gear
+    ran = "" if gears is None or gear is None else \
+        f"; gear {gear} of {len(gears.gears)} ({','.join(map(str, gears.gears[gear]))})"
     return (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
-            f"{len(model.task_infos)} tasks; {memory}")
+            f"{len(model.task_infos)} tasks; {memory}{ran}")
 
 
 def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
@@ -166,4 +180,6 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    add_autofuse_option(p)
+    add_gear_options(p)
     p.set_defaults(func=run_exec)

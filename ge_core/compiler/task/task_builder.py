@@ -13,14 +13,17 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ge_core.graph import Node
-from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_LABEL_SWITCH_LIST,
-                                      ATTR_NAME_STREAM_SWITCH_COND, ENGINE, EVENT_ID, INPUT_OFFSET,
-                                      LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_BATCH_NUM,
+                                      ATTR_NAME_LABEL_SWITCH_LIST, ATTR_NAME_PRED_VALUE,
+                                      ATTR_NAME_STREAM_SWITCH_COND, ATTR_NAME_SWITCH_DATA_TYPE,
+                                      ENGINE, EVENT_ID, INPUT_OFFSET, LABEL_ID, NOTIFY_ID,
+                                      OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
 from ge_core.om.logical_memory import tensor_size
 from ge_core.om.model_task_type import KernelType, MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 
 BLOCK_DIM = 1  # our numpy kernels run whole on one core; TBE would split the work over cores
+SWITCH_INT64 = 1   # aclrtCompareDataType ACL_RT_SWITCH_INT64, StreamSwitchNOp's default
 
 
 class TaskGenError(Exception):
@@ -160,6 +163,23 @@ def _stream_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     return [task]
 
 
+def _stream_switch_n(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's StreamSwitchNOp: every gear's values (_pred_value_<i>) one after another, and the
+    # stream each gear starts (active_stream_list, in gear order).
+    gears = _attr(node, ATTR_NAME_BATCH_NUM)
+    values = [_attr(node, f"{ATTR_NAME_PRED_VALUE}_{i}") for i in range(gears)]
+    streams = _attr(node, ATTR_NAME_ACTIVE_STREAM_LIST)
+    if len(streams) < gears:
+        raise TaskGenError(f"{_where(node)}: {len(streams)} active streams for {gears} gears")
+    task = _task(ModelTaskType.STREAM_SWITCH_N, op_index, stream_id)
+    switch = task.stream_switch_n
+    switch.op_index, switch.size, switch.element_size = op_index, len(values[0]), gears
+    switch.data_type = node.op_desc.get_attr(ATTR_NAME_SWITCH_DATA_TYPE, SWITCH_INT64)
+    switch.target_value.extend(v for gear in values for v in gear)
+    switch.true_stream_id.extend(streams[:gears])
+    return [task]
+
+
 def _label_set(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.LABEL_SET, op_index, stream_id)
     task.label_set.op_index, task.label_set.label_id = op_index, _attr(node, LABEL_ID)
@@ -219,6 +239,7 @@ BUILDERS_BY_TYPE: dict[str, TaskBuilder] = {
     "RecvNotify": TaskBuilder(_notify(ModelTaskType.NOTIFY_WAIT)),
     "StreamActive": _ONE_PER_ACTIVE_STREAM,
     "StreamSwitch": TaskBuilder(_stream_switch),
+    "StreamSwitchN": TaskBuilder(_stream_switch_n),
     "LabelSet": TaskBuilder(_label_set),
     "LabelGoto": TaskBuilder(_label_goto_unsupported),
     "LabelGotoEx": TaskBuilder(_label_goto),

@@ -15,9 +15,10 @@ from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
-from ge_core.executor import HostExecutor, random_feeds
+from ge_core.executor import ExecutionError, HostExecutor, random_feeds
 from ge_core.graph import ComputeGraph
 from ge_core.om.om_file import load_om
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.session import GraphManager
 from workbench.debugger.targets.program import Phase, RunState
 
@@ -32,8 +33,11 @@ def _manager(state: RunState) -> GraphManager:
                            minimise_events=settings.minimise_events,
                            max_task_count=settings.max_task_count,
                            hcom_parallel=settings.hcom_parallel)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
-                        BuildOptions(stream=stream))
+    gears = MultiBatchOptions(settings.input_shape, settings.dynamic_batch_size,
+                              settings.dynamic_image_size, settings.dynamic_dims)
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears,
+                                       autofuse=settings.autofuse),
+                        BuildOptions(stream=stream, multi_batch_with_switchn=settings.switchn))
 
 
 def parse(state: RunState, start: int) -> None:
@@ -69,9 +73,14 @@ def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
     reference = _reference_graph(state)
-    if reference is not None:
-        state.executor = HostExecutor(reference, keep_values=True)
-        state.executor.run(feeds)
+    if reference is None:
+        return
+    executor = HostExecutor(reference, keep_values=True)
+    try:
+        executor.run(feeds)
+    except ExecutionError:   # a graph the build lowered control flow in: no host reference
+        return
+    state.executor = executor
 
 
 def _reference_graph(state: RunState) -> ComputeGraph | None:

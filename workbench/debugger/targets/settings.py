@@ -23,6 +23,12 @@ class Settings:
     minimise_events: bool = False  # drop the events the transitive reduction finds redundant
     max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
     hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
+    input_shape: str = ""          # ge.inputShape: NAME:d,d;... with -1 where a gear decides
+    dynamic_batch_size: str = ""   # ge.dynamicBatchSize: N,N,... (one copy of the graph each)
+    dynamic_image_size: str = ""   # ge.dynamicImageSize: H,W;H,W
+    dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
+    switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
+    autofuse: bool = False         # GE's autofuse (AUTOFUSE_FLAGS=--enable_autofuse=true)
 
 
 def _flag(text: str) -> bool:
@@ -44,7 +50,10 @@ _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str
                                              "race_check": _flag, "stream_max_parallel_num": int,
                                              "single_stream": _flag, "minimise_events": _flag,
                                              "max_task_count": _task_count,
-                                             "hcom_parallel": _flag}
+                                             "hcom_parallel": _flag,
+                                             "input_shape": str, "dynamic_batch_size": str,
+                                             "dynamic_image_size": str, "dynamic_dims": str,
+                                             "switchn": _flag, "autofuse": _flag}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -55,6 +64,12 @@ HELP = {
     "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
                       "ones",
     "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
+    "input-shape": "input dims, -1 where a gear decides: NAME:D,D;... (ge.inputShape)",
+    "dynamic-batch-size": "gears of the batch dim: N,N,... (ge.dynamicBatchSize)",
+    "dynamic-image-size": "gears of an image's H,W: H,W;H,W (ge.dynamicImageSize)",
+    "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
+    "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
+    "autofuse": "on/off: fuse pointwise chains into AscBackend nodes (GE's autofuse)",
 }
 
 

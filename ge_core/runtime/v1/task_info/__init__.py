@@ -8,7 +8,7 @@ from ge_core.runtime.v1.task_info import (dvpp_task_info, end_graph_task_info,  
                                           label_switch_by_index_task_info,
                                           memcpy_async_task_info, notify_record_task_info,
                                           notify_wait_task_info, stream_active_task_info,
-                                          stream_switch_task_info)
+                                          stream_switch_n_task_info, stream_switch_task_info)
 from ge_core.runtime.v1.task_info.task_info import (TASK_INFOS, AddressTaskInfo, TaskInfo,
                                                     make_task_info)
 
