@@ -50,7 +50,18 @@ class TensorArg:
 
 
 def tensor_arg(addr: int, shape: Any, dtype: Any) -> TensorArg:
-    return TensorArg(int(addr), tuple(int(d) for d in shape), np.dtype(dtype).name)
+    """An args-table entry; a negative dim or a dtype with no bytes on the device (object,
+    string, an unknown name) is refused at launch, before any view of memory is made."""
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise InvalidParamError(f"kernel argument shape {list(dims)} has a negative dim")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidParamError(f"kernel argument dtype {dtype!r} is not a numpy dtype") from None
+    if dt.kind not in "biufc" and dt.type.__module__ != "ml_dtypes":
+        raise InvalidParamError(f"kernel argument dtype {dt} has no device representation")
+    return TensorArg(int(addr), dims, dt.name)
 
 
 class KernelTable:

@@ -332,10 +332,10 @@ class TaskScheduler:
                 return r
         return None
 
-    def run(self) -> None:
+    def run(self, waiter: str = "run the device") -> None:
         """Run until nothing is in flight; raise DeadlockError if streams are left blocked."""
         self._advance(1 << 62)
-        self.raise_if_deadlocked("run the device")
+        self.raise_if_deadlocked(waiter)
 
     def drain(self, s: Stream, deadline: int | None = None, waiter: str = "") -> bool:
         """Drive until ``s`` has no pending SQE. False if ``deadline`` (ns) came first."""
