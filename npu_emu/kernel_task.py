@@ -56,6 +56,8 @@ def tensor_arg(addr: int, shape: Any, dtype: Any) -> TensorArg:
     if any(d < 0 for d in dims):
         raise InvalidParamError(f"kernel argument shape {list(dims)} has a negative dim")
     try:
+        if dtype is None:   # numpy would take it for float64
+            raise TypeError
         dt = np.dtype(dtype)
     except (TypeError, ValueError):
         raise InvalidParamError(f"kernel argument dtype {dtype!r} is not a numpy dtype") from None

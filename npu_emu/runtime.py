@@ -15,7 +15,8 @@ from npu_emu.capture import CaptureManager
 from npu_emu.context import Context
 from npu_emu.cost_model import CostModel
 from npu_emu.device import Device
-from npu_emu.errors import ContextError, InvalidDeviceError, InvalidHandleError, InvalidParamError
+from npu_emu.errors import (ContextError, FeatureNotSupportedError, InvalidDeviceError,
+                            InvalidHandleError, InvalidParamError)
 from npu_emu.event import Event
 from npu_emu.kernel_task import KernelTable
 from npu_emu.memory import ALIGNMENT, HostMemory
@@ -148,6 +149,9 @@ class Runtime:
 
     def reset_device(self, device_id: int) -> None:
         device = self.device(device_id)
+        if device.scheduler.advancing:
+            raise FeatureNotSupportedError(f"reset device {device_id} from a host callback "
+                                           f"running on it")
         try:   # a fault found here is reported; the device goes regardless
             device.synchronize(f"reset device {device_id}")
         finally:

@@ -56,7 +56,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _api(on_error: Callable[[AclError], Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _api(on_error: Callable[[AclError], Any],
+         value_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         params: list[_Parameters] = []   # read on first call: annotations may name later types
 
@@ -70,6 +71,7 @@ def _api(on_error: Callable[[AclError], Any]) -> Callable[[Callable[..., Any]], 
             except AclError as exc:
                 _last_error[0] = str(exc)
                 return on_error(exc)
+        call.value_only = value_only   # type: ignore[attr-defined]
         return call
 
     return wrap
@@ -78,13 +80,13 @@ def _api(on_error: Callable[[AclError], Any]) -> Callable[[Callable[..., Any]], 
 def acl_call(values: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """An API returning ``ret``, or ``(*values, ret)``: success returns what the function
     returns; an error returns its code in the same shape, with None for each value."""
-    return _api(lambda exc: exc.code if values == 0 else (None,) * values + (exc.code,))
+    return _api(lambda exc: exc.code if values == 0 else (None,) * values + (exc.code,), False)
 
 
 def acl_value(failed: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """An API returning only a value (as aclCreateDataBuffer, aclmdlGetNumInputs): an error
     returns ``failed``, what the C API returns then (NULL is 0, an unknown type -1)."""
-    return _api(lambda exc: failed)
+    return _api(lambda exc: failed, True)
 
 
 def recent_error() -> str:
