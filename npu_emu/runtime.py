@@ -15,8 +15,8 @@ from npu_emu.capture import CaptureManager
 from npu_emu.context import Context
 from npu_emu.cost_model import CostModel
 from npu_emu.device import Device
-from npu_emu.errors import (ContextError, FeatureNotSupportedError, InvalidDeviceError,
-                            InvalidHandleError, InvalidParamError)
+from npu_emu.errors import (AclError, ContextError, FeatureNotSupportedError,
+                            InvalidDeviceError, InvalidHandleError, InvalidParamError)
 from npu_emu.event import Event
 from npu_emu.kernel_task import KernelTable
 from npu_emu.memory import ALIGNMENT, HostMemory
@@ -162,6 +162,17 @@ class Runtime:
             del self.devices[device_id]
             if self.current_context is not None and self.current_context.device is device:
                 self.current_context = None
+
+    def finish(self) -> None:
+        """The host program ended (gewb devrun, the debugger's host program). A device does not
+        stop with its host: what is queued runs, and a stream that can never finish (a wait
+        nobody satisfies, with no synchronize left to notice) is reported as a deadlock fault
+        naming what it waits on, as acl.finalize's reset would report it."""
+        for device_id in sorted(self.devices):
+            try:
+                self.devices[device_id].synchronize("the program ended, and its streams")
+            except AclError:
+                pass   # deadlocks and task faults were reported as faults where found
 
     def create_context(self, device_id: int) -> Context:
         self.set_device(device_id)
