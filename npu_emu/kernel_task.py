@@ -86,22 +86,9 @@ class KernelTable:
         except UnknownKernelError as exc:
             raise KernelLookupError(str(exc)) from exc
 
-    def __getstate__(self) -> dict:
-        # Module-level kernels pickle by reference; a lambda registered by a lesson cannot.
-        return {"_by_name": {k: v for k, v in self._by_name.items()
-                             if getattr(v, "__name__", "<lambda>") != "<lambda>"}}
-
 
 class KernelTask(Task):
     __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs", "_views")
-
-    def __getstate__(self) -> tuple[None, dict[str, Any]]:
-        # Registry kernels are wrapped closures that pickle cannot name; the op type can. Views
-        # into device memory must not be pickled as copies.
-        state = {name: getattr(self, name) for cls in type(self).__mro__
-                 for name in getattr(cls, "__slots__", ())}
-        state["fn"] = state["_views"] = None
-        return None, state
 
     def __init__(self, op_type: str, opset: int, fn: KernelFn | None, attrs: dict[str, Any],
                  inputs: tuple[TensorArg | None, ...], outputs: tuple[TensorArg, ...],

@@ -47,7 +47,7 @@ class DeviceMemory:
                                     f"multiple of {ALIGNMENT}")
         self.device_id = device_id
         self.capacity = capacity
-        self._buf = _reserve(capacity, f"device {device_id}'s memory")
+        self._buf = reserve(capacity, f"device {device_id}'s memory")
         self._extents: list[tuple[int, int]] = [(0, capacity)]  # driver free list, by offset
         self._pool: dict[int, list[int]] = {}     # size class -> cached block addrs (LIFO)
         self._cached: dict[int, int] = {}         # cached addr -> size class
@@ -180,21 +180,11 @@ class DeviceMemory:
         offset = self.check(addr, nbytes)
         self._buf[offset:offset + nbytes] = value
 
-    # -- snapshot: only allocated bytes are state (live and cached blocks) ---------------------
-    def __getstate__(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k != "_buf"}
+    def blocks(self) -> list[tuple[int, np.ndarray]]:
+        """(addr, a copy of its bytes) of every live and cached block: all the state the
+        buffer holds (what a snapshot saves; the rest of the buffer is zeros)."""
         blocks = [(a, self._class_of[a]) for a in self._starts] + sorted(self._cached.items())
-        state["_contents"] = [(a, self._buf[a - DEVICE_BASE:a - DEVICE_BASE + n].tobytes())
-                              for a, n in blocks]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        contents = state.pop("_contents")
-        self.__dict__.update(state)
-        self._buf = np.zeros(self.capacity, dtype=np.uint8)
-        for addr, data in contents:
-            self._buf[addr - DEVICE_BASE:addr - DEVICE_BASE + len(data)] = \
-                np.frombuffer(data, dtype=np.uint8)
+        return [(a, self._buf[a - DEVICE_BASE:a - DEVICE_BASE + n].copy()) for a, n in blocks]
 
 
 class HostMemory:
@@ -214,7 +204,7 @@ class HostMemory:
     def malloc(self, size: int) -> int:
         if size <= 0:
             raise InvalidParamError(f"host malloc of {size} bytes")
-        return self._register(_reserve(size, "a host buffer"))
+        return self._register(reserve(size, "a host buffer"))
 
     def register(self, array: np.ndarray) -> int:
         if not array.flags.c_contiguous:
@@ -255,7 +245,7 @@ class HostMemory:
         return addr >= HOST_BASE
 
 
-def _reserve(nbytes: int, what: str) -> np.ndarray:
+def reserve(nbytes: int, what: str) -> np.ndarray:
     """Zeroed bytes the OS maps lazily, or OutOfMemoryError when the host cannot reserve that
     much address space (rtMallocHost's 207001, not a Python MemoryError)."""
     try:

@@ -265,22 +265,14 @@ class Runtime:
         del self.handles[handle]
         return obj
 
-    # -- snapshot: the bus and its observers belong to the run, not to the saved state --------
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["bus"] = None
-        state["race_detector"] = None
-        state["_handle_of"] = {}
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._handle_of = {id(obj): h for h, obj in self.handles.items()}
-
+    # -- a snapshot restored (npu_emu/snapshot.py): the bus and its observers belong to the run
     def attach_bus(self, bus: TraceBus) -> None:
         """Emit into ``bus`` from now on: a runtime restored from a snapshot joins the run that
-        restored it."""
+        restored it (with its handle index and race detector made afresh)."""
         self.bus = bus
         for device in self.devices.values():
             device.scheduler.bus = bus
+        self._handle_of = {id(obj): h for h, obj in self.handles.items()}
+        if self.config.race_check:
+            self.enable_race_check()
 

@@ -170,7 +170,8 @@ def ri_capture_task_update_end(stream: StreamHandle) -> int:
 class ModelDesc:
     """aclmdlDesc: empty until get_desc fills it from a loaded model."""
 
-    description: ModelDescription | None = None
+    def __init__(self) -> None:
+        self.description: ModelDescription | None = None
 
 
 class Dataset:
