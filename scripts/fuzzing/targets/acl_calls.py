@@ -5,7 +5,10 @@ and counts near the allocation sizes) and sometimes not (negative, huge, wrong P
 Every call must return its ACL code in pyACL's shape (``ret`` or ``(..., ret)``; a value-only
 call, as acl.create_data_buffer, its value, or the C call's failure value), never raise. Host
 callbacks launched on a stream may raise, or call back into the runtime (a wait or a reset from
-inside a callback must be refused, not re-enter the scheduler). Two oracles catch silent corruption: an allocation no call ever named must still hold the bytes
+inside a callback must be refused, not re-enter the scheduler). A pseudo-call saves the runtime
+as a snapshot and restores it, whole and with a byte flipped (npu_emu/snapshot.py).
+
+Two oracles catch silent corruption: an allocation no call ever named must still hold the bytes
 the harness wrote into it when it was made, and a call on a handle already destroyed (or a
 pointer already freed) must not return success.
 """
@@ -95,6 +98,8 @@ API: dict[str, tuple[tuple[str, ...], str | None]] = {
     "util.ptr_to_numpy": (("anyptr", "shape", "npy"), None),
     "util.numpy_to_ptr": (("array",), "hptr"),
     "util.bytes_to_ptr": (("bytes",), "hptr"),
+    # not a pyACL call: npu_emu.snapshot's save and restore of the runtime as the case left it
+    "snapshot": (("offset",), None),
 }
 # Calls that return only a value, as pyACL's do (no ret): what they return when they fail.
 VALUE_ONLY: dict[str, Any] = {
@@ -158,6 +163,7 @@ ROLE_VALUES: dict[str, tuple[Any, ...]] = {
     "user_data": (None, 1, "x"), "block": (0, 1, 2),
     "shape": ((4,), (-1,), (), (1 << 40,), "x", (2, 2)), "npy": (11, 7, 99, "float32", "object"),
     "bytes": (b"abc", b"", "str"),
+    "offset": (None, 0, 100, 1000, 5000, -1, -200),   # where a byte of the snapshot is flipped
     # names in ``paths`` (made by setup) stand for the files
     "config": ("", "array_json", "garbage", "a\0b"),
     "path": ("om", "no_such.om", "garbage", "a\0b", 1)}
@@ -301,7 +307,51 @@ def setup(workdir: str) -> dict[str, Any]:
                  acl.mdl.get_output_size_by_index(desc, 0))
         acl.finalize()
     return {"om": om, "array_json": str(work / "array.json"), "garbage": str(work / "garbage"),
-            "in_size": sizes[0], "out_size": sizes[1]}
+            "in_size": sizes[0], "out_size": sizes[1], "snapshot": str(work / "case.snap")}
+
+
+def _snapshot_round_trip(offset: int | None, state: State) -> Verdict | None:
+    """Save the case's runtime and restore it: saving may only refuse what is code (a pending
+    callback); what is restored must save to the same document again (nothing lost or
+    invented); a copy with one byte flipped must restore or be refused as a SnapshotError."""
+    import zipfile
+
+    from npu_emu import snapshot
+    from npu_emu.errors import AclError
+    from npu_emu.snapshot_codec import SnapshotError
+    from npu_emu.world import World, current_runtime
+    path = Path(state.shared["snapshot"])
+    try:
+        snapshot.save(current_runtime(), path)
+    except SnapshotError:
+        return None
+    documents = []
+    for name in ("restored", "flipped"):
+        if name == "flipped":
+            if offset is None:
+                break
+            data = bytearray(path.read_bytes())
+            data[offset % len(data)] ^= 0x5A
+            path.write_bytes(bytes(data))
+        try:
+            restored = snapshot.restore(path)
+        except SnapshotError as exc:
+            if name == "restored":
+                return Verdict(CORRUPT, f"a snapshot just saved does not restore: {exc}")
+            continue
+        with World(runtime=restored).entered():
+            if name == "restored":
+                again = path.with_suffix(".again")
+                snapshot.save(restored, again)
+                documents = [zipfile.ZipFile(p).read("state.json") for p in (path, again)]
+            for device in list(restored.devices.values()):
+                try:
+                    device.synchronize()
+                except AclError:
+                    pass
+    if documents and documents[0] != documents[1]:
+        return Verdict(CORRUPT, "a restored snapshot saves differently from the saved one")
+    return None
 
 
 def _device_bytes(ptr: int, size: int) -> bytes | None:
@@ -359,6 +409,8 @@ def _call(api: str, args: list[Any], state: State) -> Verdict | None:
     roles, makes = API[api]
     _note_named(args, state)
     try:
+        if api == "snapshot":
+            return _snapshot_round_trip(*args, state)
         result = _resolve(api)(*args)
     except BaseException as exc:   # noqa: BLE001 - the facade must return a code
         return Verdict(UNCAUGHT, f"acl.{api}{tuple(map(_short, args))}: "
