@@ -77,7 +77,7 @@ def _tensor_args(value: Any) -> tuple[TensorArg | None, ...]:
         if isinstance(shape, (str, bytes)) or not isinstance(shape, Sequence):
             raise ArgumentError(f"shape {shape!r} is not a sequence of ints")
         try:
-            args.append(tensor_arg(_ranged(0, 1 << 64)(addr), [_integer(d) for d in shape],
+            args.append(tensor_arg(UINT64.convert(addr), [_integer(d) for d in shape],
                                    dtype))
         except InvalidParamError as exc:
             raise ArgumentError(str(exc)) from None

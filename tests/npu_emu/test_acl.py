@@ -6,7 +6,7 @@ import pytest
 
 import npu_emu.acl as acl
 from conftest import make_runtime
-from npu_emu.acl.constants import (ACL_ERROR_FILE_ATTR_INVALID, ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_INITIALIZE,
+from npu_emu.acl.constants import (ACL_ERROR_FILE_ATTR_INVALID, ACL_ERROR_REPEAT_INITIALIZE,
                                    ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_INVALID_HANDLE,
                                    ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID,
                                    ACL_EVENT_RECORDED_STATUS_COMPLETE, ACL_MEMCPY_DEVICE_TO_HOST,
