@@ -145,6 +145,7 @@ def _scalar(value: Any) -> int | float:
 
 
 SIZE_T = CType("size_t", _ranged(0, 1 << 64))
+POSITIVE_SIZE = CType("a positive size_t", _ranged(0, 1 << 64, null=False))  # ACL_REQUIRES_POSITIVE
 INT32 = CType("int32_t", _ranged(-(1 << 31), 1 << 31))
 UINT32 = CType("uint32_t", _ranged(0, 1 << 32))
 UINT64 = CType("uint64_t (a pointer that may be NULL)", _ranged(0, 1 << 64))
@@ -165,6 +166,7 @@ BYTES = CType("bytes", _instance(bytes))
 OPAQUE = CType("anything (passed through)", lambda value: value)
 
 Size = Annotated[int, SIZE_T]
+PositiveSize = Annotated[int, POSITIVE_SIZE]
 Int32 = Annotated[int, INT32]
 UInt32 = Annotated[int, UINT32]
 UInt64 = Annotated[int, UINT64]

@@ -59,6 +59,9 @@ def ri_build_end(model_ri: Handle, reserve: Opaque = None) -> int:
 
 @acl_call()
 def ri_execute(model_ri: Handle, timeout: Int32 = -1) -> int:
+    """``timeout`` in ms of device time; -1 waits forever, below -1 is invalid."""
+    if timeout < -1:
+        raise InvalidParamError(f"execute timeout {timeout} ms (-1 or more)")
     return _model(model_ri).execute(timeout)
 
 

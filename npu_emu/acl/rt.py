@@ -6,15 +6,15 @@ be one with ACL_ERROR_INVALID_PARAM before the call runs.
 from __future__ import annotations
 
 from npu_emu.acl._call import acl_call, rt
-from npu_emu.acl.c_types import (Attrs, Callback, Handle, Int32, Opaque, OutputArgs, Ptr, Size,
-                                 StreamHandle, TensorArgs, Text, UInt32)
+from npu_emu.acl.c_types import (Attrs, Callback, Handle, Int32, Opaque, OutputArgs,
+                                 PositiveSize, Ptr, Size, StreamHandle, TensorArgs, Text, UInt32)
 from npu_emu.acl.constants import (ACL_EVENT_RECORDED_STATUS_COMPLETE,
                                    ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_MEMCPY_DEVICE_TO_DEVICE,
                                    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
                                    ACL_MEMCPY_HOST_TO_HOST, ACL_STREAM_STATUS_COMPLETE,
                                    ACL_STREAM_STATUS_NOT_READY)
 from npu_emu.context import Context
-from npu_emu.errors import ACL_ERROR_INVALID_PARAM, InvalidParamError
+from npu_emu.errors import ACL_ERROR_INVALID_PARAM, InvalidHandleError, InvalidParamError
 from npu_emu.event import Event
 from npu_emu.notify import Notify
 from npu_emu.stream import Stream
@@ -102,8 +102,10 @@ def create_stream_with_config(priority: UInt32 = 0, flag: UInt32 = 0) -> tuple[i
 
 
 @acl_call()
-def destroy_stream(stream: StreamHandle) -> int:
+def destroy_stream(stream: Handle) -> int:
     s = stream_of(stream)
+    if s.context is None:   # the runtime's own (a model's, a capture's): not the caller's
+        raise InvalidHandleError(f"stream {s.id} belongs to the runtime, not to a context")
     s.context.destroy_stream(s)
     return 0
 
@@ -115,7 +117,9 @@ def synchronize_stream(stream: StreamHandle) -> int:
 
 @acl_call()
 def synchronize_stream_with_timeout(stream: StreamHandle, timeout: Int32) -> int:
-    """``timeout`` in ms of device time; -1 waits forever, 0 polls."""
+    """``timeout`` in ms of device time; -1 waits forever, 0 polls, below -1 is invalid."""
+    if timeout < -1:
+        raise InvalidParamError(f"synchronize timeout {timeout} ms (-1 or more)")
     return stream_of(stream).synchronize(timeout)
 
 
@@ -127,7 +131,7 @@ def stream_query(stream: StreamHandle) -> tuple[int, int]:
 
 # -- memory ------------------------------------------------------------------------------------
 @acl_call(1)
-def malloc(size: Size, policy: Int32 = 0) -> tuple[int, int]:
+def malloc(size: PositiveSize, policy: Int32 = 0) -> tuple[int, int]:
     return rt().malloc(size), 0
 
 
@@ -138,7 +142,7 @@ def free(dev_ptr: Ptr) -> int:
 
 
 @acl_call(1)
-def malloc_host(size: Size) -> tuple[int, int]:
+def malloc_host(size: PositiveSize) -> tuple[int, int]:
     return rt().host.malloc(size), 0
 
 

@@ -92,7 +92,8 @@ def test_host_allocations_too_large_return_the_runtimes_allocation_error(rt):
     assert acl.rt.malloc_host(2**47) == (None, ACL_ERROR_RT_MEMORY_ALLOCATION)
     assert acl.rt.malloc_host(2**63) == (None, ACL_ERROR_RT_MEMORY_ALLOCATION)
     assert acl.rt.malloc_host(2**64) == (None, ACL_ERROR_INVALID_PARAM)   # no size_t holds it
-    assert acl.rt.malloc_host(0)[1] == ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.malloc_host(0)[1] == ACL_ERROR_INVALID_PARAM    # ACL_REQUIRES_POSITIVE
+    assert acl.rt.malloc(0, 0)[1] == ACL_ERROR_INVALID_PARAM
     assert acl.rt.malloc_host(16)[1] == 0
 
 
@@ -249,6 +250,14 @@ def test_a_wrong_python_type_anywhere_is_invalid_param_in_pyacls_shape(rt, wrong
             assert result == ACL_ERROR_INVALID_PARAM, name
         assert "is not" in acl.get_recent_err_msg(), name
     assert_device_usable()
+
+
+def test_a_timeout_below_minus_one_is_invalid(rt):
+    stream, _ = acl.rt.create_stream()
+    assert acl.rt.synchronize_stream_with_timeout(stream, -2) == ACL_ERROR_RT_PARAM_INVALID
+    assert acl.rt.synchronize_stream_with_timeout(stream, -1) == 0
+    model, _ = acl.mdl.ri_build_begin(0)
+    assert acl.mdl.ri_execute(model, -5) == ACL_ERROR_RT_PARAM_INVALID
 
 
 def test_numpy_integers_are_ints_as_pyacl_takes_them(rt):
