@@ -14,6 +14,7 @@ written for a real board runs here with ``import acl`` changed to ``from npu_emu
 acl.mdl's offline-model calls are GE's (see npu_emu/acl/model_loader.py).
 """
 import json
+import os
 
 from npu_emu.acl import mdl, rt, util
 from npu_emu.acl._call import acl_call, recent_error
@@ -54,6 +55,9 @@ def init(config_path: Text = "") -> int:
 
 
 def _npu_emu_settings(path: str) -> dict:
+    if not os.path.isfile(path):   # a directory, or a FIFO whose open would block forever
+        what = "is not a regular file" if os.path.exists(path) else "does not exist"
+        raise AclError(f"acl config {path} {what}", ACL_ERROR_INVALID_FILE)
     try:
         with open(path, "rb") as f:
             text = f.read(MAX_CONFIG_BYTES + 1)

@@ -157,6 +157,9 @@ def test_acl_init_of_a_file_that_cannot_be_read_is_an_invalid_file(tmp_path):
     with World(runtime=make_runtime()).entered():
         assert acl.init(str(tmp_path / "missing.json")) == ACL_ERROR_INVALID_FILE
         assert acl.init(str(tmp_path)) == ACL_ERROR_INVALID_FILE   # a directory
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        assert acl.init(str(fifo)) == ACL_ERROR_INVALID_FILE       # whose open would block
         assert acl.init() == 0
 
 
