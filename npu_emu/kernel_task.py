@@ -63,6 +63,9 @@ def tensor_arg(addr: int, shape: Any, dtype: Any) -> TensorArg:
         raise InvalidParamError(f"kernel argument dtype {dtype!r} is not a numpy dtype") from None
     if dt.kind not in "biufc" and dt.type.__module__ != "ml_dtypes":
         raise InvalidParamError(f"kernel argument dtype {dt} has no device representation")
+    if math.prod(dims) * dt.itemsize >= 1 << 64:   # no device address range holds it
+        raise InvalidParamError(f"a {dt} kernel argument of {len(dims)} dims needs more bytes "
+                                f"than a device address range holds")
     return TensorArg(int(addr), dims, dt.name)
 
 

@@ -121,7 +121,7 @@ def _array(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key: s
     except (ValueError, SyntaxError, TypeError) as exc:
         raise SnapshotError(f"array {key}: {exc}") from None
     data = f.read()
-    if dtype.hasobject or dtype.kind not in "biufc" or \
+    if dtype.hasobject or dtype.kind not in "biufc" or min(shape, default=0) < 0 or \
             math.prod(shape) * dtype.itemsize != len(data):
         raise SnapshotError(f"array {key}: {dtype} {list(shape)} does not fit its "
                             f"{len(data)} bytes")

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from npu_emu.cost_model import GANG, TS_ONLY, Unit
-from npu_emu.event import EventWaitTask
+from npu_emu.event import Event, EventWaitTask
 from npu_emu.fusion_launch import FusionTask
 from npu_emu.memory import (ALIGNMENT, DEVICE_BASE, HOST_BASE, OutOfMemoryError, reserve,
                             size_class)
-from npu_emu.notify import NotifyWaitTask
+from npu_emu.notify import Notify, NotifyWaitTask
 from npu_emu.snapshot_codec import SnapshotError
 from npu_emu.task import EFFECT, EVENT_WAIT, NOTIFY_WAIT, PLAIN, Task
 from npu_emu.task_scheduler import SLOT
@@ -82,6 +82,11 @@ def check_runtime(rt: Runtime) -> None:
              "the current context is not one of the runtime's")
     for device in rt.devices.values():
         _check_device(device)
+    for obj in rt.handles.values():   # an event or notify a later call records or waits on
+        for cls, table in ((Event, "event_flags"), (Notify, "notify_flags")):
+            if isinstance(obj, cls):
+                _require(0 <= obj.id < len(getattr(obj.device, table)),
+                         f"{cls.__name__.lower()} {obj.id} is past its device's table")
 
 
 def _check_device(device: Device) -> None:

@@ -329,14 +329,17 @@ class Value(Spec):
         if tag == "np" and isinstance(inner, list) and len(inner) == 2:
             dtype = _numeric_dtype(inner[0])
             if isinstance(inner[1], (bool, int, float)):
-                return dtype.type(inner[1])
+                try:
+                    return dtype.type(inner[1])
+                except (OverflowError, ValueError, TypeError) as exc:
+                    raise SnapshotError(f"{inner[1]!r} is not a {dtype}: {exc}") from None
         raise SnapshotError(f"{data!r} is not a value")
 
 
 def _numeric_dtype(name: Any) -> np.dtype:
     try:
         dtype = np.dtype(name) if isinstance(name, str) else None
-    except TypeError:
+    except (TypeError, ValueError):
         dtype = None
     if dtype is None or dtype.kind not in "biufc":
         raise SnapshotError(f"{name!r} is not a numeric dtype")

@@ -68,6 +68,14 @@ def test_a_kernel_shaped_minus_one_is_refused_and_the_next_allocation_keeps_its_
     assert_device_usable()
 
 
+def test_a_kernel_argument_larger_than_any_address_range_is_invalid(rt):
+    small = filled(16, 0)
+    for shape in [(10**400,), (2**62, 2**62)]:
+        arg = [(small, shape, "float32")]
+        assert acl.rt.launch_kernel("Relu", arg, arg, None, 0) == ACL_ERROR_INVALID_PARAM
+    assert_device_usable()
+
+
 def test_memset_of_minus_one_bytes_is_refused_and_memory_keeps_its_bytes(rt):
     small, neighbour = filled(16, 1), filled(4096, 7)
     assert acl.rt.memset(small, 16, 0, -1) == ACL_ERROR_INVALID_PARAM

@@ -207,6 +207,10 @@ EDITS = {
     "wait that is not a wait": lambda d: next(o for o in d["objects"] if o["class"] ==
                                               "KernelTask")["fields"].update(kind=2),
     "config out of range": lambda d: first(d, "Runtime")["config"].update(device_count=0),
+    "a rate of zero": lambda d: first(d, "Device")["cost"].update(vector_bytes_per_ns=0),
+    "npy scalar out of range": lambda d: next(o for o in d["objects"] if o["class"] ==
+                                              "KernelTask")["fields"]["attrs"].append(
+                                                  ["x", {"np": ["|u1", 300]}]),
     "negative dim": lambda d: next(o for o in d["objects"] if o["class"] == "KernelTask")[
         "fields"]["outputs"][0].update(shape=[-1]),
     "not an object table": lambda d: d.update(objects={"a": 1}),
