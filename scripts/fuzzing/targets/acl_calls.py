@@ -164,7 +164,7 @@ ROLE_VALUES: dict[str, tuple[Any, ...]] = {
     "shape": ((4,), (-1,), (), (1 << 40,), "x", (2, 2)), "npy": (11, 7, 99, "float32", "object"),
     "bytes": (b"abc", b"", "str"),
     "offset": (None, 0, 100, 1000, 5000, -1, -200),   # where a byte of the snapshot is flipped
-    # names in ``paths`` (made by setup) stand for the files
+    # names in ``shared`` (made by setup) stand for the files
     "config": ("", "array_json", "garbage", "a\0b"),
     "path": ("om", "no_such.om", "garbage", "a\0b", 1)}
 
@@ -320,6 +320,8 @@ def _snapshot_round_trip(offset: int | None, state: State) -> Verdict | None:
     from npu_emu.errors import AclError
     from npu_emu.snapshot_codec import SnapshotError
     from npu_emu.world import World, current_runtime
+    if isinstance(offset, bool) or not isinstance(offset, int):   # a wrong value was drawn
+        offset = None
     path = Path(state.shared["snapshot"])
     try:
         snapshot.save(current_runtime(), path)
