@@ -87,6 +87,10 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({self.id}, {self.name!r}, {self.state.value})"
 
+    @property
+    def destroyed(self) -> bool:
+        return self.state is ModelState.DESTROYED
+
     def set_name(self, name: str) -> None:
         self.name = name
 

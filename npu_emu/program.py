@@ -92,13 +92,17 @@ class Program:
     def __init__(self, data: bytes) -> None:
         self.data = bytes(data)
         self.kernels = [self._kernel(k) for k in _kernel_specs(self.data)]
+        self.index()
+        self.device: Device | None = None
+        self.dev_addr: int | None = None
+        self.unloaded = False
+
+    def index(self) -> None:
+        """The lookup tables of ``kernels``: by name, and sorted by tiling key."""
         self._by_name = {k.name: k for k in self.kernels}
         if len(self._by_name) != len(self.kernels):
             raise BinaryFormatError("two kernels of the binary share a name")
         self._table = sorted((k.tiling_key, k.name) for k in self.kernels)
-        self.device: Device | None = None
-        self.dev_addr: int | None = None
-        self.unloaded = False
 
     def _kernel(self, spec: Any) -> Kernel:
         where = f"kernel {spec.get('name', '?')!r}" if isinstance(spec, dict) else "a kernel"
@@ -106,7 +110,7 @@ class Program:
             return Kernel(self, str(spec["name"]), tiling_key_of(str(spec["name"])),
                           str(spec["kernel"]), _tensors(spec["inputs"]),
                           _tensors(spec["outputs"]), dict(spec.get("attrs") or {}))
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, InvalidParamError) as exc:
             raise BinaryFormatError(f"binary: {where}: bad or missing field {exc}") from None
 
     def kernel_by_name(self, name: str) -> Kernel:

@@ -20,9 +20,11 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from npu_emu.acl._call import acl_call, rt
+from npu_emu.acl.c_types import (Callback, Handle, Int32, Opaque, Ptr, Size, StreamHandle,
+                                 SubTasks, Text, UInt32, UInt64)
 from npu_emu.acl.rt import stream_of
 from npu_emu.cost_model import Unit
 from npu_emu.errors import InvalidParamError
@@ -37,12 +39,6 @@ __all__ = ["binary_load_from_data", "binary_load_from_file", "binary_unload",
            "get_function_name", "launch_kernel_with_host_args", "snap_shot_process_lock",
            "snap_shot_process_unlock", "snap_shot_process_backup", "snap_shot_process_restore",
            "snap_shot_callback_register", "snap_shot_callback_unregister", "fusion_launch"]
-
-# Parameter types by the facade's C-type names (npu_emu/acl/c_types.py once the facade checks
-# every argument): plain Python types until then.
-Handle = StreamHandle = Ptr = Size = UInt32 = UInt64 = Int32 = int
-Text = str
-Opaque = Callback = Any
 
 _UNITS = {"aicore": Unit.AI_CORE, "aivector": Unit.AI_VECTOR, "aicpu": Unit.AI_CPU}
 
@@ -158,7 +154,7 @@ def snap_shot_callback_unregister(stage: UInt32, callback: Callback) -> int:
 
 # -- fusion launch (rtFusionLaunch) --------------------------------------------------------------
 @acl_call()
-def fusion_launch(fusion_info: Sequence[dict], stream: StreamHandle, args_info: Opaque = None
+def fusion_launch(fusion_info: SubTasks, stream: StreamHandle, args_info: Opaque = None
                   ) -> int:
     """Sub-tasks, gang-scheduled as one SQE: ``{"type": "aicore"|"aivector"|"aicpu", "func":
     handle, "args": [addresses], "num_blocks": n}`` or ``{"type": "ccu", "op": "AllReduce",
@@ -179,5 +175,7 @@ def _sub_task(device: Any, index: int, spec: dict) -> Any:
             return kernel.task(device, spec["args"], spec.get("num_blocks", 1), _UNITS[kind])
     except KeyError as exc:
         raise InvalidParamError(f"fusion sub-task {index}: no {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidParamError(f"fusion sub-task {index}: {exc}") from None
     raise InvalidParamError(f"fusion sub-task {index}: type {kind!r} (types: "
                             f"{', '.join([*_UNITS, 'ccu'])})")

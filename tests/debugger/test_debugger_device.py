@@ -164,3 +164,21 @@ def test_finish_runs_to_the_end_of_the_models_execution():
         assert stopped(d.finish()).event == "PhaseEnd phase=program"
     finally:
         d.close()
+
+
+def test_break_fault_stops_on_a_stream_the_program_left_waiting_forever(tmp_path):
+    """The program never synchronizes: the fault is found when it ends, and breaks there."""
+    script = tmp_path / "forgot.py"
+    script.write_text("import npu_emu.acl as acl\nacl.init()\nacl.rt.set_device(0)\n"
+                      "stream, _ = acl.rt.create_stream()\nnever, _ = acl.rt.create_event()\n"
+                      "acl.rt.stream_wait_event(stream, never)\n")
+    d = debugger(str(script))
+    try:
+        d.add_breakpoint(["fault"])
+        s = stopped(d.cont())
+        assert s.event.startswith("FaultFound fault=deadlock message=the program ended, and its "
+                                  "streams can never finish: stream 1 waits at "
+                                  "StreamWaitEvent(e0)")
+        finished(d.cont())
+    finally:
+        d.close()

@@ -119,6 +119,24 @@ def test_a_backup_restores_memory_and_handles_and_runs_the_stage_callbacks(fresh
                      ("RESTORE_PRE", 0), ("RESTORE_POST", 0), ("UNLOCK_POST", 0)]
 
 
+def test_a_loaded_binary_survives_a_backup_and_restore(fresh):
+    binary, _ = acl.rt.binary_load_from_data(acl.util.bytes_to_ptr(BINARY), len(BINARY), None)
+    neg, _ = acl.rt.binary_get_function(binary, "neg_custom_1")
+    pid = os.getpid()
+    for step in (acl.rt.snap_shot_process_lock, acl.rt.snap_shot_process_backup,
+                 acl.rt.snap_shot_process_unlock, acl.rt.snap_shot_process_restore,
+                 acl.rt.snap_shot_process_unlock):
+        assert step(pid, None) == 0, acl.get_recent_err_msg()
+    assert acl.rt.binary_get_function_by_entry(binary, 1)[1] == 0   # its tables made again
+    a = np.arange(N, dtype=np.float32)
+    x, y = device_array(a), device_array(np.zeros(N, np.float32))
+    stream, _ = acl.rt.create_stream()
+    table, size = args_table(x, y)
+    assert acl.rt.launch_kernel_with_host_args(neg, 1, stream, None, table, size, None, 0) == 0
+    assert acl.rt.synchronize_stream(stream) == 0
+    np.testing.assert_array_equal(host_copy(y), -a)
+
+
 def test_snapshot_misuse_is_refused_with_a_code(fresh):
     pid = os.getpid()
     assert acl.rt.snap_shot_process_restore(pid, None) == ACL_ERROR_RT_PARAM_INVALID  # no backup
