@@ -37,12 +37,18 @@ def default_cache_dir() -> Path:
 def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: BuildOptions,
         out: str | os.PathLike | None = None, cache: CompileCache | None = None) -> AtcResult:
     """Compile and build ``graph``; write the OM to ``out`` if given. A cache is consulted only
-    when an OM is wanted and no equivalence check was asked for (that must really run)."""
+    when an OM is wanted and neither an equivalence check nor a graph dump was asked for (those
+    must really run); the OM such a compile makes still goes into the cache."""
     out_path = Path(out) if out is not None else None
-    use_cache = cache is not None and out_path is not None and not compile_options.check_equivalence
-    key = cache_key(graph, salt=repr((compile_options.exclude_engines, build_options.stream,
-                                      build_options.memory))) if use_cache else ""
-    if use_cache and (data := cache.get(key)) is not None:
+    use_cache = cache is not None and out_path is not None
+    key = cache_key(graph, salt=repr((compile_options.exclude_engines, compile_options.multi_batch,
+                                      compile_options.autofuse,
+                                      build_options.stream, build_options.memory,
+                                      build_options.multi_batch_with_switchn))
+                    ) if use_cache else ""
+    must_run = compile_options.check_equivalence or compile_options.dump is not None \
+        or build_options.dump is not None
+    if use_cache and not must_run and (data := cache.get(key)) is not None:
         out_path.write_bytes(data)
         return AtcResult(graph, None, None, out_path, cache.path(key))
     manager = GraphManager(compile_options, build_options)

@@ -51,6 +51,11 @@ class TaskGroup:
     model: Model
     tasks: list[Task]
 
+    @property
+    def destroyed(self) -> bool:
+        """A task group lives as long as its captured model."""
+        return self.model.destroyed
+
 
 class CaptureManager:
     def __init__(self, runtime: Runtime) -> None:

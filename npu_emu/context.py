@@ -34,5 +34,11 @@ class Context:
         stream.destroyed = True
         self.streams.remove(stream)
 
+    def release(self) -> None:
+        """The context goes, and its streams with it (aclrtDestroyContext, aclrtResetDevice)."""
+        self.destroyed = True
+        for stream in self.streams:
+            stream.destroyed = True
+
     def __repr__(self) -> str:
         return f"Context({self.id}, device {self.device.id}{', primary' if self.primary else ''})"

@@ -20,8 +20,10 @@ H2D copy slow, a sync task almost free).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum
+
+from npu_emu.errors import InvalidParamError
 
 
 class Unit(IntEnum):
@@ -58,6 +60,22 @@ class CostModel:
     hccl_bytes_per_ns: float = 50.0
     host_launch_ns: int = 2_000
     units: dict[Unit, int] = field(default_factory=default_unit_counts)
+
+    def __post_init__(self) -> None:
+        """Rates divide: each must be a positive finite number; times and unit counts are
+        non-negative ints (a unit may be absent: 0)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "units":
+                ok = isinstance(value, dict) and all(
+                    isinstance(u, Unit) and type(n) is int and n >= 0 for u, n in value.items())
+            elif f.name.endswith("_per_ns"):
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                    0 < value < math.inf
+            else:
+                ok = type(value) is int and value >= 0
+            if not ok:
+                raise InvalidParamError(f"cost model {f.name}={value!r}")
 
     def kernel_ns(self, op_type: str, unit: Unit, in_shapes: list[tuple[int, ...]],
                   out_shapes: list[tuple[int, ...]], nbytes: int) -> int:

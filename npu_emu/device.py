@@ -206,10 +206,11 @@ class Device:
             return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
         return self._reclaim(stream)
 
-    def synchronize(self) -> int:
-        """aclrtSynchronizeDevice: drive until nothing is in flight; report the first fault."""
+    def synchronize(self, waiter: str = "synchronize the device") -> int:
+        """aclrtSynchronizeDevice: drive until nothing is in flight; report the first fault.
+        ``waiter`` names who waits in a deadlock report (a reset, the program's end)."""
         self.runtime.capture.check_not_capturing_any("synchronize the device")
-        self.scheduler.run()
+        self.scheduler.run(waiter)
         status = 0
         for stream in self.scheduler.streams:
             if stream.error is not None or stream.cq.unreclaimed:

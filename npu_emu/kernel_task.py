@@ -50,7 +50,23 @@ class TensorArg:
 
 
 def tensor_arg(addr: int, shape: Any, dtype: Any) -> TensorArg:
-    return TensorArg(int(addr), tuple(int(d) for d in shape), np.dtype(dtype).name)
+    """An args-table entry; a negative dim or a dtype with no bytes on the device (object,
+    string, an unknown name) is refused at launch, before any view of memory is made."""
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise InvalidParamError(f"kernel argument shape {list(dims)} has a negative dim")
+    try:
+        if dtype is None:   # numpy would take it for float64
+            raise TypeError
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise InvalidParamError(f"kernel argument dtype {dtype!r} is not a numpy dtype") from None
+    if dt.kind not in "biufc" and dt.type.__module__ != "ml_dtypes":
+        raise InvalidParamError(f"kernel argument dtype {dt} has no device representation")
+    if math.prod(dims) * dt.itemsize >= 1 << 64:   # no device address range holds it
+        raise InvalidParamError(f"a {dt} kernel argument of {len(dims)} dims needs more bytes "
+                                f"than a device address range holds")
+    return TensorArg(int(addr), dims, dt.name)
 
 
 class KernelTable:
@@ -73,22 +89,9 @@ class KernelTable:
         except UnknownKernelError as exc:
             raise KernelLookupError(str(exc)) from exc
 
-    def __getstate__(self) -> dict:
-        # Module-level kernels pickle by reference; a lambda registered by a lesson cannot.
-        return {"_by_name": {k: v for k, v in self._by_name.items()
-                             if getattr(v, "__name__", "<lambda>") != "<lambda>"}}
-
 
 class KernelTask(Task):
     __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs", "_views")
-
-    def __getstate__(self) -> tuple[None, dict[str, Any]]:
-        # Registry kernels are wrapped closures that pickle cannot name; the op type can. Views
-        # into device memory must not be pickled as copies.
-        state = {name: getattr(self, name) for cls in type(self).__mro__
-                 for name in getattr(cls, "__slots__", ())}
-        state["fn"] = state["_views"] = None
-        return None, state
 
     def __init__(self, op_type: str, opset: int, fn: KernelFn | None, attrs: dict[str, Any],
                  inputs: tuple[TensorArg | None, ...], outputs: tuple[TensorArg, ...],

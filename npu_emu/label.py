@@ -40,6 +40,11 @@ class Label:
         self.stream: Stream | None = None
         self.pos = -1
 
+    @property
+    def destroyed(self) -> bool:
+        """A label lives as long as its model."""
+        return self.model.destroyed
+
     def __repr__(self) -> str:
         where = f" at s{self.stream.id}:{self.pos}" if self.stream is not None else " (unset)"
         return f"Label({self.id}{where})"

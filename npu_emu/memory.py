@@ -25,6 +25,15 @@ ALIGNMENT = 512               # GE's MEM_ALIGN_SIZE: every block starts on a 512
 HUGE_PAGE = 2 << 20           # blocks above 1 MiB are rounded to 2 MiB pages (fewer size classes)
 
 
+def nbytes_of(shape: tuple[int, ...], dtype: np.dtype) -> int:
+    """Bytes of a tensor; a negative dim is refused here, where every view is made, so that a
+    negative size can never reach a bounds check (where it would pass) or a slice (where it
+    would wrap around to the end of memory)."""
+    if any(d < 0 for d in shape):
+        raise InvalidParamError(f"shape {list(shape)} has a negative dim")
+    return math.prod(shape) * dtype.itemsize   # math.prod: np.prod costs ~4 us per kernel arg
+
+
 def size_class(size: int) -> int:
     """The pool's size class: 512-byte granules up to 1 MiB, 2 MiB pages above."""
     granule = ALIGNMENT if size <= (1 << 20) else HUGE_PAGE
@@ -38,7 +47,7 @@ class DeviceMemory:
                                     f"multiple of {ALIGNMENT}")
         self.device_id = device_id
         self.capacity = capacity
-        self._buf = np.zeros(capacity, dtype=np.uint8)
+        self._buf = reserve(capacity, f"device {device_id}'s memory")
         self._extents: list[tuple[int, int]] = [(0, capacity)]  # driver free list, by offset
         self._pool: dict[int, list[int]] = {}     # size class -> cached block addrs (LIFO)
         self._cached: dict[int, int] = {}         # cached addr -> size class
@@ -134,6 +143,8 @@ class DeviceMemory:
     # -- access --------------------------------------------------------------------------------
     def check(self, addr: int, nbytes: int) -> int:
         """Offset into the buffer of [addr, addr+nbytes), which must lie in one live block."""
+        if nbytes < 0:
+            raise InvalidParamError(f"access [{addr:#x}, +{nbytes}): a negative size")
         i = bisect.bisect_right(self._starts, addr) - 1
         if i >= 0:
             start = self._starts[i]
@@ -151,7 +162,7 @@ class DeviceMemory:
 
     def view(self, addr: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         dt = np.dtype(dtype)
-        nbytes = math.prod(shape) * dt.itemsize   # math.prod: np.prod costs ~4 us per kernel arg
+        nbytes = nbytes_of(shape, dt)
         offset = self.check(addr, nbytes)
         return self._buf[offset:offset + nbytes].view(dt).reshape(shape)
 
@@ -169,21 +180,11 @@ class DeviceMemory:
         offset = self.check(addr, nbytes)
         self._buf[offset:offset + nbytes] = value
 
-    # -- snapshot: only allocated bytes are state (live and cached blocks) ---------------------
-    def __getstate__(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k != "_buf"}
+    def blocks(self) -> list[tuple[int, np.ndarray]]:
+        """(addr, a copy of its bytes) of every live and cached block: all the state the
+        buffer holds (what a snapshot saves; the rest of the buffer is zeros)."""
         blocks = [(a, self._class_of[a]) for a in self._starts] + sorted(self._cached.items())
-        state["_contents"] = [(a, self._buf[a - DEVICE_BASE:a - DEVICE_BASE + n].tobytes())
-                              for a, n in blocks]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        contents = state.pop("_contents")
-        self.__dict__.update(state)
-        self._buf = np.zeros(self.capacity, dtype=np.uint8)
-        for addr, data in contents:
-            self._buf[addr - DEVICE_BASE:addr - DEVICE_BASE + len(data)] = \
-                np.frombuffer(data, dtype=np.uint8)
+        return [(a, self._buf[a - DEVICE_BASE:a - DEVICE_BASE + n].copy()) for a, n in blocks]
 
 
 class HostMemory:
@@ -203,7 +204,7 @@ class HostMemory:
     def malloc(self, size: int) -> int:
         if size <= 0:
             raise InvalidParamError(f"host malloc of {size} bytes")
-        return self._register(np.zeros(size, dtype=np.uint8))
+        return self._register(reserve(size, "a host buffer"))
 
     def register(self, array: np.ndarray) -> int:
         if not array.flags.c_contiguous:
@@ -229,7 +230,7 @@ class HostMemory:
 
     def bytes_view(self, addr: int, nbytes: int) -> np.ndarray:
         i = bisect.bisect_right(self._starts, addr) - 1
-        if i >= 0:
+        if i >= 0 and nbytes >= 0:
             start = self._starts[i]
             flat = self._arrays[start]
             if addr + nbytes <= start + flat.size:
@@ -238,8 +239,17 @@ class HostMemory:
 
     def view(self, addr: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         dt = np.dtype(dtype)
-        nbytes = math.prod(shape) * dt.itemsize   # math.prod: np.prod costs ~4 us per kernel arg
-        return self.bytes_view(addr, nbytes).view(dt).reshape(shape)
+        return self.bytes_view(addr, nbytes_of(shape, dt)).view(dt).reshape(shape)
 
     def is_host(self, addr: int) -> bool:
         return addr >= HOST_BASE
+
+
+def reserve(nbytes: int, what: str) -> np.ndarray:
+    """Zeroed bytes the OS maps lazily, or OutOfMemoryError when the host cannot reserve that
+    much address space (rtMallocHost's 207001, not a Python MemoryError)."""
+    try:
+        return np.zeros(nbytes, dtype=np.uint8)
+    except (MemoryError, ValueError) as exc:   # ValueError: past numpy's largest dimension
+        raise OutOfMemoryError(f"cannot reserve {nbytes} bytes for {what} on the host: "
+                               f"{exc}") from None

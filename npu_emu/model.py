@@ -87,6 +87,10 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({self.id}, {self.name!r}, {self.state.value})"
 
+    @property
+    def destroyed(self) -> bool:
+        return self.state is ModelState.DESTROYED
+
     def set_name(self, name: str) -> None:
         self.name = name
 
@@ -227,9 +231,14 @@ class Model:
         self.device.runtime.bus.emit(ModelAborted, self.id, ts.now)
 
     def destroy(self) -> None:
+        """aclmdlRIDestroy: as the runtime's ~Model unbinds each stream, the TS hears of it by a
+        ModelMaintaince SQE (MMT_STREAM_DEL) per bound stream (a binding AutoSplit still holds
+        in software only never reached the TS)."""
         if self.state is ModelState.DESTROYED:
             raise ModelStateError(f"model {self.id} destroyed twice")
         self.abort()
+        if self.streams and (self.state is ModelState.LOADED or self.auto_split is None):
+            self._maintain(self.streams, "unbind")
         for stream in self.streams:
             self._release(stream)
         self.streams.clear()

@@ -15,10 +15,11 @@ from npu_emu.capture import CaptureManager
 from npu_emu.context import Context
 from npu_emu.cost_model import CostModel
 from npu_emu.device import Device
-from npu_emu.errors import ContextError, InvalidDeviceError, InvalidHandleError, InvalidParamError
+from npu_emu.errors import (AclError, ContextError, FeatureNotSupportedError,
+                            InvalidDeviceError, InvalidHandleError, InvalidParamError)
 from npu_emu.event import Event
 from npu_emu.kernel_task import KernelTable
-from npu_emu.memory import HostMemory
+from npu_emu.memory import ALIGNMENT, HostMemory
 from npu_emu.model import Model
 from npu_emu.notify import Notify
 from npu_emu.stream import Stream
@@ -37,6 +38,35 @@ class RuntimeConfig:
     auto_split_reserve: int = 33         # 32 spare SQEs + the StreamActive to the slave
     race_check: bool = False
     cost: CostModel = field(default_factory=CostModel)
+
+    def __post_init__(self) -> None:
+        """A config is checked whole when made (acl.json fields arrive here as JSON values), so
+        a bad one is refused before any device is built from it."""
+        for name, (lo, hi) in _INT_FIELDS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise InvalidParamError(f"runtime config {name}={value!r}: an int in "
+                                        f"[{lo}, {hi}] is needed")
+        for name in ("auto_split", "race_check"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidParamError(f"runtime config {name}={getattr(self, name)!r}: "
+                                        f"true or false is needed")
+        if self.memory_bytes % ALIGNMENT:
+            raise InvalidParamError(f"runtime config memory_bytes={self.memory_bytes}: a "
+                                    f"multiple of {ALIGNMENT} is needed")
+        if self.auto_split_reserve >= self.host_sq_max_count:
+            raise InvalidParamError(f"runtime config auto_split_reserve="
+                                    f"{self.auto_split_reserve} leaves no room under "
+                                    f"host_sq_max_count={self.host_sq_max_count}")
+        if not isinstance(self.cost, CostModel):
+            raise InvalidParamError("runtime config cost: a CostModel is needed")
+
+
+# The ranges a config's int fields may take: up to 64 devices of at most 1 TiB each (pages are
+# mapped lazily), SQs and tables no larger than the runtime's own limits.
+_INT_FIELDS = {"device_count": (1, 64), "memory_bytes": (ALIGNMENT, 1 << 40),
+               "sq_depth": (1, 1 << 16), "max_events": (1, 1 << 20), "max_notifies": (1, 1 << 20),
+               "host_sq_max_count": (2, 1 << 20), "auto_split_reserve": (0, 1 << 20)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +109,7 @@ class Runtime:
             raise InvalidParamError("configure the runtime before setting a device")
         try:
             self.config = replace(self.config, **changes)
-        except TypeError as exc:
+        except TypeError as exc:   # a field RuntimeConfig does not have
             raise InvalidParamError(f"runtime config: {exc}") from exc
 
     def next_id(self, kind: str) -> int:
@@ -119,13 +149,30 @@ class Runtime:
 
     def reset_device(self, device_id: int) -> None:
         device = self.device(device_id)
-        try:
-            device.synchronize()   # a fault found here is reported; the device goes regardless
+        if device.scheduler.advancing:
+            raise FeatureNotSupportedError(f"reset device {device_id} from a host callback "
+                                           f"running on it")
+        try:   # a fault found here is reported; the device goes regardless
+            device.synchronize(f"reset device {device_id}")
         finally:
+            for ctx in self.contexts:
+                if ctx.device is device:
+                    ctx.release()
             self.contexts = [c for c in self.contexts if c.device is not device]
             del self.devices[device_id]
             if self.current_context is not None and self.current_context.device is device:
                 self.current_context = None
+
+    def finish(self) -> None:
+        """The host program ended (gewb devrun, the debugger's host program). A device does not
+        stop with its host: what is queued runs, and a stream that can never finish (a wait
+        nobody satisfies, with no synchronize left to notice) is reported as a deadlock fault
+        naming what it waits on, as acl.finalize's reset would report it."""
+        for device_id in sorted(self.devices):
+            try:
+                self.devices[device_id].synchronize("the program ended, and its streams")
+            except AclError:
+                pass   # deadlocks and task faults were reported as faults where found
 
     def create_context(self, device_id: int) -> Context:
         self.set_device(device_id)
@@ -142,7 +189,7 @@ class Runtime:
         if ctx.primary:
             raise ContextError("the primary context is released by reset_device, not destroyed")
         ctx.device.synchronize()
-        ctx.destroyed = True
+        ctx.release()
         self.contexts.remove(ctx)
         if self.current_context is ctx:
             self.current_context = None
@@ -199,27 +246,33 @@ class Runtime:
         return h
 
     def resolve(self, handle: int, kind: type) -> Any:
+        """The live object behind ``handle``: one destroyed, or made on a device since reset,
+        is an invalid handle, as the runtime's handle validation answers."""
         obj = self.handles.get(handle)
         if not isinstance(obj, kind):
             raise InvalidHandleError(f"{handle!r} is not a {kind.__name__} handle")
+        if getattr(obj, "destroyed", False):
+            raise InvalidHandleError(f"{handle:#x}: the {kind.__name__} was destroyed")
+        device = getattr(obj, "device", None)
+        if device is not None and self.devices.get(device.id) is not device:
+            raise InvalidHandleError(f"{handle:#x}: the {kind.__name__}'s device "
+                                     f"{device.id} was reset")
         return obj
 
-    # -- snapshot: the bus and its observers belong to the run, not to the saved state --------
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["bus"] = None
-        state["race_detector"] = None
-        state["_handle_of"] = {}
-        return state
+    def release(self, handle: int, kind: type) -> Any:
+        """A destroy call: the live object behind ``handle``, whose handle is now dead."""
+        obj = self.resolve(handle, kind)
+        del self.handles[handle]
+        return obj
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._handle_of = {id(obj): h for h, obj in self.handles.items()}
-
+    # -- a snapshot restored (npu_emu/snapshot.py): the bus and its observers belong to the run
     def attach_bus(self, bus: TraceBus) -> None:
         """Emit into ``bus`` from now on: a runtime restored from a snapshot joins the run that
-        restored it."""
+        restored it (with its handle index and race detector made afresh)."""
         self.bus = bus
         for device in self.devices.values():
             device.scheduler.bus = bus
+        self._handle_of = {id(obj): h for h, obj in self.handles.items()}
+        if self.config.race_check:
+            self.enable_race_check()
 

@@ -170,6 +170,18 @@ class Stream:
         return self._submit(StreamSwitchTask(value_addr, condition, value, target,
                                              np.dtype(dtype).name, self.device.cost.launch_ns))
 
+    def stream_switch_n(self, value_addr: int, size: int, values: Sequence[int],
+                        targets: Sequence[Stream], dtype: Any = np.int64) -> Task:
+        """rtStreamSwitchN: read ``size`` values at ``value_addr``; activate ``targets[i]`` when
+        they equal ``values[i * size:(i + 1) * size]``."""
+        self._check_model_stream("StreamSwitchN")
+        if not targets or size < 1 or len(values) != size * len(targets):
+            raise InvalidParamError(f"StreamSwitchN: {len(values)} target values for "
+                                    f"{len(targets)} streams of {size} values each")
+        return self._submit(StreamSwitchNTask(value_addr, size, tuple(values), tuple(targets),
+                                              np.dtype(dtype).name,
+                                              self.device.cost.launch_ns))
+
     def _check_model_stream(self, what: str, label: Label | None = None) -> None:
         model = self.model or self.device.runtime.capture.model_of(self)
         if model is None:
@@ -245,3 +257,25 @@ class StreamSwitchExTask(StreamSwitchTask):
         right: Any = mem.view(self.value_ptr, (1,), self.dtype)[0]
         if CONDITIONS[self.condition](left, right):
             ts.activate(self.target, 0, stream)
+
+
+class StreamSwitchNTask(Task):
+    """The extensible stream switch (rtStreamSwitchN, GE's multi-batch gear switch): the values
+    at ``value_addr`` pick which of ``targets`` runs; none matching starts nothing."""
+
+    __slots__ = ("value_addr", "size", "values", "targets", "dtype")
+
+    def __init__(self, value_addr: int, size: int, values: tuple[int, ...],
+                 targets: tuple[Stream, ...], dtype: str, duration: int) -> None:
+        names = ",".join(f"s{t.id}" for t in targets)
+        super().__init__(TaskType.STREAM_SWITCH_N, f"StreamSwitchN({names})", duration,
+                         kind=EFFECT, reads=((value_addr, size * np.dtype(dtype).itemsize),))
+        self.value_addr, self.size, self.values = value_addr, size, values
+        self.targets, self.dtype = targets, dtype
+
+    def complete(self, ts: TaskScheduler, stream: Stream) -> None:
+        current = tuple(ts.device.memory.view(self.value_addr, (self.size,), self.dtype).tolist())
+        for i, target in enumerate(self.targets):
+            if self.values[i * self.size:(i + 1) * self.size] == current:
+                ts.activate(target, 0, stream)
+                return

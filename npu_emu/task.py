@@ -39,6 +39,7 @@ class TaskType(IntEnum):
     EVENT_RESET = 24
     CCU_LAUNCH = 30           # an HCCL collective on the collective communication unit
     KERNEL_AIVEC = 66
+    STREAM_SWITCH_N = 71      # rtStreamSwitchN (task_base.hpp's TS_TASK_TYPE_STREAM_SWITCH_N)
     MODEL_END_GRAPH = 67
     HOSTFUNC_CALLBACK = 72
     STREAM_LABEL_SWITCH_BY_INDEX = 75

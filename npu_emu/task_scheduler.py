@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 
 from npu_emu.cost_model import GANG, Unit
 from npu_emu.deadlock import deadlock_error
-from npu_emu.errors import AclError, TaskFaultError
+from npu_emu.errors import AclError, FeatureNotSupportedError, TaskFaultError
 from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
 from npu_emu.hot_event import hot_event
 from npu_emu.label import Label, LabelJumped
@@ -80,6 +80,7 @@ class TaskScheduler:
         self.retired = 0
         self.last: Task | None = None
         self.last_deadlock: tuple = ()
+        self.advancing = False   # inside _advance: a host callback is running
         self._ready: list[int] = []
         self._inflight: list[int] = []
         units = device.cost.units
@@ -103,6 +104,11 @@ class TaskScheduler:
                  deadline: int | None = None) -> int:
         """Start what can start, retire up to ``limit`` SQEs. Stops early when ``watch`` has
         drained, when nothing is in flight (STALLED) or before passing ``deadline``."""
+        if self.advancing:   # a host callback (or a kernel) waiting on the device it runs in
+            raise FeatureNotSupportedError(
+                "a host callback cannot wait for the device: it runs inside the task "
+                "scheduler, which would have to retire the callback's own SQE first")
+        self.advancing = True
         bus = self.bus
         observed = bus.observed
         emit = bus.emit
@@ -180,6 +186,7 @@ class TaskScheduler:
                 if s is watch and q.head >= len(q.entries):
                     return DRAINED
         finally:
+            self.advancing = False
             if retired is not None:
                 self.last = retired
 
@@ -337,10 +344,10 @@ class TaskScheduler:
                 return r
         return None
 
-    def run(self) -> None:
+    def run(self, waiter: str = "run the device") -> None:
         """Run until nothing is in flight; raise DeadlockError if streams are left blocked."""
         self._advance(1 << 62)
-        self.raise_if_deadlocked("run the device")
+        self.raise_if_deadlocked(waiter)
 
     def drain(self, s: Stream, deadline: int | None = None, waiter: str = "") -> bool:
         """Drive until ``s`` has no pending SQE. False if ``deadline`` (ns) came first."""

@@ -1,11 +1,12 @@
-"""The inputs a user gives a model run, as `gewb exec` and the debugger take them: values
-(``NAME=FILE.npy``) and sizes (GE's input_shape text, ``NAME:D0,D1;...``).
+"""The input values a user gives a model run (``NAME=FILE.npy``), as `gewb exec` and the
+debugger take them.
 
 Before the model is compiled their shapes become its input shapes (GE's
-GraphPrepare::CheckAndUpdateInput, ge_core/compiler/graph_prepare.py), so a model whose
-exporter left the batch symbolic is sunk once every input's shape is known, and runs hybrid
-otherwise. Inputs given no value are seeded random, shaped by the compiled graph (an unknown
-dimension as 1).
+GraphPrepare::CheckAndUpdateInput, ge_core/compiler/graph_prepare.py, beside ge.inputShape's
+sizes), so a model whose exporter left the batch symbolic is sunk once every input's shape is
+known, and runs hybrid otherwise. Inputs given no value are seeded random, shaped by the compiled
+graph (an unknown dimension as 1); a multi-batch graph's gear values follow the inputs' shapes
+unless given too.
 """
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ge_core.compiler.graph_prepare import GraphPrepareError, parse_input_shape
-from ge_core.executor import random_feeds
+from ge_core.executor import random_feeds, with_gear
 from ge_core.graph import ComputeGraph
+from ge_core.graph.multi_batch_gears import Gears
 
 
 class ModelInputError(ValueError):
@@ -26,22 +27,26 @@ class ModelInputError(ValueError):
 @dataclass(frozen=True)
 class UserInputs:
     values: dict[str, np.ndarray] = field(default_factory=dict)
-    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)   # sizes without values
 
     @property
-    def input_shape(self) -> dict[str, tuple[int, ...]]:
-        """Every given input's dims, for CheckAndUpdateInput (a value's own shape wins)."""
-        return {**self.shapes, **{name: v.shape for name, v in self.values.items()}}
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        """The given values' dims, by input name: what CheckAndUpdateInput takes."""
+        return {name: np.shape(v) for name, v in self.values.items()}
 
     def feeds(self, graph: ComputeGraph, seed: int) -> dict[str, object]:
         """The given values, and seeded random ones for the other inputs of ``graph``."""
-        return {**random_feeds(graph, seed), **self.values}
+        feeds = random_feeds(graph, seed)
+        gears = Gears.of(graph)
+        if gears is not None:   # the gear value follows the inputs' shapes unless given
+            shape_data = graph.input_nodes[gears.shape_data]
+            name = shape_data.op_desc.output_names[0] or shape_data.name
+            if name not in self.values:
+                feeds.pop(name)
+        return with_gear(graph, {**feeds, **self.values})
 
 
-def read_inputs(graph: ComputeGraph, specs: Sequence[str] = (),
-                input_shape: str = "") -> UserInputs:
-    """``specs``: NAME=FILE.npy each; ``input_shape``: GE's text. Names must be inputs of
-    ``graph`` (as parsed)."""
+def read_inputs(graph: ComputeGraph, specs: Sequence[str] = ()) -> UserInputs:
+    """``specs``: NAME=FILE.npy each, NAME an input of ``graph`` (as parsed, or an OM's)."""
     names = [n.op_desc.output_names[0] or n.name for n in graph.input_nodes]
     values = {}
     for spec in specs:
@@ -53,12 +58,4 @@ def read_inputs(graph: ComputeGraph, specs: Sequence[str] = (),
             values[name] = np.load(path)
         except (OSError, ValueError) as exc:
             raise ModelInputError(f"input {spec}: {exc}") from exc
-    try:
-        shapes = parse_input_shape(input_shape)
-    except GraphPrepareError as exc:
-        raise ModelInputError(f"input-shape {exc}") from exc
-    unknown = [n for n in shapes if n not in names]
-    if unknown:
-        raise ModelInputError(f"input-shape {unknown[0]}: not an input of the model (inputs: "
-                              f"{', '.join(names)})")
-    return UserInputs(values, shapes)
+    return UserInputs(values)

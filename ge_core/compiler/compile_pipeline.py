@@ -1,7 +1,10 @@
 """The compile pipeline: GE's stages from a parsed graph to an optimised one.
 
-    Prepare                 input checks, the given input shapes (graph_prepare.py), InferShape
-    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals
+    Prepare                 input checks; with gear options, ProcessMultiBatch (one copy of the
+                            graph per gear under a Case), else the dims given for the inputs
+                            fix theirs (graph_prepare.py); InferShape
+    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals, pattern fusions;
+                            with AUTOFUSE_FLAGS, automatic fusion of pointwise chains
     EnginePlacer            every node gets an engine (cheapest that accepts it)
     Partition               per-engine subgraphs cut at engine changes
     OptimizeSubgraph        stage 2, each engine's own passes (fusions on AI Core), on a thread
@@ -23,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from ge_core.autofuse import autofuse_enabled
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_prepare import InputShape, check_and_update_input
@@ -35,6 +39,7 @@ from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
 from ge_core.ops.host_cpu_ops import host_cpu_notes
 from ge_core.passes import PassManager, PassRecord, Step
+from ge_core.passes.multi_batch import MultiBatchOptions, set_dynamic_output_dims
 from ge_core.stage_events import StageBegin, StageEnd
 
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
@@ -48,8 +53,11 @@ class CompileOptions:
     equivalence_seed: int = 0
     validate_after_each_pass: bool = False
     max_workers: int = GE_THREAD_POOL_SIZE
-    input_shape: InputShape = field(default_factory=dict)   # GE's input_shape: the user's
-                                                            # inputs' shapes, by input name
+    multi_batch: MultiBatchOptions = field(default_factory=MultiBatchOptions)
+    autofuse: bool = field(default_factory=autofuse_enabled)   # GE: AUTOFUSE_FLAGS
+    # the shapes of the inputs the user hands the first run, by input name (GE's
+    # CheckAndUpdateInput of RunGraph's inputs); they win over ge.inputShape's
+    user_input_shapes: InputShape = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,7 @@ class CompilePipeline:
             yield from self._stage(name, body, dump_after)
         validate(self.graph)
         self.result.dumps = self.dumper.written
+        self.result.warnings += self.dumper.skipped
 
     def _stage_table(self, stepping: bool) -> list[tuple[str, Callable[[], Iterator[Step] | None],
                                                          str | None]]:
@@ -107,7 +116,10 @@ class CompilePipeline:
         return [
             ("Prepare", self._prepare, None),
             ("OptimizeOriginalGraph",
-             lambda: self._passes("OptimizeOriginalGraph", g, pass_lists.original_graph_passes()),
+             lambda: self._passes("OptimizeOriginalGraph", g, [
+                 *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes(),
+                 *pass_lists.autofuse_passes(self.options.autofuse),
+                 *pass_lists.multi_batch_passes(self._multi_batch)]),
              "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),
             ("Partition", self._partition, None),
@@ -133,14 +145,25 @@ class CompilePipeline:
             self.dumper.stage(g, dump_after)
         yield Step("stage", name, name, g.name)
 
-    def _prepare(self) -> None:
+    @property
+    def _multi_batch(self) -> bool:
+        return self.options.multi_batch.enabled
+
+    def _prepare(self) -> Iterator[Step]:
         g = self.graph
         self.dumper.stage(g, "PreRunBegin")
         if not g.input_nodes and g.output_node is None:
             raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
-        check_and_update_input(g, self.options.input_shape)
+        if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
+            check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
+                                       **self.options.user_input_shapes})
+        # GE's NormalizeGraph runs ProcessMultiBatch, before PrepareDynShape's InferShape.
+        yield from self._passes("Prepare", g, pass_lists.process_multi_batch(
+            self.options.multi_batch))
         infer_graph(g)
         self.dumper.stage(g, "AfterInfershape")
+        if self._multi_batch:
+            set_dynamic_output_dims(g)   # PrepareDynShape's GetDynamicOutputShape
         validate(g)
         if self.options.check_equivalence:
             self.checker = EquivalenceChecker(g, self.options.equivalence_seed)
@@ -183,7 +206,9 @@ class CompilePipeline:
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
     def _optimize_after_merge(self) -> Iterator[Step]:
-        yield from self._passes("OptimizeAfterMerge", self.graph, pass_lists.after_merge_passes())
+        yield from self._passes("OptimizeAfterMerge", self.graph,
+                                pass_lists.after_merge_passes()
+                                + pass_lists.multi_batch_passes(self._multi_batch))
         self._place_new_nodes()
 
     def _place_new_nodes(self) -> None:

@@ -12,21 +12,25 @@ from typing import Callable, Iterable
 
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.attr_names import ENGINE
+from ge_core.compiler.op_stores import (AICPU_ASCEND_ENGINE, AICPU_ASCEND_OPS, DSA_ENGINE,
+                                        DSA_OPS, DVPP_ENGINE, GE_DELETED_OPS, dvpp_unsupported)
+from ge_core.graph.attr_names import ATTR_NAME_OP_SPECIFIED_ENGINE_NAME, ENGINE
 from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
 # Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
                           "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
-                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity"})
+                          "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity",
+                          "Case", "Merge"})
 # Cube-unit work and the fused ops built around it.
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
                         "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
                         "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip",
                         "RNN", "GRU", "LSTM", "Attention", "LinearAttention",
-                        "ai.onnx.preview::FlexAttention"})
+                        "ai.onnx.preview::FlexAttention",
+                        "AscBackend"})   # autofuse's: GE's MarkEngineAttrForAutofuseNode
 # Cube work on quantized tensors (int8, int4, float8): GE's AscendQuant / AscendDequant and its
 # int8 convolutions and matmuls run on the AI Core too.
 QUANT_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
@@ -72,6 +76,18 @@ class Engine:
     independent: bool = False         # always gets its own stream (HCCL)
 
 
+def _with_op_store_engines(engines: tuple[Engine, ...]) -> tuple[Engine, ...]:
+    """Add the engines whose op stores live in op_stores.py, in cost order. CANN's own AI CPU
+    kernels run what the AI CPU can (and the Identity a pass had to keep, as a copy)."""
+    aicpu = next(e for e in engines if e.name == "DNN_VM_AICPU")
+    return tuple(sorted(engines + (
+        Engine(DSA_ENGINE, 2, lambda n: n.type in DSA_OPS),
+        Engine(AICPU_ASCEND_ENGINE, 3, lambda n: n.type in AICPU_ASCEND_OPS and (
+            n.type in GE_DELETED_OPS or aicpu.supports(n)), attach=True),
+        Engine(DVPP_ENGINE, 5, lambda n: dvpp_unsupported(n) is None, attach=True),
+    ), key=lambda e: e.cost))
+
+
 ENGINES: tuple[Engine, ...] = tuple(sorted((
     Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)
            or n.type in QUANT_OPS),
@@ -84,6 +100,7 @@ ENGINES: tuple[Engine, ...] = tuple(sorted((
            skip_assign_stream=True, attach=True),
     Engine(HOST_CPU_ENGINE, 10, lambda n: True, skip_assign_stream=True, attach=True),
 ), key=lambda e: e.cost))
+ENGINES = _with_op_store_engines(ENGINES)
 ENGINE_BY_NAME = {e.name: e for e in ENGINES}
 
 
@@ -101,10 +118,22 @@ class EnginePlacer:
         self.engines = [e for e in ENGINES if e.name not in exclude]
 
     def place(self, node: Node) -> Engine:
-        for engine in self.engines:
-            if engine.supports(node):
+        """The cheapest engine that accepts ``node``, or the one an engine's graph optimizer
+        specified for it (GE's DNNEngineManager::GetOpInfos)."""
+        specified = node.op_desc.get_attr(ATTR_NAME_OP_SPECIFIED_ENGINE_NAME)
+        engines = [e for e in self.engines if e.name == specified] if specified else self.engines
+        for engine in engines:
+            if engine.supports(node) and not (engine.name == "DNN_VM_GE_LOCAL"
+                                              and node.type in GE_DELETED_OPS):
                 return engine
-        raise EnginePlacerError(f"node {node.name} ({node.type}): no engine accepts it "
+        where = f"node {node.name} ({node.type})"
+        if specified:
+            raise EnginePlacerError(f"{where}: the engine its graph optimizer specified, "
+                                    f"{specified}, is excluded or refuses it")
+        if node.type in GE_DELETED_OPS:
+            raise EnginePlacerError(f"{where}: a pass should have removed it before placement; "
+                                    f"the GE-local engine runs no {node.type} (GeDeletedOp)")
+        raise EnginePlacerError(f"{where}: no engine accepts it "
                                 f"(excluded engines leave {[e.name for e in self.engines]})")
 
     def run(self, graph: ComputeGraph) -> dict[str, int]:

@@ -1,13 +1,12 @@
 """GraphPrepare::CheckAndUpdateInput: the shapes of the inputs a user gives become the graph's
 Data shapes before InferShape, as GE does at PreRun with the inputs of the first RunGraph (and
-ATC with its ``--input_shape``).
+ATC with ``--input_shape`` when no gear option makes the dims dynamic: UpdateDataShapeByUserInput).
 
 Exporters write a dimension they do not fix as a name (``batch``, ``p2o.DynamicDimension.0``,
 ``?``) or leave it blank; the parser reads every one as unknown (-1). Given an input's shape,
-each unknown dimension takes its size; a fixed one must agree. With every input's shape known
-the graph is static and is sunk; what is still unknown runs hybrid (ModelManager decides).
-
-    input_shape "x:4,3;mask:4"    GE's option text: NAME:D0,D1,... joined by ";" (a scalar: NAME:)
+each unknown dimension takes its size (-1 given keeps it unknown); a fixed one must agree. With
+every input's shape known the graph is static and is sunk; what is still unknown runs hybrid
+(ModelManager decides).
 """
 from __future__ import annotations
 
@@ -23,21 +22,6 @@ class GraphPrepareError(ValueError):
     """A given shape that does not fit the model's input; the message names the input."""
 
 
-def parse_input_shape(text: str) -> dict[str, tuple[int, ...]]:
-    """GE's input_shape text -> {name: dims}."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    for item in filter(None, (part.strip() for part in text.split(";"))):
-        name, sep, dims = item.rpartition(":")
-        try:
-            if not sep or not name:
-                raise ValueError
-            shapes[name] = tuple(int(d) for d in dims.split(",")) if dims.strip() else ()
-        except ValueError:
-            raise GraphPrepareError(f"{item!r}: expected NAME:D0,D1,... (sizes as integers)"
-                                    ) from None
-    return shapes
-
-
 def check_and_update_input(graph: ComputeGraph, input_shape: InputShape) -> None:
     """Give each Data named in ``input_shape`` those dims (output and input desc)."""
     data = {n.op_desc.output_names[0] or n.name: n for n in graph.input_nodes}
@@ -48,11 +32,12 @@ def check_and_update_input(graph: ComputeGraph, input_shape: InputShape) -> None
                                     f"(inputs: {', '.join(data) or 'none'})")
         desc = node.op_desc.output_descs[0]
         dims = tuple(int(d) for d in dims)
-        if any(d < 0 for d in dims):
-            raise GraphPrepareError(f"input {name}: shape {list(dims)} has a negative size")
+        if any(d < UNKNOWN_DIM for d in dims):
+            raise GraphPrepareError(f"input {name}: shape {list(dims)} has a negative size "
+                                    f"(-1 is an unknown one)")
         if not desc.shape.is_unknown_rank:
             model = desc.shape.dims
-            if len(model) != len(dims) or any(m != UNKNOWN_DIM and m != d
+            if len(model) != len(dims) or any(UNKNOWN_DIM not in (m, d) and m != d
                                                for m, d in zip(model, dims)):
                 raise GraphPrepareError(f"input {name}: shape {list(dims)} does not fit the "
                                         f"model's {desc.shape}")

@@ -1,7 +1,8 @@
 """ModelBuilder: an optimised graph -> a GeModel the device can run (GE's model_builder.cc).
 
-    AssignFunctionalLabels If/Loop bodies inlined between label nodes (ge_core.compiler.label),
-                           a stage only when the graph has them; such a graph gets one stream
+    AssignFunctionalLabels If/Loop/Case bodies inlined between label nodes (ge_core.compiler.label),
+                           a stage only when the graph has them; such a graph gets one stream (a
+                           multi-batch Case may instead become a StreamSwitchN over gear streams)
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
@@ -14,6 +15,7 @@ trace bus (`step stage` stops between them) and the graph is dumped at GE's "Bui
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field, replace
 
@@ -21,6 +23,7 @@ from ge_core.compiler.compile_pipeline import StageRecord
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES, host_cpu_reason
 from ge_core.compiler.label import assign_functional_labels
+from ge_core.compiler.label.stream_switch_n_maker import ENV as SWITCHN_ENV
 from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.memory.memory_assigner import assign_memory
@@ -32,6 +35,7 @@ from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
 from ge_core.om.ge_model import GeModel
 from ge_core.passes import PassRecord
 from ge_core.stage_events import StageBegin, StageEnd
@@ -41,7 +45,10 @@ from ge_core.stage_events import StageBegin, StageEnd
 class BuildOptions:
     stream: StreamOptions = field(default_factory=StreamOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
-    dump: DumpConfig | None = None
+    dump: DumpConfig | None = field(default_factory=DumpConfig.from_env)
+    # A multi-batch Case as a StreamSwitchN over gear streams, not labels (GE r1.x's env switch)
+    multi_batch_with_switchn: bool = field(
+        default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
 
 
 @dataclass
@@ -97,9 +104,11 @@ def _build(graph: ComputeGraph, options: BuildOptions,
 
     stream_options = options.stream
     if any(node.op_desc.subgraph_names for node in graph):   # a stage only where there is work
-        stage("AssignFunctionalLabels", lambda: assign_functional_labels(graph))
-        # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
-        stream_options = replace(options.stream, enable_single_stream=True)
+        stage("AssignFunctionalLabels",
+              lambda: assign_functional_labels(graph, options.multi_batch_with_switchn))
+        if graph.attrs.get(ATTR_MODEL_LABEL_NUM):
+            # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
+            stream_options = replace(options.stream, enable_single_stream=True)
     allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))

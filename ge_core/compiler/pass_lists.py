@@ -10,6 +10,9 @@ subgraph on the thread pool) gets fresh instances.
 """
 from __future__ import annotations
 
+from ge_core.autofuse import AutoFusePass
+from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer, wants_dvpp
+from ge_core.graph import ComputeGraph
 from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
@@ -17,12 +20,20 @@ from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
 from ge_core.passes.identity_remove_pass import IdentityRemovePass
 from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
+from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchNormFusionPass, ConvBiasAddFusionPass,
                                     ConvReluFusionPass, MatMulAddFusionPass)
+
+
+def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
+    """GE's multibatch::ProcessMultiBatch, in NormalizeGraph: with gear options, the graph
+    becomes a Case over one copy per gear. (GE's list also has CreateSubGraphWithScopePass and
+    SubgraphMultiDimsClonePass, for scopes and gears inside subgraphs, which we do not model.)"""
+    return [MultiBatchClonePass(options)] if options.enabled else []
 
 
 def original_graph_passes() -> list[GraphPass]:
@@ -38,6 +49,25 @@ def original_graph_passes() -> list[GraphPass]:
         MatMulAddFusionPass(),
         PrunePass(),
     ]
+
+
+def engine_graph_optimizers(graph: ComputeGraph) -> list[GraphPass]:
+    """The engines' original-graph optimizers, which GE's OptimizeOriginalGraph runs before the
+    stage's own passes; each joins only when it has work (DVPP's: an op asks for DVPP)."""
+    return [DvppGraphOptimizer()] if wants_dvpp(graph) else []
+
+
+def autofuse_passes(enabled: bool) -> list[GraphPass]:
+    """GE's AutofuseOptimize (GraphManager::AfterPrecisionRefine): after the original graph's
+    pattern fusions, before stage 1's clean-up; only when AUTOFUSE_FLAGS enables it."""
+    return [AutoFusePass()] if enabled else []
+
+
+def multi_batch_passes(multi_batch: bool) -> list[GraphPass]:
+    """What a graph with gears runs at the end of stage 1 (GE's OptimizeStage1_3::MultiBatchPass)
+    and again before the build (OptimizeStage2::ControlAttrOptimize::MultiBatchPass), so nodes
+    the optimisers made inside a gear carry its label too."""
+    return [MultiBatchPass()] if multi_batch else []
 
 
 _ENGINE_PASSES = {

@@ -5,10 +5,12 @@ import numpy as np
 
 from ge_core.graph import ComputeGraph
 from ge_core.graph.types import DataType
+from ge_core.graph.multi_batch_gears import Gears
 
 
 def random_feeds(graph: ComputeGraph, seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded inputs shaped by the graph's Data descs (unknown dims as 1)."""
+    """Seeded inputs shaped by the graph's Data descs (unknown dims as 1); a multi-batch graph's
+    gear values are those of the inputs' shapes, the largest gear."""
     rng = np.random.default_rng(seed)
     feeds = {}
     for n in graph.input_nodes:
@@ -24,4 +26,20 @@ def random_feeds(graph: ComputeGraph, seed: int = 0) -> dict[str, np.ndarray]:
         dtype = desc.dtype.to_numpy()
         value = rng.random(dims) if dtype.kind == "f" else rng.integers(0, 4, dims)
         feeds[name] = np.asarray(value).astype(dtype)
-    return feeds
+    return with_gear(graph, feeds)
+
+
+def with_gear(graph: ComputeGraph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``feeds`` with a multi-batch graph's gear values (the input ascend_mbatch_shape_data)
+    set to the gear the other inputs' shapes are in: what GE's runtime writes there. A graph
+    without gears, or a gear the inputs match none of, is left to the executor to refuse."""
+    gears = Gears.of(graph)
+    if gears is None:
+        return feeds
+    names = [n.op_desc.output_names[0] or n.name for n in graph.input_nodes]
+    try:
+        gear = gears.current([np.shape(feeds[k]) if k in feeds else None for k in names])
+    except ValueError:
+        return feeds
+    shape_data = graph.input_nodes[gears.shape_data].op_desc.output_descs[0].dtype.to_numpy()
+    return {**feeds, names[gears.shape_data]: np.array(gears.gears[gear], shape_data)}

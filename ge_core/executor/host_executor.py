@@ -42,6 +42,11 @@ class ExecutionError(RuntimeError):
 Value = Any  # an array, a list (an ONNX sequence), or None (absent input, empty optional)
 
 
+# What the build makes of If, Loop and Case: jumps and stream switches only a device can take.
+LOWERED_CONTROL_OPS = frozenset({"LabelSwitchByIndex", "LabelGoto", "LabelGotoEx",
+                                 "StreamSwitch", "StreamSwitchN"})
+
+
 class HostExecutor:
     """``keep_values`` keeps every tensor of the last run in ``values`` by anchor label
     ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
@@ -59,6 +64,11 @@ class HostExecutor:
         inputs = self.graph.input_nodes
         if not isinstance(feeds, Mapping):
             feeds = {n.op_desc.output_names[0] or n.name: v for n, v in zip(inputs, feeds)}
+        lowered = next((n for n in self.graph.all_nodes() if n.type in LOWERED_CONTROL_OPS), None)
+        if lowered is not None:
+            raise ExecutionError(f"graph {self.graph.name}: its control flow was lowered to "
+                                 f"device tasks ({lowered.name}, {lowered.type}); the host runs "
+                                 f"a graph before the build lowers it")
         args = []
         for n in inputs:
             key = n.op_desc.output_names[0] or n.name
@@ -139,6 +149,8 @@ class HostExecutor:
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
+            if node.type == "Case":
+                return self._run_case(node, ins)
             run_bodies = SUBGRAPH_OPS.get(node.type)
             if run_bodies is not None:
                 return run_bodies(self, node, ins)
@@ -156,6 +168,15 @@ class HostExecutor:
         # If's only formal input is the condition; its branches read captures by parent index.
         branch = "then_branch" if bool(np.asarray(ins[0]).item()) else "else_branch"
         return self.run_graph(self._subgraph(node, branch), [], ins)
+
+    def _run_case(self, node: Node, ins: list[Value]) -> list[Value]:
+        # Input 0 picks the branch; every branch reads the Case's inputs by parent index.
+        names = node.op_desc.subgraph_names
+        index = int(np.asarray(ins[0]).item())
+        if not 0 <= index < len(names):
+            raise ExecutionError(f"node {node.name} (Case): branch index {index} of "
+                                 f"{len(names)} branches")
+        return self.run_graph(node.graph.root.subgraph(names[index]), [], ins)
 
     def _run_loop(self, node: Node, ins: list[Value]) -> list[Value]:
         body = self._subgraph(node, "body")

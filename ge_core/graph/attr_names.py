@@ -20,6 +20,11 @@ ENGINE = "engine"                          # the engine that runs the op (GE: Op
                                            # name, a field rather than an attr)
 PEER_LABEL = "_peer_label"                 # ours: pairs a partition's End with its PlaceHolder
 ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES = "_datadump_original_op_names"  # what a fusion replaced
+# An engine's graph optimizer may claim an op: the placer then asks only that engine
+ATTR_NAME_OP_SPECIFIED_ENGINE_NAME = "_specified_engine_name"
+ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME = "_specified_kernel_lib_name"
+ATTR_NAME_PERFORMANCE_PRIOR = "_performance_prior"   # bool: the DVPP engine may take the op
+                                                     # (GE's DVPP engine, dvpp_constexpr.h)
 
 # -- streams (ge_facts §1-2) ---------------------------------------------------------------------
 STREAM_ID = "stream_id"                    # int; -1 = none (GE-local ops that launch no task)
@@ -44,6 +49,17 @@ NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEN
 LABEL_ID = "_label_id"                     # on LabelSet / LabelGoto (GE: ATTR_NAME_LABEL_SWITCH_
                                            # INDEX, "_label_switch_index")
 ATTR_NAME_LABEL_SWITCH_LIST = "_label_switch_list"   # the labels LabelSwitchByIndex picks from
+
+# -- multi-batch gears (GE's graph/passes/multi_batch/, ge_attr_define.cc) ------------------------
+ATTR_NAME_BATCH_NUM = "_batch_num"         # Case (and what it lowers to): how many gears
+ATTR_NAME_PRED_VALUE = "_pred_value"       # + "_<i>": gear i's values of the dynamic dims
+ATTR_NAME_BATCH_LABEL = "_batch_label"     # "Batch_<i>" on every node of gear i (MultiBatchPass)
+ATTR_INSERT_BY_MBATCH = "mbatch-inserted-node"     # made by the gear passes (the Case, its Data)
+ATTR_USER_DESIGNEATE_SHAPE_ORDER = "user_designate_shape_order"  # --input_shape's input order
+ATTR_DYNAMIC_TYPE = "mbatch_dynamic_type"  # DynamicInputType: batch 1, image size 2, dims 3
+ATTR_MBATCH_ORIGIN_INPUT_DIMS = "_mbatch_origin_input_dims"  # a Data's dims, -1 where geared
+ATTR_NAME_DYNAMIC_OUTPUT_DIMS = "_dynamic_output_dims"  # NetOutput: "gear,output,dims..." each
+ATTR_NAME_SWITCH_DATA_TYPE = "_switch_data_type"        # StreamSwitch(N): 0 int32, 1 int64
 
 # -- memory (ge_facts §3) ------------------------------------------------------------------------
 # GE keeps offsets and workspaces as OpDesc fields (input_i, output_i, workspace, workspace_bytes
@@ -80,4 +96,5 @@ HEAD_STREAMS = "head_streams"              # ours: the streams nothing activates
 GE_ANNOTATIONS = frozenset({STREAM_ID, ENGINE, INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE,
                             WORKSPACE_BYTES, ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                             ATTR_NAME_ACTIVE_STREAM_LIST, EVENT_ID, NOTIFY_ID, NEW_STREAM_ID,
-                            NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX})
+                            NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX, ATTR_INSERT_BY_MBATCH,
+                            ATTR_USER_DESIGNEATE_SHAPE_ORDER, ATTR_DYNAMIC_TYPE})

@@ -47,12 +47,14 @@ class GeModel:
 
     @property
     def head_streams(self) -> list[int]:
-        """The streams that run when the model starts: those no STREAM_ACTIVE or STREAM_SWITCH
-        task starts (GE's BindModelStream binds them with the HEAD flag)."""
+        """The streams that run when the model starts: those no STREAM_ACTIVE, STREAM_SWITCH or
+        STREAM_SWITCH_N task starts (GE's BindModelStream binds them with the HEAD flag)."""
         activated = {t.stream_active.active_stream_id for t in self.task_def.task
                      if t.type == ModelTaskType.STREAM_ACTIVE}
         activated |= {t.stream_switch.true_stream_id for t in self.task_def.task
                       if t.type == ModelTaskType.STREAM_SWITCH}
+        activated |= {s for t in self.task_def.task if t.type == ModelTaskType.STREAM_SWITCH_N
+                      for s in t.stream_switch_n.true_stream_id}
         return [s for s in range(self.stream_num) if s not in activated]
 
     @property

@@ -1,5 +1,6 @@
 """The numbers a TaskDef carries: GE's ModelTaskType (ops_kernel_info_types.h, the same values as
-the runtime's rtModelTaskType_t) and ccKernelType for KernelContext.kernel_type."""
+the runtime's rtModelTaskType_t, inc/framework/common/runtime_model_ge.h) and ccKernelType for
+KernelContext.kernel_type."""
 from __future__ import annotations
 
 from enum import IntEnum
@@ -7,6 +8,11 @@ from typing import Callable
 
 
 class ModelTaskType(IntEnum):
+    """GE's ``enum class ModelTaskType`` (hicann/ge inc/graph_metadef/common/opskernel/
+    ops_kernel_info_types.h), every member in order, named without GE's ``MODEL_TASK_`` prefix.
+    The RTS engine writes the label jumps as STREAM_LABEL_SWITCH_BY_INDEX and STREAM_LABEL_GOTO
+    (label_switch_by_index_op.cc, label_goto_ex_op.cc); LABEL_SWITCH and LABEL_GOTO are older
+    kinds GE's loader registers no TaskInfo for."""
     KERNEL = 0
     EVENT_RECORD = 1
     EVENT_WAIT = 2
@@ -34,6 +40,30 @@ class ModelTaskType(IntEnum):
     STREAM_LABEL_GOTO = 24
     MODEL_EXIT = 25
     ALL_KERNEL = 26
+    PROFILER_TRACE_EX = 27
+    FFTS = 28
+    FFTS_PLUS = 29
+    DSA = 30
+    CMO = 31
+    BARRIER = 32
+    NPU_GET_FLOAT_STATUS = 33
+    NPU_CLEAR_FLOAT_STATUS = 34
+    DVPP = 35
+    NPU_GET_DEBUG_FLOAT_STATUS = 36
+    NPU_CLEAR_DEBUG_FLOAT_STATUS = 37
+    CMO_ADDR = 38
+    VECTOR_KERNEL = 39
+    VECTOR_ALL_KERNEL = 40
+    UPDATE = 41
+    NOP = 42
+    PREPROCESS_KERNEL = 43
+    SUPER_KERNEL = 44
+    MEM_EVENT_RECORD = 45
+    MEM_EVENT_WAIT = 46
+    FUSION_KERNEL = 47
+    KERNEL_LAUNCH_V2 = 48
+    CCU_KERNEL = 49
+    CUSTOM_KERNEL = 50
 
 
 def enum_name(enum: type[IntEnum], value: int, fallback: Callable[[int], str] = str) -> str:

@@ -8,6 +8,7 @@ import os
 from dataclasses import asdict
 from typing import Any
 
+from ge_core.graph.multi_batch_gears import Gears
 from ge_core.om.ge_model import GeModel
 from ge_core.om.model_file_header import MODEL_FILE_HEAD_LEN
 from ge_core.om.model_task_type import ModelTaskType, task_type_name
@@ -36,12 +37,19 @@ def om_info_of(data: bytes, source: str, json: bool = False) -> str:
         "partitions": [{"type": partition_name(e.type), "offset": start + e.mem_offset,
                         "mem_offset": e.mem_offset, "size": e.mem_size} for e in om.table],
         "model": {"name": model.name, **model.attrs, "head_streams": model.head_streams,
+                  **_gears(model),
                   "kernels": bytes(om.partitions.get(ModelPartitionType.TBE_KERNELS, b""))
                   .decode().split()},
         "streams": [{"stream_id": s, "tasks": [_task_info(model, t) for t in tasks]}
                     for s, tasks in model.tasks_by_stream().items()],
     }
     return jsonlib.dumps(info, indent=2) + "\n" if json else _text(info)
+
+
+def _gears(model: GeModel) -> dict[str, Any]:
+    """A multi-batch model's gears: each gear's values of the dynamic dims."""
+    gears = Gears.of(model.graph)
+    return {} if gears is None else {"gears": [list(g) for g in gears.gears]}
 
 
 def _task_info(model: GeModel, task: TaskDef) -> dict[str, Any]:
@@ -60,6 +68,12 @@ def _detail(task: TaskDef) -> dict[str, Any]:
         return {"active_stream_id": task.stream_active.active_stream_id}
     if task.HasField("stream_switch"):
         return {"true_stream_id": task.stream_switch.true_stream_id}
+    if task.HasField("stream_switch_n"):
+        switch = task.stream_switch_n
+        values = list(switch.target_value)
+        return {"true_stream_id": list(switch.true_stream_id),
+                "target_value": [values[i:i + switch.size]
+                                 for i in range(0, len(values), switch.size or 1)]}
     if task.HasField("label_set"):
         return {"label_id": task.label_set.label_id}
     if task.HasField("label_goto_ex"):
@@ -83,13 +97,16 @@ def _text(info: dict[str, Any]) -> str:
              f"  feature map {m['memory_size']:,} bytes, weights {m['weight_size']:,} bytes",
              f"  streams {m['stream_num']} (head {', '.join(map(str, m['head_streams']))}), "
              f"events {m['event_num']}, notifies {m['notify_num']}, labels {m['label_num']}",
-             f"  kernels: {', '.join(m['kernels']) or '-'}"]
+             f"  kernels: {', '.join(m['kernels']) or '-'}",
+             *([f"  gears: {'; '.join(','.join(map(str, g)) for g in m['gears'])}"]
+               if "gears" in m else [])]
     for stream in info["streams"]:
         lines.append(f"stream {stream['stream_id']}: {len(stream['tasks'])} tasks")
+        width = max([14] + [len(t["type"]) + 2 for t in stream["tasks"]])
         for i, task in enumerate(stream["tasks"]):
             extra = " ".join(f"{k}={v}" for k, v in task.items()
                              if k not in ("type", "op", "op_type", "kernel"))
-            lines.append(f"  {i:>4}  {task['type']:<14}{task['op']} ({task['op_type']})"
+            lines.append(f"  {i:>4}  {task['type']:<{width}}{task['op']} ({task['op_type']})"
                          + (f"  {extra}" if extra else ""))
     return "\n".join(lines) + "\n"
 

@@ -6,7 +6,7 @@ from ge_core.ops.shape_refiner import (InferShapeError, infer_graph, infer_shape
 
 # Importing the op families runs their @register decorators.
 from ge_core.ops import (control_flow, elementwise, graph_io, hccl, linalg,  # noqa: F401
-                         nn, reduce, tensor)
+                         multi_batch, nn, reduce, tensor)
 from ge_core.ops import attention, ml, quant, rnn, sequence, string, training  # noqa: F401
 from ge_core.ops import (activation, bitwise, conv_variants, cumulative, image,  # noqa: F401
                          indexing, loss, matrix, normalization, random, signal)

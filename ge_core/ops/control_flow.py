@@ -1,8 +1,10 @@
-"""If and Loop: their outputs come from their subgraphs' NetOutput input descs (the refiner has
-inferred the subgraphs by the time the parent node runs)."""
+"""If, Loop and Case: their outputs come from their subgraphs' NetOutput input descs (the refiner
+has inferred the subgraphs by the time the parent node runs)."""
 from __future__ import annotations
 
-from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
+import math
+
+from ge_core.graph.attr_names import ATTR_NAME_BATCH_NUM, ATTR_NAME_PARENT_NODE_INDEX
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
 from ge_core.ops.infer_context import InferShapeContext
@@ -82,3 +84,24 @@ def _scan(ctx: InferShapeContext) -> None:
         if dims is not None and ctx.opset < 9:
             dims = (batch,) + dims
         ctx.set_output(i, dims, desc.dtype)
+@register("Case")
+def _case(ctx: InferShapeContext) -> None:
+    # Output i is branch k's result i for the k input 0 picks. A multi-batch Case takes the
+    # largest gear's shape, so its buffer holds any gear's (GE's UpdateOutputForMultiBatch);
+    # any other takes the shape that covers every branch.
+    branches = [_results(ctx.node.graph.subgraph(name)) for name in ctx.op_desc.subgraph_names]
+    if not branches or any(len(b) != ctx.n_outputs for b in branches):
+        raise ShapeError(f"branches give {[len(b) for b in branches]} results for "
+                         f"{ctx.n_outputs} outputs")
+    for i in range(ctx.n_outputs):
+        results = [b[i] for b in branches]
+        if len({r.dtype for r in results}) != 1:
+            raise ShapeError(f"output {i} has dtypes {sorted(r.dtype.short for r in results)}")
+        if ctx.attr(ATTR_NAME_BATCH_NUM) is not None:
+            largest = max(results, key=lambda r: math.prod(r.shape.dims))
+            ctx.set_output_desc(i, largest)
+            continue
+        dims = dims_of(results[0].shape)
+        for r in results[1:]:
+            dims = merge(dims, dims_of(r.shape))
+        ctx.set_output(i, dims, results[0].dtype)

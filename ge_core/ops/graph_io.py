@@ -1,7 +1,8 @@
 """GE's own node types: Data (a graph input), Const (a weight or folded value) and NetOutput."""
 from __future__ import annotations
 
-from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
+from ge_core.graph.attr_names import (ATTR_MBATCH_ORIGIN_INPUT_DIMS, ATTR_NAME_PARENT_NODE_INDEX,
+                                      ATTR_NAME_WEIGHTS)
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 
@@ -10,16 +11,20 @@ GE_NODE_TYPES = frozenset({"Data", "Const", "NetOutput"})
 # The RTS engine's ops (ge_facts §10): they order, start or steer streams and carry no data, so
 # they mean something only on the device; a host run passes over them.
 RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
-                     "LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex", "MemcpyAsync"})
+                     "StreamSwitchN", "LabelSet", "LabelGoto", "LabelGotoEx",
+                     "LabelSwitchByIndex", "MemcpyAsync"})
 
 
 @register("Data")
 def _data(ctx: InferShapeContext) -> None:
     # A subgraph's Data with parent_node_index stands for that input of the parent node (GE's
-    # convention); any other Data keeps the desc its creator declared.
+    # convention); any other Data keeps the desc its creator declared. So does a gear's input:
+    # the parent's is the largest gear, the gear's own shape is its own (GE's ShapeRefiner skips
+    # a Data with _mbatch_origin_input_dims).
     index = ctx.attr(ATTR_NAME_PARENT_NODE_INDEX)
     parent = ctx.node.graph.parent_node
-    if index is not None and parent is not None:
+    if index is not None and parent is not None and not ctx.op_desc.has_attr(
+            ATTR_MBATCH_ORIGIN_INPUT_DIMS):
         ctx.set_output_desc(0, parent.op_desc.input_descs[index])
 
 

@@ -2,7 +2,7 @@
 
 Strings live in host memory (GE places string ops on the host CPU), and an ONNX sequence or
 optional is no tensor at all: the IR carries it as a DT_VARIANT value, which device memory has no
-form for. A subgraph op other than If and Loop (Scan, SequenceMap, FlexAttention with its mods)
+form for. A subgraph op other than If, Case and Loop (Scan, SequenceMap, FlexAttention with its mods)
 has bodies no device label program expresses, so the host runs it, bodies and all. Any node
 touching a string or variant runs there too (Equal on strings, Identity of a sequence). A graph
 with such a node loads hybrid: its host nodes run on host values, the others on the device,
@@ -34,7 +34,7 @@ def host_cpu_reason(node: Node) -> str | None:
         return "a string op: strings live in host memory"
     if node.type in _SEQUENCE_OPS:
         return "a sequence/optional op: the device has no form for a sequence"
-    if node.type == "Scan" or node.op_desc.subgraph_names and node.type not in ("If", "Loop"):
+    if node.type == "Scan" or node.op_desc.subgraph_names and node.type not in ("If", "Case", "Loop"):
         return f"{node.type}'s body graphs, which no device label program expresses, run there"
     if node.type in _BOOKKEEPING:
         return None

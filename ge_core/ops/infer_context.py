@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.types import DataType
@@ -71,6 +71,14 @@ class InferShapeContext:
         if not self.has_input(idx):
             return None
         peer = self.node.in_data_anchors[idx].peer
+        while peer is not None and peer.owner.type == "Data":
+            # A subgraph's Data stands for its parent's input: a weight the gear passes moved
+            # to the root is still a constant here (GE's GetInputConstData crosses subgraphs).
+            parent_index = peer.owner.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
+            parent = peer.owner.graph.parent_node
+            if parent_index is None or parent is None:
+                return None
+            peer = parent.in_data_anchors[parent_index].peer
         if peer is None or peer.owner.type != "Const":
             return None
         return peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS).data

@@ -1,5 +1,10 @@
 """IdentityRemovePass (GE's IdentityPass and DropOutPass): Identity, and Dropout at inference with
-its mask unread, pass their input through unchanged, so their consumers read the input."""
+its mask unread, pass their input through unchanged, so their consumers read the input.
+
+GE removes them before engine placement - IdentityPass and DropOutPass in GraphPrepare's
+PrepareOptimize, IdentityPass again at the end of OptimizeStage1_3 (graph_prepare.cc,
+graph_manager.cc) - because its GE-local store holds Identity only as a GeDeletedOp, which fails;
+this pass runs among stage 1's node passes, before placement too."""
 from __future__ import annotations
 
 from ge_core.graph import Node

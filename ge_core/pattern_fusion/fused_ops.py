@@ -3,7 +3,8 @@
 FusedConv is Conv's inputs and attributes plus ``activation``, the elementwise op applied to its
 output (as onnxruntime's com.microsoft FusedConv); FusedBatchNormRelu is BatchNormalization's
 inputs and ``epsilon``, then a Relu. An activation keeps the shape, so each InferShape is that of
-the op it extends.
+the op it extends. NormalizeV2 (x, mean, scale) is the DVPP engine's (x - mean) * scale, its
+shape the three broadcast together, as Sum's.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ge_core.ops.op_registry import InferShapeFunc
 
 FUSED_CONV = "FusedConv"
 FUSED_BATCH_NORM_RELU = "FusedBatchNormRelu"
+NORMALIZE_V2 = "NormalizeV2"
 
 # fused type -> the op whose inputs, attributes and shape rule it has
 EXTENDS = {FUSED_CONV: "Conv", FUSED_BATCH_NORM_RELU: "BatchNormalization"}
@@ -26,3 +28,4 @@ def _infer_like(base: str) -> InferShapeFunc:
 
 for _fused, _base in EXTENDS.items():
     register(_fused)(_infer_like(_base))
+register(NORMALIZE_V2)(_infer_like("Sum"))

@@ -34,12 +34,14 @@ UNIT_OF_KERNEL_TYPE = {KernelType.TE: Unit.AI_CORE, KernelType.TE_AI_CORE: Unit.
                        KernelType.CCE_AI_CORE: Unit.AI_CORE, KernelType.MIX_AICORE: Unit.AI_CORE,
                        KernelType.MIX_VECTOR_CORE: Unit.AI_VECTOR,
                        KernelType.AI_CPU: Unit.AI_CPU, KernelType.CCE_AI_CPU: Unit.AI_CPU,
-                       KernelType.TE_AI_CPU: Unit.AI_CPU, KernelType.CUST_AI_CPU: Unit.AI_CPU}
+                       KernelType.TE_AI_CPU: Unit.AI_CPU, KernelType.CUST_AI_CPU: Unit.AI_CPU,
+                       KernelType.DVPP: Unit.DVPP}
 # The same by engine, for an executor that lowers by the op's engine (v2): each kernel-launching
 # engine's kernels get the kernel type the task builder gives them (compiler/task/task_builder.py).
 UNIT_OF_ENGINE = {engine: UNIT_OF_KERNEL_TYPE[kernel_type] for engine, kernel_type in
                   (("AIcoreEngine", KernelType.TE), ("VectorEngine", KernelType.MIX_VECTOR_CORE),
-                   ("DNN_VM_AICPU", KernelType.AI_CPU))}
+                   ("DNN_VM_AICPU", KernelType.AI_CPU), ("DNN_VM_AICPU_ASCEND", KernelType.AI_CPU),
+                   ("DNN_VM_DVPP", KernelType.DVPP))}
 
 
 def _arg(addr: int, desc: GeTensorDesc) -> TensorArg:

@@ -31,6 +31,7 @@ from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph
 from ge_core.parser import parse_onnx
 from ge_core.passes import PassRecord
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1 import DavinciModel, GraphExecutor, GraphLoader, ModelManager
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
@@ -65,7 +66,8 @@ class GraphManager:
             use_notify=options.get(EVENT, "event") == "notify")
         memory = MemoryOptions(disable_reuse=options.get(DISABLE_REUSE_MEMORY, "0") == "1")
         engines = tuple(filter(None, options.get(EXCLUDE_ENGINES, "").split(",")))
-        return cls(CompileOptions(exclude_engines=engines, dump=None),
+        return cls(CompileOptions(exclude_engines=engines, dump=None,
+                                  multi_batch=MultiBatchOptions.from_ge_options(options)),
                    BuildOptions(stream=stream, memory=memory))
 
     # -- compile (GE's PreRun) -----------------------------------------------------------------

@@ -1,30 +1,92 @@
-"""How the facade turns the object API's typed exceptions into pyACL's return codes."""
+"""How the facade turns the object API's typed exceptions into pyACL's return codes.
+
+Every facade API goes through one wrapper, which first converts each argument to its
+parameter's C type (the annotations, npu_emu/acl/c_types.py): a Python value that cannot be that
+type is ACL_ERROR_INVALID_PARAM, whichever API it was handed to. Then the API runs, and an
+AclError it raises becomes its code. The device is never touched by a refused call, so it stays
+usable after any failure.
+"""
 from __future__ import annotations
 
 import functools
+import inspect
+import typing
 from typing import Any, Callable
 
+from npu_emu.acl.c_types import ArgumentError, CType
 from npu_emu.errors import AclError
 from npu_emu.world import current_runtime
 
 _last_error = [""]
 
 
-def acl_call(values: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Wrap an API: success returns ``ret`` (0) or ``(*values, 0)``; an AclError returns its
-    code in the same shape with None for each value, and its message for get_recent_err_msg."""
+class _Parameters:
+    """An API's parameters and the C type of each, read from its annotations."""
 
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.signature = inspect.signature(fn)
+        hints = typing.get_type_hints(fn, include_extras=True)
+        self.types: dict[str, CType] = {}
+        for name in self.signature.parameters:
+            ctype = next((m for m in getattr(hints.get(name), "__metadata__", ())
+                          if isinstance(m, CType)), None)
+            if ctype is None:
+                raise TypeError(f"{fn.__qualname__}: parameter {name!r} has no C type")
+            self.types[name] = ctype
+        module = fn.__module__.removeprefix("npu_emu.")
+        self.api = f"{module.removesuffix('.data_buffer')}.{fn.__name__}"
+
+    def convert(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentError(f"{self.api}: {exc}") from None
+        for name, value in bound.arguments.items():
+            ctype = self.types[name]
+            try:
+                bound.arguments[name] = ctype.convert(value)
+            except ArgumentError as exc:
+                raise ArgumentError(f"{self.api}: {name}={_short(value)} is not {ctype.name}: "
+                                    f"{exc}") from None
+        return bound
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _api(on_error: Callable[[AclError], Any],
+         value_only: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        params: list[_Parameters] = []   # read on first call: annotations may name later types
+
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                return fn(*args, **kwargs)
+                if not params:
+                    params.append(_Parameters(fn))
+                bound = params[0].convert(args, kwargs)
+                return fn(*bound.args, **bound.kwargs)
             except AclError as exc:
                 _last_error[0] = str(exc)
-                return exc.code if values == 0 else (None,) * values + (exc.code,)
+                return on_error(exc)
+        call.value_only = value_only   # type: ignore[attr-defined]
         return call
 
     return wrap
+
+
+def acl_call(values: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """An API returning ``ret``, or ``(*values, ret)``: success returns what the function
+    returns; an error returns its code in the same shape, with None for each value."""
+    return _api(lambda exc: exc.code if values == 0 else (None,) * values + (exc.code,), False)
+
+
+def acl_value(failed: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """An API returning only a value (as aclCreateDataBuffer, aclmdlGetNumInputs): an error
+    returns ``failed``, what the C API returns then (NULL is 0, an unknown type -1)."""
+    return _api(lambda exc: failed, True)
 
 
 def recent_error() -> str:

@@ -1,4 +1,5 @@
-"""Kernels of the fused ops GE's fusion passes create (not ONNX ops).
+"""Kernels of the fused ops GE's fusion passes create (not ONNX ops), and the NormalizeV2 the
+DVPP engine's optimizer makes of a Sub and a Mul.
 
 A fused op runs the op it extends, then the activation (FusedConv's ``activation`` attr, the Relu
 of FusedBatchNormRelu) in place on that fresh output: one kernel launch instead of two, and no
@@ -39,3 +40,9 @@ def fused_batch_norm_relu(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean:
                           out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     y = batch_normalization(x, scale, b, mean, var, epsilon=epsilon, out=out)[0]
     return _activate(y, "Relu")
+
+
+@kernel("NormalizeV2")
+def normalize_v2(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray]:
+    # the Sub, then the Mul, each rounded as the two ops were
+    return (np.multiply(np.subtract(x, mean), scale),)

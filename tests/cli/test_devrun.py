@@ -84,3 +84,34 @@ def test_a_program_error_is_one_line_with_file_and_line(capsys, tmp_path, body, 
 def test_a_missing_script_is_a_user_error(capsys):
     assert main(["devrun", "no/such/script.py"]) == 2
     assert "no such script" in capsys.readouterr().err
+
+
+BLOCKED_FOREVER = """import npu_emu.acl as acl
+acl.init()
+acl.rt.set_device(0)
+stream, _ = acl.rt.create_stream()
+never, _ = acl.rt.create_event()
+buf, _ = acl.rt.malloc(1024, 0)
+acl.rt.stream_wait_event(stream, never)
+acl.rt.launch_kernel("Relu", [(buf, (256,), "float32")], [(buf, (256,), "float32")], None,
+                     stream)
+"""
+
+
+@pytest.mark.parametrize("ending, where, printed", [
+    ("", "the program ended, and its streams can never finish", ""),
+    ("print('finalize', acl.finalize())\n", "bad.py:11: deadlock: reset device 0 can never "
+     "finish", "finalize 507046"),
+    ("print('reset', acl.rt.reset_device(0))\n", "bad.py:11: deadlock: reset device 0",
+     "reset 507046")])
+def test_a_stream_left_waiting_forever_is_a_fault_at_the_end(capsys, tmp_path, ending, where,
+                                                              printed):
+    """No synchronize ever notices the wait nobody satisfies: the end of the program (or the
+    finalize / reset that ends it) reports the stream and what it waits on."""
+    script = tmp_path / "bad.py"
+    script.write_text(BLOCKED_FOREVER + "\n" + ending)
+    assert main(["devrun", str(script)]) == 1
+    out = capsys.readouterr().out
+    (line,) = faults(out)
+    assert where in line and printed in out
+    assert "stream 1 waits at StreamWaitEvent(e0)" in line and "never recorded" in line

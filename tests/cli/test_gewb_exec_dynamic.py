@@ -51,8 +51,9 @@ def test_a_symbolic_dim_is_sized_by_the_input_shape_given_else_the_model_runs_hy
                          "needs every shape known; GE runs such a model hybrid"),
     (["--input-shape", "x0:5,4"], "input x0: shape [5, 4] does not fit the model's [?,3]"),
     (["--input-shape", "x0:5"], "input x0: shape [5] does not fit the model's [?,3]"),
-    (["--input-shape", "q:5"], "--input-shape q: not an input of the model (inputs: x0, c, w)"),
-    (["--input-shape", "x0:5,a"], "--input-shape 'x0:5,a': expected NAME:D0,D1,..."),
+    (["--input-shape", "q:5"], "a shape for 'q', which is no input of the model (inputs: x0, c, "
+                               "w)"),
+    (["--input-shape", "x0:5,a"], "--input_shape 'x0:5,a': dims must be integers"),
 ])
 def test_shapes_that_cannot_run_are_refused_in_one_line(tmp_path, capsys, args, message):
     path = tmp_path / "dynamic_if.onnx"

@@ -8,8 +8,8 @@ import pytest
 from onnx import TensorProto as T, helper
 
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.compiler.graph_prepare import (GraphPrepareError, check_and_update_input,
-                                            parse_input_shape)
+from ge_core.compiler.graph_prepare import GraphPrepareError, check_and_update_input
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1 import ModelManager
@@ -43,7 +43,7 @@ def test_every_way_an_exporter_leaves_a_dim_open_parses_as_unknown():
 
 def test_the_given_shape_makes_the_graph_static_through_its_branches():
     graph = parse_onnx(_model())
-    compile_graph(graph, CompileOptions(dump=None, input_shape={"x": (3, 1, 4, 5, 2)}))
+    compile_graph(graph, CompileOptions(dump=None, user_input_shapes={"x": (3, 1, 4, 5, 2)}))
     assert _data_dims(graph, "x") == (3, 1, 4, 5, 2)
     branch_outputs = [n.op_desc.output_descs[0].shape.dims for g in graph.subgraphs for n in g
                       if n.type in ("Add", "Neg")]
@@ -60,7 +60,8 @@ def test_without_a_shape_the_graph_stays_dynamic_and_loads_hybrid():
 @pytest.mark.parametrize("shape, message", [
     ((3, 1, 4, 5, 7), "input x: shape [3, 1, 4, 5, 7] does not fit the model's [?,?,?,?,2]"),
     ((3, 2), "input x: shape [3, 2] does not fit the model's [?,?,?,?,2]"),
-    ((3, -1, 4, 5, 2), "input x: shape [3, -1, 4, 5, 2] has a negative size"),
+    ((3, -2, 4, 5, 2), "input x: shape [3, -2, 4, 5, 2] has a negative size (-1 is an unknown "
+                       "one)"),
 ])
 def test_a_shape_that_does_not_fit_names_the_input(shape, message):
     with pytest.raises(GraphPrepareError) as err:
@@ -74,8 +75,15 @@ def test_a_shape_for_no_input_lists_the_inputs():
         check_and_update_input(parse_onnx(_model()), {"z": (1,)})
 
 
-def test_input_shape_text_is_ges():
-    assert parse_input_shape("x:4,3; c:") == {"x": (4, 3), "c": ()}
-    assert parse_input_shape("") == {}
-    with pytest.raises(GraphPrepareError, match="'x=4': expected NAME:D0,D1"):
-        parse_input_shape("x=4")
+def test_ge_input_shape_sizes_dims_and_the_values_given_win():
+    """ge.inputShape (no gear option): its dims fix the inputs', -1 keeps one unknown; the
+    shapes of the values a run is given win over it."""
+    graph = parse_onnx(_model())
+    options = CompileOptions(dump=None, multi_batch=MultiBatchOptions("x:3,1,-1,5,2;c:"))
+    compile_graph(graph, options)
+    assert _data_dims(graph, "x") == (3, 1, UNKNOWN_DIM, 5, 2)
+    assert ModelManager.is_need_hybrid_load(graph)
+    graph = parse_onnx(_model())
+    compile_graph(graph, CompileOptions(dump=None, multi_batch=options.multi_batch,
+                                        user_input_shapes={"x": (1, 1, 1, 1, 2)}))
+    assert _data_dims(graph, "x") == (1, 1, 1, 1, 2)

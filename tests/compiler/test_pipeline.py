@@ -1,17 +1,14 @@
 """The compile pipeline: stages, determinism, thread-pool merge order, dumps, the equivalence
 check, stepping, and the acceptance runs on the light models."""
-import os
 from collections import Counter
 from pathlib import Path
 
 import onnx
 import pytest
 
-from ge_core.compiler import CompileOptions, CompilePipeline, DumpConfig, compile_graph
+from ge_core.compiler import CompileOptions, CompilePipeline, compile_graph
 from ge_core.compiler import pass_lists
-from ge_core.compiler.graph_dumper import WHITELIST
 from ge_core.graph import ComputeGraph, dump_graph
-from ge_core.graph.dump import Detail
 from ge_core.parser import parse_onnx
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import const_value
@@ -117,36 +114,6 @@ def test_equivalence_check_inside_an_engine_subgraph(monkeypatch):
     first = pipeline.result.equivalence.first
     assert first.pass_name == "BreakConvPass" and first.stage == "OptimizeSubgraph"
     assert "AIcoreEngine" in first.graph
-
-
-def test_dump_files_follow_ge_names_and_levels(tmp_path):
-    result = compiled(dump=DumpConfig(tmp_path, Detail.NO_DATA, "2"))
-    stages = [p.stem.split("_graph_0_", 1)[1] for p in sorted(tmp_path.glob("*.txt"))]
-    assert stages[0] == "PreRunBegin" and set(stages) <= set(WHITELIST)
-    assert "PreRunAfterOptimizeSubgraph" in stages
-    first = sorted(tmp_path.glob("*.txt"))[0].name
-    assert first == "ge_proto_00000000_graph_0_PreRunBegin.txt"
-    assert len(list(tmp_path.glob("*.dot"))) == len(stages) == len(result.dumps) // 2
-
-
-def test_dump_level_zero_adds_every_changed_pass(tmp_path):
-    compiled(dump=DumpConfig(tmp_path, Detail.STRUCTURE, "0"))
-    names = [p.name for p in tmp_path.glob("*.txt")]
-    assert any("OptimizeOriginalGraph_OriginalGraphNodePasses" in n for n in names)
-    assert any("AIcoreEngine_OptimizeSubGraphBefore" in n for n in names)
-    text = next(p for p in tmp_path.glob("*PreRunBegin.txt")).read_text()
-    assert "{" not in text  # structure only: no attributes
-
-
-def test_dump_config_from_ge_environment(tmp_path):
-    assert DumpConfig.from_env({}) is None
-    cfg = DumpConfig.from_env({"DUMP_GE_GRAPH": "3", "DUMP_GRAPH_LEVEL": "Build|Prepare",
-                               "DUMP_GRAPH_PATH": str(tmp_path)})
-    assert cfg.detail == Detail.STRUCTURE and cfg.directory.name == f"pid_{os.getpid()}_deviceid_0"
-    assert cfg.wants("PreRunAfterPrepare") and cfg.wants("Build")
-    assert not cfg.wants("AfterInfershape")
-    assert DumpConfig(tmp_path, level="4").wants("PreRunBegin")
-    assert not DumpConfig(tmp_path, level="4").wants("Build")
 
 
 def test_resnet50_folds_every_constant_of_shape_and_every_conv_bn():

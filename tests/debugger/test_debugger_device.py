@@ -10,17 +10,20 @@ from workbench.debugger.views import device_views, timeline_views
 def test_stepping_sqes_through_the_label_loop():
     d = debugger(f"{DEVRUN}/label_loop.py")
     try:
-        retired = []
+        retired, printed = [], []
         while isinstance((out := d.step("sqe"))[-1], Stopped):
             retired.append(out[-1].event.split("task=")[1].split("#")[0])
+            printed += [o.text for o in out if isinstance(o, ProgramOutput)]
         loop = retired[retired.index("LabelSet(L0)"):]
         # five iterations, each ending in the switch that jumps back to L0 (index 1) or on
         assert loop.count("LabelSwitchByIndex(L1,L0)") == 5
         assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
-        assert loop[-4:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
-                             "WaitEndGraph(m0)"]
-        assert "acc == 5 * x: True" in "".join(o.text for o in out
-                                                if isinstance(o, ProgramOutput))
+        # then ri_destroy unbinds the model's two streams on the hardware
+        assert loop[-6:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
+                             "WaitEndGraph(m0)", "ModelMaintaince(unbind s1 to m0)",
+                             "ModelMaintaince(unbind s2 to m0)"]
+        printed += [o.text for o in out if isinstance(o, ProgramOutput)]
+        assert "acc == 5 * x: True" in "".join(printed)
     finally:
         d.close()
 
@@ -159,5 +162,23 @@ def test_finish_runs_to_the_end_of_the_models_execution():
         assert s.reasons[0].text == "finish: end of model 0's execution"
         assert s.where == "program"
         assert stopped(d.finish()).event == "PhaseEnd phase=program"
+    finally:
+        d.close()
+
+
+def test_break_fault_stops_on_a_stream_the_program_left_waiting_forever(tmp_path):
+    """The program never synchronizes: the fault is found when it ends, and breaks there."""
+    script = tmp_path / "forgot.py"
+    script.write_text("import npu_emu.acl as acl\nacl.init()\nacl.rt.set_device(0)\n"
+                      "stream, _ = acl.rt.create_stream()\nnever, _ = acl.rt.create_event()\n"
+                      "acl.rt.stream_wait_event(stream, never)\n")
+    d = debugger(str(script))
+    try:
+        d.add_breakpoint(["fault"])
+        s = stopped(d.cont())
+        assert s.event.startswith("FaultFound fault=deadlock message=the program ended, and its "
+                                  "streams can never finish: stream 1 waits at "
+                                  "StreamWaitEvent(e0)")
+        finished(d.cont())
     finally:
         d.close()

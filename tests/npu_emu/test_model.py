@@ -222,3 +222,36 @@ def test_unbind_returns_a_stream_to_eager_use_and_tells_the_hardware(rt):
                      f"ModelMaintaince(unbind s{t.id} to m{model.id})"]
     t.launch_timed("eager", 1)
     assert t.synchronize() == 0
+
+
+def _maintenance(rt) -> list[str]:
+    return [e.task.name for e in rt.recorder.events if type(e).__name__ == "SqeCompleted"
+            and e.task.type == TaskType.MODEL_MAINTAINCE]
+
+
+@pytest.mark.parametrize("auto_split", [False, True])
+def test_destroy_unbinds_every_stream_on_the_hardware_and_frees_them(rt, auto_split):
+    # the runtime's ~Model: UnbindStream per bound stream, a MODEL_MAINTAINCE SQE (MMT_STREAM_DEL)
+    model = rt.model_build_begin(auto_split=auto_split)
+    s, t = rt.create_stream(), rt.create_stream()
+    model.bind_stream(s, ACL_MODEL_STREAM_FLAG_HEAD)
+    model.bind_stream(t, ACL_MODEL_STREAM_FLAG_DEFAULT)
+    s.launch_timed("K", 10)
+    model.end_task(s)
+    model.build_end()
+    assert model.execute() == 0
+    before = _maintenance(rt)
+    model.destroy()
+    assert _maintenance(rt)[len(before):] == [f"ModelMaintaince(unbind s{s.id} to m{model.id})",
+                                               f"ModelMaintaince(unbind s{t.id} to m{model.id})"]
+    assert s.model is None and t.model is None and rt.models == []
+    t.launch_timed("eager", 1)
+    assert t.synchronize() == 0
+
+
+def test_destroying_a_model_autosplit_never_sent_tells_the_hardware_nothing(rt):
+    model = rt.model_build_begin(auto_split=True)
+    s = rt.create_stream()
+    model.bind_stream(s, ACL_MODEL_STREAM_FLAG_HEAD)   # in the host buffer until LoadComplete
+    model.destroy()
+    assert _maintenance(rt) == [] and s.model is None

@@ -10,7 +10,8 @@ from ge_core.om import save_om
 from npu_emu import acl
 from npu_emu.acl import model_loader
 from npu_emu.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
-                            ACL_ERROR_READ_MODEL_FAILURE)
+                            ACL_ERROR_READ_MODEL_FAILURE, ACL_ERROR_RT_DEVICE_MEM_ERROR,
+                            ACL_ERROR_RT_INVALID_HANDLE)
 from npu_emu.world import World
 from v1_testing import ROOT, TINY, ge_model, host_outputs
 
@@ -123,3 +124,42 @@ def test_acl_mdl_imports_ge_runtime_on_first_use_like_a_dlopen():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout
     assert out.split() == [str(ACL_ERROR_READ_MODEL_FAILURE), "True"]
+
+
+def _dataset(*buffers):
+    dataset = acl.mdl.create_dataset()
+    for ptr, size in buffers:
+        acl.mdl.add_dataset_buffer(dataset, acl.create_data_buffer(ptr, size))
+    return dataset
+
+
+def test_execute_fails_on_a_freed_or_undersized_buffer_as_memcpy_does(om_file, acl_device):
+    """aclmdlExecute must not read freed memory or past an allocation and report success: each
+    buffer gets the check a memcpy from it gets (507053), and the device stays usable."""
+    model_id, _ = acl.mdl.load_from_file(str(om_file))
+    x, _ = acl.rt.malloc(3072, 0)
+    y, _ = acl.rt.malloc(40, 0)
+    small, _ = acl.rt.malloc(16, 0)
+    freed, _ = acl.rt.malloc(3072, 0)
+    assert acl.rt.free(freed) == 0
+    host, _ = acl.rt.malloc_host(3072)
+    assert acl.rt.memcpy(host, 3072, freed, 3072, 2) == ACL_ERROR_RT_DEVICE_MEM_ERROR
+    assert acl.mdl.execute(model_id, _dataset((freed, 3072)), _dataset((y, 40))) == \
+        ACL_ERROR_RT_DEVICE_MEM_ERROR
+    assert acl.mdl.execute(model_id, _dataset((small, 3072)), _dataset((y, 40))) == \
+        ACL_ERROR_RT_DEVICE_MEM_ERROR                    # a buffer that claims more than it has
+    assert acl.mdl.execute(model_id, _dataset((x, 3072)), _dataset((freed, 40))) == \
+        ACL_ERROR_RT_DEVICE_MEM_ERROR
+    stream, _ = acl.rt.create_stream()
+    assert acl.mdl.execute_async(model_id, _dataset((freed, 3072)), _dataset((y, 40)),
+                                 stream) == ACL_ERROR_RT_DEVICE_MEM_ERROR
+    inputs = _dataset((x, 3072))
+    assert acl.destroy_data_buffer(acl.mdl.get_dataset_buffer(inputs, 0)) == 0
+    assert acl.mdl.execute(model_id, inputs, _dataset((y, 40))) == ACL_ERROR_RT_INVALID_HANDLE
+    image = np.random.default_rng(1).random((1, 3, 16, 16), dtype=np.float32)
+    acl.rt.memcpy(x, 3072, acl.util.numpy_to_ptr(image), 3072, 1)
+    assert acl.mdl.execute(model_id, _dataset((x, 3072)), _dataset((y, 40))) == 0
+    result = np.zeros((1, 10), np.float32)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(result), 40, y, 40, 2)
+    np.testing.assert_allclose(result, host_outputs(TINY, {"input": image})["prob"], rtol=1e-5,
+                               atol=1e-6)

@@ -45,7 +45,7 @@ def _extended() -> tuple[GeModel, int]:
     aside_copy.stream_id, clobber.stream_id = 2, 1
     active = task(T.STREAM_ACTIVE, 1)
     active.stream_active.active_stream_id = 2
-    goto, label = task(T.LABEL_GOTO, 1), task(T.LABEL_SET, 1)
+    goto, label = task(T.STREAM_LABEL_GOTO, 1), task(T.LABEL_SET, 1)
     goto.label_goto_ex.label_id = label.label_set.label_id = 0
     record, wait = task(T.EVENT_RECORD, 2, event_id=1), task(T.EVENT_WAIT, 1, event_id=1)
     end = tasks.pop()
@@ -125,7 +125,7 @@ def test_stream_switch_and_label_switch_by_index_steer_the_model():
         c.dst, c.dst_max, c.src, c.count, c.kind = dst, 96, src, 96, MemcpyKind.DEVICE_TO_DEVICE
     record = TaskDef(id=softmax, type=T.EVENT_RECORD, stream_id=2, event_id=1)
     wait = TaskDef(id=softmax, type=T.EVENT_WAIT, stream_id=1, event_id=1)
-    label_switch = TaskDef(id=send, type=T.LABEL_SWITCH, stream_id=1)
+    label_switch = TaskDef(id=send, type=T.STREAM_LABEL_SWITCH_BY_INDEX, stream_id=1)
     label_switch.label_switch_by_index.label_max = 2
     labels = [TaskDef(id=softmax, type=T.LABEL_SET, stream_id=1) for _ in range(2)]
     labels[1].label_set.label_id = 1

@@ -1,15 +1,16 @@
 """ModelManager: one per World, model ids, weights shared between models loaded from the same
-weights, full release on unload; ModelExecutor's CheckAndReleaseMemory unloading the oldest
-model without HCCL tasks when the device lacks room."""
+weights, full release on unload; ModelExecutor's CheckAndReleaseMemory / Stream / Event unloading
+the session's other models in graph id order, never one with HCCL tasks, when the device lacks
+room (GE's model_executor.cc)."""
 import contextvars
 
 import pytest
 
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
-from ge_core.runtime.errors import InvalidModelIdError, ModelLoadError
+from ge_core.runtime.errors import GeError, InvalidModelIdError, ModelLoadError
 from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
-from ge_core.runtime.v1.model_executor import GraphNode
+from ge_core.runtime.v1.model_executor import MAX_STREAMS, GraphNode
 from npu_emu.device import MemAlloc
 from npu_emu.world import World, current_world
 from v1_testing import device_world, events, feeds_for, ge_model, om_of
@@ -94,7 +95,7 @@ def _session_with(loaded: int):
     return executor
 
 
-def test_check_and_release_memory_unloads_the_oldest_model_without_hccl_tasks():
+def test_check_and_release_memory_unloads_in_graph_id_order_but_never_hccl_models():
     m = ge_model()
     with device_world(memory_bytes=8 << 20) as world:
         executor = _session_with(3)
@@ -117,3 +118,56 @@ def test_check_and_release_stops_as_soon_as_the_model_fits():
         executor.load_graph(node)
         assert [n.model_id is not None for n in executor.graph_nodes.values()] == \
             [False, True, True, True]
+
+
+def _loaded(executor) -> list[bool]:
+    return [n.model_id is not None for _, n in sorted(executor.graph_nodes.items())]
+
+
+def _needing(graph_id: int, streams: int = 0, events: int = 0) -> GraphNode:
+    """A graph whose model needs ``streams`` streams and ``events`` events."""
+    m = ge_model()
+    m.task_def.stream_num, m.task_def.event_num = streams, events
+    return GraphNode(graph_id, m.graph, {}, m)
+
+
+def test_check_and_release_stream_unloads_until_the_streams_fit():
+    with device_world():
+        executor = _session_with(3)
+        held = sum(len(executor.model(n).streams) + 1 for n in executor.graph_nodes.values())
+        per_model = held // 3
+        # room for this one once a single model (and its execution stream) is gone
+        node = executor.graph_nodes[3] = _needing(3, MAX_STREAMS - held + per_model - 1)
+        executor.check_and_release_stream(node)
+        assert _loaded(executor) == [False, True, True, False]
+
+
+def test_check_and_release_stream_keeps_hccl_models_and_fails_when_nothing_more_can_go():
+    with device_world():
+        executor = _session_with(2)
+        executor.model(executor.graph_nodes[1]).ge_model.task_def.task.append(
+            TaskDef(type=ModelTaskType.HCCL))
+        node = executor.graph_nodes[2] = _needing(2, MAX_STREAMS - 2)
+        with pytest.raises(GeError, match="graph 2: check and release stream failed, "
+                                          f"{MAX_STREAMS - 1} streams required"):
+            executor.check_and_release_stream(node)
+        assert _loaded(executor) == [False, True, False]
+
+
+def test_check_and_release_event_unloads_until_the_events_fit():
+    events_per_model = ge_model(stream_max_parallel_num=4).task_def.event_num
+    assert events_per_model > 0
+    with device_world(max_events=4 * events_per_model) as world:
+        executor = ModelExecutor(session_id=1)
+        for graph_id in range(3):
+            m = ge_model(stream_max_parallel_num=4)
+            executor.graph_nodes[graph_id] = GraphNode(graph_id, m.graph, {}, m)
+            executor.load_graph(executor.graph_nodes[graph_id])
+        free = world.runtime.config.max_events - 3 * events_per_model
+        node = executor.graph_nodes[3] = _needing(3, events=free + events_per_model)
+        executor.check_and_release_event(node)
+        assert _loaded(executor) == [False, True, True, False]
+        node.ge_model.task_def.event_num = 4 * events_per_model + 1
+        with pytest.raises(GeError, match="check and release event failed"):
+            executor.check_and_release_event(node)
+        assert _loaded(executor) == [False, False, False, False]

@@ -47,11 +47,10 @@ def test_distribute_stops_before_the_task_is_on_the_stream():
 
 
 def test_every_task_type_the_builder_emits_has_a_task_info():
-    emitted = {ModelTaskType.KERNEL, ModelTaskType.KERNEL_EX, ModelTaskType.HCCL,
-               ModelTaskType.EVENT_RECORD, ModelTaskType.EVENT_WAIT, ModelTaskType.NOTIFY_RECORD,
-               ModelTaskType.NOTIFY_WAIT, ModelTaskType.STREAM_ACTIVE,
-               ModelTaskType.STREAM_SWITCH, ModelTaskType.LABEL_SET, ModelTaskType.LABEL_GOTO,
-               ModelTaskType.LABEL_SWITCH, ModelTaskType.MEMCPY_ASYNC, ModelTaskType.END_GRAPH}
+    T = ModelTaskType
+    emitted = {T.KERNEL, T.KERNEL_EX, T.HCCL, T.EVENT_RECORD, T.EVENT_WAIT, T.NOTIFY_RECORD,
+               T.NOTIFY_WAIT, T.STREAM_ACTIVE, T.STREAM_SWITCH, T.LABEL_SET, T.STREAM_LABEL_GOTO,
+               T.STREAM_LABEL_SWITCH_BY_INDEX, T.MEMCPY_ASYNC, T.END_GRAPH}
     assert emitted <= set(TASK_INFOS)
 
 

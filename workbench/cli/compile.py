@@ -20,13 +20,15 @@ def _options(args: argparse.Namespace):
             else DumpConfig.from_env())
     compile_options = CompileOptions(
         exclude_engines=tuple(filter(None, args.exclude_engines.split(","))), dump=dump,
-        check_equivalence=args.check_equivalence)
+        check_equivalence=args.check_equivalence, multi_batch=gear_options(args),
+        **autofuse_option(args))
     stream = StreamOptions(stream_max_parallel_num=args.stream_max_parallel_num,
                            enable_single_stream=args.single_stream, use_notify=args.notify,
                            minimise_events=args.minimise_events,
                            max_task_count=args.max_task_count,
                            unlimited_stream_depth=args.auto_split)
-    return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump)
+    return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump,
+                                         **switchn_option(args))
 
 
 def run_atc(args: argparse.Namespace, out: str | None = None):
@@ -63,6 +65,45 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     return 1 if eq is not None and eq.first is not None else 0
 
 
+def gear_options(args: argparse.Namespace):
+    """ATC's gear options as the compiler's (GE's ge.inputShape, ge.dynamicBatchSize ...)."""
+    from ge_core.passes.multi_batch import MultiBatchOptions
+    return MultiBatchOptions(args.input_shape, args.dynamic_batch_size, args.dynamic_image_size,
+                             args.dynamic_dims)
+
+
+def autofuse_option(args: argparse.Namespace) -> dict[str, bool]:
+    """--autofuse as CompileOptions' keyword; absent, CompileOptions reads GE's AUTOFUSE_FLAGS."""
+    return {"autofuse": True} if args.autofuse else {}
+
+
+def add_autofuse_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--autofuse", action="store_true",
+                   help="fuse pointwise chains into AscBackend nodes (GE's autofuse; as "
+                        "AUTOFUSE_FLAGS=--enable_autofuse=true)")
+
+
+def switchn_option(args: argparse.Namespace) -> dict[str, bool]:
+    """--switchn as BuildOptions' keyword; absent, BuildOptions reads GE's environment switch."""
+    return {"multi_batch_with_switchn": True} if args.switchn else {}
+
+
+def add_gear_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("multi-batch gears (ATC's --input_shape, --dynamic_*)")
+    g.add_argument("--input-shape", default="", metavar="NAME:D,D;...",
+                   help="input dims (ge.inputShape): they size the dims a model leaves "
+                        "symbolic; -1 keeps one dynamic, or marks where a gear gives the value")
+    g.add_argument("--dynamic-batch-size", default="", metavar="N,N,...",
+                   help="one static copy of the graph per batch size (ge.dynamicBatchSize)")
+    g.add_argument("--dynamic-image-size", default="", metavar="H,W;H,W",
+                   help="one copy per image height,width (ge.dynamicImageSize)")
+    g.add_argument("--dynamic-dims", default="", metavar="D,D;D,D",
+                   help="one copy per set of values of the -1 dims (ge.dynamicDims)")
+    g.add_argument("--switchn", action="store_true",
+                   help="sink the gears as a StreamSwitchN over one stream per gear (GE r1.x's "
+                        "MULTI_BATCH_WITH_SWITCHN), not as labels on one stream (today's GE)")
+
+
 def add_compile_options(p: argparse.ArgumentParser) -> None:
     """What `gewb compile` and `gewb passes` share: the model, the dumps, the build's options."""
     p.add_argument("model", help="an .onnx file")
@@ -74,9 +115,11 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="DUMP_GE_GRAPH: 1 full, 2 without data, 3 structure only")
     p.add_argument("--exclude-engines", default="", metavar="A,B",
                    help="engines the placer may not use (ge.exec.exclude_engines)")
+    add_autofuse_option(p)
     p.add_argument("--check-equivalence", action="store_true",
                    help="run the host executor after every pass; name the first that changes "
                         "the outputs")
+    add_gear_options(p)
     b = p.add_argument_group("build (streams and memory)")
     b.add_argument("--stream-max-parallel-num", type=int, default=1, metavar="N",
                    help="new streams per engine, round-robin (ge.streamMaxParallelNum)")

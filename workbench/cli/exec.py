@@ -9,9 +9,9 @@ print its outputs and the device time it took.
                     (ge.streamMaxParallelNum 4). Compiling an .onnx only: an OM's are fixed.
 
 Inputs come from --input NAME=FILE.npy, the rest are seeded random (sized by --input-shape
-NAME:D0,D1;... where the model leaves a dimension symbolic). The given shapes are the model's
-input shapes (GE's CheckAndUpdateInput): with every shape known, auto sinks the model, else runs
-it hybrid. --output writes every output, by graph output name, to an .npz; --trace writes the
+NAME:D,D;... where the model leaves a dimension symbolic). The given shapes are the model's input
+shapes (GE's CheckAndUpdateInput; with gear options, --input-shape marks the gears' dims
+instead): with every shape known, auto sinks the model, else runs it hybrid. --output writes every output, by graph output name, to an .npz; --trace writes the
 device timeline (Perfetto).
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.cli.compile import add_autofuse_option, add_gear_options
 from workbench.cli.user_error import UserError
 
 MODES = ("auto", "sink", "hybrid", "v2")
@@ -30,19 +31,23 @@ STREAMS = {"single": {"enable_single_stream": True},
            "auto": {"stream_max_parallel_num": AUTO_PARALLEL_STREAMS}}
 
 
-def _manager(args: argparse.Namespace, input_shape: dict[str, tuple[int, ...]]):
+def _manager(args: argparse.Namespace, user_input_shapes: dict[str, tuple[int, ...]]):
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.compiler.stream.stream_options import StreamOptions
     from ge_core.session import GraphManager
-    return GraphManager(CompileOptions(dump=None, input_shape=input_shape),
-                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {}))))
+    from workbench.cli.compile import autofuse_option, gear_options, switchn_option
+    return GraphManager(CompileOptions(dump=None, multi_batch=gear_options(args),
+                                       user_input_shapes=user_input_shapes,
+                                       **autofuse_option(args)),
+                        BuildOptions(stream=StreamOptions(**STREAMS.get(args.streams, {})),
+                                     **switchn_option(args)))
 
 
 def _inputs(args: argparse.Namespace, graph):
     from workbench.model_inputs import ModelInputError, read_inputs
     try:
-        return read_inputs(graph, args.input, args.input_shape)
+        return read_inputs(graph, args.input)
     except ModelInputError as exc:
         raise UserError(f"--{exc}") from exc
 
@@ -66,7 +71,7 @@ def _root_model(args: argparse.Namespace):
     from workbench.cli.model_files import load_model
     graph = load_model(args.model)
     inputs = _inputs(args, graph)
-    manager = _manager(args, inputs.input_shape)
+    manager = _manager(args, inputs.shapes)
     return _compiled_root(args, manager, graph), inputs, manager
 
 
@@ -89,8 +94,11 @@ def _about(model) -> str:
     memory = ", ".join(f"{s.name.replace('_', ' ')} {s.size} B"
                        for s in model.memory.segments if s.size)
     streams = len(model.streams)
+    gears, gear = model.io.gears, model.io.gear
+    ran = "" if gears is None or gear is None else \
+        f"; gear {gear} of {len(gears.gears)} ({','.join(map(str, gears.gears[gear]))})"
     return (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
-            f"{len(model.task_infos)} tasks; {memory}")
+            f"{len(model.task_infos)} tasks; {memory}{ran}")
 
 
 def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
@@ -159,9 +167,6 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("model", help="an .onnx or .om file")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input's value (repeatable); others are seeded random")
-    p.add_argument("--input-shape", default="", metavar="NAME:D0,D1;...",
-                   help="sizes of inputs given no value, for dims the model leaves symbolic "
-                        "(GE's input_shape)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
     p.add_argument("--mode", choices=MODES, default="auto",
@@ -172,4 +177,6 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    add_autofuse_option(p)
+    add_gear_options(p)
     p.set_defaults(func=run_exec)

@@ -19,6 +19,7 @@ from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
 from ge_core.compiler.stream.sync_events import InsertSyncEvents, SetLogicStreamIdAttr
 from ge_core.passes import NodePassGroup
 from ge_core.passes.constant_folding_pass import ConstantFoldingPass
+from ge_core.passes.multi_batch import MultiBatchClonePass
 
 ENGINES_WITH_PASSES = ("AIcoreEngine",)
 SYNC_STEPS = (SetLogicStreamIdAttr, SetActiveStreamsByLabel, SetActiveStreamsForSubgraphs,
@@ -37,9 +38,10 @@ def _build_pass_names() -> set[str]:
 
 @cache
 def known_pass_names() -> tuple[str, ...]:
-    passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes()]
+    passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
+              *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    names = {p.name for p in passes} | {ConstantFoldingPass.name}
+    names = {p.name for p in passes} | {ConstantFoldingPass.name, MultiBatchClonePass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))

@@ -8,19 +8,26 @@ generation and the loader (one rtLabel per id) read it.
 """
 from __future__ import annotations
 
+from ge_core.compiler.label.case_label_maker import CaseLabelMaker
 from ge_core.compiler.label.if_label_maker import IfLabelMaker
 from ge_core.compiler.label.label_maker import LabelMaker, LabelMakerError
+from ge_core.compiler.label.stream_switch_n_maker import StreamSwitchNMaker
 from ge_core.compiler.label.while_label_maker import WhileLabelMaker
 from ge_core.graph import ComputeGraph
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_BATCH_NUM
 
-# GE's LabelMakerFactory, by op type (an ONNX Loop is GE's While; Case is not lowered yet).
-LABEL_MAKERS: dict[str, type[LabelMaker]] = {"If": IfLabelMaker, "Loop": WhileLabelMaker}
+# GE's LabelMakerFactory, by op type (an ONNX Loop is GE's While; a Case comes from the gear
+# passes).
+LABEL_MAKERS: dict[str, type[LabelMaker]] = {"If": IfLabelMaker, "Loop": WhileLabelMaker,
+                                             "Case": CaseLabelMaker}
 
 
 class LabelAllocator:
-    def __init__(self, graph: ComputeGraph) -> None:
+    def __init__(self, graph: ComputeGraph, switch_n: bool = False) -> None:
+        """``switch_n``: lower a multi-batch Case to a StreamSwitchN over gear streams (GE's
+        SwitchN route) rather than to labels."""
         self.graph = graph
+        self.switch_n = switch_n
         self.label_num = 0
 
     def new_label(self) -> int:
@@ -42,6 +49,8 @@ class LabelAllocator:
             for name in list(node.op_desc.subgraph_names):
                 lowered += self._lower(graph.subgraph(name))
             maker = LABEL_MAKERS.get(node.type)
+            if self.switch_n and node.type == "Case" and node.op_desc.has_attr(ATTR_NAME_BATCH_NUM):
+                maker = StreamSwitchNMaker
             if maker is None:
                 raise LabelMakerError(f"node {node.name} ({node.type}) owns subgraphs and no "
                                       f"label maker lowers its type (run the model with "
@@ -51,5 +60,5 @@ class LabelAllocator:
         return lowered
 
 
-def assign_functional_labels(graph: ComputeGraph) -> int:
-    return LabelAllocator(graph).assign_functional_labels()
+def assign_functional_labels(graph: ComputeGraph, switch_n: bool = False) -> int:
+    return LabelAllocator(graph, switch_n).assign_functional_labels()

@@ -80,8 +80,8 @@ class LabelMaker:
 
     # -- new nodes -----------------------------------------------------------------------------
     def _add(self, op_type: str, inputs: Sequence[OutDataAnchor], outputs: int,
-             attrs: dict | None = None, in_region: bool = True) -> Node:
-        op = OpDesc(self.graph.unique_name(f"{self.node.name}_{op_type}"), op_type,
+             attrs: dict | None = None, in_region: bool = True, name: str | None = None) -> Node:
+        op = OpDesc(self.graph.unique_name(name or f"{self.node.name}_{op_type}"), op_type,
                     len(inputs), outputs, attrs)
         node = self.graph.add_node(op)
         for k, src in enumerate(inputs):

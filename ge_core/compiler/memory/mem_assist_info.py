@@ -2,7 +2,8 @@
 
 - the ops in topological order (op index = lifetime unit, as GE's op id) and their streams;
 - symbols (GE's GetRefMapping): one buffer per op output, shared by the GE-local outputs that
-  alias it (Reshape, Flatten ...: "output reuses input"), so their readers extend its life;
+  alias it (Reshape, Flatten ...: "output reuses input"), so their readers extend its life; a
+  multi-batch Merge joins its inputs' buffers into one, which every gear writes;
 - each symbol's segment: weights, variables, zero-copy graph inputs/outputs, or feature map;
 - items: what a feature-map assigner places. An item is a symbol, a workspace, or a
   continuous group (several symbols side by side in one block, as an op asked for).
@@ -24,6 +25,9 @@ from ge_core.om.logical_memory import align, tensor_size
 
 # GE-local ops whose output 0 is their input 0 (ge_facts §10: "output reuses input").
 ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
+# GE-local ops whose output is every one of their inputs: the gears of a multi-batch model write
+# their results into one buffer, since only one gear runs (GE's Merge with mbatch-inserted-node).
+MERGE_OPS = frozenset({"Merge"})
 WEIGHT_OPS = frozenset({"Const", "Constant"})
 VARIABLE_OPS = frozenset({"Variable"})
 RT_MEMORY_HBM = 0x2  # every feature map here lives in HBM; pools are per (memory type, stream)
@@ -41,10 +45,11 @@ class MemSymbol:
     no_reuse: bool            # no_reuse_mem_flag / OP_NO_REUSE_MEM on the writer
     readers: list[int] = field(default_factory=list)  # op index per consuming edge
     aliases: list[str] = field(default_factory=list)
+    writers: list[int] = field(default_factory=list)  # beside ``first``: a Merge's other inputs
 
     @property
     def accesses(self) -> tuple[int, ...]:
-        return tuple(sorted({self.first, *self.readers}))
+        return tuple(sorted({self.first, *self.writers, *self.readers}))
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,9 @@ def _ref_mapping(order: list[Node], op_stream: list[int],
     symbols: dict[str, MemSymbol] = {}
     anchor_symbol: dict[str, str] = {}
     for i, node in enumerate(order):
+        if node.type in MERGE_OPS:
+            _merge(node, symbols, anchor_symbol)
+            continue
         alias = _alias_input(node)
         for a in node.in_data_anchors:
             # A view's input is read through its output's readers; a ref op reads it too.
@@ -182,6 +190,24 @@ def _ref_mapping(order: list[Node], op_stream: list[int],
                 if sym is not None and sym.segment == FEATURE_MAP:
                     sym.segment = ZERO_COPY_OUTPUT
     return symbols, anchor_symbol
+
+
+def _merge(node: Node, symbols: dict[str, MemSymbol], anchor_symbol: dict[str, str]) -> None:
+    """One symbol for a Merge's inputs and its output: the first input's takes the others."""
+    labels = list(dict.fromkeys(anchor_symbol[a.peer.label] for a in node.in_data_anchors
+                                if a.peer is not None))
+    sym = symbols[labels[0]]
+    for label in labels[1:]:
+        other = symbols.pop(label)
+        sym.size = max(sym.size, other.size)
+        sym.writers += [other.first, *other.writers]
+        sym.readers += other.readers
+        sym.aliases += [other.label, *other.aliases]
+        for anchor in [other.label, *other.aliases]:
+            anchor_symbol[anchor] = sym.label
+    out = node.out_data_anchors[0].label
+    sym.aliases.append(out)
+    anchor_symbol[out] = sym.label
 
 
 def _continuous_groups(order: list[Node], symbols: dict[str, MemSymbol],
@@ -245,7 +271,7 @@ def _items(order: list[Node], op_stream: list[int], no_reuse: list[bool],
             if group is None:
                 readers = tuple(sym.readers)
                 items.append(MemItem(sym.label, OUTPUT, sym.size, sym.stream, RT_MEMORY_HBM,
-                                     (i,), readers, not sym.no_reuse,
+                                     tuple(sorted({i, *sym.writers})), readers, not sym.no_reuse,
                                      same_stream(sym.stream, readers), ((sym.label, 0),)))
                 placement[sym.label] = (sym.label, 0)
             elif group[0] not in placement:  # the earliest member's writer opens the group

@@ -61,7 +61,8 @@ class OptimizeByRecvEvents(SyncPass):
 
 class OptimizeByStreamActivate(SyncPass):
     """No event into a stream that a chain of StreamActive/StreamSwitch nodes starts from the
-    sender's stream after the sender: the activation orders them.
+    sender's stream after the sender (or that the sender itself starts): the activation orders
+    them.
 
     GE's OptimizeSyncEvents then also drops every event sent from a StreamSwitch; that is sound
     only once switch lowering has given each switch the streams it starts, which this build
@@ -81,6 +82,8 @@ class OptimizeByStreamActivate(SyncPass):
         visited: set[Node] = {recv}
         while pending:
             active = pending.pop(0)
+            if active is send:
+                return True
             if active in visited or active.graph is not send.graph:
                 continue
             visited.add(active)

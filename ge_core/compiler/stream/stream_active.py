@@ -5,7 +5,8 @@ node's ``active_stream_list`` names it; those wait to be activated. Two steps of
 InsertSyncNodesByLogicStream fill the lists:
 
 - SetActiveStreamsByLabel: a node with ``_active_label_list`` activates the streams of the
-  nodes carrying those ``_stream_label``s.
+  nodes carrying those ``_stream_label``s, in the list's order (a StreamSwitchN's i-th stream
+  is gear i's).
 - SetActiveStreamsForSubgraphs: an If/Loop body runs on its parent's stream; any further stream
   its own parallel branches got is started by the body's first-active StreamActive, on the
   parent's stream, ahead of the body's other work. GE's label lowering makes that node; ours
@@ -62,8 +63,8 @@ class SetActiveStreamsByLabel(GraphPass):
         changed = False
         for node in nodes:
             labels = node.op_desc.get_attr(ATTR_NAME_ACTIVE_LABEL_LIST)
-            if labels:
-                streams = sorted(s for label in labels for s in labelled.get(label, ()))
+            if labels:   # GE's order: label by label, each label's streams ascending
+                streams = [s for label in labels for s in sorted(labelled.get(label, ()))]
                 node.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, streams)
                 changed = True
         return changed

@@ -13,14 +13,17 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ge_core.graph import Node
-from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_LABEL_SWITCH_LIST,
-                                      ATTR_NAME_STREAM_SWITCH_COND, ENGINE, EVENT_ID, INPUT_OFFSET,
-                                      LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_BATCH_NUM,
+                                      ATTR_NAME_LABEL_SWITCH_LIST, ATTR_NAME_PRED_VALUE,
+                                      ATTR_NAME_STREAM_SWITCH_COND, ATTR_NAME_SWITCH_DATA_TYPE,
+                                      ENGINE, EVENT_ID, INPUT_OFFSET, LABEL_ID, NOTIFY_ID,
+                                      OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
 from ge_core.om.logical_memory import tensor_size
 from ge_core.om.model_task_type import KernelType, MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 
 BLOCK_DIM = 1  # our numpy kernels run whole on one core; TBE would split the work over cores
+SWITCH_INT64 = 1   # aclrtCompareDataType ACL_RT_SWITCH_INT64, StreamSwitchNOp's default
 
 
 class TaskGenError(Exception):
@@ -92,6 +95,30 @@ def _kernel_ex(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     return [task]
 
 
+def _dvpp(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's DvppBuilder910B: the task names its op; the loader reads the op's addresses.
+    kernel_args(node)   # every tensor has its address
+    task = _task(ModelTaskType.DVPP, op_index, stream_id)
+    task.dvpp_task.op_index = op_index
+    return [task]
+
+
+# GE's DsaTaskBuilder: the distribution each DSA op draws from
+_DSA_DISTRIBUTION = {"GenBitMask": 0, "RandomUniform": 1, "RandomNormal": 2,
+                     "RandomTruncatedNormal": 3}
+DSA_SQE_TYPE = 15
+
+
+def _dsa(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    task = _task(ModelTaskType.DSA, op_index, stream_id)
+    dsa = task.dsa_task
+    dsa.op_index, dsa.start, dsa.sqe_type = op_index, 1, DSA_SQE_TYPE
+    dsa.distribution_type = _DSA_DISTRIBUTION[
+        node.type.removeprefix("DSA").removeprefix("Stateless")]
+    dsa.args.output_addr = _attr(node, OUTPUT_OFFSET)[0]
+    return [task]
+
+
 def _hccl(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.HCCL, op_index, stream_id)
     task.kernel_hccl.op_index, task.kernel_hccl.hccl_type = op_index, node.type
@@ -136,6 +163,23 @@ def _stream_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     return [task]
 
 
+def _stream_switch_n(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's StreamSwitchNOp: every gear's values (_pred_value_<i>) one after another, and the
+    # stream each gear starts (active_stream_list, in gear order).
+    gears = _attr(node, ATTR_NAME_BATCH_NUM)
+    values = [_attr(node, f"{ATTR_NAME_PRED_VALUE}_{i}") for i in range(gears)]
+    streams = _attr(node, ATTR_NAME_ACTIVE_STREAM_LIST)
+    if len(streams) < gears:
+        raise TaskGenError(f"{_where(node)}: {len(streams)} active streams for {gears} gears")
+    task = _task(ModelTaskType.STREAM_SWITCH_N, op_index, stream_id)
+    switch = task.stream_switch_n
+    switch.op_index, switch.size, switch.element_size = op_index, len(values[0]), gears
+    switch.data_type = node.op_desc.get_attr(ATTR_NAME_SWITCH_DATA_TYPE, SWITCH_INT64)
+    switch.target_value.extend(v for gear in values for v in gear)
+    switch.true_stream_id.extend(streams[:gears])
+    return [task]
+
+
 def _label_set(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.LABEL_SET, op_index, stream_id)
     task.label_set.op_index, task.label_set.label_id = op_index, _attr(node, LABEL_ID)
@@ -143,14 +187,20 @@ def _label_set(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
 
 
 def _label_goto(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
-    task = _task(ModelTaskType.LABEL_GOTO, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_GOTO, op_index, stream_id)
     task.label_goto_ex.op_index, task.label_goto_ex.label_id = op_index, _attr(node, LABEL_ID)
     return [task]
 
 
+def _label_goto_unsupported(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
+    # GE's RTS LabelGotoOp::Run refuses; its label makers write LabelGotoEx.
+    raise TaskGenError(f"{_where(node)}: GE's RTS engine makes no task for LabelGoto; "
+                       f"label lowering writes LabelGotoEx")
+
+
 def _label_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     # The label ids themselves stay on the op (GE's loader reads them through op_index).
-    task = _task(ModelTaskType.LABEL_SWITCH, op_index, stream_id)
+    task = _task(ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX, op_index, stream_id)
     task.label_switch_by_index.op_index = op_index
     task.label_switch_by_index.label_max = len(_attr(node, ATTR_NAME_LABEL_SWITCH_LIST))
     return [task]
@@ -189,8 +239,9 @@ BUILDERS_BY_TYPE: dict[str, TaskBuilder] = {
     "RecvNotify": TaskBuilder(_notify(ModelTaskType.NOTIFY_WAIT)),
     "StreamActive": _ONE_PER_ACTIVE_STREAM,
     "StreamSwitch": TaskBuilder(_stream_switch),
+    "StreamSwitchN": TaskBuilder(_stream_switch_n),
     "LabelSet": TaskBuilder(_label_set),
-    "LabelGoto": TaskBuilder(_label_goto),
+    "LabelGoto": TaskBuilder(_label_goto_unsupported),
     "LabelGotoEx": TaskBuilder(_label_goto),
     "LabelSwitchByIndex": TaskBuilder(_label_switch),
     "MemcpyAsync": TaskBuilder(_memcpy_async),
@@ -201,6 +252,9 @@ BUILDERS_BY_ENGINE: dict[str, TaskBuilder] = {
     "AIcoreEngine": TaskBuilder(_kernel(KernelType.TE)),
     "VectorEngine": TaskBuilder(_kernel(KernelType.MIX_VECTOR_CORE)),
     "DNN_VM_AICPU": TaskBuilder(_kernel_ex),
+    "DNN_VM_AICPU_ASCEND": TaskBuilder(_kernel(KernelType.AI_CPU)),   # GE's CpuKernelBuilder
+    "DNN_VM_DVPP": TaskBuilder(_dvpp),
+    "DSAEngine": TaskBuilder(_dsa),
     "DNN_HCCL": TaskBuilder(_hccl),
     "DNN_VM_GE_LOCAL": _NO_TASK,
 }

@@ -78,6 +78,8 @@ def _set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
             streams.add(task.stream_active.active_stream_id)
         elif task.type == ModelTaskType.STREAM_SWITCH:
             streams.add(task.stream_switch.true_stream_id)
+        elif task.type == ModelTaskType.STREAM_SWITCH_N:
+            streams.update(task.stream_switch_n.true_stream_id)
         elif task.type in (ModelTaskType.EVENT_RECORD, ModelTaskType.EVENT_WAIT):
             events.add(task.event_id)
         elif task.type in (ModelTaskType.NOTIFY_RECORD, ModelTaskType.NOTIFY_WAIT):

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\ntask.proto\x12\x04\x64omi\"\xad\x02\n\x0cModelTaskDef\x12\x0f\n\x07version\x18\x01 \x01(\t\x12*\n\x04\x61ttr\x18\t \x03(\x0b\x32\x1c.domi.ModelTaskDef.AttrEntry\x12\x1b\n\x04task\x18\n \x03(\x0b\x32\r.domi.TaskDef\x12\x13\n\x0bmemory_size\x18\x0b \x01(\x04\x12\x12\n\nstream_num\x18\x0c \x01(\r\x12\x11\n\tevent_num\x18\r \x01(\r\x12\x13\n\x0bweight_size\x18\x0e \x01(\x04\x12\n\n\x02op\x18\x0f \x03(\x0c\x12\x11\n\tbase_addr\x18\x10 \x01(\x04\x12\x13\n\x0bweight_addr\x18\x11 \x01(\x04\x12\x11\n\tbatch_num\x18\x12 \x01(\r\x1a+\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xbf\x04\n\x07TaskDef\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04type\x18\x02 \x01(\r\x12\x11\n\tstream_id\x18\n \x01(\r\x12\x10\n\x08\x65vent_id\x18\x0b \x01(\r\x12\x11\n\tnotify_id\x18\x0c \x01(\r\x12\x0f\n\x07sqe_num\x18\r \x01(\r\x12\x1f\n\x06kernel\x18\x14 \x01(\x0b\x32\x0f.domi.KernelDef\x12$\n\tkernel_ex\x18\x15 \x01(\x0b\x32\x11.domi.KernelExDef\x12(\n\x0bkernel_hccl\x18\x19 \x01(\x0b\x32\x13.domi.KernelHcclDef\x12\"\n\x08\x65vent_ex\x18\x1a \x01(\x0b\x32\x10.domi.EventExDef\x12\x10\n\x08label_id\x18\x1e \x01(\r\x12*\n\x0cmemcpy_async\x18\x1f \x01(\x0b\x32\x14.domi.MemcpyAsyncDef\x12,\n\rstream_switch\x18  \x01(\x0b\x32\x15.domi.StreamSwitchDef\x12,\n\rstream_active\x18! \x01(\x0b\x32\x15.domi.StreamActiveDef\x12\x13\n\x0bprivate_def\x18\" \x01(\x0c\x12$\n\tlabel_set\x18% \x01(\x0b\x32\x11.domi.LabelSetDef\x12+\n\rlabel_goto_ex\x18& \x01(\x0b\x32\x14.domi.LabelGotoExDef\x12:\n\x15label_switch_by_index\x18\' \x01(\x0b\x32\x1b.domi.LabelSwitchByIndexDef\"\xdf\x01\n\tKernelDef\x12$\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x13.domi.KernelContext\x12\x11\n\tstub_func\x18\n \x01(\t\x12\x11\n\tblock_dim\x18\x0b \x01(\r\x12\x11\n\targs_size\x18\x0c \x01(\r\x12\x0c\n\x04\x61rgs\x18\r \x01(\x0c\x12\x0f\n\x07sm_desc\x18\x0e \x01(\x0c\x12\x0f\n\x07so_name\x18\x10 \x01(\t\x12\x13\n\x0bkernel_name\x18\x11 \x01(\t\x12\x17\n\x0fkernel_ext_info\x18\x12 \x01(\x0c\x12\x15\n\rschedule_mode\x18\x15 \x01(\r\"\xb1\x01\n\rKernelContext\x12\x13\n\x0bkernel_type\x18\x01 \x01(\r\x12\r\n\x05op_id\x18\x02 \x01(\r\x12\x16\n\x0ekernel_func_id\x18\x03 \x01(\r\x12\x10\n\x08op_index\x18\x04 \x01(\r\x12\x14\n\x0cis_flowtable\x18\x05 \x01(\x08\x12\x13\n\x0b\x61rgs_offset\x18\x06 \x01(\x0c\x12\x12\n\nargs_count\x18\x07 \x01(\r\x12\x13\n\x0b\x61rgs_format\x18\n \x01(\t\"{\n\x0bKernelExDef\x12\r\n\x05\x66lags\x18\x01 \x01(\r\x12\x10\n\x08op_index\x18\x04 \x01(\r\x12\x11\n\targs_size\x18\x0c \x01(\r\x12\x0c\n\x04\x61rgs\x18\r \x01(\x0c\x12\x11\n\ttask_info\x18\x0e \x01(\x0c\x12\x17\n\x0fkernel_ext_info\x18\x10 \x01(\x0c\"q\n\rKernelHcclDef\x12\x10\n\x08op_index\x18\x08 \x01(\r\x12\x11\n\thccl_type\x18\t \x01(\t\x12\x1c\n\x14input_zero_copy_flag\x18\n \x03(\x05\x12\x1d\n\x15output_zero_copy_flag\x18\x0b \x03(\x05\"2\n\nEventExDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x12\n\nevent_type\x18\x02 \x01(\r\"j\n\x0eMemcpyAsyncDef\x12\x0b\n\x03\x64st\x18\x01 \x01(\x04\x12\x0f\n\x07\x64st_max\x18\x02 \x01(\x04\x12\x0b\n\x03src\x18\x03 \x01(\x04\x12\r\n\x05\x63ount\x18\x04 \x01(\x04\x12\x0c\n\x04kind\x18\x05 \x01(\r\x12\x10\n\x08op_index\x18\x06 \x01(\r\"p\n\x0fStreamSwitchDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x16\n\x0etrue_stream_id\x18\x02 \x01(\r\x12\r\n\x05value\x18\x03 \x01(\x03\x12\x11\n\tvalue_ptr\x18\x04 \x01(\x04\x12\x11\n\tdata_type\x18\x05 \x01(\r\"=\n\x0fStreamActiveDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x18\n\x10\x61\x63tive_stream_id\x18\x02 \x01(\r\"C\n\x0bLabelSetDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x10\n\x08label_id\x18\x02 \x01(\r\x12\x10\n\x08model_id\x18\x03 \x01(\r\"F\n\x0eLabelGotoExDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x10\n\x08label_id\x18\x02 \x01(\r\x12\x10\n\x08model_id\x18\x03 \x01(\r\"<\n\x15LabelSwitchByIndexDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x11\n\tlabel_max\x18\x02 \x01(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\ntask.proto\x12\x04\x64omi\"\xad\x02\n\x0cModelTaskDef\x12\x0f\n\x07version\x18\x01 \x01(\t\x12*\n\x04\x61ttr\x18\t \x03(\x0b\x32\x1c.domi.ModelTaskDef.AttrEntry\x12\x1b\n\x04task\x18\n \x03(\x0b\x32\r.domi.TaskDef\x12\x13\n\x0bmemory_size\x18\x0b \x01(\x04\x12\x12\n\nstream_num\x18\x0c \x01(\r\x12\x11\n\tevent_num\x18\r \x01(\r\x12\x13\n\x0bweight_size\x18\x0e \x01(\x04\x12\n\n\x02op\x18\x0f \x03(\x0c\x12\x11\n\tbase_addr\x18\x10 \x01(\x04\x12\x13\n\x0bweight_addr\x18\x11 \x01(\x04\x12\x11\n\tbatch_num\x18\x12 \x01(\r\x1a+\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\xba\x05\n\x07TaskDef\x12\n\n\x02id\x18\x01 \x01(\r\x12\x0c\n\x04type\x18\x02 \x01(\r\x12\x11\n\tstream_id\x18\n \x01(\r\x12\x10\n\x08\x65vent_id\x18\x0b \x01(\r\x12\x11\n\tnotify_id\x18\x0c \x01(\r\x12\x0f\n\x07sqe_num\x18\r \x01(\r\x12\x1f\n\x06kernel\x18\x14 \x01(\x0b\x32\x0f.domi.KernelDef\x12$\n\tkernel_ex\x18\x15 \x01(\x0b\x32\x11.domi.KernelExDef\x12(\n\x0bkernel_hccl\x18\x19 \x01(\x0b\x32\x13.domi.KernelHcclDef\x12\"\n\x08\x65vent_ex\x18\x1a \x01(\x0b\x32\x10.domi.EventExDef\x12\x10\n\x08label_id\x18\x1e \x01(\r\x12*\n\x0cmemcpy_async\x18\x1f \x01(\x0b\x32\x14.domi.MemcpyAsyncDef\x12,\n\rstream_switch\x18  \x01(\x0b\x32\x15.domi.StreamSwitchDef\x12,\n\rstream_active\x18! \x01(\x0b\x32\x15.domi.StreamActiveDef\x12\x13\n\x0bprivate_def\x18\" \x01(\x0c\x12/\n\x0fstream_switch_n\x18$ \x01(\x0b\x32\x16.domi.StreamSwitchNDef\x12$\n\tlabel_set\x18% \x01(\x0b\x32\x11.domi.LabelSetDef\x12+\n\rlabel_goto_ex\x18& \x01(\x0b\x32\x14.domi.LabelGotoExDef\x12:\n\x15label_switch_by_index\x18\' \x01(\x0b\x32\x1b.domi.LabelSwitchByIndexDef\x12\"\n\x08\x64sa_task\x18+ \x01(\x0b\x32\x10.domi.DSATaskDef\x12$\n\tdvpp_task\x18\x30 \x01(\x0b\x32\x11.domi.DvppTaskDef\"\xdf\x01\n\tKernelDef\x12$\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x13.domi.KernelContext\x12\x11\n\tstub_func\x18\n \x01(\t\x12\x11\n\tblock_dim\x18\x0b \x01(\r\x12\x11\n\targs_size\x18\x0c \x01(\r\x12\x0c\n\x04\x61rgs\x18\r \x01(\x0c\x12\x0f\n\x07sm_desc\x18\x0e \x01(\x0c\x12\x0f\n\x07so_name\x18\x10 \x01(\t\x12\x13\n\x0bkernel_name\x18\x11 \x01(\t\x12\x17\n\x0fkernel_ext_info\x18\x12 \x01(\x0c\x12\x15\n\rschedule_mode\x18\x15 \x01(\r\"\xb1\x01\n\rKernelContext\x12\x13\n\x0bkernel_type\x18\x01 \x01(\r\x12\r\n\x05op_id\x18\x02 \x01(\r\x12\x16\n\x0ekernel_func_id\x18\x03 \x01(\r\x12\x10\n\x08op_index\x18\x04 \x01(\r\x12\x14\n\x0cis_flowtable\x18\x05 \x01(\x08\x12\x13\n\x0b\x61rgs_offset\x18\x06 \x01(\x0c\x12\x12\n\nargs_count\x18\x07 \x01(\r\x12\x13\n\x0b\x61rgs_format\x18\n \x01(\t\"{\n\x0bKernelExDef\x12\r\n\x05\x66lags\x18\x01 \x01(\r\x12\x10\n\x08op_index\x18\x04 \x01(\r\x12\x11\n\targs_size\x18\x0c \x01(\r\x12\x0c\n\x04\x61rgs\x18\r \x01(\x0c\x12\x11\n\ttask_info\x18\x0e \x01(\x0c\x12\x17\n\x0fkernel_ext_info\x18\x10 \x01(\x0c\"q\n\rKernelHcclDef\x12\x10\n\x08op_index\x18\x08 \x01(\r\x12\x11\n\thccl_type\x18\t \x01(\t\x12\x1c\n\x14input_zero_copy_flag\x18\n \x03(\x05\x12\x1d\n\x15output_zero_copy_flag\x18\x0b \x03(\x05\"2\n\nEventExDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x12\n\nevent_type\x18\x02 \x01(\r\"j\n\x0eMemcpyAsyncDef\x12\x0b\n\x03\x64st\x18\x01 \x01(\x04\x12\x0f\n\x07\x64st_max\x18\x02 \x01(\x04\x12\x0b\n\x03src\x18\x03 \x01(\x04\x12\r\n\x05\x63ount\x18\x04 \x01(\x04\x12\x0c\n\x04kind\x18\x05 \x01(\r\x12\x10\n\x08op_index\x18\x06 \x01(\r\"p\n\x0fStreamSwitchDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x16\n\x0etrue_stream_id\x18\x02 \x01(\r\x12\r\n\x05value\x18\x03 \x01(\x03\x12\x11\n\tvalue_ptr\x18\x04 \x01(\x04\x12\x11\n\tdata_type\x18\x05 \x01(\r\"\x89\x01\n\x10StreamSwitchNDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x0c\n\x04size\x18\x02 \x01(\r\x12\x14\n\x0ctarget_value\x18\x03 \x03(\x03\x12\x16\n\x0etrue_stream_id\x18\x04 \x03(\r\x12\x14\n\x0c\x65lement_size\x18\x05 \x01(\r\x12\x11\n\tdata_type\x18\x06 \x01(\r\"=\n\x0fStreamActiveDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x18\n\x10\x61\x63tive_stream_id\x18\x02 \x01(\r\"C\n\x0bLabelSetDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x10\n\x08label_id\x18\x02 \x01(\r\x12\x10\n\x08model_id\x18\x03 \x01(\r\"F\n\x0eLabelGotoExDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x10\n\x08label_id\x18\x02 \x01(\r\x12\x10\n\x08model_id\x18\x03 \x01(\r\"<\n\x15LabelSwitchByIndexDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\x11\n\tlabel_max\x18\x02 \x01(\r\"\xb6\x01\n\nDSATaskDef\x12\x10\n\x08op_index\x18\x01 \x01(\r\x12\r\n\x05start\x18\x02 \x01(\r\x12\x10\n\x08sqe_type\x18\x03 \x01(\r\x12\x19\n\x11\x64istribution_type\x18\x04 \x01(\r\x12\x11\n\tdata_type\x18\x05 \x01(\r\x12\x10\n\x08\x61lg_type\x18\x06 \x01(\r\x12\x11\n\tinput_vld\x18\x07 \x01(\r\x12\"\n\x04\x61rgs\x18\r \x01(\x0b\x32\x14.domi.DSATaskArgsDef\"\xe4\x01\n\x0e\x44SATaskArgsDef\x12\x13\n\x0boutput_addr\x18\x01 \x01(\x04\x12#\n\x1bworkspace_philox_count_addr\x18\x02 \x01(\x04\x12\x1c\n\x14workspace_input_addr\x18\x03 \x01(\x04\x12\x1a\n\x12seed_value_or_addr\x18\x04 \x01(\x0c\x12\"\n\x1arandom_count_value_or_addr\x18\x05 \x01(\x0c\x12\x1c\n\x14input1_value_or_addr\x18\x06 \x01(\x0c\x12\x1c\n\x14input2_value_or_addr\x18\x07 \x01(\x0c\"\x1f\n\x0b\x44vppTaskDef\x12\x10\n\x08op_index\x18\x01 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,27 +38,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MODELTASKDEF_ATTRENTRY']._serialized_start=279
   _globals['_MODELTASKDEF_ATTRENTRY']._serialized_end=322
   _globals['_TASKDEF']._serialized_start=325
-  _globals['_TASKDEF']._serialized_end=900
-  _globals['_KERNELDEF']._serialized_start=903
-  _globals['_KERNELDEF']._serialized_end=1126
-  _globals['_KERNELCONTEXT']._serialized_start=1129
-  _globals['_KERNELCONTEXT']._serialized_end=1306
-  _globals['_KERNELEXDEF']._serialized_start=1308
-  _globals['_KERNELEXDEF']._serialized_end=1431
-  _globals['_KERNELHCCLDEF']._serialized_start=1433
-  _globals['_KERNELHCCLDEF']._serialized_end=1546
-  _globals['_EVENTEXDEF']._serialized_start=1548
-  _globals['_EVENTEXDEF']._serialized_end=1598
-  _globals['_MEMCPYASYNCDEF']._serialized_start=1600
-  _globals['_MEMCPYASYNCDEF']._serialized_end=1706
-  _globals['_STREAMSWITCHDEF']._serialized_start=1708
-  _globals['_STREAMSWITCHDEF']._serialized_end=1820
-  _globals['_STREAMACTIVEDEF']._serialized_start=1822
-  _globals['_STREAMACTIVEDEF']._serialized_end=1883
-  _globals['_LABELSETDEF']._serialized_start=1885
-  _globals['_LABELSETDEF']._serialized_end=1952
-  _globals['_LABELGOTOEXDEF']._serialized_start=1954
-  _globals['_LABELGOTOEXDEF']._serialized_end=2024
-  _globals['_LABELSWITCHBYINDEXDEF']._serialized_start=2026
-  _globals['_LABELSWITCHBYINDEXDEF']._serialized_end=2086
+  _globals['_TASKDEF']._serialized_end=1023
+  _globals['_KERNELDEF']._serialized_start=1026
+  _globals['_KERNELDEF']._serialized_end=1249
+  _globals['_KERNELCONTEXT']._serialized_start=1252
+  _globals['_KERNELCONTEXT']._serialized_end=1429
+  _globals['_KERNELEXDEF']._serialized_start=1431
+  _globals['_KERNELEXDEF']._serialized_end=1554
+  _globals['_KERNELHCCLDEF']._serialized_start=1556
+  _globals['_KERNELHCCLDEF']._serialized_end=1669
+  _globals['_EVENTEXDEF']._serialized_start=1671
+  _globals['_EVENTEXDEF']._serialized_end=1721
+  _globals['_MEMCPYASYNCDEF']._serialized_start=1723
+  _globals['_MEMCPYASYNCDEF']._serialized_end=1829
+  _globals['_STREAMSWITCHDEF']._serialized_start=1831
+  _globals['_STREAMSWITCHDEF']._serialized_end=1943
+  _globals['_STREAMSWITCHNDEF']._serialized_start=1946
+  _globals['_STREAMSWITCHNDEF']._serialized_end=2083
+  _globals['_STREAMACTIVEDEF']._serialized_start=2085
+  _globals['_STREAMACTIVEDEF']._serialized_end=2146
+  _globals['_LABELSETDEF']._serialized_start=2148
+  _globals['_LABELSETDEF']._serialized_end=2215
+  _globals['_LABELGOTOEXDEF']._serialized_start=2217
+  _globals['_LABELGOTOEXDEF']._serialized_end=2287
+  _globals['_LABELSWITCHBYINDEXDEF']._serialized_start=2289
+  _globals['_LABELSWITCHBYINDEXDEF']._serialized_end=2349
+  _globals['_DSATASKDEF']._serialized_start=2352
+  _globals['_DSATASKDEF']._serialized_end=2534
+  _globals['_DSATASKARGSDEF']._serialized_start=2537
+  _globals['_DSATASKARGSDEF']._serialized_end=2765
+  _globals['_DVPPTASKDEF']._serialized_start=2767
+  _globals['_DVPPTASKDEF']._serialized_end=2798
 # @@protoc_insertion_point(module_scope)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ge_core.graph import Node
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
+from ge_core.graph.multi_batch_gears import Gears
 from ge_core.om.ge_model import GeModel
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
@@ -108,7 +109,7 @@ class DavinciModel:
         except TypeError as exc:   # a dtype with no place in device memory (strings)
             raise ModelLoadError(f"model {self.name}: {exc}") from exc
         self.io = ModelDataCopy(self.runtime, self.name, self.inputs, self.outputs,
-                                self.memory.translate)
+                                self.memory.translate, Gears.of(self.graph))
 
     def _trans_all_var_data(self) -> None:
         trans_all_var_data(self.memory, self.graph)

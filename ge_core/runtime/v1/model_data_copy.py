@@ -6,17 +6,22 @@ each input given as a DeviceBuffer is bound (its readers' args point at it: no c
 array is copied into the model's own buffer through a host staging buffer, by a MemcpyAsync on
 the execution stream (so it shows on the timeline and costs device time). Outputs the caller
 gives buffers for are bound where the model writes them straight there; every other output is
-copied, after the execution, to the caller's buffer or to a staging buffer the host reads.
+copied, after the execution, to the caller's buffer or to a staging buffer the host reads. A
+multi-batch model's inputs and outputs are those of the gear the inputs name
+(multi_batch_data.py).
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.graph.multi_batch_gears import Dims, Gears
 from ge_core.runtime.errors import ModelInputError, ModelOutputError
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
+from ge_core.runtime.v1.multi_batch_data import gear_inputs, output_dims, prefix
 from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
 
 if TYPE_CHECKING:
@@ -28,11 +33,13 @@ Buffers = Sequence[DeviceBuffer] | None
 
 class ModelDataCopy:
     def __init__(self, runtime: Runtime, name: str, inputs: list[IoDesc], outputs: list[IoDesc],
-                 translate: Callable[[int], int]) -> None:
+                 translate: Callable[[int], int], gears: Gears | None = None) -> None:
         self.runtime = runtime
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        self.gears = gears
+        self.gear: int | None = None        # the gear of the execution under way
         self.zero_copy_inputs = [ZeroCopyOffset("input", io, translate(io.logical_addr))
                                  for io in inputs]
         self.zero_copy_outputs = [
@@ -58,24 +65,30 @@ class ModelDataCopy:
     # -- before the execution ------------------------------------------------------------------
     def copy_in(self, inputs: Inputs, outputs: Buffers, stream: Stream) -> None:
         """CopyModelData: bind or copy in each input; bind each zero-copy output."""
-        values = self._checked_inputs(inputs)
+        values, dims = self._checked_inputs(inputs)
         self._check_outputs(outputs)
-        for offset, value in zip(self.zero_copy_inputs, values):
+        for offset, value, shape in zip(self.zero_copy_inputs, values, dims):
             io = offset.io
             if isinstance(value, DeviceBuffer):
                 offset.bind(value.addr)
                 continue
             offset.bind(offset.internal)
-            if io.nbytes:
+            if value.nbytes:
                 host = self._staged("in", io)
-                self.runtime.host.view(host, io.dims, io.dtype)[...] = value.reshape(io.dims)
-                stream.memcpy_async(offset.internal, host, io.nbytes)
+                self.runtime.host.view(host, shape, io.dtype)[...] = value.reshape(shape)
+                stream.memcpy_async(offset.internal, host, value.nbytes)
         for j, offset in enumerate(self.zero_copy_outputs):
             if offset is not None:
                 offset.bind(outputs[j].addr if outputs is not None else offset.internal)
 
-    def _checked_inputs(self, inputs: Inputs) -> list[Any]:
-        """The inputs in model order, each a DeviceBuffer or a host array that fits."""
+    def _checked_inputs(self, inputs: Inputs) -> tuple[list[Any], list[Dims]]:
+        """The inputs in model order, each a DeviceBuffer or a host array that fits, and each
+        one's dims this execution."""
+        if self.gears is not None:
+            gear = gear_inputs(self.gears, self.inputs, self.name, inputs)
+            self.gear, inputs, dims = gear.gear, gear.values, gear.dims
+        else:
+            dims = [io.dims for io in self.inputs]
         if isinstance(inputs, Mapping):
             missing = [io.name for io in self.inputs if io.name not in inputs]
             if missing:
@@ -86,16 +99,17 @@ class ModelDataCopy:
             raise ModelInputError(f"model {self.name} takes {len(self.inputs)} inputs, "
                                   f"{len(inputs)} given")
         checked = []
-        for io, value in zip(self.inputs, inputs):
+        for io, value, shape in zip(self.inputs, inputs, dims):
             if isinstance(value, DeviceBuffer):
                 _check_buffer(io, value, ModelInputError)
             else:
                 value = np.asarray(value)
-                if value.dtype != io.dtype or value.nbytes != io.nbytes:
-                    raise ModelInputError(f"input {io.index} ({io.describe()}) given "
+                if value.dtype != io.dtype or value.size != math.prod(shape):
+                    raise ModelInputError(f"input {io.index} ({io.name}: "
+                                          f"{io.dtype.name}{list(shape)}) given "
                                           f"{value.dtype.name}{list(value.shape)}")
             checked.append(value)
-        return checked
+        return checked, dims
 
     def _check_outputs(self, outputs: Buffers) -> None:
         if outputs is None:
@@ -122,8 +136,10 @@ class ModelDataCopy:
         """The outputs as host arrays, shaped by the model's output descs (a static model's
         UpdateOutputTensorShape)."""
         host = self.runtime.host
-        return {io.name: host.view(self._staged("out", io), io.dims, io.dtype).copy()
-                if io.nbytes else np.zeros(io.dims, io.dtype) for io in self.outputs}
+        dims = ([io.dims for io in self.outputs] if self.gear is None
+                else output_dims(self.gears, self.gear, self.outputs))
+        return {io.name: prefix(host.view(self._staged("out", io), io.dims, io.dtype), d).copy()
+                if io.nbytes else np.zeros(d, io.dtype) for io, d in zip(self.outputs, dims)}
 
     def _staged(self, kind: str, io: IoDesc) -> int:
         key = (kind, io.index)

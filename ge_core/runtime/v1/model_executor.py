@@ -2,9 +2,11 @@
 
 It holds the session's graph nodes (a graph id -> the graph, its built GeModel, the model it is
 loaded as) and decides loading: a graph is loaded on its first run, and when the device lacks
-room for it, models the session loaded earlier are unloaded, oldest first, skipping any with
-HCCL tasks (a collective's peers expect it to stay) - CheckAndReleaseMemory, and the same for
-streams and events - until it fits. An unloaded graph loads again on its next run.
+room for it, the session's other loaded models are unloaded in graph id order (GE walks its
+graph_nodes_ map), skipping any with HCCL tasks (a collective's peers expect it to stay), until
+it fits: CheckAndReleaseMemory, then CheckAndReleaseStream and CheckAndReleaseEvent. Short of
+memory the load is tried anyway; short of streams or events it fails, as GE's does. An unloaded
+graph loads again on its next run.
 
 Runs go through GraphExecutor: ``run_graph`` is NnExecute on the caller's thread;
 ``run_graph_async`` queues for the model's Run loop, which executes when the session waits
@@ -103,28 +105,36 @@ class ModelExecutor:
 
     def check_and_release_stream(self, node: GraphNode) -> None:
         need = node.ge_model.stream_num + 1   # and its execution stream
-        self._release_until(node, lambda: need <= MAX_STREAMS - self._held(
-            lambda m: len(m.streams) + 1))
+
+        def available() -> int:
+            return MAX_STREAMS - self._held(lambda m: len(m.streams) + 1)
+        if not self._release_until(node, lambda: need <= available()):
+            raise GeError(f"graph {node.graph_id}: check and release stream failed, "
+                          f"{need} streams required, {available()} available")
 
     def check_and_release_event(self, node: GraphNode) -> None:
         need = node.ge_model.task_def.event_num
         limit = current_runtime().config.max_events
-        self._release_until(node, lambda: need <= limit - self._held(lambda m: len(m.events)))
+
+        def available() -> int:
+            return limit - self._held(lambda m: len(m.events))
+        if not self._release_until(node, lambda: need <= available()):
+            raise GeError(f"graph {node.graph_id}: check and release event failed, "
+                          f"{need} events required, {available()} available")
 
     def _held(self, count: Callable[["DavinciModel"], int]) -> int:
         return sum(count(m) for m in ModelManager.get_instance().model_map.values())
 
-    def _release_until(self, loading: GraphNode, fits: Callable[[], bool]) -> None:
-        """Unload this session's loaded graphs, oldest first, never one with HCCL tasks,
-        until ``fits()``; if nothing more can go, the load is tried anyway (and may fail)."""
-        candidates = sorted((n for n in self.graph_nodes.values()
-                             if n.model_id is not None and n is not loading),
-                            key=lambda n: n.load_seq)
-        for node in candidates:
+    def _release_until(self, loading: GraphNode, fits: Callable[[], bool]) -> bool:
+        """Unload this session's loaded graphs in graph id order, never one with HCCL tasks,
+        until ``fits()``; answers whether it fits at the end."""
+        for _, node in sorted(self.graph_nodes.items()):
             if fits():
-                return
-            if not self.model(node).has_hccl_task:
+                return True
+            if node.model_id is not None and node is not loading \
+                    and not self.model(node).has_hccl_task:
                 self.unload_graph(node)
+        return fits()
 
     # -- running -------------------------------------------------------------------------------
     def run_graph(self, graph_id: int, inputs: Inputs, timeout_ms: int | None = None) -> Outputs:

@@ -27,18 +27,19 @@ W = np.full((2, 3), 3, np.float32)
 
 
 def _label_tasks(ge_model) -> list[tuple[str, object]]:
-    """(type name, label id or the switch's labels) per label task, in task order."""
+    """(kind, label id or the switch's labels) per label task, in task order: LABEL_SET,
+    STREAM_LABEL_GOTO ("GOTO") and STREAM_LABEL_SWITCH_BY_INDEX ("SWITCH_BY_INDEX")."""
     task_def, out = ge_model.task_def, []
     for task in task_def.task:
         if task.type == ModelTaskType.LABEL_SET:
             out.append(("LABEL_SET", task.label_set.label_id))
-        elif task.type == ModelTaskType.LABEL_GOTO:
-            out.append(("LABEL_GOTO", task.label_goto_ex.label_id))
-        elif task.type == ModelTaskType.LABEL_SWITCH:
+        elif task.type == ModelTaskType.STREAM_LABEL_GOTO:
+            out.append(("GOTO", task.label_goto_ex.label_id))
+        elif task.type == ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX:
             op = OpDef.FromString(task_def.op[task.id])
             labels = list(op.attr[ATTR_NAME_LABEL_SWITCH_LIST].list.i)
             assert task.label_switch_by_index.label_max == len(labels)
-            out.append(("LABEL_SWITCH", labels))
+            out.append(("SWITCH_BY_INDEX", labels))
     return out
 
 
@@ -54,8 +55,8 @@ def test_if_takes_either_branch_on_the_device(if_om, cond):
 
 def test_if_becomes_a_switch_on_else_then_and_three_labels(if_om):
     # GE's IfLabelMaker: false -> index 0 -> else, true -> 1 -> then; labels then, else, leave.
-    assert _label_tasks(if_om) == [("LABEL_SWITCH", [1, 0]), ("LABEL_SET", 0),
-                                   ("LABEL_GOTO", 2), ("LABEL_SET", 1), ("LABEL_SET", 2)]
+    assert _label_tasks(if_om) == [("SWITCH_BY_INDEX", [1, 0]), ("LABEL_SET", 0),
+                                   ("GOTO", 2), ("LABEL_SET", 1), ("LABEL_SET", 2)]
     assert int(if_om.task_def.attr[ATTR_MODEL_LABEL_NUM]) == 3
     assert if_om.task_def.stream_num == 1
     assert {t.stream_id for t in if_om.task_def.task} == {0}
@@ -70,7 +71,7 @@ def test_loop_runs_its_trip_count_and_carries_values_across_slots(trips):
 def test_loop_labels_check_the_condition_then_jump_back():
     # GE's WhileLabelMaker: false -> index 0 -> leave, true -> 1 -> body.
     assert _label_tasks(compile_model(loop_trip_model())) == [
-        ("LABEL_SET", 0), ("LABEL_SWITCH", [2, 1]), ("LABEL_SET", 1), ("LABEL_GOTO", 0),
+        ("LABEL_SET", 0), ("SWITCH_BY_INDEX", [2, 1]), ("LABEL_SET", 1), ("GOTO", 0),
         ("LABEL_SET", 2)]
 
 
@@ -102,9 +103,9 @@ def test_if_inside_a_loop(trips):
 def test_nested_labels_are_numbered_per_model():
     # The inner If is lowered first (ids 0-2), inside the Loop's body (ids 3-5).
     tasks = _label_tasks(compile_model(if_in_loop_model()))
-    assert tasks == [("LABEL_SET", 3), ("LABEL_SWITCH", [5, 4]), ("LABEL_SET", 4),
-                     ("LABEL_SWITCH", [1, 0]), ("LABEL_SET", 0), ("LABEL_GOTO", 2),
-                     ("LABEL_SET", 1), ("LABEL_SET", 2), ("LABEL_GOTO", 3), ("LABEL_SET", 5)]
+    assert tasks == [("LABEL_SET", 3), ("SWITCH_BY_INDEX", [5, 4]), ("LABEL_SET", 4),
+                     ("SWITCH_BY_INDEX", [1, 0]), ("LABEL_SET", 0), ("GOTO", 2),
+                     ("LABEL_SET", 1), ("LABEL_SET", 2), ("GOTO", 3), ("LABEL_SET", 5)]
 
 
 @pytest.mark.parametrize("make", [loop_trip_model, if_in_loop_model])
@@ -149,6 +150,20 @@ def test_scan_outputs_are_refused_with_a_reason():
         compile_model(proto)
     with pytest.raises(LabelMakerError, match="1 scan output.*--mode hybrid"):
         assign_functional_labels(parse_onnx(proto))
+
+
+def test_om_info_names_the_label_tasks_as_ge_does(tmp_path, capsys):
+    # GE's RTS engine: LabelSwitchByIndexOp and LabelGotoExOp write MODEL_TASK_STREAM_LABEL_*
+    model_path, om_path = tmp_path / "if.onnx", tmp_path / "if.om"
+    onnx.save(if_model(), model_path)
+    assert main(["compile", str(model_path), "-o", str(om_path), "--no-cache"]) == 0
+    capsys.readouterr()
+    assert main(["om-info", str(om_path)]) == 0
+    kinds = {line.split()[2]: line.split()[1] for line in capsys.readouterr().out.splitlines()
+             if line.startswith("  ") and "(Label" in line}
+    assert kinds == {"if0_LabelSwitchByIndex": "STREAM_LABEL_SWITCH_BY_INDEX",
+                     "if0_LabelSet": "LABEL_SET", "if0_LabelGotoEx": "STREAM_LABEL_GOTO",
+                     "if0_LabelSet_1": "LABEL_SET", "if0_LabelSet_2": "LABEL_SET"}
 
 
 def test_gewb_exec_sinks_a_model_with_control_flow(tmp_path, capsys):

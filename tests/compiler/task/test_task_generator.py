@@ -19,15 +19,19 @@ from ge_core.om import KernelType, ModelTaskType
 from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.om.proto import ge_ir_pb2
 
-# ge_facts §4, as GE's ops_kernel_info_types.h numbers them.
-GE_TASK_TYPES = {
-    "KERNEL": 0, "EVENT_RECORD": 1, "EVENT_WAIT": 2, "FUSION_START": 3, "FUSION_END": 4,
-    "KERNEL_EX": 5, "HCCL": 6, "STREAM_SWITCH": 7, "STREAM_ACTIVE": 8, "LABEL_SET": 9,
-    "LABEL_SWITCH": 10, "LABEL_GOTO": 11, "PROFILER_TRACE": 12, "MEMCPY_ASYNC": 13,
-    "NOTIFY_RECORD": 14, "NOTIFY_WAIT": 15, "REDUCE_ASYNC": 16, "RDMA_SEND": 17,
-    "EVENT_RESET": 18, "END_GRAPH": 19, "STREAM_SWITCH_N": 20, "RDMA_DB_SEND": 21,
-    "MEMCPY_ADDR_ASYNC": 22, "STREAM_LABEL_SWITCH_BY_INDEX": 23, "STREAM_LABEL_GOTO": 24,
-    "MODEL_EXIT": 25, "ALL_KERNEL": 26}
+# GE's enum class ModelTaskType (hicann/ge inc/graph_metadef/common/opskernel/
+# ops_kernel_info_types.h) in order, MODEL_TASK_ prefix dropped.
+GE_TASK_TYPES = [
+    "KERNEL", "EVENT_RECORD", "EVENT_WAIT", "FUSION_START", "FUSION_END", "KERNEL_EX", "HCCL",
+    "STREAM_SWITCH", "STREAM_ACTIVE", "LABEL_SET", "LABEL_SWITCH", "LABEL_GOTO", "PROFILER_TRACE",
+    "MEMCPY_ASYNC", "NOTIFY_RECORD", "NOTIFY_WAIT", "REDUCE_ASYNC", "RDMA_SEND", "EVENT_RESET",
+    "END_GRAPH", "STREAM_SWITCH_N", "RDMA_DB_SEND", "MEMCPY_ADDR_ASYNC",
+    "STREAM_LABEL_SWITCH_BY_INDEX", "STREAM_LABEL_GOTO", "MODEL_EXIT", "ALL_KERNEL",
+    "PROFILER_TRACE_EX", "FFTS", "FFTS_PLUS", "DSA", "CMO", "BARRIER", "NPU_GET_FLOAT_STATUS",
+    "NPU_CLEAR_FLOAT_STATUS", "DVPP", "NPU_GET_DEBUG_FLOAT_STATUS", "NPU_CLEAR_DEBUG_FLOAT_STATUS",
+    "CMO_ADDR", "VECTOR_KERNEL", "VECTOR_ALL_KERNEL", "UPDATE", "NOP", "PREPROCESS_KERNEL",
+    "SUPER_KERNEL", "MEM_EVENT_RECORD", "MEM_EVENT_WAIT", "FUSION_KERNEL", "KERNEL_LAUNCH_V2",
+    "CCU_KERNEL", "CUSTOM_KERNEL"]
 T = ModelTaskType
 
 
@@ -43,7 +47,9 @@ def op_name(task_def, task) -> str:
 
 
 def test_task_type_numbers_are_ges():
-    assert {t.name: t.value for t in ModelTaskType} == GE_TASK_TYPES
+    assert [t.name for t in ModelTaskType] == GE_TASK_TYPES
+    assert [t.value for t in ModelTaskType] == list(range(len(GE_TASK_TYPES)))
+    assert (T.STREAM_LABEL_SWITCH_BY_INDEX, T.STREAM_LABEL_GOTO, T.END_GRAPH) == (23, 24, 19)
     assert (KernelType.TE, KernelType.AI_CPU, KernelType.MIX_VECTOR_CORE) == (2, 6, 12)
 
 
@@ -85,8 +91,9 @@ def test_workspaces_follow_the_outputs_in_the_args():
     assert model.memory_size >= 4096 + (1 << 20)
 
 
-def test_aicpu_ops_become_kernel_ex_tasks():
-    graph = annotate_build(onnx_graph([helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+def test_tensorflow_aicpu_ops_become_kernel_ex_tasks():
+    # Max has no CANN AI CPU kernel: DNN_VM_AICPU, TF's kernels, whose builder writes KERNEL_EX
+    graph = annotate_build(onnx_graph([helper.make_node("Max", ["x", "x"], ["y"], name="max")],
                                       {"x": [2]}, {"y": [2]}, elem=TensorProto.INT64))
     task = generate_tasks(graph).task[0]
     assert (task.type, task.kernel_ex.op_index, task.kernel_ex.args_size) == (T.KERNEL_EX, 0, 24)
@@ -139,8 +146,9 @@ def test_each_rts_op_has_its_task_kind():
     relu_out = relu.op_desc.get_attr(OUTPUT_OFFSET)[0]
     # (type, attrs, data inputs and outputs fed from relu, the task type)
     specs = [("LabelSet", {LABEL_ID: 3}, 0, 0, T.LABEL_SET),
-             ("LabelGotoEx", {LABEL_ID: 3}, 0, 0, T.LABEL_GOTO),
-             ("LabelSwitchByIndex", {ATTR_NAME_LABEL_SWITCH_LIST: [1, 3]}, 1, 0, T.LABEL_SWITCH),
+             ("LabelGotoEx", {LABEL_ID: 3}, 0, 0, T.STREAM_LABEL_GOTO),
+             ("LabelSwitchByIndex", {ATTR_NAME_LABEL_SWITCH_LIST: [1, 3]}, 1, 0,
+              T.STREAM_LABEL_SWITCH_BY_INDEX),
              ("StreamSwitch", {ATTR_NAME_ACTIVE_STREAM_LIST: [1]}, 2, 0, T.STREAM_SWITCH),
              ("MemcpyAsync", {}, 1, 1, T.MEMCPY_ASYNC)]
     for type_, attrs, n_in, n_out, _ in specs:

@@ -60,9 +60,11 @@ def run_program(script: Path, world: World, observer: HostProgramObserver) -> tu
     sys.argv = [str(script)]
     try:
         with world.entered():
-            runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            try:
+                runpy.run_path(str(script), run_name="__main__")
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            runtime.finish()   # streams left waiting forever are faults, as at acl.finalize
     except AclError as exc:   # faults the runtime found are already reported; others are not
         if not runtime.faults or str(exc) not in runtime.faults[-1].message:
             error = f"{observer.where_tb(exc.__traceback__)}{type(exc).__name__}: {exc}"

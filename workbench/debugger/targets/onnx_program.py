@@ -19,9 +19,10 @@ from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
-from ge_core.executor import HostExecutor
+from ge_core.executor import ExecutionError, HostExecutor
 from ge_core.graph import ComputeGraph
 from ge_core.om.om_file import load_om
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.v1 import ModelManager
 from ge_core.session import GraphManager
 from workbench.model_inputs import UserInputs, read_inputs
@@ -29,25 +30,25 @@ from workbench.debugger.targets.program import Phase, RunState
 
 
 def _inputs(state: RunState) -> UserInputs:
-    settings = state.settings
-    return read_inputs(state.graph, tuple(filter(None, settings.input.split(","))),
-                       settings.input_shape)
+    return read_inputs(state.graph, tuple(filter(None, state.settings.input.split(","))))
 
 
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
     nothing else (a checkpoint copies only the state)."""
     settings = state.settings
-    input_shape = _inputs(state).input_shape if state.graph is not None else {}
+    shapes = _inputs(state).shapes if state.graph is not None else {}
     engines = tuple(filter(None, settings.exclude_engines.split(",")))
     stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
                            enable_single_stream=settings.single_stream,
                            minimise_events=settings.minimise_events,
                            max_task_count=settings.max_task_count,
                            hcom_parallel=settings.hcom_parallel)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None,
-                                       input_shape=input_shape),
-                        BuildOptions(stream=stream))
+    gears = MultiBatchOptions(settings.input_shape, settings.dynamic_batch_size,
+                              settings.dynamic_image_size, settings.dynamic_dims)
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears,
+                                       autofuse=settings.autofuse, user_input_shapes=shapes),
+                        BuildOptions(stream=stream, multi_batch_with_switchn=settings.switchn))
 
 
 def parse(state: RunState, start: int) -> None:
@@ -86,9 +87,14 @@ def execute(state: RunState, start: int) -> None:
     feeds = _inputs(state).feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
     reference = _reference_graph(state)
-    if reference is not None:
-        state.executor = HostExecutor(reference, keep_values=True)
-        state.executor.run(feeds)
+    if reference is None:
+        return
+    executor = HostExecutor(reference, keep_values=True)
+    try:
+        executor.run(feeds)
+    except ExecutionError:   # a graph the build lowered control flow in: no host reference
+        return
+    state.executor = executor
 
 
 def _reference_graph(state: RunState) -> ComputeGraph | None:

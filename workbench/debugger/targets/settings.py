@@ -24,7 +24,12 @@ class Settings:
     max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
     hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
     input: str = ""                # NAME=FILE.npy,...: the model's inputs (their shapes too)
-    input_shape: str = ""          # GE's input_shape NAME:D0,D1;...: sizes for symbolic dims
+    input_shape: str = ""          # ge.inputShape: NAME:d,d;... (-1: dynamic, or a gear decides)
+    dynamic_batch_size: str = ""   # ge.dynamicBatchSize: N,N,... (one copy of the graph each)
+    dynamic_image_size: str = ""   # ge.dynamicImageSize: H,W;H,W
+    dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
+    switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
+    autofuse: bool = False         # GE's autofuse (AUTOFUSE_FLAGS=--enable_autofuse=true)
 
 
 def _flag(text: str) -> bool:
@@ -47,7 +52,9 @@ _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str
                                              "single_stream": _flag, "minimise_events": _flag,
                                              "max_task_count": _task_count,
                                              "hcom_parallel": _flag, "input": str,
-                                             "input_shape": str}
+                                             "input_shape": str, "dynamic_batch_size": str,
+                                             "dynamic_image_size": str, "dynamic_dims": str,
+                                             "switchn": _flag, "autofuse": _flag}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -58,10 +65,15 @@ HELP = {
     "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
                       "ones",
     "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
-    "input": "NAME=FILE.npy,...: input values (others seeded random); their shapes are the "
-             "model's input shapes",
-    "input-shape": "NAME:D0,D1;...: sizes of inputs the model leaves symbolic (GE's "
-                   "input_shape); every shape known: sunk, else hybrid",
+    "input": "NAME=FILE.npy,...: input values (others seeded random); their shapes fix the "
+             "model's symbolic dims",
+    "input-shape": "input dims NAME:D,D;... (ge.inputShape): fixes symbolic dims (every one "
+                   "known: sunk, else hybrid); -1 where a gear decides",
+    "dynamic-batch-size": "gears of the batch dim: N,N,... (ge.dynamicBatchSize)",
+    "dynamic-image-size": "gears of an image's H,W: H,W;H,W (ge.dynamicImageSize)",
+    "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
+    "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
+    "autofuse": "on/off: fuse pointwise chains into AscBackend nodes (GE's autofuse)",
 }
 
 

@@ -1,6 +1,6 @@
-"""LABEL_SWITCH: jump to the index-th of the op's labels, the index (uint32) read from input 0
-at run time (GE's LabelSwitchByIndexTaskInfo; the label list stays on the op, as GE's loader
-reads it through op_index)."""
+"""STREAM_LABEL_SWITCH_BY_INDEX: jump to the index-th of the op's labels, the index (uint32)
+read from input 0 at run time (GE's LabelSwitchByIndexTaskInfo; the label list stays on the op,
+as GE's loader reads it through op_index)."""
 from __future__ import annotations
 
 from ge_core.graph.attr_names import ATTR_NAME_LABEL_SWITCH_LIST, INPUT_OFFSET
@@ -10,7 +10,7 @@ from npu_emu.label import LabelSwitchByIndexTask
 from npu_emu.task import Task
 
 
-@register_task_info(ModelTaskType.LABEL_SWITCH)
+@register_task_info(ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX)
 class LabelSwitchByIndexTaskInfo(AddressTaskInfo):
     def init(self) -> None:
         ids = self.op_desc.get_attr(ATTR_NAME_LABEL_SWITCH_LIST) or []

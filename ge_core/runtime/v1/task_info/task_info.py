@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, ClassVar
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.om.model_task_type import ModelTaskType, task_type_name
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import ModelLoadError
 from ge_core.runtime.v1.events import TaskDistributed
@@ -40,8 +40,8 @@ def make_task_info(task_def: TaskDef, index: int, model: DavinciModel) -> "TaskI
     cls = TASK_INFOS.get(task_def.type)
     if cls is None:
         known = ", ".join(t.name for t in TASK_INFOS)
-        raise ModelLoadError(f"task {index}: no TaskInfo for task type {task_def.type} "
-                             f"(known: {known})")
+        raise ModelLoadError(f"task {index}: no TaskInfo for task type "
+                             f"{task_type_name(task_def.type)} ({task_def.type}) (known: {known})")
     return cls(task_def, index, model)
 
 
