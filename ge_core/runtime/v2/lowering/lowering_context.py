@@ -114,7 +114,8 @@ class LoweringContext:
             block = self.block_of(value)
             stream = self.stream0 if block is None or block.writer[1] is HOST else \
                 self.stream_value(block.writer[1])
-            node = self.main.add("CopyD2H", name, (stream, value), (moved,))
+            node = self.main.add("CopyD2H", name, (stream, value), (moved,),
+                                 after=self.writers([value]))
             self.read(node, [value], HOST)
             self.on_host.add(moved)
         return moved
@@ -129,15 +130,17 @@ class LoweringContext:
 
     def read(self, node: ExeNode, values: tuple[int, ...] | list[int],
              stream: int | None) -> None:
-        """``node`` reads these tensors (on ``stream``, or HOST). A host reader follows the
-        block's writer: the value it reads is the allocation's, and the topological executor
-        would otherwise run it before the kernel that fills the block is even launched."""
+        """``node`` reads these tensors (on ``stream``, or HOST)."""
         for v in values:
             block = self.blocks.get(self._root.get(v, v))
             if block is not None:
                 block.readers.append((node.id, stream))
-                if stream is HOST and block.writer[0] not in (node.id, *node.after):
-                    node.after.append(block.writer[0])
+
+    def writers(self, values: tuple[int, ...] | list[int]) -> list[int]:
+        """The Main nodes that fill these tensors' blocks: a host reader of their data follows
+        them, since the value it is handed is the allocation's, and the topological executor
+        would otherwise run it before the kernel that fills the block is even launched."""
+        return sorted({b.writer[0] for b in map(self.block_of, values) if b is not None})
 
     def block_of(self, value: int) -> "Block | None":
         return self.blocks.get(self._root.get(value, value))
@@ -194,6 +197,7 @@ class LoweringContext:
         infer = self.main.add("InferShape", node.name, (stream_value, *inputs), specs,
                               {"op_desc": node.op_desc, "opset": self.opset,
                                "consts": {i: c for i, c in consts.items()
-                                          if isinstance(c, GeTensor)}})
+                                          if isinstance(c, GeTensor)}},
+                             after=self.writers(inputs))
         self.read(infer, inputs, HOST)   # a data-dependent one reads inputs back
         return list(specs)
