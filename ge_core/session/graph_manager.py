@@ -92,9 +92,9 @@ class GraphManager:
     def build_root_model(self, graph: ComputeGraph, lowered: bool = False) -> RootModel:
         """What PreRun hands the loader: the built GeModel, or, when ModelManager will load it
         hybrid (dims known only at run time, nodes on the host), the compiled graph itself (GE
-        builds no static model for it). ``lowered``: for v2's lowering, which runs If and Loop
-        as control-flow kernels over their subgraphs, so a graph with them is handed over
-        unbuilt too (a build inlines their bodies between labels, which only a sunk model
+        builds no static model for it). ``lowered``: for v2's lowering, which runs If, Case
+        and Loop as control-flow kernels over their subgraphs, so a graph with them is handed
+        over unbuilt too (a build inlines their bodies between labels, which only a sunk model
         runs)."""
         if ModelManager.is_need_hybrid_load(graph) or (
                 lowered and any(n.op_desc.subgraph_names for n in graph)):

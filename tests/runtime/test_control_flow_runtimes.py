@@ -1,7 +1,7 @@
-"""If and Loop on v2 and hybrid: lowered to GE's control-flow kernels (GenIndexForIf + If with a
-branch ExeGraph each; IdentityAddr + While with cond and body ExeGraphs), executed on the
-emulated device with dynamic shapes, and compared with onnxruntime and with the node suite's
-own expected outputs."""
+"""If, Case and Loop on v2 and hybrid: lowered to GE's control-flow kernels (GenIndexForIf + If
+with a branch ExeGraph each, GenIndexForCase + Case for the gears of a multi-batch model;
+IdentityAddr + While with cond and body ExeGraphs), executed on the emulated device with dynamic
+shapes, and compared with onnxruntime and with the node suite's own expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,9 @@ from control_flow_testing import (assert_same, dynamic_if_model, floats, if_in_l
                                   onnxruntime_outputs, vi)
 from onnx import TensorProto as T, helper
 from ge_core.compiler import CompileOptions
+from ge_core.executor import with_gear
 from ge_core.graph import ComputeGraph
+from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.v2 import ExecuteGraphError, ModelV2Executor, default_stream, lower_graph
 from ge_core.runtime.v2.execute_graph import SUBGRAPHS
@@ -139,6 +141,35 @@ def test_a_failure_inside_a_branch_names_the_branch_and_its_node(world):
     feeds = {"c": np.array(False), "x": floats(1, 2, 3), "s": np.array([7, 1], np.int64)}
     with pytest.raises(ExecuteGraphError, match=r"^if0_else_branch/Reshape_0/InferShape: "):
         run(graph, feeds, "hybrid")
+
+
+def _geared(batches: str) -> tuple[ComputeGraph, object]:
+    """relu(x) * 2 for x [batch, 4], compiled with gears: a Case over a copy per batch size."""
+    proto = model([helper.make_node("Relu", ["x"], ["r"]),
+                   helper.make_node("Add", ["r", "r"], ["y"])],
+                  [vi("x", ["batch", 4])], [vi("y", ["batch", 4])], "geared")
+    manager = GraphManager(CompileOptions(dump=None, multi_batch=MultiBatchOptions("", batches)))
+    graph = manager.parse(proto)
+    manager.compile(graph)
+    return graph, proto
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("batch", [1, 4])
+def test_a_gear_case_runs_the_branch_of_the_inputs_batch(world, runtime, batch):
+    graph, proto = _geared("1,2,4")
+    feeds = {"x": floats(batch, batch, 4)}
+    got = run(graph, with_gear(graph, feeds), runtime)
+    assert_same(got, onnxruntime_outputs(proto, feeds))
+
+
+def test_a_case_lowers_to_gen_index_and_a_case_owning_a_branch_per_gear(world):
+    graph, _ = _geared("1,2,4")
+    exe = lower_graph(graph)
+    gen = next(n for n in exe.main.nodes if n.type == "GenIndexForCase")
+    node = next(n for n in exe.main.nodes if n.type == "Case")
+    assert gen.attrs["branch_num"] == 3 and gen.outputs[0] == node.inputs[0]
+    assert [g.name for g in node.attrs[SUBGRAPHS]] == ["Batch_0", "Batch_1", "Batch_2"]
 
 
 NODE_CASES = ["test_if", "test_loop11", "test_range_float_type_positive_delta_expanded",

@@ -55,7 +55,7 @@ def _inputs(args: argparse.Namespace, graph):
 def _root_model(args: argparse.Namespace):
     """(what loads, the inputs given, the manager): an OM read, or an ONNX parsed, given the
     inputs' shapes, compiled, then built for its mode (hybrid loads the compiled graph; auto
-    builds it unless some dims are unknown; v2 lowers it unbuilt then, or with If / Loop)."""
+    builds it unless some dims are unknown; v2 lowers it unbuilt then, or with control flow)."""
     from ge_core.om import OmFileError, load_om
     if args.model.lower().endswith(".om"):
         for flag, what, given in (("--streams", "streams", args.streams is not None),
@@ -80,7 +80,7 @@ def _compiled_root(args: argparse.Namespace, manager, graph):
         manager.compile(graph)
         if args.mode == "hybrid":
             return graph
-        if args.mode in ("auto", "v2"):   # v2 lowers unknown dims and If / Loop unbuilt
+        if args.mode in ("auto", "v2"):   # v2 lowers unknown dims and control flow unbuilt
             return manager.build_root_model(graph, lowered=args.mode == "v2")
         return manager.build(graph).ge_model   # sink needs a static build
     except Exception as exc:

@@ -53,8 +53,9 @@ def _compiled(model: str | onnx.ModelProto) -> Any:
 
 @register_via("device-v2")
 def run_on_device_v2(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> list[Any]:
-    """Parse, compile, build (unless some dims are unknown or it has If / Loop: such a graph is
-    lowered as compiled), then GE's v2 runtime on the emulated device, in a world of its own."""
+    """Parse, compile, build (unless some dims are unknown or it has control flow: such a graph
+    is lowered as compiled), then GE's v2 runtime on the emulated device, in a world of its
+    own."""
     with World().entered():
         root = MANAGER.build_root_model(_compiled(model), lowered=True)
         return list(execute_v2(root, feeds).outputs.values())

@@ -13,7 +13,7 @@ for static models.
 Control flow: GE's hybrid executor runs If and While through its control-op node executor
 (IfOpNodeTask, WhileOpNodeTask), which picks a branch or loops and executes the subgraph node
 by node. With the v2 executor that is the lowering's If and While kernels (v2/lowering/
-if_converter.py, while_converter.py): the host reads the condition, then runs the chosen
+if_case_converter.py, while_converter.py): the host reads the condition, then runs the chosen
 branch's or the body's ExeGraph node by node, each node's shapes inferred from that iteration's
 inputs.
 """

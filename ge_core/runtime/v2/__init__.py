@@ -4,8 +4,8 @@ Entry point (what `gewb exec --mode v2` calls):
 
     execute_v2(model, feeds, executor="sequential", stream=None) -> ExecuteResult
         model     a GeModel (built: its streams and Send/Recv events are honoured) or a
-                  ComputeGraph (compiled; unknown dims are inferred at run time, If and
-                  Loop run as control-flow kernels over their subgraphs)
+                  ComputeGraph (compiled; unknown dims are inferred at run time, If, Case
+                  and Loop run as control-flow kernels over their subgraphs)
         feeds     {input name: array} or arrays in input order
         executor  "sequential" or "topological"
         stream    the npu_emu stream to run on (default: the current runtime's default stream,

@@ -6,7 +6,7 @@ runs, here driven one phase at a time under the step gate.
 
 A model some of whose dims stay unknown (a symbolic batch no `set input` or `set input-shape`
 sized) has no static build: the build phase leaves it compiled, and ModelManager loads it as a
-HybridDavinciModel, which executes node by node, If and Loop bodies included.
+HybridDavinciModel, which executes node by node, If, Case and Loop bodies included.
 
 The host reference executor also runs, after the device, on the same inputs: `print tensor`
 shows a tensor from device memory and, beside it, what the reference computed for it.

@@ -1,9 +1,10 @@
-"""Main's control-flow kernels (GE v2's control_kernel and the If / While lowering): the
+"""Main's control-flow kernels (GE v2's control_kernel and the If / Case / While lowering): the
 host picks a branch or decides whether a loop goes on, then runs that subgraph's ExeGraph node
 by node; its kernels launch on the device like any other.
 
     GenIndexForIf     an If's condition (a host scalar) -> its branch: 0 then, 1 else
-    If                run the chosen branch; its results become the node's outputs
+    GenIndexForCase   a Case's index -> its branch (out of range: the last one, as GE's)
+    If / Case         run the chosen branch; its results become the node's outputs
     GenCondForWhile   a Loop's "go on?": the iteration below the trip count, and the flag
     While             cond, then body, until cond says stop; the body's results become the next
                       iteration's inputs (GE's MoveOutputs2Inputs), scan outputs are stacked
@@ -31,13 +32,24 @@ def gen_index_for_if(ctx: KernelContext) -> None:
     v[ctx.outs[0]] = 0 if bool(np.asarray(v[ctx.ins[0]]).item()) else 1
 
 
-@register_kernel("If")
-def if_kernel(ctx: KernelContext) -> None:
+@register_kernel("GenIndexForCase")
+def gen_index_for_case(ctx: KernelContext) -> None:
+    v = ctx.values
+    index = int(np.asarray(v[ctx.ins[0]]).item())
+    branches = ctx.attrs["branch_num"]
+    v[ctx.outs[0]] = index if 0 <= index < branches else branches - 1
+
+
+def _run_branch(ctx: KernelContext) -> None:
     v, a = ctx.values, ctx.attrs
     index = v[ctx.ins[0]]
     a[EXECUTORS][index].execute()
     for out, result in zip(ctx.outs, a[SUBGRAPHS][index].results):
         v[out] = v[result]
+
+
+register_kernel("If")(_run_branch)
+register_kernel("Case")(_run_branch)
 
 
 @register_kernel("GenCondForWhile")

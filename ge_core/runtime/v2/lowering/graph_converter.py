@@ -13,7 +13,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph
 from ge_core.runtime.v2.lowering import (host_cpu_node_converter,  # noqa: F401
-                                         if_converter, io_node_converter,
+                                         if_case_converter, io_node_converter,
                                          kernel_node_converter, rts_node_converter,
                                          while_converter)
 from ge_core.runtime.v2.lowering import depend_compute_converter  # noqa: F401

@@ -7,7 +7,8 @@ import numpy as np
 
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
 from ge_core.graph import GeTensor, Node
-from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
+from ge_core.graph.attr_names import (ATTR_MBATCH_ORIGIN_INPUT_DIMS, ATTR_NAME_PARENT_NODE_INDEX,
+                                      ATTR_NAME_WEIGHTS)
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import ANY, LoweringContext, LoweringError
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
@@ -26,10 +27,13 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
         lc.bind(node, 0, feed)
         lc.on_host.add(feed)
         return
+    # a geared input (multi-batch) takes any gear's shape: its dims as the gears left them
+    dims = op.get_attr(ATTR_MBATCH_ORIGIN_INPUT_DIMS) or (
+        None if desc.shape.is_unknown_rank else desc.shape.dims)
     tensor = lc.exe.new_value(f"{node.name}:0")
     copy = lc.main.add("CopyInput", name, (lc.allocator, feed), (tensor,),
                        {"name": name, "dtype": desc.dtype.to_numpy().name,
-                        "dims": None if desc.shape.is_unknown_rank else desc.shape.dims})
+                        "dims": None if dims is None else tuple(dims)})
     lc.bind(node, 0, tensor)
     lc.new_block(tensor, copy, HOST)
 

@@ -25,9 +25,9 @@ GE_LOCAL_VIEW = "GeLocalView"    # the output is the input's block, reshaped
 # input's offset too).
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims", "Identity"})
 
-# The subgraph ops lowered to control-flow kernels (if_converter, while_converter); any
+# The subgraph ops lowered to control-flow kernels (if_case_converter, while_converter); any
 # other subgraph op runs on the host CPU engine, bodies and all.
-CONTROL_FLOW_OPS = ("If", "Loop")
+CONTROL_FLOW_OPS = ("If", "Case", "Loop")
 
 _CONVERTERS: dict[str, NodeConverter] = {}
 
