@@ -106,6 +106,19 @@ def if_in_loop_model() -> onnx.ModelProto:
                  [vi("out", [BATCH, 3])], "if_in_loop")
 
 
+def scan_model() -> onnx.ModelProto:
+    """Scan-9 over a sequence of symbolic length: a running sum (state [3]) and, per step, the
+    sum times the step's input (scan output [seq, 3])."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "x_t"], ["sum_out"]),
+         helper.make_node("Mul", ["sum_out", "x_t"], ["y_t"])],
+        "body", [vi("sum_in", [3]), vi("x_t", [3])], [vi("sum_out", [3]), vi("y_t", [3])])
+    return model([helper.make_node("Scan", ["s0", "x"], ["s", "y"], name="scan0",
+                                   num_scan_inputs=1, body=body)],
+                 [vi("s0", [3]), vi("x", ["seq", 3])], [vi("s", [3]), vi("y", ["seq", 3])],
+                 "scan")
+
+
 def floats(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 

@@ -1,7 +1,8 @@
 """If, Case and Loop on v2 and hybrid: lowered to GE's control-flow kernels (GenIndexForIf + If
 with a branch ExeGraph each, GenIndexForCase + Case for the gears of a multi-batch model;
 IdentityAddr + While with cond and body ExeGraphs), executed on the emulated device with dynamic
-shapes, and compared with onnxruntime and with the node suite's own expected outputs."""
+shapes; Scan on the host CPU engine, body and all. Compared with onnxruntime and with the node
+suite's own expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,11 +10,13 @@ import pytest
 
 from control_flow_testing import (assert_same, dynamic_if_model, floats, if_in_loop_model,
                                   loop_scan_model, loop_until_model, model,
-                                  onnxruntime_outputs, vi)
+                                  onnxruntime_outputs, scan_model, vi)
 from onnx import TensorProto as T, helper
 from ge_core.compiler import CompileOptions
 from ge_core.executor import with_gear
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import ENGINE
+from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
 from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.v2 import ExecuteGraphError, ModelV2Executor, default_stream, lower_graph
@@ -143,6 +146,18 @@ def test_a_failure_inside_a_branch_names_the_branch_and_its_node(world):
         run(graph, feeds, "hybrid")
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("steps", [1, 5])
+def test_a_scan_over_a_sequence_of_any_length_runs_on_the_host_cpu_engine(world, runtime,
+                                                                         steps):
+    proto = scan_model()
+    graph = compiled(proto)
+    (scan,) = [n for n in graph if n.type == "Scan"]
+    assert scan.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE   # its body runs there too
+    feeds = {"s0": floats(1, 3), "x": floats(steps, steps, 3)}
+    assert_same(run(graph, feeds, runtime), onnxruntime_outputs(proto, feeds))
+
+
 def _geared(batches: str) -> tuple[ComputeGraph, object]:
     """relu(x) * 2 for x [batch, 4], compiled with gears: a Case over a copy per batch size."""
     proto = model([helper.make_node("Relu", ["x"], ["r"]),
@@ -172,7 +187,7 @@ def test_a_case_lowers_to_gen_index_and_a_case_owning_a_branch_per_gear(world):
     assert [g.name for g in node.attrs[SUBGRAPHS]] == ["Batch_0", "Batch_1", "Batch_2"]
 
 
-NODE_CASES = ["test_if", "test_loop11", "test_range_float_type_positive_delta_expanded",
+NODE_CASES = ["test_if", "test_loop11", "test_scan9_sum", "test_scan_sum", "test_range_float_type_positive_delta_expanded",
               "test_range_int32_type_negative_delta_expanded", "test_affine_grid_2d_expanded"]
 
 
