@@ -38,7 +38,11 @@ class DeviceMemory:
                                     f"multiple of {ALIGNMENT}")
         self.device_id = device_id
         self.capacity = capacity
-        self._buf = np.zeros(capacity, dtype=np.uint8)
+        try:
+            self._buf = np.zeros(capacity, dtype=np.uint8)
+        except MemoryError:   # the host's address space is capped below the device's size
+            raise OutOfMemoryError(f"device {device_id}: the host cannot reserve the "
+                                   f"{capacity} bytes of the emulated device's memory") from None
         self._extents: list[tuple[int, int]] = [(0, capacity)]  # driver free list, by offset
         self._pool: dict[int, list[int]] = {}     # size class -> cached block addrs (LIFO)
         self._cached: dict[int, int] = {}         # cached addr -> size class

@@ -25,7 +25,7 @@ def test_graph_prints_the_ir_and_runs_it(capsys):
     code, out, _ = run(capsys, "graph", SAMPLE, "--run")
     assert code == 0
     assert "%conv1 : Conv(%input:0, %conv1.w:0, %conv1.b:0)" in out
-    assert "prob: float32[1, 10]" in out
+    assert "prob: f32[1,10] min " in out
 
 
 def test_the_main_job_is_the_debugger_on_the_bundled_sample(capsys, tmp_path, monkeypatch):

@@ -8,7 +8,8 @@ print its outputs and the device time it took.
     --streams       single: one stream (ge.enableSingleStream); auto: parallel streams
                     (ge.streamMaxParallelNum 4). Compiling an .onnx only: an OM's are fixed.
 
-Inputs come from --input NAME=FILE.npy, the rest are seeded random; --output writes every
+Inputs come from --input NAME=FILE (.npy, or an ONNX TensorProto .pb as the onnx wheel's test
+data holds them), the rest are seeded random; --output writes every
 output, by graph output name, to an .npz; --trace writes the device timeline (Perfetto).
 """
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from workbench.cli.user_error import UserError
+from workbench.cli.tensor_files import TensorFileError, load_tensor
+from workbench.cli.user_error import UserError, failure_text
+from workbench.output_path import writable_file, write_output
 
 MODES = ("auto", "sink", "hybrid", "v2")
 AUTO_PARALLEL_STREAMS = 4   # ge.streamMaxParallelNum for --streams auto
@@ -58,7 +61,7 @@ def _root_model(args: argparse.Namespace, manager):
             return manager.build_root_model(graph)
         return manager.build(graph).ge_model   # sink and v2 need a static build
     except Exception as exc:
-        raise UserError(f"{args.model}: {exc}") from exc
+        raise UserError(f"{args.model}: {failure_text(exc)}") from exc
 
 
 def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
@@ -69,11 +72,11 @@ def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
     for spec in args.input:
         name, sep, path = spec.partition("=")
         if not sep or name not in names:
-            raise UserError(f"--input {spec}: expected NAME=FILE.npy with NAME one of "
+            raise UserError(f"--input {spec}: expected NAME=FILE with NAME one of "
                             f"{', '.join(names)}")
         try:
-            feeds[name] = np.load(path)
-        except (OSError, ValueError) as exc:
+            feeds[name] = load_tensor(path)
+        except TensorFileError as exc:
             raise UserError(f"--input {spec}: {exc}") from exc
     return feeds
 
@@ -96,13 +99,14 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     from ge_core.runtime.v2 import execute_v2
     manager = _manager(args)
     root = _root_model(args, manager)
-    feeds = _feeds(args, root_graph(root))
     if args.mode == "v2":
-        result = execute_v2(root, feeds)
+        result = execute_v2(root, _feeds(args, root_graph(root)))
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
+    # Loaded before its inputs are made: a plan larger than the device fails here, at once,
+    # not after the host has built inputs as large.
     model = manager.load(root, hybrid=args.mode == "hybrid")
     try:
-        outputs = manager.execute(model, feeds)
+        outputs = manager.execute(model, _feeds(args, root_graph(root)))
         return _about(model), outputs, model.last_execute_ns
     finally:
         manager.unload(model)
@@ -114,18 +118,21 @@ def run_exec(args: argparse.Namespace) -> int:
     from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():
         raise UserError(f"no such model: {args.model}")
+    for option, path in (("--output", args.output), ("--trace", args.trace)):
+        if path:
+            writable_file(path, option)
     world = World()
     timeline = Timeline()
     if args.trace:
         world.bus.subscribe(timeline)
     with world.entered():
-        world.runtime.set_device(0)
         try:
+            world.runtime.set_device(0)
             about, outputs, device_ns = _run(args)
         except UserError:
             raise
         except Exception as exc:  # a load, lowering or execution failure names its node or task
-            raise UserError(f"{args.model}: {type(exc).__name__}: {exc}") from exc
+            raise UserError(f"{args.model}: {failure_text(exc)}") from exc
         finally:
             world.runtime.close()
     print(f"{Path(args.model).name}: {about}")
@@ -133,27 +140,25 @@ def run_exec(args: argparse.Namespace) -> int:
         print(f"  {name}: {summary(value)}")
     print(f"emulated time: {device_ns / 1000:.3f} us")
     if args.output:
-        _save(args.output, outputs)
+        write_output(args.output, lambda p: _save(p, outputs), "--output")
         print(f"outputs written to {args.output}")
     if args.trace:
-        timeline.write(args.trace)
+        write_output(args.trace, timeline.write, "--trace")
         print(f"timeline written to {args.trace}")
     return 0
 
 
-def _save(path: str, outputs: dict[str, Any]) -> None:
-    try:
-        np.savez(path, **{name: np.asarray(v) for name, v in outputs.items()})
-    except OSError as exc:
-        raise UserError(f"--output {path}: {exc}") from exc
+def _save(path: Path, outputs: dict[str, Any]) -> None:
+    np.savez(path, **{name: np.asarray(v) for name, v in outputs.items()})
 
 
 def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("exec", help="run a model (.onnx compiled on the fly, or .om) once on the "
                                     "emulated NPU: outputs and device time")
     p.add_argument("model", help="an .onnx or .om file")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="an input's value (repeatable); others are seeded random")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE",
+                   help="an input's value, .npy or ONNX TensorProto .pb (repeatable); others "
+                        "are seeded random")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
     p.add_argument("--mode", choices=MODES, default="auto",

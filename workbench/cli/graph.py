@@ -7,6 +7,7 @@ from pathlib import Path
 
 from workbench.cli.model_files import SAMPLE, load_model
 from workbench.cli.user_error import UserError
+from workbench.output_path import write_output
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -14,7 +15,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     graph = load_model(args.model)
     print(dump_graph(graph), end="")
     if args.dot:
-        Path(args.dot).write_text(to_dot(graph))
+        write_output(args.dot, lambda p: p.write_text(to_dot(graph)), "--dot")
         print(f"dot written to {args.dot}")
     if args.run:
         _run_on_host(graph)
@@ -22,18 +23,15 @@ def _cmd_graph(args: argparse.Namespace) -> int:
 
 
 def _run_on_host(graph) -> None:
-    import numpy as np
-
-    from ge_core.executor import ExecutionError, HostExecutor, random_feeds
+    from ge_core.executor import ExecutionError, FeedError, HostExecutor, random_feeds
+    from workbench.debugger.views.tensor_text import summary
     try:
         outputs = HostExecutor(graph).run(random_feeds(graph))
-    except ExecutionError as exc:
+    except (ExecutionError, FeedError) as exc:
         raise UserError(str(exc)) from exc
     print("\nhost run on seeded random inputs (seed 0):")
     for name, value in outputs.items():
-        v = np.asarray(value)
-        stats = f"min {v.min():.6g} max {v.max():.6g} mean {v.mean():.6g}" if v.size else "empty"
-        print(f"  {name}: {v.dtype}{list(v.shape)} {stats}")
+        print(f"  {name}: {summary(value)}")
 
 
 def add_graph_parser(sub: argparse._SubParsersAction) -> None:

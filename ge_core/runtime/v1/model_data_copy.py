@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ge_core.runtime.errors import ModelInputError, ModelOutputError
-from ge_core.runtime.model_io import DeviceBuffer, IoDesc
+from ge_core.runtime.model_io import DeviceBuffer, IoDesc, check_feed
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
 from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
 
@@ -90,10 +90,7 @@ class ModelDataCopy:
             if isinstance(value, DeviceBuffer):
                 _check_buffer(io, value, ModelInputError)
             else:
-                value = np.asarray(value)
-                if value.dtype != io.dtype or value.nbytes != io.nbytes:
-                    raise ModelInputError(f"input {io.index} ({io.describe()}) given "
-                                          f"{value.dtype.name}{list(value.shape)}")
+                value = check_feed(io.name, value, io.dims, io.dtype.name)
             checked.append(value)
         return checked
 
