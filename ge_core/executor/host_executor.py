@@ -11,6 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.exec_timeout import (DEFAULT_EXEC_TIMEOUT_MS, GRAPH_EXEC_TIMEOUT, HOST_NODE_NS,
+                                  host_node_budget)
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
@@ -34,6 +36,13 @@ class ExecutionError(RuntimeError):
     """A node failed to run; the message names it."""
 
 
+class HostExecTimeout(ExecutionError):
+    """The run went past its timeout (a Loop that never exits); the message names the node it
+    stopped at and the innermost Loop around it."""
+
+    loop: str | None = None
+
+
 Value = Any  # a numpy array, or None for an absent optional input
 
 
@@ -41,9 +50,12 @@ class HostExecutor:
     """``keep_values`` keeps every tensor of the last run in ``values`` by anchor label
     ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
 
-    def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
+    def __init__(self, graph: ComputeGraph, keep_values: bool = False,
+                 timeout_ms: int = DEFAULT_EXEC_TIMEOUT_MS) -> None:
         host_malloc.tune()
         self.graph = graph
+        self.timeout_ms = timeout_ms
+        self._budget = host_node_budget(timeout_ms)   # nodes left to run (None: no bound)
         self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
         self._boundary: Mapping[str, np.ndarray] = {}
@@ -98,6 +110,7 @@ class HostExecutor:
             if node.type in RTS_OPS:  # stream order and events: the host runs one node at a time
                 continue
             bus.emit(NodeExecuted, graph.name, node.name, node.type)
+            self._spend(node)
             outs = self._run_node(node, ins, args, parent_args)
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
@@ -105,6 +118,15 @@ class HostExecutor:
                 if self.values is not None:
                     self.values[a.label] = v
         return result
+
+    def _spend(self, node: Node) -> None:
+        if self._budget is None:
+            return
+        self._budget -= 1
+        if self._budget < 0:
+            raise HostExecTimeout(f"the run did not finish within its timeout of "
+                                  f"{self.timeout_ms} ms ({GRAPH_EXEC_TIMEOUT}; the host counts "
+                                  f"{HOST_NODE_NS} ns a node); stopped at node {node.name}")
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
@@ -154,8 +176,14 @@ class HostExecutor:
         keep_going = True if cond is None else bool(np.asarray(cond).item())
         limit = None if max_trip is None else int(np.asarray(max_trip).item())
         while keep_going and (limit is None or i < limit):
-            outs = self.run_graph(body, [np.array(i, dtype=np.int64), np.array(keep_going)]
-                                  + carried, ins)
+            try:
+                outs = self.run_graph(body, [np.array(i, dtype=np.int64), np.array(keep_going)]
+                                      + carried, ins)
+            except HostExecTimeout as exc:
+                if exc.loop is None:   # the innermost Loop is the one that did not end
+                    exc.loop = f"Loop {node.name} at iteration {i:,}"
+                    exc.args = (f"{exc.args[0]}, in {exc.loop}",)
+                raise
             keep_going = bool(np.asarray(outs[0]).item())
             carried = list(outs[1:1 + n_carried])
             for k, s in enumerate(outs[1 + n_carried:]):

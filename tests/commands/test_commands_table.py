@@ -69,7 +69,8 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
-    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, stream-max-parallel-num)"),
+    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
+                       "stream-max-parallel-num, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),

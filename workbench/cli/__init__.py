@@ -51,5 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError as exc:   # the host ran out: one line, with the class (it is a limit hit)
         print(f"gewb {args.command}: out of host memory (MemoryError: {exc})", file=sys.stderr)
         return 2
-    except (BrokenPipeError, KeyboardInterrupt):
+    except KeyboardInterrupt:
+        print(f"gewb {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
         return 130

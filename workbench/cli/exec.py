@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 from workbench.cli.tensor_files import TensorFileError, load_tensor
 from workbench.cli.user_error import UserError, failure_text
 from workbench.output_path import writable_file, write_output
@@ -106,7 +107,7 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     # not after the host has built inputs as large.
     model = manager.load(root, hybrid=args.mode == "hybrid")
     try:
-        outputs = manager.execute(model, _feeds(args, root_graph(root)))
+        outputs = manager.execute(model, _feeds(args, root_graph(root)), args.timeout)
         return _about(model), outputs, model.last_execute_ns
     finally:
         manager.unload(model)
@@ -152,6 +153,14 @@ def _save(path: Path, outputs: dict[str, Any]) -> None:
     np.savez(path, **{name: np.asarray(v) for name, v in outputs.items()})
 
 
+def timeout_ms(text: str) -> int:
+    """--timeout's type (argparse shows the ValueError's message)."""
+    try:
+        return parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("exec", help="run a model (.onnx compiled on the fly, or .om) once on the "
                                     "emulated NPU: outputs and device time")
@@ -167,6 +176,9 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--streams", choices=tuple(STREAMS), default=None,
                    help="single: one stream; auto: parallel streams (streamMaxParallelNum "
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
+    p.add_argument("--timeout", type=timeout_ms, default=DEFAULT_EXEC_TIMEOUT_MS, metavar="MS",
+                   help="end an execution that runs longer, in ms of emulated device time; -1: "
+                        f"never (ge.exec.graphExecTimeout; default {DEFAULT_EXEC_TIMEOUT_MS})")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
     p.set_defaults(func=run_exec)

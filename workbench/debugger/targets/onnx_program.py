@@ -60,8 +60,9 @@ def load(state: RunState, start: int) -> None:
 
 def execute(state: RunState, start: int) -> None:
     feeds = random_feeds(state.graph, state.settings.seed)
-    state.outputs = _manager(state).execute(state.model, feeds)
-    state.executor = HostExecutor(state.graph, keep_values=True)
+    timeout = state.settings.exec_timeout
+    state.outputs = _manager(state).execute(state.model, feeds, timeout)
+    state.executor = HostExecutor(state.graph, keep_values=True, timeout_ms=timeout)
     state.executor.run(feeds)
 
 

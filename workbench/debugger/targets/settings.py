@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
+
 
 class SettingError(ValueError):
     """A bad `set`: the message names the setting."""
@@ -16,6 +18,7 @@ class Settings:
     exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
     race_check: bool = False       # the runtime's happens-before race detector
     stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
+    exec_timeout: int = DEFAULT_EXEC_TIMEOUT_MS  # ge.exec.graphExecTimeout, ms of device time
 
 
 def _flag(text: str) -> bool:
@@ -27,12 +30,15 @@ def _flag(text: str) -> bool:
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
-                                             "race_check": _flag, "stream_max_parallel_num": int}
+                                             "race_check": _flag, "stream_max_parallel_num": int,
+                                             "exec_timeout": parse_timeout}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
     "race-check": "on/off: check stream orderings against memory accesses",
     "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
+    "exec-timeout": "ms of device time an execution may run before it is ended, -1 never "
+                    "(ge.exec.graphExecTimeout)",
 }
 
 
