@@ -32,6 +32,7 @@ from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.om.ge_model import GeModel
+from ge_core.om.logical_memory import tensor_size
 from ge_core.passes import PassRecord
 from ge_core.stage_events import StageBegin, StageEnd
 
@@ -68,6 +69,11 @@ def _check_static(graph: ComputeGraph) -> None:
                 raise BuildError(
                     f"graph {graph.name}: {node.name}:{i} is {desc}: a static build needs every "
                     f"shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
+            try:
+                tensor_size(desc)
+            except TypeError as exc:   # a string tensor: device memory holds no such thing
+                raise BuildError(f"graph {graph.name}: {node.name}:{i} is {desc}: a static "
+                                 f"build sizes every tensor, and {exc}") from None
 
 
 def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:

@@ -73,6 +73,8 @@ class _Checker:
         produced: dict[str, str] = {}
         for value in g.input:
             name = self.text(value.name, f"{where}: an input name")
+            if name in produced:
+                raise self.fail(f"{where} has two inputs named {name!r}")
             produced[name] = f"input {name!r} of {where}"
             if root:
                 self.input_type(value, name)
@@ -155,8 +157,8 @@ class _Checker:
             self.text(value, f"output {k} name", label)
         for attr in node.attribute:
             self.attr_text(attr, label)
-        if node.domain not in DEFAULT_DOMAINS or not is_supported(op_type) \
-                or op_type in GE_NODE_TYPES:
+        if node.domain not in DEFAULT_DOMAINS or op_type in GE_NODE_TYPES \
+                or not (is_supported(op_type) or op_type == "Constant"):   # (becomes a Const)
             return   # the builder refuses it by name
         try:
             schema = defs.get_schema(op_type, self.opset, "")
