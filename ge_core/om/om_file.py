@@ -24,8 +24,8 @@ from ge_core.om.ge_model import GeModel
 from ge_core.om.model_file_header import (CHECK, MODEL_FILE_HEAD_LEN, MODEL_FILE_MAGIC_NUM,
                                           MODEL_VERSION, ModelFileHeader)
 from ge_core.om.model_serializer import graph_of, model_def
-from ge_core.om.om_limits import (MAX_PARTITION_NUM, OmLimitError, check_io, check_model_attrs,
-                                  check_task_def)
+from ge_core.om.om_limits import (MAX_PARTITION_NUM, OmLimitError, check_descs, check_io,
+                                  check_model_attrs, check_task_def)
 from ge_core.om.partition_table import (ModelPartitionMemInfo, ModelPartitionType,
                                         pack_partitions, partition_name, table_size,
                                         unpack_table)
@@ -157,6 +157,7 @@ def ge_model_of(om: OmFile, source: str = "<om bytes>") -> GeModel:
         attrs = check_model_attrs(graph_proto, task_def)
         graph = graph_of(graph_proto, weights)
         check_io(graph, task_def.memory_size, len(weights))
+        check_descs(graph)
     except DecodeError as err:
         raise malformed(P.MODEL_DEF, _decode_reason(err)) from None
     except (SerializeError, GraphError, OmLimitError) as err:

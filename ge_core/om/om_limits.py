@@ -13,6 +13,10 @@ The limits are GE's own (hicann/ge):
   inc/framework/runtime/notify_allocator.h).
 GE has no constant for labels; each label is placed by one LabelSet task (its LabelMaker), so
 a model cannot have more labels than tasks.
+
+GE trusts a model's op descs as written. Here the numpy kernels would meet descs changed in the
+file as operands that do not fit, a Python error on the device; so each op's descs are checked
+against its producers' and its own InferShape first (check_descs).
 """
 from __future__ import annotations
 
@@ -24,6 +28,11 @@ from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NU
 from ge_core.graph.types import DataType
 from ge_core.om.ge_model import model_attrs
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, WEIGHT_BASE, tensor_size
+from ge_core.ops import get_op_def
+from ge_core.ops.graph_io import GE_NODE_TYPES
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.shape_rules import ShapeError
+from ge_core.pattern_fusion import fused_ops  # noqa: F401 -- a built model's fused ops' InferShape
 from ge_core.om.proto import ge_ir_pb2, task_pb2
 
 MAX_PARTITION_NUM = 5 + 3
@@ -111,3 +120,35 @@ def check_io(graph: ComputeGraph, memory_size: int, weight_size: int) -> None:
             if not any(base <= addr and end <= base + size for base, size in segments):
                 raise OmLimitError(f"{what} at [{addr:#x}, {end:#x}) lies outside the feature "
                                    f"map ({memory_size} B) and the weights ({weight_size} B)")
+
+
+def check_descs(graph: ComputeGraph) -> None:
+    """Each node's descs agree with its producers' and with its own InferShape: a desc or an
+    attribute changed in the file would otherwise reach a kernel as operands that do not fit.
+    (Nodes with no InferShape - GE's own, the runtime's control ops - are taken as written.)"""
+    for node in graph.all_nodes():
+        op = node.op_desc
+        for anchor in node.in_data_anchors:
+            peer = anchor.peer
+            if peer is None or anchor.idx >= len(op.input_descs):
+                continue
+            mine, theirs = op.input_descs[anchor.idx], peer.owner.op_desc.output_descs[peer.idx]
+            if (mine.shape, mine.dtype) != (theirs.shape, theirs.dtype):
+                raise OmLimitError(f"node {node.name} input {anchor.idx} is {mine}, its "
+                                   f"producer {peer.owner.name} makes {theirs}")
+        op_def = get_op_def(node.type)
+        if op_def is None or node.type in GE_NODE_TYPES:
+            continue
+        written = [d.copy() for d in op.output_descs]
+        try:
+            op_def.infer_shape(InferShapeContext(node))
+            inferred = [str(d) for d in op.output_descs]
+        except (ShapeError, ArithmeticError, LookupError, TypeError, ValueError) as exc:
+            raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
+                               f"attributes: {' '.join(str(exc).split())}") from None
+        finally:
+            op.output_descs = written
+        if inferred != [str(d) for d in written]:
+            raise OmLimitError(f"node {node.name} ({node.type}) is written to make "
+                               f"{', '.join(map(str, written))}; its inputs and attributes make "
+                               f"{', '.join(inferred)}")

@@ -33,11 +33,17 @@ from ge_core.parser.parse_error import ParseError
 
 
 def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> ComputeGraph:
-    """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto)."""
+    """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto). Raises only
+    ParseError."""
     source, path, model = _load(src)
-    check_model(model, source)
-    with gc_paused():
-        return _parse(source, path, model, name)
+    try:
+        check_model(model, source)
+        with gc_paused():
+            return _parse(source, path, model, name)
+    except ParseError:
+        raise
+    except Exception as exc:   # a bug of ours on a model nobody foresaw: said as such, one line
+        raise ParseError(source, f"internal error: {type(exc).__name__}: {exc}") from exc
 
 
 def _parse(source: str, path: str | None, model: onnx.ModelProto,

@@ -4,6 +4,7 @@ file and GE's limits (issue 15's OM loader defects, one case per class)."""
 from __future__ import annotations
 
 import resource
+from pathlib import Path
 
 import pytest
 from onnx import helper
@@ -63,8 +64,20 @@ def _graph_attr(edit):
 
 
 def _io_dtype(m: ge_ir_pb2.ModelDef) -> None:
-    data = next(op for op in m.graph[0].op if op.type == "Data")
-    data.output_desc[0].dtype = DataType.DT_UNDEFINED
+    _op(m, "Data").output_desc[0].dtype = DataType.DT_UNDEFINED
+
+
+def _op(m: ge_ir_pb2.ModelDef, op_type: str) -> ge_ir_pb2.OpDef:
+    return next(op for op in m.graph[0].op if op.type == op_type)
+
+
+def _relu_input_dims(m: ge_ir_pb2.ModelDef) -> None:
+    _op(m, "Relu").input_desc[0].shape.dim[0] = 5
+
+
+def _relu_output_dims(m: ge_ir_pb2.ModelDef) -> None:
+    _op(m, "Relu").output_desc[0].shape.dim[0] = 5
+    _op(m, "NetOutput").input_desc[0].shape.dim[0] = 5
 
 
 CASES = {
@@ -94,6 +107,11 @@ CASES = {
         "string b'\\xff\\xfe' is not UTF-8"),
     "DT_UNDEFINED graph input": (P.MODEL_DEF, _io_dtype,
                                  "a static model's input or output needs a data type"),
+    "an input desc its producer disagrees with": (
+        P.MODEL_DEF, _relu_input_dims, "node relu input 0 is f32[5], its producer x makes f32[4]"),
+    "an output desc its InferShape disagrees with": (
+        P.MODEL_DEF, _relu_output_dims,
+        "node relu (Relu) is written to make f32[5]; its inputs and attributes make f32[4]"),
     "non-UTF-8 kernel names": (P.TBE_KERNELS, lambda raw: b"\xff" + raw,
                                "malformed partition TBE_KERNELS: kernel names are not UTF-8"),
 }
@@ -131,3 +149,18 @@ def test_a_partition_count_ge_refuses(num, tmp_path):
     body = num.to_bytes(4, "little") + body[4:]
     text = _refused(with_body(body), tmp_path)
     assert f"partition table of {num} partitions: GE accepts 1 to 8" in text
+
+
+def test_an_attribute_no_kernel_takes_is_refused_at_load(tmp_path):
+    """The sample's FusedConv with an activation the fused kernels do not apply: refused when
+    loaded, not met as a Python error on the device."""
+    from ge_core.atc import atc
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.parser import parse_onnx
+    sample = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
+    built = atc(parse_onnx(sample), CompileOptions(dump=None), BuildOptions()).built
+    data = _edited(om_bytes(built.ge_model), P.MODEL_DEF, lambda m: setattr(
+        _op(m, "FusedConv").attr["activation"], "s", b"Gelu"))
+    assert "(FusedConv) does not fit its inputs and attributes: activation 'Gelu' is none the " \
+           "fused kernels apply (Relu)" in _refused(data, tmp_path)

@@ -3,7 +3,6 @@ Graphviz file, --run runs it on the host reference executor."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, HOST_NODE_NS
 from workbench.cli.exec import timeout_ms

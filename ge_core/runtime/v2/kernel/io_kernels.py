@@ -3,8 +3,6 @@ CopyModelData when the input is not zero-copy), a device tensor back into a host
 the streams are synchronized (CopyOutput)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ge_core.runtime.model_io import check_feed
 from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import HOST
