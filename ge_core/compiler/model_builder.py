@@ -32,7 +32,7 @@ from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.om.ge_model import GeModel
-from ge_core.om.logical_memory import tensor_size
+from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
 from ge_core.stage_events import StageBegin, StageEnd
 
@@ -96,6 +96,10 @@ def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
     allocator = StreamAllocator(graph, stream_options)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
+    if plan.feature_map_bytes + plan.zero_copy_bytes > FEATURE_MAP_SPAN:
+        raise BuildError(f"graph {graph.name}: the feature map needs "
+                         f"{plan.feature_map_bytes + plan.zero_copy_bytes:,} bytes, more than "
+                         f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
     split = stage("SplitStreams", lambda: split_streams(graph, task_count, stream_options))
     ge_model = stage("GenTask", lambda: build_ge_model(graph))

@@ -299,6 +299,10 @@ def _dtype_name(dtype: int) -> str:
 _INFERENCE_ERROR = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\):\s*(.*)")
 _ERROR_TAG = re.compile(r"\[\w*(?:Inference|Validation)Error\]\s*")
 _DECLARED = re.compile(r"differs from existing|existing shape differ")
+# ONNX's inference makes one dim per element of a shape operand it cannot read (Expand's,
+# Reshape's): a declared dim of 2^40 there is 2^40 dims, built in C++ where nothing can stop it.
+# A model declaring a dim this large gets no ONNX inference (only a seed; ours decides).
+ONNX_INFERENCE_MAX_DIM = 1 << 24
 
 
 def infer_types(model: onnx.ModelProto, source: str
@@ -307,6 +311,8 @@ def infer_types(model: onnx.ModelProto, source: str
     ONNX finds inconsistent with its op's type and shape constraints is refused with ONNX's
     reason. Otherwise (or if ONNX cannot infer the model for reasons of its own) the types are
     inferred leniently: they are only a seed for our own InferShape."""
+    if _largest_declared_dim(model.graph) > ONNX_INFERENCE_MAX_DIM:
+        return model, None
     refusal = None
     try:
         return onnx.shape_inference.infer_shapes(model, strict_mode=True), None
@@ -318,6 +324,11 @@ def infer_types(model: onnx.ModelProto, source: str
         return onnx.shape_inference.infer_shapes(model), refusal
     except Exception:  # noqa: BLE001 -- only a seed
         return model, refusal
+
+
+def _largest_declared_dim(g: GraphProto) -> int:
+    values = (*g.input, *g.output, *g.value_info)
+    return max((d.dim_value for v in values for d in v.type.tensor_type.shape.dim), default=0)
 
 
 def _refusal(message: str, source: str, graph: GraphProto) -> ParseError | None:
