@@ -8,7 +8,8 @@ print its outputs and the device time it took.
     --streams       single: one stream (ge.enableSingleStream); auto: parallel streams
                     (ge.streamMaxParallelNum 4). Compiling an .onnx only: an OM's are fixed.
 
-Inputs come from --input NAME=FILE.npy, the rest are seeded random; --output writes every
+Inputs come from --input NAME=FILE (.npy, or an ONNX TensorProto .pb as the onnx wheel's test
+data holds them), the rest are seeded random; --output writes every
 output, by graph output name, to an .npz; --trace writes the device timeline (Perfetto).
 """
 from __future__ import annotations
@@ -19,8 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 from workbench.cli.compile import add_autofuse_option, add_gear_options
-from workbench.cli.user_error import UserError
+from workbench.cli.tensor_files import TensorFileError, load_tensor
+from workbench.cli.user_error import UserError, failure_text
+from workbench.output_path import writable_file, write_output
 
 MODES = ("auto", "sink", "hybrid", "v2")
 AUTO_PARALLEL_STREAMS = 4   # ge.streamMaxParallelNum for --streams auto
@@ -62,7 +66,7 @@ def _root_model(args: argparse.Namespace, manager):
             return manager.build_root_model(graph)
         return manager.build(graph).ge_model   # sink and v2 need a static build
     except Exception as exc:
-        raise UserError(f"{args.model}: {exc}") from exc
+        raise UserError(f"{args.model}: {failure_text(exc)}") from exc
 
 
 def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
@@ -80,11 +84,11 @@ def _feeds(args: argparse.Namespace, graph) -> dict[str, np.ndarray]:
     for spec in args.input:
         name, sep, path = spec.partition("=")
         if not sep or name not in names:
-            raise UserError(f"--input {spec}: expected NAME=FILE.npy with NAME one of "
+            raise UserError(f"--input {spec}: expected NAME=FILE with NAME one of "
                             f"{', '.join(names)}")
         try:
-            feeds[name] = np.load(path)
-        except (OSError, ValueError) as exc:
+            feeds[name] = load_tensor(path)
+        except TensorFileError as exc:
             raise UserError(f"--input {spec}: {exc}") from exc
     return with_gear(graph, feeds)
 
@@ -110,12 +114,14 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     from ge_core.runtime.v2 import execute_v2
     manager = _manager(args)
     root = _root_model(args, manager)
-    feeds = _feeds(args, root_graph(root))
     if args.mode == "v2":
-        result = execute_v2(root, feeds)
+        result = execute_v2(root, _feeds(args, root_graph(root)))
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
+    # Loaded before its inputs are made: a plan larger than the device fails here, at once,
+    # not after the host has built inputs as large.
     with manager.loaded(root, hybrid=args.mode == "hybrid") as model:
-        return _about(model), manager.execute(model, feeds), model.last_execute_ns
+        outputs = manager.execute(model, _feeds(args, root_graph(root)), args.timeout)
+        return _about(model), outputs, model.last_execute_ns
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -124,18 +130,21 @@ def run_exec(args: argparse.Namespace) -> int:
     from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():
         raise UserError(f"no such model: {args.model}")
+    for option, path in (("--output", args.output), ("--trace", args.trace)):
+        if path:
+            writable_file(path, option)
     world = World()
     timeline = Timeline()
     if args.trace:
         world.bus.subscribe(timeline)
     with world.entered():
-        world.runtime.set_device(0)
         try:
+            world.runtime.set_device(0)
             about, outputs, device_ns = _run(args)
         except UserError:
             raise
         except Exception as exc:  # a load, lowering or execution failure names its node or task
-            raise UserError(f"{args.model}: {type(exc).__name__}: {exc}") from exc
+            raise UserError(f"{args.model}: {failure_text(exc)}") from exc
         finally:
             world.runtime.close()
     print(f"{Path(args.model).name}: {about}")
@@ -143,33 +152,39 @@ def run_exec(args: argparse.Namespace) -> int:
         print(f"  {name}: {summary(value)}")
     print(f"emulated time: {device_ns / 1000:.3f} us")
     if args.output:
-        _save(args.output, outputs)
+        write_output(args.output, lambda p: _save(p, outputs), "--output")
         print(f"outputs written to {args.output}")
     if args.trace:
-        timeline.write(args.trace)
+        write_output(args.trace, timeline.write, "--trace")
         print(f"timeline written to {args.trace}")
     return 0
 
 
-def _save(path: str, outputs: dict[str, Any]) -> None:
+def _save(path: Path, outputs: dict[str, Any]) -> None:
     arrays = {}
     for name, v in outputs.items():
         if isinstance(v, list):  # a sequence: its tensors as name.0, name.1, ...
             arrays.update({f"{name}.{i}": np.asarray(x) for i, x in enumerate(v)})
         elif v is not None:  # an empty optional writes nothing
             arrays[name] = np.asarray(v)
+    np.savez(path, **arrays)
+
+
+def timeout_ms(text: str) -> int:
+    """--timeout's type (argparse shows the ValueError's message)."""
     try:
-        np.savez(path, **arrays)
-    except OSError as exc:
-        raise UserError(f"--output {path}: {exc}") from exc
+        return parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("exec", help="run a model (.onnx compiled on the fly, or .om) once on the "
                                     "emulated NPU: outputs and device time")
     p.add_argument("model", help="an .onnx or .om file")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="an input's value (repeatable); others are seeded random")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE",
+                   help="an input's value, .npy or ONNX TensorProto .pb (repeatable); others "
+                        "are seeded random")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
     p.add_argument("--mode", choices=MODES, default="auto",
@@ -178,6 +193,9 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--streams", choices=tuple(STREAMS), default=None,
                    help="single: one stream; auto: parallel streams (streamMaxParallelNum "
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
+    p.add_argument("--timeout", type=timeout_ms, default=DEFAULT_EXEC_TIMEOUT_MS, metavar="MS",
+                   help="end an execution that runs longer, in ms of emulated device time; -1: "
+                        f"never (ge.exec.graphExecTimeout; default {DEFAULT_EXEC_TIMEOUT_MS})")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
     add_autofuse_option(p)
