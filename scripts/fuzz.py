@@ -44,8 +44,10 @@ def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float)
     def drive(case) -> None:
         verdict = worker.run(case)
         counts[verdict.kind] += 1
-        if verdict.kind in BAD and len(bad) < 20 and verdict.detail not in seen:
-            seen.add(verdict.detail)
+        # A hang's detail is the same every time ("no answer in 60 s"): its case tells them apart.
+        key = f"{verdict.detail} {case!r}" if verdict.kind == HANG else verdict.detail
+        if verdict.kind in BAD and len(bad) < 20 and key not in seen:
+            seen.add(key)
             bad.append({"kind": verdict.kind, "detail": verdict.detail, "case": repr(case)[:600]})
 
     started = time.monotonic()

@@ -1,5 +1,5 @@
-"""The input values a user gives a model run (``NAME=FILE.npy``), as `gewb exec` and the
-debugger take them.
+"""The input values a user gives a model run (``NAME=FILE``: .npy, or an ONNX TensorProto .pb),
+as `gewb exec` and the debugger take them.
 
 Before the model is compiled their shapes become its input shapes (GE's
 GraphPrepare::CheckAndUpdateInput, ge_core/compiler/graph_prepare.py, beside ge.inputShape's
@@ -18,6 +18,7 @@ import numpy as np
 from ge_core.executor import random_feeds, with_gear
 from ge_core.graph import ComputeGraph
 from ge_core.graph.multi_batch_gears import Gears
+from workbench.cli.tensor_files import TensorFileError, load_tensor
 
 
 class ModelInputError(ValueError):
@@ -46,16 +47,16 @@ class UserInputs:
 
 
 def read_inputs(graph: ComputeGraph, specs: Sequence[str] = ()) -> UserInputs:
-    """``specs``: NAME=FILE.npy each, NAME an input of ``graph`` (as parsed, or an OM's)."""
+    """``specs``: NAME=FILE each, NAME an input of ``graph`` (as parsed, or an OM's)."""
     names = [n.op_desc.output_names[0] or n.name for n in graph.input_nodes]
     values = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or name not in names:
-            raise ModelInputError(f"input {spec}: expected NAME=FILE.npy with NAME one of "
+            raise ModelInputError(f"input {spec}: expected NAME=FILE with NAME one of "
                                   f"{', '.join(names)}")
         try:
-            values[name] = np.load(path)
-        except (OSError, ValueError) as exc:
+            values[name] = load_tensor(path)
+        except TensorFileError as exc:
             raise ModelInputError(f"input {spec}: {exc}") from exc
     return UserInputs(values)

@@ -37,6 +37,7 @@ from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
 from ge_core.om.ge_model import GeModel
+from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
 from ge_core.stage_events import StageBegin, StageEnd
 
@@ -87,6 +88,11 @@ def _check_static(graph: ComputeGraph) -> None:
                 raise BuildError(
                     f"graph {graph.name}: {node.name}:{i} is {desc}: {need}; GE runs such a "
                     f"model hybrid (gewb exec --mode hybrid)")
+            try:
+                tensor_size(desc)
+            except TypeError as exc:   # a string tensor: device memory holds no such thing
+                raise BuildError(f"graph {graph.name}: {node.name}:{i} is {desc}: a static "
+                                 f"build sizes every tensor, and {exc}") from None
 
 
 def _build(graph: ComputeGraph, options: BuildOptions,
@@ -112,6 +118,10 @@ def _build(graph: ComputeGraph, options: BuildOptions,
     allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
+    if plan.feature_map_bytes + plan.zero_copy_bytes > FEATURE_MAP_SPAN:
+        raise BuildError(f"graph {graph.name}: the feature map needs "
+                         f"{plan.feature_map_bytes + plan.zero_copy_bytes:,} bytes, more than "
+                         f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
     split = stage("SplitStreams", lambda: split_streams(graph, task_count, stream_options))
     ge_model = stage("GenTask", lambda: build_ge_model(graph))

@@ -1,29 +1,51 @@
 """Inputs for a graph when the user gives none: seeded, so every run sees the same ones."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ge_core.graph import ComputeGraph
-from ge_core.graph.types import DataType
 from ge_core.graph.multi_batch_gears import Gears
+from ge_core.graph.types import DataType
+from npu_emu.runtime import RuntimeConfig
+
+# Random inputs are made on the host and must fit the device they are copied to: more than the
+# emulated device's memory could never run, so none is made (rather than the host running out).
+MAX_FEED_BYTES = RuntimeConfig().memory_bytes
 
 
-def random_feeds(graph: ComputeGraph, seed: int = 0) -> dict[str, np.ndarray]:
+class FeedError(ValueError):
+    """Random inputs that cannot be made for a graph; the message names the input."""
+
+
+def random_feeds(graph: ComputeGraph, seed: int = 0,
+                 max_bytes: int = MAX_FEED_BYTES) -> dict[str, np.ndarray]:
     """Seeded inputs shaped by the graph's Data descs (unknown dims as 1); a multi-batch graph's
     gear values are those of the inputs' shapes, the largest gear."""
     rng = np.random.default_rng(seed)
     feeds = {}
+    total = 0
     for n in graph.input_nodes:
         desc = n.op_desc.output_descs[0]
-        dims = [] if desc.shape.rank is None else [d if d > 0 else 1 for d in desc.shape.dims]
         name = n.op_desc.output_names[0] or n.name
+        dims = [] if desc.shape.rank is None else [d if d > 0 else 1 for d in desc.shape.dims]
         if desc.dtype == DataType.DT_VARIANT:  # a sequence: an empty one
             feeds[name] = []
             continue
         if desc.dtype == DataType.DT_STRING:  # digits, which Cast can read back as numbers
             feeds[name] = rng.integers(0, 10, dims).astype(str).astype(object)
             continue
-        dtype = desc.dtype.to_numpy()
+        try:
+            dtype = desc.dtype.to_numpy()
+        except TypeError:
+            raise FeedError(f"input {name!r} is {desc.dtype.short}{dims}: no random value can "
+                            f"be made of that type") from None
+        total += math.prod(dims) * dtype.itemsize
+        if total > max_bytes:
+            raise FeedError(f"input {name!r} ({desc.dtype.short}{dims}) brings the inputs to "
+                            f"{total:,} bytes, more than the {max_bytes:,} bytes of device "
+                            f"memory they must fit in")
         value = rng.random(dims) if dtype.kind == "f" else rng.integers(0, 4, dims)
         feeds[name] = np.asarray(value).astype(dtype)
     return with_gear(graph, feeds)

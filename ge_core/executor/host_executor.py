@@ -11,6 +11,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.exec_timeout import (DEFAULT_EXEC_TIMEOUT_MS, GRAPH_EXEC_TIMEOUT, HOST_NODE_NS,
+                                  host_node_budget)
 from ge_core.executor.function_attrs import run_with_function_attrs
 from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
@@ -39,6 +41,13 @@ class ExecutionError(RuntimeError):
     """A node failed to run; the message names it."""
 
 
+class HostExecTimeout(ExecutionError):
+    """The run went past its timeout (a Loop that never exits); the message names the node it
+    stopped at and the innermost Loop around it."""
+
+    loop: str | None = None
+
+
 Value = Any  # an array, a list (an ONNX sequence), or None (absent input, empty optional)
 
 
@@ -51,9 +60,12 @@ class HostExecutor:
     """``keep_values`` keeps every tensor of the last run in ``values`` by anchor label
     ("node:idx"): the pass-equivalence check feeds a partition's cut edges from it."""
 
-    def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
+    def __init__(self, graph: ComputeGraph, keep_values: bool = False,
+                 timeout_ms: int = DEFAULT_EXEC_TIMEOUT_MS) -> None:
         host_malloc.tune()
         self.graph = graph
+        self.timeout_ms = timeout_ms
+        self._budget = host_node_budget(timeout_ms)   # nodes left to run (None: no bound)
         self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
         self._boundary: Mapping[str, np.ndarray] = {}
@@ -115,6 +127,7 @@ class HostExecutor:
             if node.type in RTS_OPS:  # stream order and events: the host runs one node at a time
                 continue
             bus.emit(NodeExecuted, graph.name, node.name, node.type)
+            self._spend(node)
             outs = self._run_node(node, ins, args, parent_args)
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
@@ -127,6 +140,14 @@ class HostExecutor:
         """One compute node on host values, a subgraph op's bodies included: what the host CPU
         engine runs for a node a device executor hands it."""
         return self._run_node(node, list(ins), (), ())
+    def _spend(self, node: Node) -> None:
+        if self._budget is None:
+            return
+        self._budget -= 1
+        if self._budget < 0:
+            raise HostExecTimeout(f"the run did not finish within its timeout of "
+                                  f"{self.timeout_ms} ms ({GRAPH_EXEC_TIMEOUT}; the host counts "
+                                  f"{HOST_NODE_NS} ns a node); stopped at node {node.name}")
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
@@ -190,8 +211,14 @@ class HostExecutor:
         keep_going = True if cond is None else bool(np.asarray(cond).item())
         limit = None if max_trip is None else int(np.asarray(max_trip).item())
         while keep_going and (limit is None or i < limit):
-            outs = self.run_graph(body, [np.array(i, dtype=np.int64), np.array(keep_going)]
-                                  + carried, ins)
+            try:
+                outs = self.run_graph(body, [np.array(i, dtype=np.int64), np.array(keep_going)]
+                                      + carried, ins)
+            except HostExecTimeout as exc:
+                if exc.loop is None:   # the innermost Loop is the one that did not end
+                    exc.loop = f"Loop {node.name} at iteration {i:,}"
+                    exc.args = (f"{exc.args[0]}, in {exc.loop}",)
+                raise
             keep_going = bool(np.asarray(outs[0]).item())
             carried = list(outs[1:1 + n_carried])
             for k, s in enumerate(outs[1 + n_carried:]):

@@ -12,7 +12,7 @@ import numpy as np
 
 from ge_core.graph import GeTensor
 from ge_core.om.proto import ge_ir_pb2 as pb
-from ge_core.om.tensor_serializer import SerializeError, tensor_def, tensor_value
+from ge_core.om.tensor_serializer import SerializeError, tensor_def, tensor_value, utf8
 
 _LV = pb.AttrDef.ListValue
 
@@ -22,7 +22,7 @@ _LIST_KINDS: tuple[tuple[type | tuple[type, ...], str, int, Callable, Callable],
     (bool, "b", _LV.VT_LIST_BOOL, bool, bool),
     (int, "i", _LV.VT_LIST_INT, int, int),
     (float, "f", _LV.VT_LIST_FLOAT, float, float),
-    (str, "s", _LV.VT_LIST_STRING, str.encode, bytes.decode),
+    (str, "s", _LV.VT_LIST_STRING, str.encode, utf8),
     ((GeTensor, np.ndarray), "t", _LV.VT_LIST_TENSOR, tensor_def, tensor_value),
 )
 _LIST_BY_TYPE = {val_type: (name, decode) for _, name, val_type, _, decode in _LIST_KINDS}
@@ -68,7 +68,7 @@ def attr_value(attr: pb.AttrDef, weights: bytes | None = None) -> Any:
     if kind in ("b", "i", "f"):
         return getattr(attr, kind)
     if kind == "s":
-        return attr.s.decode()
+        return utf8(attr.s)
     if kind == "t":
         return tensor_value(attr.t, weights)
     if kind == "list":

@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 from ge_core.graph import ComputeGraph
-from ge_core.graph.attr_names import SOURCE
 from ge_core.om.model_serializer import IR_VERSION, model_def
 from ge_core.om.om_file import OmFileError, read_om
 
@@ -24,8 +23,6 @@ def cache_key(graph: ComputeGraph, salt: str = "") -> str:
     """SHA-256 of ``graph`` (nodes, edges, attrs, descs, constants' bytes, subgraphs) and
     ``salt``, which carries whatever else changes the build (compile options, say)."""
     model = model_def(graph, graph.name)
-    if SOURCE in model.graph[0].attr:
-        del model.graph[0].attr[SOURCE]
     digest = hashlib.sha256(f"gewb-om/{IR_VERSION}/{salt}\0".encode())
     digest.update(model.SerializeToString(deterministic=True))
     return digest.hexdigest()

@@ -16,6 +16,7 @@ FEATURE_MAP_BASE = 0                    # feature map from 0; zero-copy I/O righ
 VAR_BASE = 32 << 30                     # variables (GE: 32 GiB)
 WEIGHT_BASE = 48 << 30                  # weights (ours; GE keeps them in their own partition)
 HOST_FM_BASE = 64 << 30                 # host feature map (GE: 64 GiB)
+FEATURE_MAP_SPAN = VAR_BASE - FEATURE_MAP_BASE   # a feature map larger would reach the variables
 
 
 def align(n: int, to: int = MEM_ALIGN_SIZE) -> int:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ge_core.graph import ComputeGraph, GraphError, Node, OpDesc
-from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID,
-                                      WORKSPACE, WORKSPACE_BYTES)
+from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INPUT_OFFSET, OUTPUT_OFFSET, SOURCE,
+                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.om.attr_serializer import attr_def, attr_value
 from ge_core.om.proto import ge_ir_pb2 as pb
 from ge_core.om.tensor_serializer import (SerializeError, tensor_def, tensor_desc,
@@ -68,7 +68,8 @@ def graph_def(graph: ComputeGraph, detach_weights: bool = False) -> pb.GraphDef:
     out = pb.GraphDef(name=graph.name)
     out.op.extend(op_def(n, detach_weights) for n in graph.nodes)
     for key, value in graph.attrs.items():
-        out.attr[key].CopyFrom(attr_def(value))
+        if key != SOURCE:   # where the model was read from is no part of it: same model, same OM
+            out.attr[key].CopyFrom(attr_def(value))
     return out
 
 

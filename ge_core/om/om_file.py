@@ -24,6 +24,8 @@ from ge_core.om.ge_model import GeModel
 from ge_core.om.model_file_header import (CHECK, MODEL_FILE_HEAD_LEN, MODEL_FILE_MAGIC_NUM,
                                           MODEL_VERSION, ModelFileHeader)
 from ge_core.om.model_serializer import graph_of, model_def
+from ge_core.om.om_limits import (MAX_PARTITION_NUM, OmLimitError, check_descs, check_io,
+                                  check_model_attrs, check_task_def)
 from ge_core.om.partition_table import (ModelPartitionMemInfo, ModelPartitionType,
                                         pack_partitions, partition_name, table_size,
                                         unpack_table)
@@ -113,6 +115,10 @@ def read_om(data: bytes, source: str = "<om bytes>") -> OmFile:
     if header.is_checksum == CHECK and _checksum(body) != header.checksum:
         raise fail("checksum", f"bad checksum: header says {header.checksum[:12]}..., the "
                                f"content hashes to {_checksum(body)[:12]}...")
+    (num,) = struct.unpack_from("<I", body) if len(body) >= 4 else (0,)
+    if not 1 <= num <= MAX_PARTITION_NUM:
+        raise fail("partition", f"partition table of {num} partitions: GE accepts 1 to "
+                                f"{MAX_PARTITION_NUM}")
     try:
         table = unpack_table(body, 0)
     except struct.error as err:
@@ -128,21 +134,41 @@ def read_om(data: bytes, source: str = "<om bytes>") -> OmFile:
 
 
 def ge_model_of(om: OmFile, source: str = "<om bytes>") -> GeModel:
-    """Decode the partitions of a checked OM file into a GeModel."""
+    """Decode the partitions of a checked OM file into a GeModel, every field held against the
+    file and GE's limits (om_limits.py) before anything is made from it."""
     def partition(kind: ModelPartitionType) -> memoryview:
         if kind not in om.partitions:
             raise OmFileError(source, "partition", f"no {kind.name} partition")
         return om.partitions[kind]
 
+    def malformed(kind: ModelPartitionType, err: Exception) -> OmFileError:
+        return OmFileError(source, "partition", f"malformed partition {kind.name}: {err}")
+
     weights = bytes(partition(P.WEIGHTS_DATA))
     try:
-        graph_proto = ge_ir_pb2.ModelDef.FromString(partition(P.MODEL_DEF))
-        graph = graph_of(graph_proto, weights)
-    except (DecodeError, SerializeError, GraphError) as err:
-        raise OmFileError(source, "partition", f"malformed partition MODEL_DEF: {err}") from None
-    try:
         task_def = task_pb2.ModelTaskDef.FromString(partition(P.TASK_INFO))
+        check_task_def(task_def, len(weights))
     except DecodeError as err:
-        raise OmFileError(source, "partition", f"malformed partition TASK_INFO: {err}") from None
-    attrs = {k: graph_proto.attr[k].i for k in sorted(graph_proto.attr)}
+        raise malformed(P.TASK_INFO, _decode_reason(err)) from None
+    except OmLimitError as err:
+        raise malformed(P.TASK_INFO, err) from None
+    try:
+        graph_proto = ge_ir_pb2.ModelDef.FromString(partition(P.MODEL_DEF))
+        attrs = check_model_attrs(graph_proto, task_def)
+        graph = graph_of(graph_proto, weights)
+        check_io(graph, task_def.memory_size, len(weights))
+        check_descs(graph)
+    except DecodeError as err:
+        raise malformed(P.MODEL_DEF, _decode_reason(err)) from None
+    except (SerializeError, GraphError, OmLimitError) as err:
+        raise malformed(P.MODEL_DEF, err) from None
+    try:
+        bytes(om.partitions.get(P.TBE_KERNELS, b"")).decode()
+    except UnicodeDecodeError as err:
+        raise malformed(P.TBE_KERNELS, f"kernel names are not UTF-8 (byte {err.start})") from None
     return GeModel(graph_proto.name, graph, task_def, weights, attrs)
+
+
+def _decode_reason(err: DecodeError) -> str:
+    """protobuf's reason, without its exception class."""
+    return f"its protobuf does not decode ({str(err).rsplit(': ', 1)[-1]})"

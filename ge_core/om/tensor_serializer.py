@@ -21,6 +21,14 @@ class SerializeError(ValueError):
     where."""
 
 
+def utf8(raw: bytes) -> str:
+    """A string GE's schema keeps as bytes (AttrDef's s), decoded."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError:
+        raise SerializeError(f"string {raw[:16]!r} is not UTF-8") from None
+
+
 def _layout(fmt: Format) -> str:
     return fmt.name.removeprefix("FORMAT_")
 
@@ -61,7 +69,7 @@ def tensor_desc(td: pb.TensorDescriptor) -> GeTensorDesc:
         dtype=dtype,
         format=_format(td.layout),
         origin_shape=GeShape(tuple(attr[ORIGIN_SHAPE].list.i)) if ORIGIN_SHAPE in attr else None,
-        origin_format=_format(attr[ORIGIN_FORMAT].s.decode()) if ORIGIN_FORMAT in attr else None,
+        origin_format=_format(utf8(attr[ORIGIN_FORMAT].s)) if ORIGIN_FORMAT in attr else None,
         absent=ABSENT in attr and attr[ABSENT].b)
 
 

@@ -36,6 +36,10 @@ def infer_shape(node: Node) -> None:
         op_def.infer_shape(InferShapeContext(node))
     except ShapeError as err:
         raise InferShapeError(node, str(err)) from err
+    except (ArithmeticError, LookupError, TypeError, ValueError) as err:
+        # A rule that met a node it did not expect: still one line naming the node (with the
+        # Python error, so the defect shows).
+        raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
     if before is not None:  # a watch or a step sees a shape change like any other edit
         for i, (old, desc) in enumerate(zip(before, node.op_desc.output_descs)):
             if old != str(desc):

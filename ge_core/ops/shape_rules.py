@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape
 
 Dims = tuple[int, ...] | None
+MAX_DIM_NUM = 25   # the most dims a shape has: gert::Shape::kMaxDimNum (metadef exe_graph/shape.h)
 
 
 class ShapeError(ValueError):

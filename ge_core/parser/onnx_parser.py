@@ -9,7 +9,8 @@ The graph it builds:
   body reads from an enclosing graph becomes an extra input of the parent node, appended after
   its ONNX inputs, read in the body by a Data node whose ``parent_node_index`` names that input.
 Shapes come from our own InferShape (ge_core.ops), run over the finished graph; ONNX's shape
-inference only seeds the descs.
+inference only seeds the descs. The model is checked first (model_checker.py): a bad one is a
+ParseError naming what is at fault, the only exception the parser raises for bad input.
 """
 from __future__ import annotations
 
@@ -17,64 +18,67 @@ import os
 from typing import Sequence
 
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoProto
 
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
-from ge_core.ops import (DEFAULT_DOMAINS, InferShapeError, infer_graph, is_supported,
+from ge_core.ops import (InferShapeError, infer_graph, is_supported,
                          qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
+from ge_core.ops.shape_rules import ShapeError
+from ge_core.parser.model_checker import check_model, default_opset, infer_types
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
-
-
-class ParseError(Exception):
-    """Why a model cannot become a graph, in one line naming the file and, where there is one,
-    the node and its op type."""
-
-    def __init__(self, source: str, reason: str, node: str | None = None,
-                 op_type: str | None = None) -> None:
-        self.source = source
-        self.reason = " ".join(reason.split())
-        self.node = node
-        self.op_type = op_type
-        where = f" node {node!r} (op {op_type}):" if node is not None else ""
-        super().__init__(f"{source}:{where} {self.reason}")
+from ge_core.parser.parse_error import ParseError
 
 
 def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> ComputeGraph:
-    """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto)."""
+    """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto). Raises only
+    ParseError."""
     source, path, model = _load(src)
-    with gc_paused():
-        return _parse(source, path, model, name)
+    try:
+        check_model(model, source)
+        with gc_paused():
+            return _parse(source, path, model, name)
+    except ParseError:
+        raise
+    except Exception as exc:   # a bug of ours on a model nobody foresaw: said as such, one line
+        raise ParseError(source, f"internal error: {type(exc).__name__}: {exc}") from exc
 
 
 def _parse(source: str, path: str | None, model: onnx.ModelProto,
            name: str | None) -> ComputeGraph:
-    inferred = _onnx_shape_inference(model)
+    inferred, refusal = _onnx_shape_inference(model, source)
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
     graph = ComputeGraph(name or model.graph.name or stem or "graph")
-    # A model with no opset_import predates IR version 3, which meant opset 1.
-    graph.attrs[OPSET] = next((o.version for o in model.opset_import
-                                 if o.domain in DEFAULT_DOMAINS), 1)
+    graph.attrs[OPSET] = default_opset(model)
     if path:
         graph.attrs[SOURCE] = path
     _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer)
     try:
         infer_graph(graph)
     except InferShapeError as err:
-        raise ParseError(source, err.reason, err.node_name, err.op_type) from err
+        # Our InferShape's own refusal names the shapes; where it only stumbled, ONNX's
+        # reason for refusing the node says more.
+        ours = ParseError(source, err.reason, err.node_name, err.op_type)
+        raise (refusal if refusal and not isinstance(err.__cause__, ShapeError) else ours) \
+            from err
+    if refusal is not None:
+        raise refusal
     return graph
 
 
 _BIG_WEIGHT = 1 << 16
 
 
-def _onnx_shape_inference(model: onnx.ModelProto) -> onnx.ModelProto:
+def _onnx_shape_inference(model: onnx.ModelProto, source: str
+                          ) -> tuple[onnx.ModelProto, ParseError | None]:
     """The model's graph with ONNX's inferred types, as a seed for our own InferShape, with its
     large initializers left as dims only. Shape inference serialises the whole model and never
     reads large weights: VGG-19 with real weights spent 5.9 of its 6.5 s parse there. The
-    weights themselves are read from the original model."""
+    weights themselves are read from the original model. Also ONNX's refusal of the model,
+    if it has one (model_checker.infer_types)."""
     skeleton = onnx.ModelProto(ir_version=model.ir_version)
     skeleton.opset_import.extend(model.opset_import)
     skeleton.functions.extend(model.functions)
@@ -87,10 +91,7 @@ def _onnx_shape_inference(model: onnx.ModelProto) -> onnx.ModelProto:
             g.initializer.add(name=init.name, data_type=init.data_type, dims=init.dims)
         else:
             g.initializer.append(init)
-    try:
-        return onnx.shape_inference.infer_shapes(skeleton)
-    except Exception:  # noqa: BLE001 -- only a seed: a model ONNX cannot infer still parses
-        return skeleton
+    return infer_types(skeleton, source)
 
 
 def _load(src: str | os.PathLike | onnx.ModelProto) -> tuple[str, str | None, onnx.ModelProto]:
@@ -103,10 +104,19 @@ def _load(src: str | os.PathLike | onnx.ModelProto) -> tuple[str, str | None, on
     try:
         model = onnx.load(path)
     except Exception as err:  # noqa: BLE001 -- protobuf DecodeError, OSError, external data...
-        raise ParseError(path, f"not a readable ONNX model ({type(err).__name__}: {err})") from err
+        raise ParseError(path, f"not a readable ONNX model ({_unreadable(err)})") from None
     if not model.HasField("graph"):
         raise ParseError(path, "not an ONNX model (it has no graph)")
     return path, path, model
+
+
+def _unreadable(err: Exception) -> str:
+    """Why onnx.load failed, in the user's terms (protobuf's DecodeError names no class)."""
+    if isinstance(err, DecodeError):
+        return "its protobuf bytes do not decode: truncated or corrupt"
+    if isinstance(err, OSError):
+        return err.strerror or str(err)
+    return str(err)
 
 
 class _GraphBuilder:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from ge_core.ops import get_op_def, register
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import InferShapeFunc
+from ge_core.ops.shape_rules import ShapeError
+from npu_emu.kernels.fused import ACTIVATIONS
 
 FUSED_CONV = "FusedConv"
 FUSED_BATCH_NORM_RELU = "FusedBatchNormRelu"
@@ -22,6 +24,10 @@ EXTENDS = {FUSED_CONV: "Conv", FUSED_BATCH_NORM_RELU: "BatchNormalization"}
 
 def _infer_like(base: str) -> InferShapeFunc:
     def infer(ctx: InferShapeContext) -> None:
+        activation = ctx.attr("activation", "Relu")
+        if activation not in ACTIVATIONS:   # (a loaded model's attr: the kernel applies these)
+            raise ShapeError(f"activation {activation!r} is none the fused kernels apply "
+                             f"({', '.join(ACTIVATIONS)})")
         get_op_def(base).infer_shape(ctx)
     return infer
 

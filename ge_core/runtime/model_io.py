@@ -4,7 +4,8 @@ aclmdlGetDesc reports): name, dims, dtype, bytes, and where the built model keep
 Inputs are the Data nodes in index order; outputs are NetOutput's inputs in order, named by
 NetOutput's input names (``output_<i>`` when unnamed), as the host executor names them. A caller
 passes a host array or a ``DeviceBuffer`` (a device address it owns, as ACL's aclDataBuffer) for
-each.
+each. A host array carries its shape, and every executor checks it the same way (check_feed):
+the bytes fitting is not enough.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import numpy as np
 from ge_core.graph import ComputeGraph, Format, GeTensorDesc
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET
 from ge_core.om.logical_memory import tensor_size
+from ge_core.runtime.errors import ModelInputError
 
 NO_ADDRESS = -1   # a graph not built (hybrid, v2): its tensors have no planned place
 
@@ -69,3 +71,16 @@ def model_outputs(graph: ComputeGraph) -> list[IoDesc]:
     offsets = op.get_attr(INPUT_OFFSET) or [NO_ADDRESS] * len(op.input_descs)
     return [_io(i, name or f"output_{i}", desc, addr)
             for i, (name, desc, addr) in enumerate(zip(op.input_names, op.input_descs, offsets))]
+
+
+def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
+               dtype: str) -> np.ndarray:
+    """The feed as a contiguous array, if it fits the model's input (-1: any size)."""
+    array = np.asarray(feed, order="C")   # (ascontiguousarray would make a scalar 1-d)
+    if array.dtype != np.dtype(dtype):
+        raise ModelInputError(f"input {name}: dtype {array.dtype}, the model takes {dtype}")
+    if dims is not None and (len(dims) != array.ndim or
+                             any(d >= 0 and d != n for d, n in zip(dims, array.shape))):
+        raise ModelInputError(f"input {name}: shape {list(array.shape)}, the model takes "
+                              f"{['?' if d < 0 else d for d in dims]}")
+    return array

@@ -98,9 +98,17 @@ class ModelMemory:
         when given - the caller owns it - else a fresh allocation. Weights given here are the
         caller's to fill; allocated ones are filled from the model."""
         provided = provided or {}
+        sizes = segment_sizes(ge_model)
+        need = sum(size for name, size in sizes.items() if name not in provided)
+        if need > device.memory.free_bytes():   # the plan against the device, before any malloc
+            plan = ", ".join(f"{name.replace('_', ' ')} {size:,} B"
+                             for name, size in sizes.items() if size and name not in provided)
+            raise ModelLoadError(f"model {ge_model.name} needs {need:,} bytes of device memory "
+                                 f"({plan}); device {device.id} has "
+                                 f"{device.memory.free_bytes():,} free")
         segments: list[Segment] = []
         try:
-            for name, size in segment_sizes(ge_model).items():
+            for name, size in sizes.items():
                 if size == 0:
                     segments.append(Segment(name, 0, 0, False))
                 elif name in provided:

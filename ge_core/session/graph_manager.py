@@ -118,9 +118,10 @@ class GraphManager:
         return manager.get_hybrid_model(model_id) or manager.get_model(model_id)
 
     @staticmethod
-    def execute(model: LoadedModel, feeds: Inputs) -> Outputs:
-        """One execution, synchronous, on host arrays; outputs by graph output name."""
-        return GraphExecutor.execute_graph(model.model_id, feeds)
+    def execute(model: LoadedModel, feeds: Inputs, timeout_ms: int | None = None) -> Outputs:
+        """One execution, synchronous, on host arrays; outputs by graph output name.
+        ``timeout_ms``: of device time (ge.exec.graphExecTimeout; None: the model's own)."""
+        return GraphExecutor.execute_graph(model.model_id, feeds, timeout_ms=timeout_ms)
 
     @staticmethod
     def unload(model: LoadedModel) -> None:

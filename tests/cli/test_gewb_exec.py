@@ -48,7 +48,7 @@ def test_other_modes_run_through_their_executors(mode, about, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["missing.onnx"], "no such model: missing.onnx"),
-    ([TINY, "--input", "nope=x.npy"], "expected NAME=FILE.npy with NAME one of input"),
+    ([TINY, "--input", "nope=x.npy"], "expected NAME=FILE with NAME one of input"),
     ([TINY, "--input", "input=missing.npy"], "--input input=missing.npy:"),
 ])
 def test_bad_arguments_are_one_line(args, message, capsys):

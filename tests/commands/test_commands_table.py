@@ -71,8 +71,8 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("print node nosuch", "no node 'nosuch'"),
     ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
                         "stream-max-parallel-num, single-stream, minimise-events, max-task-count, "
-                        "hcom-parallel, input, input-shape, dynamic-batch-size, dynamic-image-size, "
-                        "dynamic-dims, switchn, autofuse)"),
+                        "hcom-parallel, input, input-shape, dynamic-batch-size, "
+                        "dynamic-image-size, dynamic-dims, switchn, autofuse, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),

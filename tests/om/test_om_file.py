@@ -5,7 +5,8 @@ import hashlib
 import pytest
 from onnx import helper
 
-from build_testing import LIGHT_MODELS, annotate_build, compiled_light, onnx_graph
+from build_testing import LIGHT, LIGHT_MODELS, annotate_build, compiled_light, onnx_graph
+from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.task import build_ge_model
 from ge_core.graph import dump_graph
 from ge_core.graph.dump import Detail
@@ -14,6 +15,7 @@ from ge_core.om.model_file_header import UNCHECK, ModelFileHeader
 from ge_core.om.om_file import read_om
 from ge_core.om.partition_table import ModelPartitionType, pack_partitions
 from ge_core.om.proto import ge_ir_pb2
+from ge_core.parser import parse_onnx
 
 
 def assert_same_model(got, want):
@@ -131,3 +133,19 @@ def test_a_model_def_that_decodes_but_does_not_link_is_malformed(small_om, tmp_p
     err = load_error(with_body(pack_partitions(parts)), tmp_path)
     assert err.check == "partition"
     assert "malformed partition MODEL_DEF: graph g node relu: input 'nowhere:0'" in str(err)
+
+
+
+def test_the_same_model_read_from_two_places_makes_the_same_om(tmp_path):
+    """Where a model was read from is no part of it: its OM's bytes do not depend on the path
+    (a lesson's transcript shows them, in any checkout)."""
+    data = (LIGHT / f"light_{LIGHT_MODELS[0]}.onnx").read_bytes()
+    oms = []
+    for folder in ("a", "a/much/longer/folder/name"):
+        path = tmp_path / folder / "model.onnx"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(data)
+        graph = parse_onnx(path)
+        compile_graph(graph, CompileOptions(dump=None))
+        oms.append(om_bytes(build_ge_model(annotate_build(graph), "model")))
+    assert oms[0] == oms[1]

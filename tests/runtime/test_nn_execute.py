@@ -87,8 +87,14 @@ def test_inputs_and_outputs_that_do_not_match_are_refused():
         model = load(m)
         with pytest.raises(ModelInputError, match="no value for input"):
             model.nn_execute({})
-        with pytest.raises(ModelInputError, match=r"float32\[1, 3, 16, 16\]\) given int32"):
+        with pytest.raises(ModelInputError, match=r"input input: dtype int32, the model takes "
+                                                  r"float32"):
             model.nn_execute([np.zeros((1, 3, 16, 16), np.int32)])
+        # the right byte count is not enough: a host array's shape is the model's or refused
+        for shape in ((768,), (1, 16, 16, 3)):
+            with pytest.raises(ModelInputError, match=rf"shape \[{', '.join(map(str, shape))}\], "
+                                                      r"the model takes \[1, 3, 16, 16\]"):
+                model.nn_execute([np.zeros(shape, np.float32)])
         small = DeviceBuffer(world.runtime.malloc(16), 16)
         with pytest.raises(ModelInputError, match="needs 3072 bytes"):
             model.nn_execute([small])

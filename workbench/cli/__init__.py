@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from workbench.cli.model_files import SAMPLE
 from workbench.cli.user_error import UserError
+from workbench.output_path import OutputPathError
 
 __all__ = ["UserError", "main"]
 
@@ -46,8 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["repl", str(SAMPLE)])
     try:
         return args.func(args)
-    except UserError as exc:
+    except (UserError, OutputPathError) as exc:
         print(f"gewb {args.command}: {exc}", file=sys.stderr)
         return 2
-    except (BrokenPipeError, KeyboardInterrupt):
+    except MemoryError as exc:   # the host ran out: one line, with the class (it is a limit hit)
+        print(f"gewb {args.command}: out of host memory (MemoryError: {exc})", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"gewb {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
         return 130

@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 
 from workbench.cli.model_files import load_model
-from workbench.cli.user_error import UserError
+from workbench.cli.user_error import UserError, failure_text
+from workbench.output_path import output_dir, writable_file
 
 
 def _options(args: argparse.Namespace):
@@ -37,10 +38,16 @@ def run_atc(args: argparse.Namespace, out: str | None = None):
     from ge_core.om.compile_cache import CompileCache
     graph = load_model(args.model)
     cache = None if getattr(args, "no_cache", True) else CompileCache(default_cache_dir())
+    if args.dump:
+        output_dir(args.dump, "--dump")
+    if out is not None:
+        writable_file(out, "-o")
     try:
         return atc(graph, *_options(args), out=out, cache=cache)
+    except OSError as exc:   # the OM or a dump could not be written after all
+        raise UserError(f"{exc.filename or out}: cannot write ({exc.strerror or exc})") from exc
     except Exception as exc:  # a compile failure names its pass or node; show just that
-        raise UserError(f"{args.model}: {exc}") from exc
+        raise UserError(f"{args.model}: {failure_text(exc)}") from exc
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:

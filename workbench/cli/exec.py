@@ -8,11 +8,12 @@ print its outputs and the device time it took.
     --streams       single: one stream (ge.enableSingleStream); auto: parallel streams
                     (ge.streamMaxParallelNum 4). Compiling an .onnx only: an OM's are fixed.
 
-Inputs come from --input NAME=FILE.npy, the rest are seeded random (sized by --input-shape
-NAME:D,D;... where the model leaves a dimension symbolic). The given shapes are the model's input
-shapes (GE's CheckAndUpdateInput; with gear options, --input-shape marks the gears' dims
-instead): with every shape known, auto sinks the model, else runs it hybrid. --output writes every output, by graph output name, to an .npz; --trace writes the
-device timeline (Perfetto).
+Inputs come from --input NAME=FILE (.npy, or an ONNX TensorProto .pb as the onnx wheel's test
+data holds them), the rest are seeded random (sized by --input-shape NAME:D,D;... where the model
+leaves a dimension symbolic). The given shapes are the model's input shapes (GE's
+CheckAndUpdateInput; with gear options, --input-shape marks the gears' dims instead): with every
+shape known, auto sinks the model, else runs it hybrid. --output writes every output, by graph
+output name, to an .npz; --trace writes the device timeline (Perfetto).
 """
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 from workbench.cli.compile import add_autofuse_option, add_gear_options
-from workbench.cli.user_error import UserError
+from workbench.cli.tensor_files import TensorFileError, load_tensor
+from workbench.cli.user_error import UserError, failure_text
+from workbench.output_path import writable_file, write_output
 
 MODES = ("auto", "sink", "hybrid", "v2")
 AUTO_PARALLEL_STREAMS = 4   # ge.streamMaxParallelNum for --streams auto
@@ -84,7 +88,7 @@ def _compiled_root(args: argparse.Namespace, manager, graph):
             return manager.build_root_model(graph, lowered=args.mode == "v2")
         return manager.build(graph).ge_model   # sink needs a static build
     except Exception as exc:
-        raise UserError(f"{args.model}: {exc}") from exc
+        raise UserError(f"{args.model}: {failure_text(exc)}") from exc
 
 
 def _about(model) -> str:
@@ -107,12 +111,15 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
     from ge_core.runtime.v1.model_manager import root_graph
     from ge_core.runtime.v2 import execute_v2
     root, inputs, manager = _root_model(args)
-    feeds = inputs.feeds(root_graph(root), args.seed)
     if args.mode == "v2":
-        result = execute_v2(root, feeds)
+        result = execute_v2(root, inputs.feeds(root_graph(root), args.seed))
         return "v2 (ExecuteGraph, sequential executor)", result.outputs, result.emulated_ns
+    # Loaded before its inputs are made: a plan larger than the device fails here, at once,
+    # not after the host has built inputs as large.
     with manager.loaded(root, hybrid=args.mode == "hybrid") as model:
-        return _about(model), manager.execute(model, feeds), model.last_execute_ns
+        outputs = manager.execute(model, inputs.feeds(root_graph(root), args.seed),
+                                  args.timeout)
+        return _about(model), outputs, model.last_execute_ns
 
 
 def run_exec(args: argparse.Namespace) -> int:
@@ -121,18 +128,21 @@ def run_exec(args: argparse.Namespace) -> int:
     from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():
         raise UserError(f"no such model: {args.model}")
+    for option, path in (("--output", args.output), ("--trace", args.trace)):
+        if path:
+            writable_file(path, option)
     world = World()
     timeline = Timeline()
     if args.trace:
         world.bus.subscribe(timeline)
     with world.entered():
-        world.runtime.set_device(0)
         try:
+            world.runtime.set_device(0)
             about, outputs, device_ns = _run(args)
         except UserError:
             raise
         except Exception as exc:  # a load, lowering or execution failure names its node or task
-            raise UserError(f"{args.model}: {type(exc).__name__}: {exc}") from exc
+            raise UserError(f"{args.model}: {failure_text(exc)}") from exc
         finally:
             world.runtime.close()
     print(f"{Path(args.model).name}: {about}")
@@ -140,33 +150,39 @@ def run_exec(args: argparse.Namespace) -> int:
         print(f"  {name}: {summary(value)}")
     print(f"emulated time: {device_ns / 1000:.3f} us")
     if args.output:
-        _save(args.output, outputs)
+        write_output(args.output, lambda p: _save(p, outputs), "--output")
         print(f"outputs written to {args.output}")
     if args.trace:
-        timeline.write(args.trace)
+        write_output(args.trace, timeline.write, "--trace")
         print(f"timeline written to {args.trace}")
     return 0
 
 
-def _save(path: str, outputs: dict[str, Any]) -> None:
+def _save(path: Path, outputs: dict[str, Any]) -> None:
     arrays = {}
     for name, v in outputs.items():
         if isinstance(v, list):  # a sequence: its tensors as name.0, name.1, ...
             arrays.update({f"{name}.{i}": np.asarray(x) for i, x in enumerate(v)})
         elif v is not None:  # an empty optional writes nothing
             arrays[name] = np.asarray(v)
+    np.savez(path, **arrays)
+
+
+def timeout_ms(text: str) -> int:
+    """--timeout's type (argparse shows the ValueError's message)."""
     try:
-        np.savez(path, **arrays)
-    except OSError as exc:
-        raise UserError(f"--output {path}: {exc}") from exc
+        return parse_timeout(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("exec", help="run a model (.onnx compiled on the fly, or .om) once on the "
                                     "emulated NPU: outputs and device time")
     p.add_argument("model", help="an .onnx or .om file")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="an input's value (repeatable); others are seeded random")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE",
+                   help="an input's value, .npy or ONNX TensorProto .pb (repeatable); others "
+                        "are seeded random")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, by graph output name")
     p.add_argument("--mode", choices=MODES, default="auto",
@@ -175,6 +191,9 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--streams", choices=tuple(STREAMS), default=None,
                    help="single: one stream; auto: parallel streams (streamMaxParallelNum "
                         f"{AUTO_PARALLEL_STREAMS}); default: GE's (one stream per engine)")
+    p.add_argument("--timeout", type=timeout_ms, default=DEFAULT_EXEC_TIMEOUT_MS, metavar="MS",
+                   help="end an execution that runs longer, in ms of emulated device time; -1: "
+                        f"never (ge.exec.graphExecTimeout; default {DEFAULT_EXEC_TIMEOUT_MS})")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
     add_autofuse_option(p)

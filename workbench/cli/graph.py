@@ -3,10 +3,12 @@ Graphviz file, --run runs it on the host reference executor."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, HOST_NODE_NS
+from workbench.cli.exec import timeout_ms
 from workbench.cli.model_files import SAMPLE, load_model
 from workbench.cli.user_error import UserError
+from workbench.output_path import write_output
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
@@ -17,27 +19,23 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     for note in host_cpu_notes(graph, placed=False):
         print(note)
     if args.dot:
-        Path(args.dot).write_text(to_dot(graph))
+        write_output(args.dot, lambda p: p.write_text(to_dot(graph)), "--dot")
         print(f"dot written to {args.dot}")
     if args.run:
-        _run_on_host(graph)
+        _run_on_host(graph, args.timeout)
     return 0
 
 
-def _run_on_host(graph) -> None:
-    import numpy as np
-
-    from ge_core.executor import ExecutionError, HostExecutor, random_feeds
+def _run_on_host(graph, timeout: int) -> None:
+    from ge_core.executor import ExecutionError, FeedError, HostExecutor, random_feeds
+    from workbench.debugger.views.tensor_text import summary
     try:
-        outputs = HostExecutor(graph).run(random_feeds(graph))
-    except ExecutionError as exc:
+        outputs = HostExecutor(graph, timeout_ms=timeout).run(random_feeds(graph))
+    except (ExecutionError, FeedError) as exc:
         raise UserError(str(exc)) from exc
     print("\nhost run on seeded random inputs (seed 0):")
     for name, value in outputs.items():
-        v = np.asarray(value)
-        stats = "empty" if not v.size else f"{v.size} elements" if v.dtype.kind not in "biuf" \
-            else f"min {v.min():.6g} max {v.max():.6g} mean {v.mean():.6g}"
-        print(f"  {name}: {v.dtype}{list(v.shape)} {stats}")
+        print(f"  {name}: {summary(value)}")
 
 
 def add_graph_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,4 +43,7 @@ def add_graph_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("model", nargs="?", default=str(SAMPLE), help="an .onnx file (default: sample)")
     p.add_argument("--dot", metavar="FILE", help="also write a Graphviz dot file")
     p.add_argument("--run", action="store_true", help="run it on the host reference executor")
+    p.add_argument("--timeout", type=timeout_ms, default=DEFAULT_EXEC_TIMEOUT_MS, metavar="MS",
+                   help="with --run: end a run that takes longer (the host counts "
+                        f"{HOST_NODE_NS // 1000} us a node); -1: never")
     p.set_defaults(func=_cmd_graph)

@@ -10,6 +10,7 @@ from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
 from workbench.debugger.outcomes import Outcome, Pause, Printed, Say, TableOutcome
 from workbench.debugger.targets import settings as settings_mod
+from workbench.output_path import write_output
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
@@ -34,9 +35,8 @@ def _save_script(s: Session, args: list[str]) -> list[Outcome]:
         raise UsageError("usage: save-script FILE.gwb")
     path = s.path(args[0])
     lines = [_relocated(line, s.base_dir, path.parent) for line in s.recorded_lines()]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# GE Workbench session (gewb run replays it)\n" + "".join(
-        line + "\n" for line in lines))
+    text = "# GE Workbench session (gewb run replays it)\n" + "".join(l + "\n" for l in lines)
+    write_output(path, lambda p: p.write_text(text), "save-script")
     return [Printed(f"saved {len(lines)} commands to {args[0]}")]
 
 

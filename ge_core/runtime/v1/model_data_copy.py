@@ -12,14 +12,13 @@ multi-batch model's inputs and outputs are those of the gear the inputs name
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ge_core.graph.multi_batch_gears import Dims, Gears
 from ge_core.runtime.errors import ModelInputError, ModelOutputError
-from ge_core.runtime.model_io import DeviceBuffer, IoDesc
+from ge_core.runtime.model_io import DeviceBuffer, IoDesc, check_feed
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
 from ge_core.runtime.v1.multi_batch_data import gear_inputs, output_dims, prefix
 from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
@@ -103,11 +102,7 @@ class ModelDataCopy:
             if isinstance(value, DeviceBuffer):
                 _check_buffer(io, value, ModelInputError)
             else:
-                value = np.asarray(value)
-                if value.dtype != io.dtype or value.size != math.prod(shape):
-                    raise ModelInputError(f"input {io.index} ({io.name}: "
-                                          f"{io.dtype.name}{list(shape)}) given "
-                                          f"{value.dtype.name}{list(value.shape)}")
+                value = check_feed(io.name, value, shape, io.dtype.name)
             checked.append(value)
         return checked, dims
 

@@ -27,7 +27,6 @@ Pieces, named after GE's:
 """
 from __future__ import annotations
 
-from contextlib import suppress
 from typing import Any, Mapping, Sequence
 
 from ge_core.graph import ComputeGraph
@@ -54,15 +53,10 @@ def execute_v2(model: GeModel | ComputeGraph, feeds: Mapping[str, Any] | Sequenc
     v2 = ModelV2Executor(lower_graph(graph), stream or default_stream(), executor)
     v2.load()
     try:
-        result = v2.execute(feeds)
-    except BaseException:
-        # a failed Main can leave blocks allocated: DeInit's complaint would hide the error
-        # that names the node at fault
-        with suppress(Exception):
-            v2.unload()
-        raise
-    v2.unload()
-    return result
+        return v2.execute(feeds)
+    finally:
+        v2.unload()
+
 
 
 __all__ = ["EXECUTORS", "ExecuteGraph", "ExecuteGraphError", "ExecuteResult", "LoweringError",

@@ -62,6 +62,15 @@ class CachingMemAllocator:
                 self._idle.setdefault(cls, []).extend(addrs)
         self._by_stream.clear()
 
+    def live(self) -> frozenset[int]:
+        """The blocks in use now (to free what an execution that failed had taken)."""
+        return frozenset(self._class_of)
+
+    def free_since(self, before: frozenset[int]) -> None:
+        """Every block taken since ``before`` back to the idle lists (the device is drained)."""
+        for addr in sorted(set(self._class_of) - before):
+            self.free(addr, HOST)
+
     @property
     def live_blocks(self) -> int:
         return len(self._class_of)

@@ -23,11 +23,14 @@ import numpy as np
 
 from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.runtime.errors import GeError, ModelInputError
+from ge_core.runtime.v2.caching_mem_allocator import CachingMemAllocator
 from ge_core.runtime.v2.execute_graph import SUBGRAPHS, ExecuteGraph, ExeGraph, ExeNode
 from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
 from ge_core.runtime.v2.kernel.control_kernels import EXECUTORS as SUBGRAPH_EXECUTORS
 from ge_core.runtime.v2.sequential_executor import RunNode, SequentialExecutor
 from ge_core.runtime.v2.topological_executor import TopologicalExecutor
+from npu_emu.device import Device
+from npu_emu.errors import AclError
 from npu_emu.stream import Stream
 
 EXECUTORS = {e.name: e for e in (SequentialExecutor, TopologicalExecutor)}
@@ -104,8 +107,19 @@ class ModelV2Executor:
             values[value_id] = feed
         device = self.stream.device
         start = max(device.now, device.host_now)
-        with self._stage(self.graph.main):
-            self.main.execute()
+        allocators = [v for v in values if isinstance(v, CachingMemAllocator)]
+        live = [a.live() for a in allocators]
+        try:
+            with self._stage(self.graph.main):
+                self.main.execute()
+        except Exception:
+            # A failed execution's tensors die with it, as GE's do with the execution's
+            # context: once the device is drained, its blocks are idle again, so the model
+            # can run again and unload cleanly.
+            _drain(device)
+            for allocator, before in zip(allocators, live):
+                allocator.free_since(before)
+            raise
         self.iterations += 1
         outputs = {name: values[v] for name, v in self.graph.outputs}
         return ExecuteResult(outputs, device.now - start, start, device.now)
@@ -132,3 +146,10 @@ class ModelV2Executor:
             SequentialExecutor(self._instantiate(self.graph.deinit), []).execute()
         self.values = []
         self.state = "unloaded"
+
+
+def _drain(device: Device) -> None:
+    try:
+        device.synchronize()
+    except AclError:   # a fault or deadlock: the execution's own error says what went wrong
+        pass

@@ -57,7 +57,9 @@ def _write_input(variant: str, shape: tuple[int, ...], elem_type: int, path: Pat
     elif variant == "huge_dim":   # a header promising 2^40 elements over an empty body
         path.write_bytes(b"\x93NUMPY\x01\x00v\x00{'descr': '<f4', 'fortran_order': False, "
                          b"'shape': (1099511627776,), }" + b" " * 42 + b"\n")
-    elif variant != "missing":
+    elif variant == "missing":   # an earlier case's file of that name must not answer for it
+        path.unlink(missing_ok=True)
+    else:
         np.save(path, _array(variant, shape, elem_type), allow_pickle=True)
 
 
@@ -67,24 +69,26 @@ def run(case: tuple, workdir: str) -> Verdict:
     model_path.write_bytes(mutate(SEEDS[seed], muts))
     declared = _declared(onnx.load(str(SEEDS[seed])))
     argv = ["exec", str(model_path)]
-    mismatched = []
+    mismatched: dict[str, str] = {}   # by input name: a later --input NAME= replaces it
     for i, (which, variant) in enumerate(inputs):
         name, shape, elem = declared[which % len(declared)] if declared else ("x", (1,), 1)
         name = name if which < 3 else "no_such_input"
         npy = Path(workdir) / f"in{i}.npy"
         _write_input(variant, shape or (1,), elem, npy)
         argv += ["--input", f"{name}={npy}"]
+        mismatched.pop(name, None)
         if shape is not None and name != "no_such_input" and variant in (
                 "flat", "reversed", "scalar", "empty") and tuple(
                     np.shape(_array(variant, shape, elem))) != shape:
-            mismatched.append(f"{name}: {variant} for {list(shape)}")
+            mismatched[name] = f"{name}: {variant} for {list(shape)}"
     argv += [] if mode is None else ["--mode", mode]
     argv += [] if streams is None else ["--streams", streams]
     argv += [] if output is None else ["--output", output + ".npz"]
     argv += [] if trace is None else ["--trace", trace + ".json"]
     verdict = judge_cli(argv)
     if verdict.kind == OK and mismatched and not muts:
-        return Verdict(CORRUPT, f"exec {mode or 'auto'} accepted {', '.join(mismatched)}")
+        return Verdict(CORRUPT, f"exec {mode or 'auto'} accepted "
+                                f"{', '.join(mismatched.values())}")
     return verdict
 
 

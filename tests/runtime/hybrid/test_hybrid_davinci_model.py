@@ -3,7 +3,10 @@ with shapes inferred at run time, against the host executor and onnxruntime; loa
 world's ModelManager as GE chooses it; the host launch gaps on the device timeline."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from hybrid_testing import batch, dynamic_batch_model
@@ -15,12 +18,14 @@ from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import default_stream
 from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.runtime.v2.execute_graph import ExecuteGraphError
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.task import TaskType
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceRecorder
 from npu_emu.world import World
 
+SIMPLE = Path(onnx.__file__).parent / "backend" / "test" / "data" / "simple"
 KERNEL_TYPES = {TaskType.KERNEL_AICORE, TaskType.KERNEL_AIVEC, TaskType.KERNEL_AICPU}
 
 
@@ -112,3 +117,18 @@ def test_the_timeline_shows_the_host_launch_gaps_between_kernels(world):
     concat, gemm = kernels[3], kernels[4]
     assert (concat[3], gemm[3]) == ("Concat", "Gemm") and gemm[6] - concat[7] == launch_ns
     assert emulated_ns >= launch_ns * len(kernels)
+
+
+def test_a_failed_execution_frees_its_blocks_and_the_model_runs_again(world):
+    """Expand to a shape fed at run time: [0, 0] cannot be broadcast to, after the execution
+    has taken blocks; they are freed with it, so the model runs again and unloads cleanly."""
+    graph = parse_onnx(SIMPLE / "test_expand_shape_model2" / "model.onnx")
+    compile_graph(graph, CompileOptions(dump=None))
+    model = HybridDavinciModel(graph)
+    model.init()
+    x = np.arange(3, dtype=np.float32).reshape(1, 3, 1)
+    with pytest.raises(ExecuteGraphError, match=r"cannot broadcast \[1,3,1\] and \[0,0\]"):
+        model.execute({"X": x, "shape": np.array([0, 0], np.int64)})
+    y = model.execute({"X": x, "shape": np.array([1, 3], np.int64)}).outputs["Y"]
+    np.testing.assert_array_equal(y, np.broadcast_to(x, (1, 3, 3)))
+    model.unload()

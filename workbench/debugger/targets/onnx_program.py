@@ -85,11 +85,12 @@ def load(state: RunState, start: int) -> None:
 
 def execute(state: RunState, start: int) -> None:
     feeds = _inputs(state).feeds(state.graph, state.settings.seed)
-    state.outputs = _manager(state).execute(state.model, feeds)
+    timeout = state.settings.exec_timeout
+    state.outputs = _manager(state).execute(state.model, feeds, timeout)
     reference = _reference_graph(state)
     if reference is None:
         return
-    executor = HostExecutor(reference, keep_values=True)
+    executor = HostExecutor(reference, keep_values=True, timeout_ms=timeout)
     try:
         executor.run(feeds)
     except ExecutionError:   # a graph the build lowered control flow in: no host reference

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
+from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 
 
 class SettingError(ValueError):
@@ -30,6 +31,7 @@ class Settings:
     dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
     switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
     autofuse: bool = False         # GE's autofuse (AUTOFUSE_FLAGS=--enable_autofuse=true)
+    exec_timeout: int = DEFAULT_EXEC_TIMEOUT_MS  # ge.exec.graphExecTimeout, ms of device time
 
 
 def _flag(text: str) -> bool:
@@ -54,7 +56,8 @@ _PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str
                                              "hcom_parallel": _flag, "input": str,
                                              "input_shape": str, "dynamic_batch_size": str,
                                              "dynamic_image_size": str, "dynamic_dims": str,
-                                             "switchn": _flag, "autofuse": _flag}
+                                             "switchn": _flag, "autofuse": _flag,
+                                             "exec_timeout": parse_timeout}
 HELP = {
     "seed": "seed of the generated model inputs (default 0)",
     "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
@@ -74,6 +77,8 @@ HELP = {
     "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
     "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
     "autofuse": "on/off: fuse pointwise chains into AscBackend nodes (GE's autofuse)",
+    "exec-timeout": "ms of device time an execution may run before it is ended, -1 never "
+                    "(ge.exec.graphExecTimeout)",
 }
 
 

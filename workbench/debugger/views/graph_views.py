@@ -15,6 +15,7 @@ from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import RunState
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.compile_report import type_delta_text
+from workbench.output_path import file_stem, output_dir, write_output
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger
@@ -88,12 +89,13 @@ def dump(state: RunState | None, directory: Path, shown_dir: str, tick: int) -> 
     """The graph as text and dot, named like GE's dumps but by tick."""
     if state is None or state.graph is None:
         return Error("dump: there is no graph yet")
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = output_dir(directory, "dump")
     written = []
     for g in state.graphs():
-        stem = f"ge_tick_{tick:08d}_{g.name}"
-        (directory / f"{stem}.txt").write_text(dump_graph(g, Detail.NO_DATA))
-        (directory / f"{stem}.dot").write_text(to_dot(g))
+        stem = f"ge_tick_{tick:08d}_{file_stem(g.name)}"
+        for name, text in ((f"{stem}.txt", dump_graph(g, Detail.NO_DATA)),
+                           (f"{stem}.dot", to_dot(g))):
+            write_output(directory / name, lambda p, t=text: p.write_text(t), "dump")
         written += [f"{stem}.txt", f"{stem}.dot"]
     return Printed(f"dumped {len(written)} files to {shown_dir}: {', '.join(written[:4])}"
                    + (", ..." if len(written) > 4 else ""))

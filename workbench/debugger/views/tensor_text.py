@@ -10,7 +10,7 @@ from ge_core.graph.types import DataType
 def dtype_shape(v: np.ndarray) -> str:
     try:
         short = DataType.from_numpy(v.dtype).short
-    except (KeyError, ValueError, TypeError):
+    except (KeyError, ValueError, TypeError):   # a dtype GE has no DataType for
         short = str(v.dtype)
     return f"{short}[{','.join(map(str, v.shape))}]"
 
@@ -22,10 +22,21 @@ def stats(v: np.ndarray) -> str:
         v = v.astype(np.float32)
     if v.dtype.kind not in "fiub":
         return f"{v.size} elements"
-    f = v.astype(np.float64)
-    return (f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g} std {f.std():.6g}"
-            + (f" nan {int(np.isnan(f).sum())}" if v.dtype.kind == "f" and np.isnan(f).any()
-               else ""))
+    distinct, copies = _distinct(v)
+    f = distinct.astype(np.float64)
+    with np.errstate(all="ignore"):   # inf - inf in std: the stats say nan, no warning
+        text = f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g} std {f.std():.6g}"
+    nans = int(np.isnan(f).sum()) * copies if v.dtype.kind == "f" else 0
+    return text + (f" nan {nans}" if nans else "")
+
+
+def _distinct(v: np.ndarray) -> tuple[np.ndarray, int]:
+    """``v`` without its broadcast axes (stride 0), and how many times each element repeats:
+    a broadcast view of 4e12 elements has the min, max, mean and std of the data under it."""
+    keep = tuple(slice(0, 1) if stride == 0 and n > 1 else slice(None)
+                 for stride, n in zip(v.strides, v.shape))
+    distinct = v[keep]
+    return distinct, v.size // max(distinct.size, 1)
 
 
 def summary(v: object) -> str:

@@ -13,6 +13,7 @@ from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
+from workbench.output_path import write_output
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger
@@ -79,7 +80,6 @@ def export_trace(debugger: Debugger, path: Path, shown: str) -> Outcome:
     for level, name, begin, end in spans.spans:
         events.append({"name": name, "cat": "ge", "ph": "X", "pid": GE_PID, "tid": level,
                        "ts": begin, "dur": max(end - begin, 1)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(trace))
+    write_output(path, lambda p: p.write_text(json.dumps(trace)), "export")
     return Printed(f"trace written to {shown}: {len(tl.slices)} SQEs, "
                    f"{len(spans.spans)} compile spans")

@@ -5,24 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.runtime.errors import ModelInputError
+from ge_core.runtime.model_io import check_feed
 from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import HOST, CachingMemAllocator
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
 from npu_emu.kernel_task import TensorArg, tensor_arg
-
-
-def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
-               dtype: str) -> np.ndarray:
-    """The feed as a contiguous array, if it fits the model's input (-1: any size)."""
-    array = np.asarray(feed, order="C")   # (ascontiguousarray would make a scalar 1-d)
-    if array.dtype != np.dtype(dtype):
-        raise ModelInputError(f"input {name}: dtype {array.dtype}, the model takes {dtype}")
-    if dims is not None and (len(dims) != array.ndim or
-                             any(d >= 0 and d != n for d, n in zip(dims, array.shape))):
-        raise ModelInputError(f"input {name}: shape {list(array.shape)}, the model takes "
-                              f"{['?' if d < 0 else d for d in dims]}")
-    return array
 
 
 def upload(allocator: CachingMemAllocator, array: np.ndarray) -> TensorArg:

@@ -1,0 +1,355 @@
+"""The ONNX model checked before GE's graph is built from it, so that every way a file can be bad
+is one ParseError naming the graph, node, attribute or tensor at fault, and nothing downstream
+(InferShape, the passes, the kernels) ever meets a malformed node:
+
+- names: every name is UTF-8 (protobuf hands back bytes for one that is not);
+- tensors (initializers and tensor attributes): a defined element type, no negative dim, and
+  as much data as the dims promise;
+- nodes: as many inputs and outputs as the op's schema allows, its required inputs not left
+  empty, each attribute one the schema names and of the schema's kind, its required attributes
+  present, a graph attribute holding a graph;
+- graphs: each value produced once, every value read produced in scope, no cycle, graph
+  inputs of a known element type;
+- then ONNX's own type and shape inference in strict mode, which knows each op's constraints
+  (Conv's strides positive, Gemm's operands 2-D, Cast's `to`...).
+
+Arity and attribute kinds come from the ONNX operator schemas (onnx.defs), not from hand lists.
+A node of another domain, or of an op GE does not support, is left to the builder, which names
+it as such.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Iterable
+
+import onnx
+from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, defs, helper
+
+from ge_core.ops import DEFAULT_DOMAINS, is_supported
+from ge_core.ops.graph_io import GE_NODE_TYPES
+from ge_core.parser.parse_error import ParseError
+
+_A = AttributeProto
+_GRAPH_KINDS = (_A.GRAPH, _A.GRAPHS)
+# Element types packed below a byte: their data is not one element an entry.
+_PACKED = frozenset(getattr(TensorProto, n) for n in ("INT4", "UINT4", "FLOAT4E2M1", "INT2",
+                                                      "UINT2") if hasattr(TensorProto, n))
+_COMPLEX = frozenset({TensorProto.COMPLEX64, TensorProto.COMPLEX128})
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    """The default domain's opset; a model with none predates IR version 3, which meant 1."""
+    return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
+
+
+def check_model(model: onnx.ModelProto, source: str) -> None:
+    """Raise a ParseError for the first fault found in ``model``."""
+    opset = default_opset(model)
+    if opset < 1:
+        raise ParseError(source, f"the model imports ONNX opset {opset}: opsets start at 1")
+    _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
+
+
+class _Checker:
+    def __init__(self, source: str, opset: int) -> None:
+        self.source = source
+        self.opset = opset
+
+    def fail(self, reason: str, node: str | None = None, op_type: str | None = None
+             ) -> ParseError:
+        return ParseError(self.source, reason, node, op_type)
+
+    def text(self, value: str | bytes, what: str, node: str | None = None) -> str:
+        if isinstance(value, bytes):   # how protobuf returns a string field that is not UTF-8
+            raise self.fail(f"{what} {value!r} is not UTF-8", node)
+        return value
+
+    # -- graphs --------------------------------------------------------------------------------
+    def graph(self, g: GraphProto, outer: frozenset[str], where: str, root: bool = False) -> None:
+        """``outer``: the values of the enclosing graphs, which a body may read."""
+        where = f"{where} {self.text(g.name, f'{where} name')!r}"
+        produced: dict[str, str] = {}
+        for value in g.input:
+            name = self.text(value.name, f"{where}: an input name")
+            if name in produced:
+                raise self.fail(f"{where} has two inputs named {name!r}")
+            produced[name] = f"input {name!r} of {where}"
+            if root:
+                self.input_type(value, name)
+        for tensor in g.initializer:
+            self.tensor(tensor, f"initializer {tensor.name!r}")
+            produced.setdefault(tensor.name, f"initializer {tensor.name!r}")
+        for value in (*g.value_info, *g.output):
+            self.text(value.name, f"{where}: a value name")
+        labels = [self.label(node, i) for i, node in enumerate(g.node)]
+        for node, label in zip(g.node, labels):
+            for value in node.output:
+                if not value:   # an optional output the model does not use
+                    continue
+                if value in produced:
+                    raise self.fail(f"value {value!r} is produced twice (first by "
+                                    f"{produced[value]})", label, node.op_type)
+                produced[value] = f"node {label!r}"
+        scope = outer | produced.keys()
+        for node, label in zip(g.node, labels):
+            self.node(node, label, scope)
+        for value in g.output:
+            if value.name not in scope:
+                raise self.fail(f"output {value.name!r} of {where} is produced by no node, "
+                                f"input or initializer")
+        self.acyclic(g, labels)
+
+    def input_type(self, value: onnx.ValueInfoProto, name: str) -> None:
+        if value.type.WhichOneof("value") != "tensor_type":
+            return   # a missing or non-tensor type: the builder says what it supports
+        elem = value.type.tensor_type.elem_type
+        if elem not in TensorProto.DataType.values() or elem == TensorProto.UNDEFINED:
+            raise self.fail(f"graph input {name!r} has element type {_dtype_name(elem)}")
+
+    def acyclic(self, g: GraphProto, labels: list[str]) -> None:
+        """Kahn's sort over the nodes, a body's reads of this graph's values counted as its
+        parent node's inputs; the nodes left over lie on or behind a cycle."""
+        producer = {v: i for i, node in enumerate(g.node) for v in node.output if v}
+        preds = [sorted({producer[v] for v in _reads(node) if v in producer})
+                 for node in g.node]
+        waiting = [len(p) for p in preds]
+        succs: list[list[int]] = [[] for _ in g.node]
+        for i, p in enumerate(preds):
+            for j in p:
+                succs[j].append(i)
+        ready = [i for i, n in enumerate(waiting) if n == 0]
+        done = 0
+        while ready:
+            i = ready.pop()
+            done += 1
+            for j in succs[i]:
+                waiting[j] -= 1
+                if waiting[j] == 0:
+                    ready.append(j)
+        if done == len(g.node):
+            return
+        # Walk back from a node left over through predecessors also left over until one repeats.
+        path, at = [], next(i for i, n in enumerate(waiting) if n > 0)
+        while at not in path:
+            path.append(at)
+            at = next(j for j in preds[at] if waiting[j] > 0)
+        loop = [labels[i] for i in reversed(path[path.index(at):])]
+        raise self.fail(f"the graph has a cycle: {' -> '.join(loop + loop[:1])}",
+                        labels[at], g.node[at].op_type)
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def label(self, node: NodeProto, i: int) -> str:
+        """The node's name as the builder will give it (its own, or op type and index)."""
+        op_type = self.text(node.op_type, f"node #{i}: op type")
+        self.text(node.domain, f"node #{i}: domain")
+        return self.text(node.name, f"node #{i}: name") or f"{op_type}_{i}"
+
+    def node(self, node: NodeProto, label: str, scope: frozenset[str]) -> None:
+        op_type = node.op_type
+        for k, value in enumerate(node.input):
+            self.text(value, f"input {k} name", label)
+            if value and value not in scope:
+                raise self.fail(f"input {value!r} has no producer (no node, graph input or "
+                                f"initializer in scope makes it)", label, op_type)
+        for k, value in enumerate(node.output):
+            self.text(value, f"output {k} name", label)
+        for attr in node.attribute:
+            self.attr_text(attr, label)
+        if node.domain not in DEFAULT_DOMAINS or op_type in GE_NODE_TYPES \
+                or not (is_supported(op_type) or op_type == "Constant") \
+                or not defs.has(op_type):   # GE's own ops (HcomAllReduce ...) have no schema
+            return   # the builder refuses it by name, or our InferShape checks it
+        try:
+            schema = defs.get_schema(op_type, self.opset, "")
+        except defs.SchemaError:
+            raise self.fail(f"ONNX opset {self.opset} has no {op_type}", label, op_type) from None
+        self.arity(node, label, schema)
+        self.attributes(node, label, schema)
+        for attr in node.attribute:
+            for k, body in enumerate(_graphs(attr)):
+                which = f"{attr.name}[{k}]" if attr.type == _A.GRAPHS else attr.name
+                self.graph(body, scope, f"node {label!r} {which}")
+
+    def arity(self, node: NodeProto, label: str, schema: defs.OpSchema) -> None:
+        for kind, given, formal, least, most in (
+                ("input", node.input, schema.inputs, schema.min_input, schema.max_input),
+                ("output", node.output, schema.outputs, schema.min_output, schema.max_output)):
+            names = ", ".join(p.name for p in formal)
+            if len(given) < least:
+                raise self.fail(f"{node.op_type} takes at least {least} {kind}(s) ({names}), "
+                                f"the node has {len(given)}", label, node.op_type)
+            if len(given) > most:
+                raise self.fail(f"{node.op_type} takes at most {most} {kind}(s) ({names}), "
+                                f"the node has {len(given)}", label, node.op_type)
+            for k, value in enumerate(given):
+                param = formal[min(k, len(formal) - 1)]
+                if not value and param.option == defs.OpSchema.FormalParameterOption.Single:
+                    raise self.fail(f"{kind} {k} ({param.name}) is required but left empty",
+                                    label, node.op_type)
+
+    def attributes(self, node: NodeProto, label: str, schema: defs.OpSchema) -> None:
+        seen = set()
+        for attr in node.attribute:
+            expected = schema.attributes.get(attr.name)
+            if attr.name in seen:
+                raise self.fail(f"attribute {attr.name!r} is given twice", label, node.op_type)
+            seen.add(attr.name)
+            if expected is None and attr.name.startswith("_"):
+                continue   # GE's private attributes (_performance_prior ...) ride on any op
+            if expected is None:
+                known = ", ".join(sorted(schema.attributes)) or "none"
+                raise self.fail(f"{node.op_type} (opset {self.opset}) has no attribute "
+                                f"{attr.name!r} (it has: {known})", label, node.op_type)
+            if attr.ref_attr_name:
+                raise self.fail(f"attribute {attr.name!r} refers to a function's attribute "
+                                f"outside a function", label, node.op_type)
+            want = expected.type.value
+            if attr.type != want:
+                raise self.fail(f"attribute {attr.name!r} is {_attr_kind(attr.type)}, "
+                                f"{node.op_type} takes {_attr_kind(want)}", label, node.op_type)
+            if attr.type == _A.GRAPH and not attr.HasField("g") \
+                    or attr.type == _A.TENSOR and not attr.HasField("t"):
+                raise self.fail(f"attribute {attr.name!r} holds no {_attr_kind(attr.type)}",
+                                label, node.op_type)
+            for k, tensor in enumerate(_tensors(attr)):
+                self.tensor(tensor, f"attribute {attr.name!r} tensor {k}", label)
+        missing = sorted(n for n, a in schema.attributes.items() if a.required and n not in seen)
+        if missing:
+            raise self.fail(f"required attribute(s) {', '.join(missing)} missing",
+                            label, node.op_type)
+
+    def attr_text(self, attr: AttributeProto, label: str) -> None:
+        name = self.text(attr.name, "an attribute name", label)
+        for s in [attr.s, *attr.strings]:
+            try:
+                s.decode()
+            except UnicodeDecodeError:
+                raise self.fail(f"attribute {name!r}: string {s[:16]!r} is not UTF-8",
+                                label) from None
+
+    # -- tensors -------------------------------------------------------------------------------
+    def tensor(self, t: TensorProto, what: str, node: str | None = None) -> None:
+        self.text(t.name, f"{what}: name", node)
+        dtype = t.data_type
+        if dtype not in TensorProto.DataType.values() or dtype == TensorProto.UNDEFINED:
+            raise self.fail(f"{what} has element type {_dtype_name(dtype)}", node)
+        if any(d < 0 for d in t.dims):
+            raise self.fail(f"{what} has a negative dim: {list(t.dims)}", node)
+        if t.data_location == TensorProto.EXTERNAL:
+            raise self.fail(f"{what} keeps its data in an external file that was not loaded",
+                            node)
+        if dtype in _PACKED:
+            return
+        count = math.prod(t.dims)
+        if t.HasField("raw_data"):
+            if dtype == TensorProto.STRING:
+                raise self.fail(f"{what}: a string tensor cannot hold raw_data", node)
+            have = len(t.raw_data)
+            want = count * helper.tensor_dtype_to_np_dtype(dtype).itemsize
+            unit = "bytes"
+        else:
+            have = len(getattr(t, helper.tensor_dtype_to_field(dtype)))
+            want = count * (2 if dtype in _COMPLEX else 1)
+            unit = "values"
+        if have != want:
+            raise self.fail(f"{what}: dims {list(t.dims)} need {want} {unit} of data, it holds "
+                            f"{have}", node)
+
+
+def _graphs(attr: AttributeProto) -> Iterable[GraphProto]:
+    if attr.type == _A.GRAPH and attr.HasField("g"):
+        return [attr.g]
+    return list(attr.graphs) if attr.type == _A.GRAPHS else []
+
+
+def _tensors(attr: AttributeProto) -> Iterable[TensorProto]:
+    if attr.type == _A.TENSOR and attr.HasField("t"):
+        return [attr.t]
+    return list(attr.tensors) if attr.type == _A.TENSORS else []
+
+
+def _reads(node: NodeProto) -> set[str]:
+    """What a node reads: its inputs and whatever its bodies read from outside themselves."""
+    found = {v for v in node.input if v}
+    for attr in node.attribute:
+        if attr.type in _GRAPH_KINDS:
+            for body in _graphs(attr):
+                found |= _free_values(body)
+    return found
+
+
+def _free_values(g: GraphProto) -> set[str]:
+    defined = {v.name for v in g.input} | {t.name for t in g.initializer} \
+        | {v for node in g.node for v in node.output}
+    read = {v.name for v in g.output}
+    for node in g.node:
+        read |= _reads(node)
+    return read - defined
+
+
+def _attr_kind(kind: int) -> str:
+    return _A.AttributeType.Name(kind) if kind in _A.AttributeType.values() else f"kind {kind}"
+
+
+def _dtype_name(dtype: int) -> str:
+    return TensorProto.DataType.Name(dtype) if dtype in TensorProto.DataType.values() \
+        else f"{dtype} (no such ONNX type)"
+
+
+# -- ONNX's strict inference ---------------------------------------------------------------------
+_INFERENCE_ERROR = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\):\s*(.*)")
+_ERROR_TAG = re.compile(r"\[\w*(?:Inference|Validation)Error\]\s*")
+_DECLARED = re.compile(r"differs from existing|existing shape differ")
+# ONNX's inference makes one dim per element of a shape operand it cannot read (Expand's,
+# Reshape's): a declared dim of 2^40 there is 2^40 dims, built in C++ where nothing can stop it.
+# A model declaring a dim this large gets no ONNX inference (only a seed; ours decides).
+ONNX_INFERENCE_MAX_DIM = 1 << 24
+
+
+def infer_types(model: onnx.ModelProto, source: str
+                ) -> tuple[onnx.ModelProto, ParseError | None]:
+    """``model`` with ONNX's inferred types, and ONNX's refusal of it: inferred strictly, a node
+    ONNX finds inconsistent with its op's type and shape constraints is refused with ONNX's
+    reason. Otherwise (or if ONNX cannot infer the model for reasons of its own) the types are
+    inferred leniently: they are only a seed for our own InferShape."""
+    if _largest_declared_dim(model.graph) > ONNX_INFERENCE_MAX_DIM:
+        return model, None
+    refusal = None
+    try:
+        return onnx.shape_inference.infer_shapes(model, strict_mode=True), None
+    except onnx.shape_inference.InferenceError as err:
+        refusal = _refusal(str(err), source, model.graph)
+    except Exception:  # noqa: BLE001 -- not a verdict on the model: fall back to lenient
+        pass
+    try:
+        return onnx.shape_inference.infer_shapes(model), refusal
+    except Exception:  # noqa: BLE001 -- only a seed
+        return model, refusal
+
+
+def _largest_declared_dim(g: GraphProto) -> int:
+    values = (*g.input, *g.output, *g.value_info)
+    return max((d.dim_value for v in values for d in v.type.tensor_type.shape.dim), default=0)
+
+
+def _refusal(message: str, source: str, graph: GraphProto) -> ParseError | None:
+    """The first error ONNX reported (one a line) that is the model's, as a ParseError; None if
+    there is none. Not the model's: an error inside the expansion of a function op (ONNX's own
+    body for the op), and a declared type or shape that differs from the inferred one (declared
+    types only seed our InferShape, which decides). ONNX names a node only when it has a name:
+    an unnamed one is found when it is its type's only node."""
+    for line in _ERROR_TAG.sub("", message).replace("Inference error(s):", "").splitlines():
+        m = _INFERENCE_ERROR.search(line)
+        if m is None:
+            if line.strip():
+                return ParseError(source, f"ONNX type inference: {line.strip()}")
+            continue
+        op_type, node, reason = m.group(1), m.group(2), m.group(3).strip()
+        if _INFERENCE_ERROR.search(reason) or _DECLARED.search(reason):
+            continue
+        if not node:
+            same = [i for i, n in enumerate(graph.node) if n.op_type == op_type]
+            node = f"{op_type}_{same[0]}" if len(same) == 1 else None
+        return ParseError(source, f"ONNX type inference: {reason}", node, op_type)
+    return None

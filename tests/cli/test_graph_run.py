@@ -1,0 +1,55 @@
+"""`gewb graph --run` on inputs and outputs the host cannot make or summarise plainly (issue 15):
+string and bf16 inputs, inputs of 2^62 elements are one line; a broadcast output of 4e12
+elements is summarised from the data under it, exactly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from onnx_cases import one_op, save
+from workbench.cli import main
+
+
+@pytest.mark.parametrize("elem, dims, reason", [
+    (TensorProto.STRING, [2], "input 'x' is str[2]: no random value can be made of that type"),
+    (TensorProto.BFLOAT16, [2], "input 'x' is bf16[2]"),
+    (TensorProto.FLOAT, [2**62], "brings the inputs to 18,446,744,073,709,551,616 bytes, more "
+                                 "than the 2,147,483,648 bytes of device memory"),
+])
+def test_inputs_no_run_can_have_are_one_line(elem, dims, reason, tmp_path, capsys):
+    model = save(one_op("Identity", [("x", elem, dims)], ["y"]), tmp_path, "m")
+    code = main(["graph", model, "--run"])
+    err = capsys.readouterr().err
+    if code == 0:   # a dtype the host learned to make (strings as digits): then it ran
+        assert elem in (TensorProto.BFLOAT16, TensorProto.STRING)
+        return
+    assert code == 2 and reason in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_huge_broadcast_output_is_summarised_from_its_data(tmp_path, capsys):
+    """Expand of one float to [2e6, 2e6]: min, max, mean and std are those of the one value the
+    4e12-element view repeats (numpy computes them on the source for comparison)."""
+    shape = helper.make_tensor("s", TensorProto.INT64, [2], [2_000_000, 2_000_000])
+    model = save(one_op("Expand", [("x", TensorProto.FLOAT, [1])], ["y"], (shape,)), tmp_path,
+                 "expand")
+    assert main(["graph", model, "--run"]) == 0
+    x = np.random.default_rng(0).random([1]).astype(np.float32).astype(np.float64)
+    line = f"  y: f32[2000000,2000000] min {x.min():.6g} max {x.max():.6g} mean {x.mean():.6g} " \
+           f"std {x.std():.6g}"
+    assert line in capsys.readouterr().out.splitlines()
+
+
+def test_a_string_output_is_summarised_on_the_host_and_refused_by_a_static_build(tmp_path,
+                                                                                 capsys):
+    """graph --run and exec (which loads it hybrid) summarise it; a sink build refuses it."""
+    words = helper.make_tensor("w", TensorProto.STRING, [2], [b"a", b"b"])
+    model = save(one_op("Identity", [], ["y"], (words,)), tmp_path, "words")
+    assert main(["graph", model, "--run"]) == 0
+    assert "  y: str[2] 2 elements" in capsys.readouterr().out.splitlines()
+    assert main(["exec", model]) == 0
+    assert "  y: str[2] 2 elements" in capsys.readouterr().out.splitlines()
+    assert main(["exec", model, "--mode", "sink"]) == 2
+    err = capsys.readouterr().err
+    assert "y:0 is str[2]: only host memory holds it" in err
+    assert len(err.strip().splitlines()) == 1
