@@ -58,7 +58,6 @@ def execute_v2(model: GeModel | ComputeGraph, feeds: Mapping[str, Any] | Sequenc
         v2.unload()
 
 
-
 __all__ = ["EXECUTORS", "ExecuteGraph", "ExecuteGraphError", "ExecuteResult", "LoweringError",
            "LoweringOptions", "ModelV2Executor", "StreamExecutor", "TensorSpec",
            "default_stream", "execute_v2", "lower_graph"]
