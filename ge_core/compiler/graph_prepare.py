@@ -39,7 +39,8 @@ def check_and_update_input(graph: ComputeGraph, input_shape: InputShape) -> None
             model = desc.shape.dims
             if len(model) != len(dims) or any(UNKNOWN_DIM not in (m, d) and m != d
                                                for m, d in zip(model, dims)):
-                raise GraphPrepareError(f"input {name}: shape {list(dims)} does not fit the "
-                                        f"model's {desc.shape}")
+                # worded as the runtime's feed check words it (v2's check_feed)
+                raise GraphPrepareError(f"input {name}: shape {list(dims)}, the model takes "
+                                        f"{['?' if d < 0 else d for d in model]}")
         for d in (*node.op_desc.input_descs, desc):
             d.shape = GeShape(dims)

@@ -58,8 +58,8 @@ def test_without_a_shape_the_graph_stays_dynamic_and_loads_hybrid():
 
 
 @pytest.mark.parametrize("shape, message", [
-    ((3, 1, 4, 5, 7), "input x: shape [3, 1, 4, 5, 7] does not fit the model's [?,?,?,?,2]"),
-    ((3, 2), "input x: shape [3, 2] does not fit the model's [?,?,?,?,2]"),
+    ((3, 1, 4, 5, 7), "input x: shape [3, 1, 4, 5, 7], the model takes ['?', '?', '?', '?', 2]"),
+    ((3, 2), "input x: shape [3, 2], the model takes ['?', '?', '?', '?', 2]"),
     ((3, -2, 4, 5, 2), "input x: shape [3, -2, 4, 5, 2] has a negative size (-1 is an unknown "
                        "one)"),
 ])
