@@ -29,7 +29,7 @@ from npu_emu.task import TaskType
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
 from workbench.debugger import listen as keys
-from workbench.debugger.conditions import Condition, names_of
+from workbench.debugger.conditions import Condition, ConditionError, names_of
 from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
@@ -66,12 +66,30 @@ class Breakpoint:
     def text(self) -> str:
         return self.spec + (f" if {self.condition.text}" if self.condition else "")
 
-    def entries(self, on_hit: Callable[["Breakpoint", TraceEvent, list[StopReason]], None]
+    def entries(self, on_hit: OnHit, on_error: OnError | None = None
                 ) -> list[tuple[Listen, Action]]:
+        """``on_error``: what a condition that fails does (by default it stops the run with
+        the reason, as gdb does: a condition that cannot be tested is no reason to go on)."""
         def action(e: TraceEvent, reasons: list[StopReason]) -> None:
-            if self.condition is None or self.condition.holds(e):
+            try:
+                holds = self.condition is None or self.condition.holds(e)
+            except ConditionError as exc:
+                (on_error or condition_failed)(self, e, reasons, str(exc))
+                return
+            if holds:
                 on_hit(self, e, reasons)
         return [(listen, action) for listen in self.listens]
+
+
+OnHit = Callable[[Breakpoint, TraceEvent, list[StopReason]], None]
+OnError = Callable[[Breakpoint, TraceEvent, list[StopReason], str], None]
+
+
+def condition_failed(bp: Breakpoint, e: TraceEvent, reasons: list[StopReason], error: str
+                     ) -> None:
+    what = f"breakpoint {bp.id}" if bp.id else f"run-to {bp.text}"
+    reasons.append(StopReason("condition", f"Error in testing condition for {what}: {error}",
+                              bp.id))
 
 
 def parse_breakpoint(ident: int, words: list[str]) -> Breakpoint:

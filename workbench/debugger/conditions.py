@@ -1,19 +1,45 @@
-"""Breakpoint conditions: `break sqe stream=2 if time_ns > 5000`. A small, safe expression
-language over the event's fields: names, constants, comparisons (with `in`), arithmetic and
-and/or/not; no calls, no attributes. An SQE event also offers its task's `stream`, `type`
-(lower case, as `break sqe type=` takes it), `name` and `pos`."""
+"""Breakpoint conditions: `break sqe rt_stream=2 if time_ns > 5000`.
+
+A condition runs on every event its breakpoint matches, so it is evaluated by a small evaluator
+of its own, not Python's eval, over a fixed namespace: the event's fields, `tick`, and for an
+SQE its task's `rt_stream`, `type` (lower case, as `break sqe type=` takes it), `name` and `pos`.
+It allows names, constants, comparisons (with `in` and `is`), arithmetic on numbers, `+` and `*`
+on strings and tuples, and/or/not, tuple and list displays, and a public data attribute of a
+value (`task.name`; no `_` names, no methods: nothing is called). Its cost is bounded: at most
+MAX_TEXT characters and MAX_DEPTH levels of nesting, and no string, tuple or list it builds is
+longer than MAX_ITEMS.
+
+A condition that fails on an event (a type mismatch, a division by zero, a limit) raises a
+ConditionError; the breakpoint reports it and stops there, as gdb does.
+"""
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import fields, is_dataclass
-from typing import Any
+from typing import Any, Callable
 
 from npu_emu.trace import TraceEvent
 
-_ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
-            ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
-            ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Name,
-            ast.Load, ast.Constant, ast.Tuple, ast.List)
+MAX_TEXT = 500
+MAX_DEPTH = 24
+MAX_ITEMS = 4096
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.Not: operator.not_, ast.USub: operator.neg,
+                                            ast.UAdd: operator.pos}
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b, ast.Is: operator.is_, ast.IsNot: operator.is_not}
+_STRUCTURE = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.BinOp, ast.Compare,
+              ast.Name, ast.Load, ast.Constant, ast.Tuple, ast.List, ast.Attribute)
+_ALLOWED = _STRUCTURE + tuple(_BINARY) + tuple(_UNARY) + tuple(_COMPARE)
+_CONSTANTS = (int, float, str, bool, type(None))
+_NUMBER = (int, float)   # bool is an int
+_SEQUENCE = (str, tuple)
 
 
 class ConditionError(ValueError):
@@ -23,26 +49,111 @@ class ConditionError(ValueError):
 class Condition:
     def __init__(self, text: str) -> None:
         self.text = text
-        try:
-            tree = ast.parse(text, mode="eval")
-        except SyntaxError as exc:
-            raise ConditionError(f"condition {text!r}: {exc.msg}") from exc
-        for node in ast.walk(tree):
-            if not isinstance(node, _ALLOWED):
-                raise ConditionError(f"condition {text!r}: {type(node).__name__} is not allowed "
-                                     f"(names, constants, comparisons, arithmetic, and/or/not)")
-        self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        self._code = compile(tree, "<condition>", "eval")
+        self._tree = _checked_tree(text)
+        self.names = {n.id for n in ast.walk(self._tree) if isinstance(n, ast.Name)}
 
     def holds(self, event: TraceEvent) -> bool:
-        """False, too, when the event lacks a name the condition uses."""
+        """False when the event lacks a name the condition uses (a breakpoint that listens to
+        several kinds); a ConditionError when evaluating it fails."""
         values = event_values(event)
         if not self.names <= values.keys():
             return False
         try:
-            return bool(eval(self._code, {"__builtins__": {}}, values))
-        except Exception:   # a type mismatch in the user's expression: it does not hold
-            return False
+            return bool(_eval(self._tree.body, values))
+        except ConditionError:
+            raise
+        except Exception as exc:   # the user's expression met a value it does not fit
+            raise ConditionError(f"{type(exc).__name__}: {exc}") from None
+
+
+def _checked_tree(text: str) -> ast.Expression:
+    if len(text) > MAX_TEXT:
+        raise ConditionError(f"condition of {len(text)} characters: at most {MAX_TEXT}")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise ConditionError(f"condition {text!r}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:   # a NUL byte, nesting too deep
+        raise ConditionError(f"condition {text!r}: {type(exc).__name__}") from None
+    todo = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_DEPTH:
+            raise ConditionError(f"condition {text!r}: nested more than {MAX_DEPTH} deep")
+        if not isinstance(node, _ALLOWED):
+            raise ConditionError(f"condition {text!r}: {type(node).__name__} is not allowed "
+                                 f"(names, constants, comparisons, arithmetic, and/or/not)")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, _CONSTANTS):
+            raise ConditionError(f"condition {text!r}: the constant {node.value!r} is not "
+                                 f"allowed (numbers, strings, True, False, None)")
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            raise ConditionError(f"condition {text!r}: .{node.attr}: no attribute starting "
+                                 f"with _")
+        todo += [(child, depth + 1) for child in ast.iter_child_nodes(node)]
+    return tree
+
+
+def _eval(node: ast.AST, values: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return values[node.id]
+    if isinstance(node, ast.Attribute):
+        return _attribute(_eval(node.value, values), node.attr)
+    if isinstance(node, ast.BoolOp):
+        is_and = isinstance(node.op, ast.And)
+        result: Any = is_and
+        for operand in node.values:   # short-circuit, as Python does
+            result = _eval(operand, values)
+            if bool(result) != is_and:
+                break
+        return result
+    if isinstance(node, ast.UnaryOp):
+        return _UNARY[type(node.op)](_eval(node.operand, values))
+    if isinstance(node, ast.BinOp):
+        return _binary(type(node.op), _eval(node.left, values), _eval(node.right, values))
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, values)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _eval(right_node, values)
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    return tuple(_eval(e, values) for e in node.elts)   # a tuple or list display
+
+
+def _attribute(value: Any, name: str) -> Any:
+    try:
+        found = getattr(value, name)
+    except AttributeError:
+        raise ConditionError(f"{type(value).__name__} has no attribute {name!r}") from None
+    if callable(found):
+        raise ConditionError(f"{type(value).__name__}.{name} is a method: a condition calls "
+                             f"nothing")
+    return found
+
+
+def _binary(op: type, a: Any, b: Any) -> Any:
+    """Numbers with numbers; strings and tuples joined (+) or repeated (*) up to MAX_ITEMS."""
+    if isinstance(a, _NUMBER) and isinstance(b, _NUMBER):
+        return _BINARY[op](a, b)
+    if op is ast.Add and isinstance(a, _SEQUENCE) and type(a) is type(b):
+        size = len(a) + len(b)
+    elif op is ast.Mult and isinstance(a, _SEQUENCE) and isinstance(b, int):
+        size = len(a) * b
+    elif op is ast.Mult and isinstance(b, _SEQUENCE) and isinstance(a, int):
+        size = len(b) * a
+    else:
+        raise ConditionError(f"unsupported operand types for {_SYMBOL[op]}: "
+                             f"{type(a).__name__} and {type(b).__name__}")
+    if size > MAX_ITEMS:
+        raise ConditionError(f"a value of {size} items: a condition builds at most {MAX_ITEMS}")
+    return _BINARY[op](a, b)
+
+
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%"}
 
 
 def _event_classes() -> dict[str, type]:

@@ -186,11 +186,13 @@ class Debugger:
         if tick <= 1:
             return hits
 
+        def hit(bp: Breakpoint, e: TraceEvent, reasons: list, error: str = "") -> None:
+            hits.append((e.tick, bp))   # a condition that failed stopped a forward run too
+
         def note(table: StopTable, run: Run) -> None:
             for bp in self.breakpoints.values():
                 if bp.enabled:
-                    install(bp.entries(lambda b, e, reasons: hits.append((e.tick, b))),
-                            table, run.tracker)
+                    install(bp.entries(hit, hit), table, run.tracker)
         scan = self._new_run()
         try:
             scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(tick - 1))
