@@ -147,3 +147,16 @@ def test_dump_and_export_write_files(session, tmp_path):
     assert text.read_text().startswith("graph tiny_cnn (26 nodes)")
     (out,) = session.execute(f"export trace {tmp_path / 'compile.json'}")
     assert out.text.endswith(": 0 SQEs, 2 compile spans")
+
+
+def test_every_command_the_table_or_the_banner_names_has_help(session):
+    """`help quit` once said unknown command while the banner offered `quit` (issue 15)."""
+    from workbench.repl import BANNER
+    offered = set(COMMANDS.names()) | set(BANNER.split("`")[1::2])
+    assert {"quit", "help", "source"} <= offered
+    for name in sorted(offered):
+        (out,) = session.execute(f"help {name}")
+        cmd = COMMANDS.lookup(name)
+        assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
+        assert cmd.help.endswith("."), name
+    assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"
