@@ -93,7 +93,8 @@ def test_help_lists_commands_and_explains_one(session):
     assert isinstance(table, TableOutcome)
     assert [r[0] for r in table.rows] == [c.name for c in COMMANDS.unique()]
     (one,) = session.execute("help rs")
-    assert isinstance(one, Printed) and one.text.startswith("reverse-step [N]\n  Back to")
+    assert isinstance(one, Printed) and one.text.startswith(
+        "reverse-step [stage|pass|node|task|sqe|event] [N]\n  Back to")
 
 
 def test_break_keeps_the_conditions_quotes(session):

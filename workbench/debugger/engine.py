@@ -85,12 +85,18 @@ class Debugger:
         return Run(self.target, start, self.checkpoints.offer, self.trace_hash)
 
     # -- forward -------------------------------------------------------------------------------
-    def step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+    def _use_unit(self, granularity: str | None) -> Error | None:
+        """Make ``granularity`` (if given) the stepping unit; an Error if there is none such."""
         if granularity is not None:
             if granularity not in GRANULARITIES:
-                return [Error(f"no stepping unit {granularity!r} "
-                              f"({', '.join(GRANULARITIES)})")]
+                return Error(f"no stepping unit {granularity!r} ({', '.join(GRANULARITIES)})")
             self.granularity = granularity
+        return None
+
+    def step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         reason = StopReason("step", f"step {self.granularity}")
         if self.granularity == EVERY_EVENT:
             return self._resume(tick_target=self.tick + count, target_reason=reason)
@@ -165,7 +171,10 @@ class Debugger:
         self._sync_watches()
         return outcomes
 
-    def reverse_step(self, count: int = 1) -> list[Outcome]:
+    def reverse_step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         gran = self.granularity
         target = self.history.before(gran, self.tick, count)
         if target is None:
