@@ -26,8 +26,11 @@ def _break(s: Session, args: list[str]) -> list[Outcome]:
 
 
 def _watch(s: Session, args: list[str]) -> list[Outcome]:
-    w = s.debugger_or_fail().add_watch(args)
-    return [Printed(f"watch {w.id}: {w.spec} = {w.value}")]
+    d = s.debugger_or_fail()
+    w = d.add_watch(args)
+    unchecked = w.node is not None and (d.state is None or d.state.graph is None)
+    note = " (no graph yet, so the node's name cannot be checked)" if unchecked else ""
+    return [Printed(f"watch {w.id}: {w.spec} = {w.value}{note}")]
 
 
 def _ids(s: Session, args: list[str], usage: str) -> list[int]:

@@ -27,8 +27,9 @@ from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.program import PhaseEnd, RunState
+from workbench.debugger.views import graph_views
 from workbench.debugger.views.summary import finish_summary
-from workbench.debugger.watches import Watch, parse_watch
+from workbench.debugger.watches import Watch, WatchError, parse_watch
 
 Extra = Callable[[StopTable, Run], None]
 
@@ -245,10 +246,23 @@ class Debugger:
 
     def add_watch(self, words: list[str]) -> Watch:
         watch = parse_watch(self._next_id, words)
+        if watch.node is not None:
+            self._check_node(watch.node)
         self._next_id += 1
         watch.sync(self.state, self.run.world.runtime)
         self.watches[watch.id] = watch
         return watch
+
+    def _check_node(self, name: str) -> None:
+        """A node watch names a node of the live graph. Before the model is parsed there is no
+        graph to check against (the face says so); a host program never has one."""
+        if self.target.runs_code:
+            raise WatchError(f"watch node {name}: {self.target.path.name} is a host program, "
+                             f"with no graph (watch event, notify or stream)")
+        state = self.state
+        if state is not None and state.graph is not None and state.find_node(name) is None:
+            raise WatchError(f"watch node {name}: "
+                             f"{graph_views.no_such_node(state, name).message}")
 
     def find(self, ident: int) -> Breakpoint | Watch | None:
         return self.breakpoints.get(ident) or self.watches.get(ident)

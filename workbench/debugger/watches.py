@@ -39,6 +39,7 @@ class Watch:
     spec: str
     listens: tuple[Listen, ...]
     read: Reader
+    node: str | None = None   # the node a node watch reads
     value: str = ""
     enabled: bool = True
     hits: int = 0
@@ -62,7 +63,8 @@ def parse_watch(ident: int, words: list[str]) -> Watch:
         raise WatchError("watch what? (node NAME anchors | node NAME attr KEY | event ID | "
                          "notify ID | stream N)")
     listens, read = _PARSERS[words[0]](words[1:])
-    return Watch(ident, " ".join(words), tuple(listens), read)
+    node = words[1] if words[0] == "node" else None
+    return Watch(ident, " ".join(words), tuple(listens), read, node)
 
 
 def _src_node(e: TraceEvent) -> str:
