@@ -56,7 +56,7 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("goto soon", "the tick must be a number, not 'soon'"),
     ("break", "break what?"),
     ("break sqe type=kernel", "no SQE type 'kernel' (kernel_aicore"),
-    ("break sqe colour=red", "no filter 'colour' here (filters: type=, stream=)"),
+    ("break sqe colour=red", "no filter 'colour' here (filters: type=, rt_stream=)"),
     ("break fault flood", "no fault 'flood' (deadlock, race, timeout, oom, task)"),
     ("break node conv1 if __import__('os')", "Call is not allowed"),
     ("break node conv1 if nod == 'x'", "condition \"nod == 'x'\": no nod on these events "
@@ -64,7 +64,7 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("break frob", "no breakpoint kind 'frob' (pass, node"),
     ("break wait semaphore", "usage: break wait event|notify [ID]"),
     ("watch node conv1", "usage: watch node NAME anchors"),
-    ("watch stream two", "stream id must be a number"),
+    ("watch rt_stream two", "rt_stream id must be a number"),
     ("delete 9", "no breakpoint or watch 9"),
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),

@@ -8,6 +8,7 @@ from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
+from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets.settings import shown
 from workbench.debugger.views import (device_views, gepass_view, graph_views, model_views,
                                       timeline_views)
@@ -31,7 +32,7 @@ def _watches(d: Debugger) -> Outcome:
 
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
-    "streams": lambda d: device_views.streams(d.run.world.runtime),
+    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound),
     "events": lambda d: device_views.events(d.run.world.runtime),
     "notifies": lambda d: device_views.notifies(d.run.world.runtime),
     "labels": lambda d: device_views.labels(d.run.world.runtime),
@@ -77,7 +78,7 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
     if run.finished:
         return [Printed(f"finished at tick {run.tick}")]
     event = run.parked_at
-    return [Printed(f"tick {event.tick}: {event.describe().partition(' ')[2]}\n"
+    return [Printed(f"tick {event.tick}: {event_text(event)}\n"
                     f"  {run.tracker.where(event)}")]
 
 

@@ -1,8 +1,9 @@
 """Breakpoint conditions: `break sqe rt_stream=2 if time_ns > 5000`.
 
 A condition runs on every event its breakpoint matches, so it is evaluated by a small evaluator
-of its own, not Python's eval, over a fixed namespace: the event's fields, `tick`, and for an
-SQE its task's `rt_stream`, `type` (lower case, as `break sqe type=` takes it), `name` and `pos`.
+of its own, not Python's eval, over a fixed namespace: the event's fields as its `event:` line
+names them (a stream as logical_stream or rt_stream: stream_names.py), `tick`, and for an SQE
+its task's `rt_stream`, `type` (lower case, as `break sqe type=` takes it), `name` and `pos`.
 It allows names, constants, comparisons (with `in` and `is`), arithmetic on numbers, `+` and `*`
 on strings and tuples, and/or/not, tuple and list displays, and a public data attribute of a
 value (`task.name`; no `_` names, no methods: nothing is called). Its cost is bounded: at most
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import fields, is_dataclass
 from typing import Any, Callable
 
 from npu_emu.trace import TraceEvent
+from workbench.debugger.stream_names import RT, event_fields, shown_names
 
 MAX_TEXT = 500
 MAX_DEPTH = 24
@@ -172,17 +173,15 @@ def names_of(kinds: list[str]) -> set[str] | None:
         return None
     names = {"tick"}
     for kind in kinds:
-        own = {f.name for f in fields(classes[kind])}
-        names |= own | ({"stream", "type", "name", "pos"} if "task" in own else set())
+        own = set(shown_names(classes[kind]).values())
+        names |= own | ({RT, "type", "name", "pos"} if "task" in own else set())
     return names
 
 
 def event_values(event: TraceEvent) -> dict[str, Any]:
-    values: dict[str, Any] = {"tick": event.tick}
-    if is_dataclass(event):
-        values.update((f.name, getattr(event, f.name)) for f in fields(event))
+    values: dict[str, Any] = {"tick": event.tick, **dict(event_fields(event))}
     task = values.get("task")
     if task is not None and hasattr(task, "stream"):
-        values.update(stream=task.stream.id if task.stream else -1,
-                      type=task.type.name.lower(), name=task.name, pos=task.pos)
+        values.update({RT: task.stream.id if task.stream else -1, "type": task.type.name.lower(),
+                       "name": task.name, "pos": task.pos})
     return values

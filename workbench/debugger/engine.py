@@ -25,6 +25,7 @@ from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, Prog
                                          Stopped, StopReason)
 from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
+from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views import graph_views
@@ -318,7 +319,7 @@ class Debugger:
             reached = tick_target is not None and event.tick >= tick_target
             reasons = [target_reason if reached and target_reason is not None
                        else StopReason("interrupt", "interrupted")]
-        outcomes.append(Stopped(event.tick, event.describe().partition(" ")[2],
+        outcomes.append(Stopped(event.tick, event_text(event),
                                 tuple(self._count_hit(r) for r in reasons),
                                 run.tracker.where(event)))
         return outcomes

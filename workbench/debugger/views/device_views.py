@@ -11,6 +11,7 @@ from npu_emu.runtime import Runtime
 from npu_emu.stream import Stream
 from npu_emu.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
+from workbench.debugger.stream_names import LOGICAL, RT
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.tensor_spec import (INFERRED, parse_tensor_spec,
                                                      spec_text)
@@ -22,16 +23,20 @@ def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
     return [(d, s) for d in rt.devices.values() for s in d.scheduler.streams]
 
 
-def streams(rt: Runtime) -> Outcome:
+def streams(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
+    """The runtime's streams; ``logical``: rt stream id -> the GE logical stream bound to it
+    (a column only when GE has bound one: a host program's streams are the runtime's only)."""
     if not rt.devices:
         return Printed(NO_DEVICE)
+    bound = (LOGICAL,) if logical else ()
     rows = []
     for d, s in _streams(rt):
-        rows.append((str(d.id), str(s.id), s.state.name.lower(), f"{s.sq.head_pos}",
-                     str(s.pending), f"{s.cq.unreclaimed}",
+        rows.append((str(d.id), str(s.id), *(str(logical.get(s.id, "-")) for _ in bound),
+                     s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
+                     f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
-    return TableOutcome("streams", ("dev", "stream", "state", "next SQE", "pending", "CQ",
+    return TableOutcome("streams", ("dev", RT, *bound, "state", "next SQE", "pending", "CQ",
                                     "model", "waiting at"), tuple(rows))
 
 
@@ -83,7 +88,7 @@ def labels(rt: Runtime) -> Outcome:
                  for m in rt.models for label in m.labels.labels)
     if not rows:
         return Printed("no labels (no model has created one)")
-    return TableOutcome("labels", ("model", "label", "stream", "SQE"), rows)
+    return TableOutcome("labels", ("model", "label", RT, "SQE"), rows)
 
 
 def models(rt: Runtime) -> Outcome:
@@ -94,7 +99,7 @@ def models(rt: Runtime) -> Outcome:
                  for m in rt.models)
     if not rows:
         return Printed("no models")
-    return TableOutcome("models", ("model", "name", "state", "running", "streams", "head",
+    return TableOutcome("models", ("model", "name", "state", "running", f"{RT}s", "head",
                                    "SQEs", "labels"), rows)
 
 
