@@ -50,8 +50,9 @@ class ConditionError(ValueError):
 class Condition:
     def __init__(self, text: str) -> None:
         self.text = text
-        self._tree = _checked_tree(text)
-        self.names = {n.id for n in ast.walk(self._tree) if isinstance(n, ast.Name)}
+        tree = _checked_tree(text)
+        self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        self._evaluate = _compiled(tree.body)
 
     def holds(self, event: TraceEvent) -> bool:
         """False when the event lacks a name the condition uses (a breakpoint that listens to
@@ -60,7 +61,7 @@ class Condition:
         if not self.names <= values.keys():
             return False
         try:
-            return bool(_eval(self._tree.body, values))
+            return bool(self._evaluate(values))
         except ConditionError:
             raise
         except Exception as exc:   # the user's expression met a value it does not fit
@@ -94,34 +95,51 @@ def _checked_tree(text: str) -> ast.Expression:
     return tree
 
 
-def _eval(node: ast.AST, values: dict[str, Any]) -> Any:
+Evaluate = Callable[[dict[str, Any]], Any]   # the event's values -> the node's value
+
+
+def _compiled(node: ast.AST) -> Evaluate:
+    """The checked tree as nested closures, built once: an event then costs no tree walk."""
     if isinstance(node, ast.Constant):
-        return node.value
+        value = node.value
+        return lambda values: value
     if isinstance(node, ast.Name):
-        return values[node.id]
+        return operator.itemgetter(node.id)
     if isinstance(node, ast.Attribute):
-        return _attribute(_eval(node.value, values), node.attr)
+        of, name = _compiled(node.value), node.attr
+        return lambda values: _attribute(of(values), name)
     if isinstance(node, ast.BoolOp):
-        is_and = isinstance(node.op, ast.And)
-        result: Any = is_and
-        for operand in node.values:   # short-circuit, as Python does
-            result = _eval(operand, values)
-            if bool(result) != is_and:
-                break
-        return result
+        operands, is_and = [_compiled(v) for v in node.values], isinstance(node.op, ast.And)
+
+        def bool_op(values: dict[str, Any]) -> Any:
+            result: Any = is_and
+            for operand in operands:   # short-circuit, as Python does
+                result = operand(values)
+                if bool(result) != is_and:
+                    break
+            return result
+        return bool_op
     if isinstance(node, ast.UnaryOp):
-        return _UNARY[type(node.op)](_eval(node.operand, values))
+        unary, operand = _UNARY[type(node.op)], _compiled(node.operand)
+        return lambda values: unary(operand(values))
     if isinstance(node, ast.BinOp):
-        return _binary(type(node.op), _eval(node.left, values), _eval(node.right, values))
+        op, left, right = type(node.op), _compiled(node.left), _compiled(node.right)
+        return lambda values: _binary(op, left(values), right(values))
     if isinstance(node, ast.Compare):
-        left = _eval(node.left, values)
-        for op, right_node in zip(node.ops, node.comparators):
-            right = _eval(right_node, values)
-            if not _COMPARE[type(op)](left, right):
-                return False
-            left = right
-        return True
-    return tuple(_eval(e, values) for e in node.elts)   # a tuple or list display
+        first = _compiled(node.left)
+        rest = [(_COMPARE[type(op)], _compiled(c)) for op, c in zip(node.ops, node.comparators)]
+
+        def compare(values: dict[str, Any]) -> bool:
+            left = first(values)
+            for test, comparator in rest:
+                right = comparator(values)
+                if not test(left, right):
+                    return False
+                left = right
+            return True
+        return compare
+    elements = [_compiled(e) for e in node.elts]   # a tuple or list display
+    return lambda values: tuple(e(values) for e in elements)
 
 
 def _attribute(value: Any, name: str) -> Any:
