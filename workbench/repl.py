@@ -1,7 +1,7 @@
 """The REPL face (`gewb repl [TARGET]`): the debugger at a prompt-toolkit prompt, with persistent
 history, completion from the command table and the live target, and highlighting by the command
 language's lexer. Ctrl-C during `continue` parks the target and returns to the prompt; Ctrl-D
-or `quit` leaves."""
+or `quit` leaves. A script run with `source` that names host programs asks first (y/N)."""
 from __future__ import annotations
 
 import os
@@ -11,10 +11,13 @@ from typing import Iterable
 from workbench.commands.completion import complete
 from workbench.commands.render import render
 from workbench.commands.session import Session
-from workbench.debugger.outcomes import Outcome, Printed
+from workbench.commands.table import COMMANDS
+from workbench.debugger.outcomes import Outcome, Printed, Quit
+from workbench.script.consent import Consent
 
 PROMPT = "(gewb) "
-QUIT = ("quit", "exit", "q")
+BANNER = "GE Workbench debugger: `help` lists the commands, Ctrl-D or `quit` leaves."
+QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once
 
 
 def history_path() -> Path:
@@ -49,18 +52,27 @@ def _show(outcomes: list[Outcome]) -> None:
             print_formatted_text(PygmentsTokens(list(lexer().get_tokens(text + "\n"))), end="")
 
 
+def ask_yes_no(question: str) -> bool:
+    """The REPL's y/N: only y or yes agrees; Ctrl-C or Ctrl-D is no."""
+    from prompt_toolkit import prompt
+    try:
+        return prompt(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    except (KeyboardInterrupt, EOFError):
+        return False
+
+
 def run_repl(target: str | None) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
     from prompt_toolkit.lexers import PygmentsLexer
 
     from workbench.commands.lexers import GwbLexer
-    session = Session(Path.cwd())
+    session = Session(Path.cwd(), consent=Consent(ask=ask_yes_no))
     if target:
         _show(session.execute(f"target {target}"))
     prompt = PromptSession(history=FileHistory(str(history_path())),
                            completer=_completer(session), lexer=PygmentsLexer(GwbLexer))
-    print("GE Workbench debugger: `help` lists the commands, Ctrl-D or `quit` leaves.")
+    print(BANNER)
     try:
         while True:
             try:
@@ -69,12 +81,14 @@ def run_repl(target: str | None) -> int:
                 continue
             except EOFError:
                 break
-            if line.strip() in QUIT:
-                break
             try:
-                _show(session.execute(line))
+                outcomes = session.execute(line)
             except KeyboardInterrupt:   # outside a run (the engine handles Ctrl-C in one)
                 print("interrupted")
+                continue
+            _show(outcomes)
+            if any(isinstance(o, Quit) for o in outcomes):
+                break
     finally:
         session.close()
     return 0

@@ -41,7 +41,7 @@ def test_ids_come_from_the_parked_device(session):
     session.execute("target sample_models/devrun/producer_consumer.py")
     session.execute("break wait event")
     session.execute("continue")
-    assert complete(session, "break sqe stream=")[1] == [f"stream={i}" for i in range(4)]
+    assert complete(session, "break sqe rt_stream=")[1] == [f"rt_stream={i}" for i in range(4)]
     assert complete(session, "watch event ")[1] == ["0"]
     assert complete(session, "delete ")[1] == ["1"]
 

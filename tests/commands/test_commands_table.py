@@ -56,7 +56,7 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("goto soon", "the tick must be a number, not 'soon'"),
     ("break", "break what?"),
     ("break sqe type=kernel", "no SQE type 'kernel' (kernel_aicore"),
-    ("break sqe colour=red", "no filter 'colour' here (filters: type=, stream=)"),
+    ("break sqe colour=red", "no filter 'colour' here (filters: type=, rt_stream=)"),
     ("break fault flood", "no fault 'flood' (deadlock, race, timeout, oom, task)"),
     ("break node conv1 if __import__('os')", "Call is not allowed"),
     ("break node conv1 if nod == 'x'", "condition \"nod == 'x'\": no nod on these events "
@@ -64,7 +64,7 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("break frob", "no breakpoint kind 'frob' (pass, node"),
     ("break wait semaphore", "usage: break wait event|notify [ID]"),
     ("watch node conv1", "usage: watch node NAME anchors"),
-    ("watch stream two", "stream id must be a number"),
+    ("watch rt_stream two", "rt_stream id must be a number"),
     ("delete 9", "no breakpoint or watch 9"),
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
@@ -94,7 +94,8 @@ def test_help_lists_commands_and_explains_one(session):
     assert isinstance(table, TableOutcome)
     assert [r[0] for r in table.rows] == [c.name for c in COMMANDS.unique()]
     (one,) = session.execute("help rs")
-    assert isinstance(one, Printed) and one.text.startswith("reverse-step [N]\n  Back to")
+    assert isinstance(one, Printed) and one.text.startswith(
+        "reverse-step [stage|pass|node|task|sqe|event] [N]\n  Back to")
 
 
 def test_break_keeps_the_conditions_quotes(session):
@@ -148,3 +149,16 @@ def test_dump_and_export_write_files(session, tmp_path):
     assert text.read_text().startswith("graph tiny_cnn (26 nodes)")
     (out,) = session.execute(f"export trace {tmp_path / 'compile.json'}")
     assert out.text.endswith(": 0 SQEs, 2 compile spans")
+
+
+def test_every_command_the_table_or_the_banner_names_has_help(session):
+    """`help quit` once said unknown command while the banner offered `quit` (issue 15)."""
+    from workbench.repl import BANNER
+    offered = set(COMMANDS.names()) | set(BANNER.split("`")[1::2])
+    assert {"quit", "help", "source"} <= offered
+    for name in sorted(offered):
+        (out,) = session.execute(f"help {name}")
+        cmd = COMMANDS.lookup(name)
+        assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
+        assert cmd.help.endswith("."), name
+    assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"

@@ -34,10 +34,10 @@ def test_break_label_and_next_sqe_stays_on_the_stream():
         d.add_breakpoint(["label", "0"])
         hits = [stopped(d.cont()) for _ in range(5)]
         assert all("LabelSet(L0)" in h.event for h in hits)
-        assert hits[0].where == "program > model 0 > stream 1 > SQE 1 LabelSet(L0)#1"
+        assert hits[0].where == "program > model 0 > rt_stream 1 > SQE 1 LabelSet(L0)#1"
         d.granularity = "sqe"
         for _ in range(6):
-            assert "stream 1 >" in stopped(d.next()).where
+            assert "rt_stream 1 >" in stopped(d.next()).where
         labels = device_views.labels(d.run.world.runtime)
         assert labels.rows == (("0", "0", "s1", "1"), ("0", "1", "s1", "8"))
         models = device_views.models(d.run.world.runtime)
@@ -53,11 +53,11 @@ def test_break_wait_event_stops_at_the_consumers_wait():
     try:
         d.add_breakpoint(["wait", "event"])
         s = stopped(d.cont())   # the consumer is stream 3 (the new context's default is 1)
-        assert s.event == "EventWaitBlocked event_id=0 stream_id=3 time_ns=0"
+        assert s.event == "EventWaitBlocked event_id=0 rt_stream=3 time_ns=0"
         events = device_views.events(d.run.world.runtime)
         assert events.rows == (("0", "0", "clear", "s2", "s3", "s3"),)
         s = stopped(d.cont())
-        assert s.event == "EventWaitSatisfied event_id=0 stream_id=3 time_ns=2008"
+        assert s.event == "EventWaitSatisfied event_id=0 rt_stream=3 time_ns=2008"
         streams = device_views.streams(d.run.world.runtime)
         assert [r[1] for r in streams.rows] == ["0", "1", "2", "3"]
     finally:
@@ -99,7 +99,7 @@ def test_break_fault_on_the_deadlock_sample():
 def test_break_sqe_filters_and_a_condition():
     d = debugger(f"{DEVRUN}/label_loop.py")
     try:
-        d.add_breakpoint(["sqe", "type=label_set", "stream=1", "if", "time_ns > 20000"])
+        d.add_breakpoint(["sqe", "type=label_set", "rt_stream=1", "if", "time_ns > 20000"])
         s = stopped(d.cont())
         assert "LabelSet" in s.event and int(s.event.split("time_ns=")[1]) > 20000
     finally:
@@ -110,14 +110,14 @@ def test_watch_event_and_stream_show_old_and_new():
     d = debugger(f"{DEVRUN}/producer_consumer.py")
     try:
         d.add_watch(["event", "0"])
-        d.add_watch(["stream", "2"])
+        d.add_watch(["rt_stream", "2"])
         reasons = []
         while isinstance((out := d.cont())[-1], Stopped):
             reasons += [r.text for r in out[-1].reasons]
         assert "watch 1 (event 0): <no device> -> recorded at 2008 ns" in reasons
-        assert reasons[:2] == ["watch 2 (stream 2): <no stream 2> -> idle, SQE 0 of 1",
-                               "watch 2 (stream 2): idle, SQE 0 of 1 -> ready, SQE 0 of 2"]
-        assert reasons[-1] == "watch 2 (stream 2): ready, SQE 2 of 2 -> idle, SQE 2 of 2"
+        assert reasons[:2] == ["watch 2 (rt_stream 2): <no rt_stream 2> -> idle, SQE 0 of 1",
+                               "watch 2 (rt_stream 2): idle, SQE 0 of 1 -> ready, SQE 0 of 2"]
+        assert reasons[-1] == "watch 2 (rt_stream 2): ready, SQE 2 of 2 -> idle, SQE 2 of 2"
     finally:
         d.close()
 
@@ -136,7 +136,7 @@ def test_device_memory_tensor_and_timeline():
         assert shown.text.splitlines()[0] == f"tensor {x_addr:#x}: f32[4] (device 0 memory)"
         assert "[-1.      -0.99216 -0.98431 -0.97647]" in shown.text
         tl = timeline_views.timeline(d)
-        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["stream 2"]
+        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["rt_stream 2"]
     finally:
         d.close()
 

@@ -164,3 +164,22 @@ def test_reverse_step_at_tick_10k_on_resnet50_resumes_from_a_checkpoint():
         assert stopped(d.reverse_step()).tick == 9_999
     finally:
         d.close()
+
+
+@pytest.mark.parametrize("unit", ["stage", "pass", "node", "task", "sqe", "event"])
+def test_reverse_step_takes_every_unit_step_takes(unit):
+    """`reverse-step stage` was refused while `step stage` worked (issue 15)."""
+    from workbench.debugger.granularity import GRANULARITIES
+    assert unit in GRANULARITIES
+    d = debugger(TINY)
+    try:
+        first = stopped(d.step(unit)).tick
+        second = stopped(d.step(unit, 2)).tick
+        d.granularity = "event"   # reverse-step UNIT makes it the stepping unit again
+        back = stopped(d.reverse_step(unit, 2))
+        assert back.tick == first < second and d.granularity == unit
+        assert back.reasons[0].text == f"reverse-step {unit}"
+        assert d.reverse_step("frame") == [Error("no stepping unit 'frame' (stage, pass, node, "
+                                                 "task, sqe, event)")]
+    finally:
+        d.close()

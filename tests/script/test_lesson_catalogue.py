@@ -48,3 +48,14 @@ def test_lessons_sort_by_topic():
     names = [lsn.name for lsn in all_lessons()]
     assert names == sorted(p.stem for p in LESSONS_DIR.glob("*.gwb"))
     assert all(re.match(r"\d\d_", n) for n in names)
+
+
+def test_a_lesson_names_in_its_header_every_program_it_runs():
+    """What `gewb run --allow-programs` agrees to is what the header says (issue 15)."""
+    for lesson in all_lessons():
+        opened = [line.split()[1] for line in _lines(lesson)
+                  if line.startswith("target ") and line.endswith(".py")]
+        assert lesson.programs == list(dict.fromkeys(opened)), lesson.name
+        if opened:
+            assert any(line.endswith("--allow-programs") and "gewb run" in line
+                       for line in lesson.header), lesson.name

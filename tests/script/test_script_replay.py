@@ -87,3 +87,21 @@ def test_gewb_run_errors(tmp_path, capsys):
     assert main(["run", str(script)]) == 1
     out = capsys.readouterr().out
     assert out == "> step\nerror: bad.gwb:1: no target: open one with `target FILE`\n"
+
+
+def test_a_script_that_is_not_utf8_is_one_line_naming_the_file_and_byte(tmp_path, capsys):
+    script = tmp_path / "latin1.gwb"
+    script.write_bytes(b"# caf\xc3\xa9 is fine\nsay hello\nsay caf\xe9\n")
+    assert main(["run", str(script)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"gewb run: {script}: not UTF-8 text (byte 33, line 3: 0xe9)\n"
+    script.write_bytes(b"\xef\xbb\xbfsay with a byte-order mark\n")
+    assert main(["run", str(script)]) == 0
+    assert capsys.readouterr().out == "with a byte-order mark\n"
+
+
+def test_quit_ends_a_script_there(tmp_path):
+    script = tmp_path / "q.gwb"
+    script.write_text("say one\nquit\nsay two\n")
+    assert replay(script).transcript == "one\n> quit\n"

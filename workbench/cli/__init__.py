@@ -37,9 +37,38 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
             add_repl_parser, add_run_parser]
 
 
+DESCRIPTION = """\
+GE Workbench: watch Huawei CANN's Graph Engine (GE) compile a model and its runtime run it, on
+an emulated NPU. Step GE's passes, watch anchors, stream ids and memory offsets change, break
+when a task goes to a stream, and step the device's task scheduler SQE by SQE.
+With no COMMAND, gewb opens the debugger on the bundled sample model."""
+
+EPILOG = """\
+start here:
+  gewb                          the debugger on the sample model (type `help`)
+  gewb lessons                  the lessons in teaching order (`gewb lessons 01`: how to play one)
+  gewb repl MODEL.onnx          the debugger on your model (or an .om file, or a .py program)
+  gewb exec MODEL.onnx          run a model once on the emulated NPU
+
+`gewb COMMAND --help` says more about one command."""
+
+
+def version() -> str:
+    """The installed package's version (its metadata, as pip installed it)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    try:
+        return installed("ge-workbench")
+    except PackageNotFoundError:
+        return "unknown (the package is not installed: pip install -e .)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="gewb", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = argparse.ArgumentParser(prog="gewb", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"gewb {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                title="commands")
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)

@@ -47,7 +47,7 @@ def _print_summary(observer: HostProgramObserver) -> None:
     for sid in streams:
         kinds = ", ".join(f"{name} {n}" for (s, name), n in sorted(observer.sqes.items())
                           if s == sid)
-        print(f"  stream {sid}: {kinds}")
+        print(f"  rt_stream {sid}: {kinds}")
 
 
 def _cmd_devrun(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ def _shown(path) -> str:
 
 
 def _cmd_lessons(args: argparse.Namespace) -> int:
+    from workbench.script.consent import FLAG
     from workbench.script.lesson import LessonError, all_lessons, find_lesson
     try:
         if args.name is None:
@@ -31,10 +32,12 @@ def _cmd_lessons(args: argparse.Namespace) -> int:
     for line in lesson.header:
         if "gewb run" not in line:   # said below, with the path as typed from here
             print(f"  {line}" if line.strip() else "")
-    path = _shown(lesson.path)
+    path = _shown(lesson.path) + (f" {FLAG}" if lesson.programs else "")
     print("play it:")
     print(f"  gewb run {path}                  # the whole lesson, as a transcript")
     print(f"  gewb run {path} --expect {_shown(lesson.expected)}   # as CI checks it")
+    if lesson.programs:
+        print(f"  ({FLAG}: it runs the host programs its header names, with your rights)")
     return 0
 
 

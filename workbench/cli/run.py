@@ -1,5 +1,6 @@
 """`gewb run FILE.gwb`: replay a script headless, print its transcript, and with --expect fail
-with a diff when the transcript is not the expected one (how CI checks the lessons)."""
+with a diff when the transcript is not the expected one (how CI checks the lessons). A script
+that runs host programs needs --allow-programs (workbench/script/consent.py)."""
 from __future__ import annotations
 
 import argparse
@@ -11,11 +12,17 @@ from workbench.cli.user_error import UserError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from workbench.script.consent import Consent, ConsentRefused
     from workbench.script.replay import replay
+    from workbench.script.script_lines import ScriptError
     script = Path(args.script)
     if not script.is_file():
         raise UserError(f"no such script: {script}")
-    result = replay(script, keep_going=args.keep_going)
+    try:
+        result = replay(script, keep_going=args.keep_going,
+                        consent=Consent(allow=args.allow_programs))
+    except (ScriptError, ConsentRefused) as exc:
+        raise UserError(str(exc)) from None
     if args.expect is None:
         sys.stdout.write(result.transcript)
         return 1 if result.errors else 0
@@ -43,4 +50,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
                         "and exit 1")
     p.add_argument("--keep-going", action="store_true",
                    help="go on after a line that fails (it is reported as file:line)")
+    p.add_argument("--allow-programs", action="store_true",
+                   help="let the script run the host programs (.py) its `# programs:` header "
+                        "names; they run with your rights")
     p.set_defaults(func=_cmd_run)

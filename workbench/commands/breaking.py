@@ -10,6 +10,7 @@ from workbench.commands.command import Command, UsageError, number
 from workbench.debugger.breakpoints import (DISTRIBUTE_TYPES, FAULT_KINDS, KINDS, MODEL_EVENTS,
                                             SQE_TYPES)
 from workbench.debugger.outcomes import Outcome, Printed
+from workbench.debugger.stream_names import LOGICAL, RT
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
@@ -26,8 +27,11 @@ def _break(s: Session, args: list[str]) -> list[Outcome]:
 
 
 def _watch(s: Session, args: list[str]) -> list[Outcome]:
-    w = s.debugger_or_fail().add_watch(args)
-    return [Printed(f"watch {w.id}: {w.spec} = {w.value}")]
+    d = s.debugger_or_fail()
+    w = d.add_watch(args)
+    unchecked = w.node is not None and (d.state is None or d.state.graph is None)
+    note = " (no graph yet, so the node's name cannot be checked)" if unchecked else ""
+    return [Printed(f"watch {w.id}: {w.spec} = {w.value}{note}")]
 
 
 def _ids(s: Session, args: list[str], usage: str) -> list[int]:
@@ -69,9 +73,9 @@ def complete_spec(s: Session, words: list[str]) -> list[str]:
     if kind == "node" and n == 1:
         return sources.node_names(s) + ["type="]
     if kind == "distribute":
-        return [f"type={t}" for t in DISTRIBUTE_TYPES] + ["stream=", "node="]
+        return [f"type={t}" for t in DISTRIBUTE_TYPES] + [f"{LOGICAL}=", f"{RT}=", "node="]
     if kind == "sqe":
-        return [f"type={t}" for t in SQE_TYPES] + [f"stream={i}" for i in sources.stream_ids(s)]
+        return [f"type={t}" for t in SQE_TYPES] + [f"{RT}={i}" for i in sources.stream_ids(s)]
     if kind == "label" and n == 1:
         return sources.label_ids(s)
     if kind == "wait":
@@ -87,28 +91,29 @@ def complete_spec(s: Session, words: list[str]) -> list[str]:
 def _complete_watch(s: Session, words: list[str], partial: str) -> list[str]:
     n = len(words)
     if n == 0:
-        return ["node", "event", "notify", "stream"]
+        return ["node", "event", "notify", RT]
     what = words[0]
     if what == "node":
         return sources.node_names(s) if n == 1 else ["anchors", "attr"] if n == 2 else (
             ["stream_id", "engine", "input_offset", "output_offset"] if n == 3 else [])
-    if n == 1:
-        return {"event": sources.event_ids, "notify": sources.notify_ids,
-                "stream": sources.stream_ids}[what](s) if what in ("event", "notify",
-                                                                    "stream") else []
-    return []
+    ids = {"event": sources.event_ids, "notify": sources.notify_ids, RT: sources.stream_ids}
+    return ids[what](s) if n == 1 and what in ids else []
 
 
 COMMANDS = [
     Command("break", "break KIND [FILTERS] [if CONDITION]",
-            "Stop when: pass NAME | node NAME|type=T | distribute [type=T] [stream=N] "
-            "[node=NAME] | sqe [type=T] [stream=N] | label [ID] | wait event|notify [ID] | "
-            "fault [deadlock|race|timeout|oom|task] | model [load|execute|finish|abort|unload]. "
-            "CONDITION is an expression over the event's fields (and tick).", _break,
+            f"Stop when: pass NAME | node NAME|type=T | distribute [type=T] [{LOGICAL}=N] "
+            f"[{RT}=N] [node=NAME] | sqe [type=T] [{RT}=N] | label [ID] | wait event|notify "
+            "[ID] | fault [deadlock|race|timeout|oom|task] | model "
+            f"[load|execute|finish|abort|unload]. {LOGICAL} is GE's stream (stream "
+            f"allocation's id), {RT} the runtime's stream the SQEs run on. CONDITION is an "
+            "expression over the event's fields as its event: line names them (and tick); one "
+            "that fails on an event stops there with the error.", _break,
             lambda s, w, p: complete_spec(s, w), ("b",), raw=True),
-    Command("watch", "watch node NAME anchors | node NAME attr KEY | event ID | notify ID | "
-                     "stream N",
-            "Stop when the value changes, showing old -> new.", _watch, _complete_watch),
+    Command("watch", f"watch node NAME anchors | node NAME attr KEY | event ID | notify ID | "
+                     f"{RT} N",
+            f"Stop when the value changes, showing old -> new ({RT}: a runtime stream's state "
+            "and SQ position).", _watch, _complete_watch),
     Command("enable", "enable ID... | all", "Enable breakpoints or watches.", _enable(True),
             lambda s, w, p: sources.breakpoint_ids(s)),
     Command("disable", "disable ID... | all", "Disable breakpoints or watches.", _enable(False),

@@ -11,11 +11,23 @@ if TYPE_CHECKING:
     from workbench.commands.session import Session
 
 
+UNITS = f"[{'|'.join(GRANULARITIES)}] [N]"
+
+
+def _unit_and_count(args: list[str], usage: str) -> tuple[str | None, int]:
+    """`step` and `reverse-step` take the same words: an optional stepping unit (the engine
+    names one it does not know), then an optional count."""
+    if args and not args[0].isdigit():
+        return args[0], count_arg(args, usage, 1)
+    return None, count_arg(args, usage)
+
+
 def _step(s: Session, args: list[str]) -> list[Outcome]:
-    usage = "step [stage|pass|node|task|sqe|event] [N]"
-    if args and not args[0].isdigit():   # the engine names a unit it does not know
-        return s.debugger_or_fail().step(args[0], count_arg(args, usage, 1))
-    return s.debugger_or_fail().step(None, count_arg(args, usage))
+    return s.debugger_or_fail().step(*_unit_and_count(args, f"step {UNITS}"))
+
+
+def _reverse_step(s: Session, args: list[str]) -> list[Outcome]:
+    return s.debugger_or_fail().reverse_step(*_unit_and_count(args, f"reverse-step {UNITS}"))
 
 
 def _run_to(s: Session, args: list[str]) -> list[Outcome]:
@@ -43,7 +55,7 @@ def _goto(s: Session, args: list[str]) -> list[Outcome]:
 
 
 COMMANDS = [
-    Command("step", "step [stage|pass|node|task|sqe|event] [N]",
+    Command("step", f"step {UNITS}",
             "Run to the next unit of that kind (and make it the stepping unit): a compile "
             "stage, a pass or node pass, a node visit or execution, a task distribution, a "
             "retired SQE, or one trace event.", _step, _complete_step, ("s",)),
@@ -59,9 +71,9 @@ COMMANDS = [
     Command("run-to", "run-to TICK | run-to KIND [FILTERS]",
             "Run to a tick, or to the first place matching a breakpoint spec (once).",
             _run_to, _complete_run_to),
-    Command("reverse-step", "reverse-step [N]",
-            "Back to the previous unit of the stepping unit's kind (re-executes to it).",
-            lambda s, a: s.debugger_or_fail().reverse_step(count_arg(a, "reverse-step [N]")),
+    Command("reverse-step", f"reverse-step {UNITS}",
+            "Back to the previous unit of that kind (and make it the stepping unit), by "
+            "re-executing to it: any unit step takes.", _reverse_step, _complete_step,
             aliases=("rs",)),
     Command("reverse-continue", "reverse-continue", "Back to the previous breakpoint hit.",
             lambda s, a: s.debugger_or_fail().reverse_continue(), aliases=("rc",)),

@@ -8,6 +8,7 @@ from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
+from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets.settings import shown
 from workbench.debugger.views import (device_views, gepass_view, graph_views, model_views,
                                       timeline_views)
@@ -31,7 +32,7 @@ def _watches(d: Debugger) -> Outcome:
 
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
-    "streams": lambda d: device_views.streams(d.run.world.runtime),
+    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound),
     "events": lambda d: device_views.events(d.run.world.runtime),
     "notifies": lambda d: device_views.notifies(d.run.world.runtime),
     "labels": lambda d: device_views.labels(d.run.world.runtime),
@@ -54,17 +55,19 @@ def _info(s: Session, args: list[str]) -> list[Outcome]:
     return [INFO[args[0]](s.debugger_or_fail())]
 
 
+PRINT_USAGE = "print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE]"
+
+
 def _print(s: Session, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if len(args) == 2 and args[0] == "node":
         return [graph_views.print_node(d.state, args[1])]
-    if 2 <= len(args) <= 4 and args[0] == "tensor":
+    if len(args) >= 2 and args[0] == "tensor":
         if args[1].lower().startswith("0x"):
             return [device_views.device_tensor(d.run.world.runtime, args[1:])]
         if len(args) == 2:
             return [graph_views.graph_tensor(d.state, args[1])]
-    raise UsageError("usage: print node NAME | print tensor NAME | print tensor 0xADDR "
-                     "[SHAPE] [DTYPE]")
+    raise UsageError(f"usage: {PRINT_USAGE}")
 
 
 def _where(s: Session, args: list[str]) -> list[Outcome]:
@@ -75,7 +78,7 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
     if run.finished:
         return [Printed(f"finished at tick {run.tick}")]
     event = run.parked_at
-    return [Printed(f"tick {event.tick}: {event.describe().partition(' ')[2]}\n"
+    return [Printed(f"tick {event.tick}: {event_text(event)}\n"
                     f"  {run.tracker.where(event)}")]
 
 
@@ -101,9 +104,12 @@ def _complete_print(s: Session, words: list[str], partial: str) -> list[str]:
 COMMANDS = [
     Command("info", f"info {'|'.join(INFO)}", "Tables of the parked world and the session.",
             _info, lambda s, w, p: list(INFO) if not w else [], ("i",)),
-    Command("print", "print node NAME | print tensor NAME|0xADDR [SHAPE] [DTYPE]",
+    Command("print", PRINT_USAGE,
             "A node's IR line with its anchors and peers; a tensor's values with summary "
-            "stats (host executor values or constants by name, device memory by address).",
+            "stats (host executor values or constants by name, device memory by address). "
+            "At an address, SHAPE and DTYPE as the IR prints them (f32[1,10], [1, 10] f32, "
+            "float32): by default the rest of the allocation as f32; ? is a dim that takes "
+            "the rest; it never reads past the allocation.",
             _print, _complete_print, ("p",)),
     Command("diff", "diff", "The IR diff of the current pass so far, else of the last pass "
                             "(unified, unchanged nodes hidden).",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Pause, Printed, ProgramOutput,
-                                         Say, Stopped, TableOutcome)
+                                         Quit, Say, Stopped, TableOutcome)
 
 PROMPT = "> "
 
@@ -59,8 +59,19 @@ def _(o: Pause) -> list[str]:
     return ["[pause]"]
 
 
+@render.register
+def _(o: Quit) -> list[str]:
+    return []
+
+
+def echoed(line: str) -> bool:
+    """Whether a face echoes the command line: a lesson's `say` and `pause` are shown, not
+    echoed."""
+    return line.split(None, 1)[0] not in ("say", "pause")
+
+
 def transcript_entry(line: str, outcomes: list[Outcome]) -> list[str]:
-    """A command as a transcript shows it: echoed after the prompt (a lesson's `say` and
-    `pause` are shown, not echoed), then its outcomes."""
-    echo = [] if line.split(None, 1)[0] in ("say", "pause") else [PROMPT + line]
+    """A command as a transcript shows it: echoed after the prompt (see ``echoed``), then its
+    outcomes."""
+    echo = [PROMPT + line] if echoed(line) else []
     return echo + [text for o in outcomes for text in render(o)]

@@ -1,12 +1,18 @@
 """A session: the debugger of the current target, the command table, and the log of every
 command with what it answered. All three faces drive a Session: the REPL and the TUI with typed
 lines, `gewb run` with a script's. Relative paths resolve against ``base_dir`` (the working
-directory for the REPL, the script's directory for a script)."""
+directory for the REPL, the script's directory for a script).
+
+A line the user types may open any target. While a script runs (``running``), only the host
+programs the user agreed to let it run (workbench/script/consent.py) can be opened; ``consent``
+is how this session's face agrees: a flag given up front, or a question it asks."""
 from __future__ import annotations
 
 import shlex
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from workbench.commands.command import UsageError
 from workbench.commands.render import transcript_entry
@@ -15,6 +21,7 @@ from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Error, Outcome
 from workbench.debugger.targets import Target, open_target
 from workbench.debugger.targets.settings import Settings, with_setting
+from workbench.script.consent import Consent, check_program
 
 
 @dataclass(frozen=True)
@@ -25,8 +32,12 @@ class Entry:
 
 
 class Session:
-    def __init__(self, base_dir: Path | None = None, trace_hash: bool = False) -> None:
+    def __init__(self, base_dir: Path | None = None, trace_hash: bool = False,
+                 consent: Consent = Consent()) -> None:
         self.base_dir = base_dir if base_dir is not None else Path.cwd()
+        self.consent = consent
+        self.programs: frozenset[Path] | None = None   # None: the user is typing
+        self.scripts: list[Path] = []   # the scripts running, innermost last
         self.commands = COMMANDS
         self.debugger: Debugger | None = None
         self.settings = Settings()
@@ -38,6 +49,13 @@ class Session:
         text = line.strip()
         if not text or text.startswith("#"):
             return []
+        outcomes, record = self.run_line(text)
+        failed = any(isinstance(o, Error) for o in outcomes)
+        self.log.append(Entry(text, outcomes, record and not failed))
+        return outcomes
+
+    def run_line(self, text: str) -> tuple[list[Outcome], bool]:
+        """One command line's outcomes, and whether save-script keeps it; not logged."""
         name, _, rest = text.partition(" ")
         record = False
         try:
@@ -48,9 +66,20 @@ class Session:
             outcomes = [Error(str(exc))]
         except Exception as exc:    # a bug of ours: still one line, never a traceback
             outcomes = [Error(f"{name}: internal error: {type(exc).__name__}: {exc}")]
-        failed = any(isinstance(o, Error) for o in outcomes)
-        self.log.append(Entry(text, outcomes, record and not failed))
-        return outcomes
+        return outcomes, record
+
+    @contextmanager
+    def running(self, script: Path, programs: frozenset[Path]) -> Iterator[None]:
+        """While a script runs: its paths resolve against its folder, and of host programs
+        only ``programs`` (those the user agreed to) can be opened."""
+        saved = self.base_dir, self.programs
+        self.base_dir, self.programs = script.parent, programs
+        self.scripts.append(script)
+        try:
+            yield
+        finally:
+            self.base_dir, self.programs = saved
+            self.scripts.pop()
 
     def recorded_lines(self) -> list[str]:
         return [e.line for e in self.log if e.recorded]
@@ -68,6 +97,8 @@ class Session:
 
     def open(self, spec: str) -> Target:
         target = open_target(spec, self.base_dir, self.settings)
+        if self.programs is not None and target.runs_code:
+            check_program(spec, target.path, self.programs)
         if self.debugger is None:
             self.debugger = Debugger(target, trace_hash=self.trace_hash)
         else:

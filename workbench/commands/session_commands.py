@@ -1,5 +1,5 @@
 """Commands about the session itself: the target and its settings, saving the session as a
-script, a lesson's say and pause, help."""
+script and running one (source), a lesson's say and pause, help, quit."""
 from __future__ import annotations
 
 import os
@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
-from workbench.debugger.outcomes import Outcome, Pause, Printed, Say, TableOutcome
+from workbench.commands.render import PROMPT, echoed
+from workbench.debugger.outcomes import Error, Outcome, Pause, Printed, Quit, Say, TableOutcome
 from workbench.debugger.targets import settings as settings_mod
 from workbench.output_path import write_output
+from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
+from workbench.script.script_lines import command_lines, read_script
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
@@ -35,19 +38,50 @@ def _save_script(s: Session, args: list[str]) -> list[Outcome]:
         raise UsageError("usage: save-script FILE.gwb")
     path = s.path(args[0])
     lines = [_relocated(line, s.base_dir, path.parent) for line in s.recorded_lines()]
-    text = "# GE Workbench session (gewb run replays it)\n" + "".join(l + "\n" for l in lines)
+    programs = dict.fromkeys(line.split()[1] for line in lines
+                             if line.startswith("target ") and line.lower().endswith(".py"))
+    header = "# GE Workbench session (gewb run replays it)\n" + (
+        f"#   {PROGRAMS_TAG} {' '.join(programs)}\n" if programs else "")
+    text = header + "".join(line + "\n" for line in lines)
     write_output(path, lambda p: p.write_text(text), "save-script")
     return [Printed(f"saved {len(lines)} commands to {args[0]}")]
 
 
 def _relocated(line: str, base: Path, script_dir: Path) -> str:
-    """A `target` line's relative path, made relative to where the script is saved (scripts
-    resolve paths against their own directory)."""
+    """A `target` or `source` line's relative path, made relative to where the script is saved
+    (scripts resolve paths against their own directory)."""
     words = line.split()
-    if len(words) != 2 or words[0] != "target" or words[1].startswith("light:") \
-            or os.path.isabs(words[1]) or base.resolve() == script_dir.resolve():
+    if len(words) != 2 or words[0] not in ("target", "source") or \
+            words[1].startswith("light:") or os.path.isabs(words[1]) or \
+            base.resolve() == script_dir.resolve():
         return line
-    return f"target {os.path.relpath(base / words[1], script_dir)}"
+    return f"{words[0]} {os.path.relpath(base / words[1], script_dir)}"
+
+
+def _source(s: Session, args: list[str]) -> list[Outcome]:
+    """A script's command lines, run in this session as if typed (gdb's source); the host
+    programs its header names only with the user's consent."""
+    if len(args) != 1:
+        raise UsageError("usage: source FILE.gwb")
+    script = s.path(args[0])
+    if not script.is_file():
+        raise UsageError(f"no such script: {args[0]}")
+    if script.resolve() in s.scripts:
+        raise UsageError(f"source {args[0]}: it is running already (a script sourcing itself)")
+    text = read_script(script)
+    programs = consent_to_programs(script, text, s.consent)
+    outcomes: list[Outcome] = []
+    with s.running(script.resolve(), programs):
+        for lineno, line in command_lines(script, text):
+            answered, _ = s.run_line(line)
+            outcomes += [Printed(PROMPT + line)] if echoed(line) else []
+            outcomes += [o for o in answered if not isinstance(o, Error)]
+            errors = [o.message for o in answered if isinstance(o, Error)]
+            if errors:
+                return outcomes + [Error(f"{script.name}:{lineno}: {errors[0]}")]
+            if any(isinstance(o, Quit) for o in answered):
+                break
+    return outcomes
 
 
 def _help(s: Session, args: list[str]) -> list[Outcome]:
@@ -73,10 +107,16 @@ COMMANDS = [
             "Save the target, its settings and the commands so far as a script that "
             "`gewb run` replays to the same transcript.", _save_script,
             lambda s, w, p: sources.files(s, p, (".gwb",)), record=False),
+    Command("source", "source FILE.gwb",
+            "Run a script's commands here, as if typed. A script that runs host programs "
+            "names them in its `# programs:` header, and they run only if you agree (y/N).",
+            _source, lambda s, w, p: sources.files(s, p, (".gwb",)) if not w else []),
     Command("say", "say TEXT", "A lesson's narration: shown, then the lesson goes on.",
             lambda s, a: [Say(a[0] if a else "")], raw=True),
     Command("pause", "pause", "A lesson waits here for the reader (scripts run on).",
             lambda s, a: [Pause()]),
     Command("help", "help [COMMAND]", "The commands, or one command's help.", _help,
             lambda s, w, p: s.commands.names() if not w else [], ("h", "?")),
+    Command("quit", "quit", "Leave the debugger (Ctrl-D too); in a script, stop there.",
+            lambda s, a: [Quit()], aliases=("exit", "q"), record=False),
 ]

@@ -7,6 +7,7 @@
     stop_table, listen   per event one dict lookup by kind, then the checks for that kind
     tracker, granularity where the target is; the stepping units and their `next` frames
     breakpoints, watches, conditions      what stops it
+    stream_names         logical_stream (GE's) and rt_stream (the runtime's): how events read
     history, checkpoint  where reverse stepping goes back to, and where it re-runs from
     targets/             what it runs: a target's program as named phases (targets/__init__.py)
     views/               what faces show of a parked run (views/__init__.py)

@@ -2,8 +2,12 @@
 
     pass NAME                          a pass (or a node pass inside one) begins
     node NAME | type=T                 a pass visits the node, or the executor runs it
-    distribute [type=T] [stream=N] [node=NAME]   GE's DistributeTask puts a task on a stream
-    sqe [type=T] [stream=N]            the device retires an SQE
+    distribute [type=T] [logical_stream=N] [rt_stream=N] [node=NAME]
+                                       GE's DistributeTask puts a task on a stream
+    sqe [type=T] [rt_stream=N]         the device retires an SQE
+
+A stream is named by its kind (stream_names.py): logical_stream, GE's from stream allocation,
+or rt_stream, the runtime's that the SQEs run on.
     label [ID]                         control reaches a label: its LabelSet SQE retires (in
                                        order, or after a LabelGoto / LabelSwitchByIndex jump)
     wait event|notify [ID]             a stream reaches a wait: it blocks, or the wait passes
@@ -29,11 +33,12 @@ from npu_emu.task import TaskType
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
 from workbench.debugger import listen as keys
-from workbench.debugger.conditions import Condition, names_of
+from workbench.debugger.conditions import Condition, ConditionError, names_of
 from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.pass_names import known_pass_names
+from workbench.debugger.stream_names import LOGICAL, RT
 
 FAULT_KINDS = ("deadlock", "race", "timeout", "oom", "task")
 SQE_TYPES = tuple(t.name.lower() for t in TaskType)
@@ -66,12 +71,30 @@ class Breakpoint:
     def text(self) -> str:
         return self.spec + (f" if {self.condition.text}" if self.condition else "")
 
-    def entries(self, on_hit: Callable[["Breakpoint", TraceEvent, list[StopReason]], None]
+    def entries(self, on_hit: OnHit, on_error: OnError | None = None
                 ) -> list[tuple[Listen, Action]]:
+        """``on_error``: what a condition that fails does (by default it stops the run with
+        the reason, as gdb does: a condition that cannot be tested is no reason to go on)."""
         def action(e: TraceEvent, reasons: list[StopReason]) -> None:
-            if self.condition is None or self.condition.holds(e):
+            try:
+                holds = self.condition is None or self.condition.holds(e)
+            except ConditionError as exc:
+                (on_error or condition_failed)(self, e, reasons, str(exc))
+                return
+            if holds:
                 on_hit(self, e, reasons)
         return [(listen, action) for listen in self.listens]
+
+
+OnHit = Callable[[Breakpoint, TraceEvent, list[StopReason]], None]
+OnError = Callable[[Breakpoint, TraceEvent, list[StopReason], str], None]
+
+
+def condition_failed(bp: Breakpoint, e: TraceEvent, reasons: list[StopReason], error: str
+                     ) -> None:
+    what = f"breakpoint {bp.id}" if bp.id else f"run-to {bp.text}"
+    reasons.append(StopReason("condition", f"Error in testing condition for {what}: {error}",
+                              bp.id))
 
 
 def parse_breakpoint(ident: int, words: list[str]) -> Breakpoint:
@@ -109,6 +132,10 @@ def _filters(args: list[str], allowed: tuple[str, ...], positional: str | None =
                 raise BreakpointError(f"unexpected {a!r} (filters: "
                                       f"{', '.join(k + '=' for k in allowed)})")
             key, value = positional, a
+        elif key == "stream" and "stream" not in allowed:
+            kinds = " or ".join(f"{k}=" for k in allowed if k in (LOGICAL, RT))
+            raise BreakpointError(f"which stream? {kinds} ({LOGICAL}: GE's, from stream "
+                                  f"allocation; {RT}: the runtime's, that SQEs run on)")
         elif key not in allowed:
             raise BreakpointError(f"no filter {key!r} here (filters: "
                                   f"{', '.join(k + '=' for k in allowed)})")
@@ -166,15 +193,17 @@ def _keyed(kind: str, f: dict[str, str], order: tuple[tuple[str, Callable, Calla
 
 
 def _distribute(args: list[str]) -> tuple[list[Listen], list[str]]:
-    f = _filters(args, ("type", "stream", "node"))
-    order = (("node", keys.node, str), ("stream", keys.stream_id, lambda v: _int(v, "stream")),
+    f = _filters(args, ("type", LOGICAL, RT, "node"))
+    order = (("node", keys.node, str),
+             (LOGICAL, keys.stream_id, lambda v: _int(v, LOGICAL)),
+             (RT, keys.rt_stream_id, lambda v: _int(v, RT)),
              ("type", keys.task_type, lambda v: _choice(v, DISTRIBUTE_TYPES, "task type")))
     return [_keyed(TASK_DISTRIBUTED, f, order)], [f"{k}={v}" for k, v in f.items()]
 
 
 def _sqe(args: list[str]) -> tuple[list[Listen], list[str]]:
-    f = _filters(args, ("type", "stream"))
-    order = (("stream", keys.task_stream, lambda v: _int(v, "stream")),
+    f = _filters(args, ("type", RT))
+    order = ((RT, keys.task_stream, lambda v: _int(v, RT)),
              ("type", keys.task_type, lambda v: _choice(v, SQE_TYPES, "SQE type")))
     return [_keyed(SqeCompleted.__name__, f, order)], [f"{k}={v}" for k, v in f.items()]
 

@@ -25,10 +25,12 @@ from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, Prog
                                          Stopped, StopReason)
 from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
+from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.program import PhaseEnd, RunState
+from workbench.debugger.views import graph_views
 from workbench.debugger.views.summary import finish_summary
-from workbench.debugger.watches import Watch, parse_watch
+from workbench.debugger.watches import Watch, WatchError, parse_watch
 
 Extra = Callable[[StopTable, Run], None]
 
@@ -85,12 +87,18 @@ class Debugger:
         return Run(self.target, start, self.checkpoints.offer, self.trace_hash)
 
     # -- forward -------------------------------------------------------------------------------
-    def step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+    def _use_unit(self, granularity: str | None) -> Error | None:
+        """Make ``granularity`` (if given) the stepping unit; an Error if there is none such."""
         if granularity is not None:
             if granularity not in GRANULARITIES:
-                return [Error(f"no stepping unit {granularity!r} "
-                              f"({', '.join(GRANULARITIES)})")]
+                return Error(f"no stepping unit {granularity!r} ({', '.join(GRANULARITIES)})")
             self.granularity = granularity
+        return None
+
+    def step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         reason = StopReason("step", f"step {self.granularity}")
         if self.granularity == EVERY_EVENT:
             return self._resume(tick_target=self.tick + count, target_reason=reason)
@@ -165,7 +173,10 @@ class Debugger:
         self._sync_watches()
         return outcomes
 
-    def reverse_step(self, count: int = 1) -> list[Outcome]:
+    def reverse_step(self, granularity: str | None = None, count: int = 1) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         gran = self.granularity
         target = self.history.before(gran, self.tick, count)
         if target is None:
@@ -186,11 +197,13 @@ class Debugger:
         if tick <= 1:
             return hits
 
+        def hit(bp: Breakpoint, e: TraceEvent, reasons: list, error: str = "") -> None:
+            hits.append((e.tick, bp))   # a condition that failed stopped a forward run too
+
         def note(table: StopTable, run: Run) -> None:
             for bp in self.breakpoints.values():
                 if bp.enabled:
-                    install(bp.entries(lambda b, e, reasons: hits.append((e.tick, b))),
-                            table, run.tracker)
+                    install(bp.entries(hit, hit), table, run.tracker)
         scan = self._new_run()
         try:
             scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(tick - 1))
@@ -234,10 +247,23 @@ class Debugger:
 
     def add_watch(self, words: list[str]) -> Watch:
         watch = parse_watch(self._next_id, words)
+        if watch.node is not None:
+            self._check_node(watch.node)
         self._next_id += 1
         watch.sync(self.state, self.run.world.runtime)
         self.watches[watch.id] = watch
         return watch
+
+    def _check_node(self, name: str) -> None:
+        """A node watch names a node of the live graph. Before the model is parsed there is no
+        graph to check against (the face says so); a host program never has one."""
+        if self.target.runs_code:
+            raise WatchError(f"watch node {name}: {self.target.path.name} is a host program, "
+                             f"with no graph (watch event, notify or stream)")
+        state = self.state
+        if state is not None and state.graph is not None and state.find_node(name) is None:
+            raise WatchError(f"watch node {name}: "
+                             f"{graph_views.no_such_node(state, name).message}")
 
     def find(self, ident: int) -> Breakpoint | Watch | None:
         return self.breakpoints.get(ident) or self.watches.get(ident)
@@ -293,7 +319,7 @@ class Debugger:
             reached = tick_target is not None and event.tick >= tick_target
             reasons = [target_reason if reached and target_reason is not None
                        else StopReason("interrupt", "interrupted")]
-        outcomes.append(Stopped(event.tick, event.describe().partition(" ")[2],
+        outcomes.append(Stopped(event.tick, event_text(event),
                                 tuple(self._count_hit(r) for r in reasons),
                                 run.tracker.where(event)))
         return outcomes

@@ -12,7 +12,7 @@ inside a pass, a subgraph's node visits, other streams' SQEs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
@@ -20,13 +20,15 @@ from ge_core.pattern_fusion.pattern_fusion_pass import FusionMatched
 from ge_core.stage_events import StageBegin
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
-from workbench.debugger.tracker import Tracker
+
+if TYPE_CHECKING:   # the tracker names TASK_DISTRIBUTED from here
+    from workbench.debugger.tracker import Tracker
 
 # GE runtime's DistributeTask event (ge_core.runtime, landing): a kind named here only, so the
 # debugger needs no import of it. Fields used: task_type, stream_id, node.
 TASK_DISTRIBUTED = "TaskDistributed"
 
-UnitTest = Callable[[TraceEvent, Tracker], bool]
+UnitTest = Callable[[TraceEvent, "Tracker"], bool]
 
 
 def _always(e: TraceEvent, t: Tracker) -> bool:

@@ -59,6 +59,7 @@ fault = attrgetter("fault")
 event_id = attrgetter("event_id")
 notify_id = attrgetter("notify_id")
 stream_id = attrgetter("stream_id")
+rt_stream_id = attrgetter("rt_stream_id")
 task_stream: KeyFn = stream_of
 
 

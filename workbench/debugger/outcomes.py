@@ -62,4 +62,9 @@ class Pause:
     """A lesson waits here for the reader (headless replay just goes on)."""
 
 
-Outcome = Union[Stopped, Finished, Printed, TableOutcome, Error, ProgramOutput, Say, Pause]
+@dataclass(frozen=True)
+class Quit:
+    """`quit`: the face leaves (the REPL, the app), a script stops there."""
+
+
+Outcome = Union[Stopped, Finished, Printed, TableOutcome, Error, ProgramOutput, Say, Pause, Quit]

@@ -1,6 +1,6 @@
 """Where the target is: phase > stage > pass > inner node pass > node, kept up to date from the
-structural events only (a few thousand in a ResNet compile), and the device part read from the
-event the target is parked on."""
+structural events only (a few thousand in a ResNet compile), and the device part (model >
+rt_stream > SQE) read from the event the target is parked on."""
 from __future__ import annotations
 
 import copy
@@ -9,7 +9,9 @@ from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.trace import TraceEvent
+from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.stop_table import Check
+from workbench.debugger.stream_names import LOGICAL, RT, event_fields
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 
@@ -28,17 +30,20 @@ class Tracker:
         self.node_began = False    # the last NodeVisited moved on to another node
         self.pass_begin = 0        # the tick of the open pass's PassBegin
         self.last_pass: tuple[str, str, int, int] | None = None   # pass, graph, begin, end tick
+        self.bound: dict[int, int] = {}   # rt stream -> GE's logical stream, as tasks go onto it
 
     def copy(self) -> "Tracker":
         twin = copy.copy(self)
         twin.inner_seen = set(self.inner_seen)
+        twin.bound = dict(self.bound)
         return twin
 
     def checks(self) -> dict[str, Check]:
         return {PhaseBegin.__name__: self._phase, PhaseEnd.__name__: self._phase,
                 StageBegin.__name__: self._stage, StageEnd.__name__: self._stage_end,
                 PassBegin.__name__: self._pass, PassEnd.__name__: self._pass_end,
-                NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed}
+                NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed,
+                TASK_DISTRIBUTED: self._distributed}
 
     def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
         self.phase = e.phase
@@ -77,6 +82,10 @@ class Tracker:
     def _executed(self, e: NodeExecuted, reasons: list) -> None:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
 
+    def _distributed(self, e: TraceEvent, reasons: list) -> None:
+        # DavinciModel bound the rt stream to this logical stream (BindModelStream)
+        self.bound[e.rt_stream_id] = e.stream_id
+
     def where(self, event: TraceEvent | None) -> str:
         stage = self.stage or (event.stage if isinstance(event, StageEnd) else "")
         parts = [p for p in (self.phase, stage, self.pass_name, self.inner_pass) if p]
@@ -87,11 +96,14 @@ class Tracker:
 
 
 def _device_where(event: TraceEvent | None) -> list[str]:
-    """model > stream > SQE, from the event's task or stream id."""
+    """model > rt_stream > SQE, from the event's task; else the streams the event names
+    (a DistributeTask's logical_stream and the rt_stream bound to it)."""
     task = getattr(event, "task", None)
     if task is not None and task.stream is not None:
         stream = task.stream
         model = [f"model {stream.model.id}"] if stream.model is not None else []
-        return model + [f"stream {stream.id}", f"SQE {task.pos} {task}"]
-    stream_id = getattr(event, "stream_id", None)
-    return [f"stream {stream_id}"] if isinstance(stream_id, int) and stream_id >= 0 else []
+        return model + [f"{RT} {stream.id}", f"SQE {task.pos} {task}"]
+    if event is None:
+        return []
+    return [f"{name} {value}" for name, value in event_fields(event)
+            if name in (LOGICAL, RT) and isinstance(value, int) and value >= 0]

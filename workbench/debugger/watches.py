@@ -1,5 +1,5 @@
 """Watchpoints: `watch node NAME anchors`, `watch node NAME attr KEY`, `watch event ID`,
-`watch notify ID`, `watch stream N`. A watch re-reads its value from the parked world when an
+`watch notify ID`, `watch rt_stream N` (a runtime stream: GE's logical ones have no state). A watch re-reads its value from the parked world when an
 event that can change it passes, and stops the target when the value changed, old -> new."""
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from npu_emu.trace import TraceEvent
 from workbench.debugger import listen as keys
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
+from workbench.debugger.stream_names import RT
 from workbench.debugger.targets.program import PhaseEnd
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class Watch:
     spec: str
     listens: tuple[Listen, ...]
     read: Reader
+    node: str | None = None   # the node a node watch reads
     value: str = ""
     enabled: bool = True
     hits: int = 0
@@ -58,11 +60,15 @@ class Watch:
 
 
 def parse_watch(ident: int, words: list[str]) -> Watch:
+    if words and words[0] == "stream":
+        raise WatchError(f"watch {RT} N: a runtime stream (GE's logical streams have no state "
+                         f"of their own to watch)")
     if not words or words[0] not in _PARSERS:
-        raise WatchError("watch what? (node NAME anchors | node NAME attr KEY | event ID | "
-                         "notify ID | stream N)")
+        raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | event ID | "
+                         f"notify ID | {RT} N)")
     listens, read = _PARSERS[words[0]](words[1:])
-    return Watch(ident, " ".join(words), tuple(listens), read)
+    node = words[1] if words[0] == "node" else None
+    return Watch(ident, " ".join(words), tuple(listens), read, node)
 
 
 def _src_node(e: TraceEvent) -> str:
@@ -143,7 +149,7 @@ def _notify_watch(words: list[str]) -> tuple[list[Listen], Reader]:
 
 
 def _stream_watch(words: list[str]) -> tuple[list[Listen], Reader]:
-    ident = _number(words, "stream")
+    ident = _number(words, RT)
     listens = [Listen(k.__name__, keys.task_stream, ident)
                for k in (SqeSubmitted, SqeDispatched, SqeCompleted)]
     listens += [Listen(k.__name__, keys.stream_id, ident)
@@ -156,9 +162,9 @@ def _stream_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                 if s.id == ident:
                     text = f"{s.state.name.lower()}, SQE {s.sq.head_pos} of {s.sq.tail_pos}"
                     return text + (f", waiting at {s.waiting}" if s.waiting else "")
-        return f"<no stream {ident}>"
+        return f"<no {RT} {ident}>"
     return listens, read
 
 
 _PARSERS = {"node": _node_watch, "event": _event_watch, "notify": _notify_watch,
-            "stream": _stream_watch}
+            RT: _stream_watch}

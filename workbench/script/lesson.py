@@ -3,14 +3,18 @@
 A lesson's file name starts with its topic number (``06_logical_streams.gwb``), so sorting by
 name is the teaching order. Its header is the comment block it opens with; the first line reads
 ``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
-`gewb lessons` lists. Its steps are its command lines; each has a ``.expected.txt`` transcript
-beside it, which CI replays it against.
+`gewb lessons` lists. A lesson that opens a host program names it in a ``programs:`` header line
+(what the user agrees to run: consent.py). Its steps are its command lines; each has a
+``.expected.txt`` transcript beside it, which CI replays it against.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from workbench.script.consent import named_programs
+from workbench.script.script_lines import ScriptError, read_script
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
 HEADER_TAG = "Lesson:"
@@ -40,6 +44,11 @@ class Lesson:
         return self.path.with_suffix(".expected.txt")
 
     @property
+    def programs(self) -> list[str]:
+        """The host programs it runs, as its ``# programs:`` header line names them."""
+        return named_programs("".join(f"# {line}\n" for line in self.header))
+
+    @property
     def summary(self) -> str:
         """The header's first sentence, after ``Lesson:``."""
         text = " ".join(line.strip() for line in self.header if not line.startswith("  "))
@@ -53,7 +62,11 @@ def read_lesson(path: Path) -> Lesson:
         raise LessonError(f"{path.name}: a lesson's name is NN_words.gwb (NN its topic number)")
     header: list[str] = []
     steps = 0
-    for raw in path.read_text().splitlines():
+    try:
+        text = read_script(path)
+    except ScriptError as exc:
+        raise LessonError(str(exc)) from None
+    for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("#"):
             if steps == 0:

@@ -1,6 +1,7 @@
 """Replaying a .gwb script headless: every line through a Session whose paths resolve against
 the script's directory, and the transcript of what it answered. A line that fails stops the
-replay (unless keep_going) with ``file:line: reason``."""
+replay (unless keep_going) with ``file:line: reason``. The host programs the script's header
+names run only with the user's consent (consent.py), asked before any line runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,7 +9,9 @@ from pathlib import Path
 
 from workbench.commands.render import transcript_entry
 from workbench.commands.session import Session
-from workbench.debugger.outcomes import Error
+from workbench.debugger.outcomes import Error, Quit
+from workbench.script.consent import Consent, consent_to_programs
+from workbench.script.script_lines import command_lines, read_script
 
 
 @dataclass
@@ -21,24 +24,25 @@ class Replay:
         return "".join(line + "\n" for line in self.lines)
 
 
-def replay(script: Path, keep_going: bool = False) -> Replay:
+def replay(script: Path, keep_going: bool = False, consent: Consent = Consent()) -> Replay:
+    """ScriptError (not UTF-8) or ConsentRefused before anything runs."""
+    text = read_script(script)
+    programs = consent_to_programs(script, text, consent)
     result = Replay()
-    session = Session(base_dir=script.resolve().parent)
+    session = Session(base_dir=script.resolve().parent, consent=consent)
     try:
-        for lineno, raw in enumerate(script.read_text().splitlines(), 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            outcomes = session.execute(line)
-            errors = [o for o in outcomes if isinstance(o, Error)]
-            result.lines += transcript_entry(line, [o for o in outcomes
-                                                    if not isinstance(o, Error)])
-            for e in errors:
-                where = f"{script.name}:{lineno}: {e.message}"
-                result.errors.append(where)
-                result.lines.append(f"error: {where}")
-            if errors and not keep_going:
-                break
+        with session.running(script.resolve(), programs):
+            for lineno, line in command_lines(script, text):
+                outcomes = session.execute(line)
+                errors = [o for o in outcomes if isinstance(o, Error)]
+                result.lines += transcript_entry(line, [o for o in outcomes
+                                                        if not isinstance(o, Error)])
+                for e in errors:
+                    where = f"{script.name}:{lineno}: {e.message}"
+                    result.errors.append(where)
+                    result.lines.append(f"error: {where}")
+                if errors and not keep_going or any(isinstance(o, Quit) for o in outcomes):
+                    break
     finally:
         session.close()
     return result

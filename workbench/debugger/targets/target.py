@@ -14,6 +14,9 @@ from workbench.debugger.targets.program import Phase, RunState
 from workbench.debugger.targets.settings import Settings
 
 
+HOST_PROGRAM = "host program"
+
+
 class TargetError(ValueError):
     """A target that cannot be opened: the message names it."""
 
@@ -37,6 +40,11 @@ class Target:
         return replace(self, settings=settings)
 
     @property
+    def runs_code(self) -> bool:
+        """A host program: opening it runs Python with the user's rights."""
+        return self.kind == HOST_PROGRAM
+
+    @property
     def label(self) -> str:
         return f"{self.path.name}: {self.kind}, phases {' > '.join(p.name for p in self.phases)}"
 
@@ -54,7 +62,7 @@ def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> T
     if suffix == ".onnx":
         return Target(spec, path.resolve(), "ONNX model", ONNX_PHASES, "pass", settings)
     if suffix == ".py":
-        return Target(spec, path.resolve(), "host program", HOST_PROGRAM_PHASES, "sqe", settings)
+        return Target(spec, path.resolve(), HOST_PROGRAM, HOST_PROGRAM_PHASES, "sqe", settings)
     if suffix == ".om":
         return Target(spec, path.resolve(), "OM model", OM_PHASES, "task", settings)
     raise TargetError(f"{spec}: not a target (an .onnx model, an .om file or a .py host program)")

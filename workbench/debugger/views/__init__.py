@@ -8,5 +8,6 @@ and world while the worker is parked and change nothing.
     timeline_views  the device timeline and the Chrome trace export (a replay to the tick)
     compile_report  a CompileResult as text: the pass table and the stage and build summaries
     tensor_text     a tensor as one summary line or numpy's printout
+    tensor_spec     a dtype and shape as typed after an address (as the IR prints them)
     summary         how a run ended: the lines of its Finished outcome
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ge_core.compiler.compile_pipeline import CompileResult
 from ge_core.compiler.model_builder import BuildResult
+from workbench.debugger.stream_names import LOGICAL
 
 
 def type_delta_text(delta: tuple[tuple[str, int], ...], limit: int = 6) -> str:
@@ -71,7 +72,8 @@ def build_summary(built: BuildResult) -> str:
         f"weights {m.weight_bytes} B, zero-copy {m.zero_copy_bytes} B",
     ]
     tasks = built.ge_model.tasks_by_stream()
-    lines.append("  tasks: " + ", ".join(f"stream {sid}: {len(ts)}" for sid, ts in tasks.items())
+    lines.append("  tasks: " + ", ".join(f"{LOGICAL} {sid}: {len(ts)}"
+                                         for sid, ts in tasks.items())
                  + f" ({sum(map(len, tasks.values()))} in all)")
     lines += [f"  warning: {w}" for w in m.warnings]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,8 @@
 one): streams, events, notifies, labels, models, memory, and tensors read from device memory."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from npu_emu.device import Device
@@ -9,7 +11,10 @@ from npu_emu.runtime import Runtime
 from npu_emu.stream import Stream
 from npu_emu.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
+from workbench.debugger.stream_names import LOGICAL, RT
 from workbench.debugger.views import tensor_text
+from workbench.debugger.views.tensor_spec import (INFERRED, parse_tensor_spec,
+                                                     spec_text)
 
 NO_DEVICE = "no device in this run yet (nothing has called set_device)"
 
@@ -18,16 +23,20 @@ def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
     return [(d, s) for d in rt.devices.values() for s in d.scheduler.streams]
 
 
-def streams(rt: Runtime) -> Outcome:
+def streams(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
+    """The runtime's streams; ``logical``: rt stream id -> the GE logical stream bound to it
+    (a column only when GE has bound one: a host program's streams are the runtime's only)."""
     if not rt.devices:
         return Printed(NO_DEVICE)
+    bound = (LOGICAL,) if logical else ()
     rows = []
     for d, s in _streams(rt):
-        rows.append((str(d.id), str(s.id), s.state.name.lower(), f"{s.sq.head_pos}",
-                     str(s.pending), f"{s.cq.unreclaimed}",
+        rows.append((str(d.id), str(s.id), *(str(logical.get(s.id, "-")) for _ in bound),
+                     s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
+                     f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
-    return TableOutcome("streams", ("dev", "stream", "state", "next SQE", "pending", "CQ",
+    return TableOutcome("streams", ("dev", RT, *bound, "state", "next SQE", "pending", "CQ",
                                     "model", "waiting at"), tuple(rows))
 
 
@@ -79,7 +88,7 @@ def labels(rt: Runtime) -> Outcome:
                  for m in rt.models for label in m.labels.labels)
     if not rows:
         return Printed("no labels (no model has created one)")
-    return TableOutcome("labels", ("model", "label", "stream", "SQE"), rows)
+    return TableOutcome("labels", ("model", "label", RT, "SQE"), rows)
 
 
 def models(rt: Runtime) -> Outcome:
@@ -90,7 +99,7 @@ def models(rt: Runtime) -> Outcome:
                  for m in rt.models)
     if not rows:
         return Printed("no models")
-    return TableOutcome("models", ("model", "name", "state", "running", "streams", "head",
+    return TableOutcome("models", ("model", "name", "state", "running", f"{RT}s", "head",
                                    "SQEs", "labels"), rows)
 
 
@@ -108,20 +117,32 @@ def memory(rt: Runtime) -> Outcome:
 
 
 def device_tensor(rt: Runtime, args: list[str]) -> Outcome:
-    """`print tensor 0xADDR [SHAPE] [DTYPE]`: SHAPE like 4,64 (default: the whole block)."""
+    """`print tensor 0xADDR [SHAPE] [DTYPE]` (tensor_spec: as the IR prints them; default the
+    rest of the allocation as f32). Only the allocation that holds ADDR is read: a shape that
+    runs past its end is refused, not read into whatever lies beyond."""
+    what = f"print tensor {args[0]}"
     if not rt.devices:
-        return Error(f"print tensor {args[0]}: {NO_DEVICE}")
-    addr = int(args[0], 0)
-    dtype = np.dtype(args[2] if len(args) > 2 else "float32")
+        return Error(f"{what}: {NO_DEVICE}")
+    try:
+        addr = int(args[0], 0)
+    except ValueError:
+        return Error(f"{what}: not an address (0x... as `info memory` lists them)")
+    shape, dtype = parse_tensor_spec(args[1:])
+    dtype = dtype if dtype is not None else np.dtype(np.float32)
     device = next(iter(rt.devices.values()))
     start = device.memory.block_of(addr)
     if start is None:
-        return Error(f"print tensor {args[0]}: not inside a live allocation")
-    if len(args) > 1:
-        shape = tuple(int(d) for d in args[1].split(",") if d)
-    else:
-        size = next(n for a, n in device.memory.live_blocks() if a == start)
-        shape = ((start + size - addr) // dtype.itemsize,)
+        return Error(f"{what}: not inside a live allocation (`info memory` lists them)")
+    left = start + dict(device.memory.live_blocks())[start] - addr
+    if shape is None:
+        shape = (INFERRED,)
+    known = math.prod(d for d in shape if d != INFERRED)
+    rest = left // (known * dtype.itemsize) if known else 0
+    shape = tuple(rest if d == INFERRED else d for d in shape)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes > left:
+        return Error(f"{what}: {spec_text(shape, dtype)} is {nbytes} bytes, but the "
+                     f"allocation at {start:#x} holds {left} from {addr:#x}")
     values = device.memory.view(addr, shape, dtype).copy()
     return Printed(tensor_text.full(f"{addr:#x}", values, f"device {device.id} memory"),
                    style="tensor")

@@ -9,6 +9,7 @@ from ge_core.om.om_info import om_info_of
 from ge_core.runtime.v1.model_manager import ModelManager
 from npu_emu.world import World
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
+from workbench.debugger.stream_names import LOGICAL
 from workbench.debugger.targets.program import RunState
 
 
@@ -31,7 +32,7 @@ def memory_plan(state: RunState | None) -> Outcome:
              f"(lower bound {plan.lower_bound_bytes} B, no reuse {plan.no_reuse_bytes} B; "
              f"assigners tried: {totals}); weights {plan.weight_bytes} B, zero-copy "
              f"{plan.zero_copy_bytes} B")
-    return TableOutcome(title, ("segment", "offset", "bytes", "ops (first-last)", "stream",
+    return TableOutcome(title, ("segment", "offset", "bytes", "ops (first-last)", LOGICAL,
                                 "buffer"), rows)
 
 
@@ -62,5 +63,7 @@ def ge_models(world: World) -> Outcome:
     if not rows:
         return Printed("no models loaded by GE (ModelManager is empty)")
     return TableOutcome("GE models (ModelManager)", ("model", "kind", "name", "session",
-                                                     "rt model", "streams", "tasks", "run loop",
-                                                     "queued", "last status"), tuple(rows))
+                                                     "rt model", f"{LOGICAL}s", "tasks",
+                                                     "run loop", "queued", "last status"),
+                        tuple(rows))
+

@@ -17,7 +17,7 @@ def finish_summary(run: Run) -> tuple[str, ...]:
         lines += [f"fault: {f}" for f in state.faults]
         if state.error:
             lines.append(f"error: {state.error}")
-        if run.target.kind == "host program":
+        if run.target.runs_code:
             lines.append(f"exit status {state.exit_status}")
     error = run.gate.error
     if error is not None:   # a phase failed: its message names the pass or node, no traceback

@@ -1,0 +1,42 @@
+"""The two kinds of stream, named apart wherever the debugger shows or takes one:
+
+    logical_stream   GE's stream id, as stream allocation numbered it: a node's stream_id
+                     attribute, a TaskDef's stream, the OM's streams, a DistributeTask's stream
+    rt_stream        the runtime's stream (rtStream_t), the one SQEs are queued and run on; at
+                     load DavinciModel binds each logical stream to one
+
+Trace events keep their field names (the trace hash rests on them); in them ``stream_id`` is the
+runtime's stream except where GE's own id is meant. What a user reads of an event (`event:`,
+`where`) and names in a condition goes through here, so one word always means one kind.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import cache
+from typing import Any
+
+from npu_emu.trace import TraceEvent
+
+LOGICAL = "logical_stream"
+RT = "rt_stream"
+
+# By event class name: its fields that name a stream, as the user sees them.
+_EVENT_FIELDS = {"TaskDistributed": {"stream_id": LOGICAL, "rt_stream_id": RT}}
+_DEFAULT = {"stream_id": RT}
+
+
+@cache   # per event class: conditions ask on every event they test
+def shown_names(cls: type) -> dict[str, str]:
+    """Field name -> the name a user sees, for the fields of an event class (tick left out)."""
+    renamed = _EVENT_FIELDS.get(cls.__name__, _DEFAULT)
+    return {f.name: renamed.get(f.name, f.name) for f in fields(cls)[1:]}
+
+
+def event_fields(event: TraceEvent) -> list[tuple[str, Any]]:
+    return [(shown, getattr(event, name)) for name, shown in shown_names(type(event)).items()]
+
+
+def event_text(event: TraceEvent) -> str:
+    """The event as TraceEvent.describe() says it, without its tick, in the user's names."""
+    body = " ".join(f"{name}={value}" for name, value in event_fields(event))
+    return f"{event.kind} {body}".rstrip()
