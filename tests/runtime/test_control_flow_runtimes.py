@@ -187,7 +187,8 @@ def test_a_case_lowers_to_gen_index_and_a_case_owning_a_branch_per_gear(world):
     assert [g.name for g in node.attrs[SUBGRAPHS]] == ["Batch_0", "Batch_1", "Batch_2"]
 
 
-NODE_CASES = ["test_if", "test_loop11", "test_scan9_sum", "test_scan_sum", "test_range_float_type_positive_delta_expanded",
+NODE_CASES = ["test_if", "test_loop11", "test_scan9_sum", "test_scan_sum",
+              "test_range_float_type_positive_delta_expanded",
               "test_range_int32_type_negative_delta_expanded", "test_affine_grid_2d_expanded"]
 
 

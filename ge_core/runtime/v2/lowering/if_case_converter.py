@@ -2,8 +2,8 @@
 branch (GE's if_case_converter: LoweringIf, LoweringCase). ONNX has no Case: the gear passes make
 one over a copy of the graph per gear (ge_core/passes/multi_batch), its index MapIndex's.
 
-The condition (a Case's index) is read on the host - copied back from the device when a kernel computed it - and
-the node's kernel runs the chosen branch's ExeGraph. Each branch reads the
+The condition (a Case's index) is read on the host - copied back from the device when a kernel
+computed it - and the node's kernel runs the chosen branch's ExeGraph. Each branch reads the
 node's inputs by its Data nodes' parent_node_index, and hands back blocks of its own, which the
 node's outputs then are: the parent's guarders free them after their last use.
 """
@@ -43,9 +43,9 @@ def lower_if_case(node: Node, lc: LoweringContext) -> None:
     def inner_data(data: Node) -> int:
         parent_index = data.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
         if parent_index is None or not 0 <= parent_index < len(values):
-            raise LoweringError(f"node {node.name} ({node.type}): Data {data.name} of its branch "
-                                f"{data.graph.name} reads input {parent_index}, the node has "
-                                f"{len(values)}")
+            raise LoweringError(f"node {node.name} ({node.type}): Data {data.name} of its "
+                                f"branch {data.graph.name} reads input {parent_index}, the "
+                                f"node has {len(values)}")
         return values[parent_index]
 
     placements = [ON_DEVICE] * len(node.out_data_anchors)

@@ -2,8 +2,9 @@
 lowering function per kind of ComputeGraph node, turning it into ExecuteGraph nodes.
 
 A node's kind is its type when a converter is registered for the type (Data, Const, NetOutput,
-the RTS ops, the control-flow ops), else HOST_CPU for a node of the host CPU engine, else GE_LOCAL_VIEW for the
-GE-local ops that only reinterpret their input, else KERNEL for any op with a device kernel.
+the RTS ops, the control-flow ops), else HOST_CPU for a node of the host CPU engine, else
+GE_LOCAL_VIEW for the GE-local ops that only reinterpret their input, else KERNEL for any op
+with a device kernel.
 Anything else cannot be lowered, and says why.
 """
 from __future__ import annotations
