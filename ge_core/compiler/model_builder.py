@@ -86,8 +86,8 @@ def _check_static(graph: ComputeGraph) -> None:
                 need = "only host memory holds it" if desc.dtype in HOST_ONLY_DTYPES else \
                     "a static build needs every shape known"
                 raise BuildError(
-                    f"graph {graph.name}: {node.name}:{i} is {desc}: {need}; GE runs such a "
-                    f"model hybrid (gewb exec --mode hybrid)")
+                    f"graph {graph.name}: node {node.name} ({node.type}) output {i} is {desc}: "
+                    f"{need}; GE runs such a model hybrid (gewb exec --mode hybrid)")
             try:
                 tensor_size(desc)
             except TypeError as exc:   # a string tensor: device memory holds no such thing

@@ -47,8 +47,9 @@ def test_a_symbolic_dim_is_sized_by_the_input_shape_given_else_the_model_runs_hy
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--mode", "sink"], "dynamic_if.onnx: graph dynamic_if: x0:0 is f32[?,3]: a static build "
-                         "needs every shape known; GE runs such a model hybrid"),
+    (["--mode", "sink"], "dynamic_if.onnx: graph dynamic_if: node x0 (Data) output 0 is "
+                         "f32[?,3]: a static build needs every shape known; GE runs such a "
+                         "model hybrid"),
     (["--input-shape", "x0:5,4"], "input x0: shape [5, 4], the model takes ['?', 3]"),
     (["--input-shape", "x0:5"], "input x0: shape [5], the model takes ['?', 3]"),
     (["--input-shape", "q:5"], "a shape for 'q', which is no input of the model (inputs: x0, c, "

@@ -51,5 +51,5 @@ def test_a_string_output_is_summarised_on_the_host_and_refused_by_a_static_build
     assert "  y: str[2] 2 elements" in capsys.readouterr().out.splitlines()
     assert main(["exec", model, "--mode", "sink"]) == 2
     err = capsys.readouterr().err
-    assert "y:0 is str[2]: only host memory holds it" in err
+    assert "node y (Const) output 0 is str[2]: only host memory holds it" in err
     assert len(err.strip().splitlines()) == 1
