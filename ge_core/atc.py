@@ -43,6 +43,7 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
     use_cache = cache is not None and out_path is not None
     key = cache_key(graph, salt=repr((compile_options.exclude_engines, compile_options.multi_batch,
                                       compile_options.autofuse,
+                                      sorted(compile_options.user_input_shapes.items()),
                                       build_options.stream, build_options.memory,
                                       build_options.multi_batch_with_switchn))
                     ) if use_cache else ""
