@@ -8,6 +8,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
 
     fold_and_infer      a shape computed from constants: InferShape and ConstantFoldingPass take
                         turns until nothing folds (lessons 02, 03)
+    fusion_routes       a Conv > BatchNorm > Relu stem and an element-wise tail: the
+                        hand-written pattern fusions beside autofuse (04)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
     sync_patterns       a chain of convolutions read by a chain of vector ops across two
@@ -83,6 +85,31 @@ def fold_and_infer() -> onnx.ModelProto:
     inits = [_const("two", [2], np.int64), _const("six", [6], np.int64),
              _const("flat", [24], np.int64), _const("shape_2x12", [2, 12], np.int64)]
     return _model("fold_and_infer", nodes, [_vi("x", [2, 3, 4])], [_vi("out", [2, 12])], inits)
+
+
+def fusion_routes() -> onnx.ModelProto:
+    """A Conv > BatchNorm > Relu stem for the hand-written pattern fusions, then a second Conv
+    and an element-wise tail, swish and an affine step: out = (c2 * sigmoid(c2) + b) * s. The
+    tail is a chain autofuse takes whole; the Relu between the two Convs is a lone pointwise
+    op, which autofuse leaves to ConvReluFusionPass."""
+    rng = np.random.default_rng(4)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], "conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["n1"],
+                         "bn1"),
+        helper.make_node("Relu", ["n1"], ["r1"], "relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], "conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c2"], ["g"], "sigmoid"),
+        helper.make_node("Mul", ["c2", "g"], ["sw"], "swish"),
+        helper.make_node("Add", ["sw", "b"], ["t"], "add_bias"),
+        helper.make_node("Mul", ["t", "s"], ["out"], "scale"),
+    ]
+    inits = [_weights(rng, "w1", 4, 3, 3, 3), _weights(rng, "w2", 4, 4, 3, 3),
+             _const("gamma", rng.uniform(0.5, 1.5, 4)), _const("beta", rng.uniform(-0.5, 0.5, 4)),
+             _const("mean", rng.uniform(-0.5, 0.5, 4)), _const("var", rng.uniform(0.5, 1.5, 4)),
+             _const("b", [0.25]), _const("s", [0.5])]
+    return _model("fusion_routes", nodes, [_vi("x", [1, 3, 8, 8])], [_vi("out", [1, 4, 8, 8])],
+                  inits)
 
 
 def parallel_branches() -> onnx.ModelProto:
@@ -220,6 +247,7 @@ def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
 
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
+    "fusion_routes": fusion_routes,
     "parallel_branches": parallel_branches,
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
