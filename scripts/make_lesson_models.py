@@ -12,6 +12,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         hand-written pattern fusions beside autofuse (04)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
+    image_and_features  image normalisation the DVPP engine claims beside a Conv on the AI
+                        Core: two engines, two streams, running at once (05)
     sync_patterns       a chain of convolutions read by a chain of vector ops across two
                         streams: the events GE inserts and the ones its optimisations drop (07)
     memory_reuse        two convolutions on one stream, three vector ops on another: a buffer
@@ -41,7 +43,8 @@ OPSET = 17
 
 def _model(name: str, nodes: list, inputs: list, outputs: list,
            inits: list | None = None, check: bool = True) -> onnx.ModelProto:
-    """``check=False`` for a model with GE's own ops (HcomAllReduce), which ONNX does not know."""
+    """``check=False`` for a model with GE's own ops (HcomAllReduce) or attributes
+    (_performance_prior), which ONNX does not know."""
     graph = helper.make_graph(nodes, name, inputs, outputs, inits or [])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="gewb-lessons", ir_version=IR_VERSION)
@@ -132,6 +135,28 @@ def parallel_branches() -> onnx.ModelProto:
              _const("scale", [0.5]), _const("shift", [0.25])]
     return _model("parallel_branches", nodes, [_vi("x", [1, 4, 8, 8])],
                   [_vi("out", [1, 4, 8, 8])], inits)
+
+
+def image_and_features() -> onnx.ModelProto:
+    """Two inputs that meet at the end: an image normalised per channel, (img - mean) * scale,
+    its Mul marked _performance_prior (how a framework asks for the DVPP engine), and a feature
+    map through Conv and Relu (AI Core). The DVPP engine's optimizer fuses the Sub and Mul into
+    a NormalizeV2 and claims it; the onnx checker does not know GE's private attribute."""
+    rng = np.random.default_rng(5)
+    nodes = [
+        helper.make_node("Sub", ["img", "mean"], ["centred"], "sub_mean"),
+        helper.make_node("Mul", ["centred", "scale"], ["norm"], "mul_scale",
+                         _performance_prior=1),
+        helper.make_node("Conv", ["feat", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], "relu"),
+        helper.make_node("Add", ["norm", "r"], ["out"], "join"),
+    ]
+    inits = [_const("mean", np.reshape([0.485, 0.456, 0.406], (1, 3, 1, 1))),
+             _const("scale", np.reshape([4.37, 4.46, 4.44], (1, 3, 1, 1))),
+             _weights(rng, "w", 3, 3, 3, 3)]
+    return _model("image_and_features", nodes,
+                  [_vi("img", [1, 3, 16, 16]), _vi("feat", [1, 3, 16, 16])],
+                  [_vi("out", [1, 3, 16, 16])], inits, check=False)
 
 
 def sync_patterns() -> onnx.ModelProto:
@@ -249,6 +274,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
     "fusion_routes": fusion_routes,
     "parallel_branches": parallel_branches,
+    "image_and_features": image_and_features,
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
     "long_chain": long_chain,
