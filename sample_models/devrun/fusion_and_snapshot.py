@@ -143,5 +143,5 @@ ok(acl.rt.snap_shot_process_unlock(pid, None))
 ok(acl.rt.synchronize_device())            # the restored process runs on from the backup
 print("restored, ran on: the same z as the original:",
       bool(np.array_equal(host_copy(z_dev, (N,)), original)))
-acl.rt.binary_unload(binary)
-acl.finalize()
+ok(acl.rt.binary_unload(binary))
+ok(acl.finalize())
