@@ -8,8 +8,12 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
 
     fold_and_infer      a shape computed from constants: InferShape and ConstantFoldingPass take
                         turns until nothing folds (lessons 02, 03)
+    fusion_routes       a Conv > BatchNorm > Relu stem and an element-wise tail: the
+                        hand-written pattern fusions beside autofuse (04)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
+    image_and_features  image normalisation the DVPP engine claims beside a Conv on the AI
+                        Core: two engines, two streams, running at once (05)
     sync_patterns       a chain of convolutions read by a chain of vector ops across two
                         streams: the events GE inserts and the ones its optimisations drop (07)
     memory_reuse        two convolutions on one stream, three vector ops on another: a buffer
@@ -39,7 +43,8 @@ OPSET = 17
 
 def _model(name: str, nodes: list, inputs: list, outputs: list,
            inits: list | None = None, check: bool = True) -> onnx.ModelProto:
-    """``check=False`` for a model with GE's own ops (HcomAllReduce), which ONNX does not know."""
+    """``check=False`` for a model with GE's own ops (HcomAllReduce) or attributes
+    (_performance_prior), which ONNX does not know."""
     graph = helper.make_graph(nodes, name, inputs, outputs, inits or [])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="gewb-lessons", ir_version=IR_VERSION)
@@ -85,6 +90,31 @@ def fold_and_infer() -> onnx.ModelProto:
     return _model("fold_and_infer", nodes, [_vi("x", [2, 3, 4])], [_vi("out", [2, 12])], inits)
 
 
+def fusion_routes() -> onnx.ModelProto:
+    """A Conv > BatchNorm > Relu stem for the hand-written pattern fusions, then a second Conv
+    and an element-wise tail, swish and an affine step: out = (c2 * sigmoid(c2) + b) * s. The
+    tail is a chain autofuse takes whole; the Relu between the two Convs is a lone pointwise
+    op, which autofuse leaves to ConvReluFusionPass."""
+    rng = np.random.default_rng(4)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], "conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "gamma", "beta", "mean", "var"], ["n1"],
+                         "bn1"),
+        helper.make_node("Relu", ["n1"], ["r1"], "relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], "conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c2"], ["g"], "sigmoid"),
+        helper.make_node("Mul", ["c2", "g"], ["sw"], "swish"),
+        helper.make_node("Add", ["sw", "b"], ["t"], "add_bias"),
+        helper.make_node("Mul", ["t", "s"], ["out"], "scale"),
+    ]
+    inits = [_weights(rng, "w1", 4, 3, 3, 3), _weights(rng, "w2", 4, 4, 3, 3),
+             _const("gamma", rng.uniform(0.5, 1.5, 4)), _const("beta", rng.uniform(-0.5, 0.5, 4)),
+             _const("mean", rng.uniform(-0.5, 0.5, 4)), _const("var", rng.uniform(0.5, 1.5, 4)),
+             _const("b", [0.25]), _const("s", [0.5])]
+    return _model("fusion_routes", nodes, [_vi("x", [1, 3, 8, 8])], [_vi("out", [1, 4, 8, 8])],
+                  inits)
+
+
 def parallel_branches() -> onnx.ModelProto:
     """x feeds three branches that only meet at the end: convolutions (AI Core), element-wise
     arithmetic (Vector) and an ArgMax whose int64 result only the AI CPU takes."""
@@ -105,6 +135,28 @@ def parallel_branches() -> onnx.ModelProto:
              _const("scale", [0.5]), _const("shift", [0.25])]
     return _model("parallel_branches", nodes, [_vi("x", [1, 4, 8, 8])],
                   [_vi("out", [1, 4, 8, 8])], inits)
+
+
+def image_and_features() -> onnx.ModelProto:
+    """Two inputs that meet at the end: an image normalised per channel, (img - mean) * scale,
+    its Mul marked _performance_prior (how a framework asks for the DVPP engine), and a feature
+    map through Conv and Relu (AI Core). The DVPP engine's optimizer fuses the Sub and Mul into
+    a NormalizeV2 and claims it; the onnx checker does not know GE's private attribute."""
+    rng = np.random.default_rng(5)
+    nodes = [
+        helper.make_node("Sub", ["img", "mean"], ["centred"], "sub_mean"),
+        helper.make_node("Mul", ["centred", "scale"], ["norm"], "mul_scale",
+                         _performance_prior=1),
+        helper.make_node("Conv", ["feat", "w"], ["c"], "conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], "relu"),
+        helper.make_node("Add", ["norm", "r"], ["out"], "join"),
+    ]
+    inits = [_const("mean", np.reshape([0.485, 0.456, 0.406], (1, 3, 1, 1))),
+             _const("scale", np.reshape([4.37, 4.46, 4.44], (1, 3, 1, 1))),
+             _weights(rng, "w", 3, 3, 3, 3)]
+    return _model("image_and_features", nodes,
+                  [_vi("img", [1, 3, 16, 16]), _vi("feat", [1, 3, 16, 16])],
+                  [_vi("out", [1, 3, 16, 16])], inits, check=False)
 
 
 def sync_patterns() -> onnx.ModelProto:
@@ -220,7 +272,9 @@ def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
 
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
+    "fusion_routes": fusion_routes,
     "parallel_branches": parallel_branches,
+    "image_and_features": image_and_features,
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
     "long_chain": long_chain,

@@ -1,90 +1,147 @@
-"""Lesson: fusion launch (rtFusionLaunch) and snapshot (aclrtSnapShot*).
+"""Lesson: fusion launch (rtFusionLaunch) and snapshot (aclrtSnapShot*), through pyACL's names.
 
-Part 1, gang scheduling. The device has one AI Core and one AI CPU here (set for the lesson),
-and the AI CPU is busy for 5 us. An AI Core kernel and an AI CPU kernel that belong together
-are launched twice: on two streams, the scheduler, unaware they are partners, starts the AI Core
-one at once and the AI CPU one 5 us later; fused into one SQE, both start together once both
-units are free, and retire together.
+The kernels come from a kernel binary: acl.rt.binary_load_from_data registers its two functions
+(a Program), found by name and by function entry (the tiling key), launched by handle.
 
-Part 2, snapshot. Work is queued on two streams, four SQEs run, and the runtime's whole state
-(memory, streams and their queues, events, the clock) is saved. The original runs on to the
-end; the snapshot restored into a new runtime runs on to the same end, byte for byte.
+Part 1, gang scheduling. The device has one AI Core and one Vector unit here (set for the
+lesson), and a long element-wise kernel keeps the Vector unit busy for 5 us. The cube half and
+the vector half of one job (think of a mix kernel, whose halves exchange data as they run) are
+launched twice: on two streams, the scheduler, unaware they are partners, starts the cube half
+at once and the vector half 5 us later; fused into one SQE (acl.rt.fusion_launch), both start
+together once both units are free, and retire together.
 
-Neither call is in the pyACL facade yet: this program uses the runtime's object API.
+Part 2, snapshot. Work is queued on two streams and the host waits until part of it has run;
+then the process is locked, backed up and unlocked, with a callback at each stage. The original
+runs on to the end; the backup restored in its place (the same handles, the same pointers) runs
+on to the same bytes.
 
     gewb devrun sample_models/devrun/fusion_and_snapshot.py
 """
-import tempfile
-from dataclasses import replace
-from pathlib import Path
+import json
+import os
 
 import numpy as np
 
-from npu_emu import snapshot
+import npu_emu.acl as acl
+from npu_emu.acl.constants import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
 from npu_emu.cost_model import CostModel, Unit, default_unit_counts
-from npu_emu.fusion_launch import fusion_launch
-from npu_emu.kernel_task import make_kernel_task, tensor_arg
-from npu_emu.world import World, current_runtime
+from npu_emu.snapshot import SnapShotStage
+from npu_emu.world import current_runtime
 
-N = 32
-rt = current_runtime()
-rt.configure(cost=replace(CostModel(), units={**default_unit_counts(), Unit.AI_CORE: 1,
-                                              Unit.AI_CPU: 1}))
-dev = rt.set_device(0)
+N = 256          # the vector half's elements
+M = 16           # the cube half multiplies M x M matrices
+BUSY = 128_000   # the busy kernel's elements: 5 us on the Vector unit
+BINARY = json.dumps({"kernels": [
+    {"name": "mix_cube_1", "kernel": "MatMul",
+     "inputs": [["float32", [M, M]], ["float32", [M, M]]], "outputs": [["float32", [M, M]]]},
+    {"name": "mix_vector_2", "kernel": "Relu",
+     "inputs": [["float32", [N]]], "outputs": [["float32", [N]]]},
+]}).encode()
 
-
-def tensor(values: np.ndarray):
-    addr = rt.malloc(values.nbytes)
-    rt.memcpy(addr, rt.host.register(values), values.nbytes)
-    return tensor_arg(addr, values.shape, values.dtype)
-
-
-def partners(x, y, z):
-    """An AI Core Relu (1 us) and an AI CPU Neg (2 us), made but not yet submitted."""
-    return (make_kernel_task(dev, "Relu", (x,), (y,), unit=Unit.AI_CORE, duration_ns=1000),
-            make_kernel_task(dev, "Neg", (x,), (z,), unit=Unit.AI_CPU, duration_ns=2000))
+# The device's shape is the emulator's config, which no ACL call sets.
+current_runtime().configure(cost=CostModel(units={**default_unit_counts(), Unit.AI_CORE: 1,
+                                                  Unit.AI_VECTOR: 1}))
+acl.init()
+acl.rt.set_device(0)
 
 
-x = tensor(np.linspace(-1, 1, N, dtype=np.float32))
-y, z = tensor(np.zeros(N, np.float32)), tensor(np.zeros(N, np.float32))
-busy, core_s, cpu_s, fused_s = (rt.create_stream() for _ in range(4))
+def ok(ret: int) -> None:
+    assert ret == 0, acl.get_recent_err_msg()
 
-busy.launch_timed("aicpu busy", 5000, Unit.AI_CPU)
-core_task, cpu_task = partners(x, y, z)
-dev.submit(core_s, core_task)
-dev.submit(cpu_s, cpu_task)
-dev.synchronize()
 
-busy.launch_timed("aicpu busy", 5000, Unit.AI_CPU)
-fused = fusion_launch(fused_s, partners(x, y, z))
-dev.synchronize()
-x_host = np.linspace(-1, 1, N, dtype=np.float32)
-print("fused: y == relu(x) and z == -x:",
-      bool(np.array_equal(dev.memory.view(y.addr, (N,), "float32"), np.maximum(x_host, 0))
-           and np.array_equal(dev.memory.view(z.addr, (N,), "float32"), -x_host)))
+def device_array(values: np.ndarray) -> int:
+    ptr, _ = acl.rt.malloc(values.nbytes, 0)
+    ok(acl.rt.memcpy(ptr, values.nbytes, acl.util.numpy_to_ptr(values), values.nbytes,
+                     ACL_MEMCPY_HOST_TO_DEVICE))
+    return ptr
 
-s1, s2 = rt.create_stream(), rt.create_stream()
-a = tensor(np.linspace(0, 1, N, dtype=np.float32))
-b, c = tensor(np.zeros(N, np.float32)), tensor(np.zeros(N, np.float32))
-ready = rt.create_event()
-for _ in range(4):
-    s1.launch_kernel("Sin", [a], [b])
-    s1.launch_kernel("Add", [a, b], [a])
-s1.record_event(ready)
-s2.wait_event(ready)
-s2.launch_kernel("Mul", [a, a], [c])
-for _ in range(4):
-    dev.scheduler.step()
-with tempfile.TemporaryDirectory() as tmp:
-    path = Path(tmp) / "state.snap"
-    snapshot.save(rt, path)
-    print(f"snapshot after {dev.scheduler.retired} SQEs, at {dev.now} ns")
-    dev.synchronize()
-    restored = snapshot.restore(path)
-with World(runtime=restored).entered():
-    again = restored.device(0)
-    print(f"restored: {again.scheduler.retired} SQEs retired, at {again.now} ns")
-    again.synchronize()
-    same = [again.memory.read(a, n) for a, n in again.memory.live_blocks()] == \
-        [dev.memory.read(a, n) for a, n in dev.memory.live_blocks()]
-    print(f"both ran on to {dev.now} and {again.now} ns; the same memory: {same}")
+
+def host_copy(ptr: int, shape: tuple) -> np.ndarray:
+    out = np.zeros(shape, np.float32)
+    ok(acl.rt.memcpy(acl.util.numpy_to_ptr(out), out.nbytes, ptr, out.nbytes,
+                     ACL_MEMCPY_DEVICE_TO_HOST))
+    return out
+
+
+def launch(function: int, stream: int, *addresses: int) -> None:
+    """aclrtLaunchKernelWithHostArgs: the args table in host memory, one address a tensor."""
+    table = np.array(addresses, dtype="<u8")
+    ok(acl.rt.launch_kernel_with_host_args(function, 1, stream, None,
+                                           acl.util.numpy_to_ptr(table), table.nbytes, None, 0))
+
+
+def keep_vector_busy(stream: int) -> None:
+    big = (BUSY,)
+    src, dst = (acl.rt.malloc(BUSY * 4, 0)[0] for _ in range(2))
+    ok(acl.rt.launch_kernel("Abs", [(src, big, "float32")], [(dst, big, "float32")], None,
+                            stream))
+
+
+binary, ret = acl.rt.binary_load_from_data(acl.util.bytes_to_ptr(BINARY), len(BINARY), None)
+ok(ret)
+cube, _ = acl.rt.binary_get_function(binary, "mix_cube_1")      # by name
+vector, _ = acl.rt.binary_get_function_by_entry(binary, 2)      # by tiling key
+address, size, _ = acl.rt.binary_get_dev_address(binary)
+print(f"binary loaded: {acl.rt.get_function_name(cube, 64)[0]} found by name, "
+      f"{acl.rt.get_function_name(vector, 64)[0]} by tiling key 2; on the device at "
+      f"{address:#x}, {size} bytes")
+rng = np.random.default_rng(0)
+a, b = rng.standard_normal((M, M), np.float32), rng.standard_normal((M, M), np.float32)
+v = np.linspace(-1, 1, N, dtype=np.float32)
+a_dev, b_dev, v_dev = device_array(a), device_array(b), device_array(v)
+c_dev, r_dev = device_array(np.zeros((M, M), np.float32)), device_array(np.zeros(N, np.float32))
+busy, cube_s, vector_s, fused_s = (acl.rt.create_stream()[0] for _ in range(4))
+
+keep_vector_busy(busy)
+launch(cube, cube_s, a_dev, b_dev, c_dev)
+launch(vector, vector_s, v_dev, r_dev)
+ok(acl.rt.synchronize_device())
+
+keep_vector_busy(busy)
+ok(acl.rt.fusion_launch([{"type": "aicore", "func": cube, "args": [a_dev, b_dev, c_dev]},
+                         {"type": "aivector", "func": vector, "args": [v_dev, r_dev]}],
+                        fused_s))
+ok(acl.rt.synchronize_device())
+print("fused: c == a @ b and r == relu(v):",
+      bool(np.allclose(host_copy(c_dev, (M, M)), a @ b, rtol=1e-5, atol=1e-5)
+           and np.array_equal(host_copy(r_dev, (N,)), np.maximum(v, 0))))
+
+
+def on_stage(device_id: int, stage: str) -> int:
+    print(f"snapshot callback: {stage} on device {device_id}")
+    return 0
+
+
+for stage in SnapShotStage:
+    ok(acl.rt.snap_shot_callback_register(stage, on_stage, stage.name))
+s1, s2 = acl.rt.create_stream()[0], acl.rt.create_stream()[0]
+x = np.linspace(0, 1, N, dtype=np.float32)
+x_dev, y_dev, z_dev = device_array(x), device_array(np.zeros(N, np.float32)), \
+    device_array(np.zeros(N, np.float32))
+tensor = (N,), "float32"
+half_way, _ = acl.rt.create_event()
+for i in range(8):
+    ok(acl.rt.launch_kernel("Sin", [(x_dev, *tensor)], [(y_dev, *tensor)], None, s1))
+    ok(acl.rt.launch_kernel("Add", [(x_dev, *tensor), (y_dev, *tensor)], [(x_dev, *tensor)],
+                            None, s1))
+    if i == 3:
+        ok(acl.rt.record_event(half_way, s1))
+ok(acl.rt.stream_wait_event(s2, half_way))
+ok(acl.rt.launch_kernel("Mul", [(x_dev, *tensor), (x_dev, *tensor)], [(z_dev, *tensor)], None,
+                        s2))
+ok(acl.rt.synchronize_event(half_way))     # the first four rounds have run; the rest are queued
+pid = os.getpid()
+for step in (acl.rt.snap_shot_process_lock, acl.rt.snap_shot_process_backup,
+             acl.rt.snap_shot_process_unlock):
+    ok(step(pid, None))
+ok(acl.rt.synchronize_device())
+original = host_copy(z_dev, (N,))
+ok(acl.rt.snap_shot_process_restore(pid, None))
+print("restored: z is the backup's again (the Mul had not run):",
+      bool(not host_copy(z_dev, (N,)).any()))
+ok(acl.rt.snap_shot_process_unlock(pid, None))
+ok(acl.rt.synchronize_device())            # the restored process runs on from the backup
+print("restored, ran on: the same z as the original:",
+      bool(np.array_equal(host_copy(z_dev, (N,)), original)))
+ok(acl.rt.binary_unload(binary))
+ok(acl.finalize())

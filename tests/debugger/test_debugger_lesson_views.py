@@ -12,6 +12,7 @@ FOLD = "sample_models/fold_and_infer.onnx"
 CHAIN = "sample_models/long_chain.onnx"
 BRANCHES = "sample_models/parallel_branches.onnx"
 TINY = "sample_models/tiny_cnn.onnx"
+IMAGE = "sample_models/image_and_features.onnx"
 
 
 def _gepass(d) -> str:
@@ -121,6 +122,19 @@ def test_a_build_pass_is_a_breakpoint_and_its_diff_shows_stream_ids():
         d.add_breakpoint(["pass", "AssignByDependencyPass"])
         s = stopped(d.cont())
         assert s.where == "build > AssignLogicalStreams > AssignByDependencyPass"
+    finally:
+        d.close()
+
+
+def test_the_dvpp_engines_optimizer_is_a_breakpoint_where_it_runs():
+    # it joins stage 1 only for a graph with an op asking for DVPP (lesson 05)
+    d = debugger(IMAGE)
+    try:
+        d.add_breakpoint(["pass", "DvppGraphOptimizer"])
+        s = stopped(d.cont())
+        assert s.where == "compile > OptimizeOriginalGraph > DvppGraphOptimizer"
+        s = stopped(d.finish())
+        assert "changed=True" in s.event
     finally:
         d.close()
 

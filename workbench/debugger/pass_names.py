@@ -1,11 +1,13 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
-(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass), and the build's
-passes: the logical stream chain (multi- and single-stream) and InsertSyncNodes' steps."""
+(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass), the engines' graph
+optimizers (DVPP's joins only a graph that asks for it), and the build's passes: the logical
+stream chain (multi- and single-stream) and InsertSyncNodes' steps."""
 from __future__ import annotations
 
 from functools import cache
 
 from ge_core.compiler import pass_lists
+from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
 from ge_core.compiler.stream.event_minimiser import OptimizeByTransitiveReduction
 from ge_core.compiler.stream.event_optimisers import (OptimizeByRecvEvents, OptimizeBySendEvents,
                                                       OptimizeByStreamActivate)
@@ -42,6 +44,7 @@ def known_pass_names() -> tuple[str, ...]:
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    names = {p.name for p in passes} | {ConstantFoldingPass.name, MultiBatchClonePass.name}
+    names = {p.name for p in passes} | {ConstantFoldingPass.name, MultiBatchClonePass.name,
+                                        DvppGraphOptimizer.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))
