@@ -20,8 +20,9 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.exec_command import add_exec_parser
     from workbench.repl import add_repl_parser
     from workbench.script.run_command import add_run_parser
+    from workbench.tui.launch import add_tui_parser
     return [add_model_parsers, add_conformance_parser, add_devrun_parser, add_exec_parser,
-            add_repl_parser, add_run_parser]
+            add_repl_parser, add_run_parser, add_tui_parser]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,8 +31,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)
-    if args.command is None:  # the main job: the debugger on the bundled sample
-        args = parser.parse_args(["repl", str(SAMPLE)])
+    if args.command is None:  # the main job: the workbench app on the bundled sample
+        args = parser.parse_args(["tui", str(SAMPLE)])
     try:
         return args.func(args)
     except UserError as exc:

@@ -1,0 +1,102 @@
+"""The app's frame: a target opens, keys run the command table's commands in the worker, the
+status bar and the log follow, errors are lines and state (never a crash), the command line and
+the palette reach every command, number keys show and maximise panes."""
+from __future__ import annotations
+
+import pytest
+
+from workbench.tui.command_line import CommandLine
+from workbench.tui.palette import _entries
+from workbench.tui.status_bar import StatusBar
+
+from tui_testing import TINY, log_text, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_f10_steps_a_pass_and_the_status_bar_says_where():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10")
+        status = app.query_one(StatusBar).status
+        assert (status.phase, status.granularity, status.reason) == ("compile", "pass",
+                                                                     "step pass")
+        assert status.tick == app.views.debugger.tick > 0
+        text = log_text(app)
+        assert "> step" in text and f"stopped at tick {status.tick}: step pass" in text
+
+
+async def test_a_bad_command_is_an_error_line_and_the_app_goes_on():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await run(pilot, "stpe")
+        assert "error: unknown command 'stpe' (did you mean step?)" in log_text(app)
+        assert app.query_one(StatusBar).error.startswith("error: unknown command 'stpe'")
+        await press(pilot, "f10")
+        assert app.query_one(StatusBar).error == ""
+        assert app.views.debugger.tick > 0
+
+
+async def test_colon_focuses_the_command_line_which_runs_commands_and_escape_leaves():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon")
+        assert isinstance(app.focused, CommandLine)
+        await pilot.press(*"step stage", "enter")
+        await settle(pilot)
+        assert "stopped at tick" in log_text(app) and app.views.debugger.granularity == "stage"
+        await pilot.press("s")   # typed into the command line, not a step
+        assert app.command_line.value == "s"
+        await pilot.press("escape")
+        assert not isinstance(app.focused, CommandLine)
+
+
+async def test_tab_completes_from_the_command_table_and_the_live_target():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        await pilot.press("colon", *"print node con", "tab")
+        assert app.command_line.value.startswith("print node conv1")
+
+
+async def test_the_palette_lists_every_command_and_pane():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)):
+        texts = [text for text, _, _ in _entries(app)]
+        assert "pane 3: Device" in texts and "command: reverse-step" in texts
+        assert len([t for t in texts if t.startswith("pane")]) == 7
+
+
+async def test_number_keys_show_a_pane_on_a_narrow_screen_and_maximise_on_a_wide_one():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "3")
+        assert app.current == "device" and app.pane("device").has_class("-current")
+        await press(pilot, "3")
+        assert app.screen.maximized is app.pane("device")
+        await press(pilot, "escape")
+        assert app.screen.maximized is None
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        assert all(app.pane(n).region.width > 0 for n in ("graph", "passes", "device"))
+        await press(pilot, "2")
+        assert app.screen.maximized is app.pane("passes")
+        await press(pilot, "2")
+        assert app.screen.maximized is None
+
+
+async def test_keys_that_do_not_apply_are_dimmed():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.check_action("interrupt", ()) is None        # nothing runs
+        assert app.check_action("pane", ("source",)) is None     # an ONNX model has no source
+        assert app.check_action("debug", ("reverse",)) is None   # not started
+        await press(pilot, "f10")
+        assert app.check_action("debug", ("reverse",)) is True

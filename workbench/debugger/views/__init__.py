@@ -1,0 +1,1 @@
+"""Read-only views of a parked run: what the faces show."""

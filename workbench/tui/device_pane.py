@@ -1,0 +1,218 @@
+"""Pane 3, the device: one column per stream with its SQ window around the head (the SQE about
+to execute marked ▶), head and tail and its state in words; under them the events, notifies,
+labels, models and units; above them, in red, a deadlock's wait-for chain, a race's two
+accesses and the faults found. Arrow keys select an SQE (F9 breaks on it; the source pane shows
+the line that submitted it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import HorizontalScroll, VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from workbench.debugger import device_views
+from workbench.debugger.outcomes import Outcome, TableOutcome
+from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
+                                                   busy_units, faults, races, stream_columns,
+                                                   wait_for_chain)
+from workbench.tui.pane import Pane
+from workbench.tui.session_views import SessionViews
+
+COLUMN_WIDTH = 30
+MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
+
+
+@dataclass
+class DeviceData:
+    columns: list[StreamColumn] = field(default_factory=list)
+    tables: list[Outcome] = field(default_factory=list)
+    units: list[UnitUse] = field(default_factory=list)
+    chain: list[str] = field(default_factory=list)
+    races: list[tuple[str, str, str]] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+class StreamGrid(Widget, can_focus=True):
+    """The stream columns, side by side; a cursor on one SQE of one column."""
+
+    DEFAULT_CSS = "StreamGrid { height: auto; width: auto; }"
+    BINDINGS = [Binding("left", "move(-1, 0)", show=False),
+                Binding("right", "move(1, 0)", show=False),
+                Binding("up", "move(0, -1)", show=False),
+                Binding("down", "move(0, 1)", show=False)]
+
+    class Selected(Message):
+        def __init__(self, stream: int | None, pos: int | None, task_type: str | None) -> None:
+            super().__init__()
+            self.stream, self.pos, self.task_type = stream, pos, task_type
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.columns: list[StreamColumn] = []
+        self.col = 0
+        self.row: int | None = None   # None: follow the head
+
+    def set_columns(self, columns: list[StreamColumn]) -> None:
+        self.columns = columns
+        self.col = min(self.col, max(len(columns) - 1, 0))
+        self.styles.width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
+        self.refresh(layout=True)
+
+    def selected(self) -> tuple[StreamColumn, int] | None:
+        if not self.columns:
+            return None
+        column = self.columns[self.col]
+        if not column.window:
+            return None
+        row = self.row if self.row is not None else next(
+            (i for i, e in enumerate(column.window) if e.mark in (NEXT, RUNNING)), 0)
+        return column, min(row, len(column.window) - 1)
+
+    def action_move(self, dx: int, dy: int) -> None:
+        if not self.columns:
+            return
+        if dx:
+            self.col = max(0, min(self.col + dx, len(self.columns) - 1))
+            self.row = None
+        current = self.selected()
+        if dy and current is not None:
+            self.row = max(0, min(current[1] + dy, len(current[0].window) - 1))
+        self.refresh()
+        picked = self.selected()
+        if picked is None:
+            self.post_message(self.Selected(self.columns[self.col].stream, None, None))
+        else:
+            entry = picked[0].window[picked[1]]
+            self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
+
+    def render(self) -> Table:
+        table = Table(box=None, padding=(0, 1, 0, 0), show_header=True, expand=False,
+                      header_style="bold")
+        picked = self.selected() if self.has_focus else None
+        for i, c in enumerate(self.columns):
+            head = Text(f"stream {c.stream}" + (f" {c.model}" if c.model else ""))
+            head.append(f"\n{c.state}", style=_state_style(c.state))
+            head.append(f"\nhead {c.head} tail {c.tail} ({c.queue})", style="dim")
+            table.add_column(head, width=COLUMN_WIDTH, no_wrap=True, overflow="ellipsis")
+        rows = max((len(c.window) for c in self.columns), default=0)
+        for r in range(rows):
+            cells = []
+            for i, c in enumerate(self.columns):
+                if r >= len(c.window):
+                    cells.append("")
+                    continue
+                e = c.window[r]
+                text = Text(f"{MARKS.get(e.mark, ' ')}{e.pos:>4} {e.name}"
+                            + (f" %{e.node}" if e.node else ""))
+                if e.mark == DONE:
+                    text.stylize("dim")
+                elif e.mark in (NEXT, RUNNING):
+                    text.stylize("bold green")
+                if picked is not None and picked[0] is c and picked[1] == r:
+                    text.stylize("reverse")
+                cells.append(text)
+            table.add_row(*cells)
+        if not self.columns:
+            table.add_column("no streams yet")
+        return table
+
+
+def _state_style(state: str) -> str:
+    if state.startswith(("blocked", "waiting")):
+        return "bold red"
+    if state.startswith("running"):
+        return "bold green"
+    return "yellow" if state.startswith("ready") else "dim"
+
+
+def _table(outcome: Outcome) -> Table | Text:
+    if not isinstance(outcome, TableOutcome):
+        return Text(getattr(outcome, "text", ""), style="dim")
+    table = Table(title=outcome.title, title_justify="left", box=None, padding=(0, 2, 0, 0),
+                  header_style="bold", title_style="bold")
+    for h in outcome.headers:
+        table.add_column(h)
+    for row in outcome.rows:
+        table.add_row(*row)
+    return table
+
+
+class DevicePane(Pane):
+    PANE_ID = "device"
+    BREAKS = True
+    TITLE = "3 Device"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="device-note")
+        yield Static("", id="device-faults")
+        with HorizontalScroll(id="device-streams"):
+            yield StreamGrid(id="stream-grid")
+        with VerticalScroll(id="device-tables"):
+            yield Static("", id="device-units")
+            yield Static("", id="device-sync")
+
+    @property
+    def grid(self) -> StreamGrid:
+        return self.query_one(StreamGrid)
+
+    def read(self, views: SessionViews) -> DeviceData:
+        d = views.debugger
+        if d is None:
+            return DeviceData(note="no target")
+        rt = d.run.world.runtime
+        note = ""
+        event = d.run.parked_at
+        if event is not None and event.kind == "TaskDistributed":
+            note = (f"distributing {event.task_type} of %{event.node} to stream "
+                    f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
+        if not rt.devices:
+            return DeviceData(note=note or device_views.NO_DEVICE,
+                              faults=faults(rt, d.state))
+        tables = [device_views.events(rt), device_views.notifies(rt), device_views.labels(rt),
+                  device_views.models(rt)]
+        return DeviceData(stream_columns(rt, d.state), tables, busy_units(rt),
+                          wait_for_chain(rt), races(rt), faults(rt, d.state), note)
+
+    def show(self, data: DeviceData | None) -> None:
+        if data is None:
+            return
+        self.query_one("#device-note", Static).update(Text(data.note, style="italic"))
+        trouble = Text()
+        if data.chain:
+            trouble.append("wait-for chain:\n", style="bold red")
+            for link in data.chain:
+                trouble.append(f"  {link}\n", style="red")
+        for first, second, where in data.races:
+            trouble.append(f"race on {where}:\n  {first}\n  {second}\n", style="bold red")
+        for f in data.faults:
+            trouble.append(f"fault: {f}\n", style="red")
+        faults_box = self.query_one("#device-faults", Static)
+        faults_box.update(trouble)
+        faults_box.display = bool(trouble.plain)
+        self.grid.set_columns(data.columns)
+        units = Table(title="units", title_justify="left", box=None, padding=(0, 2, 0, 0),
+                      header_style="bold", title_style="bold")
+        for h in ("unit", "busy", "with"):
+            units.add_column(h)
+        for u in data.units:
+            units.add_row(u.unit, f"{len(u.busy)}/{u.total}", ", ".join(u.busy) or "-")
+        self.query_one("#device-units", Static).update(units if data.units else "")
+        sync = Table.grid(padding=(0, 0, 1, 0))
+        for t in data.tables:
+            sync.add_row(_table(t))
+        self.query_one("#device-sync", Static).update(sync)
+
+    def breakpoint_spec(self) -> str | None:
+        picked = self.grid.selected()
+        if picked is None:
+            return None
+        column, row = picked
+        entry = column.window[row]
+        return f"sqe type={entry.task_type} stream={column.stream} if pos == {entry.pos}"

@@ -1,0 +1,60 @@
+"""The key map, in one place: each key names an action and, for a debugger key, the command
+line it runs (the command table is the one action registry; keys only map onto it). Ids let a
+user remap keys (Textual's keymap)."""
+from __future__ import annotations
+
+from textual.binding import Binding
+
+# action name -> the command line it runs (F10 and F11 depend on the stepping unit: app.py)
+COMMAND_KEYS = {"continue": "continue", "finish": "finish", "reverse": "reverse-step",
+                "next": "next"}
+
+# F11 steps one unit finer: stage > pass > node > event, task > sqe > event
+FINER = {"stage": "pass", "pass": "node", "node": "event", "task": "sqe", "sqe": "event",
+         "event": "event"}
+
+PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
+PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory": "Memory",
+               "timeline": "Timeline", "source": "Source", "log": "Log"}
+
+_PANE_GROUP = Binding.Group("Pane", compact=True)
+
+BINDINGS = [
+    Binding("f5", "debug('continue')", "Cont", id="continue"),
+    Binding("f10", "step", "Step", id="step"),
+    Binding("f11", "step_finer", "Step in", id="step-finer"),
+    Binding("shift+f11", "debug('finish')", "Finish", id="finish"),
+    Binding("f9", "toggle_breakpoint", "Break", id="toggle-breakpoint"),
+    Binding("f8", "debug('reverse')", "Back", id="reverse-step"),
+    Binding("ctrl+c", "interrupt", "Intr", id="interrupt", priority=True),
+    *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
+              group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
+    Binding("colon", "focus_command", "Cmd", id="command-line"),
+    Binding("q", "quit_app", "Quit", id="quit"),
+    Binding("question_mark", "help", "Help", id="help", show=False),
+    # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
+    Binding("s", "step", "Step", show=False, id="letter-step"),
+    Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
+    Binding("c", "debug('continue')", "Continue", show=False, id="letter-continue"),
+    Binding("b", "toggle_breakpoint", "Break", show=False, id="letter-break"),
+    # a lesson waits at `pause` for the reader
+    Binding("enter,space", "lesson_next", "Go on", id="lesson-next", priority=True),
+]
+
+# what the help screen lists (key as shown, what it does)
+KEY_TABLE = (
+    ("F5 / c", "continue: run to the next breakpoint, watch or the end"),
+    ("F10 / s", "step one unit of the stepping unit (status bar: step ...)"),
+    ("F11", "step one unit finer (stage > pass > node > event; task > sqe > event)"),
+    ("shift+F11", "finish: run to the end of the pass, stage, execution or phase"),
+    ("n", "next: step over finer units (same graph, same stream)"),
+    ("F9 / b", "toggle a breakpoint on the selected pass, node or SQE"),
+    ("F8", "reverse-step: back one unit (re-executes to it)"),
+    ("ctrl+c", "interrupt a running command: the target parks, the app stays"),
+    ("1 .. 7", "show a pane (narrow) / maximise it; again or Esc restores"),
+    (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
+    ("Esc", "leave the command line; restore a maximised pane"),
+    ("Enter / space", "a lesson paused at `pause`: go on"),
+    ("ctrl+p", "command palette: every command and pane"),
+    ("q", "quit (asks while a command runs)"),
+)

@@ -1,0 +1,50 @@
+"""What every pane is: a numbered, maximisable part of the screen that reads its view data from
+the engine in the app's worker (``read``: engine views only, no widgets) and shows it on the UI
+thread (``show``). Attributes go down (the app calls these), messages go up."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Vertical
+
+from workbench.tui.session_views import SessionViews
+
+MODEL_KINDS = ("ONNX model", "OM model")
+HOST_KINDS = ("host program",)
+
+
+class Pane(Vertical):
+    PANE_ID = ""
+    TITLE = ""
+    KINDS: tuple[str, ...] = MODEL_KINDS + HOST_KINDS   # the targets it shows something for
+    ALLOW_MAXIMIZE = True
+    BREAKS = False   # F9 can break on what is selected here
+    can_focus = False
+
+    def __init__(self) -> None:
+        super().__init__(id=self.PANE_ID, classes="pane")
+        self.stale = True
+
+    def on_mount(self) -> None:
+        self.border_title = self.TITLE
+
+    def focus_main(self) -> None:
+        """Focus what the keys of this pane act on (its table, its stream grid ...)."""
+        for widget in self.query("*"):
+            if widget.focusable and widget.display:
+                widget.focus()
+                return
+
+    def applies(self, kind: str) -> bool:
+        return not kind or kind in self.KINDS
+
+    def read(self, views: SessionViews) -> Any:
+        """On the worker, while the target is parked: the data ``show`` draws."""
+        return None
+
+    def show(self, data: Any) -> None:
+        """On the UI thread: draw what ``read`` returned."""
+
+    def breakpoint_spec(self) -> str | None:
+        """The `break` arguments for what is selected here (F9), if anything."""
+        return None

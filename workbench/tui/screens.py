@@ -1,0 +1,54 @@
+"""The app's modal screens: the help (keys and commands) and the question before quitting
+while a command runs."""
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from workbench.commands.table import COMMANDS
+from workbench.tui.keymap import KEY_TABLE
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        keys = Table(title="keys", title_justify="left", box=None, padding=(0, 2, 0, 0),
+                     title_style="bold")
+        keys.add_column("key", style="bold")
+        keys.add_column("does")
+        for key, what in KEY_TABLE:
+            keys.add_row(key, what)
+        commands = Table(title="commands (type after :)", title_justify="left", box=None,
+                         padding=(0, 2, 0, 0), title_style="bold")
+        commands.add_column("command", style="bold")
+        commands.add_column("usage")
+        for c in COMMANDS.unique():
+            commands.add_row(c.name, c.usage)
+        with VerticalScroll(id="help-body"):
+            yield Static(keys)
+            yield Static(commands)
+            yield Static("Esc closes this help.", classes="dim")
+
+
+class QuitScreen(ModalScreen[bool]):
+    """Quit while a command runs? The target is interrupted (parked) first."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Quit"), Binding("n,escape", "answer(False)",
+                                                               "Stay")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="quit-box"):
+            yield Static("A command is running. Interrupt it and quit?")
+            yield Button("Quit (y)", id="quit-yes", variant="error")
+            yield Button("Stay (n)", id="quit-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "quit-yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

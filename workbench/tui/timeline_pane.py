@@ -1,0 +1,102 @@
+"""Pane 5, the timeline: a text Gantt of emulated time, one lane per stream and one per unit
+(a digit: how many of that unit are busy), with the event record → wait links summarised.
++ / - zoom, [ / ] scroll, 0 fits the whole run."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from workbench.debugger.views.timeline_lanes import end_ns, lanes, links
+from npu_emu.timeline import Timeline
+from workbench.tui.pane import Pane
+from workbench.tui.session_views import SessionViews
+
+NAME = 12
+
+
+@dataclass
+class TimelineData:
+    timeline: Timeline   # a copy: the run goes on appending to its own
+
+
+class TimelinePane(Pane):
+    PANE_ID = "timeline"
+    TITLE = "5 Timeline"
+    BINDINGS = [Binding("plus,equals_sign", "zoom(0.5)", "Zoom in", id="timeline-zoom-in"),
+                Binding("minus", "zoom(2)", "Zoom out", id="timeline-zoom-out"),
+                Binding("left_square_bracket", "scroll_time(-1)", "Earlier", show=False),
+                Binding("right_square_bracket", "scroll_time(1)", "Later", show=False),
+                Binding("0", "fit", "Fit", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: TimelineData | None = None
+        self.start = 0
+        self.span: int | None = None   # None: fit the whole run
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("", id="timeline-text")
+
+    def read(self, views: SessionViews) -> TimelineData:
+        tl = views.lanes.timeline if views.debugger is not None and \
+            views.lanes.current(views.debugger) else Timeline()
+        copy = Timeline()
+        copy.slices, copy.flows = list(tl.slices), list(tl.flows)
+        return TimelineData(copy)
+
+    def show(self, data: TimelineData | None) -> None:
+        if data is not None:
+            self.data = data
+        self.redraw()
+
+    def on_resize(self) -> None:
+        self.redraw()
+
+    def action_zoom(self, factor: float) -> None:
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        self.span = max(int(span * factor), 100)
+        self.redraw()
+
+    def action_scroll_time(self, direction: int) -> None:
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        self.start = max(0, min(self.start + direction * span // 4, max(total - span // 2, 0)))
+        self.redraw()
+
+    def action_fit(self) -> None:
+        self.start, self.span = 0, None
+        self.redraw()
+
+    def redraw(self) -> None:
+        text = self.query_one("#timeline-text", Static)
+        tl = self.data.timeline if self.data else None
+        if tl is None or not tl.slices:
+            text.update("no SQE has run on the device yet")
+            return
+        total = end_ns(tl)
+        span = self.span or max(total, 1)
+        start, end = self.start, self.start + span
+        width = max(self.size.width - NAME - 18, 10)
+        out = Text()
+        out.append(f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
+                   + f"{end} ns    SQEs busy\n", style="bold")
+        for lane in lanes(tl, start, end, width):
+            out.append(f"{lane.name[:NAME]:{NAME}} ")
+            for ch in lane.cells:
+                out.append(ch, style="dim" if ch == "." else "green" if ch == "#" else "cyan")
+            out.append(f" {lane.sqes:>5} {lane.busy_ns * 100 // span:>3}%\n")
+        found = links(tl)
+        if found:
+            out.append("\nevent links (record -> wait):\n", style="bold")
+            for line in found[:20]:
+                out.append(f"  {line}\n")
+            if len(found) > 20:
+                out.append(f"  ... {len(found) - 20} more\n", style="dim")
+        text.update(out)
