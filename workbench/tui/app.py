@@ -119,7 +119,7 @@ class WorkbenchApp(App):
         yield LogPane()
         yield Static("", id="hint")
         yield CommandLine(None if self.deterministic else self.history_file, id="command")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def panes(self) -> list[Pane]:

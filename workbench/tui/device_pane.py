@@ -19,8 +19,8 @@ from textual.widgets import Static
 from workbench.debugger import device_views
 from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
-                                                   busy_units, faults, races, stream_columns,
-                                                   wait_for_chain)
+                                                   busy_units, faults, node_of_task, races,
+                                                   stream_columns, wait_for_chain)
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 
@@ -158,6 +158,10 @@ class DevicePane(Pane):
             yield Static("", id="device-units")
             yield Static("", id="device-sync")
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = DeviceData()
+
     @property
     def grid(self) -> StreamGrid:
         return self.query_one(StreamGrid)
@@ -177,12 +181,15 @@ class DevicePane(Pane):
                               faults=faults(rt, d.state))
         tables = [device_views.events(rt), device_views.notifies(rt), device_views.labels(rt),
                   device_views.models(rt)]
-        return DeviceData(stream_columns(rt, d.state), tables, busy_units(rt),
+        nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
+            if views.task_nodes.current(d) else node_of_task(d.state)
+        return DeviceData(stream_columns(rt, nodes), tables, busy_units(rt),
                           wait_for_chain(rt), races(rt), faults(rt, d.state), note)
 
     def show(self, data: DeviceData | None) -> None:
         if data is None:
             return
+        self.data = data
         self.query_one("#device-note", Static).update(Text(data.note, style="italic"))
         trouble = Text()
         if data.chain:
@@ -197,12 +204,12 @@ class DevicePane(Pane):
         faults_box.update(trouble)
         faults_box.display = bool(trouble.plain)
         self.grid.set_columns(data.columns)
-        units = Table(title="units", title_justify="left", box=None, padding=(0, 2, 0, 0),
-                      header_style="bold", title_style="bold")
-        for h in ("unit", "busy", "with"):
-            units.add_column(h)
+        units = Text("units: ", style="bold")
         for u in data.units:
-            units.add_row(u.unit, f"{len(u.busy)}/{u.total}", ", ".join(u.busy) or "-")
+            units.append(f"{u.unit} {len(u.busy)}/{u.total}  ", style="" if u.busy else "dim")
+        busy = [b for u in data.units for b in u.busy]
+        if busy:
+            units.append("\nbusy with: " + ", ".join(busy))
         self.query_one("#device-units", Static).update(units if data.units else "")
         sync = Table.grid(padding=(0, 0, 1, 0))
         for t in data.tables:

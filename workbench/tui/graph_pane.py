@@ -38,7 +38,7 @@ class GraphPane(Pane):
     BREAKS = True
     TITLE = "1 Graph"
     KINDS = MODEL_KINDS
-    BINDINGS = [Binding("slash", "filter", "Filter", id="graph-filter")]
+    BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter")]
 
     class NodeSelected(Message):
         def __init__(self, node: str | None) -> None:
@@ -50,6 +50,7 @@ class GraphPane(Pane):
         self.expanded: set[str] = set()   # row keys whose anchors are open (membership only)
         self._seen: tuple | None = None   # what the last read was of: run, graphs, generation
         self._current: str | None = None
+        self.summary = ""
         self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
         self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
 
@@ -57,9 +58,9 @@ class GraphPane(Pane):
         yield Input(placeholder="/ filters nodes (Enter jumps to the first match)",
                     id="graph-filter")
         yield Static("", id="graph-summary")
-        yield TreeTable([Column("node", 10, 40), Column("type", 4, 20), Column("engine", 6, 16),
-                         Column("stream", 6, 8), Column("offset", 6, 24),
-                         Column("output", 6, 60)], id="graph-table")
+        yield TreeTable([Column("node", 14, 40), Column("type", 6, 20), Column("engine", 6, 16),
+                         Column("stream", 6, 10), Column("offset", 6, 24),
+                         Column("output", 8, 60)], id="graph-table")
 
     @property
     def table(self) -> TreeTable:
@@ -192,6 +193,7 @@ class GraphPane(Pane):
         if data is None:
             return
         table = self.table
+        self.summary = data.summary
         self.query_one("#graph-summary", Static).update(data.summary)
         if data.lines is not None:
             table.set_lines(data.lines, data.marks)

@@ -20,17 +20,17 @@ PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory
 _PANE_GROUP = Binding.Group("Pane", compact=True)
 
 BINDINGS = [
-    Binding("f5", "debug('continue')", "Cont", id="continue"),
-    Binding("f10", "step", "Step", id="step"),
-    Binding("f11", "step_finer", "Step in", id="step-finer"),
-    Binding("shift+f11", "debug('finish')", "Finish", id="finish"),
-    Binding("f9", "toggle_breakpoint", "Break", id="toggle-breakpoint"),
-    Binding("f8", "debug('reverse')", "Back", id="reverse-step"),
-    Binding("ctrl+c", "interrupt", "Intr", id="interrupt", priority=True),
+    Binding("f5", "debug('continue')", "Cont", key_display="F5", id="continue"),
+    Binding("f10", "step", "Step", key_display="F10", id="step"),
+    Binding("f11", "step_finer", "In", key_display="F11", id="step-finer"),
+    Binding("shift+f11", "debug('finish')", "Finish", key_display="⇧F11", id="finish"),
+    Binding("f9", "toggle_breakpoint", "Break", key_display="F9", id="toggle-breakpoint"),
+    Binding("f8", "debug('reverse')", "Back", key_display="F8", id="reverse-step"),
+    Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
+    Binding("colon", "focus_command", "Cmd", key_display=":", id="command-line"),
+    Binding("q", "quit_app", "Quit", id="quit"),
     *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
-    Binding("colon", "focus_command", "Cmd", id="command-line"),
-    Binding("q", "quit_app", "Quit", id="quit"),
     Binding("question_mark", "help", "Help", id="help", show=False),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
     Binding("s", "step", "Step", show=False, id="letter-step"),

@@ -24,7 +24,7 @@ class LogPane(Pane):
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield RichLog(id="log-text", max_lines=MAX_LINES, wrap=False, markup=False)
+            yield RichLog(id="log-text", max_lines=MAX_LINES, wrap=True, markup=False)
             yield Static("", id="log-breakpoints")
 
     @property

@@ -31,20 +31,23 @@ class PassesPane(Pane):
     BREAKS = True
     TITLE = "2 Passes"
     KINDS = MODEL_KINDS
-    BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", id="passes-hide")]
+    BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", show=False,
+                        id="passes-hide")]
 
     def __init__(self) -> None:
         super().__init__()
         self.hide_unchanged = False
         self.spans: dict[str, PassSpan] = {}
         self._data: PassesData | None = None
+        self._diff_of: str | None = None   # the pass whose diff is open
+        self.diff: Outcome | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-summary")
-        yield TreeTable([Column("pass", 12, 44), Column("graph", 5, 28), Column("changed", 7, 7),
+        yield TreeTable([Column("pass", 16, 44), Column("graph", 5, 28), Column("changed", 7, 7),
                          Column("nodes", 5, 6), Column("ms", 4, 8)], id="passes-table")
         with VerticalScroll(id="passes-diff"):
-            yield Static("Enter on a pass shows its IR diff.", id="passes-diff-text")
+            yield Static("", id="passes-diff-text")
 
     @property
     def table(self) -> TreeTable:
@@ -92,7 +95,8 @@ class PassesPane(Pane):
         summary = f"{done} passes so far at tick {data.tick}" if done else \
             "no pass has run yet"
         self.query_one("#passes-summary", Static).update(
-            summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged"))
+            summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")
+            + " · Enter: diff")
 
     def action_hide_unchanged(self) -> None:
         self.hide_unchanged = not self.hide_unchanged
@@ -103,11 +107,17 @@ class PassesPane(Pane):
         span = self.spans.get(event.key)
         if span is None:
             return
+        diff = self.query_one("#passes-diff")
+        if diff.display and self._diff_of == event.key:   # Enter again: close it
+            diff.display, self._diff_of = False, None
+            return
+        diff.display, self._diff_of = True, event.key
         text = self.query_one("#passes-diff-text", Static)
         text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
 
     def show_diff(self, outcome: Outcome) -> None:
+        self.diff = outcome
         text = self.query_one("#passes-diff-text", Static)
         if isinstance(outcome, Printed) and outcome.style == "diff":
             text.update(Syntax(outcome.text, GeIrLexer(), theme="ansi_dark", word_wrap=False,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from workbench.commands.session import Session
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Outcome, Stopped
+from workbench.debugger.views.device_state import TaskNodes
 from workbench.debugger.views.host_source import SubmitLines
 from workbench.debugger.views.pass_tree import PassSpans
 from workbench.debugger.views.step_changes import ChangeRecorder, StepChanges
@@ -35,6 +36,7 @@ class SessionViews:
         self.changes = ChangeRecorder()
         self.spans = PassSpans()
         self.lanes = LaneRecorder()
+        self.task_nodes = TaskNodes()
         self.submits: SubmitLines | None = None
         self.reason = ""
         self.reexecuted = False
@@ -48,7 +50,7 @@ class SessionViews:
         d = self.debugger
         if d is None:
             return
-        for recorder in (self.changes, self.spans, self.lanes):
+        for recorder in (self.changes, self.spans, self.lanes, self.task_nodes):
             recorder.attach(d)
         if d.target.kind == HOST:
             if self.submits is None or self.submits.script != str(d.target.path):

@@ -27,8 +27,9 @@ class TimelineData:
 class TimelinePane(Pane):
     PANE_ID = "timeline"
     TITLE = "5 Timeline"
-    BINDINGS = [Binding("plus,equals_sign", "zoom(0.5)", "Zoom in", id="timeline-zoom-in"),
-                Binding("minus", "zoom(2)", "Zoom out", id="timeline-zoom-out"),
+    BINDINGS = [Binding("plus,equals_sign", "zoom(0.5)", "Zoom in", show=False,
+                        id="timeline-zoom-in"),
+                Binding("minus", "zoom(2)", "Zoom out", show=False, id="timeline-zoom-out"),
                 Binding("left_square_bracket", "scroll_time(-1)", "Earlier", show=False),
                 Binding("right_square_bracket", "scroll_time(1)", "Later", show=False),
                 Binding("0", "fit", "Fit", show=False)]

@@ -41,7 +41,7 @@ class TreeTable(ScrollView, can_focus=True):
                          "tree-table--added", "tree-table--error", "tree-table--selected",
                          "tree-table--relinked"}
     DEFAULT_CSS = """
-    TreeTable { height: 1fr; }
+    TreeTable { height: 1fr; scrollbar-size-vertical: 1; }
     TreeTable > .tree-table--header { text-style: bold; background: $panel; }
     TreeTable > .tree-table--cursor { background: $accent 40%; }
     TreeTable:focus > .tree-table--cursor { background: $accent; color: $text; }
@@ -256,11 +256,18 @@ class TreeTable(ScrollView, can_focus=True):
         return self.get_component_rich_style(f"tree-table--{name}")
 
     def _column_widths(self, width: int) -> list[int]:
+        """The measured widths; the last column takes what is left. Too narrow a screen:
+        the widest columns give way, down to their minimum (the first one, the name, last)."""
         widths = list(self._widths)
-        fixed = sum(widths[:-1]) + len(widths) - 1
-        widths[-1] = max(width - fixed, 4)
-        while sum(widths) + len(widths) - 1 > width and widths[0] > 8:
-            widths[0] -= 1   # a narrow screen: the first column gives way first
+        lows = [c.min for c in self.columns]
+        widths[-1] = max(width - sum(widths[:-1]) - len(widths) + 1, lows[-1])
+        excess = sum(widths) + len(widths) - 1 - width
+        while excess > 0:
+            room = [(w - low, -i) for i, (w, low) in enumerate(zip(widths, lows)) if w > low]
+            if not room:
+                break
+            widths[-max(room)[1]] -= 1
+            excess -= 1
         return widths
 
     def render_line(self, y: int) -> Strip:

@@ -1,16 +1,24 @@
 """The device as the parked run left it, for a face to draw: each stream's SQ window around its
-head (the SQE about to execute marked) and its state in words, the execution units busy with
-what, the wait-for chain of every blocked stream, and the faults and races found."""
+head (the SQE about to execute marked) with the GE node of each SQE, and its state in words, the
+execution units busy with what, the wait-for chain of every blocked stream, and the faults and
+races found."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ge_core.compiler.events import StageEnd
 from npu_emu.cost_model import GANG, Unit
 from npu_emu.deadlock import waits_for
+from npu_emu.device import SqeSubmitted
+from npu_emu.model import ModelState
 from npu_emu.runtime import Runtime
 from npu_emu.stream import Stream, StreamState
-from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task
-from workbench.debugger.program import RunState
+from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
+from npu_emu.trace import TraceEvent
+from workbench.debugger.granularity import TASK_DISTRIBUTED
+from workbench.debugger.program import PhaseEnd, RunState
+from workbench.debugger.run import Run
+from workbench.debugger.views.run_recorder import RunRecorder
 
 NEXT, RUNNING, DONE = "next", "running", "done"
 
@@ -54,44 +62,83 @@ def node_of_task(state: RunState | None) -> dict[int, str]:
     return {id(i.task): i.node.name for i in infos if i.task is not None}
 
 
-def _label_of(t: Task) -> str:
+class TaskNodes(RunRecorder):
+    """The node of each task GE's load distributes, noted while it distributes them (before
+    the load ends nothing else knows): a TaskDistributed names the node and the stream, and
+    the task is the newest SQE of that stream's queue by the next event kept here."""
+    KINDS = (TASK_DISTRIBUTED, SqeSubmitted.__name__, StageEnd.__name__, PhaseEnd.__name__)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: dict[int, str] = {}
+        self._pending: tuple[int, str] | None = None
+
+    def new_run(self, run: Run) -> None:
+        self.nodes, self._pending = {}, None
+
+    def record(self, e: TraceEvent) -> None:
+        if self._pending is not None:
+            stream_id, node = self._pending
+            self._pending = None
+            tail = next((s for s in _streams(self.run.world.runtime) if s.id == stream_id), None)
+            while tail is not None and tail.slave is not None:   # AutoSplit's newest slave
+                tail = tail.slave
+            queue = (tail.host_buffer if tail.host_buffer is not None else tail.sq) \
+                if tail is not None else None
+            if queue:
+                self.nodes[id(queue[-1])] = node
+        if e.kind == TASK_DISTRIBUTED:
+            self._pending = (e.rt_stream_id, e.node)
+
+
+def _at_label(t: Task) -> str:
+    """What a label SQE at the head does, in words ("" for any other SQE)."""
     label = getattr(t, "label", None)
     if label is not None:
-        return f"L{label.id}"
+        return f"at label L{label.id}" if t.type == TaskType.LABEL_SET \
+            else f"jumping to label L{label.id}"
     labels = getattr(t, "labels", None)
-    return ",".join(f"L{x.id}" for x in labels) if labels else ""
+    return "switching to label " + " or ".join(f"L{x.id}" for x in labels) if labels else ""
 
 
-def state_words(s: Stream) -> str:
+def state_words(s: Stream, notifies: dict[int, str] | None = None) -> str:
     """running, idle, ready, inactive, blocked on event N / notify M, waiting for a unit; and
-    "at label L" when the SQE at the head sets or switches on a label."""
+    "at label L" when the SQE at the head sets a label (or jumps to one). ``notifies``: what
+    a notify is for (a model's end of graph), when known."""
     if s.state == StreamState.BLOCKED and s.waiting is not None:
         t = s.waiting
         if t.kind == EVENT_WAIT:
             return f"blocked on event {t.event_id}"
         if t.kind == NOTIFY_WAIT:
-            return f"blocked on notify {t.notify_id}"
+            purpose = (notifies or {}).get(t.notify_id)
+            return f"blocked on notify {t.notify_id}" + (f" ({purpose})" if purpose else "")
         units = t.units if t.unit == GANG else (t.unit,)
         return "waiting for a free " + "+".join(Unit(u).name for u in units)
     head = s.sq[s.head] if s.head < len(s.sq) else None
     words = {StreamState.RUNNING: f"running {head.name}" if head is not None else "running",
              StreamState.READY: "ready", StreamState.IDLE: "idle",
              StreamState.INACTIVE: "inactive"}.get(s.state, s.state.name.lower())
-    label = _label_of(head) if head is not None and s.state != StreamState.INACTIVE else ""
-    return f"{words}, at label {label}" if label else words
+    label = _at_label(head) if head is not None and s.state != StreamState.INACTIVE else ""
+    return f"{words}, {label}" if label else words
 
 
-def stream_columns(rt: Runtime, state: RunState | None = None, before: int = 2,
+def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
                    after: int = 8) -> list[StreamColumn]:
-    nodes = node_of_task(state)
+    """``nodes``: id(task) -> its node (node_of_task, TaskNodes)."""
+    notifies = {m.end_notify.id: f"end of model {m.id}" for m in rt.models}
     columns = []
     for s in _streams(rt):
         queue, where = s.sq, "SQ"
-        if not s.sq and s.host_buffer:
+        if not s.sq and s.host_buffer is not None:
             queue, where = s.host_buffer, "host SQE buffer"
         head = s.head if queue is s.sq else 0
+        # a queue being filled (AutoSplit's host buffer, a model's SQ while it is built): its
+        # tail, where the SQEs arrive; else around the head, where they are taken
+        filling = queue is not s.sq or (s.model is not None
+                                        and s.model.state is ModelState.BUILDING)
+        first = max(0, len(queue) - before - after - 1) if filling else max(0, head - before)
         window = []
-        for i in range(max(0, head - before), min(len(queue), head + after + 1)):
+        for i in range(first, min(len(queue), first + before + after + 1)):
             t = queue[i]
             mark = DONE if i < head else ""
             if i == head and queue is s.sq:
@@ -101,7 +148,7 @@ def stream_columns(rt: Runtime, state: RunState | None = None, before: int = 2,
         model = ""
         if s.model is not None:
             model = f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
-        columns.append(StreamColumn(s.device.id, s.id, state_words(s), s.base + head,
+        columns.append(StreamColumn(s.device.id, s.id, state_words(s, notifies), s.base + head,
                                     s.base + len(queue), model, where, tuple(window)))
     return columns
 
