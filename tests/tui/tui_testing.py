@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from textual.worker import WorkerCancelled
+
 from workbench.tui.app import Opening, WorkbenchApp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +23,10 @@ async def settle(pilot) -> None:
     """Until no job runs or waits, and the last answer is on screen."""
     app = pilot.app
     while True:
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:   # an exclusive worker's start cancels the one winding up
+            pass
         await pilot.pause()
         if not app.busy and not app._queue:
             return

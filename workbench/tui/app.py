@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
+from textual.worker import Worker, WorkerState
 
 from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error, Outcome, Pause, Say
@@ -196,24 +197,33 @@ class WorkbenchApp(App):
         outcomes: list[Outcome] = []
         result = None
         views = self.views
-        if job.line is not None:
-            outcomes = self.session.execute(job.line)   # a bad line is an Error, never raises
-            views.attach()
-            views.answered(outcomes)
-        if job.read is not None:
-            try:
+        data: dict[str, Any] = {}
+        try:
+            if job.line is not None:
+                outcomes = self.session.execute(job.line)   # a bad line answers an Error
+                views.attach()
+                views.answered(outcomes)
+            if job.read is not None:
                 result = job.read(views)
-            except Exception as exc:   # a view's bug: a line in the log, the app goes on
-                result = Error(f"internal error: {type(exc).__name__}: {exc}")
-        data = {}
-        for pane in job.panes:
-            try:
-                data[pane.PANE_ID] = pane.read(views)
-            except Exception as exc:
-                data[pane.PANE_ID] = exc
+            for pane in job.panes:
+                try:
+                    data[pane.PANE_ID] = pane.read(views)
+                except Exception as exc:   # a view's bug: a line in the log, the app goes on
+                    data[pane.PANE_ID] = exc
+        except Exception as exc:
+            outcomes.append(Error(f"internal error: {type(exc).__name__}: {exc}"))
         self.post_message(Answered(job, outcomes, result, data, views.status()))
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The next job starts once the worker of the last one is done (not from the answer's
+        handler: an exclusive worker would cancel the one still finishing)."""
+        if event.worker.group == "session" and event.state in (
+                WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._next()
+
     def on_answered(self, message: Answered) -> None:
+        if not self.screen_stack or not self.screen.query(StatusBar):   # answered as it closes
+            return
         job = message.job
         self._job = None
         self.busy = False
@@ -243,9 +253,7 @@ class WorkbenchApp(App):
             return
         if job.lesson_line is not None:
             self._lesson_answered(job, message.outcomes)
-        self._next()
-        if not self.busy:
-            self._refresh_keys()
+        self._refresh_keys()
 
     def _refresh_keys(self) -> None:
         """Redraw the footer only when what dims its keys changed: a footer is a few dozen

@@ -62,6 +62,8 @@ class StreamGrid(Widget, can_focus=True):
     def set_columns(self, columns: list[StreamColumn]) -> None:
         self.columns = columns
         self.col = min(self.col, max(len(columns) - 1, 0))
+        if columns and not columns[self.col].window:   # start on a stream that has SQEs
+            self.col = next((i for i, c in enumerate(columns) if c.window), self.col)
         self.styles.width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
         self.refresh(layout=True)
 

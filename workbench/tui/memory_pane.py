@@ -45,6 +45,9 @@ class MemoryPane(Pane):
         self.view = data
         self.redraw()
 
+    def table_keys(self) -> list[str]:
+        return self.query_one(TreeTable).visible_keys
+
     def select_node(self, node: str | None) -> None:
         self.selected = buffers_of(self.view, node) if self.view and node else set()
         self.redraw()

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from workbench.debugger.views.timeline_lanes import end_ns, lanes, links
+from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
 from npu_emu.timeline import Timeline
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
@@ -75,25 +75,38 @@ class TimelinePane(Pane):
         self.start, self.span = 0, None
         self.redraw()
 
-    def redraw(self) -> None:
-        text = self.query_one("#timeline-text", Static)
+    def window(self) -> tuple[int, int]:
+        """The emulated time shown, [start, end) ns."""
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        return self.start, self.start + span
+
+    def _width(self) -> int:
+        return max(self.size.width - NAME - 18, 10)
+
+    def current_lanes(self) -> list[Lane]:
         tl = self.data.timeline if self.data else None
         if tl is None or not tl.slices:
+            return []
+        return lanes(tl, *self.window(), self._width())
+
+    def redraw(self) -> None:
+        text = self.query_one("#timeline-text", Static)
+        shown = self.current_lanes()
+        if not shown:
             text.update("no SQE has run on the device yet")
             return
-        total = end_ns(tl)
-        span = self.span or max(total, 1)
-        start, end = self.start, self.start + span
-        width = max(self.size.width - NAME - 18, 10)
+        start, end = self.window()
+        width = self._width()
         out = Text()
         out.append(f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
                    + f"{end} ns    SQEs busy\n", style="bold")
-        for lane in lanes(tl, start, end, width):
+        for lane in shown:
             out.append(f"{lane.name[:NAME]:{NAME}} ")
             for ch in lane.cells:
                 out.append(ch, style="dim" if ch == "." else "green" if ch == "#" else "cyan")
-            out.append(f" {lane.sqes:>5} {lane.busy_ns * 100 // span:>3}%\n")
-        found = links(tl)
+            out.append(f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%\n")
+        found = links(self.data.timeline)
         if found:
             out.append("\nevent links (record -> wait):\n", style="bold")
             for line in found[:20]:
