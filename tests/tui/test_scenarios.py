@@ -64,7 +64,7 @@ async def test_stepping_through_assign_logical_streams_shows_stream_ids_old_to_n
             assert old == before[key] != new and new.lstrip("-").isdigit()
         conv = next(k for k in changed if k.endswith("/relu1"))   # relu1: the fused conv
         line = graph.table.render_line(1 + graph.table.visible_keys.index(conv)
-                                       - int(graph.table.scroll_y)).text
+                                       - graph.table.top).text
         assert f"{changed[conv]}{ARROW}{graph.table.line(conv).cells[STREAM]}" in line
         assert "cells changed" in graph.summary
 

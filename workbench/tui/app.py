@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.containers import Container, Horizontal
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
@@ -43,7 +43,7 @@ from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
 WIDE = 160   # columns from which the panes sit side by side
-SLOW = 0.3   # seconds after which a command is shown as running
+SLOW = 0.5   # seconds after which a command is shown as running (and its keys dimmed)
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ class WorkbenchApp(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, StatusBar, CommandLine, #hint"
 
-    busy: reactive[bool] = reactive(False)
-    current: reactive[str] = reactive("graph")
+    # vars, not reactives: a reactive of the app repaints the whole screen when it changes
+    busy: var[bool] = var(False)
+    current: var[str] = var("graph")
 
     def __init__(self, opening: Opening, history_file: str | None = None,
                  deterministic: bool = False) -> None:
@@ -96,7 +97,8 @@ class WorkbenchApp(App):
         self._queue: deque[Job] = deque()
         self._job: Job | None = None
         self._quit_when_done = False
-        self._keys_state: tuple = ()     # what the footer's dimming was last computed from
+        self._keys_state: tuple = ()
+        self._panes: list[Pane] = []     # what the footer's dimming was last computed from
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
 
@@ -124,10 +126,12 @@ class WorkbenchApp(App):
 
     @property
     def panes(self) -> list[Pane]:
-        return list(self.query(Pane))
+        if not self._panes:
+            self._panes = list(self.query(Pane))
+        return self._panes
 
     def pane(self, name: str) -> Pane:
-        return self.query_one(f"#{name}", Pane)
+        return next(p for p in self.panes if p.PANE_ID == name)
 
     @property
     def command_line(self) -> CommandLine:
@@ -139,6 +143,9 @@ class WorkbenchApp(App):
 
     def on_mount(self) -> None:
         self.command_line.completer = session_completer(self.session, lambda: self.busy)
+        if self.deterministic:   # snapshots: a cursor caught mid-blink would differ
+            for field in self.query(Input):
+                field.cursor_blink = False
         self.query_one("#lesson").display = self.lesson is not None
         self._layout_panes()
         if self.lesson is not None:
@@ -181,7 +188,6 @@ class WorkbenchApp(App):
         self._job = job
         self.busy = True
         if job.line is not None:
-            self.log_pane.command(job.line)
             self._slow = self.set_timer(SLOW, partial(self._running_slowly, job.line))
         self._work(job)
 
@@ -189,6 +195,7 @@ class WorkbenchApp(App):
         """A command still running after SLOW seconds: say so, and dim the keys it blocks
         (a quick step would only flicker them)."""
         self.query_one(StatusBar).activity = f"running {line} (ctrl+c interrupts)"
+        self.log_pane.command(line)
         self._shown_running = True
         self._refresh_keys()
 
@@ -230,10 +237,12 @@ class WorkbenchApp(App):
         if self._slow is not None:
             self._slow.stop()
             self._slow = None
-        self._shown_running = False
+        echoed, self._shown_running = self._shown_running, False
         status_bar = self.query_one(StatusBar)
         status_bar.activity = ""
         if job.line is not None:
+            if not echoed:
+                self.log_pane.command(job.line)
             self._log(message.outcomes)
             errors = [o.message for o in message.outcomes if isinstance(o, Error)]
             status_bar.error = f"error: {errors[-1]}" if errors else ""
@@ -271,7 +280,10 @@ class WorkbenchApp(App):
             self._internal_error(pane.TITLE, data)
             return
         try:
-            pane.show(data)
+            if not pane.unchanged(data):
+                pane.show(data)
+                if data is not None:
+                    pane.shown = data
             pane.stale = False
         except Exception as exc:
             self._internal_error(pane.TITLE, exc)
@@ -339,7 +351,7 @@ class WorkbenchApp(App):
             style = "bold reverse" if name == self.current else (
                 "dim" if not p.applies(self.kind) else "")
             text.append(f" {n} {keymap.PANE_TITLES[name]} ", style=style)
-        self.query_one("#panebar", Static).update(text)
+        self.query_one("#panebar", Static).update(text, layout=False)
 
     def watch_current(self, name: str) -> None:
         if not self.is_mounted:

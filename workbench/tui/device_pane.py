@@ -21,7 +21,7 @@ from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
                                                    busy_units, faults, node_of_task, races,
                                                    stream_columns, wait_for_chain)
-from workbench.tui.pane import Pane
+from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 
 COLUMN_WIDTH = 30
@@ -60,12 +60,14 @@ class StreamGrid(Widget, can_focus=True):
         self.row: int | None = None   # None: follow the head
 
     def set_columns(self, columns: list[StreamColumn]) -> None:
+        shape = (len(columns), max((len(c.window) for c in columns), default=0))
+        old = (len(self.columns), max((len(c.window) for c in self.columns), default=0))
         self.columns = columns
         self.col = min(self.col, max(len(columns) - 1, 0))
         if columns and not columns[self.col].window:   # start on a stream that has SQEs
             self.col = next((i for i, c in enumerate(columns) if c.window), self.col)
         self.styles.width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
-        self.refresh(layout=True)
+        self.refresh(layout=shape != old)   # a relayout redraws the whole screen
 
     def selected(self) -> tuple[StreamColumn, int] | None:
         if not self.columns:
@@ -192,7 +194,9 @@ class DevicePane(Pane):
         if data is None:
             return
         self.data = data
-        self.query_one("#device-note", Static).update(Text(data.note, style="italic"))
+        note = self.query_one("#device-note", Static)
+        redraw(note, Text(data.note, style="italic"), data.note, bool(data.note))
+        note.display = bool(data.note)
         trouble = Text()
         if data.chain:
             trouble.append("wait-for chain:\n", style="bold red")
@@ -203,7 +207,7 @@ class DevicePane(Pane):
         for f in data.faults:
             trouble.append(f"fault: {f}\n", style="red")
         faults_box = self.query_one("#device-faults", Static)
-        faults_box.update(trouble)
+        redraw(faults_box, trouble, trouble.plain, trouble.plain.count("\n"))
         faults_box.display = bool(trouble.plain)
         self.grid.set_columns(data.columns)
         units = Text("units: ", style="bold")
@@ -212,11 +216,13 @@ class DevicePane(Pane):
         busy = [b for u in data.units for b in u.busy]
         if busy:
             units.append("\nbusy with: " + ", ".join(busy))
-        self.query_one("#device-units", Static).update(units if data.units else "")
+        redraw(self.query_one("#device-units", Static), units if data.units else "",
+               units.plain, units.plain.count("\n"))
         sync = Table.grid(padding=(0, 0, 1, 0))
         for t in data.tables:
             sync.add_row(_table(t))
-        self.query_one("#device-sync", Static).update(sync)
+        redraw(self.query_one("#device-sync", Static), sync, data.tables,
+               tuple(len(getattr(t, "rows", ())) for t in data.tables))
 
     def breakpoint_spec(self) -> str | None:
         picked = self.grid.selected()

@@ -194,7 +194,7 @@ class GraphPane(Pane):
             return
         table = self.table
         self.summary = data.summary
-        self.query_one("#graph-summary", Static).update(data.summary)
+        self.query_one("#graph-summary", Static).update(data.summary, layout=False)
         if data.lines is not None:
             table.set_lines(data.lines, data.marks)
         else:

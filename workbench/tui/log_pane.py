@@ -7,11 +7,12 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from workbench.commands.lexers import GeIrLexer
 from workbench.commands.render import PROMPT, render
 from workbench.debugger.outcomes import Error, Outcome, Printed, ProgramOutput, Say
+from workbench.tui.line_log import LineLog
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 
@@ -24,12 +25,12 @@ class LogPane(Pane):
 
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield RichLog(id="log-text", max_lines=MAX_LINES, wrap=True, markup=False)
+            yield LineLog(MAX_LINES, id="log-text")
             yield Static("", id="log-breakpoints")
 
     @property
-    def text_log(self) -> RichLog:
-        return self.query_one(RichLog)
+    def text_log(self) -> LineLog:
+        return self.query_one(LineLog)
 
     def command(self, line: str) -> None:
         self.text_log.write(Text(PROMPT + line, style="bold"))

@@ -49,8 +49,10 @@ class MemoryPane(Pane):
         return self.query_one(TreeTable).visible_keys
 
     def select_node(self, node: str | None) -> None:
-        self.selected = buffers_of(self.view, node) if self.view and node else set()
-        self.redraw()
+        selected = buffers_of(self.view, node) if self.view and node else set()
+        if selected != self.selected:
+            self.selected = selected
+            self.redraw()
 
     def on_resize(self) -> None:
         self.redraw()
@@ -60,8 +62,10 @@ class MemoryPane(Pane):
         summary = self.query_one("#memory-summary", Static)
         view = self.view
         if view is None:
-            summary.update("no memory plan yet: it is made by the build's AssignMemory stage")
-            table.set_lines([])
+            if table.lines:
+                table.set_lines([])
+            summary.update("no memory plan yet: it is made by the build's AssignMemory stage",
+                           layout=False)
             return
         segs = ", ".join(f"{name} {count} ({size} B)" for name, count, size in view.segments
                          if count or size)

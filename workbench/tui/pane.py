@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.containers import Vertical
+from textual.widgets import Static
 
 from workbench.tui.session_views import SessionViews
 
@@ -24,6 +25,11 @@ class Pane(Vertical):
     def __init__(self) -> None:
         super().__init__(id=self.PANE_ID, classes="pane")
         self.stale = True
+        self.shown: Any = None   # the data last drawn
+
+    def unchanged(self, data: Any) -> bool:
+        """Nothing to redraw: every redraw of a region costs a frame of it."""
+        return data is not None and data == self.shown
 
     def on_mount(self) -> None:
         self.border_title = self.TITLE
@@ -48,3 +54,13 @@ class Pane(Vertical):
     def breakpoint_spec(self) -> str | None:
         """The `break` arguments for what is selected here (F9), if anything."""
         return None
+
+
+def redraw(static: Static, content: Any, key: Any, shape: Any = None) -> None:
+    """Update ``static`` if what it shows (``key``) changed; lay the screen out again only if
+    its ``shape`` (its height: lines, rows) changed too. A relayout redraws every widget."""
+    drawn = getattr(static, "_drawn_as", None)
+    if drawn is not None and drawn[0] == key:
+        return
+    static.update(content, layout=drawn is None or drawn[1] != shape)
+    static._drawn_as = (key, shape)

@@ -96,7 +96,7 @@ class PassesPane(Pane):
             "no pass has run yet"
         self.query_one("#passes-summary", Static).update(
             summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")
-            + " · Enter: diff")
+            + " · Enter: diff", layout=False)
 
     def action_hide_unchanged(self) -> None:
         self.hide_unchanged = not self.hide_unchanged

@@ -62,7 +62,7 @@ class SourcePane(Pane):
         where = self.query_one("#source-where", Static)
         body = self.query_one("#source-text", Static)
         if not data.lines:
-            where.update("no host program (a .py target shows its source here)")
+            where.update("no host program (a .py target shows its source here)", layout=False)
             body.update("")
             return
         current = data.frames[0].line if data.frames else None
@@ -75,7 +75,7 @@ class SourcePane(Pane):
                         f"{submitted}" if submitted else
                         f"SQE {self.sqe[1]} of stream {self.sqe[0]}: not submitted by a line "
                         f"of the script")
-        where.update(" · ".join(said))
+        where.update(" · ".join(said), layout=False)
         code = "".join(data.lines)
         highlighted = Syntax(code, "python", theme="ansi_dark").highlight(code)
         out = Text()

@@ -13,15 +13,20 @@ from textual.widgets import Static
 
 from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
 from npu_emu.timeline import Timeline
-from workbench.tui.pane import Pane
+from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 
 NAME = 12
 
 
-@dataclass
+@dataclass(eq=False)
 class TimelineData:
     timeline: Timeline   # a copy: the run goes on appending to its own
+
+    def __eq__(self, other: object) -> bool:   # slices are only ever appended
+        return isinstance(other, TimelineData) and \
+            len(self.timeline.slices) == len(other.timeline.slices) and \
+            len(self.timeline.flows) == len(other.timeline.flows)
 
 
 class TimelinePane(Pane):
@@ -94,7 +99,7 @@ class TimelinePane(Pane):
         text = self.query_one("#timeline-text", Static)
         shown = self.current_lanes()
         if not shown:
-            text.update("no SQE has run on the device yet")
+            redraw(text, "no SQE has run on the device yet", None, 1)
             return
         start, end = self.window()
         width = self._width()
@@ -113,4 +118,4 @@ class TimelinePane(Pane):
                 out.append(f"  {line}\n")
             if len(found) > 20:
                 out.append(f"  ... {len(found) - 20} more\n", style="dim")
-        text.update(out)
+        redraw(text, out, out.plain, out.plain.count("\n"))

@@ -1,7 +1,10 @@
 """A virtualised table with collapsible groups (a tree of rows): only the lines on screen are
 rendered, so a 20k-node graph scrolls and redraws as fast as a small one. Lines are plain data;
 a line's cells the last step changed show ``old→new``. Textual's DataTable measures every cell
-of every row when rows change (seconds for 20k rows), which is what this avoids."""
+of every row when rows change (seconds for 20k rows), which is what this avoids. It keeps its
+own top row rather than a scrollable virtual size: a changed virtual size lays the whole screen
+out again, every widget redrawn, at each step that adds rows; so no scrollbar either (the header
+says which rows are on screen; keys and the wheel scroll)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,9 +13,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region
 from textual.message import Message
-from textual.scroll_view import ScrollView
+from textual.widget import Widget
 from textual.strip import Strip
 
 ARROW = "→"
@@ -35,13 +38,13 @@ class Column:
     max: int = 40
 
 
-class TreeTable(ScrollView, can_focus=True):
+class TreeTable(Widget, can_focus=True):
     COMPONENT_CLASSES = {"tree-table--header", "tree-table--cursor", "tree-table--changed",
                          "tree-table--group", "tree-table--current", "tree-table--dim",
                          "tree-table--added", "tree-table--error", "tree-table--selected",
                          "tree-table--relinked"}
     DEFAULT_CSS = """
-    TreeTable { height: 1fr; scrollbar-size-vertical: 1; }
+    TreeTable { height: 1fr; }
     TreeTable > .tree-table--header { text-style: bold; background: $panel; }
     TreeTable > .tree-table--cursor { background: $accent 40%; }
     TreeTable:focus > .tree-table--cursor { background: $accent; color: $text; }
@@ -80,9 +83,17 @@ class TreeTable(ScrollView, can_focus=True):
         self.collapsed: set[str] = set()              # membership only
         self.filter = ""
         self.cursor = 0
+        self.top = 0                    # the first visible row on screen
         self._index: dict[str, int] = {}
         self._visible: list[int] = []
+        self._vindex: dict[str, int] = {}     # key -> its place among the visible rows
         self._widths: list[int] = [c.min for c in columns]
+        # rendered rows by what they show (a step changes few of them, a relayout none), and
+        # the component styles
+        self._strips: dict[tuple, Strip] = {}
+        self._styles: dict[str, Style] = {}
+        self._laid_out: tuple[tuple[int, ...], int, list[int]] = ((), -1, [])
+        self._drawn: dict[int, tuple] = {}   # screen row -> the key of what it shows
 
     # -- data ----------------------------------------------------------------------------------
     def set_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]] | None = None,
@@ -102,7 +113,7 @@ class TreeTable(ScrollView, can_focus=True):
                 self.lines[i] = line
         self.marks = marks
         self._measure()
-        self.refresh()
+        self.refresh_rows()
 
     def set_filter(self, text: str) -> None:
         self.filter = text.lower()
@@ -128,6 +139,10 @@ class TreeTable(ScrollView, can_focus=True):
         i = self._index.get(key)
         if i is None:
             return False
+        shown = self._vindex.get(key)
+        if shown is not None:   # on screen already: only the cursor moves
+            self._set_cursor(shown)
+            return True
         parent = self.lines[i].parent
         while parent is not None:
             self.collapsed.discard(parent)
@@ -163,13 +178,12 @@ class TreeTable(ScrollView, can_focus=True):
             if ok:
                 visible.append(i)
         self._visible = visible
-        index = {self.lines[i].key: n for n, i in enumerate(visible)}
+        index = self._vindex = {self.lines[i].key: n for n, i in enumerate(visible)}
         self.cursor = index.get(keep, min(self.cursor, max(len(visible) - 1, 0))) \
             if keep is not None else 0
         self._measure()
-        self._resize()
         self._scroll_to_cursor()
-        self.refresh()
+        self.refresh_rows()
 
     def _measure(self) -> None:
         sample = self._visible[:3000]
@@ -187,27 +201,43 @@ class TreeTable(ScrollView, can_focus=True):
             widths.append(max(col.min, min(col.max, longest)))
         self._widths = widths
 
-    def _resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._visible) + 1)
+    @property
+    def rows_on_screen(self) -> int:
+        return max(self.size.height - 1, 1)
+
+    def scroll_rows(self, delta: int) -> None:
+        top = max(0, min(self.top + delta, len(self._visible) - self.rows_on_screen))
+        if top != self.top:
+            self.top = top
+            self.refresh_rows()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._resize()
+        self._scroll_to_cursor()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_rows(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_rows(-3)
 
     # -- moving ---------------------------------------------------------------------------------
     def _scroll_to_cursor(self) -> None:
-        rows = max(self.size.height - 1, 1)
-        if self.cursor < self.scroll_y:
-            self.scroll_to(y=self.cursor, animate=False)
-        elif self.cursor >= self.scroll_y + rows:
-            self.scroll_to(y=self.cursor - rows + 1, animate=False)
+        rows = self.rows_on_screen
+        if self.cursor < self.top:
+            self.top = self.cursor
+        elif self.cursor >= self.top + rows:
+            self.top = self.cursor - rows + 1
+        self.top = max(0, min(self.top, len(self._visible) - rows))
 
     def _set_cursor(self, n: int) -> None:
         n = max(0, min(n, len(self._visible) - 1))
         if n != self.cursor:
             self.cursor = n
             self._scroll_to_cursor()
-            self.refresh()
-        self.post_message(self.Highlighted(self, self.cursor_key))
+            self.refresh_rows()
+            self.post_message(self.Highlighted(self, self.cursor_key))
 
     def action_cursor(self, delta: int) -> None:
         self._set_cursor(self.cursor + delta)
@@ -249,11 +279,25 @@ class TreeTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if event.y >= 1:
-            self._set_cursor(int(self.scroll_y) + event.y - 1)
+            self._set_cursor(self.top + event.y - 1)
 
     # -- drawing --------------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"tree-table--{name}")
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"tree-table--{name}")
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+
+    def on_focus(self) -> None:
+        self._strips.clear()   # the cursor's style follows the focus
+
+    def on_blur(self) -> None:
+        self._strips.clear()
 
     def _column_widths(self, width: int) -> list[int]:
         """The measured widths; the last column takes what is left. Too narrow a screen:
@@ -270,14 +314,54 @@ class TreeTable(ScrollView, can_focus=True):
             excess -= 1
         return widths
 
+    def _row_key(self, y: int) -> tuple:
+        """What screen row ``y`` shows, as a key: equal keys draw equal strips."""
+        width = self.size.width
+        widths = self._widths_for(width)
+        n = self.top + y - 1 if y else -1
+        if n < 0:
+            return ("header", self.top, self.rows_on_screen, len(self._visible), widths)
+        if n < len(self._visible):
+            line = self.lines[self._visible[n]]
+            marks = self.marks.get(line.key)
+            return (line, tuple(sorted(marks.items())) if marks else (), n == self.cursor,
+                    line.group and line.key in self.collapsed, widths)
+        return ("blank", width)
+
+    def refresh_rows(self) -> None:
+        """Redraw only the screen rows whose content changed (a step changes few)."""
+        width = self.size.width
+        for y in range(self.size.height):
+            if self._drawn.get(y) != self._row_key(y):
+                self.refresh(Region(0, y, width, 1))
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        n = self.top + y - 1 if y else -1
+        key = self._drawn[y] = self._row_key(y)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 20_000:
+                self._strips.clear()
+            strip = self._strips[key] = self._render_row(n, width, list(self._widths_for(width)))
+        return strip
+
+    def _widths_for(self, width: int) -> tuple[int, ...]:
+        if self._laid_out[:2] != (tuple(self._widths), width):
+            self._laid_out = (tuple(self._widths), width, self._column_widths(width))
+        return tuple(self._laid_out[2])
+
+    def _render_row(self, n: int, width: int, widths: list[int]) -> Strip:
+        """Row ``n`` of the visible rows (-1: the header)."""
         base = self.rich_style
-        widths = self._column_widths(width)
-        if y == 0:
+        if n < 0:
             text = " ".join(c.title.ljust(w)[:w] for c, w in zip(self.columns, widths))
+            rows = len(self._visible)
+            if rows > self.rows_on_screen:   # where the screen is in the rows
+                first = self.top + 1
+                where = f" {first}-{min(first + self.rows_on_screen - 1, rows)}/{rows}"
+                text = text[:max(width - len(where), 0)].ljust(width - len(where)) + where
             return Strip([Segment(text.ljust(width)[:width], base + self._style("header"))])
-        n = int(self.scroll_y) + y - 1
         if n >= len(self._visible):
             return Strip.blank(width, base)
         line = self.lines[self._visible[n]]

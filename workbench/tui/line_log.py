@@ -1,0 +1,74 @@
+"""An append-only log of rendered lines that follows its end (the log pane's text). Like the
+tree table it keeps its own top line instead of a growing virtual size, so writing a line
+redraws the log alone, not the whole screen (a relayout). Lines are rendered when written, at
+the width the log has then."""
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class LineLog(Widget, can_focus=True):
+    DEFAULT_CSS = "LineLog { height: 1fr; }"
+    BINDINGS = [Binding("up", "scroll(-1)", show=False), Binding("down", "scroll(1)", show=False),
+                Binding("pageup", "page(-1)", show=False),
+                Binding("pagedown", "page(1)", show=False),
+                Binding("home", "edge(0)", show=False), Binding("end", "edge(1)", show=False)]
+
+    def __init__(self, max_lines: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.max_lines = max_lines
+        self.lines: list[Strip] = []
+        self.top: int | None = None   # None: follow the end
+
+    def write(self, renderable: RenderableType) -> None:
+        console = self.app.console
+        width = max(self.size.width, 20) if self.size.width else console.width
+        options = console.options.update_width(width)
+        for segments in console.render_lines(renderable, options, pad=False):
+            self.lines.append(Strip(Segment.simplify(segments)))
+        if len(self.lines) > self.max_lines:
+            drop = len(self.lines) - self.max_lines
+            del self.lines[:drop]
+            if self.top is not None:
+                self.top = max(0, self.top - drop)
+        self.refresh()
+
+    def _first(self) -> int:
+        end = max(len(self.lines) - self.size.height, 0)
+        return end if self.top is None else min(self.top, end)
+
+    def render_line(self, y: int) -> Strip:
+        n = self._first() + y
+        width = self.size.width
+        if n >= len(self.lines):
+            return Strip.blank(width, self.rich_style)
+        return self.lines[n].crop_extend(0, width, self.rich_style)
+
+    def scroll_lines(self, delta: int) -> None:
+        end = max(len(self.lines) - self.size.height, 0)
+        top = max(0, min(self._first() + delta, end))
+        self.top = None if top >= end else top
+        self.refresh()
+
+    def action_scroll(self, delta: int) -> None:
+        self.scroll_lines(delta)
+
+    def action_page(self, direction: int) -> None:
+        self.scroll_lines(direction * max(self.size.height - 1, 1))
+
+    def action_edge(self, end: int) -> None:
+        self.top = None if end else 0
+        self.refresh()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_lines(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_lines(-3)
