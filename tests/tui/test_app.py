@@ -39,7 +39,7 @@ async def test_a_bad_command_is_an_error_line_and_the_app_goes_on():
         assert app.views.debugger.tick > 0
 
 
-async def test_colon_focuses_the_command_line_which_runs_commands_and_escape_leaves():
+async def test_colon_opens_the_command_line_enter_runs_and_leaves_it_escape_leaves_too():
     app = make_app(TINY)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -48,10 +48,17 @@ async def test_colon_focuses_the_command_line_which_runs_commands_and_escape_lea
         await pilot.press(*"step stage", "enter")
         await settle(pilot)
         assert "stopped at tick" in log_text(app) and app.views.debugger.granularity == "stage"
+        assert not isinstance(app.focused, CommandLine)   # back in the pane, as in vim
+        await pilot.press("colon")
         await pilot.press("s")   # typed into the command line, not a step
         assert app.command_line.value == "s"
         await pilot.press("escape")
-        assert not isinstance(app.focused, CommandLine)
+        assert not isinstance(app.focused, CommandLine) and app.command_line.value == ""
+        await pilot.press("colon")
+        await pilot.press(*":next", "enter")   # a `:` typed out of habit is dropped
+        await settle(pilot)
+        text = log_text(app)
+        assert "> next" in text and "error" not in text, text
 
 
 async def test_tab_completes_from_the_command_table_and_the_live_target():

@@ -188,14 +188,16 @@ class WorkbenchApp(App):
         self._job = job
         self.busy = True
         if job.line is not None:
-            self._slow = self.set_timer(SLOW, partial(self._running_slowly, job.line))
+            self._slow = self.set_timer(SLOW, partial(self._running_slowly, job))
         self._work(job)
 
-    def _running_slowly(self, line: str) -> None:
+    def _running_slowly(self, job: Job) -> None:
         """A command still running after SLOW seconds: say so, and dim the keys it blocks
         (a quick step would only flicker them)."""
-        self.query_one(StatusBar).activity = f"running {line} (ctrl+c interrupts)"
-        self.log_pane.command(line)
+        if job is not self._job:   # a timer's tick queued before its job answered
+            return
+        self.query_one(StatusBar).activity = f"running {job.line} (ctrl+c interrupts)"
+        self.log_pane.command(job.line)
         self._shown_running = True
         self._refresh_keys()
 
@@ -394,9 +396,12 @@ class WorkbenchApp(App):
     # -- the command line -------------------------------------------------------------------------
     @on(Input.Submitted, "#command")
     def command_submitted(self, event: Input.Submitted) -> None:
-        line = event.value.strip()
+        """Enter runs the line and leaves the command line, as in vim: `:` comes back to it
+        (a `:` typed out of habit while still in it is dropped)."""
+        line = event.value.strip().lstrip(":").strip()
         event.input.value = ""
         self._hint("")
+        self._focus_pane(self.current)
         if not line:
             return
         self.command_line.remember(line)
@@ -422,7 +427,8 @@ class WorkbenchApp(App):
         self.command_line.focus()
 
     def key_escape(self) -> None:
-        if self.focused is self.command_line:
+        if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
+            self.command_line.value = ""
             self._hint("")
             self._focus_pane(self.current)
         elif self.screen.maximized is not None:

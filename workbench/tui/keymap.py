@@ -55,6 +55,9 @@ KEY_TABLE = (
     (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
     ("Esc", "leave the command line; restore a maximised pane"),
     ("Enter / space", "a lesson paused at `pause`: go on"),
+    ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
+    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE)"),
+    ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
     ("ctrl+p", "command palette: every command and pane"),
     ("q", "quit (asks while a command runs)"),
 )
