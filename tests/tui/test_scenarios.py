@@ -118,6 +118,7 @@ async def test_the_deadlock_sample_shows_the_blocked_stream_and_the_wait_for_cha
         assert source.data.frames[0].line == 24   # synchronize_stream(consumer)
         await press(pilot, "f5")            # the program ends; the fault stays, placed
         assert app.query_one("#status").status.finished
+        await press(pilot, "6")             # restored: the device pane reads what it missed
         assert any(f.startswith("deadlock.py:24: deadlock:") for f in
                    app.pane("device").data.faults)
 

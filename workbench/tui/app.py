@@ -109,7 +109,7 @@ class WorkbenchApp(App):
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        yield Static("", id="panebar")
+        yield Static("", id="panebar", markup=False)
         with Horizontal(id="workspace"):
             with Container(id="panes"):
                 yield GraphPane()
@@ -120,9 +120,9 @@ class WorkbenchApp(App):
                 yield SourcePane()
             yield LessonPanel(id="lesson")
         yield LogPane()
-        yield Static("", id="hint")
+        yield Static("", id="hint", markup=False)
         yield CommandLine(None if self.deterministic else self.history_file, id="command")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)   # ctrl+p: in the help
 
     @property
     def panes(self) -> list[Pane]:
@@ -148,6 +148,7 @@ class WorkbenchApp(App):
                 field.cursor_blink = False
         self.query_one("#lesson").display = self.lesson is not None
         self._layout_panes()
+        self.watch(self.screen, "maximized", self._maximized, init=False)
         if self.lesson is not None:
             self.query_one(LessonPanel).say(f"lesson {self.lesson.path.name}")
             self._lesson_step()
@@ -377,6 +378,15 @@ class WorkbenchApp(App):
         self._focus_pane(name)
         if pane.stale:
             self.refresh_pane(pane)
+
+    def _maximized(self, widget: Widget | None) -> None:
+        """A pane restored (any way: a number key, Esc): the panes back on screen that missed
+        answers meanwhile read again."""
+        if widget is None:
+            stale = [p for p in self._shown_panes() if p.stale]
+            if stale:
+                self._submit(Job(panes=stale))
+        self._refresh_keys()
 
     def _focus_pane(self, name: str) -> None:
         self.pane(name).focus_main()

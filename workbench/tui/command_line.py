@@ -25,7 +25,8 @@ class CommandLine(Input):
                 Binding("down", "history(-1)", show=False)]
 
     def __init__(self, history_file: str | None, **kwargs) -> None:
-        super().__init__(placeholder=": command (help lists them; Tab completes)", **kwargs)
+        super().__init__(placeholder=": command (help lists them, Tab completes) · ? keys · "
+                                     "ctrl+p palette", **kwargs)
         self.completer: Completer | None = None
         self.hint = ""                 # the candidates of the last Tab, for the app to show
         self._history = None

@@ -139,12 +139,12 @@ def _state_style(state: str) -> str:
 def _table(outcome: Outcome) -> Table | Text:
     if not isinstance(outcome, TableOutcome):
         return Text(getattr(outcome, "text", ""), style="dim")
-    table = Table(title=outcome.title, title_justify="left", box=None, padding=(0, 2, 0, 0),
+    table = Table(title=Text(outcome.title), title_justify="left", box=None, padding=(0, 2, 0, 0),
                   header_style="bold", title_style="bold")
     for h in outcome.headers:
-        table.add_column(h)
-    for row in outcome.rows:
-        table.add_row(*row)
+        table.add_column(Text(h))
+    for row in outcome.rows:   # Text: an engine's string is never markup
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 
@@ -154,13 +154,13 @@ class DevicePane(Pane):
     TITLE = "3 Device"
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="device-note")
-        yield Static("", id="device-faults")
+        yield Static("", id="device-note", markup=False)
+        yield Static("", id="device-faults", markup=False)
         with HorizontalScroll(id="device-streams"):
             yield StreamGrid(id="stream-grid")
         with VerticalScroll(id="device-tables"):
-            yield Static("", id="device-units")
-            yield Static("", id="device-sync")
+            yield Static("", id="device-units", markup=False)
+            yield Static("", id="device-sync", markup=False)
 
     def __init__(self) -> None:
         super().__init__()

@@ -55,9 +55,9 @@ class GraphPane(Pane):
         self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filters nodes (Enter jumps to the first match)",
+        yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
                     id="graph-filter")
-        yield Static("", id="graph-summary")
+        yield Static("", id="graph-summary", markup=False)
         yield TreeTable([Column("node", 14, 40), Column("type", 6, 20), Column("engine", 6, 16),
                          Column("stream", 6, 10), Column("offset", 6, 24),
                          Column("output", 8, 60)], id="graph-table")
@@ -70,11 +70,16 @@ class GraphPane(Pane):
         self.table.focus()
 
     def action_filter(self) -> None:
-        self.query_one("#graph-filter", Input).focus()
+        box = self.query_one("#graph-filter", Input)
+        box.display = True
+        box.focus()
 
     def on_key(self, event) -> None:
-        if event.key == "escape" and self.query_one("#graph-filter", Input).has_focus:
+        box = self.query_one("#graph-filter", Input)
+        if event.key == "escape" and box.has_focus:   # Esc: no filter, back to the table
             event.stop()
+            box.value = ""
+            box.display = False
             self.table.focus()
 
     # -- reading (worker) -------------------------------------------------------------------------
@@ -173,10 +178,11 @@ class GraphPane(Pane):
         graphs = state.graphs()
         nodes = sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
         text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
+        hint = " · / filters · Enter: anchors"
         if reexecuted:
-            return text + " · re-executed: no step changes to show"
+            return text + " · re-executed: no step changes to show" + hint
         if changes is None:
-            return text
+            return text + hint
         cells = sum(len(c) for c in changes.changed().values())
         parts = [f"{cells} cells changed"] if cells else []
         if changes.added:
@@ -186,7 +192,7 @@ class GraphPane(Pane):
             parts.append(f"-{len(changes.removed)} nodes ({gone})")
         if changes.relinked:
             parts.append(f"{len(changes.relinked)} relinked")
-        return text + (" · last step: " + ", ".join(parts) if parts else "")
+        return text + (" · last step: " + ", ".join(parts) if parts else hint)
 
     # -- showing (UI) -----------------------------------------------------------------------------
     def show(self, data: GraphData | None) -> None:
@@ -211,6 +217,7 @@ class GraphPane(Pane):
         keys = [k for k in self.table.visible_keys if not k.startswith("graph:")]
         if keys:
             self.table.move_to(keys[0])
+        event.input.display = bool(event.value)   # an empty filter hides its box again
         self.table.focus()
 
     def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:

@@ -14,7 +14,7 @@ class LessonPanel(VerticalScroll):
         self.text = Text()
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="lesson-text")
+        yield Static("", id="lesson-text", markup=False)
 
     def on_mount(self) -> None:
         self.border_title = "Lesson"

@@ -26,7 +26,7 @@ class LogPane(Pane):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield LineLog(MAX_LINES, id="log-text")
-            yield Static("", id="log-breakpoints")
+            yield Static("", id="log-breakpoints", markup=False)
 
     @property
     def text_log(self) -> LineLog:

@@ -33,7 +33,7 @@ class MemoryPane(Pane):
         self.selected: set[str] = set()   # membership only: the highlighted buffers
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="memory-summary")
+        yield Static("", id="memory-summary", markup=False)
         yield TreeTable([Column("buffer", 8, 28), Column("offset", 6, 12), Column("bytes", 5, 9),
                          Column("lifetime (op index)", 10, 200)], id="memory-table")
 

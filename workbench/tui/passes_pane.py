@@ -43,11 +43,11 @@ class PassesPane(Pane):
         self.diff: Outcome | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="passes-summary")
+        yield Static("", id="passes-summary", markup=False)
         yield TreeTable([Column("pass", 16, 44), Column("graph", 5, 28), Column("changed", 7, 7),
                          Column("nodes", 5, 6), Column("ms", 4, 8)], id="passes-table")
         with VerticalScroll(id="passes-diff"):
-            yield Static("", id="passes-diff-text")
+            yield Static("", id="passes-diff-text", markup=False)
 
     @property
     def table(self) -> TreeTable:
@@ -83,7 +83,8 @@ class PassesPane(Pane):
                 tone = "current" if p.end is None else ("" if p.changed else "dim")
                 if p.end is None:
                     current = key
-                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None else "-"
+                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None \
+                    and not p.parked else "-"   # a pass stepped through timed the user
                 lines.append(TableLine(key, (p.name, p.graph, "▶ now" if p.end is None else
                                              "yes" if p.changed else "-",
                                              f"{p.delta:+d}" if p.delta else "0", ms),

@@ -3,6 +3,7 @@ while a command runs."""
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -21,14 +22,14 @@ class HelpScreen(ModalScreen[None]):
                      title_style="bold")
         keys.add_column("key", style="bold")
         keys.add_column("does")
-        for key, what in KEY_TABLE:
-            keys.add_row(key, what)
+        for key, what in KEY_TABLE:   # Text: square brackets are not markup here
+            keys.add_row(Text(key), Text(what))
         commands = Table(title="commands (type after :)", title_justify="left", box=None,
                          padding=(0, 2, 0, 0), title_style="bold")
         commands.add_column("command", style="bold")
         commands.add_column("usage")
         for c in COMMANDS.unique():
-            commands.add_row(c.name, c.usage)
+            commands.add_row(Text(c.name), Text(c.usage))
         with VerticalScroll(id="help-body"):
             yield Static(keys)
             yield Static(commands)

@@ -35,9 +35,9 @@ class SourcePane(Pane):
         self.sqe: tuple[int, int] | None = None   # the SQE selected in the device pane
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="source-where")
+        yield Static("", id="source-where", markup=False)
         with VerticalScroll(id="source-scroll"):
-            yield Static("", id="source-text")
+            yield Static("", id="source-text", markup=False)
 
     def read(self, views: SessionViews) -> SourceData:
         d = views.debugger

@@ -47,7 +47,7 @@ class TimelinePane(Pane):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static("", id="timeline-text")
+            yield Static("", id="timeline-text", markup=False)
 
     def read(self, views: SessionViews) -> TimelineData:
         tl = views.lanes.timeline if views.debugger is not None and \

@@ -141,7 +141,8 @@ def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
         for i in range(first, min(len(queue), first + before + after + 1)):
             t = queue[i]
             mark = DONE if i < head else ""
-            if i == head and queue is s.sq:
+            if i == head and queue is s.sq and s.state not in (StreamState.INACTIVE,
+                                                               StreamState.IDLE):
                 mark = RUNNING if s.state == StreamState.RUNNING else NEXT
             window.append(SqEntry(t.pos, t.type.name.lower(), t.name, nodes.get(id(t), ""),
                                   mark))

@@ -34,6 +34,7 @@ class PassSpan:
     added: int = 0
     removed: int = 0
     seconds: float | None = None   # wall time from the pass record (not in the trace)
+    parked: bool = False           # the target stopped inside it: its wall time is the user's
 
     @property
     def delta(self) -> int:
@@ -58,6 +59,7 @@ class PassSpans(RunRecorder):
         self.passes: dict[int, PassSpan] = {}     # by begin tick
         self._open_pass: int | None = None
         self._open_stage: int | None = None
+        self._begun_in = 0   # the command the open pass began in
 
     def new_run(self, run: Run) -> None:
         if run.target is not self.target:   # another target or new settings: another program
@@ -68,12 +70,13 @@ class PassSpans(RunRecorder):
     def record(self, e: TraceEvent) -> None:
         if isinstance(e, PassBegin):
             self.passes[e.tick] = PassSpan(e.stage, e.pass_name, e.graph, e.tick)
-            self._open_pass = e.tick
+            self._open_pass, self._begun_in = e.tick, self.generation
         elif isinstance(e, PassEnd):
             begin = self._open_pass
             if begin is not None and begin in self.passes:
                 self.passes[begin] = replace(self.passes[begin], end=e.tick, changed=e.changed,
-                                             added=e.nodes_added, removed=e.nodes_removed)
+                                             added=e.nodes_added, removed=e.nodes_removed,
+                                             parked=self.generation != self._begun_in)
             self._open_pass = None
         elif isinstance(e, StageBegin):
             self.stages[e.tick] = StageSpan(e.stage, e.tick)
