@@ -159,3 +159,14 @@ def test_build_passes_can_be_broken_on():
     assert "AssignByDependencyPass" in stopped(d.cont()).event
     d.close()
 
+
+
+def test_a_stream_waiting_in_a_healthy_run_is_blocked_but_no_wait_for_chain():
+    d = debugger(TINY)
+    d.add_breakpoint(["wait", "event"])
+    stopped(d.cont())   # stream 2 reached its wait before stream 1 recorded the event
+    rt = d.run.world.runtime
+    states = {c.stream: c.state for c in stream_columns(rt, {})}
+    assert "blocked on event 0" in states.values()
+    assert wait_for_chain(rt) == []
+    d.close()

@@ -126,7 +126,10 @@ class GraphPane(Pane):
             tones = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
         sections = graph_sections(state)
-        bodies = {s.owner: s for s in sections if s.owner is not None}
+        bodies: dict[str, list] = {}   # owner node -> its If/Loop bodies, in order
+        for section in sections:
+            if section.owner is not None:
+                bodies.setdefault(section.owner, []).append(section)
         for section in sections:
             if section.owner is None:
                 self._section(section, None, 0, bodies, lines, rows_of, current, tones, state)
@@ -148,8 +151,7 @@ class GraphPane(Pane):
                     lines.append(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
                                                                  f"{a.desc}  {peers}".strip()),
                                            key, depth + 2, tone="dim"))
-            body = bodies.get(row.name)
-            if body is not None:
+            for body in bodies.get(row.name, ()):
                 self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
                               state)
 

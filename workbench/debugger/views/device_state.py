@@ -171,11 +171,13 @@ def busy_units(rt: Runtime) -> list[UnitUse]:
 
 
 def wait_for_chain(rt: Runtime) -> list[str]:
-    """For each blocked stream: the SQE it waits at and why that wait cannot pass yet."""
+    """Once the device found a deadlock: for each stream still stuck in it, the SQE it waits at
+    and why that wait can never pass (a stream merely waiting in a healthy run is not one)."""
     lines = []
     for d in rt.devices.values():
+        stuck = {b.stream_id for b in d.scheduler.last_deadlock}
         for s in d.scheduler.streams:
-            if s.state == StreamState.BLOCKED and s.waiting is not None \
+            if s.id in stuck and s.state == StreamState.BLOCKED and s.waiting is not None \
                     and s.waiting.kind in (EVENT_WAIT, NOTIFY_WAIT):
                 lines.append(f"stream {s.id} waits at {s.waiting.where()} for "
                              f"{waits_for(d.scheduler, s.waiting)}")
