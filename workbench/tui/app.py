@@ -253,6 +253,10 @@ class WorkbenchApp(App):
         if message.status.kind != self.kind:
             self.kind = message.status.kind
             self._layout_panes()
+            owner = next((n for n in (self.focused.ancestors_with_self if self.focused
+                                      else ()) if isinstance(n, Pane)), None)
+            if owner is None or not owner.applies(self.kind):   # its pane went away
+                self._focus_pane(self.current)
         for pane in job.panes:
             self._show(pane, message.data.get(pane.PANE_ID))
         if job.then is not None:
@@ -344,7 +348,15 @@ class WorkbenchApp(App):
         for p in self.panes:
             p.set_class(p not in applies, "-absent")
             p.set_class(p.PANE_ID == self.current, "-current")
-        self.query_one("#panes").set_class(self.kind in HOST_KINDS, "-host")
+        panes = self.query_one("#panes")
+        host = self.kind in HOST_KINDS
+        panes.set_class(host, "-host")
+        # side by side, a host program's source takes the first column, as the graph does
+        source = self.pane("source")
+        if host and panes.children[0] is not source:
+            panes.move_child(source, before=0)
+        elif not host and panes.children[-1] is not source:
+            panes.move_child(source, after=panes.children[-1])
         self._pane_bar()
 
     def _pane_bar(self) -> None:

@@ -166,6 +166,9 @@ class DevicePane(Pane):
         super().__init__()
         self.data = DeviceData()
 
+    def focus_main(self) -> None:
+        self.grid.focus()
+
     @property
     def grid(self) -> StreamGrid:
         return self.query_one(StreamGrid)

@@ -78,7 +78,7 @@ class SourcePane(Pane):
         where.update(" · ".join(said), layout=False)
         code = "".join(data.lines)
         highlighted = Syntax(code, "python", theme="ansi_dark").highlight(code)
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         for n, line in enumerate(highlighted.split("\n", allow_blank=True)[:len(data.lines)], 1):
             gutter = ("=>" if n == current else "◆ " if n == submitted else
                       "! " if n in fault_lines else "  ")

@@ -103,7 +103,7 @@ class TimelinePane(Pane):
             return
         start, end = self.window()
         width = self._width()
-        out = Text()
+        out = Text(no_wrap=True, overflow="ellipsis")
         out.append(f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
                    + f"{end} ns    SQEs busy\n", style="bold")
         for lane in shown:
