@@ -39,6 +39,21 @@ async def test_a_bad_command_is_an_error_line_and_the_app_goes_on():
         assert app.views.debugger.tick > 0
 
 
+async def test_a_bad_model_ends_its_run_with_an_error_line_and_the_app_goes_on(tmp_path):
+    (tmp_path / "bad.onnx").write_bytes(b"not a model at all")
+    app = make_app(str(tmp_path / "bad.onnx"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10")
+        error = app.query_one(StatusBar).error
+        assert error.startswith("error: ParseError:") and "not a readable ONNX model" in error
+        assert "error: ParseError:" in log_text(app)
+        assert app.check_action("step", ()) is None      # finished: stepping is dimmed
+        await run(pilot, f"target {TINY}")
+        await press(pilot, "f10")
+        assert app.query_one(StatusBar).error == "" and app.views.debugger.tick > 0
+
+
 async def test_colon_opens_the_command_line_enter_runs_and_leaves_it_escape_leaves_too():
     app = make_app(TINY)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -23,7 +23,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.commands.session import Session
-from workbench.debugger.outcomes import Error, Outcome, Pause, Say
+from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
 from workbench.repl import QUIT, history_path
 from workbench.script.lesson import Lesson
 from workbench.tui import keymap
@@ -247,8 +247,10 @@ class WorkbenchApp(App):
             if not echoed:
                 self.log_pane.command(job.line)
             self._log(message.outcomes)
-            errors = [o.message for o in message.outcomes if isinstance(o, Error)]
-            status_bar.error = f"error: {errors[-1]}" if errors else ""
+            errors = [f"error: {o.message}" for o in message.outcomes if isinstance(o, Error)]
+            errors += [line for o in message.outcomes if isinstance(o, Finished)
+                       for line in o.summary if line.startswith("error:")]   # the run failed
+            status_bar.error = errors[-1] if errors else ""
         status_bar.status = message.status
         if message.status.kind != self.kind:
             self.kind = message.status.kind

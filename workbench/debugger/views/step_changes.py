@@ -15,7 +15,8 @@ from workbench.debugger.views.run_recorder import RunRecorder
 
 @dataclass
 class StepChanges:
-    cells: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)  # node -> col -> old, new
+    # node -> column -> (old, new): the first old and the last new of the command
+    cells: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     relinked: dict[str, None] = field(default_factory=dict)   # ordered set of node names
