@@ -59,8 +59,14 @@ def _(o: Pause) -> list[str]:
     return ["[pause]"]
 
 
+def echoed(line: str) -> bool:
+    """Whether a face echoes the command line: a lesson's `say` and `pause` are shown, not
+    echoed."""
+    return line.split(None, 1)[0] not in ("say", "pause")
+
+
 def transcript_entry(line: str, outcomes: list[Outcome]) -> list[str]:
-    """A command as a transcript shows it: echoed after the prompt (a lesson's `say` and
-    `pause` are shown, not echoed), then its outcomes."""
-    echo = [] if line.split(None, 1)[0] in ("say", "pause") else [PROMPT + line]
+    """A command as a transcript shows it: echoed after the prompt (see ``echoed``), then its
+    outcomes."""
+    echo = [PROMPT + line] if echoed(line) else []
     return echo + [text for o in outcomes for text in render(o)]

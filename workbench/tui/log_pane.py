@@ -10,7 +10,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from workbench.commands.lexers import GeIrLexer
-from workbench.commands.render import PROMPT, render
+from workbench.commands.render import PROMPT, echoed, render
 from workbench.debugger.outcomes import Error, Outcome, Printed, ProgramOutput, Say
 from workbench.tui.line_log import LineLog
 from workbench.tui.pane import Pane
@@ -33,7 +33,8 @@ class LogPane(Pane):
         return self.query_one(LineLog)
 
     def command(self, line: str) -> None:
-        self.text_log.write(Text(PROMPT + line, style="bold"))
+        if echoed(line):
+            self.text_log.write(Text(PROMPT + line, style="bold"))
 
     def note(self, text: str, style: str = "italic") -> None:
         self.text_log.write(Text(text, style=style))
