@@ -64,7 +64,9 @@ class MemoryPane(Pane):
         if view is None:
             if table.lines:
                 table.set_lines([])
-            summary.update("no memory plan yet: it is made by the build's AssignMemory stage",
+            summary.update("an OM file carries no memory plan: open its ONNX model to see it"
+                           if getattr(self.app, "kind", "") == "OM model" else
+                           "no memory plan yet: it is made by the build's AssignMemory stage",
                            layout=False)
             return
         segs = ", ".join(f"{name} {count} ({size} B)" for name, count, size in view.segments
