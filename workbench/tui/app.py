@@ -291,8 +291,7 @@ class WorkbenchApp(App):
         try:
             if not pane.unchanged(data):
                 pane.show(data)
-                if data is not None:
-                    pane.shown = data
+                pane.shown = data
             pane.stale = False
         except Exception as exc:
             self._internal_error(pane.TITLE, exc)

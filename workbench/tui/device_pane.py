@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static
 
+from workbench.commands.render import render
 from workbench.debugger import device_views
 from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
@@ -23,6 +22,7 @@ from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamCo
                                                    stream_columns, wait_for_chain)
 from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
+from workbench.tui.text_lines import TextLines
 
 COLUMN_WIDTH = 30
 MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
@@ -39,8 +39,9 @@ class DeviceData:
     note: str = ""
 
 
-class StreamGrid(Widget, can_focus=True):
-    """The stream columns, side by side; a cursor on one SQE of one column."""
+class StreamGrid(TextLines, can_focus=True):
+    """The stream columns, side by side, in fixed-width columns; a cursor on one SQE of one
+    column."""
 
     DEFAULT_CSS = "StreamGrid { height: auto; width: auto; }"
     BINDINGS = [Binding("left", "move(-1, 0)", show=False),
@@ -60,14 +61,20 @@ class StreamGrid(Widget, can_focus=True):
         self.row: int | None = None   # None: follow the head
 
     def set_columns(self, columns: list[StreamColumn]) -> None:
-        shape = (len(columns), max((len(c.window) for c in columns), default=0))
-        old = (len(self.columns), max((len(c.window) for c in self.columns), default=0))
         self.columns = columns
         self.col = min(self.col, max(len(columns) - 1, 0))
         if columns and not columns[self.col].window:   # start on a stream that has SQEs
             self.col = next((i for i, c in enumerate(columns) if c.window), self.col)
-        self.styles.width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
-        self.refresh(layout=shape != old)   # a relayout redraws the whole screen
+        width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
+        if self.styles.width is None or self.styles.width.value != width:
+            self.styles.width = width
+        self._draw()
+
+    def on_focus(self) -> None:
+        self._draw()
+
+    def on_blur(self) -> None:
+        self._draw()
 
     def selected(self) -> tuple[StreamColumn, int] | None:
         if not self.columns:
@@ -88,7 +95,7 @@ class StreamGrid(Widget, can_focus=True):
         current = self.selected()
         if dy and current is not None:
             self.row = max(0, min(current[1] + dy, len(current[0].window) - 1))
-        self.refresh()
+        self._draw()
         picked = self.selected()
         if picked is None:
             self.post_message(self.Selected(self.columns[self.col].stream, None, None))
@@ -96,36 +103,35 @@ class StreamGrid(Widget, can_focus=True):
             entry = picked[0].window[picked[1]]
             self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
 
-    def render(self) -> Table:
-        table = Table(box=None, padding=(0, 1, 0, 0), show_header=True, expand=False,
-                      header_style="bold")
-        picked = self.selected() if self.has_focus else None
-        for i, c in enumerate(self.columns):
-            head = Text(f"stream {c.stream}" + (f" {c.model}" if c.model else ""))
-            head.append(f"\n{c.state}", style=_state_style(c.state))
-            head.append(f"\nhead {c.head} tail {c.tail} ({c.queue})", style="dim")
-            table.add_column(head, width=COLUMN_WIDTH, no_wrap=True, overflow="ellipsis")
-        rows = max((len(c.window) for c in self.columns), default=0)
-        for r in range(rows):
-            cells = []
-            for i, c in enumerate(self.columns):
-                if r >= len(c.window):
-                    cells.append("")
-                    continue
-                e = c.window[r]
-                text = Text(f"{MARKS.get(e.mark, ' ')}{e.pos:>4} {e.name}"
-                            + (f" %{e.node}" if e.node else ""))
-                if e.mark == DONE:
-                    text.stylize("dim")
-                elif e.mark in (NEXT, RUNNING):
-                    text.stylize("bold green")
-                if picked is not None and picked[0] is c and picked[1] == r:
-                    text.stylize("reverse")
-                cells.append(text)
-            table.add_row(*cells)
+    def _draw(self) -> None:
         if not self.columns:
-            table.add_column("no streams yet")
-        return table
+            self.set_lines([[("no streams yet", "dim")]])
+            return
+        picked = self.selected() if self.has_focus else None
+        heads = [[(f"stream {c.stream}" + (f" {c.model}" if c.model else ""), "bold"),
+                  (c.state, _state_style(c.state)),
+                  (f"head {c.head} tail {c.tail} ({c.queue})", "dim")] for c in self.columns]
+        rows = max((len(c.window) for c in self.columns), default=0)
+        lines = []
+        for r in range(len(heads[0]) + rows):
+            line: list[tuple[str, str]] = []
+            for i, c in enumerate(self.columns):
+                if r < len(heads[i]):
+                    text, style = heads[i][r]
+                elif r - len(heads[i]) < len(c.window):
+                    e = c.window[r - len(heads[i])]
+                    text = f"{MARKS.get(e.mark, ' ')}{e.pos:>4} {e.name}" + \
+                        (f" %{e.node}" if e.node else "")
+                    style = "dim" if e.mark == DONE else \
+                        "bold green" if e.mark in (NEXT, RUNNING) else ""
+                    if picked is not None and picked[0] is c and picked[1] == r - len(heads[i]):
+                        style = (style + " reverse").strip()
+                else:
+                    text, style = "", ""
+                cell = text if len(text) <= COLUMN_WIDTH else text[:COLUMN_WIDTH - 1] + "…"
+                line += [(cell.ljust(COLUMN_WIDTH), style), (" ", "")]
+            lines.append(line)
+        self.set_lines(lines)
 
 
 def _state_style(state: str) -> str:
@@ -136,16 +142,19 @@ def _state_style(state: str) -> str:
     return "yellow" if state.startswith("ready") else "dim"
 
 
-def _table(outcome: Outcome) -> Table | Text:
-    if not isinstance(outcome, TableOutcome):
-        return Text(getattr(outcome, "text", ""), style="dim")
-    table = Table(title=Text(outcome.title), title_justify="left", box=None, padding=(0, 2, 0, 0),
-                  header_style="bold", title_style="bold")
-    for h in outcome.headers:
-        table.add_column(Text(h))
-    for row in outcome.rows:   # Text: an engine's string is never markup
-        table.add_row(*(Text(cell) for cell in row))
-    return table
+def _tables(outcomes: list[Outcome]) -> Text:
+    """The event, notify, label and model tables as the REPL prints them."""
+    out = Text(no_wrap=True)
+    for o in outcomes:
+        lines = render(o)
+        if isinstance(o, TableOutcome):
+            out.append(lines[0] + "\n", style="bold")
+            out.append(lines[1] + "\n", style="dim")
+            out.append("".join(line + "\n" for line in lines[2:]))
+        else:
+            out.append("\n".join(lines) + "\n", style="dim")
+    out.rstrip()
+    return out
 
 
 class DevicePane(Pane):
@@ -221,10 +230,7 @@ class DevicePane(Pane):
             units.append("\nbusy with: " + ", ".join(busy))
         redraw(self.query_one("#device-units", Static), units if data.units else "",
                units.plain, units.plain.count("\n"))
-        sync = Table.grid(padding=(0, 0, 1, 0))
-        for t in data.tables:
-            sync.add_row(_table(t))
-        redraw(self.query_one("#device-sync", Static), sync, data.tables,
+        redraw(self.query_one("#device-sync", Static), _tables(data.tables), data.tables,
                tuple(len(getattr(t, "rows", ())) for t in data.tables))
 
     def breakpoint_spec(self) -> str | None:

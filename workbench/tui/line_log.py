@@ -24,6 +24,11 @@ class LineLog(Widget, can_focus=True):
         self.max_lines = max_lines
         self.lines: list[Strip] = []
         self.top: int | None = None   # None: follow the end
+        self._base = None             # rich_style walks the ancestors: once per restyle
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base = None
 
     def write(self, renderable: RenderableType) -> None:
         console = self.app.console
@@ -45,9 +50,11 @@ class LineLog(Widget, can_focus=True):
     def render_line(self, y: int) -> Strip:
         n = self._first() + y
         width = self.size.width
+        if self._base is None:
+            self._base = self.rich_style
         if n >= len(self.lines):
-            return Strip.blank(width, self.rich_style)
-        return self.lines[n].crop_extend(0, width, self.rich_style)
+            return Strip.blank(width, self._base)
+        return self.lines[n].crop_extend(0, width, self._base)
 
     def scroll_lines(self, delta: int) -> None:
         end = max(len(self.lines) - self.size.height, 0)

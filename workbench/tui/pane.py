@@ -11,6 +11,7 @@ from textual.widgets import Static
 from workbench.tui.session_views import SessionViews
 
 MODEL_KINDS = ("ONNX model", "OM model")
+NEVER = object()   # what a pane has shown before its first show
 HOST_KINDS = ("host program",)
 
 
@@ -25,11 +26,11 @@ class Pane(Vertical):
     def __init__(self) -> None:
         super().__init__(id=self.PANE_ID, classes="pane")
         self.stale = True
-        self.shown: Any = None   # the data last drawn
+        self.shown: Any = NEVER   # the data last drawn
 
     def unchanged(self, data: Any) -> bool:
         """Nothing to redraw: every redraw of a region costs a frame of it."""
-        return data is not None and data == self.shown
+        return data == self.shown
 
     def on_mount(self) -> None:
         self.border_title = self.TITLE

@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
 from npu_emu.timeline import Timeline
-from workbench.tui.pane import Pane, redraw
+from workbench.tui.pane import Pane
+from workbench.tui.text_lines import TextLines
 from workbench.tui.session_views import SessionViews
 
 NAME = 12
@@ -47,7 +47,7 @@ class TimelinePane(Pane):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static("", id="timeline-text", markup=False)
+            yield TextLines(id="timeline-text")
 
     def read(self, views: SessionViews) -> TimelineData:
         tl = views.lanes.timeline if views.debugger is not None and \
@@ -96,26 +96,26 @@ class TimelinePane(Pane):
         return lanes(tl, *self.window(), self._width())
 
     def redraw(self) -> None:
-        text = self.query_one("#timeline-text", Static)
+        text = self.query_one("#timeline-text", TextLines)
         shown = self.current_lanes()
         if not shown:
-            redraw(text, "no SQE has run on the device yet", None, 1)
+            text.set_lines([[("no SQE has run on the device yet", "")]])
             return
         start, end = self.window()
         width = self._width()
-        out = Text(no_wrap=True, overflow="ellipsis")
-        out.append(f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
-                   + f"{end} ns    SQEs busy\n", style="bold")
+        head = f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
+        lines = [[(head + f"{end} ns    SQEs busy", "bold")]]
         for lane in shown:
-            out.append(f"{lane.name[:NAME]:{NAME}} ")
-            for ch in lane.cells:
-                out.append(ch, style="dim" if ch == "." else "green" if ch == "#" else "cyan")
-            out.append(f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%\n")
+            line = [(f"{lane.name[:NAME]:{NAME}} ", "")]
+            for ch, run in groupby(lane.cells):   # one run per stretch, not per column
+                line.append(("".join(run), "dim" if ch == "." else "green" if ch == "#"
+                             else "cyan"))
+            line.append((f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%", ""))
+            lines.append(line)
         found = links(self.data.timeline)
         if found:
-            out.append("\nevent links (record -> wait):\n", style="bold")
-            for line in found[:20]:
-                out.append(f"  {line}\n")
+            lines += [[("", "")], [("event links (record -> wait):", "bold")]]
+            lines += [[(f"  {link}", "")] for link in found[:20]]
             if len(found) > 20:
-                out.append(f"  ... {len(found) - 20} more\n", style="dim")
-        redraw(text, out, out.plain, out.plain.count("\n"))
+                lines.append([(f"  ... {len(found) - 20} more", "dim")])
+        text.set_lines(lines)

@@ -92,6 +92,7 @@ class TreeTable(Widget, can_focus=True):
         # the component styles
         self._strips: dict[tuple, Strip] = {}
         self._styles: dict[str, Style] = {}
+        self._base: Style | None = None   # rich_style walks the ancestors: once per restyle
         self._laid_out: tuple[tuple[int, ...], int, list[int]] = ((), -1, [])
         self._drawn: dict[int, tuple] = {}   # screen row -> the key of what it shows
 
@@ -292,6 +293,7 @@ class TreeTable(Widget, can_focus=True):
         super().notify_style_update()
         self._styles.clear()
         self._strips.clear()
+        self._base = None
 
     def on_focus(self) -> None:
         self._strips.clear()   # the cursor's style follows the focus
@@ -353,7 +355,9 @@ class TreeTable(Widget, can_focus=True):
 
     def _render_row(self, n: int, width: int, widths: list[int]) -> Strip:
         """Row ``n`` of the visible rows (-1: the header)."""
-        base = self.rich_style
+        if self._base is None:
+            self._base = self.rich_style
+        base = self._base
         if n < 0:
             text = " ".join(c.title.ljust(w)[:w] for c, w in zip(self.columns, widths))
             rows = len(self._visible)
