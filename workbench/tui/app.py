@@ -43,7 +43,7 @@ from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
 WIDE = 160   # columns from which the panes sit side by side
-SLOW = 0.5   # seconds after which a command is shown as running (and its keys dimmed)
+SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
 
 
 @dataclass(frozen=True)
@@ -508,8 +508,8 @@ class WorkbenchApp(App):
             if parameters and parameters[0] == "reverse":
                 return True if d.run.started else None
             return None if d.run.finished else True
-        if action == "interrupt":
-            return True if self._shown_running else None
+        if action == "interrupt":   # live as soon as a command runs (the footer shows it
+            return True if self.busy else None   # once the command has run SLOW seconds)
         if action == "toggle_breakpoint":
             pane = self.focused_pane() if self.is_mounted else None
             return True if d is not None and pane is not None and pane.BREAKS else None
