@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from workbench.tui.headless import settle  # noqa: E402
+
 SIZE = (160, 50)
 READY = "first screen"
 
@@ -42,24 +44,10 @@ def _app(target: str, base: Path):
     return WorkbenchApp(Opening(base, target=target), history_file=None, deterministic=True)
 
 
-async def _settle(pilot) -> None:
-    from textual.worker import WorkerCancelled
-    app = pilot.app
-    while True:
-        try:
-            await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass
-        await pilot.pause()
-        if not app.busy and not app._queue:
-            return
-        await asyncio.sleep(0.005)
-
-
 async def _first_screen_child(target: str) -> None:
     app = _app(target, ROOT)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         print(f"{READY} {usage.ru_utime + usage.ru_stime:.3f}", flush=True)
 
@@ -87,16 +75,16 @@ async def _presses(target: str, base: Path, before: list[str],
     app = _app(target, base)
     times, cpu = [], []
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         for line in before:
             app.run_line(line)
-            await _settle(pilot)
+            await settle(pilot)
         for _ in range(presses):
             if app.views.debugger.run.finished:
                 break
             start, start_cpu = time.perf_counter(), time.process_time()
             await pilot.press("f10")
-            await _settle(pilot)
+            await settle(pilot)
             times.append((time.perf_counter() - start) * 1e3)
             cpu.append((time.process_time() - start_cpu) * 1e3)
     return times, cpu

@@ -19,23 +19,15 @@ LINES = ("break pass ConstantFoldingPass", "continue", "delete all",
 
 
 async def shoot(out: Path) -> None:
-    from textual.worker import WorkerCancelled
-
     from workbench.tui.app import Opening, WorkbenchApp
+    from workbench.tui.headless import settle
     app = WorkbenchApp(Opening(ROOT, target="sample_models/tiny_cnn.onnx"), history_file=None,
                        deterministic=True)
     async with app.run_test(size=SIZE) as pilot:
-        for line in ("", *LINES):
-            if line:
-                app.run_line(line)
-            while True:
-                try:
-                    await app.workers.wait_for_complete()
-                except WorkerCancelled:
-                    pass
-                await pilot.pause()
-                if not app.busy and not app._queue:
-                    break
+        await settle(pilot)
+        for line in LINES:
+            app.run_line(line)
+            await settle(pilot)
         app.save_screenshot(out.name, str(out.parent))
 
 
