@@ -1,6 +1,6 @@
 """ATC, the offline compile: an ONNX file -> an OM file, through the compile cache.
 
-parse -> optimise (CompilePipeline) -> build (ModelBuilder) -> save. The cache key is the
+parse -> optimise -> build (GraphManager's steps) -> save. The cache key is the
 parsed graph with its constants plus the options that change the build, so compiling the same
 model with the same options again reuses the earlier OM and says so.
 """
@@ -10,11 +10,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ge_core.compiler import CompileOptions, CompileResult, compile_graph
-from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
+from ge_core.compiler import CompileOptions, CompileResult
+from ge_core.compiler.model_builder import BuildOptions, BuildResult
 from ge_core.graph import ComputeGraph
 from ge_core.om.compile_cache import CompileCache, cache_key
 from ge_core.om.om_file import om_bytes
+from ge_core.session.graph_manager import GraphManager
 
 
 @dataclass
@@ -44,8 +45,9 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
     if use_cache and (data := cache.get(key)) is not None:
         out_path.write_bytes(data)
         return AtcResult(graph, None, None, out_path, cache.path(key))
-    compiled = compile_graph(graph, compile_options)
-    built = build_model(graph, build_options)
+    manager = GraphManager(compile_options, build_options)
+    compiled = manager.compile(graph)
+    built = manager.build(graph)
     if out_path is not None:
         data = om_bytes(built.ge_model)
         out_path.write_bytes(data)

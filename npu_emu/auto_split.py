@@ -65,8 +65,9 @@ class AutoSplitSqContext:
     def load_complete(self) -> None:
         bus = self.model.device.runtime.bus
         for stream in self.model.streams:
-            stream.sq = stream.host_buffer
+            sq = stream.sq
+            sq.entries = stream.host_buffer
             stream.host_buffer = None
-            stream.depth = max(stream.depth, self.max_count)   # the SQ allocated at LoadComplete
-            for task in stream.sq:
+            sq.depth = max(sq.depth, self.max_count)   # the SQ allocated at LoadComplete
+            for task in sq.entries:
                 bus.emit(SqeSubmitted, task)

@@ -221,7 +221,8 @@ class CaptureManager:
                                ACL_ERROR_STREAM_TASK_GROUP_STATUS)
         for i, (old, task) in enumerate(zip(group.tasks, new)):
             task.task_id, task.stream, task.pos = old.task_id, old.stream, old.pos
-            old.stream.sq[old.pos - old.stream.base] = task
+            sq = old.stream.sq
+            sq.entries[old.pos - sq.base] = task
             group.tasks[i] = task
 
     def _capturing(self, stream: Stream) -> CaptureSession:

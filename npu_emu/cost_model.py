@@ -12,8 +12,8 @@ H2D copy slow, a sync task almost free).
 - memcpy on an SDMA engine: bytes / ``h2d_bytes_per_ns`` (host side) or ``d2d_bytes_per_ns``
 - HCCL collectives on the link: ``hccl_latency_ns`` + bytes / ``hccl_bytes_per_ns``
 - the host, not the device: ``host_launch_ns`` to issue one task from a host-scheduled executor
-  (GE's v2 and hybrid executors, single op). Such an executor calls ``TaskScheduler.host_issue``
-  per task, so the device cannot start a task before the host has issued it and an idle device
+  (GE's v2 and hybrid executors, single op). Such an executor calls ``Device.host_issue`` per
+  task, so the device cannot start a task before the host has issued it and an idle device
   shows the launch cost as a gap. Sink mode (a model's tasks distributed at load, then one
   ModelExecute) never calls it, which is the gap TaskSink removes; its timings do not change.
 """

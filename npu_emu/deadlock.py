@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from npu_emu.errors import DeadlockError
 from npu_emu.event import EventRecordTask
 from npu_emu.notify import NotifyRecordTask
-from npu_emu.stream import Stream, StreamState
+from npu_emu.stream import StreamState
 from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task
 from npu_emu.trace import TraceEvent
 
@@ -59,14 +59,10 @@ def waits_for(ts: TaskScheduler, t: Task) -> str:
         return "execution units this device does not have"
     ident = getattr(t, attr)
     for s in ts.streams:
-        for task in _queued(s):
+        for task in s.queued():
             if isinstance(task, cls) and getattr(task, attr) == ident:
                 if s.state == StreamState.INACTIVE:
                     return (f"{what}, recorded only by {task.where()}, and stream {s.id} is "
                             f"inactive (never activated)")
                 return f"{what}, recorded by {task.where()}, which stream {s.id} never reaches"
     return f"{what}, which is never {never}"
-
-
-def _queued(s: Stream) -> list[Task]:
-    return s.sq if s.persistent else s.sq[s.head:]

@@ -82,6 +82,17 @@ class Device:
     def now(self) -> int:
         return self.scheduler.now
 
+    @property
+    def host_now(self) -> int:
+        """The host's clock, kept only by host-scheduled launches (``host_issue``)."""
+        return self.scheduler.host_now
+
+    def host_issue(self) -> int:
+        """A host-scheduled executor (GE's v2 and hybrid, single op) issues one task: the host
+        spends the cost model's ``host_launch_ns`` while the device runs on
+        (``TaskScheduler.host_issue``). Returns the host's clock."""
+        return self.scheduler.host_issue(self.cost.host_launch_ns)
+
     # -- resources -----------------------------------------------------------------------------
     def new_stream(self, context: Context | None, priority: int = 0,
                    persistent: bool = False) -> Stream:
@@ -134,12 +145,11 @@ class Device:
         if stream.model is not None:
             stream.model.add_task(stream, task)
             return task
-        if stream.pending >= stream.depth:
+        sq = stream.sq
+        if sq.pending >= sq.depth:
             self.scheduler.wait_for_slot(stream)
-        if stream.head > 4096 and stream.state != StreamState.RUNNING:
-            del stream.sq[:stream.head]   # drop consumed SQEs so a long-lived stream stays small
-            stream.base += stream.head
-            stream.head = 0
+        if sq.head > 4096 and stream.state != StreamState.RUNNING:
+            sq.compact()
         self.enqueue(stream, task)
         if stream.state == StreamState.IDLE:
             self.scheduler.make_ready(stream)
@@ -147,7 +157,7 @@ class Device:
 
     def enqueue(self, stream: Stream, task: Task) -> None:
         """Give ``task`` its id and SQ position and append it to ``stream``'s SQ."""
-        self.place(stream, task, stream.sq)
+        self.place(stream, task, stream.sq.entries)
         self.runtime.bus.emit(SqeSubmitted, task)
 
     def place(self, stream: Stream, task: Task, queue: list[Task]) -> None:
@@ -155,7 +165,7 @@ class Device:
         task.task_id = self._next_task_id
         self._next_task_id += 1
         task.stream = stream
-        task.pos = stream.base + len(queue)
+        task.pos = stream.sq.base + len(queue)
         queue.append(task)
 
     def copy(self, dst: int, src: int, count: int) -> None:
@@ -202,13 +212,13 @@ class Device:
         self.scheduler.run()
         status = 0
         for stream in self.scheduler.streams:
-            if stream.error is not None or stream.cq_tail != stream.cq_head:
+            if stream.error is not None or stream.cq.unreclaimed:
                 status = status or self._reclaim(stream)
         return status
 
     def _reclaim(self, stream: Stream) -> int:
         self.runtime.bus.emit(HostSynchronized, stream.id, self.scheduler.now)
-        stream.cq_head = stream.cq_tail
+        stream.cq.reclaim()
         err, stream.error = stream.error, None
         if err is None:
             return 0

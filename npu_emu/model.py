@@ -112,7 +112,6 @@ class Model:
         stream.state = StreamState.INACTIVE
         stream.flag = flag
         stream.sq.clear()
-        stream.head = stream.base = 0
         self.streams.append(stream)
         if flag == ACL_MODEL_STREAM_FLAG_HEAD:
             self.head_streams.append(stream)
@@ -139,7 +138,6 @@ class Model:
         stream.host_buffer = None
         stream.slave = None
         stream.sq.clear()
-        stream.head = stream.base = 0
         stream.state = StreamState.IDLE
         stream.flag = ACL_MODEL_STREAM_FLAG_DEFAULT
 
@@ -165,9 +163,9 @@ class Model:
         if self.auto_split is not None:
             self.auto_split.append(stream, task)
         else:
-            if len(stream.sq) >= stream.depth:
+            if len(stream.sq.entries) >= stream.sq.depth:
                 raise StreamTaskFullError(
-                    f"the SQ of stream {stream.id} is full ({stream.depth} SQEs) while building "
+                    f"the SQ of stream {stream.id} is full ({stream.sq.depth} SQEs) while building "
                     f"model {self.id}; without AutoSplit a model stream holds at most its SQ depth")
             self.device.enqueue(stream, task)
         if isinstance(task, LabelSetTask):
@@ -189,7 +187,7 @@ class Model:
             self._maintain(self.streams, "bind")
         self.state = ModelState.LOADED
         self.device.runtime.bus.emit(ModelLoaded, self.id, len(self.streams),
-                                     sum(len(s.sq) for s in self.streams))
+                                     sum(len(s.sq.entries) for s in self.streams))
 
     # -- running -------------------------------------------------------------------------------
     def execute_async(self, stream: Stream) -> None:

@@ -51,6 +51,10 @@ class Notify:
     def value(self) -> int:
         return self.device.notify_counts.get(self.id, 0)
 
+    def reset(self) -> None:
+        """rtNotifyReset: clear the notify now, from the host (no task, no stream)."""
+        self.device.notify_flags[self.id] = 0
+
     def __repr__(self) -> str:
         return f"Notify({self.id}{', ' + self.purpose if self.purpose else ''})"
 

@@ -1,16 +1,15 @@
 """The runtime's global object (Runtime::Instance in CANN), one fresh instance per run.
 
 It holds the devices, contexts, the kernel table, host buffers, models, the capture state, the
-trace bus everything emits into and the faults found. ``current_runtime()`` / ``use_runtime()``
-reach the run's instance the way ``current_bus()`` / ``use_bus()`` reach its bus, so a re-run
-(reverse step, replay, a test) never sees the last run's device. Nothing here starts a thread:
-the device advances only inside the API calls of whichever thread drives it.
+trace bus everything emits into and the faults found. It hangs off the run's World, and
+``npu_emu.world.current_runtime()`` reaches the current world's, so a re-run (reverse step,
+replay, a test) never sees the last run's device. Nothing here starts a thread: the device
+advances only inside the API calls of whichever thread drives it.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator
+from typing import Any
 
 from npu_emu.capture import CaptureManager
 from npu_emu.context import Context
@@ -18,12 +17,12 @@ from npu_emu.cost_model import CostModel
 from npu_emu.device import Device
 from npu_emu.errors import ContextError, InvalidDeviceError, InvalidHandleError, InvalidParamError
 from npu_emu.event import Event
-from npu_emu.kernel import KernelTable
+from npu_emu.kernel_task import KernelTable
 from npu_emu.memory import HostMemory
 from npu_emu.model import Model
 from npu_emu.notify import Notify
 from npu_emu.stream import Stream
-from npu_emu.trace import TraceBus, TraceEvent, current_bus
+from npu_emu.trace import TraceBus, TraceEvent
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class FaultFound(TraceEvent):
 class Runtime:
     def __init__(self, config: RuntimeConfig | None = None, bus: TraceBus | None = None) -> None:
         self.config = config or RuntimeConfig()
-        self.bus = bus or current_bus()
+        self.bus = bus or TraceBus()
         self.devices: dict[int, Device] = {}
         self.contexts: list[Context] = []
         self.current_context: Context | None = None
@@ -71,7 +70,6 @@ class Runtime:
         self._ids: dict[str, int] = {}
         self.race_detector = None
         self.initialized = False   # acl.init / acl.finalize
-        self.implicit = False      # made by current_runtime() outside use_runtime
         if self.config.race_check:
             self.enable_race_check()
 
@@ -216,38 +214,12 @@ class Runtime:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.bus = current_bus()
         self._handle_of = {id(obj): h for h, obj in self.handles.items()}
+
+    def attach_bus(self, bus: TraceBus) -> None:
+        """Emit into ``bus`` from now on: a runtime restored from a snapshot joins the run that
+        restored it."""
+        self.bus = bus
         for device in self.devices.values():
-            device.scheduler.bus = self.bus
+            device.scheduler.bus = bus
 
-
-_current: Runtime | None = None
-
-
-def current_runtime() -> Runtime:
-    """The runtime of the run in progress. Outside ``use_runtime`` (a script run directly with
-    python) a fresh one is made on first use and dropped by ``forget_runtime`` at acl.finalize."""
-    global _current
-    if _current is None:
-        _current = Runtime()
-        _current.implicit = True
-    return _current
-
-
-def forget_runtime(rt: Runtime) -> None:
-    """Drop ``rt`` if it is the implicit current runtime, so the next run starts afresh."""
-    global _current
-    if _current is rt and rt.implicit:
-        _current = None
-
-
-@contextmanager
-def use_runtime(rt: Runtime) -> Iterator[Runtime]:
-    """Make ``rt`` current for the duration (a fresh runtime per run keeps runs independent)."""
-    global _current
-    previous, _current = _current, rt
-    try:
-        yield rt
-    finally:
-        _current = previous

@@ -5,7 +5,7 @@ saved one would have. Take it between API calls (not from inside a trace observe
 
 Host callbacks and kernels registered as lambdas cannot be saved: a snapshot with one pending
 fails with a clear error. The trace bus, its observers and the race detector belong to the run,
-not to the state: a restored runtime emits into the current bus.
+not to the state: a restored runtime emits into the current world's bus.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from npu_emu.errors import FeatureNotSupportedError
 from npu_emu.runtime import Runtime
+from npu_emu.world import current_bus
 
 MAGIC = b"NPUEMU-SNAPSHOT-1\n"
 
@@ -32,6 +33,7 @@ def restore(path: str | Path) -> Runtime:
     if not data.startswith(MAGIC):
         raise FeatureNotSupportedError(f"{path} is not an npu_emu snapshot")
     rt = pickle.loads(data[len(MAGIC):])
+    rt.attach_bus(current_bus())
     if rt.config.race_check:
         rt.enable_race_check()
     return rt

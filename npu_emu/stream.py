@@ -1,5 +1,5 @@
 """Streams: in-order task queues. Each has an SQ of fixed depth the TS reads SQEs from, and a CQ
-the TS reports completions to (here: counters the host's synchronize reclaims).
+the TS reports completions to, which the host's synchronize reclaims (npu_emu/sq_cq.py).
 
 An ordinary stream consumes its SQ: a retired SQE is gone. A stream bound to a model keeps its
 SQEs (the model runs many times): it is *inactive* until a ModelExecute activates it (head
@@ -21,9 +21,10 @@ import numpy as np
 from npu_emu.cost_model import Unit
 from npu_emu.errors import InvalidHandleError, InvalidParamError, StreamModelError
 from npu_emu.event import Event, EventRecordTask, EventResetTask, EventWaitTask
-from npu_emu.kernel import KernelTask, TensorArg, make_kernel_task
+from npu_emu.kernel_task import KernelTask, TensorArg, make_kernel_task
 from npu_emu.label import Label, LabelGotoTask, LabelSetTask, LabelSwitchByIndexTask
 from npu_emu.notify import Notify, NotifyRecordTask, NotifyWaitTask
+from npu_emu.sq_cq import CompletionQueue, SubmissionQueue
 from npu_emu.task import EFFECT, CallbackTask, MemcpyTask, Task, TaskType
 from npu_emu.trace import TraceEvent
 
@@ -69,10 +70,8 @@ class Stream:
         self.index = index            # the scheduler's slot
         self.priority = priority
         self.key = (priority << 16) | index   # ready-heap order: priority, then creation
-        self.depth = depth
-        self.sq: list[Task] = []
-        self.head = 0
-        self.base = 0                 # SQEs already consumed and dropped (ordinary streams)
+        self.sq = SubmissionQueue(depth)
+        self.cq = CompletionQueue()
         self.state = StreamState.IDLE
         self.waiting: Task | None = None
         self.persistent = persistent
@@ -81,19 +80,18 @@ class Stream:
         self.host_buffer: list[Task] | None = None   # AutoSplit: SQEs kept on the host
         self.slave: Stream | None = None
         self.error: Exception | None = None
-        self.cq_tail = 0              # completions reported
-        self.cq_head = 0              # completions the host has reclaimed
         self.destroyed = False
 
     # -- introspection -------------------------------------------------------------------------
     @property
     def pending(self) -> int:
-        return len(self.sq) - self.head
+        return self.sq.pending
 
-    @property
-    def sq_slot(self) -> int:
-        """Where the TS reads next, as a slot of the fixed-depth ring."""
-        return (self.base + self.head) % self.depth
+    def queued(self) -> list[Task]:
+        """The SQEs still to run: all of a model stream's (every execution runs them again),
+        an ordinary stream's from the SQ's head on."""
+        sq = self.sq
+        return sq.entries if self.persistent else sq.entries[sq.head:]
 
     def __repr__(self) -> str:
         return f"Stream({self.id}, {self.state.name.lower()}, {self.pending} pending)"
@@ -226,4 +224,24 @@ class StreamSwitchTask(Task):
     def complete(self, ts: TaskScheduler, stream: Stream) -> None:
         current = ts.device.memory.view(self.value_addr, (1,), self.dtype)[0]
         if CONDITIONS[self.condition](current, self.value):
+            ts.activate(self.target, 0, stream)
+
+
+class StreamSwitchExTask(StreamSwitchTask):
+    """rtStreamSwitchEx: StreamSwitch compares with a constant; the Ex form reads both sides
+    from device memory (GE's StreamSwitch task)."""
+
+    __slots__ = ("value_ptr",)
+
+    def __init__(self, value_addr: int, condition: int, value_ptr: int, target: Stream,
+                 dtype: str, duration: int) -> None:
+        super().__init__(value_addr, condition, None, target, dtype, duration)
+        self.value_ptr = value_ptr
+        self.reads = self.reads + ((value_ptr, np.dtype(dtype).itemsize),)
+
+    def complete(self, ts: TaskScheduler, stream: Stream) -> None:
+        mem = ts.device.memory
+        left: Any = mem.view(self.value_addr, (1,), self.dtype)[0]
+        right: Any = mem.view(self.value_ptr, (1,), self.dtype)[0]
+        if CONDITIONS[self.condition](left, right):
             ts.activate(self.target, 0, stream)

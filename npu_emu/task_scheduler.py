@@ -1,10 +1,11 @@
 """The task scheduler (TS): a deterministic discrete-event simulator of one device.
 
-State: streams (in-order SQs), execution units with free counts (cost_model.Unit), simulated
-time in ns. A stream whose head SQE may start is *ready*; the ready streams start in order of
-(priority, creation), each taking a unit if its SQE needs one, and an SQE in flight retires at
-start + duration. ``step()`` retires exactly one SQE; host waits loop until what they wait for
-is done. Nothing here reads the wall clock, so a re-run lands on the same tick and the same ns.
+State: streams (each with its SQ and CQ, sq_cq.py), execution units with free counts
+(cost_model.Unit), simulated time in ns. A stream whose head SQE may start is *ready*; the ready
+streams start in order of (priority, creation), each taking a unit if its SQE needs one, and an
+SQE in flight retires at start + duration. ``step()`` retires exactly one SQE; host waits loop
+until what they wait for is done. Nothing here reads the wall clock, so a re-run lands on the
+same tick and the same ns.
 
 The inner loop (``_advance``) is planned around DESIGN.md's measured costs: ready streams and
 in-flight SQEs are heaps of plain ints (priority|slot, end_ns|slot), event and notify flags are
@@ -87,6 +88,11 @@ class TaskScheduler:
         self._event_waiters: dict[int, list[Stream]] = {}
         self._notify_waiters: dict[int, list[Stream]] = {}
 
+    def __getstate__(self) -> dict:
+        # The bus and its observers belong to the run (a debugger's gate holds locks): a
+        # snapshot leaves it out, and the restoring Runtime points the scheduler at its own.
+        return {**self.__dict__, "bus": None}
+
     def add_stream(self, stream: Stream) -> None:
         if len(self.streams) > SLOT:
             raise AclError("too many streams on one device", 207008)
@@ -111,10 +117,13 @@ class TaskScheduler:
                 now = self.now
                 while ready:
                     s = streams[pop(ready) & SLOT]
-                    if s.head >= len(s.sq):
+                    q = s.sq
+                    h = q.head
+                    entries = q.entries
+                    if h >= len(entries):
                         self._drained(s)
                         continue
-                    t = s.sq[s.head]
+                    t = entries[h]
                     if t.kind >= EVENT_WAIT and not self._gate(s, t):
                         continue
                     u = t.unit
@@ -143,8 +152,10 @@ class TaskScheduler:
                 pop(inflight)
                 self.now = end
                 s = streams[key & SLOT]
-                t = s.sq[s.head]
-                s.head += 1
+                q = s.sq
+                h = q.head
+                t = q.entries[h]
+                q.head = h + 1
                 u = t.unit
                 if u >= 0:
                     free[u] += 1
@@ -160,13 +171,13 @@ class TaskScheduler:
                 if s.state == running:
                     s.state = ready_
                     push(ready, s.key)
-                s.cq_tail += 1
+                s.cq.tail += 1
                 self.retired += 1   # kept exact: a debugger parked in emit() may read it
                 n += 1
                 retired = t
                 if observed:
                     emit(SqeCompleted, t, end)
-                if s is watch and s.head >= len(s.sq):
+                if s is watch and q.head >= len(q.entries):
                     return DRAINED
         finally:
             if retired is not None:
@@ -226,12 +237,10 @@ class TaskScheduler:
     def _drained(self, s: Stream) -> None:
         if s.persistent:
             s.state = INACTIVE
-            s.head = 0
+            s.sq.head = 0
         else:
             s.state = IDLE
-            s.base += len(s.sq)
-            s.sq.clear()
-            s.head = 0
+            s.sq.compact()
 
     def _fault(self, s: Stream, t: Task, exc: Exception) -> None:
         err = exc if isinstance(exc, AclError) else TaskFaultError(f"{type(exc).__name__}: {exc}")
@@ -263,18 +272,18 @@ class TaskScheduler:
                                  f"streams are activated")
         if target.state != INACTIVE:
             raise TaskFaultError(f"stream {target.id} is activated while still active "
-                                 f"(at SQE {target.head})")
-        target.head = pos
+                                 f"(at SQE {target.sq.head})")
+        target.sq.head = pos
         self.make_ready(target)
         self.bus.emit(StreamActivated, target.id, pos, -1 if by is None else by.id, self.now)
 
     def jump(self, s: Stream, label: Label) -> None:
         self.bus.emit(LabelJumped, label.id, s.id, label.stream.id, label.pos, self.now)
         if label.stream is s:
-            s.head = label.pos
+            s.sq.head = label.pos
             return
         s.state = INACTIVE   # control moves to the label's stream
-        s.head = 0
+        s.sq.head = 0
         self.activate(label.stream, label.pos, s)
 
     # -- aborting ------------------------------------------------------------------------------
@@ -285,7 +294,8 @@ class TaskScheduler:
         keep = []
         for key in self._inflight:
             if key & SLOT in slots:
-                t = self.streams[key & SLOT].sq[self.streams[key & SLOT].head]
+                sq = self.streams[key & SLOT].sq
+                t = sq.entries[sq.head]
                 for u in (t.units if t.unit == GANG else (t.unit,) if t.unit >= 0 else ()):
                     self._free[u] += 1
             else:
@@ -304,7 +314,7 @@ class TaskScheduler:
                     del table[ident]
         for s in streams:
             s.state = INACTIVE
-            s.head = 0
+            s.sq.head = 0
             s.waiting = None
         for u, heap in enumerate(self._unit_waiters):
             if heap and self._free[u]:
@@ -356,8 +366,9 @@ class TaskScheduler:
 
     def wait_for_slot(self, s: Stream) -> None:
         """The host blocks on a full SQ until the TS retires one of its SQEs."""
-        while s.pending >= s.depth:
-            if self._advance(1) == STALLED and s.pending >= s.depth:
+        sq = s.sq
+        while sq.pending >= sq.depth:
+            if self._advance(1) == STALLED and sq.pending >= sq.depth:
                 raise deadlock_error(self, f"submit to the full SQ of stream {s.id}")
 
     def run_until_flag(self, flags: bytearray, ident: int, what: str) -> None:
@@ -373,4 +384,4 @@ class TaskScheduler:
 def stream_done(s: Stream) -> bool:
     if s.persistent:
         return s.state == INACTIVE
-    return s.head >= len(s.sq) and s.state != RUNNING
+    return s.sq.head >= len(s.sq.entries) and s.state != RUNNING

@@ -5,14 +5,14 @@ Everything a user can watch is a typed event with a global tick. The engine emit
 truth test and no event object is built, so hot loops can emit freely.
 
 Event classes live next to the code that emits them (the IR's mutation events in ge_core, the
-scheduler's SQE events here); they only need to subclass ``TraceEvent``.
+scheduler's SQE events here); they only need to subclass ``TraceEvent``. The bus of the run in
+progress is the current World's (npu_emu/world.py: ``current_bus()``).
 """
 from __future__ import annotations
 
 import hashlib
-from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 Observer = Callable[["TraceEvent"], None]
 
@@ -58,25 +58,6 @@ class TraceBus:
         event = event_cls(self.tick, *args)
         for observer in self._observers:
             observer(event)
-
-
-_current = TraceBus()
-
-
-def current_bus() -> TraceBus:
-    """The bus of the run in progress (the current World's, once worlds exist)."""
-    return _current
-
-
-@contextmanager
-def use_bus(bus: TraceBus) -> Iterator[TraceBus]:
-    """Make ``bus`` current for the duration; a fresh bus per run keeps runs independent."""
-    global _current
-    previous, _current = _current, bus
-    try:
-        yield bus
-    finally:
-        _current = previous
 
 
 class TraceRecorder:

@@ -30,10 +30,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ge_core.world import World  # noqa: E402
+from npu_emu.world import World  # noqa: E402
 from workbench.debugger.engine import Debugger  # noqa: E402
-from workbench.debugger.program import run_phases  # noqa: E402
 from workbench.debugger.targets import Target, open_target  # noqa: E402
+from workbench.debugger.targets.program import run_phases  # noqa: E402
 
 NEVER_HIT = [["pass", "PrunePass", "if", "tick < 0"],
              ["pass", "ConstantFoldingPass", "if", "node == 'no_such_node'"],

@@ -1,10 +1,9 @@
-"""`gewb repl [TARGET]`: the debugger at a prompt-toolkit prompt, with persistent history,
-completion from the command table and the live target, and highlighting by the command
+"""The REPL face (`gewb repl [TARGET]`): the debugger at a prompt-toolkit prompt, with persistent
+history, completion from the command table and the live target, and highlighting by the command
 language's lexer. Ctrl-C during `continue` parks the target and returns to the prompt; Ctrl-D
 or `quit` leaves."""
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 from typing import Iterable
@@ -80,9 +79,3 @@ def run_repl(target: str | None) -> int:
         session.close()
     return 0
 
-
-def add_repl_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("repl", help="the debugger at a prompt: step passes, nodes, tasks and "
-                                    "SQEs; breakpoints, watches, reverse stepping")
-    p.add_argument("target", nargs="?", help="an .onnx model, a .py host program, or light:NAME")
-    p.set_defaults(func=lambda args: run_repl(args.target))

@@ -17,21 +17,24 @@ resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
 """
 from __future__ import annotations
 
+import contextvars
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ge_core.compiler.engine_placer import EnginePlacer
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
+from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import infer_graph
+from ge_core.ops.host_cpu_ops import host_cpu_notes
 from ge_core.passes import PassManager, PassRecord, Step
+from ge_core.stage_events import StageBegin, StageEnd
 
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
 
@@ -74,6 +77,7 @@ class CompilePipeline:
         self.dumper = GraphDumper(self.options.dump)
         self.checker: EquivalenceChecker | None = None
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
+        self.manager: PassManager | None = None  # the stage's pass manager, while it runs
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # not in steps(): a parked generator would hold it off
@@ -141,11 +145,12 @@ class CompilePipeline:
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
         first = len(self.result.passes)
-        manager = _manager(stage, passes, self.result.passes)
+        manager = self.manager = _manager(stage, passes, self.result.passes)
         for step in manager.iter_run(graph):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
+        self.manager = None
         self.result.warnings += [w for r in self.result.passes[first:] for w in r.warnings]
 
     def _collect(self, records: list[PassRecord]) -> None:
@@ -170,6 +175,7 @@ class CompilePipeline:
 
     def _place(self) -> None:
         self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
+        self.result.warnings += host_cpu_notes(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
     def _optimize_after_merge(self) -> Iterator[Step]:
@@ -181,8 +187,8 @@ class CompilePipeline:
         the placer gives their type, so the build sees an engine on every node."""
         placer = EnginePlacer(self.options.exclude_engines)
         for node in self.graph.all_nodes():
-            if not node.op_desc.has_attr("engine"):
-                node.op_desc.set_attr("engine", placer.place(node).name)
+            if not node.op_desc.has_attr(ENGINE):
+                node.op_desc.set_attr(ENGINE, placer.place(node).name)
 
     def _partition(self) -> None:
         if self.checker is not None:
@@ -211,7 +217,9 @@ class CompilePipeline:
             chunks = [jobs[i * len(jobs) // workers:(i + 1) * len(jobs) // workers]
                       for i in range(workers)]
             with ThreadPoolExecutor(workers) as pool:
-                futures = [pool.submit(_run_all, chunk) for chunk in chunks]
+                # Each task in a copy of this thread's context: the passes work in its World.
+                futures = [pool.submit(contextvars.copy_context().run, _run_all, chunk)
+                           for chunk in chunks]
                 for f in futures:
                     f.result()  # re-raises a worker's failure here
             for m in managers:

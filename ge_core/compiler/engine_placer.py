@@ -2,14 +2,17 @@
 
 Engines are tried in ascending cost, skipping excluded ones; the first whose support check
 accepts the op wins. The check is by op type here (real GE asks each engine's ops kernel info
-store); HOST_CPU accepts anything, so every op lands somewhere.
+store); HOST_CPU accepts anything, so every op lands somewhere, and is where strings, sequences
+and Scan go (``host_cpu_ops``: AI CPU and GE-local refuse them).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
@@ -21,7 +24,13 @@ GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "N
 AICORE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm", "FusedConv", "MaxPool",
                         "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
                         "FusedBatchNormRelu", "InstanceNormalization", "LRN", "Relu", "LeakyRelu",
-                        "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip"})
+                        "PRelu", "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Clip",
+                        "RNN", "GRU", "LSTM", "Attention", "LinearAttention",
+                        "ai.onnx.preview::FlexAttention"})
+# Cube work on quantized tensors (int8, int4, float8): GE's AscendQuant / AscendDequant and its
+# int8 convolutions and matmuls run on the AI Core too.
+QUANT_OPS = frozenset({"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
+                       "MatMulInteger", "ConvInteger"})
 # Vector-unit work: elementwise, reductions, data movement.
 VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", "Log", "Sqrt",
                         "Reciprocal", "Floor", "Ceil", "Sign", "Max", "Min", "Sum", "Mean",
@@ -30,7 +39,19 @@ VECTOR_OPS = frozenset({"Add", "Sub", "Mul", "Div", "Pow", "Abs", "Neg", "Exp", 
                         "Concat", "Split", "Transpose", "Slice", "Pad", "Tile", "Expand",
                         "Gather", "Cast", "Dropout", "Shrink", "HardSigmoid", "Softsign", "Erf",
                         "Where", "Equal", "Less", "Greater", "Not", "And", "Or", "ArgMax",
-                        "ArgMin"})
+                        "ArgMin", "RotaryEmbedding"})
+# Activation, normalisation, image and loss ops that GE's AI Core and Vector op info stores hold
+# (hicann/ops-nn, ops-math, ops-cv define AI Core kernels for them). Ops left out of both sets --
+# the dynamic-output ones (Unique, NonZero, Compress, NonMaxSuppression), Einsum, Det, DFT, the
+# window generators, CumProd, BitCast -- have only AI CPU kernels there.
+AICORE_OPS |= {"Gelu", "Swish", "HardSwish", "Mish", "SwiGLU", "LayerNormalization",
+               "RMSNormalization", "GroupNormalization", "Resize", "Upsample", "GridSample",
+               "RoiAlign", "Col2Im", "DeformConv", "CausalConvWithState", "STFT"}
+VECTOR_OPS |= {"CumSum", "Trilu", "EyeLike", "Range", "OneHot", "GatherElements", "GatherND",
+               "Scatter", "ScatterElements", "ScatterND", "TopK", "IsInf", "IsNaN",
+               "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "SpaceToDepth",
+               "DepthToSpace", "ReverseSequence", "CenterCropPad", "Bernoulli",
+               "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike"}
 HCCL_OPS = frozenset({"HcomAllReduce", "HcomAllGather", "HcomBroadcast", "HcomReduceScatter"})
 _FLOAT = {DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_UNDEFINED}
 
@@ -52,14 +73,16 @@ class Engine:
 
 
 ENGINES: tuple[Engine, ...] = tuple(sorted((
-    Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)),
+    Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)
+           or n.type in QUANT_OPS),
     Engine("VectorEngine", 2, lambda n: n.type in VECTOR_OPS and _float_io(n)),
     Engine("DNN_VM_RTS", 2, lambda n: n.type in RTS_OPS, attach=True),
     Engine("DNN_HCCL", 2, lambda n: n.type in HCCL_OPS, independent=True),
-    Engine("DNN_VM_AICPU", 4, lambda n: n.type not in GE_LOCAL_OPS, attach=True),
-    Engine("DNN_VM_GE_LOCAL", 9, lambda n: n.type in GE_LOCAL_OPS, skip_assign_stream=True,
+    Engine("DNN_VM_AICPU", 4, lambda n: n.type not in GE_LOCAL_OPS and host_cpu_reason(n) is None,
            attach=True),
-    Engine("DNN_VM_HOST_CPU", 10, lambda n: True, skip_assign_stream=True, attach=True),
+    Engine("DNN_VM_GE_LOCAL", 9, lambda n: n.type in GE_LOCAL_OPS and host_cpu_reason(n) is None,
+           skip_assign_stream=True, attach=True),
+    Engine(HOST_CPU_ENGINE, 10, lambda n: True, skip_assign_stream=True, attach=True),
 ), key=lambda e: e.cost))
 ENGINE_BY_NAME = {e.name: e for e in ENGINES}
 
@@ -89,7 +112,7 @@ class EnginePlacer:
         counts: dict[str, int] = {}
         for node in graph.all_nodes():
             engine = self.place(node)
-            if node.op_desc.get_attr("engine") != engine.name:
-                node.op_desc.set_attr("engine", engine.name)
+            if node.op_desc.get_attr(ENGINE) != engine.name:
+                node.op_desc.set_attr(ENGINE, engine.name)
             counts[engine.name] = counts.get(engine.name, 0) + 1
         return counts

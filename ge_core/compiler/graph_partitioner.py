@@ -15,8 +15,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
-
-PEER = "_peer_label"
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
 
 
 @dataclass
@@ -28,7 +27,7 @@ class EngineSubgraph:
 
 
 def engine_of(node: Node) -> str:
-    return node.op_desc.get_attr("engine", "")
+    return node.op_desc.get_attr(ENGINE, "")
 
 
 def engine_grouped_order(graph: ComputeGraph) -> list[Node]:
@@ -129,7 +128,8 @@ class GraphPartitioner:
 
     @staticmethod
     def _boundary(kind: str, src, n_in: int, n_out: int) -> OpDesc:
-        op = OpDesc(f"{kind}_{src.owner.name}_{src.idx}", kind, n_in, n_out, {PEER: src.label})
+        op = OpDesc(f"{kind}_{src.owner.name}_{src.idx}", kind, n_in, n_out,
+                    {PEER_LABEL: src.label})
         desc = src.owner.op_desc.output_descs[src.idx]
         for d in op.input_descs + op.output_descs:
             d.shape, d.dtype = desc.shape, desc.dtype
@@ -144,8 +144,8 @@ class GraphPartitioner:
                 kept = graph.find_node(node.name)
                 if kept is None:
                     _adopt(graph, node.op_desc)
-                elif node.type != "Const" or \
-                        kept.op_desc.get_attr("value") is not node.op_desc.get_attr("value"):
+                elif node.type != "Const" or kept.op_desc.get_attr(ATTR_NAME_WEIGHTS) \
+                        is not node.op_desc.get_attr(ATTR_NAME_WEIGHTS):
                     raise GraphError(f"merge: two subgraphs hold different nodes named "
                                      f"{node.name} ({kept.type}, {node.type})")
         produced: dict[str, tuple[str, int]] = {}
@@ -153,7 +153,7 @@ class GraphPartitioner:
             for end in part.graph:
                 if end.type == "End":
                     src = end.in_data_anchor(0).peer
-                    produced[end.op_desc.get_attr(PEER)] = (src.owner.name, src.idx)
+                    produced[end.op_desc.get_attr(PEER_LABEL)] = (src.owner.name, src.idx)
         for part in parts:
             for node in part.graph.topological_sort():
                 if node.type in ("PlaceHolder", "End"):
@@ -164,7 +164,7 @@ class GraphPartitioner:
                     if src is None:
                         continue
                     if src.owner.type == "PlaceHolder":
-                        name, idx = produced[src.owner.op_desc.get_attr(PEER)]
+                        name, idx = produced[src.owner.op_desc.get_attr(PEER_LABEL)]
                     else:
                         name, idx = src.owner.name, src.idx
                     GraphUtils.add_edge(graph.find_node(name).out_data_anchor(idx),

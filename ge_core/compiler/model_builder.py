@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ge_core.compiler.compile_pipeline import StageRecord
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES, host_cpu_reason
 from ge_core.compiler.label import assign_functional_labels
 from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
@@ -34,6 +34,7 @@ from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.om.ge_model import GeModel
 from ge_core.passes import PassRecord
+from ge_core.stage_events import StageBegin, StageEnd
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,12 @@ class BuildResult:
     passes: list[PassRecord]
 
 
-def build_model(graph: ComputeGraph, options: BuildOptions | None = None) -> BuildResult:
+def build_model(graph: ComputeGraph, options: BuildOptions | None = None,
+                history: list[PassRecord] | None = None) -> BuildResult:
+    """``history``: where the stream passes' records go as each ends, so one who looks while
+    the build runs (a debugger parked in it) sees the passes done so far."""
     with gc_paused(graph.bus):
-        return _build(graph, options or BuildOptions())
+        return _build(graph, options or BuildOptions(), history)
 
 
 class BuildError(ValueError):
@@ -63,14 +67,23 @@ class BuildError(ValueError):
 
 def _check_static(graph: ComputeGraph) -> None:
     for node in graph.all_nodes():
+        reason = host_cpu_reason(node)
+        if reason is not None:
+            raise BuildError(
+                f"graph {graph.name}: node {node.name} ({node.type}) runs on the host CPU engine "
+                f"({reason}): a static build sinks every node to the device; GE runs such a "
+                f"model hybrid (gewb exec --mode hybrid)")
         for i, desc in enumerate(node.op_desc.output_descs):
-            if desc.shape.is_unknown:
+            if desc.shape.is_unknown or desc.dtype in HOST_ONLY_DTYPES:
+                need = "only host memory holds it" if desc.dtype in HOST_ONLY_DTYPES else \
+                    "a static build needs every shape known"
                 raise BuildError(
-                    f"graph {graph.name}: {node.name}:{i} is {desc}: a static build needs every "
-                    f"shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
+                    f"graph {graph.name}: {node.name}:{i} is {desc}: {need}; GE runs such a "
+                    f"model hybrid (gewb exec --mode hybrid)")
 
 
-def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
+def _build(graph: ComputeGraph, options: BuildOptions,
+           history: list[PassRecord] | None) -> BuildResult:
     _check_static(graph)
     stages: list[StageRecord] = []
 
@@ -87,7 +100,7 @@ def _build(graph: ComputeGraph, options: BuildOptions) -> BuildResult:
         stage("AssignFunctionalLabels", lambda: assign_functional_labels(graph))
         # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
         stream_options = replace(options.stream, enable_single_stream=True)
-    allocator = StreamAllocator(graph, stream_options)
+    allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)

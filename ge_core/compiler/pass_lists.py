@@ -10,9 +10,6 @@ subgraph on the thread pool) gets fresh instances.
 """
 from __future__ import annotations
 
-from ge_core.fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
-                            ConvBatchNormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
-                            MatMulAddFusionPass)
 from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
@@ -23,6 +20,9 @@ from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
 from ge_core.passes.prune_pass import PrunePass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
+from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
+                                    ConvBatchNormFusionPass, ConvBiasAddFusionPass,
+                                    ConvReluFusionPass, MatMulAddFusionPass)
 
 
 def original_graph_passes() -> list[GraphPass]:

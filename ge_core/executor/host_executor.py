@@ -11,7 +11,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.executor.function_attrs import run_with_function_attrs
+from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
+from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
+                                      ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.ops.graph_io import RTS_OPS
 from npu_emu import host_malloc
@@ -19,6 +23,9 @@ from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
+# Subgraph ops other than If and Loop, run with their bodies on the host.
+SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
+                "ai.onnx.preview::FlexAttention": run_with_function_attrs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +39,7 @@ class ExecutionError(RuntimeError):
     """A node failed to run; the message names it."""
 
 
-Value = Any  # a numpy array, or None for an absent optional input
+Value = Any  # an array, a list (an ONNX sequence), or None (absent input, empty optional)
 
 
 class HostExecutor:
@@ -42,7 +49,7 @@ class HostExecutor:
     def __init__(self, graph: ComputeGraph, keep_values: bool = False) -> None:
         host_malloc.tune()
         self.graph = graph
-        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
         self._boundary: Mapping[str, np.ndarray] = {}
         self._ends: dict[str, np.ndarray] = {}
@@ -57,7 +64,9 @@ class HostExecutor:
             key = n.op_desc.output_names[0] or n.name
             if key not in feeds and n.name not in feeds:
                 raise ExecutionError(f"graph {self.graph.name}: no value fed for input {key!r}")
-            args.append(np.asarray(feeds.get(key, feeds.get(n.name))))
+            value = feeds.get(key, feeds.get(n.name))
+            # A sequence (a list) or an empty optional (None) is fed as it is.
+            args.append(value if value is None or isinstance(value, list) else np.asarray(value))
         outputs = self.run_graph(self.graph, args)
         out_node = self.graph.output_node
         names = [nm or f"output_{i}" for i, nm in enumerate(out_node.op_desc.input_names)] \
@@ -104,25 +113,35 @@ class HostExecutor:
                     self.values[a.label] = v
         return result
 
+    def run_node(self, node: Node, ins: Sequence[Value]) -> Sequence[Value]:
+        """One compute node on host values, a subgraph op's bodies included: what the host CPU
+        engine runs for a node a device executor hands it."""
+        return self._run_node(node, list(ins), (), ())
+
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
         op = node.op_desc
         if node.type in ("Data", "RefData"):
-            pidx = op.get_attr("parent_node_index")
-            return (parent_args[pidx] if pidx is not None else args[op.get_attr("index", 0)],)
+            pidx = op.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
+            if pidx is not None:
+                return (parent_args[pidx],)
+            return (args[op.get_attr(ATTR_NAME_INDEX, 0)],)
         if node.type == "PlaceHolder":
-            return (self._boundary[op.get_attr("_peer_label")],)
+            return (self._boundary[op.get_attr(PEER_LABEL)],)
         if node.type == "End":
-            self._ends[op.get_attr("_peer_label")] = ins[0]
+            self._ends[op.get_attr(PEER_LABEL)] = ins[0]
             return ()
         if node.type == "Const":
-            value = op.get_attr("value")
+            value = op.get_attr(ATTR_NAME_WEIGHTS)
             return (value.data if isinstance(value, GeTensor) else np.asarray(value),)
         try:
             if node.type == "If":
                 return self._run_if(node, ins)
             if node.type == "Loop":
                 return self._run_loop(node, ins)
+            run_bodies = SUBGRAPH_OPS.get(node.type)
+            if run_bodies is not None:
+                return run_bodies(self, node, ins)
             outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
         except ExecutionError:
             raise
@@ -141,7 +160,7 @@ class HostExecutor:
     def _run_loop(self, node: Node, ins: list[Value]) -> list[Value]:
         body = self._subgraph(node, "body")
         n_formal = len(body.input_nodes) - sum(
-            1 for d in body.input_nodes if d.op_desc.has_attr("parent_node_index"))
+            1 for d in body.input_nodes if d.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX))
         max_trip, cond = ins[0], ins[1]
         carried = list(ins[2:n_formal])
         n_carried = len(carried)

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ge_core.graph.anchor import GraphError
+from ge_core.graph.attr_names import ATTR_NAME_INDEX
 from ge_core.graph.events import NodeAdded, NodeRemoved
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
-from npu_emu.trace import TraceBus, current_bus
+from npu_emu.trace import TraceBus
+from npu_emu.world import current_bus
 
 DATA_TYPES = frozenset({"Data", "RefData"})
 NETOUTPUT = "NetOutput"
@@ -118,7 +120,7 @@ class ComputeGraph:
     @property
     def input_nodes(self) -> list[Node]:
         data = [n for n in self._nodes.values() if n.type in DATA_TYPES]
-        return sorted(data, key=lambda n: (n.op_desc.get_attr("index", 0), n.seq))
+        return sorted(data, key=lambda n: (n.op_desc.get_attr(ATTR_NAME_INDEX, 0), n.seq))
 
     @property
     def output_node(self) -> Node | None:

@@ -1,15 +1,26 @@
-"""GraphUtils: the edits passes make, all expressed on anchors (as GE's GraphUtils)."""
+"""GraphUtils: the edits passes make, all expressed on anchors, and what GE asks of a whole graph
+(as GE's GraphUtils)."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from ge_core.graph.anchor import (GraphError, InControlAnchor, InDataAnchor, OutControlAnchor,
                                   OutDataAnchor)
 from ge_core.graph.node import Node
+
+if TYPE_CHECKING:
+    from ge_core.graph.compute_graph import ComputeGraph
 
 OutAnchor = OutDataAnchor | OutControlAnchor
 InAnchor = InDataAnchor | InControlAnchor
 
 
 class GraphUtils:
+    @staticmethod
+    def is_unknown_shape_graph(graph: ComputeGraph) -> bool:
+        """Some op's output dims are known only at run time (GE's IsUnknownShapeGraph)."""
+        return any(d.shape.is_unknown for n in graph.all_nodes() for d in n.op_desc.output_descs)
+
     @staticmethod
     def add_edge(src: OutAnchor, dst: InAnchor) -> None:
         if isinstance(src, OutDataAnchor) != isinstance(dst, InDataAnchor):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ge_core.graph.attr_names import GE_ANNOTATIONS
 from ge_core.graph.events import AttrSet, short_repr
 from ge_core.graph.ge_tensor import GeTensorDesc
 
@@ -10,21 +11,16 @@ if TYPE_CHECKING:
     from ge_core.graph.node import Node
 
 
-# Annotations GE's compiler adds to an op (stream, engine, memory offsets ...): watchable like any
-# attribute, but not part of the op's semantics, so kernels never see them. Private ones start
-# with "_" as in GE (`_stream_label`, `_logic_stream_id`).
-GE_ANNOTATIONS = frozenset({"stream_id", "engine", "input_offset", "output_offset",
-                            "workspace", "workspace_bytes", "index", "parent_node_index",
-                            "active_stream_list", "event_id", "notify_id", "NewStreamId",
-                            "no_reuse_mem_flag", "reuse_input_index"})
+# Ops whose kernel must know the node's output count, which a kernel cannot see: before opset
+# 18 an even Split cuts into that many parts; MaxPool computes its Indices only when asked.
+OUTPUT_COUNT_OPS = frozenset({"Split", "MaxPool"})
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
     """The attributes an op's kernel takes: the framework's, not GE's annotations."""
     attrs = {k: v for k, v in op_desc.attrs.items()
              if not k.startswith("_") and k not in GE_ANNOTATIONS}
-    if op_desc.type == "Split" and "num_outputs" not in attrs:
-        # Before opset 18 an even Split's count is the node's arity, which a kernel can't see.
+    if op_desc.type in OUTPUT_COUNT_OPS and "num_outputs" not in attrs:
         attrs["num_outputs"] = len(op_desc.output_descs)
     return attrs
 

@@ -1,8 +1,15 @@
-"""Data types and formats, numbered as GE's ge_ir.proto / graph types (ge_facts.md section 5)."""
+"""Data types and formats, numbered as GE's ge_ir.proto / graph types (ge_facts.md section 5).
+
+The narrow types (bfloat16, float8, float4, int4, int2) have numpy dtypes from ml_dtypes, so a
+tensor of them is a numpy array like any other: in emulated device memory, in a kernel, in an
+OM weight. ml_dtypes keeps an int4 or an int2 in a byte of its own; GE packs them (two int4 a
+byte), so emulated memory holds them wider than an NPU's does.
+"""
 from __future__ import annotations
 
 from enum import IntEnum
 
+import ml_dtypes
 import numpy as np
 
 
@@ -21,7 +28,19 @@ class DataType(IntEnum):
     DT_BOOL = 11
     DT_DOUBLE = 12
     DT_STRING = 13
+    DT_VARIANT = 26  # a value that is no tensor: an ONNX sequence or optional (host only)
     DT_BF16 = 27
+    DT_INT4 = 28
+    DT_INT2 = 30
+    DT_UINT2 = 31
+    DT_FLOAT8_E5M2 = 34
+    DT_FLOAT8_E4M3FN = 35
+    DT_FLOAT8_E8M0 = 36
+    DT_FLOAT4_E2M1 = 39
+    # ONNX types GE has no number for; numbered past GE's range so they never collide with one.
+    DT_UINT4 = 1001
+    DT_FLOAT8_E4M3FNUZ = 1002
+    DT_FLOAT8_E5M2FNUZ = 1003
 
     @property
     def short(self) -> str:
@@ -48,6 +67,14 @@ _TO_NP = {
     DataType.DT_UINT8: np.uint8, DataType.DT_INT16: np.int16, DataType.DT_UINT16: np.uint16,
     DataType.DT_INT32: np.int32, DataType.DT_INT64: np.int64, DataType.DT_UINT32: np.uint32,
     DataType.DT_UINT64: np.uint64, DataType.DT_BOOL: np.bool_, DataType.DT_DOUBLE: np.float64,
+    DataType.DT_BF16: ml_dtypes.bfloat16, DataType.DT_INT4: ml_dtypes.int4,
+    DataType.DT_UINT4: ml_dtypes.uint4, DataType.DT_INT2: ml_dtypes.int2,
+    DataType.DT_UINT2: ml_dtypes.uint2, DataType.DT_FLOAT8_E5M2: ml_dtypes.float8_e5m2,
+    DataType.DT_FLOAT8_E4M3FN: ml_dtypes.float8_e4m3fn,
+    DataType.DT_FLOAT8_E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+    DataType.DT_FLOAT8_E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+    DataType.DT_FLOAT8_E8M0: ml_dtypes.float8_e8m0fnu,
+    DataType.DT_FLOAT4_E2M1: ml_dtypes.float4_e2m1fn,
 }
 _SHORT = {
     DataType.DT_UNDEFINED: "?", DataType.DT_FLOAT: "f32", DataType.DT_FLOAT16: "f16",
@@ -55,6 +82,11 @@ _SHORT = {
     DataType.DT_UINT16: "u16", DataType.DT_INT32: "i32", DataType.DT_INT64: "i64",
     DataType.DT_UINT32: "u32", DataType.DT_UINT64: "u64", DataType.DT_BOOL: "bool",
     DataType.DT_DOUBLE: "f64", DataType.DT_STRING: "str", DataType.DT_BF16: "bf16",
+    DataType.DT_VARIANT: "variant", DataType.DT_INT4: "i4", DataType.DT_UINT4: "u4",
+    DataType.DT_INT2: "i2", DataType.DT_UINT2: "u2", DataType.DT_FLOAT8_E5M2: "f8e5m2",
+    DataType.DT_FLOAT8_E4M3FN: "f8e4m3fn", DataType.DT_FLOAT8_E4M3FNUZ: "f8e4m3fnuz",
+    DataType.DT_FLOAT8_E5M2FNUZ: "f8e5m2fnuz", DataType.DT_FLOAT8_E8M0: "f8e8m0",
+    DataType.DT_FLOAT4_E2M1: "f4e2m1",
 }
 
 

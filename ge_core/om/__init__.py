@@ -1,5 +1,6 @@
 """GE's offline model (OM): our protobuf schema (proto/), the graph and task serialisers, the file
-layout (model_file_header, partition_table, om_file), GeModel, om-info and the compile cache.
+layout (model_file_header, partition_table, om_file), GeModel, om-info and the compile cache;
+logical_memory: the logical addresses a built model's offsets use, which the loader maps.
 
     model = build_ge_model(graph)          # ge_core.compiler.task: tasks + weights + attrs
     save_om(model, "m.om"); model = load_om("m.om"); print(om_info("m.om"))

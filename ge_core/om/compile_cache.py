@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import SOURCE
 from ge_core.om.model_serializer import IR_VERSION, model_def
 from ge_core.om.om_file import OmFileError, read_om
 
-SOURCE_ATTR = "source"  # the parser's record of the file path: where a model was, not what it is
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
@@ -24,8 +24,8 @@ def cache_key(graph: ComputeGraph, salt: str = "") -> str:
     """SHA-256 of ``graph`` (nodes, edges, attrs, descs, constants' bytes, subgraphs) and
     ``salt``, which carries whatever else changes the build (compile options, say)."""
     model = model_def(graph, graph.name)
-    if SOURCE_ATTR in model.graph[0].attr:
-        del model.graph[0].attr[SOURCE_ATTR]
+    if SOURCE in model.graph[0].attr:
+        del model.graph[0].attr[SOURCE]
     digest = hashlib.sha256(f"gewb-om/{IR_VERSION}/{salt}\0".encode())
     digest.update(model.SerializeToString(deterministic=True))
     return digest.hexdigest()

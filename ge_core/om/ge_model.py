@@ -5,18 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
+                                      ATTR_MODEL_MEMORY_SIZE, ATTR_MODEL_NOTIFY_NUM,
+                                      ATTR_MODEL_STREAM_NUM, ATTR_MODEL_WEIGHT_SIZE)
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto import ge_ir_pb2, task_pb2
 
-# GE's ATTR_MODEL_* names for the counts and sizes DavinciModel allocates by.
-MEMORY_SIZE, WEIGHT_SIZE = "memory_size", "weight_size"
-STREAM_NUM, EVENT_NUM, NOTIFY_NUM, LABEL_NUM = "stream_num", "event_num", "notify_num", "label_num"
-
 
 def model_attrs(task_def: task_pb2.ModelTaskDef) -> dict[str, int]:
-    return {MEMORY_SIZE: task_def.memory_size, WEIGHT_SIZE: task_def.weight_size,
-            STREAM_NUM: task_def.stream_num, EVENT_NUM: task_def.event_num,
-            NOTIFY_NUM: int(task_def.attr[NOTIFY_NUM]), LABEL_NUM: int(task_def.attr[LABEL_NUM])}
+    """The counts and sizes DavinciModel allocates by, under GE's ATTR_MODEL_* names."""
+    return {ATTR_MODEL_MEMORY_SIZE: task_def.memory_size,
+            ATTR_MODEL_WEIGHT_SIZE: task_def.weight_size,
+            ATTR_MODEL_STREAM_NUM: task_def.stream_num,
+            ATTR_MODEL_EVENT_NUM: task_def.event_num,
+            ATTR_MODEL_NOTIFY_NUM: int(task_def.attr[ATTR_MODEL_NOTIFY_NUM]),
+            ATTR_MODEL_LABEL_NUM: int(task_def.attr[ATTR_MODEL_LABEL_NUM])}
 
 
 @dataclass

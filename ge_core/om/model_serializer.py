@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ge_core.compiler.build.annotations import (INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID,
-                                                WORKSPACE, WORKSPACE_BYTES)
 from ge_core.graph import ComputeGraph, GraphError, Node, OpDesc
+from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID,
+                                      WORKSPACE, WORKSPACE_BYTES)
 from ge_core.om.attr_serializer import attr_def, attr_value
 from ge_core.om.proto import ge_ir_pb2 as pb
 from ge_core.om.tensor_serializer import (SerializeError, tensor_def, tensor_desc,
                                           tensor_descriptor)
-from ge_core.om.weights import CONST_VALUE, weight_offset
+from ge_core.om.weights import weight_offset
 
 _MEMBER_LISTS = {INPUT_OFFSET: "input_i", OUTPUT_OFFSET: "output_i", WORKSPACE: "workspace",
                  WORKSPACE_BYTES: "workspace_bytes"}
@@ -43,7 +43,7 @@ def op_def(node: Node, detach_weights: bool = False) -> pb.OpDef:
     offset = weight_offset(node) if detach_weights else None
     for key, value in op.attrs.items():
         try:
-            _put_attr(out, key, value, offset if key == CONST_VALUE else None)
+            _put_attr(out, key, value, offset if key == ATTR_NAME_WEIGHTS else None)
         except SerializeError as err:
             raise SerializeError(f"node {op.name} ({op.type}) attr {key}: {err}") from None
     out.input_desc.extend(tensor_descriptor(d, n) for d, n in zip(op.input_descs, op.input_names))

@@ -20,6 +20,11 @@ def om_info(path: str | os.PathLike, json: bool = False) -> str:
     source = os.fspath(path)
     with open(source, "rb") as f:
         data = f.read()
+    return om_info_of(data, source, json)
+
+
+def om_info_of(data: bytes, source: str, json: bool = False) -> str:
+    """The same for an OM's bytes (a model built in memory, as it would be written)."""
     om = read_om(data, source)
     model = ge_model_of(om, source)
     start = MODEL_FILE_HEAD_LEN + table_size(len(om.table))

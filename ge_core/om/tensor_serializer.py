@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import tensor_size
 from ge_core.graph import GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.attr_names import ABSENT, ORIGIN_FORMAT, ORIGIN_SHAPE
 from ge_core.graph.types import DataType, Format
+from ge_core.om.logical_memory import tensor_size
 from ge_core.om.proto import ge_ir_pb2 as pb
-
-ORIGIN_SHAPE = "origin_shape"
-ORIGIN_FORMAT = "origin_format"
-ABSENT = "_absent"  # an optional input the model left out; GE marks it invalid, we say so
 
 
 class SerializeError(ValueError):
@@ -68,11 +65,31 @@ def tensor_desc(td: pb.TensorDescriptor) -> GeTensorDesc:
         absent=ABSENT in attr and attr[ABSENT].b)
 
 
+def _string_bytes(data: np.ndarray) -> bytes:
+    """A string tensor as GE lays one out: a StringHead {int64 addr, int64 len} per element,
+    addr the offset of its UTF-8 bytes from the tensor's start, then those bytes."""
+    texts = [str(s).encode() for s in data.reshape(-1)]
+    heads = np.empty((len(texts), 2), np.int64)
+    heads[:, 1] = [len(t) for t in texts]
+    heads[:, 0] = heads.nbytes + np.cumsum(heads[:, 1]) - heads[:, 1]
+    return heads.tobytes() + b"".join(texts)
+
+
+def _strings(raw: bytes | memoryview, dims: tuple[int, ...]) -> np.ndarray:
+    n = int(np.prod(dims))
+    heads = np.frombuffer(raw, np.int64, 2 * n).reshape(n, 2)
+    raw = bytes(raw)
+    return np.array([raw[at:at + length].decode() for at, length in heads.tolist()],
+                    dtype=object).reshape(dims)
+
+
 def tensor_def(value: GeTensor | np.ndarray, weight_offset: int | None = None) -> pb.TensorDef:
     """A TensorDef; ``weight_offset`` detaches the data to that offset of the weights."""
     if isinstance(value, GeTensor):
         data, desc = value.data, tensor_descriptor(value.desc)
-        if data.shape != value.desc.shape.dims or data.dtype != value.desc.dtype.to_numpy():
+        strings = value.desc.dtype == DataType.DT_STRING and data.dtype.kind in "OUS"
+        if data.shape != value.desc.shape.dims or not strings and \
+                data.dtype != value.desc.dtype.to_numpy():
             raise SerializeError(f"tensor {value.desc} holds {data.dtype}{list(data.shape)} data")
     else:
         # A framework attr's bare array (ONNX ConstantOfShape's value): it has no format, and
@@ -80,9 +97,8 @@ def tensor_def(value: GeTensor | np.ndarray, weight_offset: int | None = None) -
         data = value
         desc = tensor_descriptor(GeTensorDesc(GeShape(data.shape), DataType.from_numpy(data.dtype)))
         desc.layout = ""
-    if data.dtype.kind in "OUS":
-        raise SerializeError(f"string tensor {desc.name or list(data.shape)} is not supported")
-    raw = np.ascontiguousarray(data).tobytes()
+    raw = _string_bytes(data) if data.dtype.kind in "OUS" else \
+        np.ascontiguousarray(data).tobytes()
     if weight_offset is None:
         return pb.TensorDef(desc=desc, data=raw)
     desc.data_offset, desc.weight_size = weight_offset, len(raw)
@@ -99,6 +115,9 @@ def tensor_value(td: pb.TensorDef, weights: bytes | None = None) -> GeTensor | n
             raise SerializeError(f"weight at [{start}, {end}) is outside the weights ({have})")
         raw = memoryview(weights)[start:end]
     desc = tensor_desc(td.desc)
+    if desc.dtype == DataType.DT_STRING:
+        data = _strings(raw, desc.shape.dims)
+        return data if td.desc.layout == "" else GeTensor(data, desc)
     dtype = desc.dtype.to_numpy()
     if len(raw) != dtype.itemsize * (desc.shape.num_elements() or 0):
         raise SerializeError(f"tensor {desc} has {len(raw)} bytes of data")

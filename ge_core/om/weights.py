@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import HOST_FM_BASE, OUTPUT_OFFSET, WEIGHT_BASE
 from ge_core.graph import ComputeGraph, GeTensor, Node
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
+from ge_core.om.logical_memory import HOST_FM_BASE, WEIGHT_BASE
 
 CONST_TYPES = frozenset({"Const", "Constant"})
-CONST_VALUE = "value"  # the attr holding a Const's GeTensor
 
 
 def weight_offset(node: Node) -> int | None:
     """The Const's offset in the weights, or None if it has no weight address."""
-    value = node.op_desc.get_attr(CONST_VALUE)
+    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
     if node.type not in CONST_TYPES or not isinstance(value, GeTensor):
         return None
     offsets = node.op_desc.get_attr(OUTPUT_OFFSET) or []
@@ -24,13 +24,14 @@ def weight_offset(node: Node) -> int | None:
 
 
 def _placed(graph: ComputeGraph) -> list[tuple[int, np.ndarray]]:
-    return [(off, node.op_desc.get_attr(CONST_VALUE).data) for node in graph.all_nodes()
+    return [(off, node.op_desc.get_attr(ATTR_NAME_WEIGHTS).data) for node in graph.all_nodes()
             if (off := weight_offset(node)) is not None]
 
 
 def weights_size(graph: ComputeGraph) -> int:
-    """The weight buffer's length: the furthest weight's end."""
-    return max((off + data.nbytes for off, data in _placed(graph)), default=0)
+    """The weight buffer's length: the furthest weight's end. An empty weight still holds its
+    address, so it reaches a byte past it (the loader maps no address past the buffer)."""
+    return max((off + max(data.nbytes, 1) for off, data in _placed(graph)), default=0)
 
 
 def pack_weights(graph: ComputeGraph) -> bytes:

@@ -2,6 +2,7 @@
 inferred the subgraphs by the time the parent node runs)."""
 from __future__ import annotations
 
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
 from ge_core.ops.infer_context import InferShapeContext
@@ -41,7 +42,8 @@ def _loop(ctx: InferShapeContext) -> None:
     # stacks one body result per iteration along a new leading dim.
     body = _body(ctx, "body")
     results = _results(body)[1:]
-    formal = [n for n in body.input_nodes if n.op_desc.get_attr("parent_node_index") is None]
+    formal = [n for n in body.input_nodes
+              if n.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX) is None]
     n_carried = len(formal) - 2  # body inputs: iteration number, cond, carried values
     if len(results) != ctx.n_outputs or n_carried < 0:
         raise ShapeError(f"body gives {len(results)} results for {ctx.n_outputs} outputs")
@@ -51,3 +53,32 @@ def _loop(ctx: InferShapeContext) -> None:
         else:
             dims = dims_of(desc.shape)
             ctx.set_output(i, None if dims is None else (UNKNOWN_DIM,) + dims, desc.dtype)
+
+
+@register("Scan")
+def _scan(ctx: InferShapeContext) -> None:
+    # Outputs: the body's N final states, then K scan outputs stacking one body result per step
+    # (along scan_output_axes, default 0). Scan-8 puts a batch axis first on everything.
+    body = _body(ctx, "body")
+    results = _results(body)
+    m = int(ctx.attr("num_scan_inputs"))
+    first = 1 if ctx.opset < 9 else 0  # Scan-8's sequence_lens
+    formal = [n for n in body.input_nodes if n.op_desc.get_attr("parent_node_index") is None]
+    n_states = len(formal) - m
+    scan_in = ctx.dims(first + n_states) if ctx.n_inputs > first + n_states else None
+    if ctx.opset < 9:
+        batch = UNKNOWN_DIM if scan_in is None else scan_in[0]
+        steps = UNKNOWN_DIM if scan_in is None else scan_in[1]
+    else:
+        axis = (ctx.ints_attr("scan_input_axes") or [0])[0]
+        steps = UNKNOWN_DIM if scan_in is None else scan_in[axis % len(scan_in)]
+    out_axes = ctx.ints_attr("scan_output_axes") or []
+    for i, desc in enumerate(results[:ctx.n_outputs]):
+        dims = dims_of(desc.shape)
+        if dims is not None and i >= n_states:
+            k = i - n_states
+            axis = out_axes[k] % (len(dims) + 1) if k < len(out_axes) else 0
+            dims = dims[:axis] + (steps,) + dims[axis:]
+        if dims is not None and ctx.opset < 9:
+            dims = (batch,) + dims
+        ctx.set_output(i, dims, desc.dtype)

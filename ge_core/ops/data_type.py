@@ -14,12 +14,20 @@ _FROM_ONNX = {
     TensorProto.BOOL: DataType.DT_BOOL, TensorProto.FLOAT16: DataType.DT_FLOAT16,
     TensorProto.DOUBLE: DataType.DT_DOUBLE, TensorProto.UINT32: DataType.DT_UINT32,
     TensorProto.UINT64: DataType.DT_UINT64, TensorProto.BFLOAT16: DataType.DT_BF16,
+    TensorProto.INT4: DataType.DT_INT4, TensorProto.UINT4: DataType.DT_UINT4,
+    TensorProto.INT2: DataType.DT_INT2, TensorProto.UINT2: DataType.DT_UINT2,
+    TensorProto.FLOAT8E5M2: DataType.DT_FLOAT8_E5M2,
+    TensorProto.FLOAT8E4M3FN: DataType.DT_FLOAT8_E4M3FN,
+    TensorProto.FLOAT8E4M3FNUZ: DataType.DT_FLOAT8_E4M3FNUZ,
+    TensorProto.FLOAT8E5M2FNUZ: DataType.DT_FLOAT8_E5M2FNUZ,
+    TensorProto.FLOAT8E8M0: DataType.DT_FLOAT8_E8M0,
+    TensorProto.FLOAT4E2M1: DataType.DT_FLOAT4_E2M1,
 }
 
 
 def data_type_from_onnx(elem_type: int) -> DataType:
     """GE's DataType for an ONNX TensorProto.DataType code; ValueError for types GE lacks
-    (complex, float8, int4...)."""
+    (complex)."""
     if elem_type == TensorProto.UNDEFINED:
         return DataType.DT_UNDEFINED
     try:

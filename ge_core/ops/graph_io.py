@@ -1,6 +1,7 @@
 """GE's own node types: Data (a graph input), Const (a weight or folded value) and NetOutput."""
 from __future__ import annotations
 
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 
@@ -16,7 +17,7 @@ RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive",
 def _data(ctx: InferShapeContext) -> None:
     # A subgraph's Data with parent_node_index stands for that input of the parent node (GE's
     # convention); any other Data keeps the desc its creator declared.
-    index = ctx.attr("parent_node_index")
+    index = ctx.attr(ATTR_NAME_PARENT_NODE_INDEX)
     parent = ctx.node.graph.parent_node
     if index is not None and parent is not None:
         ctx.set_output_desc(0, parent.op_desc.input_descs[index])
@@ -24,7 +25,7 @@ def _data(ctx: InferShapeContext) -> None:
 
 @register("Const")
 def _const(ctx: InferShapeContext) -> None:
-    ctx.set_output_desc(0, ctx.attr("value").desc)
+    ctx.set_output_desc(0, ctx.attr(ATTR_NAME_WEIGHTS).desc)
 
 
 @register("NetOutput")

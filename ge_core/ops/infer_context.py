@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.types import DataType
-from ge_core.ops.shape_rules import Dims, dims_of
+from ge_core.ops.data_type import data_type_from_onnx
+from ge_core.ops.shape_rules import Dims, ShapeError, dims_of
 
 # A graph with no recorded opset (built by hand, or by a pass) gets the newest semantics.
 NEWEST_OPSET = 10_000
@@ -25,7 +27,7 @@ class InferShapeContext:
 
     @property
     def opset(self) -> int:
-        return int(self.node.graph.root.attrs.get("opset", NEWEST_OPSET))
+        return int(self.node.graph.root.attrs.get(OPSET, NEWEST_OPSET))
 
     @property
     def n_inputs(self) -> int:
@@ -48,6 +50,17 @@ class InferShapeContext:
     def attr(self, key: str, default: object = None) -> object:
         return self.op_desc.get_attr(key, default)
 
+    def dtype_attr(self, key: str) -> DataType | None:
+        """An attr holding an ONNX element type (Cast's ``to``, EyeLike's ``dtype``) as GE's
+        DataType; None when absent. A type GE lacks is a shape error naming it."""
+        code = self.op_desc.get_attr(key)
+        if code is None:
+            return None
+        try:
+            return data_type_from_onnx(int(code))
+        except ValueError as err:
+            raise ShapeError(str(err)) from None
+
     def ints_attr(self, key: str) -> list[int] | None:
         value = self.op_desc.get_attr(key)
         return None if value is None else [int(v) for v in value]
@@ -60,7 +73,7 @@ class InferShapeContext:
         peer = self.node.in_data_anchors[idx].peer
         if peer is None or peer.owner.type != "Const":
             return None
-        return peer.owner.op_desc.get_attr("value").data
+        return peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS).data
 
     def const_ints(self, idx: int) -> list[int] | None:
         value = self.const(idx)

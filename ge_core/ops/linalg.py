@@ -4,7 +4,7 @@ from __future__ import annotations
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, broadcast
+from ge_core.ops.shape_rules import Dims, ShapeError, broadcast
 
 
 def _check_inner(k_a: int, k_b: int) -> None:
@@ -12,12 +12,11 @@ def _check_inner(k_a: int, k_b: int) -> None:
         raise ShapeError(f"inner dims differ: {k_a} vs {k_b}")
 
 
-@register("MatMul")
-def _matmul(ctx: InferShapeContext) -> None:
-    # [..., M, K] @ [..., K, N] -> [broadcast(...), M, N]; a 1-D operand gains then loses a dim.
-    a, b = ctx.dims(0), ctx.dims(1)
+def matmul_dims(a: Dims, b: Dims) -> Dims:
+    """[..., M, K] @ [..., K, N] -> [broadcast(...), M, N]; a 1-D operand gains then loses a
+    dim (numpy's matmul, which MatMulInteger and QLinearMatMul follow too)."""
     if a is None or b is None:
-        return ctx.set_output(0, None, ctx.dtype(0))
+        return None
     if not a or not b:
         raise ShapeError("MatMul of a scalar")
     a2 = (1,) + a if len(a) == 1 else a
@@ -26,7 +25,12 @@ def _matmul(ctx: InferShapeContext) -> None:
     out = broadcast(a2[:-2], b2[:-2])
     out += (a2[-2],) if len(a) > 1 else ()
     out += (b2[-1],) if len(b) > 1 else ()
-    ctx.set_output(0, out, ctx.dtype(0))
+    return out
+
+
+@register("MatMul")
+def _matmul(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, matmul_dims(ctx.dims(0), ctx.dims(1)), ctx.dtype(0))
 
 
 @register("Gemm")

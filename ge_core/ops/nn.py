@@ -5,6 +5,8 @@ dilations, pads or auto_pad, and (pools only) ceil_mode.
 """
 from __future__ import annotations
 
+import math
+
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.elementwise import keep_shape
@@ -42,27 +44,32 @@ def _spatial(ctx: InferShapeContext, sizes: tuple[int, ...], kernel: list[int],
     return tuple(out)
 
 
-def _layout(ctx: InferShapeContext) -> tuple[int, int, tuple[int, ...]] | None:
+def _layout(ctx: InferShapeContext, w_idx: int = 1) -> tuple[int, int, tuple[int, ...]] | None:
     """(N, C, spatial dims) of x, with the rank taken from the weight when x's is unknown."""
     x = ctx.dims(0)
     if x is None:
-        w = ctx.dims(1) if ctx.has_input(1) else None
+        w = ctx.dims(w_idx) if ctx.has_input(w_idx) else None
         return None if w is None else (UNKNOWN_DIM, UNKNOWN_DIM, (UNKNOWN_DIM,) * (len(w) - 2))
     if len(x) < 3:
         raise ShapeError(f"input rank {len(x)} has no spatial dims")
     return x[0], x[1], x[2:]
 
 
-@register("Conv")
-def _conv(ctx: InferShapeContext) -> None:
-    # y[N, M, ...]: M = w.shape[0] filters, spatial dims by the window rule.
-    layout, w = _layout(ctx), ctx.dims(1)
+def conv_dims(ctx: InferShapeContext, w_idx: int = 1) -> Dims:
+    """A convolution's y[N, M, ...]: M = w.shape[0] filters, spatial dims by the window rule
+    (w is input ``w_idx``: 1 in Conv, 3 in QLinearConv)."""
+    layout, w = _layout(ctx, w_idx), ctx.dims(w_idx)
     if layout is None:
-        return ctx.set_output(0, None, ctx.dtype(0))
+        return None
     n, _, sizes = layout
     kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * len(sizes))
     m = w[0] if w else UNKNOWN_DIM
-    ctx.set_output(0, (n, m) + _spatial(ctx, sizes, kernel), ctx.dtype(0))
+    return (n, m) + _spatial(ctx, sizes, kernel)
+
+
+@register("Conv")
+def _conv(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, conv_dims(ctx), ctx.dtype(0))
 
 
 @register("ConvTranspose")
@@ -134,3 +141,18 @@ def _dropout(ctx: InferShapeContext) -> None:
     ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
     if ctx.n_outputs > 1:
         ctx.set_output(1, ctx.dims(0), DataType.DT_BOOL if ctx.opset >= 10 else ctx.dtype(0))
+
+
+@register("Col2Im")
+def _col2im(ctx: InferShapeContext) -> None:
+    # (N, C, *image_shape), C = the columns' rows / prod(block_shape).
+    x, image, block = ctx.dims(0), ctx.const_ints(1), ctx.const_ints(2)
+    n = UNKNOWN_DIM if x is None else x[0]
+    c = UNKNOWN_DIM
+    if x is not None and block is not None and x[1] != UNKNOWN_DIM:
+        c = x[1] // math.prod(block)
+    if image is None:
+        spatial = ctx.dims(1)
+        return ctx.set_output(0, None if spatial is None or spatial[0] == UNKNOWN_DIM
+                              else (n, c) + (UNKNOWN_DIM,) * spatial[0], ctx.dtype(0))
+    ctx.set_output(0, (n, c, *image), ctx.dtype(0))

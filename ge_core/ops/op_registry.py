@@ -1,8 +1,11 @@
 """The op registry (GE's OperatorFactory / OpsProtoManager): which op types exist, and each one's
 InferShape function. It is the one place that answers "is this op supported".
 
-Op semantics are ONNX's (default domain): attribute names, defaults and opset differences follow
-the ONNX operator spec. GE's own node types (Data, Const, NetOutput) are registered here too.
+Op semantics are ONNX's: attribute names, defaults and opset differences follow the ONNX operator
+spec. An op of another domain than the default one is registered, and typed in the IR, by its
+qualified name, ``ai.onnx.ml::LabelEncoder`` (GE's ONNX parser keys an op by domain as well): a
+default-domain op of the same name is a different op. GE's own node types (Data, Const,
+NetOutput) are registered here too.
 """
 from __future__ import annotations
 
@@ -13,6 +16,14 @@ if TYPE_CHECKING:
     from ge_core.ops.infer_context import InferShapeContext
 
 InferShapeFunc = Callable[["InferShapeContext"], None]
+
+DEFAULT_DOMAINS = ("", "ai.onnx")
+ML_DOMAIN = "ai.onnx.ml"
+
+
+def qualified_type(domain: str, op_type: str) -> str:
+    """The IR type of ONNX op ``op_type`` of ``domain``: its own name in the default domain."""
+    return op_type if domain in DEFAULT_DOMAINS else f"{domain}::{op_type}"
 
 
 @dataclass(frozen=True, slots=True)

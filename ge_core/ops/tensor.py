@@ -6,9 +6,10 @@ produces it (constant folding makes more of them Const), otherwise the affected 
 """
 from __future__ import annotations
 
+import math
+
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
-from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import (Dims, ShapeError, broadcast, normalize_axes, normalize_axis,
@@ -256,12 +257,7 @@ def _constant_of_shape(ctx: InferShapeContext) -> None:
 
 @register("Cast")
 def _cast(ctx: InferShapeContext) -> None:
-    # x's shape, dtype `to` (an ONNX element type).
-    try:
-        dtype = data_type_from_onnx(int(ctx.attr("to")))
-    except ValueError as err:
-        raise ShapeError(str(err)) from None
-    ctx.set_output(0, ctx.dims(0), dtype)
+    ctx.set_output(0, ctx.dims(0), ctx.dtype_attr("to"))  # x's shape, dtype `to`
 
 
 @register("CastLike")
@@ -277,3 +273,16 @@ def _gather(ctx: InferShapeContext) -> None:
         return ctx.set_output(0, None, ctx.dtype(0))
     axis = normalize_axis(int(ctx.attr("axis", 0)), len(data))
     ctx.set_output(0, data[:axis] + indices + data[axis + 1:], ctx.dtype(0))
+
+
+@register("Range")
+def _range(ctx: InferShapeContext) -> None:
+    # 1-D, max(ceil((limit - start) / delta), 0) long: known when all three are Const.
+    bounds = [ctx.const(i) for i in range(3)]
+    n = UNKNOWN_DIM
+    if all(b is not None for b in bounds):
+        start, limit, delta = (b.item() for b in bounds)
+        if delta == 0:
+            raise ShapeError("Range with delta 0")
+        n = max(math.ceil((limit - start) / delta), 0)
+    ctx.set_output(0, (n,), ctx.dtype(0))

@@ -21,11 +21,11 @@ from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoPr
 
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
-from ge_core.ops import InferShapeError, infer_graph, is_supported, supported_ops
+from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
+from ge_core.ops import (DEFAULT_DOMAINS, InferShapeError, infer_graph, is_supported,
+                         qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
-
-DEFAULT_DOMAINS = ("", "ai.onnx")
 
 
 class ParseError(Exception):
@@ -55,10 +55,10 @@ def _parse(source: str, path: str | None, model: onnx.ModelProto,
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
     graph = ComputeGraph(name or model.graph.name or stem or "graph")
     # A model with no opset_import predates IR version 3, which meant opset 1.
-    graph.attrs["opset"] = next((o.version for o in model.opset_import
+    graph.attrs[OPSET] = next((o.version for o in model.opset_import
                                  if o.domain in DEFAULT_DOMAINS), 1)
     if path:
-        graph.attrs["source"] = path
+        graph.attrs[SOURCE] = path
     _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer)
     try:
         infer_graph(graph)
@@ -143,13 +143,14 @@ class _GraphBuilder:
 
     # -- nodes -----------------------------------------------------------------------------
     def _add_data(self, tensor: str, desc: GeTensorDesc, **attrs: int) -> OutDataAnchor:
-        op = OpDesc(self.graph.unique_name(tensor), "Data", 0, 1, {"index": self.n_data, **attrs})
+        op = OpDesc(self.graph.unique_name(tensor), "Data", 0, 1,
+                    {ATTR_NAME_INDEX: self.n_data, **attrs})
         self.n_data += 1
         op.output_descs[0], op.output_names[0] = desc, tensor
         return self._register(op).out_data_anchor(0)
 
     def _add_const(self, name: str, value: GeTensor, tensor: str) -> Node:
-        op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {"value": value})
+        op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {ATTR_NAME_WEIGHTS: value})
         op.output_descs[0], op.output_names[0] = value.desc.copy(), tensor
         return self._register(op)
 
@@ -161,11 +162,8 @@ class _GraphBuilder:
         return node
 
     def _add_op(self, proto: NodeProto, i: int, descs: dict[str, GeTensorDesc]) -> Node:
-        op_type = proto.op_type
-        name = self.graph.unique_name(proto.name or f"{op_type}_{i}")
-        if proto.domain not in DEFAULT_DOMAINS:
-            raise self._error(f"domain {proto.domain!r} is not supported (only the default "
-                              f"ONNX domain is)", name, op_type)
+        op_type = qualified_type(proto.domain, proto.op_type)
+        name = self.graph.unique_name(proto.name or f"{proto.op_type}_{i}")
         if op_type == "Constant":
             try:
                 return self._add_const(name, constant_value(proto), proto.output[0])
@@ -254,8 +252,8 @@ class _GraphBuilder:
         except ValueError as err:
             raise self._error(f"graph input {value.name!r}: {err}") from err
         if desc is None:
-            raise self._error(f"graph input {value.name!r} is not a tensor (sequence, map and "
-                              f"optional types are not supported)")
+            raise self._error(f"graph input {value.name!r} is a map (map types are not "
+                              f"supported)")
         return desc
 
     def _tensor(self, proto: onnx.TensorProto, name: str) -> GeTensor:

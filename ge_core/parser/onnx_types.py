@@ -8,15 +8,19 @@ import numpy as np
 from onnx import AttributeProto, NodeProto, TensorProto, TypeProto, numpy_helper
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.types import DataType
 from ge_core.ops.data_type import data_type_from_onnx
 
 
 def tensor_desc(type_proto: TypeProto) -> GeTensorDesc | None:
     """The desc of a tensor type (unknown and symbolic dims -> -1, no shape -> unknown rank, no
-    type at all -> an unknown desc); None for a non-tensor type (sequence, map, optional)."""
+    type at all -> an unknown desc); a sequence or an optional is a DT_VARIANT scalar (a handle,
+    as TensorFlow's TensorList is); None for a map."""
     kind = type_proto.WhichOneof("value")
     if kind is None:
         return GeTensorDesc()
+    if kind in ("sequence_type", "optional_type"):
+        return GeTensorDesc(GeShape(()), DataType.DT_VARIANT)
     if kind != "tensor_type":
         return None
     tensor_type = type_proto.tensor_type
@@ -37,6 +41,16 @@ def tensor_value(tensor: TensorProto) -> GeTensor:
         raise ValueError(str(err)) from None
 
 
+def type_text(type_proto: TypeProto) -> str:
+    """A type as ONNX's docs write it: tensor(float), sequence(tensor(int64)), optional(...)."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return f"tensor({TensorProto.DataType.Name(type_proto.tensor_type.elem_type).lower()})"
+    if kind in ("sequence_type", "optional_type"):
+        return f"{kind[:-5]}({type_text(getattr(type_proto, kind).elem_type)})"
+    return kind or "?"
+
+
 _A = AttributeProto
 _ATTR: dict[int, Callable[[AttributeProto], Any]] = {
     _A.FLOAT: lambda a: a.f,
@@ -47,6 +61,7 @@ _ATTR: dict[int, Callable[[AttributeProto], Any]] = {
     _A.INTS: lambda a: list(a.ints),
     _A.STRINGS: lambda a: [s.decode() for s in a.strings],
     _A.TENSORS: lambda a: [numpy_helper.to_array(t) for t in a.tensors],
+    _A.TYPE_PROTO: lambda a: type_text(a.tp),  # Optional's `type`: text, which no kernel reads
 }
 
 

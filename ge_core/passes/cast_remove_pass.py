@@ -6,7 +6,8 @@ import numpy as np
 
 from ge_core.graph import Node
 from ge_core.graph.types import DataType
-from ge_core.passes.pass_utils import RewritePass, bypass, producer
+from ge_core.passes.pass_utils import bypass, producer
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _holds_all(a: DataType, b: DataType) -> bool:
@@ -14,7 +15,7 @@ def _holds_all(a: DataType, b: DataType) -> bool:
     float no wider than themselves (int64 -> float64 rounds above 2**53)."""
     try:
         na, nb = a.to_numpy(), b.to_numpy()
-    except TypeError:  # bf16, strings, undefined: not judged
+    except TypeError:  # strings, sequences, undefined: not judged
         return False
     return np.can_cast(na, nb, "safe") and not (na.kind in "iu" and nb.kind == "f"
                                                 and na.itemsize >= nb.itemsize)

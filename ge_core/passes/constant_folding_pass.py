@@ -7,7 +7,8 @@ A value is known when
 - the op reads only its input's shape (Shape, Size) and the input desc's shape is static;
 - every output is an empty tensor (a 0 dim): the Const then only carries the shape.
 Never folded: graph inputs/outputs, Consts, control flow (ops owning subgraphs), random ops, ops
-without a kernel, and kernels that raise (the error is left to run time, which names the node).
+without a kernel, ops making a sequence or optional (no Const holds one), and kernels that raise
+(the error is left to run time, which names the node).
 The Consts keep the order the node had: they take its control inputs and its Const inputs' ones.
 
 Size guard: a fold whose outputs pass 64 MiB and outweigh its inputs is skipped. Folding it would
@@ -22,6 +23,7 @@ import numpy as np
 
 from ge_core.graph import GeTensorDesc, Node
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.pass_utils import (RANDOM_OPS, const_value, graph_opset, make_const, must_keep,
                                        replace_node, static_dims)
@@ -38,7 +40,8 @@ class ConstantFoldingPass(BaseNodePass):
     name = "ConstantFoldingPass"
 
     def run(self, node: Node) -> None:
-        if must_keep(node) or node.type in UNFOLDABLE:
+        if must_keep(node) or node.type in UNFOLDABLE or any(
+                d.dtype == DataType.DT_VARIANT for d in node.op_desc.output_descs):
             return
         values = _empty_outputs(node) or _compute(node)
         if values is None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.graph import Node, OpDesc
-from ge_core.passes.pass_utils import RewritePass, make_const, replace_node, static_dims
+from ge_core.passes.pass_utils import make_const, replace_node, static_dims
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _to_reshape(pass_: RewritePass, node: Node) -> bool:

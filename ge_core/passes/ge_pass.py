@@ -37,15 +37,19 @@ def _edit_total(graph: ComputeGraph) -> int:
 
 
 class _Walk:
-    """The state of one GEPass walk over one graph."""
+    """The state of one GEPass walk over one graph (a debugger reads it while parked)."""
 
     def __init__(self, graph: ComputeGraph) -> None:
+        self.graph = graph
+        self.limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
+        self.visits = 0                       # GE's passed_node_size
         self.queue: deque[Node] = deque(n for n in graph if not n.in_nodes())
         self.queued: set[Node] = set(self.queue)
         self.seen: set[Node] = set()
         self.deleted: set[Node] = set()
         self.suspended: set[Node] = set()
         self.re_pass: dict[Node, None] = {}  # an ordered set: its order is the walk's order
+        self.ran: list[BaseNodePass] = []     # the node passes run on the current node so far
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
 
@@ -89,6 +93,7 @@ class GEPass:
         self.passes = list(passes)
         self.depth = depth
         self.report = report or GEPassReport()
+        self.state: _Walk | None = None   # the walk in progress, or the last one
 
     def run(self) -> GEPassReport:
         for _ in self.walk():
@@ -98,25 +103,24 @@ class GEPass:
     def walk(self) -> Iterator[tuple[str, Node]]:
         """The walk as a generator: yields (pass name, node) as each node pass is about to
         run, so a driver can step node by node; ``run`` just exhausts it."""
-        graph, walk = self.graph, _Walk(self.graph)
-        limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
-        passed = 0
+        graph = self.graph
+        walk = self.state = _Walk(graph)
         while True:
             while walk.queue:
                 node = walk.queue.popleft()
                 walk.queued.discard(node)
                 if node in walk.deleted or graph.find_node(node.name) is not node:
                     continue
-                if passed >= limit:
+                if walk.visits >= walk.limit:
                     editing = walk.recent + walk.last_round
                     culprits = ", ".join(sorted(p for p, _ in editing.most_common(3))) or "none"
                     self.report.warnings.append(
-                        f"graph {graph.name}: GEPass stopped after {passed} node visits "
+                        f"graph {graph.name}: GEPass stopped after {walk.visits} node visits "
                         f"(10 x {len(graph)} nodes); passes still editing: {culprits}")
-                    self.report.visits += passed
+                    self.report.visits += walk.visits
                     return
                 walk.seen.add(node)
-                passed += 1
+                walk.visits += 1
                 yield from self._visit(node, walk)
                 if node not in walk.deleted and node.op_desc.subgraph_names:
                     for sub in node.op_desc.subgraph_names:
@@ -132,14 +136,14 @@ class GEPass:
                 if n not in walk.deleted and (n in walk.seen or walk.ready(n)):
                     walk.push(n)
             walk.re_pass.clear()
-        self.report.visits += passed
+        self.report.visits += walk.visits
         if walk.suspended:
             names = ", ".join(sorted(n.name for n in walk.suspended))
             raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: {names}")
 
     def _visit(self, node: Node, walk: _Walk) -> Iterator[tuple[str, Node]]:
         graph, bus = self.graph, self.graph.bus
-        ran = []
+        ran = walk.ran = []   # the passes run on this node so far, with their requests
         for p in self.passes:
             p.init()
             ran.append(p)
@@ -165,6 +169,7 @@ class NodePassGroup(GraphPass):
         self.name = name  # type: ignore[misc]
         self.passes = list(passes)
         self.last_report = GEPassReport()
+        self.ge_pass: GEPass | None = None   # the walk in progress, or the last one
 
     def run(self, graph: ComputeGraph) -> bool:
         for _ in self.walk(graph):
@@ -176,7 +181,7 @@ class NodePassGroup(GraphPass):
         return tuple((p.name, edits[p.name]) for p in self.passes if edits[p.name])
 
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
-        ge_pass = GEPass(graph, self.passes)
+        ge_pass = self.ge_pass = GEPass(graph, self.passes)
         self.last_report = ge_pass.report
         yield from ge_pass.walk()
         self.warnings.extend(self.last_report.warnings)

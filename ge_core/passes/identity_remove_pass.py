@@ -3,7 +3,8 @@ its mask unread, pass their input through unchanged, so their consumers read the
 from __future__ import annotations
 
 from ge_core.graph import Node
-from ge_core.passes.pass_utils import RewritePass, bypass, input_const
+from ge_core.passes.pass_utils import bypass, input_const
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _remove(pass_: RewritePass, node: Node) -> bool:

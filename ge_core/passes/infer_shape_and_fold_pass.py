@@ -35,6 +35,8 @@ class InferShapeAndFoldPass(GraphPass):
         self.max_rounds = max_rounds
         self.last = FoldRounds(0, True)
         self.warnings = []
+        self.round = 0                        # the round in progress, or the last one
+        self.ge_pass: GEPass | None = None    # its ConstantFoldingPass walk
 
     def run(self, graph: ComputeGraph) -> bool:
         for _ in self.walk(graph):
@@ -44,9 +46,10 @@ class InferShapeAndFoldPass(GraphPass):
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         """Node visits of every round's GEPass, so a debugger can step through the folding."""
         for rounds in range(1, self.max_rounds + 1):
+            self.round = rounds
             infer_graph(graph)
             before = graph.edits.snapshot()
-            ge_pass = GEPass(graph, [ConstantFoldingPass()])
+            ge_pass = self.ge_pass = GEPass(graph, [ConstantFoldingPass()])
             yield from ge_pass.walk()
             self.warnings.extend(ge_pass.report.warnings)
             if not graph.edits.since(before).any:

@@ -35,6 +35,7 @@ class PassManager:
         self.stage = stage
         self.passes: list[tuple[str, GraphPass]] = []
         self.history: list[PassRecord] = [] if history is None else history
+        self.current: GraphPass | None = None   # the pass running (a debugger looks at it)
 
     def add_pass(self, name: str, graph_pass: GraphPass) -> "PassManager":
         self.passes.append((name, graph_pass))
@@ -59,6 +60,7 @@ class PassManager:
     def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph) -> Iterator[Step]:
         bus = graph.bus
         bus.emit(PassBegin, self.stage, name, graph.name)
+        self.current = graph_pass
         before = graph.edits.snapshot()
         graph_pass.warnings = []
         start = time.perf_counter()
@@ -71,6 +73,7 @@ class PassManager:
                 break
             yield Step("node", self.stage, pass_name, graph.name, node.name)
         seconds = time.perf_counter() - start
+        self.current = None
         d = graph.edits.since(before)
         changed = bool(said) or d.any
         relinked = d.edges_linked + d.edges_unlinked

@@ -1,15 +1,15 @@
 """Small helpers every rewrite needs: reading and making constants, moving consumers, deleting
-what a rewrite left unused, and the rule-table node pass most simple rewrites are written as."""
+what a rewrite left unused."""
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, ClassVar
 
 import numpy as np
 
 from ge_core.executor.host_executor import LATEST_OPSET
 from ge_core.graph import (ComputeGraph, GeShape, GeTensor, GeTensorDesc, GraphUtils, Node, OpDesc,
                            OutDataAnchor)
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
 
@@ -25,7 +25,7 @@ def const_value(node: Node | None) -> np.ndarray | None:
     """The value of a Const node, else None."""
     if node is None or node.type != "Const":
         return None
-    value = node.op_desc.get_attr("value")
+    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
     return value.data if isinstance(value, GeTensor) else None
 
 
@@ -41,7 +41,8 @@ def make_const(graph: ComputeGraph, name: str, data: np.ndarray) -> Node:
     """Add a Const node holding ``data`` under a name not yet used in ``graph``."""
     data = np.asarray(data)
     desc = GeTensorDesc(GeShape(tuple(data.shape)), DataType.from_numpy(data.dtype))
-    op = OpDesc(graph.unique_name(name), "Const", 0, 1, {"value": GeTensor(data, desc.copy())})
+    op = OpDesc(graph.unique_name(name), "Const", 0, 1,
+                {ATTR_NAME_WEIGHTS: GeTensor(data, desc.copy())})
     op.output_descs[0] = desc
     return graph.add_node(op)
 
@@ -54,7 +55,7 @@ def tensor_key(data: np.ndarray) -> tuple:
 
 
 def graph_opset(graph: ComputeGraph) -> int:
-    return int(graph.root.attrs.get("opset", LATEST_OPSET))
+    return int(graph.root.attrs.get(OPSET, LATEST_OPSET))
 
 
 def static_dims(desc: GeTensorDesc) -> tuple[int, ...] | None:
@@ -144,22 +145,3 @@ def replace_node(pass_: BaseNodePass, node: Node, outputs: list[OutDataAnchor | 
     pass_.isolate_and_delete_node(node, {})  # re-passes its neighbours, the new nodes among them
     for p in producers:
         delete_if_dead(pass_, p)
-
-
-# -- rule tables --------------------------------------------------------------------------------
-Rewrite = Callable[["RewritePass", Node], bool]
-
-
-class RewritePass(BaseNodePass):
-    """A node pass written as a table of (op types, rewrite) rows, tried in order; a rewrite
-    returns whether it changed the graph. A node that survives a rewrite is passed again at once,
-    so rules chain on it (a collapsed Reshape chain may now be an identity)."""
-
-    rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
-
-    def run(self, node: Node) -> None:
-        for op_types, rewrite in self.rules:
-            if node.type in op_types and rewrite(self, node):
-                if node not in self.deleted:
-                    self.add_immediate_re_pass_node(node)
-                return

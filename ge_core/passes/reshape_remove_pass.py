@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.graph import Node
-from ge_core.passes.pass_utils import (RewritePass, bypass, delete_if_dead, input_const, producer,
-                                       relink_input, static_dims)
+from ge_core.passes.pass_utils import (bypass, delete_if_dead, input_const, producer, relink_input,
+                                       static_dims)
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _target(node: Node) -> list[int] | None:

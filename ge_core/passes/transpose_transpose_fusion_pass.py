@@ -7,8 +7,8 @@ y = transpose(transpose(x, p1), p2) reads y[i] from x[p1[p2[i]]], so the fused p
 from __future__ import annotations
 
 from ge_core.graph import Node
-from ge_core.passes.pass_utils import (RewritePass, bypass, delete_if_dead, producer,
-                                       relink_input)
+from ge_core.passes.pass_utils import bypass, delete_if_dead, producer, relink_input
+from ge_core.passes.rewrite_pass import RewritePass
 
 
 def _perm(node: Node) -> list[int] | None:

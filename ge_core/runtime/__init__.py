@@ -1,12 +1,13 @@
 """GE's runtime: loading and executing what the compiler built (seed 000).
 
-    v1/          GraphLoader -> ModelManager -> DavinciModel (TaskSink), the Session's executors
+    v1/          GraphLoader -> ModelManager -> DavinciModel (TaskSink), or HybridDavinciModel
+                 for unknown dims, as ModelManager chooses; the Session's executors
     v2/          lowering to an ExecuteGraph (Init / Main / DeInit), sequential and topological
                  executors, ModelV2Executor, StreamExecutor
     hybrid/      HybridDavinciModel: unknown shapes, host-scheduled node by node
     single_op/   one op compiled into a minimal graph, cached, executed (aclopExecute)
 
-Helpers the executors share sit here: kernel_launch (an op's descs and device addresses -> an
+Helpers the executors share sit here: op_kernel (an op's descs and device addresses -> an
 npu_emu kernel task; OpKernel), model_memory (a GeModel's logical segments on device memory,
 weights and variables loaded), model_io (a model's inputs and outputs; DeviceBuffer), errors
 (GE's errors, with the ACL codes the model calls return).

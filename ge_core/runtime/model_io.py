@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import INPUT_OFFSET, OUTPUT_OFFSET, tensor_size
 from ge_core.graph import ComputeGraph, Format, GeTensorDesc
+from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET
+from ge_core.om.logical_memory import tensor_size
 
 NO_ADDRESS = -1   # a graph not built (hybrid, v2): its tensors have no planned place
 

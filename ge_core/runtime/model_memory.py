@@ -2,7 +2,7 @@
 translation every TaskInfo does). Shared by every executor that runs a built model: v1's
 DavinciModel, and v2 / hybrid / single op for the parts they keep static.
 
-A task's args hold *logical* addresses (annotations.py): the feature map from FEATURE_MAP_BASE
+A task's args hold *logical* addresses (om/logical_memory.py): the feature map from FEATURE_MAP_BASE
 (zero-copy I/O right after it), variables from VAR_BASE, weights from WEIGHT_BASE. Loading gives
 each segment one device block - allocated here, provided by the user (set feature memory base,
 const memory base), or shared with another model loaded from the same weights - and translates
@@ -19,21 +19,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, HOST_FM_BASE, OUTPUT_OFFSET,
-                                                VAR_BASE, WEIGHT_BASE, tensor_size)
 from ge_core.graph import ComputeGraph, GeTensor
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
+from ge_core.om.logical_memory import (FEATURE_MAP_BASE, HOST_FM_BASE, VAR_BASE, WEIGHT_BASE,
+                                       tensor_size)
 from ge_core.runtime.errors import ModelLoadError
 from npu_emu.device import HostMemAccess
 
 if TYPE_CHECKING:
     from ge_core.om.ge_model import GeModel
     from npu_emu.device import Device
-    from npu_emu.kernel import TensorArg
+    from npu_emu.kernel_task import TensorArg
 
 FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
 LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}
 VARIABLE_OPS = frozenset({"Variable"})
-VARIABLE_INIT_VALUE = "value"   # a Variable's initial value (TransAllVarData copies it)
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def trans_all_var_data(memory: ModelMemory, graph: ComputeGraph) -> int:
     segment. Returns how many were copied."""
     copied = 0
     for node in graph.all_nodes():
-        value = node.op_desc.get_attr(VARIABLE_INIT_VALUE)
+        value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
         offsets = node.op_desc.get_attr(OUTPUT_OFFSET) or []
         if node.type in VARIABLE_OPS and isinstance(value, GeTensor) and offsets:
             host_to_device(memory.device, memory.translate(offsets[0]),

@@ -22,10 +22,6 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.compiler.memory.mem_options import MemoryOptions
-from ge_core.compiler.model_builder import BuildOptions, build_model
-from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph
 from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, model_inputs, model_outputs
@@ -33,32 +29,16 @@ from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device, se
 from ge_core.runtime.v1.data_inputer import Callback, Inputs
 from ge_core.runtime.v1.model_executor import GraphNode, ModelExecutor
 from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.runtime import current_runtime
+from ge_core.session.graph_manager import GraphManager
+from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     import onnx
 
     from npu_emu.stream import Stream
 
-# GE option names the session understands (session options, overridden by graph options)
+# GE's option naming the session's device; the compile options are GraphManager's
 DEVICE_ID = "ge.exec.deviceId"
-STREAM_MAX_PARALLEL_NUM = "ge.streamMaxParallelNum"
-ENABLE_SINGLE_STREAM = "ge.enableSingleStream"
-DISABLE_REUSE_MEMORY = "ge.exec.disableReuseMemory"
-EXCLUDE_ENGINES = "ge.exec.exclude_engines"
-EVENT = "ge.event"
-
-
-def build_options(options: Mapping[str, str]) -> tuple[CompileOptions, BuildOptions]:
-    """GE's options -> the compiler's."""
-    stream = StreamOptions(
-        stream_max_parallel_num=int(options.get(STREAM_MAX_PARALLEL_NUM, "1")),
-        enable_single_stream=options.get(ENABLE_SINGLE_STREAM, "false").lower() == "true",
-        use_notify=options.get(EVENT, "event") == "notify")
-    memory = MemoryOptions(disable_reuse=options.get(DISABLE_REUSE_MEMORY, "0") == "1")
-    engines = tuple(filter(None, options.get(EXCLUDE_ENGINES, "").split(",")))
-    return (CompileOptions(exclude_engines=engines, dump=None),
-            BuildOptions(stream=stream, memory=memory))
 
 
 @dataclass(frozen=True)
@@ -89,8 +69,7 @@ class Session:
         if graph_id in self.executor.graph_nodes:
             raise GeError(f"graph {graph_id} already added")
         if not isinstance(graph, ComputeGraph):
-            from ge_core.parser import parse_onnx
-            graph = parse_onnx(graph)
+            graph = GraphManager.parse(graph)
         self.executor.graph_nodes[graph_id] = GraphNode(graph_id, graph,
                                                         {**self.options, **(options or {})})
 
@@ -114,9 +93,9 @@ class Session:
     def _build(self, node: GraphNode) -> None:
         if node.built:
             return
-        compile_options, build = build_options(node.options)
-        compile_graph(node.graph, compile_options)
-        node.ge_model = build_model(node.graph, build).ge_model
+        manager = GraphManager.from_ge_options(node.options)
+        manager.compile(node.graph)
+        node.ge_model = manager.build(node.graph).ge_model
 
     def get_compiled_graph_summary(self, graph_id: int) -> CompiledGraphSummary:
         node = self.executor.graph_node(graph_id)

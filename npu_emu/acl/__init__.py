@@ -9,7 +9,7 @@ script reads like one written for a real Ascend device::
     stream, ret = acl.rt.create_stream()
 
 Handles (streams, events, contexts, models, data buffers, datasets) are plain ints; device and
-host pointers are ints. Every call acts on ``npu_emu.runtime.current_runtime()``. A program
+host pointers are ints. Every call acts on ``npu_emu.world.current_runtime()``. A program
 written for a real board runs here with ``import acl`` changed to ``from npu_emu import acl``;
 acl.mdl's offline-model calls are GE's (see npu_emu/acl/model_loader.py).
 """
@@ -23,7 +23,7 @@ from npu_emu.acl.data_buffer import (create_data_buffer, destroy_data_buffer,
                                      get_data_buffer_size_v2, update_data_buffer)
 from npu_emu.errors import (ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE, AclError,
                             InvalidParamError)
-from npu_emu.runtime import current_runtime, forget_runtime
+from npu_emu.world import current_runtime, drop_implicit_world
 
 __all__ = ["init", "finalize", "get_recent_err_msg", "rt", "mdl", "util", "create_data_buffer",
            "destroy_data_buffer", "get_data_buffer_addr", "get_data_buffer_size",
@@ -57,7 +57,7 @@ def finalize() -> int:
             runtime.reset_device(device_id)
     finally:
         runtime.initialized = False
-        forget_runtime(runtime)
+        drop_implicit_world()
     return 0
 
 

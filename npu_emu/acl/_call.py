@@ -5,7 +5,7 @@ import functools
 from typing import Any, Callable
 
 from npu_emu.errors import AclError
-from npu_emu.runtime import current_runtime
+from npu_emu.world import current_runtime
 
 _last_error = [""]
 

@@ -1,11 +1,13 @@
-"""The one sanctioned upward call: how ``acl.mdl`` reaches GE's model loader.
+"""The registration hook, the one sanctioned upward reference: how ``acl.mdl`` reaches GE.
 
 In CANN, libascendcl's aclmdlLoadFromFile / aclmdlExecute are implemented by GE's runtime,
 which libascendcl loads at run time (dlopen). The emulated runtime must not import ge_core (the
 layers point down), so GE registers its loader here when ``ge_core.runtime`` is imported, and
 ``model_loader()`` imports that package by name on first use if nobody has yet - the dlopen.
 What crosses the boundary is plain data: ints, bytes, device addresses and the descriptions
-below.
+below. GE's managers behind the loader (ModelManager, SingleOpManager) need no registration:
+each asks the current World for its instance (``World.instance``, npu_emu/world.py).
+tests/test_layers.py allows this one import of a layer above and no other.
 """
 from __future__ import annotations
 

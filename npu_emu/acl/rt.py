@@ -12,7 +12,7 @@ from npu_emu.acl.constants import (ACL_EVENT_RECORDED_STATUS_COMPLETE,
 from npu_emu.context import Context
 from npu_emu.errors import InvalidParamError
 from npu_emu.event import Event
-from npu_emu.kernel import tensor_arg
+from npu_emu.kernel_task import tensor_arg
 from npu_emu.notify import Notify
 from npu_emu.stream import Stream
 

@@ -1,4 +1,4 @@
-"""Elementwise kernels: arithmetic, activations, comparisons and logic, Clip, Cast, and the
+"""Elementwise kernels: arithmetic, activations, comparisons and logic, Clip, and the
 variadic Max/Min/Sum/Mean.
 
 Ops without attributes are rows of rule tables registered in a loop; ops with attributes get a
@@ -17,7 +17,6 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from onnx import TensorProto, helper
 
 from npu_emu.kernels.broadcast import call, rowwise
 from npu_emu.kernels.in_place import fits
@@ -150,13 +149,13 @@ def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return np.maximum(x, zeros_like(x), out=fits(out, x.shape, x.dtype))
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def sigmoid(x: np.ndarray) -> np.ndarray:
     # exp(-|x|) never overflows; sigmoid(-t) = e/(1+e) mirrors sigmoid(t) = 1/(1+e).
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1, e) / (1 + e)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
+def erf(x: np.ndarray) -> np.ndarray:
     # numpy has no erf; math.erf is exact in float64.
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
 
@@ -172,10 +171,10 @@ _UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Ceil": np.ceil,
     "Sign": np.sign,                            # -1, 0 or 1 (opset 9)
     "Tanh": np.tanh,
-    "Erf": _erf,                                # opset 9
+    "Erf": erf,                                # opset 9
     "Not": np.logical_not,                      # bool only
     "Identity": lambda x: x,                    # no copy needed: kernels never write into arrays
-    "Sigmoid": _sigmoid,
+    "Sigmoid": sigmoid,
     "Softplus": lambda x: np.logaddexp(0, x),   # log(1 + e^x) without overflowing e^x
     "Softsign": lambda x: x / (1 + np.abs(x)),
     "Round": np.round,                          # halves to even, as ONNX asks
@@ -308,30 +307,3 @@ def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 
 
 one_output("Where")(np.where)  # condition ? x : y, the three broadcast together (opset 9)
-
-
-# float8/float4/int4 casts need saturation and rounding modes that numpy does not have, and
-# strings are no NPU data; Cast refuses them rather than guess.
-_CASTABLE = frozenset({
-    TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.DOUBLE,
-    TensorProto.BOOL, TensorProto.INT8, TensorProto.INT16, TensorProto.INT32, TensorProto.INT64,
-    TensorProto.UINT8, TensorProto.UINT16, TensorProto.UINT32, TensorProto.UINT64,
-})
-
-
-@one_output("Cast")
-def cast(x: np.ndarray, *, to: int | str, saturate: int = 1, round_mode: str = "up") -> np.ndarray:
-    # saturate (19+) and round_mode (24+) only concern the float8/float4 targets refused below.
-    if isinstance(to, str):  # opset 1 named the type ("FLOAT")
-        to = TensorProto.DataType.Value(to)
-    if to not in _CASTABLE:
-        raise NotImplementedError(f"Cast to {TensorProto.DataType.Name(to)} is not supported")
-    return x.astype(helper.tensor_dtype_to_np_dtype(to))
-
-
-@one_output("CastLike")
-def cast_like(x: np.ndarray, target_type: np.ndarray, *, saturate: int = 1,
-              round_mode: str = "up") -> np.ndarray:
-    # ONNX's function bodies (Selu, Elu, ... expanded) use it to type their constants.
-    return cast(x, to=helper.np_dtype_to_tensor_dtype(target_type.dtype), saturate=saturate,
-                round_mode=round_mode)

@@ -40,4 +40,6 @@ def gemm_7(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, alpha: 
 @kernel("MatMul")
 def matmul(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray]:
     # ONNX MatMul is numpy matmul: 1-D operands promoted and squeezed, batch dims broadcast.
-    return (np.asarray(np.matmul(a, b)),)  # two vectors give a numpy scalar
+    # ml_dtypes' bfloat16 matmul computes in float32 and returns that: ONNX keeps the type.
+    y = np.asarray(np.matmul(a, b))  # two vectors give a numpy scalar
+    return (y.astype(a.dtype, copy=False),)

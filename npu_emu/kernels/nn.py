@@ -7,9 +7,8 @@ the windows one spatial axis at a time, one kernel offset at a time (each a plai
 slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
 
-Only inference is emulated: BatchNormalization's training outputs are not produced, and MaxPool's
-optional Indices output is not computed (a kernel cannot tell whether a node asks for it, and
-no shipped ONNX suite does).
+MaxPool's optional Indices output costs an argmax over every window, so it is computed only when
+the node has that output (the caller passes ``num_outputs``, see ``kernel_attrs``).
 """
 from __future__ import annotations
 
@@ -341,6 +340,24 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
     return (y,)
 
 
+@kernel("Col2Im")
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
+           dilations: list[int] | None = None, pads: list[int] | None = None,
+           strides: list[int] | None = None) -> tuple[np.ndarray]:
+    """im2col's inverse: the (N, C * kernel, blocks) columns summed back onto the (padded)
+    image, one kernel offset at a time through a writeable window view, then cropped."""
+    image, block = [int(d) for d in image_shape], [int(d) for d in block_shape]
+    g = _geometry(image, block, strides, dilations, pads)
+    n = x.shape[0]
+    cols = x.reshape(n, -1, *g.kernel, *g.out)
+    padded = [b + i + e for b, i, e in zip(g.begin, image, g.end)]
+    buf = np.zeros((n, cols.shape[1], *padded), x.dtype)
+    win = _windows(buf, g, writeable=True)
+    for k in np.ndindex(*g.kernel):
+        win[:, :, *k] += cols[:, :, *k]
+    return (np.ascontiguousarray(buf[_spatial(g.begin, image)]),)
+
+
 def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
     """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
     index = [slice(None)] * a.ndim
@@ -374,11 +391,32 @@ def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> 
 @kernel("MaxPool")
 def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
              ceil_mode: int = 0, dilations: list[int] | None = None, pads: list[int] | None = None,
-             storage_order: int = 0, strides: list[int] | None = None) -> tuple[np.ndarray]:
-    # storage_order only lays out the Indices output, which is not computed (see module doc).
+             storage_order: int = 0, strides: list[int] | None = None,
+             num_outputs: int = 1) -> tuple[np.ndarray, ...]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    return (_pool(np.maximum, _padded(x, g, lowest), g),)
+    xp = _padded(x, g, lowest)
+    y = _pool(np.maximum, xp, g)
+    return (y,) if num_outputs < 2 else (y, _argmax_indices(x.shape, xp, g, storage_order))
+
+
+def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: _Geometry,
+                    storage_order: int) -> np.ndarray:
+    """MaxPool's Indices: where in x each window's first maximum lies, as a flat index over
+    (N, C, *spatial) with the spatial dims row-major (storage_order 0) or column-major (1)."""
+    n, c, *spatial = shape
+    nd = len(spatial)
+    win = _windows(xp, g)
+    taps = np.moveaxis(win, range(2, 2 + nd), range(2 + nd, 2 + 2 * nd))
+    best = np.unravel_index(taps.reshape(n, c, *g.out, -1).argmax(axis=-1), g.kernel)
+    order = range(nd) if storage_order else reversed(range(nd))
+    flat, stride = np.zeros((n, c, *g.out), np.int64), 1
+    for i in order:  # the fastest-varying spatial axis first
+        at = np.arange(g.out[i]).reshape([-1 if j == i else 1 for j in range(nd)])
+        flat += (at * g.strides[i] + best[i] * g.dilations[i] - g.begin[i]) * stride
+        stride *= spatial[i]
+    plane = np.arange(n * c, dtype=np.int64).reshape(n, c, *(1,) * nd)
+    return flat + plane * math.prod(spatial)
 
 
 @kernel("AveragePool")
@@ -477,9 +515,21 @@ def batch_normalization_14(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean
                            training_mode: int = 0,
                            out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     if training_mode:
-        raise NotImplementedError(
-            "BatchNormalization with training_mode=1: the emulator runs inference only")
+        return _batch_norm_training(x, scale, b, mean, var, epsilon, momentum)
     return _batch_norm(x, scale, b, mean, var, epsilon, _channel_shape(x), out)
+
+
+def _batch_norm_training(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                         var: np.ndarray, epsilon: float,
+                         momentum: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Y normalised with the batch's own statistics, and the running mean and variance moved
+    toward them by (1 - momentum)."""
+    axes = (0, *range(2, x.ndim))
+    batch_mean, batch_var = x.mean(axis=axes), x.var(axis=axes)
+    y = _batch_norm(x, scale, b, batch_mean, batch_var, epsilon, _channel_shape(x), None)[0]
+    running_mean = mean * momentum + batch_mean * (1 - momentum)
+    running_var = var * momentum + batch_var * (1 - momentum)
+    return y, running_mean.astype(mean.dtype), running_var.astype(var.dtype)
 
 
 @kernel("InstanceNormalization")

@@ -18,8 +18,9 @@ Reducer = Callable[..., np.ndarray]  # fn(x, axis=..., keepdims=...) in numpy's 
 
 
 def _limits(dtype: np.dtype) -> tuple[object, object]:
-    """(lowest, highest) value of ``dtype``: ONNX's max/min of an empty set."""
-    if dtype.kind == "f":
+    """(lowest, highest) value of ``dtype``: ONNX's max/min of an empty set. (ml_dtypes'
+    bfloat16 is of kind "V".)"""
+    if dtype.kind in "fV":
         return -np.inf, np.inf
     if dtype.kind == "b":
         return False, True
@@ -85,7 +86,7 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
@@ -98,7 +99,7 @@ def _hardmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 _NORMALIZERS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "Softmax": _softmax,
-    "LogSoftmax": _log_softmax,
+    "LogSoftmax": log_softmax,
     "Hardmax": _hardmax,
 }
 

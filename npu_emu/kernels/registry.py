@@ -77,4 +77,10 @@ def known_ops() -> list[str]:
 def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.kernels import elementwise, linalg, nn, reduce, tensor  # noqa: F401
-    from npu_emu.kernels import fused  # noqa: F401
+    from npu_emu.kernels import fused, hccl  # noqa: F401
+    from npu_emu.kernels import cast  # noqa: F401
+    from npu_emu.kernels import ml  # noqa: F401
+    from npu_emu.kernels import attention, quant, rnn, sequence, string, training  # noqa: F401
+    from npu_emu.kernels import (activation, bitwise, conv_variants, cumulative,  # noqa: F401
+                                 image, indexing, loss, matrix, normalization, random,
+                                 signal)

@@ -21,7 +21,7 @@ Ints = np.ndarray | Sequence[int]
 
 
 def _ints(values: Ints) -> list[int]:
-    return [int(v) for v in values]
+    return [int(v) for v in np.asarray(values).reshape(-1)]  # a scalar is one value
 
 
 @one_output("Reshape")
@@ -177,5 +177,9 @@ def constant(**attr: object) -> np.ndarray:
 
 
 @one_output("Range")
-def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    return np.arange(start.item(), limit.item(), delta.item(), dtype=start.dtype)
+def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *,
+           stash_type: int = 1) -> np.ndarray:
+    # start + i * delta in Python's int or float (double), rounded to start's dtype once at
+    # the end: half-precision steps would drift. (stash_type, opset 25, asks for at least
+    # float for half types; double is that.)
+    return np.arange(start.item(), limit.item(), delta.item()).astype(start.dtype)

@@ -13,7 +13,7 @@ import numpy as np
 import npu_emu.acl as acl
 from npu_emu.acl.constants import (ACL_ERROR_RT_STREAM_TASK_FULL, ACL_MEMCPY_DEVICE_TO_HOST,
                                    ACL_MEMCPY_HOST_TO_DEVICE, ACL_MODEL_STREAM_FLAG_HEAD)
-from npu_emu.runtime import current_runtime
+from npu_emu.world import current_runtime
 
 TASKS = 20
 N = 16

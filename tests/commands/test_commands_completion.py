@@ -21,8 +21,8 @@ def session():
 def test_command_names_and_units(session):
     assert complete(session, "rev") == (0, ["reverse-continue", "reverse-step"])
     assert complete(session, "step p") == (5, ["pass"])
-    assert complete(session, "break ") == (6, ["distribute", "fault", "label", "node", "pass",
-                                               "sqe", "wait"])
+    assert complete(session, "break ") == (6, ["distribute", "fault", "label", "model", "node",
+                                               "pass", "sqe", "wait"])
     assert complete(session, "info n")[1] == ["notifies"]
     assert complete(session, "nonsense x") == (9, [])
 
@@ -58,7 +58,7 @@ def test_the_command_lexer():
     tokens = list(GwbLexer().get_tokens("break sqe type=label_set stream=1 if time_ns > 5\n"))
     assert (Keyword, "break") in tokens and (Name.Builtin, "sqe") in tokens
     assert (Name.Attribute, "stream") in tokens and (Keyword, "if") in tokens
-    script = (ROOT / "sample_models" / "lessons" / "a_label_loop.gwb").read_text()
+    script = (ROOT / "sample_models" / "lessons" / "18_a_label_loop.gwb").read_text()
     assert not [t for t in GwbLexer().get_tokens(script) if t[0] is ErrorToken]
 
 

@@ -69,7 +69,9 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
-    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, stream-max-parallel-num)"),
+    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
+                        "stream-max-parallel-num, single-stream, minimise-events, max-task-count, "
+                        "hcom-parallel)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),

@@ -4,7 +4,6 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import onnx
 import pytest
 
@@ -17,6 +16,7 @@ from ge_core.parser import parse_onnx
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import const_value
 from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 from workbench.conformance.runner import run_suite
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
@@ -67,8 +67,7 @@ def test_the_trace_of_a_compile_is_deterministic():
     for _ in range(2):
         bus, rec = TraceBus(), TraceRecorder()
         bus.subscribe(rec)
-        from npu_emu.trace import use_bus
-        with use_bus(bus):
+        with World(bus=bus).entered():
             compile_graph(parse_onnx(SAMPLE), CompileOptions(dump=None))
         digests.append(rec.digest())
         assert len(rec.events) > 100

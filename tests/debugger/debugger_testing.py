@@ -1,14 +1,30 @@
-"""Shared helpers for the debugger engine's tests: open a target, expect a stop or an end."""
+"""Shared helpers for the debugger engine's tests: open a target, expect a stop or an end; device
+tensors made as the device tests make them."""
+import importlib.util
 from pathlib import Path
 
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Stopped
-from workbench.debugger.settings import Settings
 from workbench.debugger.targets import open_target
+from workbench.debugger.targets.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = "sample_models/tiny_cnn.onnx"
 DEVRUN = "sample_models/devrun"
+
+
+def _device_testing():
+    """tests/npu_emu/conftest.py, loaded by path: a conftest cannot be imported by name once
+    two directories have one."""
+    path = ROOT / "tests" / "npu_emu" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("npu_emu_conftest", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_device = _device_testing()
+vec, empty, read = _device.vec, _device.empty, _device.read
 
 
 def debugger(spec: str, trace_hash: bool = False, gap: int | None = None,

@@ -1,9 +1,9 @@
 """Acceptance items on GE's build, loader and device execution: the ONNX program's build, load
 and execute phases."""
 from debugger_testing import TINY, debugger, finished, stopped
-from workbench.debugger import graph_views
-from workbench.debugger.onnx_program import ONNX_PHASES
 from workbench.debugger.outcomes import Stopped
+from workbench.debugger.targets.onnx_program import ONNX_PHASES
+from workbench.debugger.views import graph_views
 
 
 def test_watch_stream_id_fires_during_stream_allocation():

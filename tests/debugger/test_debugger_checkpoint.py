@@ -7,16 +7,17 @@ from ge_core.graph import GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
 from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 from workbench.debugger.checkpoint import clone_state
-from workbench.debugger.program import RunState
-from workbench.debugger.settings import Settings
+from workbench.debugger.targets.program import RunState
+from workbench.debugger.targets.settings import Settings
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
 
 def test_a_clone_dumps_the_same_and_is_independent():
-    with use_bus(TraceBus()):
+    with World().entered():
         graph = parse_onnx(SAMPLE)
     new_bus, seen = TraceBus(), []
     new_bus.subscribe(seen.append)
@@ -41,7 +42,7 @@ def _compile_trace(stop_after: int | None):
     """A compile on its own bus; with ``stop_after``, cloned between stages and resumed."""
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         state = RunState(SAMPLE, Settings(), graph=parse_onnx(SAMPLE))
         state.pipeline = CompilePipeline(state.graph, CompileOptions(dump=None))
         steps = state.pipeline.steps()

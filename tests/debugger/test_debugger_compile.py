@@ -6,9 +6,9 @@ import pytest
 from debugger_testing import TINY, debugger, finished, stopped
 from ge_core.executor import HostExecutor, random_feeds
 from ge_core.parser import parse_onnx
-from workbench.debugger import graph_views
 from workbench.debugger.breakpoints import BreakpointError
 from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
+from workbench.debugger.views import graph_views
 
 STAGES = ["Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
           "MergeSubgraph", "OptimizeAfterMerge",  # compile, then build:

@@ -3,8 +3,8 @@ and fault breakpoints, the device tables, device memory, program output."""
 import pytest
 
 from debugger_testing import DEVRUN, debugger, finished, stopped
-from workbench.debugger import device_views, timeline_views
 from workbench.debugger.outcomes import Printed, ProgramOutput, Stopped, TableOutcome
+from workbench.debugger.views import device_views, timeline_views
 
 
 def test_stepping_sqes_through_the_label_loop():

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
 
-from ge_core.compiler.build.annotations import STREAM_ID
+from ge_core.graph.attr_names import STREAM_ID
 from workbench.commands.session import Session
-from workbench.debugger.graph_views import diff
+from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
                                                    wait_for_chain)
 from workbench.debugger.views.graph_table import find_node, graph_sections, node_anchors

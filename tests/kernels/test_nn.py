@@ -219,6 +219,19 @@ def test_max_pool_storage_order_does_not_change_values():
     check("MaxPool", [rand(1, 2, 6, 5)], {"kernel_shape": [2, 2], "storage_order": 1}, opset=8)
 
 
+@pytest.mark.parametrize("shape, attrs", [
+    ((2, 3, 7), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+    ((1, 2, 6, 5), {"kernel_shape": [2, 2], "storage_order": 1}),
+    ((2, 2, 7, 8), {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 1],
+                    "dilations": [1, 2]}),
+    ((1, 2, 5, 4, 6), {"kernel_shape": [2, 2, 3], "strides": [1, 2, 2], "ceil_mode": 1}),
+])
+def test_max_pool_indices(shape, attrs):
+    # Computed only when the node has the Indices output (the caller says num_outputs=2).
+    want = onnxruntime("MaxPool", [rand(*shape)], 12, 2, **attrs)
+    check_kernel("MaxPool", [rand(*shape)], 12, want, rtol=0, atol=0, num_outputs=2, **attrs)
+
+
 @pytest.mark.parametrize("op", ["GlobalAveragePool", "GlobalMaxPool"])
 @pytest.mark.parametrize("shape", [(2, 3, 7), (1, 4, 5, 6), (2, 2, 3, 4, 5)])
 def test_global_pools(op, shape):
@@ -259,9 +272,11 @@ def test_batch_normalization_not_spatial(opset):
     check_kernel("BatchNormalization", inputs, opset, want, rtol=RTOL, atol=ATOL, **attrs)
 
 
-def test_batch_normalization_training_mode_is_refused():
-    with pytest.raises(NotImplementedError):
-        run_kernel("BatchNormalization", batch_norm_inputs((2, 3, 4), (3,)), OPSET, training_mode=1)
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4), (2, 3, 4, 5)])
+def test_batch_normalization_training_mode(shape):
+    # Y from the batch's statistics; the running mean and variance move toward them.
+    check("BatchNormalization", batch_norm_inputs(shape, shape[1:2]),
+          {"training_mode": 1, "momentum": 0.8, "epsilon": 1e-3}, n_outputs=3)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 7), (2, 3, 4, 5), (1, 2, 3, 4, 5)])

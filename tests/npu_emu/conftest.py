@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
-from npu_emu.kernel import tensor_arg
-from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.kernel_task import tensor_arg
+from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 
 
 def make_runtime(**config):
@@ -19,7 +20,7 @@ def make_runtime(**config):
 @pytest.fixture
 def rt():
     runtime = make_runtime()
-    with use_bus(runtime.bus), use_runtime(runtime):
+    with World(runtime=runtime).entered():
         runtime.set_device(0)
         yield runtime
     runtime.close()

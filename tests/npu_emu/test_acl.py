@@ -13,14 +13,13 @@ from npu_emu.acl.constants import (ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_INI
                                    ACL_MEMCPY_HOST_TO_DEVICE, ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                                    ACL_MODEL_STREAM_FLAG_HEAD, ACL_STREAM_STATUS_COMPLETE,
                                    NPY_FLOAT32)
-from npu_emu.runtime import current_runtime, use_runtime
-from npu_emu.trace import use_bus
+from npu_emu.world import World, current_runtime
 
 
 @pytest.fixture
 def fresh():
     rt = make_runtime()
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         assert acl.init() == 0
         assert acl.rt.set_device(0) == 0
         yield rt
@@ -93,11 +92,11 @@ def test_acl_json_configures_the_runtime(tmp_path):
     cfg = tmp_path / "acl.json"
     cfg.write_text(json.dumps({"npu_emu": {"host_sq_max_count": 8, "auto_split_reserve": 1}}))
     rt = make_runtime()
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         assert acl.init(str(cfg)) == 0
         assert current_runtime().config.host_sq_max_count == 8
         assert acl.finalize() == 0
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"npu_emu": {"no_such_knob": 1}}))
-    with use_bus(rt.bus), use_runtime(make_runtime()):
+    with World(runtime=make_runtime()).entered():
         assert acl.init(str(bad)) in (ACL_ERROR_INVALID_PARAM, ACL_ERROR_RT_PARAM_INVALID)

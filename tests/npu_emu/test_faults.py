@@ -4,9 +4,8 @@ import pytest
 
 from conftest import empty, make_runtime, vec
 from npu_emu.errors import DeadlockError
-from npu_emu.runtime import use_runtime
 from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
-from npu_emu.trace import use_bus
+from npu_emu.world import World
 
 
 def test_a_wait_on_an_event_never_recorded_is_a_deadlock_naming_stream_sqe_and_event(rt):
@@ -50,7 +49,7 @@ def test_the_wait_for_chain_names_a_recorder_that_is_blocked_or_inactive(rt):
 
 def racy_program(priorities, wait):
     rt = make_runtime(race_check=True)
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         s1, s2 = rt.create_stream(priorities[0]), rt.create_stream(priorities[1])
         x = vec(rt, np.ones(256, np.float32))
@@ -105,7 +104,7 @@ def test_a_task_that_runs_after_its_memory_was_freed_faults(rt):
 def test_a_task_for_a_unit_the_device_lacks_stalls_with_a_clear_reason():
     from npu_emu.cost_model import CostModel, Unit
     rt = make_runtime(cost=CostModel(units={Unit.SDMA: 1}))
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         s = rt.create_stream()
         x = vec(rt, np.ones(4, np.float32))

@@ -1,23 +1,24 @@
 """Fusion launch (gang scheduling), HCCL, snapshot/restore, the Chrome trace timeline."""
 import json
+import threading
 
 import numpy as np
 
 from conftest import empty, make_runtime, read, vec
 from npu_emu import snapshot
 from npu_emu.cost_model import CostModel, Unit
-from npu_emu.fusion import fusion_launch
+from npu_emu.fusion_launch import fusion_launch
 from npu_emu.hccl import hccl_launch, make_hccl_task
-from npu_emu.kernel import make_kernel_task
-from npu_emu.runtime import use_runtime
+from npu_emu.kernel_task import make_kernel_task
 from npu_emu.task_scheduler import SqeDispatched
 from npu_emu.timeline import Timeline
-from npu_emu.trace import use_bus
+from npu_emu.trace import TraceBus
+from npu_emu.world import World
 
 
 def test_a_fused_task_starts_only_when_all_its_units_are_free():
     rt = make_runtime(cost=CostModel(units={Unit.AI_CORE: 1, Unit.AI_CPU: 1, Unit.HCCL: 1}))
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         dev = rt.set_device(0)
         busy_cpu, fused_s, busy_core = rt.create_stream(), rt.create_stream(), rt.create_stream()
         busy_cpu.launch_timed("cpu work", 5000, Unit.AI_CPU)
@@ -31,7 +32,7 @@ def test_a_fused_task_starts_only_when_all_its_units_are_free():
     # the core was free at 0, but the fused task waited for the AI CPU (free at 5000)
     assert starts["core work"] == 0 and starts[fused.name] == 5000
     assert fused.duration == 2000
-    with use_runtime(rt):
+    with World(runtime=rt).entered():
         assert read(rt, y).tolist() == [0, 1, 2, 3] and read(rt, x).tolist() == [0, -1, -2, -3]
 
 
@@ -73,15 +74,15 @@ def finish(rt):
 def test_snapshot_mid_run_then_restore_gives_identical_final_memory(tmp_path):
     path = tmp_path / "mid.snap"
     straight = make_runtime()
-    with use_bus(straight.bus), use_runtime(straight):
+    with World(runtime=straight).entered():
         program(straight)
         expected = finish(straight)
     saved = make_runtime()
-    with use_bus(saved.bus), use_runtime(saved):
+    with World(runtime=saved).entered():
         program(saved, stop_after=4, path=path)
         assert finish(saved) == expected
     restored = snapshot.restore(path)
-    with use_bus(restored.bus), use_runtime(restored):
+    with World(runtime=restored).entered():
         assert restored.device(0).scheduler.retired == 4
         assert finish(restored) == expected
         assert restored.device(0).now == straight.device(0).now
@@ -108,3 +109,28 @@ def test_the_timeline_is_chrome_trace_json_with_streams_units_and_flows(tmp_path
     flows = [e for e in trace if e["ph"] in "sf"]
     assert [e["ph"] for e in flows] == ["s", "f"] and flows[0]["tid"] == s1.id
     assert flows[1]["tid"] == s2.id and flows[0]["id"] == flows[1]["id"]
+
+
+def test_a_snapshot_leaves_out_the_bus_and_its_observers(tmp_path):
+    """A debugger's observers hold locks, which cannot be saved; the state does not need them:
+    the restored runtime's scheduler emits into the bus current at restore."""
+    class LockingObserver:
+        def __init__(self):
+            self.lock = threading.Lock()
+            self.seen = 0
+
+        def __call__(self, event):
+            with self.lock:
+                self.seen += 1
+
+    rt = make_runtime()
+    observer = LockingObserver()
+    rt.bus.subscribe(observer)
+    path = tmp_path / "observed.snap"
+    with World(runtime=rt).entered():
+        program(rt, stop_after=3, path=path)
+    assert observer.seen > 0
+    later = TraceBus()
+    with World(bus=later).entered():
+        restored = snapshot.restore(path)
+    assert restored.device(0).scheduler.bus is later and restored.device(0).scheduler.retired == 3

@@ -3,16 +3,15 @@ import numpy as np
 import pytest
 
 from conftest import empty, make_runtime, read, vec
+from npu_emu.auto_split import SlaveStreamCreated
 from npu_emu.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                             ModelStateError, StreamModelError, StreamTaskFullError)
-from npu_emu.auto_split import SlaveStreamCreated
 from npu_emu.label import LabelJumped
 from npu_emu.model import ModelLoaded
-from npu_emu.runtime import use_runtime
 from npu_emu.stream import (ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD,
                             StreamState)
 from npu_emu.task import TaskType
-from npu_emu.trace import use_bus
+from npu_emu.world import World
 
 UINT32 = 12
 
@@ -142,7 +141,7 @@ def test_autosplit_creates_slave_streams_and_gives_the_same_results():
     for limit, split in ((8, True), (32767, True), (None, False)):
         config = {"host_sq_max_count": limit, "auto_split_reserve": 1} if limit else {}
         rt = make_runtime(**config)
-        with use_bus(rt.bus), use_runtime(rt):
+        with World(runtime=rt).entered():
             rt.set_device(0)
             model, acc, counter, _ = build_loop(rt, 3, auto_split=split)
             assert model.execute() == 0
@@ -150,7 +149,7 @@ def test_autosplit_creates_slave_streams_and_gives_the_same_results():
         slaves = [e for e in rt.recorder.events if isinstance(e, SlaveStreamCreated)]
         assert (len(slaves) > 0) == (limit == 8)
         if limit == 8:
-            assert all(len(s.sq) <= 8 for s in model.streams)
+            assert all(len(s.sq.entries) <= 8 for s in model.streams)
             assert len(model.streams) == 2 + len(slaves)
     first = results[(8, True)]
     assert all(np.array_equal(first, r) for r in results.values())
@@ -158,7 +157,7 @@ def test_autosplit_creates_slave_streams_and_gives_the_same_results():
 
 def test_without_autosplit_a_full_sq_fails_at_submission_with_its_code():
     rt = make_runtime(sq_depth=8)
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         model = rt.model_build_begin(auto_split=False)
         s = rt.create_stream()

@@ -3,14 +3,15 @@ import pytest
 
 from npu_emu.context import Context
 from npu_emu.errors import ContextError, InvalidDeviceError, InvalidParamError
-from npu_emu.runtime import Runtime, RuntimeConfig, current_runtime, use_runtime
+from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.world import World, current_runtime
 
 
-def test_use_runtime_scopes_the_current_runtime():
+def test_entered_worlds_scope_the_current_runtime():
     a, b = Runtime(), Runtime()
-    with use_runtime(a):
+    with World(runtime=a).entered():
         assert current_runtime() is a
-        with use_runtime(b):
+        with World(runtime=b).entered():
             assert current_runtime() is b
         assert current_runtime() is a
 

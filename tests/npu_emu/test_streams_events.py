@@ -4,11 +4,11 @@ import pytest
 
 from conftest import empty, make_runtime, read, vec
 from npu_emu.cost_model import Unit
-from npu_emu.errors import ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, TaskFaultError
-from npu_emu.runtime import use_runtime
+from npu_emu.errors import (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, DeadlockError,
+                            TaskFaultError)
 from npu_emu.task import TaskType
 from npu_emu.task_scheduler import Retired, SqeCompleted, SqeDispatched
-from npu_emu.trace import use_bus
+from npu_emu.world import World
 
 
 def producer_consumer(rt, wait=True):
@@ -64,6 +64,16 @@ def test_notify_record_and_wait_consume_the_signal(rt):
     assert n.value == 1 and not n.signalled
 
 
+def test_a_notify_reset_from_the_host_makes_the_next_wait_block(rt):
+    s1, s2 = rt.create_stream(), rt.create_stream()
+    n = rt.create_notify()
+    s1.record_notify(n)
+    s1.synchronize()
+    assert n.signalled
+    n.reset()
+    s2.wait_notify(n)
+    with pytest.raises(DeadlockError, match="NotifyWait"):
+        s2.synchronize()
 def test_callbacks_run_in_stream_order(rt):
     s = rt.create_stream()
     seen = []
@@ -90,7 +100,7 @@ def test_step_retires_exactly_one_sqe_and_run_until_stops_on_a_predicate(rt):
 def test_streams_run_in_parallel_on_units_and_queue_when_units_are_busy():
     rt = make_runtime()
     rt.configure(cost=rt.config.cost.__class__(units={Unit.AI_CORE: 1, Unit.SDMA: 1}))
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         a, b, c = (rt.create_stream(priority=p) for p in (1, 0, 0))
         for s in (a, b, c):
@@ -104,7 +114,7 @@ def test_streams_run_in_parallel_on_units_and_queue_when_units_are_busy():
 
 def test_a_full_sq_blocks_the_host_until_the_device_frees_a_slot():
     rt = make_runtime(sq_depth=4)
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         s = rt.create_stream()
         for _ in range(10):
@@ -135,7 +145,7 @@ def test_task_type_ids_are_the_runtimes():
 
 def run_program():
     rt = make_runtime(race_check=True)
-    with use_bus(rt.bus), use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         producer_consumer(rt)
         s = rt.create_stream()

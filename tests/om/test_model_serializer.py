@@ -5,10 +5,11 @@ import pytest
 from onnx import helper
 
 from build_testing import annotate_build, if_graph, onnx_graph
-from ge_core.compiler.build.annotations import INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID, WEIGHT_BASE
 from ge_core.graph import GeShape, GeTensor, GeTensorDesc, dump_graph
+from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph.dump import Detail
 from ge_core.graph.types import DataType, Format
+from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.om.model_serializer import graph_of, model_def, op_def
 from ge_core.om.proto import ge_ir_pb2
 from ge_core.om.tensor_serializer import SerializeError
@@ -145,3 +146,32 @@ def test_node_order_and_graph_attrs_are_kept():
     back = round_trip(graph)
     assert [n.name for n in back.nodes] == [n.name for n in graph.nodes]
     assert back.attrs == graph.attrs and back.attrs["opset"] == 13
+
+
+@pytest.mark.parametrize("dtype", [DataType.DT_BF16, DataType.DT_FLOAT8_E4M3FN,
+                                   DataType.DT_FLOAT8_E5M2FNUZ, DataType.DT_INT4,
+                                   DataType.DT_UINT4, DataType.DT_FLOAT4_E2M1])
+def test_narrow_weights_keep_their_dtype_and_bytes(dtype):
+    # GE's DataType numbers where GE has one (DT_BF16 = 27, DT_INT4 = 28, ...), ours past them.
+    values = np.array([0.5, 1.0, 1.5, 0.0], np.float32).astype(dtype.to_numpy())
+    graph = onnx_graph([helper.make_node("Identity", ["w"], ["y"], name="id")], {}, {"y": [4]},
+                       {"w": values})
+    w = next(n for n in graph if n.type == "Const")
+    assert op_def(w).output_desc[0].dtype == int(dtype)
+    back = round_trip(graph).find_node(w.name).op_desc.get_attr("value")
+    assert back.desc.dtype == dtype and back.data.dtype == values.dtype
+    np.testing.assert_array_equal(back.data.view(np.uint8), values.view(np.uint8))
+
+
+def test_a_string_constant_is_laid_out_as_ges_string_heads():
+    words = np.array([["a", "ünï"], ["", "code"]], dtype=object)
+    graph = onnx_graph([helper.make_node("Identity", ["w"], ["y"], name="id")], {}, {"y": [2, 2]},
+                       {"w": words})
+    w = next(n for n in graph if n.type == "Const")
+    raw = op_def(w).attr["value"].t.data
+    heads = np.frombuffer(raw, np.int64, 8).reshape(4, 2)
+    # StringHead {addr, len} per element: addr counts from the tensor's first byte.
+    assert heads.tolist() == [[64, 1], [65, 5], [70, 0], [70, 4]]
+    assert raw[64:] == "aünïcode".encode()
+    back = round_trip(graph).find_node(w.name).op_desc.get_attr("value")
+    assert back.desc.dtype == DataType.DT_STRING and back.data.tolist() == words.tolist()

@@ -2,8 +2,8 @@
 import json
 
 from build_testing import compiled_light
-from ge_core.compiler.build.annotations import STREAM_ID
 from ge_core.compiler.task import build_ge_model
+from ge_core.graph.attr_names import STREAM_ID
 from ge_core.om import om_info, save_om
 
 

@@ -45,5 +45,8 @@ def test_the_first_cast_stays_when_read_elsewhere():
     assert g.output_node.in_data_nodes() == [g.find_node("x"), g.find_node("there")]
 
 
-def test_types_numpy_lacks_are_not_judged():
-    assert not _holds_all(DataType.DT_BF16, DataType.DT_FLOAT)
+def test_narrow_types_are_judged_and_strings_are_not():
+    # bfloat16 is float32's top half (ml_dtypes gives it a numpy dtype); float32 does not fit it.
+    assert _holds_all(DataType.DT_BF16, DataType.DT_FLOAT)
+    assert not _holds_all(DataType.DT_FLOAT, DataType.DT_BF16)
+    assert not _holds_all(DataType.DT_STRING, DataType.DT_FLOAT)

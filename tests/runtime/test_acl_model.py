@@ -11,7 +11,7 @@ from npu_emu import acl
 from npu_emu.acl import model_loader
 from npu_emu.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
                             ACL_ERROR_READ_MODEL_FAILURE)
-from npu_emu.runtime import Runtime, use_runtime
+from npu_emu.world import World
 from v1_testing import ROOT, TINY, ge_model, host_outputs
 
 SAMPLE = ROOT / "sample_models" / "acl_inference.py"
@@ -33,21 +33,21 @@ def om_file(tmp_path):
 
 def test_the_pyacl_sample_runs_and_matches_the_host(om_file):
     image = np.random.default_rng(3).random((1, 3, 16, 16), dtype=np.float32)
-    with use_runtime(Runtime()):
+    with World().entered():
         result = _sample().infer(om_file, image)
     np.testing.assert_allclose(result, host_outputs(TINY, {"input": image})["prob"], rtol=1e-5,
                                atol=1e-6)
 
 
 def test_the_sample_compiles_tiny_cnn_itself_without_an_argument(capsys):
-    with use_runtime(Runtime()):
+    with World().entered():
         assert _sample().main([str(SAMPLE)]) == 0
     assert "device == host reference: True" in capsys.readouterr().out
 
 
 @pytest.fixture
 def acl_device():
-    with use_runtime(Runtime()):
+    with World().entered():
         assert acl.init() == 0 and acl.rt.set_device(0) == 0
         yield
         assert acl.finalize() == 0

@@ -4,11 +4,11 @@ LabelGoto / LabelSwitchByIndex jumping over a copy that would clobber the output
 collective. The device's output must be what those tasks imply."""
 import numpy as np
 
-from ge_core.compiler.build.annotations import INPUT_OFFSET, WEIGHT_BASE
-from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST
 from ge_core.executor import HostExecutor
 from ge_core.graph import DataType
-from ge_core.om.ge_model import LABEL_NUM, GeModel
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST, INPUT_OFFSET
+from ge_core.om.ge_model import GeModel
+from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.om.model_task_type import MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.parser import parse_onnx
@@ -30,7 +30,7 @@ def _extended() -> tuple[GeModel, int]:
     m.task_def.memory_size += 512
     m.task_def.stream_num = 3
     m.task_def.event_num = 2
-    m.task_def.attr[LABEL_NUM] = "1"
+    m.task_def.attr[ATTR_MODEL_LABEL_NUM] = "1"
 
     def task(kind: ModelTaskType, stream: int, event_id: int = 0) -> TaskDef:
         return TaskDef(id=softmax, type=kind, stream_id=stream, event_id=event_id)
@@ -109,11 +109,11 @@ def test_stream_switch_and_label_switch_by_index_steer_the_model():
     m.weights += np.array([1], np.uint32).tobytes()
     switch_op = graph_op[m.op(send).name].op_desc     # any op: the task reads its attrs
     switch_op.set_attr(INPUT_OFFSET, [index_at])
-    switch_op.set_attr(LABEL_SWITCH_LIST, [0, 1])
+    switch_op.set_attr(ATTR_NAME_LABEL_SWITCH_LIST, [0, 1])
     aside = m.task_def.memory_size
     m.task_def.memory_size += 512
     m.task_def.stream_num, m.task_def.event_num = 3, 2
-    m.task_def.attr[LABEL_NUM] = "2"
+    m.task_def.attr[ATTR_MODEL_LABEL_NUM] = "2"
 
     stream_switch = TaskDef(id=softmax, type=T.STREAM_SWITCH, stream_id=1)
     s = stream_switch.stream_switch

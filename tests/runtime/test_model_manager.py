@@ -1,6 +1,8 @@
 """ModelManager: one per World, model ids, weights shared between models loaded from the same
 weights, full release on unload; ModelExecutor's CheckAndReleaseMemory unloading the oldest
 model without HCCL tasks when the device lacks room."""
+import contextvars
+
 import pytest
 
 from ge_core.om.model_task_type import ModelTaskType
@@ -8,23 +10,24 @@ from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import InvalidModelIdError, ModelLoadError
 from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
 from ge_core.runtime.v1.model_executor import GraphNode
-from ge_core.world import World, current_world
 from npu_emu.device import MemAlloc
-from npu_emu.runtime import Runtime, use_runtime
+from npu_emu.world import World, current_world
 from v1_testing import device_world, events, feeds_for, ge_model, om_of
 
 
 def test_get_instance_answers_the_current_worlds_manager():
     first, second = World(), World()
     with first.entered():
-        assert ModelManager.get_instance() is first.model_manager
+        assert ModelManager.get_instance() is first.instance(ModelManager)
         with second.entered():
-            assert ModelManager.get_instance() is second.model_manager
+            assert ModelManager.get_instance() is second.instance(ModelManager)
         assert current_world() is first
-    runtime = Runtime()
-    with use_runtime(runtime):   # a host program with only a runtime: a world is adopted
-        assert current_world().runtime is runtime
-        assert ModelManager.get_instance() is current_world().model_manager
+    assert first.instance(ModelManager) is not second.instance(ModelManager)
+
+    def host_script():   # run directly with python: no world entered, an implicit one is made
+        world = current_world()
+        assert world.implicit and ModelManager.get_instance() is world.instance(ModelManager)
+    contextvars.Context().run(host_script)
 
 
 def test_model_ids_count_from_one_and_unknown_ids_are_refused():

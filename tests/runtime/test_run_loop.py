@@ -10,6 +10,7 @@ import pytest
 from ge_core.runtime.v1 import GraphExecutor, GraphLoader, ModelManager
 from ge_core.runtime.v1.data_inputer import DataInputer
 from npu_emu.errors import ACL_ERROR_RT_END_OF_SEQUENCE
+from npu_emu.world import current_world
 from v1_testing import TINY, device_world, feeds_for, ge_model, host_outputs, load
 
 
@@ -34,6 +35,17 @@ def test_several_queued_inputs_run_in_order_on_the_loop_thread():
         loop = model.run_loop
         model.model_run_stop()
         assert not loop.running
+
+
+def test_the_loop_thread_works_in_the_callers_world():
+    with device_world() as world:
+        model = load(ge_model())
+        seen = []
+        GraphExecutor.execute_graph_async(model.model_id, feeds_for(),
+                                          lambda status, outputs: seen.append(current_world()))
+        model.run_loop.join()
+        model.model_run_stop()
+    assert seen == [world]
 
 
 def test_end_of_sequence_is_reported_with_its_code():

@@ -12,7 +12,7 @@ from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.model_io import DeviceBuffer
 from ge_core.runtime.v1 import ModelManager
 from ge_core.session import Session
-from ge_core.world import World
+from npu_emu.world import World
 
 TINY = str(Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx")
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from workbench.cli import SAMPLE, main
-from workbench.tui import launch
+from workbench.cli import main
+from workbench.cli.model_files import SAMPLE
+from workbench.cli import tui as launch
 from workbench.tui.app import WorkbenchApp
 
 from tui_testing import ROOT
@@ -40,7 +41,8 @@ def test_with_a_terminal_the_main_job_opens_the_app_on_the_bundled_sample(monkey
 
 
 def test_a_gwb_target_is_a_lesson_played_from_its_own_directory():
-    lesson = ROOT / "sample_models" / "lessons" / "a_deadlock.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
     opening = launch.opening_for(str(lesson), ROOT)
     assert opening.lesson == lesson and opening.base_dir == lesson.parent
+    assert launch.opening_for("20_a_deadlock.gwb", ROOT / "docs").lesson == lesson
     assert launch.opening_for("light:resnet50", ROOT).target == "light:resnet50"

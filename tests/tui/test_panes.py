@@ -136,7 +136,7 @@ async def test_selecting_an_sqe_shows_the_line_of_the_host_program_that_submitte
 
 
 async def test_a_lesson_plays_its_narration_and_waits_at_pause():
-    lesson = ROOT / "sample_models" / "lessons" / "passes_of_the_tiny_cnn.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "04_passes_of_the_tiny_cnn.gwb"
     app = make_app(lesson=lesson)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

@@ -36,6 +36,6 @@ def test_deadlock_wait_for_chain_at_120x40(snap_compare):
 
 
 def test_lesson_paused_at_120x40(snap_compare):
-    lesson = ROOT / "sample_models" / "lessons" / "passes_of_the_tiny_cnn.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "04_passes_of_the_tiny_cnn.gwb"
     assert snap_compare(make_app(lesson=lesson), terminal_size=(120, 40),
                         run_before=_after())

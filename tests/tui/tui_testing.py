@@ -21,12 +21,20 @@ async def run(pilot, *lines: str) -> None:
     for line in lines:
         pilot.app.run_line(line)
         await settle(pilot)
+        _no_internal_error(pilot.app)
 
 
 async def press(pilot, *keys: str) -> None:
     for key in keys:
         await pilot.press(key)
         await settle(pilot)
+        _no_internal_error(pilot.app)
+
+
+def _no_internal_error(app) -> None:
+    """A view's bug shows as a line in the log, and the app goes on: so a test must look."""
+    broken = [line for line in log_text(app).splitlines() if "internal error" in line]
+    assert not broken, broken[0]
 
 
 def log_text(app) -> str:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError, number
-from workbench.debugger.breakpoints import (DISTRIBUTE_TYPES, FAULT_KINDS, KINDS, SQE_TYPES)
+from workbench.debugger.breakpoints import (DISTRIBUTE_TYPES, FAULT_KINDS, KINDS, MODEL_EVENTS,
+                                            SQE_TYPES)
 from workbench.debugger.outcomes import Outcome, Printed
 
 if TYPE_CHECKING:
@@ -78,6 +79,8 @@ def complete_spec(s: Session, words: list[str]) -> list[str]:
             sources.event_ids(s) if words[1] == "event" else sources.notify_ids(s))
     if kind == "fault" and n == 1:
         return list(FAULT_KINDS)
+    if kind == "model" and n == 1:
+        return list(MODEL_EVENTS)
     return []
 
 
@@ -100,8 +103,8 @@ COMMANDS = [
     Command("break", "break KIND [FILTERS] [if CONDITION]",
             "Stop when: pass NAME | node NAME|type=T | distribute [type=T] [stream=N] "
             "[node=NAME] | sqe [type=T] [stream=N] | label [ID] | wait event|notify [ID] | "
-            "fault [deadlock|race|timeout|oom|task]. CONDITION is an expression over the "
-            "event's fields (and tick).", _break,
+            "fault [deadlock|race|timeout|oom|task] | model [load|execute|finish|abort|unload]. "
+            "CONDITION is an expression over the event's fields (and tick).", _break,
             lambda s, w, p: complete_spec(s, w), ("b",), raw=True),
     Command("watch", "watch node NAME anchors | node NAME attr KEY | event ID | notify ID | "
                      "stream N",

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
-from workbench.debugger import device_views, graph_views, timeline_views
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.settings import shown
+from workbench.debugger.targets.settings import shown
+from workbench.debugger.views import (device_views, gepass_view, graph_views, model_views,
+                                      timeline_views)
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
@@ -36,6 +37,10 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "labels": lambda d: device_views.labels(d.run.world.runtime),
     "models": lambda d: device_views.models(d.run.world.runtime),
     "memory": lambda d: device_views.memory(d.run.world.runtime),
+    "gepass": lambda d: gepass_view.gepass(d.state),
+    "memory-plan": lambda d: model_views.memory_plan(d.state),
+    "om": lambda d: model_views.om(d.state),
+    "ge-models": lambda d: model_views.ge_models(d.run.world),
     "breakpoints": _breakpoints,
     "watches": _watches,
     "settings": lambda d: TableOutcome("settings", ("setting", "value"),

@@ -64,9 +64,10 @@ class GeIrLexer(RegexLexer):
             (r"^[-+]", Operator),
             (r"(graph|subgraph)(\s+)(\S+)", bygroups(Keyword, Whitespace, Name.Namespace)),
             (r"\^?%[^\s,():;\]]+", Name.Variable),
-            (r"(:)(\s*)([A-Z]\w*)(\()", bygroups(Punctuation, Whitespace, Name.Class,
-                                                 Punctuation)),
-            (r"\b(bool|u?i(8|16|32|64)|f(16|32|64)|bf16)\[[^\]]*\]", Keyword.Type),
+            (r"(:)(\s*)((?:[a-z][\w.]*::)?[A-Z]\w*)(\()",  # domain::Op off the default domain
+             bygroups(Punctuation, Whitespace, Name.Class, Punctuation)),
+            (r"\b(bool|u?i(2|4|8|16|32|64)|f(16|32|64)|bf16|f8e\w+|f4e2m1|str|variant)\[[^\]]*\]",
+             Keyword.Type),
             (r"->|=>", Operator),
             (r"\{", Punctuation, "attrs"),
             (r"[\[\](),;:]", Punctuation),

@@ -13,8 +13,8 @@ from workbench.commands.render import transcript_entry
 from workbench.commands.table import COMMANDS
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Error, Outcome
-from workbench.debugger.settings import Settings, with_setting
 from workbench.debugger.targets import Target, open_target
+from workbench.debugger.targets.settings import Settings, with_setting
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import os
 from typing import TYPE_CHECKING
 
 from npu_emu.runtime import Runtime
-from workbench.debugger.graph_views import node_names as graph_node_names
 from workbench.debugger.pass_names import known_pass_names
+from workbench.debugger.views.graph_views import node_names as graph_node_names
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
@@ -37,7 +37,7 @@ def _task_ids(session: Session, attr: str) -> list[str]:
     if rt is None:
         return []
     found = {getattr(t, attr) for d in rt.devices.values() for s in d.scheduler.streams
-             for t in s.sq if hasattr(t, attr)}
+             for t in s.sq.entries if hasattr(t, attr)}
     return [str(i) for i in sorted(found)]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from workbench.conformance import light_random
+from workbench.conformance import light_random, node_cases
 
 DATA_DIR = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
 DATA_URL_PREFIX = "onnx/backend/test/data/"
@@ -33,6 +33,7 @@ class CaseData:
     data_sets: list[DataSet]
     rtol: float
     atol: float
+    random: bool = False  # outputs are random draws: see random_outputs
 
 
 @dataclass(frozen=True)
@@ -150,10 +151,20 @@ def _load_case_dir(case_dir: str, rtol: float, atol: float) -> CaseData:
     return CaseData(path, data_sets, rtol, atol)
 
 
+def _discover_node(seed: int) -> list[Case]:
+    return [Case("node", t.name, lambda t=t: _load_node(t)) for t in node_cases.testcases()]
+
+
+def _load_node(test: Any) -> CaseData:
+    model, data_sets, random = node_cases.load(test)
+    return CaseData(model, [DataSet(f, e) for f, e in data_sets], test.rtol, test.atol, random)
+
+
 SUITES: dict[str, Suite] = {s.name: s for s in (
     Suite("light", _discover_light),
     Suite("light-random", _discover_light_random),
     Suite("pytorch-converted", _discover_dirs("pytorch-converted")),
     Suite("pytorch-operator", _discover_dirs("pytorch-operator")),
     Suite("simple", _discover_dirs("simple"), parse_error_skips=True),
+    Suite("node", _discover_node),
 )}

@@ -8,6 +8,9 @@
                                        order, or after a LabelGoto / LabelSwitchByIndex jump)
     wait event|notify [ID]             a stream reaches a wait: it blocks, or the wait passes
     fault [deadlock|race|timeout|oom|task]   the runtime finds a fault
+    model [load|execute|finish|abort|unload]  a model (aclmdlRI) completes its load
+                                       (LoadComplete), starts or finishes an execution, is
+                                       aborted, or GE unloads it
 """
 from __future__ import annotations
 
@@ -17,7 +20,9 @@ from typing import Callable
 
 from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
+from ge_core.runtime.v1.events import ModelUnloaded
 from npu_emu.event import EventWaitBlocked, EventWaitSatisfied
+from npu_emu.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.notify import NotifyWaitBlocked, NotifyWaitSatisfied
 from npu_emu.runtime import FaultFound
 from npu_emu.task import TaskType
@@ -39,7 +44,9 @@ DISTRIBUTE_TYPES = ("kernel", "event_record", "event_wait", "fusion_start", "fus
                     "notify_record", "notify_wait", "reduce_async", "rdma_send", "event_reset",
                     "end_graph", "stream_switch_n", "rdma_db_send", "memcpy_addr_async",
                     "stream_label_switch_by_index", "stream_label_goto", "model_exit")
-KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault")
+MODEL_EVENTS = {"load": ModelLoaded, "execute": ModelExecuted, "finish": ModelFinished,
+                "abort": ModelAborted, "unload": ModelUnloaded}
+KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault", "model")
 
 
 class BreakpointError(ValueError):
@@ -202,5 +209,12 @@ def _fault(args: list[str]) -> tuple[list[Listen], list[str]]:
     return [Listen(FaultFound.__name__, keys.fault, _choice(args[0], FAULT_KINDS, "fault"))], args
 
 
+def _model(args: list[str]) -> tuple[list[Listen], list[str]]:
+    if len(args) > 1:
+        raise BreakpointError(f"usage: break model [{'|'.join(MODEL_EVENTS)}]")
+    what = [_choice(args[0], tuple(MODEL_EVENTS), "model event")] if args else list(MODEL_EVENTS)
+    return [Listen(MODEL_EVENTS[w].__name__) for w in what], [w for w in what if args]
+
+
 _PARSERS = {"pass": _pass, "node": _node, "distribute": _distribute, "sqe": _sqe,
-            "label": _label, "wait": _wait, "fault": _fault}
+            "label": _label, "wait": _wait, "fault": _fault, "model": _model}

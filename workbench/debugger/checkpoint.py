@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.graph_clone import clone_graphs
 from npu_emu.trace import TraceBus
-from workbench.debugger.program import Position, RunState
+from workbench.debugger.targets.program import Position, RunState
 from workbench.debugger.tracker import Tracker
 
 if TYPE_CHECKING:

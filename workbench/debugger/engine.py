@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from ge_core.compiler.events import StageEnd
 from ge_core.passes.events import PassEnd
+from ge_core.stage_events import StageEnd
 from npu_emu.model import ModelAborted, ModelFinished
 from npu_emu.trace import TraceEvent
 from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
@@ -23,11 +23,11 @@ from workbench.debugger.history import History
 from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
                                          Stopped, StopReason)
-from workbench.debugger.program import PhaseEnd, RunState
 from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
-from workbench.debugger.summary import finish_summary
 from workbench.debugger.targets import Target
+from workbench.debugger.targets.program import PhaseEnd, RunState
+from workbench.debugger.views.summary import finish_summary
 from workbench.debugger.watches import Watch, parse_watch
 
 Extra = Callable[[StopTable, Run], None]

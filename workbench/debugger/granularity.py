@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ge_core.compiler.events import StageBegin
 from ge_core.executor import NodeExecuted
-from ge_core.fusion.pattern_fusion_pass import FusionMatched
 from ge_core.passes.events import NodeVisited, PassBegin
+from ge_core.pattern_fusion.pattern_fusion_pass import FusionMatched
+from ge_core.stage_events import StageBegin
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
 from workbench.debugger.tracker import Tracker

@@ -1,16 +1,38 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
 (a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass), and the build's
-stream passes (the logical stream and sync event chains)."""
+passes: the logical stream chain (multi- and single-stream) and InsertSyncNodes' steps."""
 from __future__ import annotations
 
 from functools import cache
 
 from ge_core.compiler import pass_lists
-from ge_core.compiler.stream import stream_allocator
-from ge_core.passes import GraphPass, NodePassGroup
+from ge_core.compiler.stream.event_minimiser import OptimizeByTransitiveReduction
+from ge_core.compiler.stream.event_optimisers import (OptimizeByRecvEvents, OptimizeBySendEvents,
+                                                      OptimizeByStreamActivate)
+from ge_core.compiler.stream.logical_stream_allocator import LogicalStreamAllocator
+from ge_core.compiler.stream.logical_stream_passes import RefreshContinuousStreamsPass
+from ge_core.compiler.stream.stream_active import (SetActiveStreamsByLabel,
+                                                   SetActiveStreamsForSubgraphs)
+from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
+                                                      RefreshContinuousEvents)
+from ge_core.compiler.stream.sync_events import InsertSyncEvents, SetLogicStreamIdAttr
+from ge_core.passes import NodePassGroup
 from ge_core.passes.constant_folding_pass import ConstantFoldingPass
 
 ENGINES_WITH_PASSES = ("AIcoreEngine",)
+SYNC_STEPS = (SetLogicStreamIdAttr, SetActiveStreamsByLabel, SetActiveStreamsForSubgraphs,
+              InsertSyncEvents, OptimizeBySendEvents, OptimizeByRecvEvents,
+              OptimizeByStreamActivate, OptimizeByTransitiveReduction, RefreshContinuousEvents,
+              GenerateSyncEventNodes)
+
+
+def _build_pass_names() -> set[str]:
+    names = {RefreshContinuousStreamsPass.name} | {step.name for step in SYNC_STEPS}
+    for single in (False, True):
+        chain = LogicalStreamAllocator(StreamOptions(enable_single_stream=single)).chain()
+        names |= {p.name for p in chain}
+    return names
 
 
 @cache
@@ -20,15 +42,4 @@ def known_pass_names() -> tuple[str, ...]:
         passes += pass_lists.engine_passes(engine)
     names = {p.name for p in passes} | {ConstantFoldingPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
-    return tuple(sorted(names | _stream_pass_names()))
-
-
-def _stream_pass_names() -> set[str]:
-    """Every named GraphPass of the build's stream allocation (its chains are made per graph)."""
-    found, todo = set(), [GraphPass]
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if cls.__module__.startswith(stream_allocator.__package__) and cls.name:
-            found.add(cls.name)
-    return found
+    return tuple(sorted(names | _build_pass_names()))

@@ -6,13 +6,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
-from ge_core.world import World
 from npu_emu.trace import TraceEvent
+from npu_emu.world import World
 from workbench.debugger.checkpoint import Checkpoint
-from workbench.debugger.program import Position, RunState, run_phases
 from workbench.debugger.program_output import captured_output
 from workbench.debugger.step_gate import StepGate
 from workbench.debugger.targets import Target
+from workbench.debugger.targets.program import Position, RunState, run_phases
 from workbench.debugger.tracker import Tracker
 
 

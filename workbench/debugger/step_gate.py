@@ -2,9 +2,12 @@
 event passes through here; when the current stop predicate matches, the worker parks until the
 next command. Exactly one of the two threads runs at any moment, so a stepped run emits the
 same events in the same order as a free run: stepping never changes what is being watched.
+The worker runs in a copy of the context the gate was made in, so the target works in its
+maker's World (a context variable, npu_emu/world.py, does not follow a new thread by itself).
 """
 from __future__ import annotations
 
+import contextvars
 import signal
 import threading
 from contextlib import contextmanager
@@ -24,6 +27,7 @@ class StepGate:
     def __init__(self, target: Callable[[], Any], bus: TraceBus) -> None:
         self._target = target
         self._bus = bus
+        self._context = contextvars.copy_context()
         self._cond = threading.Condition()
         self._worker_turn = False
         self._stop: StopPredicate = lambda e: False
@@ -44,8 +48,8 @@ class StepGate:
             self.parked_at = None
             self._worker_turn = True
             if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="gewb-target",
-                                                daemon=True)
+                self._thread = threading.Thread(target=self._context.run, args=(self._work,),
+                                                name="gewb-target", daemon=True)
                 self._thread.start()
             else:
                 self._cond.notify_all()

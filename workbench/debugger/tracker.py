@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import copy
 
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.executor import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
+from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.trace import TraceEvent
-from workbench.debugger.program import PhaseBegin, PhaseEnd
 from workbench.debugger.stop_table import Check
+from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 
 class Tracker:
@@ -50,7 +50,10 @@ class Tracker:
         self._pass_end(e, reasons)
 
     def _stage_end(self, e: StageEnd, reasons: list) -> None:
+        # What runs after a stage is outside it (a host program's execution after a load's
+        # DoTaskSink); `where` still names the stage at its own StageEnd.
         self._pass_end(e, reasons)
+        self.stage = ""
 
     def _pass(self, e: PassBegin, reasons: list) -> None:
         self._pass_end(e, reasons)
@@ -75,7 +78,8 @@ class Tracker:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
 
     def where(self, event: TraceEvent | None) -> str:
-        parts = [p for p in (self.phase, self.stage, self.pass_name, self.inner_pass) if p]
+        stage = self.stage or (event.stage if isinstance(event, StageEnd) else "")
+        parts = [p for p in (self.phase, stage, self.pass_name, self.inner_pass) if p]
         if self.node:
             parts.append(f"%{self.node} ({self.node_type})")
         parts += _device_where(event)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ge_core.compiler.events import StageEnd
 from ge_core.graph.dump import Detail, format_attr, node_line
 from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet
 from ge_core.passes.events import PassEnd
+from ge_core.stage_events import StageEnd
 from npu_emu.device import HostSynchronized, SqeSubmitted
 from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
 from npu_emu.notify import NotifyRecorded, NotifyWaitBlocked, NotifyWaitSatisfied
@@ -20,11 +20,11 @@ from npu_emu.trace import TraceEvent
 from workbench.debugger import listen as keys
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
-from workbench.debugger.program import PhaseEnd
+from workbench.debugger.targets.program import PhaseEnd
 
 if TYPE_CHECKING:
     from npu_emu.runtime import Runtime
-    from workbench.debugger.program import RunState
+    from workbench.debugger.targets.program import RunState
 
 Reader = Callable[["RunState | None", "Runtime"], str]
 
@@ -154,7 +154,7 @@ def _stream_watch(words: list[str]) -> tuple[list[Listen], Reader]:
         for device in runtime.devices.values():
             for s in device.scheduler.streams:
                 if s.id == ident:
-                    text = f"{s.state.name.lower()}, SQE {s.base + s.head} of {s.base + len(s.sq)}"
+                    text = f"{s.state.name.lower()}, SQE {s.sq.head_pos} of {s.sq.tail_pos}"
                     return text + (f", waiting at {s.waiting}" if s.waiting else "")
         return f"<no stream {ident}>"
     return listens, read

@@ -1,19 +1,106 @@
-"""A lesson played by a face that waits: its command lines one at a time, with the line numbers
-errors are reported at. `gewb run` replays straight through; the TUI stops at each `pause`."""
+"""The lessons: the `.gwb` scripts in sample_models/lessons, in teaching order.
+
+A lesson's file name starts with its topic number (``06_logical_streams.gwb``), so sorting by
+name is the teaching order. Its header is the comment block it opens with; the first line reads
+``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
+`gewb lessons` lists. Its steps are its command lines; each has a ``.expected.txt`` transcript
+beside it, which CI replays it against. `gewb run` replays a lesson straight through; a face that
+waits (the app) plays it a line at a time and stops at each `pause` (``Playing``).
+"""
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.script.script_lines import command_lines
 
+LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
+HEADER_TAG = "Lesson:"
+_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
+
+
+class LessonError(ValueError):
+    """A lesson that is not there or not well formed; the message names it."""
+
+
+@dataclass(frozen=True)
 class Lesson:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.lines = [(n, raw.strip()) for n, raw in enumerate(path.read_text().splitlines(), 1)
-                      if raw.strip() and not raw.strip().startswith("#")]
-        self.at = 0
+    path: Path
+    header: tuple[str, ...]   # the opening comment lines, without their "# "
+    steps: int                # command lines
+
+    @property
+    def name(self) -> str:
+        return self.path.stem
+
+    @property
+    def topic(self) -> int:
+        return int(self.name[:2])
+
+    @property
+    def expected(self) -> Path:
+        return self.path.with_suffix(".expected.txt")
+
+    @property
+    def summary(self) -> str:
+        """The header's first sentence, after ``Lesson:``."""
+        text = " ".join(line.strip() for line in self.header if not line.startswith("  "))
+        text = text.partition(HEADER_TAG)[2].strip()
+        first, dot, _ = text.partition(". ")
+        return first + dot.strip() if dot else text
+
+
+def read_lesson(path: Path) -> Lesson:
+    if not _NAME.match(path.stem):
+        raise LessonError(f"{path.name}: a lesson's name is NN_words.gwb (NN its topic number)")
+    header: list[str] = []
+    steps = 0
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if line.startswith("#"):
+            if steps == 0:
+                header.append(raw.lstrip()[1:].removeprefix(" "))
+        elif line:
+            steps += 1
+    if not header or HEADER_TAG not in header[0]:
+        raise LessonError(f"{path.name}: its first line must be '# {HEADER_TAG} <summary>.'")
+    return Lesson(path, tuple(header), steps)
+
+
+def all_lessons(directory: Path = LESSONS_DIR) -> list[Lesson]:
+    return [read_lesson(p) for p in sorted(directory.glob("*.gwb"))]
+
+
+def find_lesson(name: str, directory: Path = LESSONS_DIR) -> Lesson:
+    """By file name (with or without .gwb), its stem, or its topic number when that is unique."""
+    lessons = all_lessons(directory)
+    wanted = Path(name).name.removesuffix(".gwb")
+    exact = [lsn for lsn in lessons if lsn.name == wanted]
+    if exact:
+        return exact[0]
+    prefix = [lsn for lsn in lessons if lsn.name.startswith(wanted)]
+    if len(prefix) == 1:
+        return prefix[0]
+    if prefix:
+        raise LessonError(f"{name!r} names {len(prefix)} lessons: "
+                          f"{', '.join(lsn.name for lsn in prefix)}")
+    raise LessonError(f"no lesson {name!r} (`gewb lessons` lists them)")
+
+
+@dataclass
+class Playing:
+    """A script being played a command line at a time, with the line numbers errors are
+    reported at."""
+    path: Path
+    lines: list[tuple[int, str]] = field(init=False)
+    at: int = 0
+
+    def __post_init__(self) -> None:
+        self.lines = command_lines(self.path)
 
     def next_line(self) -> tuple[int, str] | None:
-        if self.at >= len(self.lines):
+        if self.done:
             return None
         self.at += 1
         return self.lines[self.at - 1]

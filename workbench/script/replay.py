@@ -9,6 +9,7 @@ from pathlib import Path
 from workbench.commands.render import transcript_entry
 from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error
+from workbench.script.script_lines import command_lines
 
 
 @dataclass
@@ -25,10 +26,7 @@ def replay(script: Path, keep_going: bool = False) -> Replay:
     result = Replay()
     session = Session(base_dir=script.resolve().parent)
     try:
-        for lineno, raw in enumerate(script.read_text().splitlines(), 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
+        for lineno, line in command_lines(script):
             outcomes = session.execute(line)
             errors = [o for o in outcomes if isinstance(o, Error)]
             result.lines += transcript_entry(line, [o for o in outcomes

@@ -25,7 +25,7 @@ from textual.worker import Worker, WorkerState
 from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
 from workbench.repl import QUIT, history_path
-from workbench.script.lesson import Lesson
+from workbench.script.lesson import Playing
 from workbench.tui import keymap
 from workbench.tui.command_line import CommandLine, session_completer
 from workbench.tui.device_pane import DevicePane, StreamGrid
@@ -92,7 +92,7 @@ class WorkbenchApp(App):
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
         self.kind = ""
-        self.lesson = Lesson(opening.lesson) if opening.lesson is not None else None
+        self.lesson = Playing(opening.lesson) if opening.lesson is not None else None
         self.lesson_paused = False
         self._queue: deque[Job] = deque()
         self._job: Job | None = None
@@ -150,7 +150,7 @@ class WorkbenchApp(App):
         self._layout_panes()
         self.watch(self.screen, "maximized", self._maximized, init=False)
         if self.lesson is not None:
-            self.query_one(LessonPanel).say(f"lesson {self.lesson.path.name}")
+            self.query_one(LessonPanel).say(self.lesson.path.stem)
             self._lesson_step()
         elif self.opening.target is not None:
             self.run_line(f"target {self.opening.target}")

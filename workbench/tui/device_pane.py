@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from workbench.commands.render import render
-from workbench.debugger import device_views
+from workbench.debugger.views import device_views
 from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
                                                    busy_units, faults, node_of_task, races,

@@ -1,7 +1,8 @@
 """An append-only log of rendered lines that follows its end (the log pane's text). Like the
 tree table it keeps its own top line instead of a growing virtual size, so writing a line
 redraws the log alone, not the whole screen (a relayout). Lines are rendered when written, at
-the width the log has then."""
+the width the log has then, and again when that width changes (a line written before the log
+had its size would otherwise keep the wrong wrap)."""
 from __future__ import annotations
 
 from rich.console import RenderableType
@@ -22,8 +23,10 @@ class LineLog(Widget, can_focus=True):
     def __init__(self, max_lines: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.max_lines = max_lines
+        self.written: list[tuple[RenderableType, int]] = []   # each with its count of lines
         self.lines: list[Strip] = []
         self.top: int | None = None   # None: follow the end
+        self._width = 0               # the width the lines were rendered at
         self._base = None             # rich_style walks the ancestors: once per restyle
 
     def notify_style_update(self) -> None:
@@ -31,16 +34,35 @@ class LineLog(Widget, can_focus=True):
         self._base = None
 
     def write(self, renderable: RenderableType) -> None:
-        console = self.app.console
-        width = max(self.size.width, 20) if self.size.width else console.width
-        options = console.options.update_width(width)
-        for segments in console.render_lines(renderable, options, pad=False):
-            self.lines.append(Strip(Segment.simplify(segments)))
-        if len(self.lines) > self.max_lines:
-            drop = len(self.lines) - self.max_lines
-            del self.lines[:drop]
+        strips = self._render(renderable)
+        self.lines += strips
+        self.written.append((renderable, len(strips)))
+        dropped = 0
+        while len(self.lines) - dropped > self.max_lines and len(self.written) > 1:
+            dropped += self.written.pop(0)[1]
+        if dropped:
+            del self.lines[:dropped]
             if self.top is not None:
-                self.top = max(0, self.top - drop)
+                self.top = max(0, self.top - dropped)
+        self.refresh()
+
+    def _render(self, renderable: RenderableType) -> list[Strip]:
+        console = self.app.console
+        self._width = self.size.width
+        options = console.options.update_width(max(self._width, 20) if self._width
+                                               else console.width)
+        return [Strip(Segment.simplify(segments))
+                for segments in console.render_lines(renderable, options, pad=False)]
+
+    def on_resize(self) -> None:
+        if not self.size.width or self.size.width == self._width:
+            return
+        self.lines, written = [], self.written
+        self.written = []
+        for renderable, _ in written:
+            strips = self._render(renderable)
+            self.lines += strips
+            self.written.append((renderable, len(strips)))
         self.refresh()
 
     def _first(self) -> int:

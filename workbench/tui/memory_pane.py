@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from workbench.debugger.views.memory_map import MemoryView, buffers_of, memory_view
-from workbench.tui.pane import MODEL_KINDS, Pane
+from workbench.tui.pane import MODEL_KINDS, Pane, redraw
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
@@ -64,14 +64,15 @@ class MemoryPane(Pane):
         if view is None:
             if table.lines:
                 table.set_lines([])
-            summary.update("an OM file carries no memory plan: open its ONNX model to see it"
-                           if getattr(self.app, "kind", "") == "OM model" else
-                           "no memory plan yet: it is made by the build's AssignMemory stage",
-                           layout=False)
+            note = ("an OM file carries no memory plan: open its ONNX model to see it"
+                    if getattr(self.app, "kind", "") == "OM model" else
+                    "no memory plan yet: it is made by the build's AssignMemory stage")
+            redraw(summary, note, note, note)   # a new text may wrap to another height
             return
         segs = ", ".join(f"{name} {count} ({size} B)" for name, count, size in view.segments
                          if count or size)
-        summary.update(f"{view.summary}\n{segs}")
+        text = f"{view.summary}\n{segs}"
+        redraw(summary, text, text, text)
         width = max(self.size.width - FIXED - 4, 10)
         lines, segment = [], None
         for r in view.rows:

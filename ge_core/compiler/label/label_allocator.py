@@ -12,7 +12,7 @@ from ge_core.compiler.label.if_label_maker import IfLabelMaker
 from ge_core.compiler.label.label_maker import LabelMaker, LabelMakerError
 from ge_core.compiler.label.while_label_maker import WhileLabelMaker
 from ge_core.graph import ComputeGraph
-from ge_core.om.ge_model import LABEL_NUM
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
 
 # GE's LabelMakerFactory, by op type (an ONNX Loop is GE's While; Case is not lowered yet).
 LABEL_MAKERS: dict[str, type[LabelMaker]] = {"If": IfLabelMaker, "Loop": WhileLabelMaker}
@@ -31,7 +31,7 @@ class LabelAllocator:
         """Lower every functional node of the graph; returns how many were lowered."""
         lowered = self._lower(self.graph)
         if lowered:
-            self.graph.attrs[LABEL_NUM] = self.label_num
+            self.graph.attrs[ATTR_MODEL_LABEL_NUM] = self.label_num
         return lowered
 
     def _lower(self, graph: ComputeGraph) -> int:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ge_core.compiler.build.annotations import LABEL_ID
 from ge_core.compiler.engine_placer import EnginePlacer
-from ge_core.compiler.memory.mem_assist_info import NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX
-from ge_core.compiler.stream.logical_stream_passes.node_stream_update_pass import RTS_LABEL_NODE
-from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST, task_count
+from ge_core.compiler.task.task_builder import task_count
 from ge_core.graph import ComputeGraph, Node, OpDesc
 from ge_core.graph.anchor import OutDataAnchor
+from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_LABEL_SWITCH_LIST,
+                                      ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_RTS_LABEL_NODE,
+                                      ATTR_NAME_WEIGHTS, ENGINE, LABEL_ID, NO_REUSE_MEM_FLAG,
+                                      REUSE_INPUT_INDEX)
 from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
 from ge_core.graph.ge_tensor import GeTensor
 from ge_core.ops.shape_refiner import infer_shape
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ge_core.compiler.label.label_allocator import LabelAllocator
-
-PARENT_NODE_INDEX = "parent_node_index"
 
 
 class LabelMakerError(Exception):
@@ -88,7 +87,7 @@ class LabelMaker:
         for k, src in enumerate(inputs):
             src.link_to(node.in_data_anchor(k))
             op.input_descs[k] = src.owner.op_desc.output_descs[src.idx].copy()
-        op.set_attr("engine", self._placer.place(node).name)
+        op.set_attr(ENGINE, self._placer.place(node).name)
         if in_region:
             self.region.append(node)
         return node
@@ -102,7 +101,7 @@ class LabelMaker:
 
     def const(self, value: np.ndarray) -> OutDataAnchor:
         tensor = GeTensor(value)
-        node = self._add("Const", [], 1, {"value": tensor}, in_region=False)
+        node = self._add("Const", [], 1, {ATTR_NAME_WEIGHTS: tensor}, in_region=False)
         node.op_desc.output_descs[0] = tensor.desc.copy()
         return node.out_data_anchor(0)
 
@@ -123,10 +122,11 @@ class LabelMaker:
 
     def label_switch(self, index: OutDataAnchor, label_ids: list[int]) -> Node:
         """Jump to ``label_ids[index]``; ``index`` an int32 in device memory."""
-        return self._label_node("LabelSwitchByIndex", [index], {LABEL_SWITCH_LIST: label_ids})
+        return self._label_node("LabelSwitchByIndex", [index],
+                                {ATTR_NAME_LABEL_SWITCH_LIST: label_ids})
 
     def _label_node(self, op_type: str, inputs: list[OutDataAnchor], attrs: dict) -> Node:
-        return self._add(op_type, inputs, 0, {RTS_LABEL_NODE: True, **attrs})
+        return self._add(op_type, inputs, 0, {ATTR_NAME_RTS_LABEL_NODE: True, **attrs})
 
     # -- bodies --------------------------------------------------------------------------------
     def inline(self, body: ComputeGraph, formal: Sequence[OutDataAnchor | None]
@@ -140,9 +140,9 @@ class LabelMaker:
         for node in body.topological_sort():
             op = node.op_desc
             if node.type in DATA_TYPES:
-                parent_index = op.get_attr(PARENT_NODE_INDEX)
+                parent_index = op.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
                 source = self.parent_input(parent_index) if parent_index is not None \
-                    else formal[op.get_attr("index", 0)]
+                    else formal[op.get_attr(ATTR_NAME_INDEX, 0)]
                 if source is None:
                     raise self.fail(f"body {body.name} reads {node.name}, which the node "
                                     f"does not provide")

@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.compiler.label.if_label_maker import ONNX_INT32
-from ge_core.compiler.label.label_maker import PARENT_NODE_INDEX, LabelMaker
+from ge_core.compiler.label.label_maker import LabelMaker
 from ge_core.graph.anchor import OutDataAnchor
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
 
 MAX_TRIP, COND = 0, 1   # a Loop's inputs: M, cond, then the carried values (then captures)
 
@@ -61,7 +62,7 @@ class WhileLabelMaker(LabelMaker):
 
     def _carried(self) -> list[OutDataAnchor]:
         formal = [d for d in self.body("body").input_nodes
-                  if not d.op_desc.has_attr(PARENT_NODE_INDEX)]
+                  if not d.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX)]
         n_carried = len(formal) - 2   # after the iteration number and the flag
         n_scan = len(self.node.out_data_anchors) - n_carried
         if n_scan:

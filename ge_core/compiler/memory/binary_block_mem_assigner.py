@@ -7,8 +7,8 @@ common size gets its own bucket and rare sizes share the next one up.
 """
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import MEM_ALIGN_SIZE
 from ge_core.compiler.memory.block_mem_assigner import BlockMemAssigner
+from ge_core.om.logical_memory import MEM_ALIGN_SIZE
 
 RANGE_CEIL_INTERVAL = 2       # each range's ceiling doubles
 LARGE_BLOCK_SIZE = 8 << 20    # ranges of blocks this large keep even a few members

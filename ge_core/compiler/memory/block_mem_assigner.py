@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import MEM_ALIGN_SIZE, align
 from ge_core.compiler.memory.mem_assigner import FmLayout
 from ge_core.compiler.memory.mem_assist_info import CONTINUOUS, MemAssistInfo, MemItem
+from ge_core.om.logical_memory import MEM_ALIGN_SIZE, align
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, INPUT_OFFSET, OUTPUT_OFFSET,
-                                                VAR_BASE, WEIGHT_BASE, WORKSPACE,
-                                                WORKSPACE_BYTES, align)
 from ge_core.compiler.memory.mem_assigner import FmLayout
 from ge_core.compiler.memory.mem_assist_info import WORKSPACE as WORKSPACE_ITEM
 from ge_core.compiler.memory.mem_assist_info import MemAssistInfo, MemSymbol
 from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO_COPY_INPUT,
                                              ZERO_COPY_OUTPUT, MemRow)
+from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE, WORKSPACE_BYTES
+from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align
 
 ZERO_COPY_ALIGN = 32  # docs/en/design/constraints/memory-constraints.md
 NO_ADDRESS = -1       # an optional input the model left out

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.compiler.build.annotations import align
 from ge_core.compiler.memory.mem_assigner import FmLayout
 from ge_core.compiler.memory.mem_assist_info import MemAssistInfo
+from ge_core.om.logical_memory import align
 
 FOREVER = 1 << 62          # the life of the segment's ends, and of items never reused
 SEARCH_BUDGET = 10         # placements tried per item before the capacity grows

@@ -6,8 +6,8 @@ largest tensor).
 """
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import MEM_ALIGN_SIZE
 from ge_core.compiler.memory.block_mem_assigner import BlockMemAssigner
+from ge_core.om.logical_memory import MEM_ALIGN_SIZE
 
 
 class MaxBlockMemAssigner(BlockMemAssigner):

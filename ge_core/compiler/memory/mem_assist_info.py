@@ -11,25 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ge_core.compiler.build.annotations import (STREAM_ID, WORKSPACE_BYTES, align,
-                                                tensor_size)
 from ge_core.compiler.memory.block_mem_stream import HappensBefore, build_happens_before
 from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO_COPY_INPUT,
                                              ZERO_COPY_OUTPUT)
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import (ATTR_NAME_CONTINUOUS_INPUT, ATTR_NAME_CONTINUOUS_OUTPUT,
+                                      NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX, STREAM_ID,
+                                      WORKSPACE_BYTES)
 from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
+from ge_core.om.logical_memory import align, tensor_size
 
 # GE-local ops whose output 0 is their input 0 (ge_facts §10: "output reuses input").
 ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 WEIGHT_OPS = frozenset({"Const", "Constant"})
 VARIABLE_OPS = frozenset({"Variable"})
-NO_REUSE_MEM_FLAG = "no_reuse_mem_flag"
-# GE's TensorDescriptor.reuse_input_index, on the op here: output 0 is this input's buffer (a ref
-# op, such as the MemcpyAsync that writes a loop's next carried value back into the carried one).
-REUSE_INPUT_INDEX = "reuse_input_index"
-CONTINUOUS_INPUT = "continuous_input"
-CONTINUOUS_OUTPUT = "continuous_output"
 RT_MEMORY_HBM = 0x2  # every feature map here lives in HBM; pools are per (memory type, stream)
 
 OUTPUT, WORKSPACE, CONTINUOUS = "output", "workspace", "continuous"  # item kinds
@@ -199,11 +195,11 @@ def _continuous_groups(order: list[Node], symbols: dict[str, MemSymbol],
     grouped: set[str] = set()
     for node in order:
         wanted = []
-        if node.op_desc.get_attr(CONTINUOUS_INPUT) or \
+        if node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_INPUT) or \
                 (options.continuous_concat and node.type == "Concat"):
             wanted.append(("input", [anchor_symbol[a.peer.label] for a in node.in_data_anchors
                                      if a.peer is not None]))
-        if node.op_desc.get_attr(CONTINUOUS_OUTPUT):
+        if node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_OUTPUT):
             wanted.append(("output", [anchor_symbol[a.label] for a in node.out_data_anchors]))
         for kind, labels in wanted:
             if len(labels) < 2:

@@ -27,9 +27,10 @@ STAGE = "AssignLogicalStreams"
 
 
 class LogicalStreamAllocator:
-    def __init__(self, options: StreamOptions) -> None:
+    def __init__(self, options: StreamOptions, history: list[PassRecord] | None = None) -> None:
+        """``history``: where the pass records go, as each pass ends (see PassManager)."""
         self.ctx = LogicalStreamContext(options)
-        self.history: list[PassRecord] = []
+        self.history: list[PassRecord] = [] if history is None else history
 
     def chain(self) -> list[LogicalStreamPass]:
         ctx = self.ctx
@@ -44,17 +45,15 @@ class LogicalStreamAllocator:
     def assign(self, root: ComputeGraph) -> int:
         """Set ``stream_id`` on every node of ``root`` and its bodies; the number of streams."""
         fix_build_order(root)
-        per_graph = _manager(self.chain())
+        per_graph = _manager(self.chain(), self.history)
         for graph in [root] + root.subgraphs:
             per_graph.run(graph)
-        refresh = _manager([RefreshContinuousStreamsPass(self.ctx)])
-        refresh.run(root)
-        self.history = per_graph.history + refresh.history
+        _manager([RefreshContinuousStreamsPass(self.ctx)], self.history).run(root)
         return self.ctx.next_stream
 
 
-def _manager(passes: list[LogicalStreamPass]) -> PassManager:
-    manager = PassManager(STAGE)
+def _manager(passes: list[LogicalStreamPass], history: list[PassRecord]) -> PassManager:
+    manager = PassManager(STAGE, history)
     for p in passes:
         manager.add_pass(p.name, p)
     return manager

@@ -15,16 +15,15 @@ InsertSyncNodesByLogicStream fill the lists:
 """
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import (ACTIVE_STREAM_LIST, LOGIC_STREAM_ID,
-                                                STREAM_ID)
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, active_streams, stream_label,
                                                   stream_of)
 from ge_core.compiler.stream.topo_order import model_order
 from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_LABEL_LIST, ATTR_NAME_ACTIVE_STREAM_LIST,
+                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, ENGINE, LOGIC_STREAM_ID,
+                                      STREAM_ID)
 from ge_core.passes import GraphPass
 
-ACTIVE_LABEL_LIST = "_active_label_list"
-SUBGRAPH_FIRST_ACTIVE = "_subgraph_first_active"
 RTS_ENGINE = "DNN_VM_RTS"
 
 
@@ -62,10 +61,10 @@ class SetActiveStreamsByLabel(GraphPass):
                 labelled.setdefault(stream_label(node), set()).add(stream_of(node))
         changed = False
         for node in nodes:
-            labels = node.op_desc.get_attr(ACTIVE_LABEL_LIST)
+            labels = node.op_desc.get_attr(ATTR_NAME_ACTIVE_LABEL_LIST)
             if labels:
                 streams = sorted(s for label in labels for s in labelled.get(label, ()))
-                node.op_desc.set_attr(ACTIVE_STREAM_LIST, streams)
+                node.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, streams)
                 changed = True
         return changed
 
@@ -88,20 +87,20 @@ def activate_body_streams(body: ComputeGraph) -> bool:
     own = stream_of(body.parent_node)
     streams = sorted({stream_of(n) for n in body if not stream_label(n)}
                      - {INVALID_STREAM, own})
-    active = next((n for n in body if n.op_desc.get_attr(SUBGRAPH_FIRST_ACTIVE)), None)
+    active = next((n for n in body if n.op_desc.get_attr(ATTR_NAME_SUBGRAPH_FIRST_ACTIVE)), None)
     if not streams or (active is not None and active_streams(active) == streams):
         return False
     if active is None:
         active = _add_first_active(body, own)
-    active.op_desc.set_attr(ACTIVE_STREAM_LIST, streams)
+    active.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, streams)
     return True
 
 
 def _add_first_active(body: ComputeGraph, stream: int) -> Node:
     order = body.topological_sort()
     active = body.add_node(OpDesc(body.unique_name(f"{body.name}_StreamActive"), "StreamActive"))
-    for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, stream), ("engine", RTS_ENGINE),
-                       (SUBGRAPH_FIRST_ACTIVE, True)):
+    for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, stream), (ENGINE, RTS_ENGINE),
+                       (ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, True)):
         active.op_desc.set_attr(key, value)
     first_own = next((n for n in order if stream_of(n) == stream), None)
     if first_own is not None:  # it runs first on its stream, before any of the body's work

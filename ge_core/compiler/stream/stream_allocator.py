@@ -29,23 +29,25 @@ from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
 from ge_core.compiler.stream.sync_events import (EVENT, NOTIFY, InsertSyncEvents,
                                                  SetLogicStreamIdAttr, SyncState)
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import ATTR_MODEL_STREAM_NUM, HEAD_STREAMS
 from ge_core.passes import GraphPass, PassManager, PassRecord
 
 SYNC_STAGE = "InsertSyncNodes"
 
 
 class StreamAllocator:
-    def __init__(self, graph: ComputeGraph, options: StreamOptions | None = None) -> None:
+    def __init__(self, graph: ComputeGraph, options: StreamOptions | None = None,
+                 history: list[PassRecord] | None = None) -> None:
+        """``history``: where the pass records go, as each pass ends (see PassManager)."""
         self.graph = graph
         self.options = options or StreamOptions()
         self.logical_streams = 0
-        self.history: list[PassRecord] = []
+        self.history: list[PassRecord] = [] if history is None else history
 
     def assign_logical_streams(self) -> int:
-        allocator = LogicalStreamAllocator(self.options)
+        allocator = LogicalStreamAllocator(self.options, self.history)
         self.logical_streams = allocator.assign(self.graph)
-        self.history += allocator.history
-        self.graph.attrs["stream_num"] = self.logical_streams
+        self.graph.attrs[ATTR_MODEL_STREAM_NUM] = self.logical_streams
         return self.logical_streams
 
     def insert_sync_nodes_by_logic_stream(self) -> StreamReport:
@@ -55,30 +57,30 @@ class StreamAllocator:
                     SetActiveStreamsForSubgraphs(), InsertSyncEvents(state),
                     OptimizeBySendEvents(state), OptimizeByRecvEvents(state),
                     OptimizeByStreamActivate(state)]
-        records = _run(ge_steps, g)
+        first = len(self.history)
+        _run(ge_steps, g, self.history)
         found = minimality(state)
         minimise = [OptimizeByTransitiveReduction(state)] if self.options.minimise_events else []
-        records += _run(minimise + [RefreshContinuousEvents(state), GenerateSyncEventNodes(state)],
-                        g)
-        self.history += records
+        _run(minimise + [RefreshContinuousEvents(state), GenerateSyncEventNodes(state)], g,
+             self.history)
+        records = self.history[first:]
         g.attrs[f"{state.kind}_num"] = len(state.events)
-        g.attrs["head_streams"] = head_streams(g)
+        g.attrs[HEAD_STREAMS] = head_streams(g)
         counts = tuple((r.name, dict(r.detail)["events"]) for r in records if r.detail)
         return StreamReport(
             logical_streams=self.logical_streams, physical_streams=self.logical_streams,
             sync_kind=state.kind, event_counts=counts, events_minimum=found.minimum,
             redundant_found=len(found.redundant),
             redundant_removed=len(found.redundant) if minimise else 0,
-            head_streams=tuple(g.attrs["head_streams"]), activated_streams=tuple(activators(g)),
+            head_streams=tuple(g.attrs[HEAD_STREAMS]), activated_streams=tuple(activators(g)),
             passes=tuple(self.history))
 
 
-def _run(steps: list[GraphPass], graph: ComputeGraph) -> list[PassRecord]:
-    manager = PassManager(SYNC_STAGE)
+def _run(steps: list[GraphPass], graph: ComputeGraph, history: list[PassRecord]) -> None:
+    manager = PassManager(SYNC_STAGE, history)
     for step in steps:
         manager.add_pass(step.name, step)
     manager.run(graph)
-    return manager.history
 
 
 def assign_streams(graph: ComputeGraph, options: StreamOptions | None = None) -> StreamReport:

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ge_core.compiler.build.annotations import ACTIVE_STREAM_LIST, EVENT_ID
-from ge_core.compiler.stream.stream_active import (SUBGRAPH_FIRST_ACTIVE, activate_body_streams,
-                                                   head_streams)
+from ge_core.compiler.stream.stream_active import activate_body_streams, head_streams
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_report import SplitReport, StreamSplit
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
@@ -30,10 +28,13 @@ from ge_core.compiler.stream.sync_event_nodes import generate_sync_nodes
 from ge_core.compiler.stream.sync_events import EVENT, SyncEvent
 from ge_core.compiler.stream.topo_order import model_order
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_STREAM_NUM,
+                                      ATTR_NAME_ACTIVE_STREAM_LIST,
+                                      ATTR_NAME_CONTINUOUS_STREAM_LABEL,
+                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, EVENT_ID, HEAD_STREAMS)
 
 RESERVED_TASK_NUM = 27  # kReservedTaskNum
 LABEL_OP_TYPES = frozenset({"LabelSet", "LabelGotoEx", "LabelSwitchByIndex"})
-CONTINUOUS_STREAM_LABEL = "_continuous_stream_label"
 
 TaskCount = Callable[[Node], int]
 
@@ -53,10 +54,10 @@ def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_coun
     for node in model_order(graph):
         if stream_of(node) != INVALID_STREAM:
             tasks[stream_of(node)] = tasks.get(stream_of(node), 0) + task_count(node)
-    graph.attrs["stream_num"] = len(tasks)
-    graph.attrs["head_streams"] = head_streams(graph)
+    graph.attrs[ATTR_MODEL_STREAM_NUM] = len(tasks)
+    graph.attrs[HEAD_STREAMS] = head_streams(graph)
     return SplitReport(options.unlimited_stream_depth, options.max_task_count, len(tasks),
-                       tuple(sorted(tasks.items())), splits, tuple(graph.attrs["head_streams"]))
+                       tuple(sorted(tasks.items())), splits, tuple(graph.attrs[HEAD_STREAMS]))
 
 
 class _StreamSplitter:
@@ -86,7 +87,7 @@ class _StreamSplitter:
             first = self.tasks.get(logical, 0) == 0
             self.tasks[logical] = self.tasks.get(logical, 0) + self.task_count(node)
             self.seen.setdefault(logical, []).append(node)
-            label = node.op_desc.get_attr(CONTINUOUS_STREAM_LABEL)
+            label = node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_STREAM_LABEL)
             if label:
                 self.continuous.setdefault(label, []).append(node)
             if not first and self._over_limit(logical) and self._may_split_at(node):
@@ -95,7 +96,7 @@ class _StreamSplitter:
                 set_stream(node, self.current[logical])
         self._activate_new_streams()
         generate_sync_nodes(self.root, self.events, EVENT)
-        self.root.attrs["event_num"] = self.next_event
+        self.root.attrs[ATTR_MODEL_EVENT_NUM] = self.next_event
         return tuple(self.splits)
 
     def _over_limit(self, logical: int) -> bool:
@@ -104,7 +105,7 @@ class _StreamSplitter:
     @staticmethod
     def _may_split_at(node: Node) -> bool:
         return not node.op_desc.subgraph_names and node.type not in LABEL_OP_TYPES \
-            and not node.op_desc.get_attr(SUBGRAPH_FIRST_ACTIVE)
+            and not node.op_desc.get_attr(ATTR_NAME_SUBGRAPH_FIRST_ACTIVE)
 
     def _split(self, node: Node, logical: int, label: str | None) -> None:
         stream = self.next_stream
@@ -131,6 +132,6 @@ class _StreamSplitter:
             listed = active_streams(node)
             grown = sorted(set(listed + [s for old in listed for s in self.added.get(old, ())]))
             if set(grown) != set(listed):
-                node.op_desc.set_attr(ACTIVE_STREAM_LIST, grown)
+                node.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, grown)
         for body in self.root.subgraphs:
             activate_body_streams(body)

@@ -1,9 +1,10 @@
 """What every stream module asks of a node (GE's StreamUtils)."""
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import ACTIVE_STREAM_LIST, STREAM_ID, STREAM_LABEL
 from ge_core.compiler.engine_placer import ENGINE_BY_NAME, Engine
 from ge_core.graph import Node
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_STREAM_LABEL, ENGINE,
+                                      STREAM_ID)
 
 INVALID_STREAM = -1  # GE's kInvalidStream: the node launches nothing on any stream
 
@@ -26,15 +27,15 @@ def set_stream(node: Node, stream: int) -> bool:
 
 
 def stream_label(node: Node) -> str:
-    return node.op_desc.get_attr(STREAM_LABEL) or ""
+    return node.op_desc.get_attr(ATTR_NAME_STREAM_LABEL) or ""
 
 
 def active_streams(node: Node) -> list[int]:
-    return list(node.op_desc.get_attr(ACTIVE_STREAM_LIST) or [])
+    return list(node.op_desc.get_attr(ATTR_NAME_ACTIVE_STREAM_LIST) or [])
 
 
 def engine_conf(node: Node) -> Engine:
-    name = node.op_desc.get_attr("engine")
+    name = node.op_desc.get_attr(ENGINE)
     if name not in ENGINE_BY_NAME:
         raise StreamAllocationError(
             f"node {node.name} ({node.type}): engine {name!r} is not one of "

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ge_core.compiler.build.annotations import EVENT_ID, LOGIC_STREAM_ID, NOTIFY_ID, STREAM_ID
 from ge_core.compiler.stream.stream_active import RTS_ENGINE
 from ge_core.compiler.stream.stream_utils import StreamAllocationError, stream_of
 from ge_core.compiler.stream.sync_events import NOTIFY, SyncEvent, SyncPass
 from ge_core.compiler.stream.topo_order import model_order, reorder_event_nodes
 from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+from ge_core.graph.attr_names import ENGINE, EVENT_ID, LOGIC_STREAM_ID, NOTIFY_ID, STREAM_ID
 
 MAX_NOTIFY_NUM = 1024  # kMaxNotifyNum
 
@@ -90,7 +90,7 @@ def _sync_node(beside: Node, name: str, op_type: str, id_attr: str, sync_id: int
     node = graph.add_node(OpDesc(unique, op_type))
     stream = stream_of(beside)
     logic = beside.op_desc.get_attr(LOGIC_STREAM_ID, stream)  # SplitStreams' pairs keep it
-    for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, logic), ("engine", RTS_ENGINE),
+    for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, logic), (ENGINE, RTS_ENGINE),
                        (id_attr, sync_id)):
         node.op_desc.set_attr(key, value)
     return node

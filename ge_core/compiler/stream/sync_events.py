@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ge_core.compiler.build.annotations import LOGIC_STREAM_ID
 from ge_core.compiler.stream.stream_active import activators
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
                                                   stream_of)
 from ge_core.compiler.stream.topo_order import model_order, op_ids
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import LOGIC_STREAM_ID
 from ge_core.passes import GraphPass
 
 EVENT, NOTIFY = "event", "notify"

@@ -12,15 +12,14 @@ import struct
 from dataclasses import dataclass
 from typing import Callable
 
-from ge_core.compiler.build.annotations import (ACTIVE_STREAM_LIST, EVENT_ID, INPUT_OFFSET,
-                                                LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET, STREAM_ID,
-                                                WORKSPACE, tensor_size)
 from ge_core.graph import Node
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_LABEL_SWITCH_LIST,
+                                      ATTR_NAME_STREAM_SWITCH_COND, ENGINE, EVENT_ID, INPUT_OFFSET,
+                                      LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
+from ge_core.om.logical_memory import tensor_size
 from ge_core.om.model_task_type import KernelType, MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 
-LABEL_SWITCH_LIST = "_label_switch_list"   # GE's: the labels LabelSwitchByIndex picks from
-SWITCH_CONDITION = "switch_condition"      # GE's: StreamSwitch's compare mode (0 = equal)
 BLOCK_DIM = 1  # our numpy kernels run whole on one core; TBE would split the work over cores
 
 
@@ -118,7 +117,7 @@ def _notify(task_type: ModelTaskType) -> Build:
 
 def _stream_active(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     tasks = []
-    for active in _attr(node, ACTIVE_STREAM_LIST):
+    for active in _attr(node, ATTR_NAME_ACTIVE_STREAM_LIST):
         task = _task(ModelTaskType.STREAM_ACTIVE, op_index, stream_id)
         task.stream_active.op_index, task.stream_active.active_stream_id = op_index, active
         tasks.append(task)
@@ -130,8 +129,8 @@ def _stream_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     task = _task(ModelTaskType.STREAM_SWITCH, op_index, stream_id)
     switch = task.stream_switch
     switch.op_index = op_index
-    switch.true_stream_id = _attr(node, ACTIVE_STREAM_LIST)[0]
-    switch.value = node.op_desc.get_attr(SWITCH_CONDITION, 0)
+    switch.true_stream_id = _attr(node, ATTR_NAME_ACTIVE_STREAM_LIST)[0]
+    switch.value = node.op_desc.get_attr(ATTR_NAME_STREAM_SWITCH_COND, 0)
     switch.value_ptr = kernel_args(node)[1]
     switch.data_type = node.op_desc.input_descs[0].dtype
     return [task]
@@ -153,7 +152,7 @@ def _label_switch(node: Node, op_index: int, stream_id: int) -> list[TaskDef]:
     # The label ids themselves stay on the op (GE's loader reads them through op_index).
     task = _task(ModelTaskType.LABEL_SWITCH, op_index, stream_id)
     task.label_switch_by_index.op_index = op_index
-    task.label_switch_by_index.label_max = len(_attr(node, LABEL_SWITCH_LIST))
+    task.label_switch_by_index.label_max = len(_attr(node, ATTR_NAME_LABEL_SWITCH_LIST))
     return [task]
 
 
@@ -178,7 +177,7 @@ class TaskBuilder:
 
 
 _ONE_PER_ACTIVE_STREAM = TaskBuilder(_stream_active,
-                                     lambda node: len(_attr(node, ACTIVE_STREAM_LIST)))
+                                     lambda node: len(_attr(node, ATTR_NAME_ACTIVE_STREAM_LIST)))
 _NO_TASK = TaskBuilder(lambda node, op_index, stream_id: [], lambda node: 0)
 
 # By op type: the RTS engine's ops, and NetOutput's END_GRAPH (GE's RTS op factory maps
@@ -213,7 +212,7 @@ def builder_for(node: Node) -> TaskBuilder:
     builder = BUILDERS_BY_TYPE.get(node.type)
     if builder is not None:
         return builder
-    engine = node.op_desc.get_attr("engine")
+    engine = node.op_desc.get_attr(ENGINE)
     if engine is None:
         raise TaskGenError(f"{_where(node)} has no engine: EnginePlacer has not placed it")
     if engine not in BUILDERS_BY_ENGINE:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, OUTPUT_OFFSET, VAR_BASE,
-                                                WEIGHT_BASE, WORKSPACE, WORKSPACE_BYTES, align,
-                                                tensor_size)
 from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
 from ge_core.graph import ComputeGraph, Node
-from ge_core.om.ge_model import EVENT_NUM, LABEL_NUM, NOTIFY_NUM, STREAM_NUM
+from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
+                                      ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM, OUTPUT_OFFSET,
+                                      WORKSPACE, WORKSPACE_BYTES)
+from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
 from ge_core.om.model_serializer import op_def
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import ModelTaskDef
@@ -91,10 +91,10 @@ def _set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
     def count(key: str, ids: set[int]) -> int:
         return max(max(ids, default=-1) + 1, graph.attrs.get(key, 0))
 
-    model.stream_num = count(STREAM_NUM, streams)
-    model.event_num = count(EVENT_NUM, events)
-    model.attr[NOTIFY_NUM] = str(count(NOTIFY_NUM, notifies))
-    model.attr[LABEL_NUM] = str(count(LABEL_NUM, labels))
+    model.stream_num = count(ATTR_MODEL_STREAM_NUM, streams)
+    model.event_num = count(ATTR_MODEL_EVENT_NUM, events)
+    model.attr[ATTR_MODEL_NOTIFY_NUM] = str(count(ATTR_MODEL_NOTIFY_NUM, notifies))
+    model.attr[ATTR_MODEL_LABEL_NUM] = str(count(ATTR_MODEL_LABEL_NUM, labels))
     model.memory_size = feature_map_size(graph)
     model.weight_size = weights_size(graph)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ge_core.graph import DataType, GeShape, GeTensorDesc
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.single_op.single_op_cache import (OpKey, SingleOpCache, SingleOpManager,
                                                        freeze_attrs, single_op_manager)
 from ge_core.runtime.single_op.single_op_model import (DynamicSingleOp, SingleOp,

@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ge_core.runtime.single_op.single_op_model import SingleOp
-from ge_core.world import current_world
 from npu_emu.stream import Stream
+from npu_emu.world import current_world
 
 
 @dataclass(frozen=True)
@@ -81,4 +81,4 @@ class SingleOpManager:
 
 def single_op_manager() -> SingleOpManager:
     """The current world's SingleOpManager (GE's SingleOpManager::GetInstance)."""
-    return current_world().single_op_manager
+    return current_world().instance(SingleOpManager)

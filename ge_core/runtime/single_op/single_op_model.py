@@ -19,8 +19,10 @@ import numpy as np
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.model_builder import build_model
 from ge_core.graph import ComputeGraph, GeTensorDesc, OpDesc
-from ge_core.runtime.hybrid import HYBRID_LOWERING, is_need_hybrid_load
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.graph.attr_names import ATTR_NAME_INDEX, OPSET
+from ge_core.runtime.hybrid import HYBRID_LOWERING
+from ge_core.runtime.op_kernel import LATEST_OPSET
+from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import ExecuteResult, LoweringOptions, ModelV2Executor, lower_graph
 from npu_emu.stream import Stream
 
@@ -31,13 +33,13 @@ def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
                     attrs: dict[str, Any], num_outputs: int, opset: int) -> ComputeGraph:
     """Data per present input -> the op -> NetOutput (None: an optional input left out)."""
     graph = ComputeGraph(f"{SINGLE_OP_PREFIX}{op_type}")
-    graph.attrs["opset"] = opset
+    graph.attrs[OPSET] = opset
     op = graph.add_node(OpDesc(op_type, op_type, len(input_descs), num_outputs, attrs))
     for i, desc in enumerate(input_descs):
         if desc is None:
             op.op_desc.input_descs[i].absent = True
             continue
-        data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {"index": i}))
+        data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {ATTR_NAME_INDEX: i}))
         data.op_desc.output_descs[0] = desc.copy()
         data.op_desc.output_names[0] = f"input_{i}"
         data.out_data_anchors[0].link_to(op.in_data_anchors[i])
@@ -58,9 +60,10 @@ class SingleOpModel:
 
     def build_op(self, stream: Stream) -> "SingleOp":
         """Compile; a graph left with unknown dims - declared so, or an output shape that
-        depends on an input's value (ReduceSum's axes) - becomes a DynamicSingleOp."""
+        depends on an input's value (ReduceSum's axes) - becomes a DynamicSingleOp, as
+        ModelManager would load such a graph hybrid."""
         compile_graph(self.graph, CompileOptions(dump=None))
-        if is_need_hybrid_load(self.graph):
+        if ModelManager.is_need_hybrid_load(self.graph):
             return DynamicSingleOp(self.graph, stream)
         return SingleOp(build_model(self.graph).ge_model.graph, stream)
 

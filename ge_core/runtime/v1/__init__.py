@@ -1,6 +1,7 @@
 """GE's v1 runtime (runtime/v1 in GE): static models sunk to the device.
 
-    GraphLoader    load facade -> ModelManager (per World) -> DavinciModel.init in GE's stages
+    GraphLoader    load facade -> ModelManager (per World) -> DavinciModel.init in GE's stages;
+                   a model with unknown dims is loaded as a HybridDavinciModel (../hybrid)
     GraphExecutor  execute facade: NnExecute, the Run loop (DataInputer), on a caller's stream
     ModelExecutor  a session's graphs: lazy loading, CheckAndReleaseMemory / Stream / Event
 """

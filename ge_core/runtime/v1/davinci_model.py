@@ -18,24 +18,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ge_core.compiler.events import StageBegin, StageEnd
 from ge_core.graph import Node
-from ge_core.om.ge_model import LABEL_NUM, NOTIFY_NUM, GeModel
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
+from ge_core.om.ge_model import GeModel
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelExecuteTimeout, ModelLoadError, ModelOutputError
-from ge_core.runtime.kernel_launch import LATEST_OPSET
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, model_inputs, model_outputs
 from ge_core.runtime.model_memory import FEATURE_MAP, ModelMemory, trans_all_var_data
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v1.data_inputer import Callback, DataInputer, Inputs, Outputs
 from ge_core.runtime.v1.events import ModelUnloaded
 from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
+from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
 from npu_emu.model import ModelState
-from npu_emu.runtime import current_runtime
 from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     from npu_emu.event import Event
@@ -59,7 +60,7 @@ class DavinciModel:
         self.ge_model = ge_model
         self.name = ge_model.name
         self.graph = ge_model.graph
-        self.opset = int(self.graph.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(self.graph.attrs.get(OPSET, LATEST_OPSET))
         self.inputs: list[IoDesc] = []
         self.outputs: list[IoDesc] = []
         self.memory: ModelMemory | None = None
@@ -125,9 +126,9 @@ class DavinciModel:
         self.streams = [self.context.create_stream() for _ in range(task_def.stream_num)]
         self.events = [self.runtime.create_event() for _ in range(task_def.event_num)]
         self.notifies = [self.device.create_notify(f"{self.name} notify {i}")
-                         for i in range(int(task_def.attr.get(NOTIFY_NUM, "0")))]
+                         for i in range(int(task_def.attr.get(ATTR_MODEL_NOTIFY_NUM, "0")))]
         self.labels = [self.rt_model.create_label()
-                       for _ in range(int(task_def.attr.get(LABEL_NUM, "0")))]
+                       for _ in range(int(task_def.attr.get(ATTR_MODEL_LABEL_NUM, "0")))]
         for task in task_def.task:   # GE's InitTbeHandle: every kernel known before any sinks
             if task.type in KERNEL_TASKS:
                 node = self.node(task.id)
@@ -227,7 +228,7 @@ class DavinciModel:
         for event in self.events:
             stream.reset_event(event)
         for notify in self.notifies:
-            self.device.notify_flags[notify.id] = 0
+            notify.reset()
         self._aborted = False
 
     def update_feature_map_base(self, addr: int) -> None:

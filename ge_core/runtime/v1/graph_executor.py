@@ -1,7 +1,8 @@
 """GraphExecutor: the execution facade (GE's graph_executor.cc): stateless, every call forwarded
 to the loaded model through the current world's ModelManager.
 
-    execute_graph(model_id, inputs)                  NnExecute on the caller's thread, synchronous
+    execute_graph(model_id, inputs)                  NnExecute (or a hybrid model's Execute) on
+                                                     the caller's thread, synchronous
     execute_graph_async(model_id, inputs, callback)  queued for the model's Run loop
     execute_graph_with_stream(model_id, stream, ...) NnExecute queued on the caller's stream
 """
@@ -22,8 +23,10 @@ class GraphExecutor:
     def execute_graph(model_id: int, inputs: Inputs,
                       outputs: Sequence[DeviceBuffer] | None = None,
                       timeout_ms: int | None = None) -> Outputs | None:
-        model = ModelManager.get_instance().get_model(model_id)
-        return model.nn_execute(inputs, outputs, timeout_ms=timeout_ms)
+        """One execution, on the caller's thread: a DavinciModel's NnExecute, or a
+        HybridDavinciModel's Execute (ModelManager.execute_model)."""
+        return ModelManager.get_instance().execute_model(model_id, inputs, outputs,
+                                                         timeout_ms=timeout_ms)
 
     @staticmethod
     def execute_graph_async(model_id: int, inputs: Inputs, callback: Callback | None) -> int:

@@ -1,7 +1,8 @@
 """GraphLoader: the loading facade (GE's graph_loader.cc): static methods that forward to the
 current world's ModelManager, so callers (the Session, the ACL model calls) need not know it.
 
-    load_model_online(ge_model)      a model the compiler just built (GeRootModel in GE)
+    load_model_online(model)         what the compiler just made: a built GeModel, or a compiled
+                                     graph with unknown dims (GeRootModel in GE)
     load_model_from_data(om_bytes)   an offline model: an OM file's bytes (ModelData)
     load_model_with_q(ge_model, ...) a model fed from an input queue, results to an output queue
 """
@@ -14,15 +15,15 @@ from ge_core.om import OmFileError, load_om_bytes
 from ge_core.om.ge_model import GeModel
 from ge_core.runtime.errors import ModelLoadError
 from ge_core.runtime.v1.data_inputer import DataInputer, Outputs
-from ge_core.runtime.v1.model_manager import ModelManager
+from ge_core.runtime.v1.model_manager import ModelManager, RootModel
 
 
 class GraphLoader:
     @staticmethod
-    def load_model_online(ge_model: GeModel, session_id: int = 0,
+    def load_model_online(model: RootModel, session_id: int = 0,
                           feature_map_base: int | None = None,
                           weights_base: int | None = None) -> int:
-        return ModelManager.get_instance().load_model(ge_model, session_id, feature_map_base,
+        return ModelManager.get_instance().load_model(model, session_id, feature_map_base,
                                                       weights_base)
 
     @staticmethod

@@ -24,8 +24,8 @@ from ge_core.runtime.v1.data_inputer import Callback, Inputs, Outputs
 from ge_core.runtime.v1.graph_executor import GraphExecutor
 from ge_core.runtime.v1.graph_loader import GraphLoader
 from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.runtime import current_runtime
 from npu_emu.task_scheduler import SLOT
+from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel

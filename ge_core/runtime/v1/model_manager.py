@@ -1,11 +1,12 @@
 """ModelManager: the registry of loaded models (GE's model_manager.cc), one per World.
 
 GE's is a process singleton; here ``ModelManager.get_instance()`` answers the *current world's*
-(ge_core.world), so a new run starts with no models. It keeps
+(npu_emu/world.py: ``World.instance``), so a new run starts with no models. It keeps
 
 - ``model_map``: model id -> DavinciModel (static, sunk to the device), and
-  ``hybrid_model_map``: model id -> HybridDavinciModel (dynamic shapes, ge_core.runtime.hybrid,
-  which registers its models here with ``add_hybrid_model``); ids are shared, from 1;
+  ``hybrid_model_map``: model id -> HybridDavinciModel (dynamic shapes, ge_core.runtime.hybrid);
+  ids are shared, from 1. ``load_model`` chooses between them as GE's LoadModelOnline does
+  (IsNeedHybridLoad), and ``execute_model`` runs either;
 - weight sharing: models loaded from the same weights (a fork of a graph, the same OM loaded
   twice) share one device copy of them, freed with the last model that uses it;
 - the session -> device bookkeeping (GE's sess_id_to_device_ids_), so destroying a session
@@ -16,16 +17,31 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Sequence
 
+from ge_core.graph import ComputeGraph, GraphUtils
 from ge_core.om.ge_model import GeModel
-from ge_core.runtime.errors import InvalidModelIdError
+from ge_core.ops.host_cpu_ops import needs_host
+from ge_core.runtime.errors import GeError, InvalidModelIdError
+from ge_core.runtime.hybrid.hybrid_davinci_model import HybridDavinciModel
+from ge_core.runtime.model_io import DeviceBuffer
 from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device
+from ge_core.runtime.v1.data_inputer import Inputs, Outputs
 from ge_core.runtime.v1.davinci_model import DavinciModel
-from ge_core.world import World, current_world
+from npu_emu.world import current_world
 
 if TYPE_CHECKING:
     from npu_emu.device import Device
+    from npu_emu.stream import Stream
+
+# What the compiler hands the loader (GE's GeRootModel): a built GeModel, or, for a graph whose
+# dims are known only at run time, the compiled graph itself (it has no static build).
+RootModel = GeModel | ComputeGraph
+
+
+def root_graph(model: RootModel) -> ComputeGraph:
+    """GeRootModel::GetRootGraph: the graph a model was built from, or the graph itself."""
+    return model.graph if isinstance(model, GeModel) else model
 
 
 @dataclass
@@ -40,10 +56,9 @@ class SharedWeights:
 
 
 class ModelManager:
-    def __init__(self, world: World) -> None:
-        self.world = world
+    def __init__(self) -> None:
         self.model_map: dict[int, DavinciModel] = {}
-        self.hybrid_model_map: dict[int, Any] = {}
+        self.hybrid_model_map: dict[int, HybridDavinciModel] = {}
         self.weights: dict[tuple[int, str], SharedWeights] = {}   # (device, sha256) -> copy
         self.sess_id_to_device_ids: dict[int, list[int]] = {}
         self._next_model_id = 1
@@ -51,7 +66,7 @@ class ModelManager:
 
     @staticmethod
     def get_instance() -> "ModelManager":
-        return current_world().model_manager
+        return current_world().instance(ModelManager)
 
     # -- ids and sessions ----------------------------------------------------------------------
     def generate_model_id(self) -> int:
@@ -73,13 +88,44 @@ class ModelManager:
         self.sess_id_to_device_ids.pop(session_id, None)
 
     # -- load / unload -------------------------------------------------------------------------
-    def load_model(self, ge_model: GeModel, session_id: int = 0,
+    @staticmethod
+    def is_need_hybrid_load(model: RootModel) -> bool:
+        """GE's IsNeedHybridLoad: some tensor's dims are known only at run time, or something
+        runs on, or lives in, the host (strings, sequences, Scan), which a sunk model cannot
+        reach."""
+        graph = root_graph(model)
+        return GraphUtils.is_unknown_shape_graph(graph) or needs_host(graph)
+
+    def load_model(self, model: RootModel, session_id: int = 0,
                    feature_map_base: int | None = None,
                    weights_base: int | None = None) -> int:
-        """Load ``ge_model`` as a DavinciModel on the current device; returns its model id.
-        ``feature_map_base`` / ``weights_base``: memory the caller provides for the feature map
-        (set feature memory base) or the weights (set const memory base, filled by the caller);
-        otherwise the model allocates its feature map and shares weights where it can."""
+        """Load ``model`` on the current device; returns its model id (GE's LoadModelOnline).
+        A model with unknown dims loads as a HybridDavinciModel, any other as a DavinciModel,
+        sunk. ``feature_map_base`` / ``weights_base``: memory the caller provides for a static
+        model's feature map (set feature memory base) or weights (set const memory base, filled
+        by the caller); otherwise it allocates its feature map and shares weights where it can."""
+        if self.is_need_hybrid_load(model):
+            if feature_map_base is not None or weights_base is not None:
+                raise GeError(f"model {model.name} has unknown dims: its memory is allocated "
+                              f"at each execution, no base can be provided")
+            return self.load_hybrid_model(root_graph(model))
+        if not isinstance(model, GeModel):
+            raise GeError(f"graph {model.name} is not built: a static model loads from its "
+                          f"GeModel (build it first)")
+        return self._load_davinci_model(model, session_id, feature_map_base, weights_base)
+
+    def load_hybrid_model(self, graph: ComputeGraph, stream: Stream | None = None,
+                          executor: str = "sequential") -> int:
+        """Load a compiled graph as a HybridDavinciModel on ``stream`` (default: the current
+        device's default stream), whatever its dims (GE's DoLoadHybridModelOnline)."""
+        model_id = self.generate_model_id()
+        model = HybridDavinciModel(graph, model_id)
+        model.init(stream, executor)
+        self.hybrid_model_map[model_id] = model
+        return model_id
+
+    def _load_davinci_model(self, ge_model: GeModel, session_id: int,
+                            feature_map_base: int | None, weights_base: int | None) -> int:
         model_id = self.generate_model_id()
         model = DavinciModel(model_id, ge_model, session_id)
         provided = {} if feature_map_base is None else {FEATURE_MAP: feature_map_base}
@@ -115,6 +161,10 @@ class ModelManager:
             self.weights = {k: v for k, v in self.weights.items() if v is not shared}
 
     def unload(self, model_id: int) -> None:
+        hybrid = self.hybrid_model_map.pop(model_id, None)
+        if hybrid is not None:
+            hybrid.unload()
+            return
         model = self.get_model(model_id)
         del self.model_map[model_id]
         try:
@@ -130,12 +180,21 @@ class ModelManager:
             raise InvalidModelIdError(f"no loaded model {model_id} (loaded: {known})")
         return model
 
-    def add_hybrid_model(self, model: Any) -> int:
-        """Register a HybridDavinciModel (ge_core.runtime.hybrid); returns its model id."""
-        model_id = self.generate_model_id()
-        self.hybrid_model_map[model_id] = model
-        return model_id
+    def get_hybrid_model(self, model_id: int) -> HybridDavinciModel | None:
+        return self.hybrid_model_map.get(model_id)
 
-    def unload_hybrid_model(self, model_id: int) -> None:
-        """Forget a HybridDavinciModel registered with ``add_hybrid_model`` (a no-op if gone)."""
-        self.hybrid_model_map.pop(model_id, None)
+    # -- execute -------------------------------------------------------------------------------
+    def execute_model(self, model_id: int, inputs: Inputs,
+                      outputs: Sequence[DeviceBuffer] | None = None, stream: Stream | None = None,
+                      timeout_ms: int | None = None) -> Outputs | None:
+        """One execution of a loaded model, hybrid or sunk (GE's ExecuteModel): a
+        DavinciModel's NnExecute, or a HybridDavinciModel's Execute on host arrays."""
+        hybrid = self.get_hybrid_model(model_id)
+        if hybrid is None:
+            return self.get_model(model_id).nn_execute(inputs, outputs, stream,
+                                                       timeout_ms=timeout_ms)
+        if outputs is not None or stream is not None:
+            raise GeError(f"hybrid model {model_id} ({hybrid.graph.name}) executes on host "
+                          f"arrays, on its own stream: no output buffers or stream")
+        return hybrid.execute(inputs).outputs
+

@@ -8,10 +8,12 @@ be deterministic (DESIGN.md), so the loop and its caller take turns rather than 
 ``stop`` joins and ends the thread. Callbacks run on the loop's thread, during a join. A debugger
 that parks the loop's thread on a trace event sees the caller blocked in ``join``: still one
 thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
-the run) is raised again in the caller by ``join``.
+the run) is raised again in the caller by ``join``. The thread runs in a copy of its starter's
+context, so it works in the caller's World (npu_emu/world.py).
 """
 from __future__ import annotations
 
+import contextvars
 import threading
 from typing import TYPE_CHECKING
 
@@ -32,8 +34,8 @@ class ModelRunLoop:
         self._turn = CALLER
         self._stopping = False
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name=f"ge-model-{model.model_id}-run")
+        self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,),
+                                        daemon=True, name=f"ge-model-{model.model_id}-run")
         self._thread.start()
 
     @property

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ge_core.compiler.build.annotations import FEATURE_MAP_BASE, VAR_BASE
+from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE
 from ge_core.runtime.model_io import IoDesc
 
 if TYPE_CHECKING:

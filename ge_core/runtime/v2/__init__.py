@@ -33,8 +33,8 @@ from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExecuteGraphError, Te
 from ge_core.runtime.v2.lowering import LoweringError, LoweringOptions, lower_graph
 from ge_core.runtime.v2.model_v2_executor import EXECUTORS, ExecuteResult, ModelV2Executor
 from ge_core.runtime.v2.stream_executor import StreamExecutor
-from npu_emu.runtime import current_runtime
 from npu_emu.stream import Stream
+from npu_emu.world import current_runtime
 
 
 def default_stream() -> Stream:

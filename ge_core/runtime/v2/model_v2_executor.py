@@ -7,16 +7,21 @@
               (sequential or topological), read the outputs
     unload    drop Main, run DeInit, drop it
 
+Each of Init, Main and DeInit runs as a stage on the trace bus (StageBegin / StageEnd named
+after it), so a debugger's `step stage` and `where` see "Init", "Main", "DeInit".
+
 Main's kernels launch on the emulated device through npu_emu and Main ends synchronized, so an
 execute returns real numbers and the simulated time the device took.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeGraph
 from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
@@ -62,9 +67,18 @@ class ModelV2Executor:
         for v, value in g.constants.items():
             self.values[v] = value
         self.values[g.own_stream] = self.stream
-        SequentialExecutor(self._instantiate(g.init), []).execute()
+        with self._stage(g.init):
+            SequentialExecutor(self._instantiate(g.init), []).execute()
         self.main = self.executor_cls(self._instantiate(g.main), g.main.dependencies())
         self.state = "loaded"
+
+    @contextmanager
+    def _stage(self, graph: ExeGraph) -> Iterator[None]:
+        """Init, Main or DeInit running: a stage on the trace bus, as DavinciModel's are."""
+        bus = self.stream.device.runtime.bus
+        bus.emit(StageBegin, graph.name, self.graph.name)
+        yield
+        bus.emit(StageEnd, graph.name, self.graph.name, len(graph.nodes))
 
     def _instantiate(self, graph: ExeGraph) -> list[RunNode]:
         return [(get_kernel_func(n.type), KernelContext(f"{graph.name}/{n.name}/{n.type}",
@@ -79,12 +93,13 @@ class ModelV2Executor:
         values = self.values
         for (_, value_id), feed in zip(self.graph.inputs, self._feed_list(feeds)):
             values[value_id] = feed
-        scheduler = self.stream.device.scheduler
-        start = max(scheduler.now, scheduler.host_now)
-        self.main.execute()
+        device = self.stream.device
+        start = max(device.now, device.host_now)
+        with self._stage(self.graph.main):
+            self.main.execute()
         self.iterations += 1
         outputs = {name: values[v] for name, v in self.graph.outputs}
-        return ExecuteResult(outputs, scheduler.now - start, start, scheduler.now)
+        return ExecuteResult(outputs, device.now - start, start, device.now)
 
     def _feed_list(self, feeds: Mapping[str, Any] | Sequence[Any]) -> list[Any]:
         names = [name for name, _ in self.graph.inputs]
@@ -104,6 +119,7 @@ class ModelV2Executor:
         if self.state != "loaded":
             raise GeError(f"ModelV2Executor of {self.graph.name}: unload when {self.state}")
         self.main = None
-        SequentialExecutor(self._instantiate(self.graph.deinit), []).execute()
+        with self._stage(self.graph.deinit):
+            SequentialExecutor(self._instantiate(self.graph.deinit), []).execute()
         self.values = []
         self.state = "unloaded"

@@ -18,8 +18,8 @@ from ge_core.om import load_om_bytes, om_bytes
 from ge_core.om.ge_model import GeModel
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1 import GraphLoader, ModelManager
-from ge_core.world import World
 from npu_emu.runtime import RuntimeConfig
+from npu_emu.world import World
 
 Outputs = dict[str, np.ndarray]
 

@@ -9,11 +9,10 @@ import pytest
 
 from ge_core.atc import atc
 from ge_core.compiler import CompileOptions
-from ge_core.compiler.build.annotations import VAR_BASE, tensor_size
 from ge_core.compiler.label import LabelMakerError, assign_functional_labels
 from ge_core.compiler.model_builder import BuildError, BuildOptions
-from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST
-from ge_core.om.ge_model import LABEL_NUM
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST
+from ge_core.om.logical_memory import VAR_BASE, tensor_size
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.parser import parse_onnx
@@ -37,7 +36,7 @@ def _label_tasks(ge_model) -> list[tuple[str, object]]:
             out.append(("LABEL_GOTO", task.label_goto_ex.label_id))
         elif task.type == ModelTaskType.LABEL_SWITCH:
             op = OpDef.FromString(task_def.op[task.id])
-            labels = list(op.attr[LABEL_SWITCH_LIST].list.i)
+            labels = list(op.attr[ATTR_NAME_LABEL_SWITCH_LIST].list.i)
             assert task.label_switch_by_index.label_max == len(labels)
             out.append(("LABEL_SWITCH", labels))
     return out
@@ -57,7 +56,7 @@ def test_if_becomes_a_switch_on_else_then_and_three_labels(if_om):
     # GE's IfLabelMaker: false -> index 0 -> else, true -> 1 -> then; labels then, else, leave.
     assert _label_tasks(if_om) == [("LABEL_SWITCH", [1, 0]), ("LABEL_SET", 0),
                                    ("LABEL_GOTO", 2), ("LABEL_SET", 1), ("LABEL_SET", 2)]
-    assert int(if_om.task_def.attr[LABEL_NUM]) == 3
+    assert int(if_om.task_def.attr[ATTR_MODEL_LABEL_NUM]) == 3
     assert if_om.task_def.stream_num == 1
     assert {t.stream_id for t in if_om.task_def.task} == {0}
 

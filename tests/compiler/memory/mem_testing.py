@@ -7,9 +7,9 @@ from pathlib import Path
 import onnx
 
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.compiler.build.annotations import STREAM_ID
 from ge_core.compiler.memory import MemoryPlan, MemRow
 from ge_core.graph import ComputeGraph, GeShape, GraphUtils, Node, OpDesc
+from ge_core.graph.attr_names import STREAM_ID
 from ge_core.graph.types import DataType
 from ge_core.parser import parse_onnx
 

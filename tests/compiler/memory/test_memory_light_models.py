@@ -2,8 +2,8 @@
 and every assigner stays safe on a hand-made two-stream split."""
 import pytest
 
-from ge_core.compiler.build.annotations import STREAM_ID
 from ge_core.compiler.memory import ASSIGNERS, MemoryOptions, assign_memory, check_no_overlap
+from ge_core.graph.attr_names import STREAM_ID
 from mem_testing import MODELS, light_graph
 
 CUBE = frozenset({"Conv", "FusedConv", "Gemm", "MatMul"})

@@ -2,13 +2,14 @@
 memory assignment writes on the nodes."""
 import pytest
 
-from ge_core.compiler.build.annotations import (INPUT_OFFSET, OUTPUT_OFFSET, WEIGHT_BASE,
-                                                WORKSPACE, WORKSPACE_BYTES, tensor_size)
 from ge_core.compiler.memory import (FEATURE_MAP, WEIGHT, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT,
                                      assign_memory, check_no_overlap)
 from ge_core.graph import GeShape, GeTensorDesc
+from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE, WORKSPACE_BYTES
 from ge_core.graph.types import DataType
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from ge_core.om.logical_memory import WEIGHT_BASE, tensor_size
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 from mem_testing import BLOCK, GraphBuilder, chain
 
 
@@ -68,7 +69,7 @@ def test_every_node_gets_its_offsets():
 def test_offsets_are_set_where_watches_see_them():
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         b = chain(2)
     assign_memory(b.graph)
     keys = {(e.node, e.key) for e in rec.events if type(e).__name__ == "AttrSet"}

@@ -4,7 +4,8 @@ import pytest
 from ge_core.compiler.stream import StreamAllocationError, StreamOptions
 from ge_core.compiler.stream.logical_stream_allocator import STAGE, LogicalStreamAllocator
 from ge_core.passes import PassBegin
-from npu_emu.trace import TraceBus, TraceRecorder, use_bus
+from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.world import World
 from stream_testing import (AICORE, AICPU, GE_LOCAL, VECTOR, Builder, between,
                             if_with_body, streams)
 
@@ -257,7 +258,7 @@ def test_a_body_starts_on_its_parents_stream():
 def test_every_stream_id_write_is_a_trace_event_inside_a_pass():
     bus, recorder = TraceBus(), TraceRecorder()
     bus.subscribe(recorder)
-    with use_bus(bus):
+    with World(bus=bus).entered():
         g = fork()
         assign(g, stream_max_parallel_num=2)
     begun = [e.pass_name for e in recorder.events if isinstance(e, PassBegin)]

@@ -12,12 +12,12 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.compiler.build.annotations import (FEATURE_MAP_BASE, INPUT_OFFSET, OUTPUT_OFFSET,
-                                                STREAM_ID, WEIGHT_BASE, align, tensor_size)
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.task import task_count, task_order
 from ge_core.graph import ComputeGraph, Node, OpDesc
-from ge_core.om.weights import CONST_TYPES, CONST_VALUE
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, INPUT_OFFSET, OUTPUT_OFFSET, STREAM_ID
+from ge_core.om.logical_memory import FEATURE_MAP_BASE, WEIGHT_BASE, align, tensor_size
+from ge_core.om.weights import CONST_TYPES
 from ge_core.parser import parse_onnx
 
 NO_ADDRESS = -1  # the memory assigner's input offset for an optional input left out
@@ -47,7 +47,7 @@ def annotate_build(graph: ComputeGraph) -> ComputeGraph:
         for desc in op.output_descs:
             if node.type in CONST_TYPES:
                 offsets.append(weights)
-                weights += align(op.get_attr(CONST_VALUE).data.nbytes)
+                weights += align(op.get_attr(ATTR_NAME_WEIGHTS).data.nbytes)
             else:
                 offsets.append(fm)
                 fm += align(tensor_size(desc))

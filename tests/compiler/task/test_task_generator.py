@@ -10,13 +10,13 @@ from onnx import TensorProto, helper
 
 from build_testing import (LIGHT_MODELS, add_rts_node, annotate_build, compiled_light, if_graph,
                            onnx_graph)
-from ge_core.compiler.build.annotations import (ACTIVE_STREAM_LIST, EVENT_ID, INPUT_OFFSET,
-                                                LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET, STREAM_ID,
-                                                WEIGHT_BASE, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.compiler.task import TaskGenError, build_ge_model, generate_tasks, task_count
-from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_LABEL_SWITCH_LIST,
+                                      EVENT_ID, INPUT_OFFSET, LABEL_ID, NOTIFY_ID, OUTPUT_OFFSET,
+                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.om import KernelType, ModelTaskType
+from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.om.proto import ge_ir_pb2
 
 # ge_facts §4, as GE's ops_kernel_info_types.h numbers them.
@@ -107,7 +107,8 @@ def two_streams():
     graph = annotate_build(relu_add())
     relu, add = graph.find_node("relu"), graph.find_node("add")
     add.op_desc.set_attr(STREAM_ID, 1)
-    rts = [add_rts_node(graph, "active", "StreamActive", relu, add, **{ACTIVE_STREAM_LIST: [1, 2]}),
+    rts = [add_rts_node(graph, "active", "StreamActive", relu, add,
+                        **{ATTR_NAME_ACTIVE_STREAM_LIST: [1, 2]}),
            add_rts_node(graph, "send", "Send", relu, add, **{EVENT_ID: 0}),
            add_rts_node(graph, "recv", "Recv", relu, add, **{EVENT_ID: 0}),
            add_rts_node(graph, "send_notify", "SendNotify", relu, add, **{NOTIFY_ID: 0}),
@@ -139,8 +140,8 @@ def test_each_rts_op_has_its_task_kind():
     # (type, attrs, data inputs and outputs fed from relu, the task type)
     specs = [("LabelSet", {LABEL_ID: 3}, 0, 0, T.LABEL_SET),
              ("LabelGotoEx", {LABEL_ID: 3}, 0, 0, T.LABEL_GOTO),
-             ("LabelSwitchByIndex", {LABEL_SWITCH_LIST: [1, 3]}, 1, 0, T.LABEL_SWITCH),
-             ("StreamSwitch", {ACTIVE_STREAM_LIST: [1]}, 2, 0, T.STREAM_SWITCH),
+             ("LabelSwitchByIndex", {ATTR_NAME_LABEL_SWITCH_LIST: [1, 3]}, 1, 0, T.LABEL_SWITCH),
+             ("StreamSwitch", {ATTR_NAME_ACTIVE_STREAM_LIST: [1]}, 2, 0, T.STREAM_SWITCH),
              ("MemcpyAsync", {}, 1, 1, T.MEMCPY_ASYNC)]
     for type_, attrs, n_in, n_out, _ in specs:
         node = add_rts_node(graph, type_.lower(), type_, relu, add, **attrs, **{

@@ -5,14 +5,12 @@ from collections import Counter
 import pytest
 
 from build_testing import LIGHT, place_unplaced
-from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.compiler import CompileOptions, compile_graph, memory, stream
 from ge_core.compiler.task import build_ge_model, task_count
 from ge_core.graph import dump_graph
 from ge_core.om import ModelTaskType, load_om, save_om
 from ge_core.parser import parse_onnx
 
-stream = pytest.importorskip("ge_core.compiler.stream")
-memory = pytest.importorskip("ge_core.compiler.memory")
 T = ModelTaskType
 
 

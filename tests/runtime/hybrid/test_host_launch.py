@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from npu_emu.cost_model import Unit
-from npu_emu.runtime import Runtime, RuntimeConfig, use_runtime
+from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.world import World
 
 SHORT, LONG = 500, 100_000
 
@@ -14,7 +15,7 @@ SHORT, LONG = 500, 100_000
 @pytest.fixture
 def stream():
     rt = Runtime(RuntimeConfig(memory_bytes=1 << 20))
-    with use_runtime(rt):
+    with World(runtime=rt).entered():
         rt.set_device(0)
         yield rt.default_stream()
 

@@ -1,6 +1,6 @@
 """HybridDavinciModel: a dynamic-batch model run host-scheduled node by node on the device,
-with shapes inferred at run time, against the host executor and onnxruntime; registration in
-the world's ModelManager; the host launch gaps on the device timeline."""
+with shapes inferred at run time, against the host executor and onnxruntime; loaded by the
+world's ModelManager as GE chooses it; the host launch gaps on the device timeline."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,15 +11,15 @@ from hybrid_testing import batch, dynamic_batch_model
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.executor import HostExecutor
 from ge_core.parser import parse_onnx
-from ge_core.runtime.hybrid import HybridDavinciModel, execute_hybrid, is_need_hybrid_load
+from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import default_stream
 from ge_core.runtime.v2.events import KernelLaunched
-from ge_core.world import World
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.task import TaskType
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceRecorder
+from npu_emu.world import World
 
 KERNEL_TYPES = {TaskType.KERNEL_AICORE, TaskType.KERNEL_AIVEC, TaskType.KERNEL_AICPU}
 
@@ -43,7 +43,7 @@ def test_a_dynamic_batch_model_needs_hybrid_load(world):
     # The flatten's target shape is computed on the device: its InferShape reads it back.
     (reshape,) = [n for n in graph.nodes if n.name == "Reshape_6"]
     assert reshape.op_desc.output_descs[0].shape.dims == (-1, -1)
-    assert is_need_hybrid_load(graph)
+    assert ModelManager.is_need_hybrid_load(graph)
 
 
 @pytest.mark.parametrize("executor", ["sequential", "topological"])
@@ -62,12 +62,12 @@ def test_batches_1_and_3_match_the_host_and_onnxruntime(world, executor):
     model.unload()
 
 
-def test_registered_in_the_worlds_model_manager_until_unloaded(world):
-    model = HybridDavinciModel(_compiled())
-    model_id = model.init()
+def test_the_worlds_model_manager_loads_it_hybrid_and_keeps_it_until_unloaded(world):
     manager = ModelManager.get_instance()
-    assert manager.hybrid_model_map[model_id] is model
-    model.unload()
+    model_id = manager.load_model(_compiled())
+    assert isinstance(manager.hybrid_model_map[model_id], HybridDavinciModel)
+    assert model_id not in manager.model_map
+    manager.unload(model_id)
     assert model_id not in manager.hybrid_model_map
 
 
@@ -90,7 +90,11 @@ def test_the_timeline_shows_the_host_launch_gaps_between_kernels(world):
     world.bus.subscribe(timeline)
     launched = TraceRecorder()
     world.bus.subscribe(launched)
-    result = execute_hybrid(_compiled(), {"x": batch(1)})
+    manager = ModelManager.get_instance()
+    model_id = manager.load_model(_compiled())
+    manager.execute_model(model_id, {"x": batch(1)})
+    emulated_ns = manager.get_hybrid_model(model_id).last_execute_ns
+    manager.unload(model_id)
     kernel_types = {int(t) for t in KERNEL_TYPES}
     kernels = [s for s in timeline.slices if s[4] in kernel_types]
     launch_ns = default_stream().device.cost.host_launch_ns
@@ -107,4 +111,4 @@ def test_the_timeline_shows_the_host_launch_gaps_between_kernels(world):
     # then paid a launch before the Gemm could start.
     concat, gemm = kernels[3], kernels[4]
     assert (concat[3], gemm[3]) == ("Concat", "Gemm") and gemm[6] - concat[7] == launch_ns
-    assert result.emulated_ns >= launch_ns * len(kernels)
+    assert emulated_ns >= launch_ns * len(kernels)

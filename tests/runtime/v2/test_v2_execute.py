@@ -8,19 +8,20 @@ import pytest
 from v2_testing import TINY_CNN, assert_outputs_close, build_tiny_cnn, world  # noqa: F401
 
 from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensorDesc, OpDesc
 from ge_core.parser import parse_onnx
 
 from ge_core.runtime.errors import ModelInputError
+from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import (EXECUTORS, ExecuteGraphError, ModelV2Executor, StreamExecutor,
                                 default_stream, execute_v2, lower_graph)
-from ge_core.runtime.hybrid import execute_hybrid
 from ge_core.runtime.v2.events import KernelLaunched
-from ge_core.world import World
-from npu_emu.runtime import RuntimeConfig, current_runtime
+from npu_emu.runtime import RuntimeConfig
 from npu_emu.trace import TraceRecorder
+from npu_emu.world import World, current_runtime
 
 
 def _loaded(built, executor="sequential", stream=None):
@@ -187,8 +188,34 @@ def test_a_rerun_in_a_fresh_world_replays_the_same_trace(lowering):
             if lowering == "v2":
                 execute_v2(built.ge_model, built.feeds, "topological")
             else:
-                execute_hybrid(built.graph, built.feeds)
+                manager = ModelManager.get_instance()
+                model_id = manager.load_hybrid_model(built.graph)
+                manager.execute_model(model_id, built.feeds)
+                manager.unload(model_id)
         digests.append(recorder.digest())
         assert any(isinstance(e, KernelLaunched) for e in recorder.events)
     assert digests[0] == digests[1]
 
+
+
+def test_init_main_and_deinit_are_stages_each_kernel_launched_inside_main():
+    """Load runs Init, execute runs Main, unload runs DeInit: three stages on the trace bus, and
+    every kernel the execution launches is launched between Main's begin and end."""
+    w = World(RuntimeConfig(memory_bytes=64 << 20))
+    recorder = TraceRecorder()
+    w.bus.subscribe(recorder)
+    with w.entered():
+        built = build_tiny_cnn()
+        recorder.events.clear()   # the compile's own stages are not the executor's
+        execute_v2(built.ge_model, built.feeds)
+    stages = [(type(e).__name__, e.stage) for e in recorder.events
+              if isinstance(e, (StageBegin, StageEnd))]
+    assert stages == [("StageBegin", "Init"), ("StageEnd", "Init"), ("StageBegin", "Main"),
+                      ("StageEnd", "Main"), ("StageBegin", "DeInit"), ("StageEnd", "DeInit")]
+    kinds = [type(e).__name__ for e in recorder.events]
+    main_begin = next(i for i, e in enumerate(recorder.events)
+                      if isinstance(e, StageBegin) and e.stage == "Main")
+    main_end = next(i for i, e in enumerate(recorder.events)
+                    if isinstance(e, StageEnd) and e.stage == "Main")
+    launched = [i for i, k in enumerate(kinds) if k == KernelLaunched.__name__]
+    assert launched and all(main_begin < i < main_end for i in launched)

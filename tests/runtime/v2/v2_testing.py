@@ -13,8 +13,8 @@ from ge_core.executor import HostExecutor, random_feeds
 from ge_core.graph import ComputeGraph
 from ge_core.om.ge_model import GeModel
 from ge_core.parser import parse_onnx
-from ge_core.world import World
 from npu_emu.runtime import RuntimeConfig
+from npu_emu.world import World
 
 TINY_CNN = Path(__file__).resolve().parents[3] / "sample_models" / "tiny_cnn.onnx"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ge_core.compiler.events import StageEnd
+from ge_core.stage_events import StageEnd
 from npu_emu.cost_model import GANG, Unit
 from npu_emu.deadlock import waits_for
 from npu_emu.device import SqeSubmitted
@@ -16,7 +16,7 @@ from npu_emu.stream import Stream, StreamState
 from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from npu_emu.trace import TraceEvent
 from workbench.debugger.granularity import TASK_DISTRIBUTED
-from workbench.debugger.program import PhaseEnd, RunState
+from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.run import Run
 from workbench.debugger.views.run_recorder import RunRecorder
 
@@ -83,7 +83,7 @@ class TaskNodes(RunRecorder):
             tail = next((s for s in _streams(self.run.world.runtime) if s.id == stream_id), None)
             while tail is not None and tail.slave is not None:   # AutoSplit's newest slave
                 tail = tail.slave
-            queue = (tail.host_buffer if tail.host_buffer is not None else tail.sq) \
+            queue = (tail.host_buffer if tail.host_buffer is not None else tail.sq.entries) \
                 if tail is not None else None
             if queue:
                 self.nodes[id(queue[-1])] = node
@@ -114,7 +114,8 @@ def state_words(s: Stream, notifies: dict[int, str] | None = None) -> str:
             return f"blocked on notify {t.notify_id}" + (f" ({purpose})" if purpose else "")
         units = t.units if t.unit == GANG else (t.unit,)
         return "waiting for a free " + "+".join(Unit(u).name for u in units)
-    head = s.sq[s.head] if s.head < len(s.sq) else None
+    sq = s.sq
+    head = sq.entries[sq.head] if sq.pending else None
     words = {StreamState.RUNNING: f"running {head.name}" if head is not None else "running",
              StreamState.READY: "ready", StreamState.IDLE: "idle",
              StreamState.INACTIVE: "inactive"}.get(s.state, s.state.name.lower())
@@ -128,29 +129,28 @@ def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
     notifies = {m.end_notify.id: f"end of model {m.id}" for m in rt.models}
     columns = []
     for s in _streams(rt):
-        queue, where = s.sq, "SQ"
-        if not s.sq and s.host_buffer is not None:
-            queue, where = s.host_buffer, "host SQE buffer"
-        head = s.head if queue is s.sq else 0
+        sq = s.sq
+        queue, where, base, head = sq.entries, "SQ", sq.base, sq.head
+        on_sq = bool(queue) or s.host_buffer is None
+        if not on_sq:
+            queue, where, base, head = s.host_buffer, "host SQE buffer", 0, 0
         # a queue being filled (AutoSplit's host buffer, a model's SQ while it is built): its
         # tail, where the SQEs arrive; else around the head, where they are taken
-        filling = queue is not s.sq or (s.model is not None
-                                        and s.model.state is ModelState.BUILDING)
+        filling = not on_sq or (s.model is not None and s.model.state is ModelState.BUILDING)
         first = max(0, len(queue) - before - after - 1) if filling else max(0, head - before)
         window = []
         for i in range(first, min(len(queue), first + before + after + 1)):
             t = queue[i]
             mark = DONE if i < head else ""
-            if i == head and queue is s.sq and s.state not in (StreamState.INACTIVE,
-                                                               StreamState.IDLE):
+            if i == head and on_sq and s.state not in (StreamState.INACTIVE, StreamState.IDLE):
                 mark = RUNNING if s.state == StreamState.RUNNING else NEXT
             window.append(SqEntry(t.pos, t.type.name.lower(), t.name, nodes.get(id(t), ""),
                                   mark))
         model = ""
         if s.model is not None:
             model = f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
-        columns.append(StreamColumn(s.device.id, s.id, state_words(s, notifies), s.base + head,
-                                    s.base + len(queue), model, where, tuple(window)))
+        columns.append(StreamColumn(s.device.id, s.id, state_words(s, notifies), base + head,
+                                    base + len(queue), model, where, tuple(window)))
     return columns
 
 
@@ -160,9 +160,9 @@ def busy_units(rt: Runtime) -> list[UnitUse]:
     for d in rt.devices.values():
         busy: dict[int, list[str]] = {}
         for s in d.scheduler.streams:
-            if s.state != StreamState.RUNNING or s.head >= len(s.sq):
+            if s.state != StreamState.RUNNING or not s.sq.pending:
                 continue
-            t = s.sq[s.head]
+            t = s.sq.entries[s.sq.head]
             for u in (t.units if t.unit == GANG else (t.unit,) if t.unit >= 0 else ()):
                 busy.setdefault(u, []).append(f"{t.name} (s{s.id} SQE {t.pos})")
         for unit, total in sorted(d.cost.units.items()):

@@ -8,9 +8,9 @@ import ast
 from dataclasses import dataclass
 from typing import Callable
 
-from ge_core.compiler.build.annotations import OUTPUT_OFFSET, STREAM_ID
+from ge_core.graph.attr_names import OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph import ComputeGraph, Node
-from workbench.debugger.program import RunState
+from workbench.debugger.targets.program import RunState
 
 COLUMNS = ("node", "type", "engine", "stream", "offset", "output")
 ENGINE = "engine"

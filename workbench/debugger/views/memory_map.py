@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO_COPY_INPUT,
                                              ZERO_COPY_OUTPUT, MemRow)
-from workbench.debugger.program import RunState
+from workbench.debugger.targets.program import RunState
 
 DRAWN = (FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT)
 

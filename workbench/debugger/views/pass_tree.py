@@ -10,12 +10,12 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ge_core.compiler.events import StageBegin, StageEnd
+from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.graph import dump_graph
 from ge_core.passes.events import PassBegin, PassEnd
 from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Error, Outcome, Printed
-from workbench.debugger.program import RunState
+from workbench.debugger.targets.program import RunState
 from workbench.debugger.run import Run
 from workbench.debugger.views.run_recorder import RunRecorder
 
@@ -130,7 +130,7 @@ def _seconds(state: RunState | None) -> dict[tuple[str, str, str, int], float]:
 def ir_diff(debugger: Debugger, name: str, graph: str, begin: int, end: int,
             label: str) -> Outcome:
     """The unified diff of ``graph``'s IR dump at tick ``begin`` and at tick ``end``."""
-    from workbench.debugger.graph_views import find_graph
+    from workbench.debugger.views.graph_views import find_graph
     texts = []
     for tick in (begin, end):
         with debugger.state_at(tick) as run:

@@ -7,6 +7,7 @@ from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, set_stream, stream_label,
                                                   stream_of)
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import HCOM_ATTR_FUSION
 
 HCOM_ALLREDUCE = "HcomAllReduce"
 
@@ -19,7 +20,7 @@ class AllReduceParallelPass(LogicalStreamPass):
             return False
         successors: set[Node] = set()
         for node in graph:
-            if node.type == HCOM_ALLREDUCE and node.op_desc.get_attr("fusion", -1) > 0:
+            if node.type == HCOM_ALLREDUCE and node.op_desc.get_attr(HCOM_ATTR_FUSION, -1) > 0:
                 successors |= self._successors(node)
         new_streams: dict[int, int] = {}
         for node in (n for n in graph if n in successors):  # graph order: deterministic ids

@@ -12,8 +12,7 @@ from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
                                                   set_stream)
 from ge_core.graph import ComputeGraph
-
-RTS_LABEL_NODE = "_rts_label_node"
+from ge_core.graph.attr_names import ATTR_NAME_RTS_LABEL_NODE
 
 
 class NodeStreamUpdatePass(LogicalStreamPass):
@@ -31,7 +30,7 @@ class NodeStreamUpdatePass(LogicalStreamPass):
         for node in graph:
             if node in self.ctx.pinned:
                 continue
-            if node.op_desc.get_attr(RTS_LABEL_NODE) and default != INVALID_STREAM:
+            if node.op_desc.get_attr(ATTR_NAME_RTS_LABEL_NODE) and default != INVALID_STREAM:
                 changed |= set_stream(node, default)
             else:
                 changed |= set_stream(node, stream_of_node.get(node, INVALID_STREAM))

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 
-from ge_core.compiler.build.annotations import NEW_STREAM_ID, PARALLEL_GROUP
 from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, set_stream, stream_label,
                                                   stream_of)
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARALLEL_GROUP, NEW_STREAM_ID
 
 
 class OptimizeIneffectiveMultiStreamPass(LogicalStreamPass):
@@ -34,7 +34,7 @@ class OptimizeIneffectiveMultiStreamPass(LogicalStreamPass):
             stream = stream_of(node)
             op = node.op_desc
             if stream == INVALID_STREAM or stream_label(node) or op.has_attr(NEW_STREAM_ID) \
-                    or op.has_attr(PARALLEL_GROUP):
+                    or op.has_attr(ATTR_NAME_PARALLEL_GROUP):
                 continue
             ins, outs = node.in_nodes(), node.out_nodes()
             if any(stream_of(n) == stream for n in ins + outs):

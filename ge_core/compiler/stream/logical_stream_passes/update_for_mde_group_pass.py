@@ -8,10 +8,10 @@ OptimizeIneffectiveMultiStream leaves them alone, as GE's does.
 """
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import NEW_STREAM_ID, PARALLEL_GROUP, STREAM_ID
 from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import INVALID_STREAM, set_stream
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARALLEL_GROUP, NEW_STREAM_ID, STREAM_ID
 
 OP_DESC_DEFAULT_STREAM = 0  # a fresh GE OpDesc's stream id
 
@@ -24,7 +24,7 @@ class UpdateForMdeGroupPass(LogicalStreamPass):
         for sg in self.ctx.subgraphs(graph):
             for node in sg.nodes:
                 op = node.op_desc
-                if op.has_attr(NEW_STREAM_ID) and not op.has_attr(PARALLEL_GROUP):
+                if op.has_attr(NEW_STREAM_ID) and not op.has_attr(ATTR_NAME_PARALLEL_GROUP):
                     old = op.get_attr(STREAM_ID, OP_DESC_DEFAULT_STREAM)
                     by_stream.setdefault(old, []).append(node)
         changed = False

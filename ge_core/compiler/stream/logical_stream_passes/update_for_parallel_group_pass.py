@@ -2,10 +2,10 @@
 a new stream. Group "-1" (hcom) first tries its single input's stream."""
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import PARALLEL_GROUP
 from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import INVALID_STREAM, set_stream, stream_of
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARALLEL_GROUP
 
 HCOM_PARALLEL_GROUP = "-1"
 
@@ -17,7 +17,7 @@ class UpdateForParallelGroupPass(LogicalStreamPass):
         by_stream: dict[int, list[Node]] = {}
         for sg in self.ctx.subgraphs(graph):
             for node in sg.nodes:
-                if node.op_desc.has_attr(PARALLEL_GROUP):
+                if node.op_desc.has_attr(ATTR_NAME_PARALLEL_GROUP):
                     by_stream.setdefault(stream_of(node), []).append(node)
         changed = False
         for old in sorted(by_stream):
@@ -25,7 +25,7 @@ class UpdateForParallelGroupPass(LogicalStreamPass):
                 continue
             streams: dict[str, int] = {}
             for node in by_stream[old]:
-                group = str(node.op_desc.get_attr(PARALLEL_GROUP))
+                group = str(node.op_desc.get_attr(ATTR_NAME_PARALLEL_GROUP))
                 if group == HCOM_PARALLEL_GROUP and self._reuse_input_stream(node):
                     changed = True
                     continue

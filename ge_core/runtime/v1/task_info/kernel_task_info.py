@@ -6,7 +6,7 @@ from __future__ import annotations
 import struct
 
 from ge_core.om.model_task_type import KernelType, ModelTaskType
-from ge_core.runtime.kernel_launch import UNIT_OF_KERNEL_TYPE, OpKernel, args_count, tensor_args
+from ge_core.runtime.op_kernel import UNIT_OF_KERNEL_TYPE, OpKernel, args_count, tensor_args
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
 from npu_emu.cost_model import Unit
 from npu_emu.errors import AclError

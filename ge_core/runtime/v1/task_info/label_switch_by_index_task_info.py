@@ -3,8 +3,7 @@ at run time (GE's LabelSwitchByIndexTaskInfo; the label list stays on the op, as
 reads it through op_index)."""
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import INPUT_OFFSET
-from ge_core.compiler.task.task_builder import LABEL_SWITCH_LIST
+from ge_core.graph.attr_names import ATTR_NAME_LABEL_SWITCH_LIST, INPUT_OFFSET
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
 from npu_emu.label import LabelSwitchByIndexTask
@@ -14,7 +13,7 @@ from npu_emu.task import Task
 @register_task_info(ModelTaskType.LABEL_SWITCH)
 class LabelSwitchByIndexTaskInfo(AddressTaskInfo):
     def init(self) -> None:
-        ids = self.op_desc.get_attr(LABEL_SWITCH_LIST) or []
+        ids = self.op_desc.get_attr(ATTR_NAME_LABEL_SWITCH_LIST) or []
         if len(ids) != self.task_def.label_switch_by_index.label_max or not ids:
             raise self.fail(f"{len(ids)} labels on the op, label_max "
                             f"{self.task_def.label_switch_by_index.label_max}")

@@ -17,15 +17,17 @@ from typing import Sequence
 import numpy as np
 
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.ops import infer_shape
 from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel import TensorArg
+from npu_emu.kernel_task import TensorArg
 from npu_emu.trace import TraceBus
 
-# An input read back for a data-dependent InferShape is a shape-like operand: integers, and few
-# of them (a large or float tensor is data, and reading it back would not help).
+# An input read back for a data-dependent InferShape is a shape-like operand, and few of them:
+# integers (Reshape's shape, Range's bounds) or floats (Resize's scales); a large tensor is
+# data, and reading it back would not help.
 MAX_VALUE_DEPENDENT_ELEMENTS = 4096
 
 _UNHEARD = TraceBus()   # the throwaway graphs' bus: no observer, so their edits cost nothing
@@ -35,7 +37,7 @@ def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
                 args: Sequence[TensorArg | None]) -> list[TensorSpec | None]:
     """Output specs of ``op_desc`` for inputs shaped like ``args``; None where still unknown."""
     graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
-    graph.attrs["opset"] = opset
+    graph.attrs[OPSET] = opset
     op = op_desc.clone()
     for i, arg in enumerate(args):
         if arg is not None:
@@ -43,7 +45,8 @@ def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
                                              DataType.from_numpy(arg.dtype))
     node = graph.add_node(op)
     for i, value in sorted(consts.items()):
-        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1, {"value": value}))
+        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
+                                      {ATTR_NAME_WEIGHTS: value}))
         const.op_desc.output_descs[0] = value.desc.copy()
         const.out_data_anchors[0].link_to(node.in_data_anchors[i])
     infer_shape(node)
@@ -60,7 +63,7 @@ def infer_shape_at_run_time(ctx: KernelContext) -> None:
     specs = infer_specs(a["op_desc"], consts, a["opset"], args)
     if None in specs:
         readable = {i: arg for i, arg in enumerate(args) if arg is not None and i not in consts
-                    and np.dtype(arg.dtype).kind in "iu"
+                    and np.dtype(arg.dtype).kind in "iuf"
                     and math.prod(arg.shape) <= MAX_VALUE_DEPENDENT_ELEMENTS}
         if readable:
             stream.synchronize()

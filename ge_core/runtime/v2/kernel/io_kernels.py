@@ -7,9 +7,9 @@ import numpy as np
 
 from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.model_memory import device_to_host, host_to_device
-from ge_core.runtime.v2.caching_mem_allocator import HOST
+from ge_core.runtime.v2.caching_mem_allocator import HOST, CachingMemAllocator
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel import tensor_arg
+from npu_emu.kernel_task import TensorArg, tensor_arg
 
 
 def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
@@ -25,15 +25,19 @@ def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
     return array
 
 
+def upload(allocator: CachingMemAllocator, array: np.ndarray) -> TensorArg:
+    """A host array into a fresh device block: the host writes it now, so an idle block."""
+    addr = allocator.alloc(array.nbytes, HOST)
+    if array.nbytes:
+        host_to_device(allocator.device, addr, array)
+    return tensor_arg(addr, array.shape, array.dtype)
+
+
 @register_kernel("CopyInput")
 def copy_input(ctx: KernelContext) -> None:
     v, a = ctx.values, ctx.attrs
-    allocator = v[ctx.ins[0]]
     array = check_feed(a["name"], v[ctx.ins[1]], a["dims"], a["dtype"])
-    addr = allocator.alloc(array.nbytes, HOST)   # the host writes it now: an idle block
-    if array.nbytes:
-        host_to_device(allocator.device, addr, array)
-    v[ctx.outs[0]] = tensor_arg(addr, array.shape, array.dtype)
+    v[ctx.outs[0]] = upload(v[ctx.ins[0]], array)
 
 
 @register_kernel("CopyOutput")

@@ -41,5 +41,4 @@ def get_kernel_func(name: str) -> KernelFunc:
 def issue(stream: Any) -> None:
     """The host issues one task to ``stream``: it pays the cost model's host launch latency in
     simulated time before the task can start (see npu_emu.cost_model)."""
-    device = stream.device
-    device.scheduler.host_issue(device.cost.host_launch_ns)
+    stream.device.host_issue()

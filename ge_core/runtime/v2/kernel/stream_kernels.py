@@ -22,7 +22,7 @@ def launch_kernel(ctx: KernelContext) -> None:
     task = a["kernel"].launch(stream, [v[i] for i in ids[1:1 + n]], [v[i] for i in ids[1 + n:]])
     device = stream.device
     device.runtime.bus.emit(KernelLaunched, a["node"], task.name, stream.id, task.task_id,
-                            device.scheduler.host_now)
+                            device.host_now)
 
 
 @register_kernel("RecordEvent")

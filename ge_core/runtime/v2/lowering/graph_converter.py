@@ -11,21 +11,25 @@ from __future__ import annotations
 from ge_core.graph import ComputeGraph
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode
-from ge_core.runtime.v2.lowering import (io_node_converter, kernel_node_converter,  # noqa: F401
+from ge_core.runtime.v2.lowering import (host_cpu_node_converter,  # noqa: F401
+                                         io_node_converter, kernel_node_converter,
                                          rts_node_converter)
+from ge_core.runtime.v2.lowering import depend_compute_converter  # noqa: F401
 from ge_core.runtime.v2.lowering.guarder import add_guarders
 from ge_core.runtime.v2.lowering.lowering_context import (LoweringContext, LoweringError,
                                                           LoweringOptions)
-from ge_core.runtime.v2.lowering.node_converter import converter_for
+from ge_core.runtime.v2.lowering.node_converter import HOST_CPU, converter_for, node_kind
 
 
 _LABEL_OPS = frozenset({"LabelSet", "LabelGoto", "LabelGotoEx", "LabelSwitchByIndex"})
 
 
 def lower_graph(graph: ComputeGraph, options: LoweringOptions | None = None) -> ExecuteGraph:
-    if graph.subgraphs:
+    # A subgraph of a node on the host CPU engine runs there with its node (Scan, say).
+    subgraphs = [g for g in graph.subgraphs if node_kind(g.parent_node) != HOST_CPU]
+    if subgraphs:
         raise LoweringError(f"graph {graph.name} has subgraphs "
-                            f"({', '.join(g.name for g in graph.subgraphs)}): v2 lowers no "
+                            f"({', '.join(g.name for g in subgraphs)}): v2 lowers no "
                             f"control flow; run it sunk (gewb exec --mode sink)")
     labels = [n.name for n in graph if n.type in _LABEL_OPS]
     if labels:
@@ -49,6 +53,8 @@ def _close_main(lc: LoweringContext) -> None:
                        (lc.allocator, *(lc.stream_value(s) for s in streams)),
                        after=[lc.last_issued[s] for s in streams])
     for i, (name, value) in enumerate(lc.exe.outputs):
+        if value in lc.on_host:  # a host CPU op's result: already where the caller reads it
+            continue
         host = lc.exe.new_value(f"output:{name}")
         copy = lc.main.add("CopyOutput", name, (lc.allocator, value), (host,), after=[sync.id])
         lc.read(copy, [value], HOST)

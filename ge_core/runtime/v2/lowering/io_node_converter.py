@@ -1,24 +1,31 @@
 """Data -> an input tensor copied in by Main; Const -> a weight uploaded by Init (freed by
-DeInit); NetOutput -> the graph's outputs (copied out once Main has synchronized)."""
+DeInit); NetOutput -> the graph's outputs (copied out once Main has synchronized). Strings and
+sequences stay in host memory: their feeds and constants are host values the host CPU ops read."""
 from __future__ import annotations
 
 import numpy as np
 
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
 from ge_core.graph import GeTensor, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
 from ge_core.runtime.v2.caching_mem_allocator import HOST
-from ge_core.runtime.v2.lowering.lowering_context import LoweringContext, LoweringError
+from ge_core.runtime.v2.lowering.lowering_context import ANY, LoweringContext, LoweringError
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
 
 
 @register_node_converter("Data", "RefData")
 def lower_data(node: Node, lc: LoweringContext) -> None:
-    if node.op_desc.has_attr("parent_node_index"):
+    if node.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX):
         raise LoweringError(f"node {node.name}: a subgraph's Data is not lowered here")
     op = node.op_desc
     desc = op.output_descs[0]
     name = op.output_names[0] or node.name
     feed = lc.exe.new_value(f"feed:{name}")
     lc.exe.inputs.append((name, feed))
+    if desc.dtype in HOST_ONLY_DTYPES:  # a string or sequence stays where the caller put it
+        lc.bind(node, 0, feed)
+        lc.on_host.add(feed)
+        return
     tensor = lc.exe.new_value(f"{node.name}:0")
     copy = lc.main.add("CopyInput", name, (lc.allocator, feed), (tensor,),
                        {"name": name, "dtype": desc.dtype.to_numpy().name,
@@ -29,10 +36,13 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
 
 @register_node_converter("Const")
 def lower_const(node: Node, lc: LoweringContext) -> None:
-    value = node.op_desc.get_attr("value")
+    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
     data = np.asarray(value.data if isinstance(value, GeTensor) else value, order="C")
-    if data.dtype.kind in "OUS":
-        raise LoweringError(f"node {node.name}: a {data.dtype} constant has no device form")
+    if data.dtype.kind in "OUS":  # strings have no device form: the host CPU ops read them
+        value = lc.constant(f"{node.name}:0", data)
+        lc.bind(node, 0, value)
+        lc.on_host.add(value)
+        return
     weight = lc.exe.new_value(f"{node.name}:0")
     lc.init.add("UploadWeight", node.name, (lc.stream0,), (weight,), {"value": data})
     lc.deinit_nodes.append(("FreeWeight", node.name, (lc.stream0, weight)))
@@ -43,7 +53,8 @@ def lower_const(node: Node, lc: LoweringContext) -> None:
 def lower_net_output(node: Node, lc: LoweringContext) -> None:
     names = node.op_desc.input_names
     for anchor in node.in_data_anchors:
-        lc.exe.outputs.append((names[anchor.idx] or f"output_{anchor.idx}", lc.input(anchor)))
+        lc.exe.outputs.append((names[anchor.idx] or f"output_{anchor.idx}",
+                               lc.input(anchor, ANY)))
 
 
 @register_node_converter("NoOp")

@@ -5,7 +5,8 @@ reinterprets its input -> RefTensor, a view of the input's block with the output
 from __future__ import annotations
 
 from ge_core.graph import Node
-from ge_core.runtime.kernel_launch import UNIT_OF_ENGINE, OpKernel
+from ge_core.graph.attr_names import ENGINE
+from ge_core.runtime.op_kernel import UNIT_OF_ENGINE, OpKernel
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import (GE_LOCAL_VIEW, KERNEL,
@@ -24,7 +25,7 @@ def lower_kernel_node(node: Node, lc: LoweringContext) -> None:
         lc.bind(node, i, tensor)
         outputs.append(tensor)
     # the unit v1 reads off the task's kernel type; an op no engine placed gets the default
-    unit = UNIT_OF_ENGINE.get(node.op_desc.get_attr("engine"))
+    unit = UNIT_OF_ENGINE.get(node.op_desc.get_attr(ENGINE))
     kernel = OpKernel.of(node.op_desc, lc.opset, unit)
     launch = lc.main.add("LaunchKernel", node.name, (stream_value, *inputs, *outputs),
                          attrs={"kernel": kernel, "node": node.name, "n_inputs": len(inputs),

@@ -8,11 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ge_core.compiler.build.annotations import STREAM_ID
 from ge_core.graph import ComputeGraph, GeTensor, InDataAnchor, Node
-from ge_core.runtime.kernel_launch import LATEST_OPSET
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET, STREAM_ID
+from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExeNode, TensorSpec
+
+
+ON_DEVICE, ON_HOST, ANY = "device", "host", "any"   # where a reader needs a value (GE's
+                                                    # TensorPlacement)
 
 
 class LoweringError(Exception):
@@ -41,7 +45,7 @@ class LoweringContext:
     def __init__(self, graph: ComputeGraph, options: LoweringOptions) -> None:
         self.graph = graph
         self.options = options
-        self.opset = int(graph.root.attrs.get("opset", LATEST_OPSET))
+        self.opset = int(graph.root.attrs.get(OPSET, LATEST_OPSET))
         self.exe = ExecuteGraph(graph.name)
         self.init, self.main = self.exe.init, self.exe.main
         self.deinit_nodes: list[tuple[str, str, tuple[int, ...]]] = []  # run in reverse
@@ -56,6 +60,8 @@ class LoweringContext:
         self._root: dict[int, int] = {}                     # tensor value -> its block's value
         self.blocks: dict[int, Block] = {}                  # Main's blocks, by value
         self.last_issued: dict[int, int] = {}               # logical stream -> Main node id
+        self.on_host: set[int] = set()                      # values in host memory
+        self._moved: dict[tuple[int, str], int] = {}        # (value, placement) -> its copy
 
     # -- values ---------------------------------------------------------------------------------
     def constant(self, name: str, value: Any) -> int:
@@ -63,15 +69,39 @@ class LoweringContext:
         self.exe.constants[v] = value
         return v
 
-    def input(self, anchor: InDataAnchor) -> int:
-        """The value of the tensor feeding ``anchor`` (``absent`` for a left-out input)."""
+    def input(self, anchor: InDataAnchor, placement: str = ON_DEVICE) -> int:
+        """The value of the tensor feeding ``anchor`` (``absent`` for a left-out input), where
+        its reader needs it: on the device (a host value is copied there first), on the host (a
+        device tensor is copied back), or ANY (as it is)."""
         if anchor.peer is None:
             return self.absent
         key = (anchor.peer.owner.name, anchor.peer.idx)
         if key not in self._tensors:
             raise LoweringError(f"node {anchor.owner.name}: input {anchor.idx} comes from "
                                 f"{anchor.peer.label}, which was not lowered before it")
-        return self._tensors[key]
+        value = self._tensors[key]
+        if placement == ANY or (value in self.on_host) == (placement == ON_HOST):
+            return value
+        if (value, placement) not in self._moved:
+            self._moved[value, placement] = self._move(value, placement)
+        return self._moved[value, placement]
+
+    def _move(self, value: int, placement: str) -> int:
+        """A copy of ``value`` on the other side: GE v2's MakeSureTensorAtDevice for a host
+        value a device kernel reads, CopyD2H (after the device is done) for the reverse."""
+        name = self.exe.value_names[value]
+        moved = self.exe.new_value(f"{name}@{placement}")
+        if placement == ON_DEVICE:
+            node = self.main.add("MakeSureTensorAtDevice", name, (self.allocator, value), (moved,))
+            self.new_block(moved, node, HOST)
+        else:
+            block = self.block_of(value)
+            stream = self.stream0 if block is None or block.writer[1] is HOST else \
+                self.stream_value(block.writer[1])
+            node = self.main.add("CopyD2H", name, (stream, value), (moved,))
+            self.read(node, [value], HOST)
+            self.on_host.add(moved)
+        return moved
 
     def bind(self, node: Node, idx: int, value: int, view_of: int | None = None) -> None:
         """``value`` is output ``idx`` of ``node``; a view shares ``view_of``'s block."""
@@ -138,7 +168,8 @@ class LoweringContext:
                                   TensorSpec(d.shape.dims, d.dtype.to_numpy().name))
                     for i, d in enumerate(descs)]
         specs = tuple(self.exe.new_value(f"{node.name}:{i} spec") for i in range(len(descs)))
-        consts = {a.idx: a.peer.owner.op_desc.get_attr("value") for a in node.in_data_anchors
+        consts = {a.idx: a.peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS)
+                  for a in node.in_data_anchors
                   if a.peer is not None and a.peer.owner.type == "Const"}
         infer = self.main.add("InferShape", node.name, (stream_value, *inputs), specs,
                               {"op_desc": node.op_desc, "opset": self.opset,

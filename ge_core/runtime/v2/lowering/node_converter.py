@@ -2,20 +2,24 @@
 lowering function per kind of ComputeGraph node, turning it into ExecuteGraph nodes.
 
 A node's kind is its type when a converter is registered for the type (Data, Const, NetOutput,
-the RTS ops), else GE_LOCAL_VIEW for the GE-local ops that only reinterpret their input, else
-KERNEL for any op with a device kernel. Anything else cannot be lowered, and says why.
+the RTS ops), else HOST_CPU for a node of the host CPU engine, else GE_LOCAL_VIEW for the
+GE-local ops that only reinterpret their input, else KERNEL for any op with a device kernel.
+Anything else cannot be lowered, and says why.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from ge_core.graph import Node
+from ge_core.graph.attr_names import ENGINE
+from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext, LoweringError
 from npu_emu.kernels import has_kernel
 
 NodeConverter = Callable[[Node, LoweringContext], None]
 
 KERNEL = "Kernel"                # AllocMemory + LaunchKernel on the node's stream
+HOST_CPU = "HostCpu"             # the host CPU engine's node: run on host values
 GE_LOCAL_VIEW = "GeLocalView"    # the output is the input's block, reshaped
 # GE-local ops whose output reuses the input's memory as is (the memory planner gives them the
 # input's offset too).
@@ -35,6 +39,9 @@ def register_node_converter(*kinds: str) -> Callable[[NodeConverter], NodeConver
 
 
 def node_kind(node: Node) -> str:
+    if node.type not in _CONVERTERS and (node.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE
+                                         or host_cpu_reason(node) is not None):
+        return HOST_CPU
     if node.op_desc.subgraph_names:
         raise LoweringError(f"node {node.name} ({node.type}) owns subgraphs: control flow is "
                             f"not lowered here (the host executor runs it)")

@@ -4,8 +4,8 @@ StreamActive -> an event from its stream to each stream it activates. With one s
 everything (hybrid) they order nothing and are dropped."""
 from __future__ import annotations
 
-from ge_core.compiler.build.annotations import ACTIVE_STREAM_LIST, EVENT_ID, NOTIFY_ID
 from ge_core.graph import Node
+from ge_core.graph.attr_names import ATTR_NAME_ACTIVE_STREAM_LIST, EVENT_ID, NOTIFY_ID
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
 
@@ -30,7 +30,7 @@ def lower_stream_active(node: Node, lc: LoweringContext) -> None:
     if lc.options.single_stream:
         return
     stream, stream_value = lc.stream(node)
-    for target in node.op_desc.get_attr(ACTIVE_STREAM_LIST) or []:
+    for target in node.op_desc.get_attr(ATTR_NAME_ACTIVE_STREAM_LIST) or []:
         event = lc.event(f"{node.name}->stream{target}")
         active = lc.main.add("ActiveStream", f"{node.name}->stream{target}",
                              (stream_value, lc.stream_value(target), event),

@@ -1,0 +1,83 @@
+"""The attribute keys GE reads and writes on ops and graphs (GE's ge_attr_define.h).
+
+Names follow GE's constant where ge_attr_define has one (``ATTR_NAME_*``, ``ATTR_MODEL_*``); a
+comment says where GE keeps the value elsewhere or where our key differs from GE's. Every value
+is set with ``OpDesc.set_attr`` so the debugger's watches see it change (a watch on
+``stream_id`` fires inside logical stream assignment).
+"""
+from __future__ import annotations
+
+# -- what the parser records -------------------------------------------------------------------
+ATTR_NAME_INDEX = "index"                  # a Data node's graph input position
+ATTR_NAME_WEIGHTS = "value"                # a Const's GeTensor (a Variable's initial value)
+ATTR_NAME_PARENT_NODE_INDEX = "parent_node_index"   # a body's Data: the parent's input it reads
+                                           # (GE: "_parent_node_index")
+OPSET = "opset"                            # ours, on the root graph: the ONNX opset read
+SOURCE = "source"                          # ours, on the root graph: the file it came from
+
+# -- engine placement and partition --------------------------------------------------------------
+ENGINE = "engine"                          # the engine that runs the op (GE: OpDesc's engine
+                                           # name, a field rather than an attr)
+PEER_LABEL = "_peer_label"                 # ours: pairs a partition's End with its PlaceHolder
+ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES = "_datadump_original_op_names"  # what a fusion replaced
+
+# -- streams (ge_facts §1-2) ---------------------------------------------------------------------
+STREAM_ID = "stream_id"                    # int; -1 = none (GE-local ops that launch no task)
+                                           # (GE: OpDesc's stream id, a field)
+LOGIC_STREAM_ID = "_logic_stream_id"       # the logical stream before physical split
+ATTR_NAME_STREAM_LABEL = "_stream_label"   # user's label: same label, same stream
+ATTR_NAME_PARALLEL_GROUP = "_parallel_group"   # same group on the same stream -> one new stream
+NEW_STREAM_ID = "NewStreamId"              # UpdateForMdeGroup's input (GE: kNewStreamId)
+ATTR_NAME_CONTINUOUS_STREAM_LABEL = "_continuous_stream_label"  # split streams stay together
+ATTR_NAME_RTS_LABEL_NODE = "_rts_label_node"   # a label node: on its region's stream
+ATTR_NAME_ACTIVE_STREAM_LIST = "active_stream_list"   # StreamActive: the streams it starts
+ATTR_NAME_ACTIVE_LABEL_LIST = "_active_label_list"    # StreamActive: the labels it starts
+ATTR_NAME_SUBGRAPH_FIRST_ACTIVE = "_subgraph_first_active"  # a body's first StreamActive
+                                           # (GE: "subgraph_first_active")
+ATTR_NAME_STREAM_SWITCH_COND = "switch_condition"     # StreamSwitch's compare mode (0 = equal)
+HCOM_ATTR_FUSION = "fusion"                # an HcomAllReduce's fusion id (> 0: fused)
+EVENT_ID = "event_id"                      # on Send / Recv (GE: SEND_ / RECV_ATTR_EVENT_ID)
+NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEND_ / RECV_ATTR_
+                                           # NOTIFY_ID)
+
+# -- labels --------------------------------------------------------------------------------------
+LABEL_ID = "_label_id"                     # on LabelSet / LabelGoto (GE: ATTR_NAME_LABEL_SWITCH_
+                                           # INDEX, "_label_switch_index")
+ATTR_NAME_LABEL_SWITCH_LIST = "_label_switch_list"   # the labels LabelSwitchByIndex picks from
+
+# -- memory (ge_facts §3) ------------------------------------------------------------------------
+# GE keeps offsets and workspaces as OpDesc fields (input_i, output_i, workspace, workspace_bytes
+# in ge_ir.proto's OpDef); here they are attrs, so a watch sees them set.
+INPUT_OFFSET = "input_offset"              # list[int]: logical address of each input
+OUTPUT_OFFSET = "output_offset"            # list[int]: logical address of each output
+WORKSPACE = "workspace"                    # list[int]: logical addresses of workspaces
+WORKSPACE_BYTES = "workspace_bytes"        # list[int]: their sizes
+NO_REUSE_MEM_FLAG = "no_reuse_mem_flag"    # the op's memory is never reused (GE: kOpNoReuseMem)
+# GE's TensorDescriptor.reuse_input_index, on the op here: output 0 is this input's buffer (a ref
+# op, such as the MemcpyAsync that writes a loop's next carried value back into the carried one).
+REUSE_INPUT_INDEX = "reuse_input_index"
+ATTR_NAME_CONTINUOUS_INPUT = "continuous_input"     # inputs side by side in one block
+ATTR_NAME_CONTINUOUS_OUTPUT = "continuous_output"   # outputs side by side in one block
+
+# -- tensor descs, as the OM file stores them ---------------------------------------------------
+ORIGIN_SHAPE = "origin_shape"              # GE: TensorUtils' origin_shape
+ORIGIN_FORMAT = "origin_format"            # GE: TensorUtils' origin_format
+ABSENT = "_absent"                         # ours: an optional input the model left out (GE marks
+                                           # the desc invalid)
+
+# -- the model: counts and sizes the loader allocates by (on the graph, then the ModelTaskDef) --
+ATTR_MODEL_MEMORY_SIZE = "memory_size"
+ATTR_MODEL_WEIGHT_SIZE = "weight_size"
+ATTR_MODEL_STREAM_NUM = "stream_num"
+ATTR_MODEL_EVENT_NUM = "event_num"
+ATTR_MODEL_NOTIFY_NUM = "notify_num"
+ATTR_MODEL_LABEL_NUM = "label_num"
+HEAD_STREAMS = "head_streams"              # ours: the streams nothing activates (bound HEAD)
+
+# Annotations GE's compiler adds to an op (stream, engine, memory offsets ...): watchable like any
+# attribute, but not part of the op's semantics, so kernels never see them. Private ones start
+# with "_" as in GE (`_stream_label`, `_logic_stream_id`) and need no entry here.
+GE_ANNOTATIONS = frozenset({STREAM_ID, ENGINE, INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE,
+                            WORKSPACE_BYTES, ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
+                            ATTR_NAME_ACTIVE_STREAM_LIST, EVENT_ID, NOTIFY_ID, NEW_STREAM_ID,
+                            NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX})

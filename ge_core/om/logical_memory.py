@@ -1,0 +1,32 @@
+"""The logical memory a built model addresses: the contract between the memory assigner, which
+writes offsets, and the loader, which maps them onto device memory.
+
+A task's args hold logical addresses. Each segment has its own logical base; loading gives each
+segment one device block and translates an address by its segment (GE's logical-address
+translation at DavinciModel init). Offsets are aligned, and every tensor sized, as GE does.
+"""
+from __future__ import annotations
+
+from ge_core.graph import GeTensorDesc
+from ge_core.graph.types import DataType
+
+MEM_ALIGN_SIZE = 512                    # offsets are aligned to this (mem_assigner.h)
+
+FEATURE_MAP_BASE = 0                    # feature map from 0; zero-copy I/O right after it
+VAR_BASE = 32 << 30                     # variables (GE: 32 GiB)
+WEIGHT_BASE = 48 << 30                  # weights (ours; GE keeps them in their own partition)
+HOST_FM_BASE = 64 << 30                 # host feature map (GE: 64 GiB)
+
+
+def align(n: int, to: int = MEM_ALIGN_SIZE) -> int:
+    return -(-n // to) * to
+
+
+def tensor_size(desc: GeTensorDesc) -> int:
+    """GE's tensor size: raw bytes rounded up to 32, plus 32; an empty tensor takes 32."""
+    n = desc.shape.num_elements()
+    if n is None:
+        raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
+    item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
+        desc.dtype.to_numpy().itemsize
+    return align(n * item, 32) + 32

@@ -1,0 +1,15 @@
+"""Losses: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss."""
+from __future__ import annotations
+
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+
+
+@register("NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
+def _loss(ctx: InferShapeContext) -> None:
+    # The loss per target position (reduction "none") or a scalar; SoftmaxCrossEntropyLoss's
+    # optional second output holds the log-probabilities, shaped like the scores.
+    reduction = ctx.attr("reduction", "mean")
+    ctx.set_output(0, ctx.dims(1) if reduction == "none" else (), ctx.dtype(0))
+    if ctx.n_outputs > 1:
+        ctx.set_output(1, ctx.dims(0), ctx.dtype(0))

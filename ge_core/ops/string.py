@@ -1,0 +1,35 @@
+"""String ops. They run on the host CPU engine (``ops/host_cpu_ops``): strings live in host
+memory."""
+from __future__ import annotations
+
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
+from ge_core.graph.types import DataType
+from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.op_registry import register
+from ge_core.ops.shape_rules import broadcast
+
+
+@register("StringConcat")
+def _string_concat(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, broadcast(ctx.dims(0), ctx.dims(1)), DataType.DT_STRING)
+
+
+@register("RegexFullMatch")
+def _regex_full_match(ctx: InferShapeContext) -> None:
+    ctx.set_output(0, ctx.dims(0), DataType.DT_BOOL)
+
+
+@register("StringSplit")
+def _string_split(ctx: InferShapeContext) -> None:
+    # Y: x's shape + [pieces] (known only from the data); Z: x's shape, each count.
+    x = ctx.dims(0)
+    ctx.set_output(0, None if x is None else x + (UNKNOWN_DIM,), DataType.DT_STRING)
+    ctx.set_output(1, x, DataType.DT_INT64)
+
+
+@register("StringNormalizer")
+def _string_normalizer(ctx: InferShapeContext) -> None:
+    # [C] or [1, C]; stopwords may drop elements, so C is known only from the data.
+    x = ctx.dims(0)
+    dims = None if x is None else x[:-1] + (UNKNOWN_DIM if ctx.attr("stopwords") else x[-1],)
+    ctx.set_output(0, dims, DataType.DT_STRING)

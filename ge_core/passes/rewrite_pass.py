@@ -1,0 +1,25 @@
+"""RewritePass: the rule-table node pass most simple rewrites are written as (a table of op types
+and rewrite functions, each with its `# before -> after` note, instead of a class per rewrite)."""
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+from ge_core.graph import Node
+from ge_core.passes.base_node_pass import BaseNodePass
+
+Rewrite = Callable[["RewritePass", Node], bool]
+
+
+class RewritePass(BaseNodePass):
+    """A node pass written as a table of (op types, rewrite) rows, tried in order; a rewrite
+    returns whether it changed the graph. A node that survives a rewrite is passed again at once,
+    so rules chain on it (a collapsed Reshape chain may now be an identity)."""
+
+    rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
+
+    def run(self, node: Node) -> None:
+        for op_types, rewrite in self.rules:
+            if node.type in op_types and rewrite(self, node):
+                if node not in self.deleted:
+                    self.add_immediate_re_pass_node(node)
+                return

@@ -1,0 +1,100 @@
+"""How a fuzz case ended, and how a CLI run is judged.
+
+A bad input must end in a typed error: one line naming the thing at fault. What counts against
+us: an exception escaping the entry point (a traceback), a Python error shown to the user as
+"internal error" or by its raw builtin class name, a hang or runaway memory, and silent
+corruption (a wrong result reported as success).
+"""
+from __future__ import annotations
+
+import builtins
+import gc
+import io
+import re
+import sys
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+OK, TYPED, UNCAUGHT, RAW, HANG, CORRUPT = "ok", "typed", "uncaught", "raw", "hang", "corrupt"
+BAD = (UNCAUGHT, RAW, HANG, CORRUPT)
+
+# A builtin exception's name in what the user sees means a Python error leaked through.
+_BUILTIN_ERRORS = sorted(name for name, obj in vars(builtins).items()
+                         if isinstance(obj, type) and issubclass(obj, BaseException)
+                         and name not in ("KeyboardInterrupt", "SystemExit", "Exception",
+                                          "BaseException"))
+RAW_ERROR = re.compile(r"internal error|Traceback \(most recent call last\)|"
+                       r"\b(?:DecodeError|" + "|".join(_BUILTIN_ERRORS) + r")\b")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str          # one of OK, TYPED, UNCAUGHT, RAW, HANG, CORRUPT
+    detail: str = ""   # one line: what happened (the error, the leaked text)
+
+    @property
+    def bad(self) -> bool:
+        return self.kind in BAD
+
+
+def where(exc: BaseException) -> str:
+    """``file:line in function`` of the innermost frame that raised ``exc``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    f = frames[-1]
+    return f"{f.filename.rsplit('/', 2)[-2:][-1]}:{f.lineno} in {f.name}"
+
+
+def judge_call(fn: Callable[[], object]) -> tuple[Verdict, str]:
+    """Run ``fn`` with stdout/stderr captured; an escaping exception is UNCAUGHT (MemoryError:
+    HANG, runaway memory). Returns the verdict so far and the captured text."""
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(out):
+            result = fn()
+    except SystemExit as exc:   # argparse rejecting the arguments: a typed usage error
+        return Verdict(TYPED if exc.code else OK, f"exit {exc.code}"), out.getvalue()
+    except MemoryError as exc:
+        return Verdict(HANG, f"runaway memory: MemoryError at {where(exc)}"), out.getvalue()
+    except RecursionError as exc:
+        return Verdict(UNCAUGHT, f"RecursionError at {where(exc)}"), out.getvalue()
+    except BaseException as exc:  # noqa: BLE001 - classifying every escape is the point
+        return (Verdict(UNCAUGHT, f"{type(exc).__name__}: {str(exc)[:160]} at {where(exc)}"),
+                out.getvalue())
+    return Verdict(OK if result in (0, None) else TYPED, f"exit {result}"), out.getvalue()
+
+
+def judge_text(verdict: Verdict, text: str) -> Verdict:
+    """Downgrade a run whose output leaks a raw Python error to RAW."""
+    if verdict.bad:
+        return verdict
+    m = RAW_ERROR.search(text)
+    if m is None:
+        return verdict
+    line = next(ln for ln in text.splitlines() if m.group(0) in ln)
+    return Verdict(RAW, line.strip()[:200])
+
+
+def judge_cli(argv: Sequence[str]) -> Verdict:
+    """``gewb ARGV`` in this process: exit status, and no raw Python error in what it printed."""
+    from workbench.cli import main
+    gc.collect()   # earlier cases' worlds: each reserved a device's memory
+    verdict, text = judge_call(lambda: main(list(argv)))
+    return judge_text(verdict, text)
+
+
+def quiet_stdio() -> None:
+    """A worker's own stdout/stderr go nowhere: a case's output is captured per call."""
+    sys.stdout = sys.stderr = io.StringIO()
+
+
+def worst(verdicts: list[Verdict]) -> Verdict:
+    """The first bad verdict, else the first typed one, else OK."""
+    for kinds in ((UNCAUGHT, RAW, HANG, CORRUPT), (TYPED,)):
+        for v in verdicts:
+            if v.kind in kinds:
+                return v
+    return verdicts[0] if verdicts else Verdict(OK)

@@ -1,0 +1,86 @@
+"""`gewb devrun` on the sample host programs: summaries, faults, exit codes, the timeline."""
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models" / "devrun"
+
+
+def devrun(capsys, name, *flags):
+    status = main(["devrun", str(SAMPLES / name), *flags])
+    out = capsys.readouterr().out
+    assert "Traceback" not in out
+    return status, out
+
+
+def faults(out):
+    return [line for line in out.splitlines() if line.startswith("fault: ")]
+
+
+def test_producer_consumer_is_clean_with_the_race_check(capsys):
+    status, out = devrun(capsys, "producer_consumer.py", "--race-check")
+    assert status == 0 and faults(out) == []
+    assert "z == 2 * relu(x): True" in out and "devrun: 5 SQEs retired on 2 streams" in out
+
+
+def test_missing_wait_is_a_race_naming_both_tasks(capsys):
+    status, out = devrun(capsys, "missing_wait.py", "--race-check")
+    (line,) = faults(out)
+    assert status == 1 and line.startswith("fault: missing_wait.py:")
+    assert "race: Add (task 2, SQE 0 of stream 2) and Relu (task 1, SQE 1 of stream 1)" in line
+
+
+def test_deadlock_is_reported_once_with_the_wait_for_chain(capsys):
+    status, out = devrun(capsys, "deadlock.py")
+    (line,) = faults(out)
+    assert status == 1 and "deadlock.py:" in line and "which is never recorded" in line
+    assert "returned 507046" in out
+
+
+def test_label_loop_runs_and_writes_a_perfetto_timeline(capsys, tmp_path):
+    trace = tmp_path / "loop.json"
+    status, out = devrun(capsys, "label_loop.py", "--race-check", "--trace", str(trace))
+    assert status == 0 and "acc == 5 * x: True" in out and faults(out) == []
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert sum(e["ph"] == "X" for e in events) > 50 and any(e["ph"] == "f" for e in events)
+
+
+def test_autosplit_lesson_shows_slaves_and_the_full_sq(capsys):
+    status, out = devrun(capsys, "autosplit.py")
+    assert status == 0 and "AutoSplit: acc == 18 * x: True" in out
+    assert "returns 507002" in out
+
+
+def test_capture_executes_100_times_race_free(capsys):
+    status, out = devrun(capsys, "capture.py", "--race-check")
+    assert status == 0 and faults(out) == []
+    assert "100 correct" in out and "after the task update z == 2 * relu(x): True" in out
+
+
+def test_timeout_aborts_the_model_and_is_a_fault(capsys):
+    status, out = devrun(capsys, "timeout.py")
+    (line,) = faults(out)
+    assert status == 1 and "timed out after 5 ms" in line and "aborted model" in line
+    assert "synchronize again: 507023" in out and "the device still works: True" in out
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("x = 1 / 0\n", "error: bad.py:1: ZeroDivisionError: division by zero"),
+    ("import npu_emu.acl as acl\nfrom npu_emu.world import current_runtime\n"
+     "current_runtime().set_device(0)\ncurrent_runtime().malloc(-1)\n",
+     "error: bad.py:4: InvalidParamError: malloc of -1 bytes"),
+])
+def test_a_program_error_is_one_line_with_file_and_line(capsys, tmp_path, body, expected):
+    script = tmp_path / "bad.py"
+    script.write_text(body)
+    assert main(["devrun", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert expected in out and "Traceback" not in out
+
+
+def test_a_missing_script_is_a_user_error(capsys):
+    assert main(["devrun", "no/such/script.py"]) == 2
+    assert "no such script" in capsys.readouterr().err

@@ -1,0 +1,165 @@
+"""The model commands end to end through `gewb`'s main(): graph, ops, compile (-o, cache),
+passes, om-info, and their one-line errors."""
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEWB_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_graph_prints_the_ir_and_runs_it(capsys):
+    code, out, _ = run(capsys, "graph", SAMPLE, "--run")
+    assert code == 0
+    assert "%conv1 : Conv(%input:0, %conv1.w:0, %conv1.b:0)" in out
+    assert "prob: float32[1, 10]" in out
+
+
+def test_the_repl_debugs_the_bundled_sample(capsys, tmp_path, monkeypatch):
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("continue\nquit\n")
+        assert main(["repl", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "target tiny_cnn.onnx: ONNX model, phases parse > compile > build > load > execute" in out
+    assert "output prob: f32[1,10]" in out
+
+
+def test_compile_writes_an_om_and_the_second_compile_hits_the_cache(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om)
+    assert code == 0 and om.exists()
+    assert "streams: 2 logical" in out and "memory: feature map" in out
+    first = om.read_bytes()
+    om.unlink()
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om)
+    assert code == 0 and out.startswith("compile cache hit: reused ")
+    assert om.read_bytes() == first
+    code, out, _ = run(capsys, "compile", SAMPLE, "-o", om, "--stream-max-parallel-num", "4")
+    assert "cache hit" not in out  # other options, other key
+
+
+def test_more_parallelism_gives_more_streams(capsys):
+    _, one, _ = run(capsys, "compile", SAMPLE)
+    _, four, _ = run(capsys, "compile", SAMPLE, "--stream-max-parallel-num", "4")
+    count = lambda out: int(out.split("streams: ")[1].split()[0])  # noqa: E731
+    assert count(four) > count(one)
+
+
+def test_om_info_text_and_json(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    run(capsys, "compile", SAMPLE, "-o", om, "--no-cache")
+    code, out, _ = run(capsys, "om-info", om)
+    assert code == 0 and "magic                   0x444f4d49" in out
+    assert "EVENT_RECORD" in out and "stream 1:" in out
+    code, out, _ = run(capsys, "om-info", om, "--json")
+    info = json.loads(out)
+    assert info["header"]["headsize"] == 256 and info["model"]["stream_num"] == 2
+
+
+def test_om_info_on_a_corrupted_file_is_one_line(capsys, tmp_path):
+    om = tmp_path / "tiny.om"
+    run(capsys, "compile", SAMPLE, "-o", om, "--no-cache")
+    data = bytearray(om.read_bytes())
+    data[-10] ^= 0xFF
+    om.write_bytes(bytes(data))
+    code, out, err = run(capsys, "om-info", om)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "checksum" in err
+
+
+def test_passes_lists_optimisation_and_stream_passes(capsys):
+    code, out, _ = run(capsys, "passes", SAMPLE)
+    assert code == 0
+    for name in ("InferShapeAndFoldPass", "ConvBatchNormFusionPass", "AssignByDependencyPass",
+                 "OptimizeBySendEvents", "GenerateSyncEventNodes"):
+        assert name in out
+
+
+def test_bad_model_is_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    code, out, err = run(capsys, "compile", bad)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.onnx" in err
+    code, _, err = run(capsys, "graph", tmp_path / "missing.onnx")
+    assert code == 2 and "no such file" in err
+
+
+def test_exec_runs_a_loop_sunk_and_refuses_v2_in_one_line(capsys, tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+    t = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Add", ["x_in", "one"], ["x_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+        [t("i", TensorProto.INT64, []), t("cond_in", TensorProto.BOOL, []),
+         t("x_in", TensorProto.FLOAT, [2])],
+        [t("cond_out", TensorProto.BOOL, []), t("x_out", TensorProto.FLOAT, [2])],
+        [helper.make_tensor("one", TensorProto.FLOAT, [2], [1.0, 1.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "c", "x"], ["y"], body=body)], "loop",
+        [t("x", TensorProto.FLOAT, [2])], [t("y", TensorProto.FLOAT, [2])],
+        [helper.make_tensor("M", TensorProto.INT64, [], [3]),
+         helper.make_tensor("c", TensorProto.BOOL, [], [True])])
+    path = tmp_path / "loop.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    code, out, _ = run(capsys, "exec", path)
+    assert code == 0 and "sink (v1 DavinciModel): 1 stream" in out
+    code, out, err = run(capsys, "exec", path, "--mode", "v2")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "label tasks" in err and "--mode sink" in err
+
+
+def test_string_nodes_say_they_run_on_the_host_and_the_model_runs_hybrid(capsys, tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+    t = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["s"], to=TensorProto.STRING, name="to_text"),
+         helper.make_node("StringConcat", ["s", "s"], ["y"], name="twice")], "strings",
+        [t("x", TensorProto.INT64, [3])], [t("y", TensorProto.STRING, [3])])
+    path = tmp_path / "strings.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    code, out, _ = run(capsys, "graph", path, "--run")
+    assert code == 0 and "y: object[3] 3 elements" in out
+    assert ("node twice (StringConcat) runs on DNN_VM_HOST_CPU: a string op: strings live in "
+            "host memory; the model loads hybrid") in out
+    code, out, _ = run(capsys, "exec", path)
+    assert code == 0 and "hybrid" in out and "y: str[3]" in out
+    code, out, err = run(capsys, "exec", path, "--mode", "sink")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "node to_text (Cast) runs on the host CPU engine" in err
+
+
+def test_exec_prints_and_writes_a_sequence_output_tensor_by_tensor(capsys, tmp_path):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    parts = helper.make_value_info("parts", helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.FLOAT, None)))
+    graph = helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x", "sizes"], ["parts"], axis=0)], "seq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])], [parts],
+        [helper.make_tensor("sizes", TensorProto.INT64, [2], [1, 2])])
+    path = tmp_path / "seq.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    code, out, _ = run(capsys, "exec", path, "--output", tmp_path / "out.npz")
+    assert code == 0 and "parts: sequence of 2: f32[1,2], f32[2,2]" in out
+    written = np.load(tmp_path / "out.npz")
+    assert sorted(written) == ["parts.0", "parts.1"] and written["parts.1"].shape == (2, 2)

@@ -1,0 +1,180 @@
+"""What the lessons look at beyond the graph and the device: the GEPass walk in progress (`info
+gepass`), the built model as its OM (`info om`), GE's ModelManager (`info ge-models`), model
+breakpoints, the build's passes as breakpoints, and the stream settings a lesson changes."""
+import pytest
+
+from debugger_testing import debugger, finished, stopped
+from workbench.debugger.breakpoints import BreakpointError
+from workbench.debugger.outcomes import Printed, TableOutcome
+from workbench.debugger.views import gepass_view, graph_views, model_views
+
+FOLD = "sample_models/fold_and_infer.onnx"
+CHAIN = "sample_models/long_chain.onnx"
+BRANCHES = "sample_models/parallel_branches.onnx"
+TINY = "sample_models/tiny_cnn.onnx"
+
+
+def _gepass(d) -> str:
+    out = gepass_view.gepass(d.state)
+    assert isinstance(out, Printed)
+    return out.text
+
+
+def test_info_gepass_outside_a_walk_says_so():
+    d = debugger(FOLD)
+    try:
+        d.add_breakpoint(["pass", "ConstantFuseSamePass"])
+        stopped(d.cont())
+        assert _gepass(d) == gepass_view.NOT_IN_GEPASS
+    finally:
+        d.close()
+
+
+def test_info_gepass_shows_infershape_rounds_and_the_bound():
+    d = debugger(FOLD)
+    try:
+        d.add_breakpoint(["node", "shape_of_r"])
+        stopped(d.cont())   # round 1: the Reshape's output is unknown, Shape cannot fold
+        first = _gepass(d)
+        stopped(d.cont())   # round 2: InferShape knows it now
+        second = _gepass(d)
+    finally:
+        d.close()
+    assert "InferShapeAndFoldPass" in first and "round 1 " in first
+    assert "round 2 " in second
+    # the 10 x bound is of the graph as the walk found it: 16 nodes, then 13 after round 1
+    assert "of at most 160 (10 x 16 nodes)" in first and "(10 x 13 nodes)" in second
+
+
+def test_info_gepass_shows_an_immediate_re_pass_then_the_walk_takes_it():
+    d = debugger(FOLD)
+    try:
+        d.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+        stopped(d.cont())
+        d.delete(1)
+        d.add_breakpoint(["node", "unflatten"])
+        visit = stopped(d.cont())                 # DimensionAdjustPass on the second Reshape
+        assert "pass_name=DimensionAdjustPass" in visit.event
+        stopped(d.step("node"))                   # ReshapeRemovePass is next: it collapses
+        stopped(d.step("node"))                   # the chain; CastRemovePass is next
+        asked = _gepass(d)
+        d.delete(2)
+        passes = [stopped(d.step("node")).event for _ in range(3)]
+    finally:
+        d.close()
+    assert "ReshapeRemovePass asked: immediate re-pass %unflatten" in asked
+    assert "deleted %flatten" in asked
+    # after the node's last pass, the walk takes the request: unflatten is visited again first
+    assert "node=unflatten" in passes[-1] and "pass_name=DimensionAdjustPass" in passes[-1]
+
+
+def test_info_om_lists_every_task_the_build_made():
+    d = debugger(TINY)
+    try:
+        assert "no model yet" in model_views.om(d.state).text
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())
+        text = model_views.om(d.state).text
+        tasks = d.state.ge_model.tasks_by_stream()
+    finally:
+        d.close()
+    assert text.splitlines()[0].startswith("tiny_cnn.om (as ATC writes it)")
+    for stream, defs in tasks.items():
+        assert f"stream {stream}: {len(defs)} tasks" in text
+    assert "TASK_INFO" in text and "END_GRAPH" in text
+
+
+def test_info_ge_models_fills_once_the_model_is_loaded():
+    d = debugger(TINY)
+    try:
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())                            # inside DoTaskSink: not registered yet
+        during = model_views.ge_models(d.run.world)
+        d.delete(1)
+        d.add_breakpoint(["model", "execute"])
+        s = stopped(d.cont())
+        after = model_views.ge_models(d.run.world)
+    finally:
+        d.close()
+    assert isinstance(during, Printed) and "empty" in during.text
+    assert s.event.startswith("ModelExecuted")
+    assert isinstance(after, TableOutcome)
+    (row,) = after.rows
+    assert row[:3] == ("1", "static", "tiny_cnn")
+
+
+def test_break_model_finish_then_the_run_ends():
+    d = debugger(TINY)
+    try:
+        d.add_breakpoint(["model", "finish"])
+        assert stopped(d.cont()).event.startswith("ModelFinished")
+        finished(d.cont())
+        with pytest.raises(BreakpointError, match="no model event 'exit'"):
+            d.add_breakpoint(["model", "exit"])
+    finally:
+        d.close()
+
+
+def test_a_build_pass_is_a_breakpoint_and_its_diff_shows_stream_ids():
+    d = debugger(BRANCHES)
+    try:
+        d.add_breakpoint(["pass", "AssignByDependencyPass"])
+        s = stopped(d.cont())
+        assert s.where == "build > AssignLogicalStreams > AssignByDependencyPass"
+    finally:
+        d.close()
+
+
+@pytest.mark.parametrize("settings, streams", [
+    ({}, 2), ({"max_task_count": 40}, 3), ({"single_stream": True}, 1)])
+def test_stream_settings_reach_the_build(settings, streams):
+    d = debugger(CHAIN, **settings)
+    try:
+        finished(d.cont())
+        assert d.state.ge_model.stream_num == streams
+    finally:
+        d.close()
+
+
+def test_info_memory_plan_shows_a_buffer_shared_across_streams_and_the_assigners_tried():
+    d = debugger("sample_models/memory_reuse.onnx")
+    try:
+        assert "no memory plan yet" in model_views.memory_plan(d.state).text
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())
+        plan = model_views.memory_plan(d.state)
+        built = d.state.built.memory
+    finally:
+        d.close()
+    assert isinstance(plan, TableOutcome)
+    rows = {row[-1]: row for row in plan.rows}
+    # conv_a (AI Core stream) and mul_c (Vector stream) share offset 0: an event orders them
+    assert rows["conv_a:0"][1] == rows["mul_c:0"][1] and rows["conv_a:0"][4] != rows["mul_c:0"][4]
+    assert f"by {built.assigner}" in plan.title
+    assert all(f"{name} {total}" in plan.title for name, total in built.assigner_totals.items())
+
+
+def test_the_pass_table_has_the_build_passes_with_the_events_left_after_each_step():
+    d = debugger("sample_models/sync_patterns.onnx", minimise_events=True)
+    try:
+        d.add_breakpoint(["pass", "GenerateSyncEventNodes"])
+        stopped(d.cont())
+        table = graph_views.passes(d.state)
+    finally:
+        d.close()
+    events = [row[-1] for row in table.rows if row[1] == "InsertSyncNodes" and "events" in row[-1]]
+    # inserted 5, OptimizeBySend 4, ByRecv 3, ByStreamActivate 3, transitive reduction 2, refresh 2
+    assert events == ["events 5", "events 4", "events 3", "events 3", "events 2", "events 2"]
+    assert any(row[2] == "AssignByDependencyPass" for row in table.rows)
+
+
+def test_an_if_loop_model_runs_to_the_end_with_the_source_model_as_its_reference():
+    d = debugger("sample_models/if_loop.onnx")
+    try:
+        end = finished(d.cont())
+        printed = graph_views.graph_tensor(d.state, "relu")
+    finally:
+        d.close()
+    assert not any("error" in line for line in end.summary), end.summary
+    # the Relu after the If, read from device memory beside the parsed model's host reference
+    assert "device memory" in printed.text and "max abs difference 0" in printed.text

@@ -1,0 +1,25 @@
+"""SQ/CQ: the host writes SQEs at the SQ's tail, the TS reads at its head and reports each
+retired SQE on the CQ, which a synchronize reclaims; positions run on across dropped SQEs."""
+from npu_emu.cost_model import Unit
+
+
+def test_the_ts_reads_at_the_head_and_reports_on_the_cq(rt):
+    s = rt.create_stream()
+    tasks = [s.launch_timed(f"K{i}", 100, Unit.AI_VECTOR) for i in range(3)]
+    assert [t.pos for t in tasks] == [0, 1, 2]
+    assert (s.sq.head_pos, s.sq.tail_pos, s.sq.pending, s.cq.tail) == (0, 3, 3, 0)
+    ts = rt.device().scheduler
+    ts.step()
+    ts.step()
+    assert (s.sq.head_pos, s.sq.pending, s.cq.tail, s.cq.unreclaimed) == (2, 1, 2, 2)
+    s.synchronize()
+    assert (s.sq.head_pos, s.sq.pending, s.cq.tail, s.cq.unreclaimed) == (3, 0, 3, 0)
+
+
+def test_a_drained_stream_drops_its_sqes_and_positions_run_on(rt):
+    s = rt.create_stream()
+    for i in range(3):
+        s.launch_timed(f"K{i}", 100)
+    rt.device().synchronize()   # the TS finds the stream drained and drops its SQEs
+    later = s.launch_timed("later", 100)
+    assert later.pos == 3 and s.sq.entries == [later] and s.sq.base == 3

@@ -1,0 +1,369 @@
+"""InferShape rules, one small graph per case.
+
+Each golden was read off ONNX's shape inference, and every case asserts that ONNX still infers it,
+so the goldens cannot drift from the oracle; then our InferShape must give the same shapes and
+the same dtypes as ONNX. Unknown dims are -1 on both sides (ONNX's symbolic dims included).
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
+from ge_core.ops import InferShapeError, infer_graph, infer_shape, is_supported, supported_ops
+from ge_core.ops.data_type import data_type_from_onnx
+
+
+class X:
+    """A run-time input of the op: dims (None = unknown) and a numpy dtype."""
+
+    def __init__(self, *dims: int | None, dtype: type = np.float32) -> None:
+        self.dims, self.dtype = dims, np.dtype(dtype)
+
+
+def c(*values: int, dtype: type = np.int64) -> np.ndarray:
+    """A constant input (shape operands: Reshape's shape, Slice's starts, ...)."""
+    return np.array(values, dtype=dtype)
+
+
+Spec = X | np.ndarray | None  # None: an optional input left out
+
+
+def ours(op_type: str, inputs: list[Spec], attrs: dict, opset: int, n_out: int):
+    graph = ComputeGraph("case")
+    graph.attrs["opset"] = opset
+    op = OpDesc("op", op_type, len(inputs), n_out, attrs)
+    sources = []
+    for i, spec in enumerate(inputs):
+        if spec is None:
+            op.input_descs[i] = GeTensorDesc(absent=True)
+        elif isinstance(spec, np.ndarray):
+            sources.append((i, OpDesc(f"in{i}", "Const", 0, 1, {"value": GeTensor(spec)})))
+        else:
+            data = OpDesc(f"in{i}", "Data", 0, 1, {"index": i})
+            dims = tuple(-1 if d is None else d for d in spec.dims)
+            data.output_descs[0] = GeTensorDesc(GeShape(dims), DataType.from_numpy(spec.dtype))
+            sources.append((i, data))
+    sources = [(i, graph.add_node(src)) for i, src in sources]
+    node = graph.add_node(op)
+    for i, src in sources:
+        src.out_data_anchor(0).link_to(node.in_data_anchor(i))
+    infer_graph(graph)
+    return [(None if d.shape.is_unknown_rank else list(d.shape.dims), d.dtype)
+            for d in op.output_descs]
+
+
+def onnx_inferred(op_type: str, inputs: list[Spec], attrs: dict, opset: int, n_out: int):
+    names, graph_inputs, inits = [], [], []
+    for i, spec in enumerate(inputs):
+        names.append("" if spec is None else f"in{i}")
+        if isinstance(spec, np.ndarray):
+            inits.append(onnx.numpy_helper.from_array(spec, f"in{i}"))
+        elif spec is not None:
+            dims = [f"d{i}_{k}" if d is None else d for k, d in enumerate(spec.dims)]
+            elem = helper.np_dtype_to_tensor_dtype(spec.dtype)
+            graph_inputs.append(helper.make_tensor_value_info(f"in{i}", elem, dims))
+    outs = [f"out{k}" for k in range(n_out)]
+    attrs = {k: onnx.numpy_helper.from_array(v) if isinstance(v, np.ndarray) else v
+             for k, v in attrs.items()}
+    node = helper.make_node(op_type, names, outs, **attrs)
+    graph = helper.make_graph([node], "case", graph_inputs,
+                              [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None)
+                               for o in outs], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    result = []
+    for out in model.graph.output:
+        tt = out.type.tensor_type
+        dims = [d.dim_value if d.HasField("dim_value") else -1 for d in tt.shape.dim] \
+            if tt.HasField("shape") else None
+        result.append((dims, data_type_from_onnx(tt.elem_type)))
+    return result
+
+
+def check(op_type: str, inputs: list[Spec], expect: list, opset: int = 18, **attrs) -> None:
+    ref = onnx_inferred(op_type, inputs, attrs, opset, len(expect))
+    assert [dims for dims, _ in ref] == expect, "the golden is no longer what ONNX infers"
+    got = ours(op_type, inputs, attrs, opset, len(expect))
+    assert got == ref
+
+
+# -- Conv / ConvTranspose ---------------------------------------------------------------------
+@pytest.mark.parametrize("inputs,attrs,expect", [
+    ([X(1, 3, 32, 32), X(8, 3, 3, 3)], dict(pads=[1, 1, 1, 1], strides=[2, 2]), [1, 8, 16, 16]),
+    ([X(1, 3, 32, 32), X(8, 3, 3, 3)], dict(dilations=[2, 2]), [1, 8, 28, 28]),
+    ([X(1, 1, 7, 9), X(2, 1, 3, 2)], dict(pads=[0, 1, 2, 0], strides=[2, 3]), [1, 2, 4, 3]),
+    ([X(1, 3, 7, 8), X(4, 3, 3, 3)], dict(auto_pad="SAME_UPPER", strides=[2, 3]), [1, 4, 4, 3]),
+    ([X(1, 3, 7, 8), X(4, 3, 3, 3)], dict(auto_pad="SAME_LOWER", strides=[2, 2]), [1, 4, 4, 4]),
+    ([X(1, 3, 7, 7), X(4, 3, 3, 3)], dict(auto_pad="VALID", strides=[2, 2]), [1, 4, 3, 3]),
+    ([X(1, 4, 10, 10), X(8, 2, 3, 3)], dict(group=2), [1, 8, 8, 8]),
+    ([X(1, 4, 10, 10), X(4, 1, 3, 3), X(4)], dict(group=4, kernel_shape=[3, 3]), [1, 4, 8, 8]),
+    ([X(2, 3, 20), X(5, 3, 4)], dict(strides=[3]), [2, 5, 6]),
+    ([X(1, 2, 6, 7, 8), X(3, 2, 2, 3, 3)], dict(pads=[1, 0, 1, 1, 0, 1]), [1, 3, 7, 5, 8]),
+    ([X(None, 3, 8, 8), X(4, 3, 3, 3)], {}, [-1, 4, 6, 6]),
+], ids=["pads_strides", "dilations", "asym_pads", "same_upper", "same_lower", "valid", "group",
+        "depthwise_bias", "1d", "3d", "unknown_batch"])
+def test_conv(inputs, attrs, expect):
+    check("Conv", inputs, [expect], **attrs)
+
+
+@pytest.mark.parametrize("inputs,attrs,expect", [
+    ([X(1, 2, 5, 5), X(2, 3, 3, 3)], dict(strides=[2, 2]), [1, 3, 11, 11]),
+    ([X(1, 2, 5, 5), X(2, 3, 3, 3)], dict(strides=[2, 2], pads=[1, 1, 1, 1],
+                                           output_padding=[1, 1]), [1, 3, 10, 10]),
+    ([X(1, 4, 5, 5), X(4, 3, 3, 3)], dict(group=2), [1, 6, 7, 7]),
+    ([X(1, 2, 5, 6), X(2, 3, 3, 3)], dict(strides=[2, 2], auto_pad="SAME_UPPER"),
+     [1, 3, 10, 12]),
+    ([X(1, 2, 5, 5), X(2, 3, 3, 3)], dict(strides=[2, 2], output_shape=[10, 10]),
+     [1, 3, 10, 10]),
+    ([X(1, 2, 5), X(2, 3, 4)], dict(dilations=[2]), [1, 3, 11]),
+], ids=["strides", "pads_output_padding", "group", "same_upper", "output_shape", "1d_dilated"])
+def test_conv_transpose(inputs, attrs, expect):
+    check("ConvTranspose", inputs, [expect], **attrs)
+
+
+# -- pools ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("op_type,x,attrs,expect", [
+    ("MaxPool", X(1, 1, 6, 6), dict(kernel_shape=[3, 3], strides=[2, 2]), [1, 1, 2, 2]),
+    ("MaxPool", X(1, 1, 6, 6), dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+     [1, 1, 3, 3]),
+    ("AveragePool", X(1, 3, 7, 8), dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 0],
+                                        ceil_mode=1), [1, 3, 4, 4]),
+    ("MaxPool", X(1, 1, 9, 9), dict(kernel_shape=[2, 2], dilations=[3, 3]), [1, 1, 6, 6]),
+    ("AveragePool", X(1, 1, 6, 6), dict(kernel_shape=[3, 3], strides=[2, 2], auto_pad="VALID",
+                                        ceil_mode=1), [1, 1, 3, 3]),
+    ("MaxPool", X(2, 4, 7), dict(kernel_shape=[3], strides=[2], auto_pad="SAME_LOWER"),
+     [2, 4, 4]),
+    ("LpPool", X(1, 2, 5, 5), dict(kernel_shape=[2, 2]), [1, 2, 4, 4]),
+    ("GlobalAveragePool", X(2, 8, 7, 5), {}, [2, 8, 1, 1]),
+    ("GlobalMaxPool", X(2, 8, 7), {}, [2, 8, 1]),
+], ids=["floor", "ceil", "ceil_pads", "dilated", "valid_ceil", "same_lower_1d", "lppool",
+        "global_avg", "global_max_1d"])
+def test_pool(op_type, x, attrs, expect):
+    check(op_type, [x], [expect], **attrs)
+
+
+def test_maxpool_indices_output_is_int64():
+    check("MaxPool", [X(1, 2, 4, 4)], [[1, 2, 2, 2], [1, 2, 2, 2]], kernel_shape=[2, 2],
+          strides=[2, 2])
+
+
+def test_pool_ceil_mode_drops_a_window_starting_in_the_padding():
+    # 5 + pads 1+1, kernel 2, stride 2, ceil: a 4th window would start in the right padding.
+    # The spec and both runtimes drop it; onnx 1.23's C++ shape inference still says 4
+    # (onnx/onnx#5711), so the golden here is the shape onnx.reference computes.
+    attrs = dict(kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)
+    node = helper.make_node("MaxPool", ["x"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", 1, [1, 1, 5, 5])],
+                              [helper.make_tensor_value_info("y", 1, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    ran = ReferenceEvaluator(model).run(None, {"x": np.zeros((1, 1, 5, 5), np.float32)})[0]
+    assert list(ran.shape) == [1, 1, 3, 3]
+    assert ours("MaxPool", [X(1, 1, 5, 5)], attrs, 18, 1)[0][0] == [1, 1, 3, 3]
+    assert onnx_inferred("MaxPool", [X(1, 1, 5, 5)], attrs, 18, 1)[0][0] == [1, 1, 4, 4]
+
+
+# -- broadcast --------------------------------------------------------------------------------
+@pytest.mark.parametrize("op_type,inputs,expect", [
+    ("Add", [X(2, 1, 4), X(3, 1)], [2, 3, 4]),
+    ("Mul", [X(5, 4), X()], [5, 4]),
+    ("Sub", [X(None, 1), X(1, 3)], [-1, 3]),
+    ("Div", [X(None, 3), X(4, 1)], [4, 3]),
+    ("Pow", [X(2, 3), X(3)], [2, 3]),
+    ("Equal", [X(2, 1), X(1, 3)], [2, 3]),
+    ("And", [X(4, 1, dtype=bool), X(4, dtype=bool)], [4, 4]),
+    ("Sum", [X(2, 1), X(1, 3), X(3)], [2, 3]),
+    ("Max", [X(1, 3, 1), X(2, 1, 1), X(5)], [2, 3, 5]),
+    ("Where", [X(3, 1, dtype=bool), X(1, 4), X(3, 4)], [3, 4]),
+    ("PRelu", [X(2, 3, 4, 5), X(3, 1, 1)], [2, 3, 4, 5]),
+], ids=["add", "scalar", "unknown_vs_1", "unknown_vs_4", "pow", "equal_bool", "and", "sum3",
+        "max3", "where", "prelu"])
+def test_broadcast(op_type, inputs, expect):
+    check(op_type, inputs, [expect])
+
+
+def test_broadcast_mismatch_names_the_node():
+    with pytest.raises(InferShapeError,
+                       match=r"node op \(Add\): cannot broadcast \[2,3\] and \[4\]"):
+        ours("Add", [X(2, 3), X(4)], {}, 18, 1)
+
+
+# -- shape operands ---------------------------------------------------------------------------
+@pytest.mark.parametrize("inputs,attrs,expect", [
+    ([X(2, 3, 4), c(0, -1)], {}, [2, 12]),
+    ([X(2, 3, 4), c(-1)], {}, [24]),
+    ([X(2, 3, 4), c(4, 0, -1)], {}, [4, 3, 2]),
+    ([X(None, 3, 4), c(0, 12)], {}, [-1, 12]),
+    ([X(None, 3, 4), c(-1, 4)], {}, [-1, 4]),
+    ([X(0, 4), c(0, 4)], dict(allowzero=1), [0, 4]),
+], ids=["copy_and_infer", "flatten_all", "zero_in_middle", "unknown_copied", "unknown_inferred",
+        "allowzero"])
+def test_reshape(inputs, attrs, expect):
+    check("Reshape", inputs, [expect], **attrs)
+
+
+@pytest.mark.parametrize("inputs,attrs,expect,opset", [
+    ([X(6, 4), c(2, 4)], {}, [[2, 4], [4, 4]], 18),
+    ([X(6, 4)], {}, [[2, 4], [2, 4], [2, 4]], 13),
+    ([X(7, 2)], dict(num_outputs=3), [[3, 2], [3, 2], [1, 2]], 18),
+    ([X(2, 9)], dict(axis=-1, split=[4, 5]), [[2, 4], [2, 5]], 11),
+], ids=["split_input", "equal", "num_outputs", "split_attr"])
+def test_split(inputs, attrs, expect, opset):
+    check("Split", inputs, expect, opset=opset, **attrs)
+
+
+@pytest.mark.parametrize("inputs,expect", [
+    ([X(10, 20, 30), c(1, -5), c(1000, -1), c(0, 2), c(2, 1)], [5, 20, 4]),
+    ([X(10, 20, 30), c(-1), c(-1000), c(1), c(-2)], [10, 10, 30]),
+    ([X(10, 20), c(3), c(2)], [0, 20]),
+    ([X(None, 20), c(0, 5), c(2, 100), c(0, 1)], [-1, 15]),
+    ([X(10, 20), c(0), c(9223372036854775807), c(-1)], [10, 20]),
+], ids=["steps_axes", "negative_step", "empty", "unknown_dim", "int64_max_end"])
+def test_slice(inputs, expect):
+    check("Slice", inputs, [expect])
+
+
+@pytest.mark.parametrize("op_type,inputs,attrs,expect,opset", [
+    ("Squeeze", [X(1, 3, 1, 5), c(0, -2)], {}, [3, 5], 18),
+    ("Squeeze", [X(1, 3, 1, 5)], {}, [3, 5], 18),
+    ("Squeeze", [X(1, 3, 1, 5)], dict(axes=[2]), [1, 3, 5], 11),
+    ("Unsqueeze", [X(3, 5), c(0, 3)], {}, [1, 3, 5, 1], 18),
+    ("Unsqueeze", [X(3, 5), c(-1, 1)], {}, [3, 1, 5, 1], 18),
+    ("Unsqueeze", [X(3, 5)], dict(axes=[1]), [3, 1, 5], 11),
+], ids=["squeeze_axes", "squeeze_all", "squeeze_attr", "unsqueeze", "unsqueeze_negative",
+        "unsqueeze_attr"])
+def test_squeeze_unsqueeze(op_type, inputs, attrs, expect, opset):
+    check(op_type, inputs, [expect], opset=opset, **attrs)
+
+
+@pytest.mark.parametrize("inputs,attrs,expect", [
+    ([X(5, 4, 3), X(2, 7, dtype=np.int64)], dict(axis=1), [5, 2, 7, 3]),
+    ([X(5, 4, 3), X(dtype=np.int64)], {}, [4, 3]),
+    ([X(5, 4), X(6, dtype=np.int64)], dict(axis=-1), [5, 6]),
+], ids=["axis1", "scalar_index", "negative_axis"])
+def test_gather(inputs, attrs, expect):
+    check("Gather", inputs, [expect], **attrs)
+
+
+@pytest.mark.parametrize("inputs,attrs,expect", [
+    ([X(2, 3), X(2, 5)], dict(axis=1), [2, 8]),
+    ([X(2, 3, 4), X(2, 3, 1), X(2, 3, 2)], dict(axis=-1), [2, 3, 7]),
+    ([X(None, 3), X(None, 4)], dict(axis=1), [-1, 7]),
+    ([X(None, 3), X(2, 3)], dict(axis=0), [-1, 3]),
+], ids=["axis1", "three_negative_axis", "unknown_other_dim", "unknown_on_axis"])
+def test_concat(inputs, attrs, expect):
+    check("Concat", inputs, [expect], **attrs)
+
+
+# -- the rest of the families -----------------------------------------------------------------
+@pytest.mark.parametrize("op_type,inputs,attrs,expect", [
+    ("MatMul", [X(2, 3, 4), X(4, 5)], {}, [[2, 3, 5]]),
+    ("MatMul", [X(4), X(2, 4, 5)], {}, [[2, 5]]),
+    ("MatMul", [X(3, 4), X(4)], {}, [[3]]),
+    ("Gemm", [X(4, 3), X(5, 4), X(5)], dict(transA=1, transB=1), [[3, 5]]),
+    ("Flatten", [X(2, 3, 4, 5)], dict(axis=2), [[6, 20]]),
+    ("Flatten", [X(2, 3, 4, 5)], dict(axis=-1), [[24, 5]]),
+    ("Transpose", [X(2, 3, 4)], dict(perm=[1, 2, 0]), [[3, 4, 2]]),
+    ("Transpose", [X(2, 3, 4)], {}, [[4, 3, 2]]),
+    ("Pad", [X(1, 3, 4, 4), c(0, 0, 1, 2, 0, 0, 3, 4)], {}, [[1, 3, 8, 10]]),
+    ("Pad", [X(1, 3, 4, 4), c(1, 2), None, c(-1)], {}, [[1, 3, 4, 7]]),
+    ("Tile", [X(2, 3), c(2, 2)], {}, [[4, 6]]),
+    ("Expand", [X(3, 1), c(2, 1, 4)], {}, [[2, 3, 4]]),
+    ("Shape", [X(2, 3, 4)], {}, [[3]]),
+    ("Shape", [X(2, 3, 4)], dict(start=-2), [[2]]),
+    ("Size", [X(2, 3, 4)], {}, [[]]),
+    ("ConstantOfShape", [c(2, 3)], dict(value=np.array([7], np.int32)), [[2, 3]]),
+    ("Cast", [X(2, 3)], dict(to=TensorProto.INT32), [[2, 3]]),
+    ("ReduceMean", [X(2, 3, 4)], dict(axes=[1]), [[2, 1, 4]]),
+    ("ReduceSum", [X(2, 3, 4), c(-1, 0)], dict(keepdims=0), [[3]]),
+    ("ReduceMax", [X(2, 3, 4)], {}, [[1, 1, 1]]),
+    ("ReduceSum", [X(2, 3, 4), c()], dict(noop_with_empty_axes=1), [[2, 3, 4]]),
+    ("ArgMax", [X(2, 3, 4)], dict(axis=1, keepdims=0), [[2, 4]]),
+    ("Softmax", [X(2, 3)], {}, [[2, 3]]),
+    ("Clip", [X(2, 3), None, X()], {}, [[2, 3]]),
+    ("BatchNormalization", [X(2, 3, 4, 4), X(3), X(3), X(3), X(3)], {}, [[2, 3, 4, 4]]),
+    ("Dropout", [X(2, 3)], {}, [[2, 3], [2, 3]]),
+], ids=["matmul_batched", "matmul_1d_left", "matmul_1d_right", "gemm_trans", "flatten",
+        "flatten_negative", "transpose", "transpose_default", "pad", "pad_axes", "tile", "expand",
+        "shape", "shape_start", "size", "constant_of_shape", "cast", "reduce_attr",
+        "reduce_input", "reduce_all", "reduce_noop", "argmax", "softmax", "clip_absent_min",
+        "batchnorm", "dropout_mask"])
+def test_other_ops(op_type, inputs, attrs, expect):
+    check(op_type, inputs, expect, **attrs)
+
+
+@pytest.mark.parametrize("op_type,inputs,attrs,expect,opset", [
+    ("Add", [X(2, 3, 4, 5), X(3, 4)], dict(broadcast=1, axis=1), [[2, 3, 4, 5]], 6),
+    ("Split", [X(2, 3, 4)], dict(axis=1, split=[1, 2]), [[2, 1, 4], [2, 2, 4]], 6),
+    ("Pad", [X(2, 3)], dict(pads=[0, 1, 0, 2]), [[2, 6]], 6),
+    ("Slice", [X(2, 3, 5)], dict(starts=[1], ends=[1000], axes=[2]), [[2, 3, 4]], 6),
+    ("Squeeze", [X(1, 7)], dict(axes=[0]), [[7]], 6),
+    ("Dropout", [X(2, 3)], {}, [[2, 3]], 7),
+], ids=["add_broadcast_axis", "split2", "pad2", "slice1", "squeeze1", "dropout7"])
+def test_old_opset_attrs(op_type, inputs, attrs, expect, opset):
+    check(op_type, inputs, expect, opset=opset, **attrs)
+
+
+def test_reshape_1_shape_attr():
+    # ONNX has no shape inference for Reshape-1; the golden follows its spec (0 copies, -1 infers).
+    assert ours("Reshape", [X(2, 3, 4, 5)], dict(shape=[0, -1]), 4, 1) == \
+        [([2, 60], DataType.DT_FLOAT)]
+
+
+def test_dropout_mask_dtype_follows_opset():
+    # Before opset 10 the mask had x's type; ONNX infers no mask there, so this is the spec's.
+    assert ours("Dropout", [X(2, 3)], {}, 7, 2)[1] == ([2, 3], DataType.DT_FLOAT)
+    assert ours("Dropout", [X(2, 3)], {}, 12, 2)[1] == ([2, 3], DataType.DT_BOOL)
+
+
+# -- the refiner ------------------------------------------------------------------------------
+def test_infer_shape_updates_consumers_input_descs_with_copies():
+    graph = ComputeGraph("g")
+    data = OpDesc("x", "Data", 0, 1, {"index": 0})
+    data.output_descs[0] = GeTensorDesc(GeShape((2, 3)), DataType.DT_FLOAT)
+    x = graph.add_node(data)
+    relu = graph.add_node(OpDesc("relu", "Relu", 1, 1))
+    x.out_data_anchor(0).link_to(relu.in_data_anchor(0))
+    infer_shape(x)
+    assert relu.op_desc.input_descs[0].shape == GeShape((2, 3))
+    assert relu.op_desc.input_descs[0] is not data.output_descs[0]
+    infer_shape(relu)
+    assert str(relu.op_desc.output_descs[0]) == "f32[2,3]"
+
+
+def test_unknown_op_names_node_type_and_known_ops():
+    graph = ComputeGraph("g")
+    node = graph.add_node(OpDesc("decode", "ImageDecoder", 1, 1))
+    with pytest.raises(InferShapeError) as err:
+        infer_shape(node)
+    text = str(err.value)
+    assert text.startswith("node decode (ImageDecoder): no InferShape for op type")
+    assert "Conv" in text and "Reshape" in text
+
+
+def test_registry_answers_supported():
+    assert is_supported("Conv") and is_supported("Loop") and not is_supported("NoSuchOp")
+    assert supported_ops() == sorted(supported_ops())
+
+
+def test_infer_shape_announces_each_desc_it_changes():
+    from ge_core.graph import ComputeGraph, DataType, GeShape, GraphUtils, OpDesc
+    from ge_core.graph.events import DescUpdated
+    from ge_core.ops import infer_shape
+    from npu_emu.trace import TraceBus, TraceRecorder
+    bus, rec = TraceBus(), TraceRecorder()
+    g = ComputeGraph("g", bus)
+    x = g.add_node(OpDesc("x", "Data", 0, 1, {"index": 0}))
+    x.op_desc.output_descs[0].shape = GeShape((2, 3))
+    x.op_desc.output_descs[0].dtype = DataType.DT_FLOAT
+    relu = g.add_node(OpDesc("relu", "Relu", 1, 1))
+    GraphUtils.add_edge(x.out_data_anchor(0), relu.in_data_anchor(0))
+    infer_shape(x)
+    bus.subscribe(rec)
+    infer_shape(relu)
+    infer_shape(relu)  # unchanged the second time: nothing to announce
+    (event,) = [e for e in rec.events if isinstance(e, DescUpdated)]
+    assert (event.node, event.output, event.old, event.new) == ("relu", 0, "?[*]", "f32[2,3]")

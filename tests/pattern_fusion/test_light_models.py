@@ -1,0 +1,98 @@
+"""The fusions on the light models (onnx/backend/test/data/light): how many matches each finds,
+validate() after, and the outputs.
+
+The light models' weights are ConstantOfShape(0.02) nodes, so InferShape + ConstantFoldingPass
+run first to turn them into Consts the patterns can fold. With such weights every class gets the
+same score (the shipped output is a flat 0.001), which a broken fold would still produce; so the
+BN-bearing models also run with seeded random weights (light-random's), before and after fusion.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnx
+import pytest
+
+from ge_core.executor import HostExecutor
+from ge_core.graph import ComputeGraph, validate
+from ge_core.parser import parse_onnx
+from ge_core.passes import PassManager
+from ge_core.passes.infer_shape_and_fold_pass import infer_and_fold
+from ge_core.pattern_fusion import FUSION_PASSES, fusion_passes
+from workbench.conformance.light_random import randomise_weights
+from workbench.conformance.suites import DATA_DIR, dummy_feeds, load_pb
+
+# model -> rewrites per pass, in FUSION_PASSES order: BatchNormMulAdd, ConvBatchNorm, ConvBiasAdd,
+# ConvRelu, BatchNormRelu, MatMulAdd. ResNet-50's 16 Relus after a Sum and ShuffleNet's after a
+# Concat or Sum stay; DenseNet's 62 BNs after a Concat or pool fuse with their Relu instead.
+MATCHES = {
+    "bvlc_alexnet": (0, 0, 0, 5, 0, 0),
+    "densenet121": (242, 59, 0, 59, 62, 0),
+    "inception_v1": (0, 0, 0, 57, 0, 0),
+    "inception_v2": (138, 69, 0, 69, 0, 0),
+    "resnet50": (0, 53, 0, 33, 0, 0),
+    "shufflenet": (0, 49, 0, 17, 0, 0),
+    "squeezenet": (0, 0, 0, 26, 0, 0),
+    "vgg19": (0, 0, 0, 16, 0, 0),
+    "zfnet512": (0, 0, 0, 5, 0, 0),
+}
+# Folding BN into weights rounds differently (see test_fusion_passes); the outputs are softmax
+# probabilities, so the atol is scaled by their largest value.
+RTOL, ATOL_SCALE = 1e-4, 1e-5
+
+
+def light_path(name: str) -> str:
+    return os.path.join(DATA_DIR, "light", f"light_{name}.onnx")
+
+
+def folded(model: str | onnx.ModelProto) -> ComputeGraph:
+    graph = parse_onnx(model)
+    infer_and_fold(graph)
+    return graph
+
+
+def fuse(graph: ComputeGraph) -> list[int]:
+    """Every fusion pass through a PassManager; validate(); rewrites per pass."""
+    manager = PassManager("fusion")
+    passes = fusion_passes()
+    for p in passes:
+        manager.add_pass(p.name, p)
+    manager.run(graph)
+    validate(graph)
+    return [len(p.fused) for p in passes]
+
+
+@pytest.mark.parametrize("name", MATCHES)
+def test_fusions_on_a_light_model_keep_the_shipped_output(name):
+    model = onnx.load(light_path(name))
+    graph = folded(light_path(name))
+    counts = fuse(graph)
+    assert dict(zip([p.name for p in FUSION_PASSES], counts)) == \
+        dict(zip([p.name for p in FUSION_PASSES], MATCHES[name]))
+    (got,) = HostExecutor(graph).run(dummy_feeds(model)).values()
+    want = load_pb(light_path(name)[:-5] + "_output_0.pb", model.graph.output[0].type)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-7)  # the suite's own tolerances
+
+
+def test_every_conv_bn_pair_of_resnet50_fuses():
+    before, after = folded(light_path("resnet50")), folded(light_path("resnet50"))
+    fuse(after)
+    convs = [n for n in before if n.type == "Conv"]
+    assert len(convs) == 53
+    assert all(n.out_data_nodes()[0].type == "BatchNormalization" for n in convs)
+    assert not [n for n in after if n.type == "BatchNormalization"]
+    assert sorted(t for n in after if (t := n.type) in ("Conv", "FusedConv")) == \
+        ["Conv"] * 20 + ["FusedConv"] * 33
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["resnet50", "densenet121", "inception_v2", "shufflenet"])
+def test_fusions_keep_the_numbers_with_random_weights(name):
+    model = randomise_weights(onnx.load(light_path(name)), seed=0)
+    feeds = dummy_feeds(model, seed=0, random=True)
+    before, after = folded(model), folded(model)
+    fuse(after)
+    (want,) = HostExecutor(before).run(feeds).values()
+    (got,) = HostExecutor(after).run(feeds).values()
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL_SCALE * float(np.abs(want).max()))

@@ -1,0 +1,103 @@
+"""Nodes of the host CPU engine (strings, sequences) in a model that also runs device kernels:
+where the placer puts each node and why, the hybrid load GE's choice makes of it, the copies
+lowering inserts where host and device values meet, the numbers against onnxruntime, and the
+one-line refusal of a static build."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from ge_core.compiler import CompileOptions, compile_graph
+from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
+from ge_core.compiler.model_builder import BuildError, build_model
+from ge_core.parser import parse_onnx
+from ge_core.runtime.hybrid import HYBRID_LOWERING
+from ge_core.runtime.v1 import ModelManager
+from ge_core.session import GraphManager
+from ge_core.runtime.v2 import lower_graph
+from npu_emu.world import World
+
+X = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float32)
+
+
+def strings_model() -> onnx.ModelProto:
+    # Relu (device) -> Cast to string -> (StringConcat -> output; Cast back -> Add (device)).
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Cast", ["r"], ["s"], to=TensorProto.STRING, name="to_text"),
+             helper.make_node("StringConcat", ["s", "bang"], ["text"], name="concat"),
+             helper.make_node("Cast", ["s"], ["back"], to=TensorProto.FLOAT, name="to_float"),
+             helper.make_node("Add", ["back", "x"], ["y"], name="add")]
+    graph = helper.make_graph(
+        nodes, "strings", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("text", TensorProto.STRING, [2, 3])],
+        [helper.make_tensor("bang", TensorProto.STRING, [], [b"!"])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def compiled(model: onnx.ModelProto):
+    graph = parse_onnx(model)
+    result = compile_graph(graph, CompileOptions(dump=None))
+    return graph, result
+
+
+def test_string_nodes_run_on_the_host_cpu_engine_each_with_its_reason():
+    graph, result = compiled(strings_model())
+    engines = {n.name: n.op_desc.get_attr("engine") for n in graph}
+    assert engines["relu"] == "AIcoreEngine" and engines["add"] == "VectorEngine"
+    assert {engines[n] for n in ("to_text", "concat", "to_float")} == {HOST_CPU_ENGINE}
+    notes = [w for w in result.warnings if HOST_CPU_ENGINE in w]
+    assert len(notes) == 3
+    assert "node concat (StringConcat) runs on DNN_VM_HOST_CPU: a string op" in notes[1]
+    assert "string value, which only host memory holds" in notes[0]
+
+
+def test_the_model_loads_hybrid_and_its_static_build_is_refused_in_one_line():
+    graph, _ = compiled(strings_model())
+    assert ModelManager.is_need_hybrid_load(graph)
+    with pytest.raises(BuildError) as refused:
+        build_model(graph)
+    message = str(refused.value)
+    assert "\n" not in message and "node to_text (Cast) runs on the host CPU engine" in message
+
+
+def test_lowering_copies_where_host_and_device_values_meet():
+    graph, _ = compiled(strings_model())
+    main = lower_graph(graph, HYBRID_LOWERING).main
+    kinds = [(n.type, n.name) for n in main.nodes
+             if n.type in ("HostCpuKernel", "CopyD2H", "MakeSureTensorAtDevice")]
+    # relu's result goes back to the host once; to_float's comes to the device for add.
+    assert kinds[0] == ("CopyD2H", "relu:0")
+    assert kinds[-1] == ("MakeSureTensorAtDevice", "to_float:0")
+    assert sorted(kinds[1:-1]) == [("HostCpuKernel", "concat"), ("HostCpuKernel", "to_float"),
+                                   ("HostCpuKernel", "to_text")]
+
+
+def test_hybrid_run_gives_onnxruntimes_outputs():
+    model = strings_model()
+    want = ort.InferenceSession(model.SerializeToString(),
+                                providers=["CPUExecutionProvider"]).run(None, {"x": X})
+    graph, _ = compiled(model)
+    with World().entered():
+        got = GraphManager().run(graph, {"x": X}, hybrid=True)
+    np.testing.assert_allclose(got["y"], want[0], rtol=1e-6)
+    assert got["text"].tolist() == want[1].tolist()
+
+
+def test_a_sequence_round_trip_through_host_and_device():
+    # SplitToSequence (host) -> SequenceAt (host) -> Mul (device) -> output.
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["parts"], axis=0, keepdims=0),
+             helper.make_node("SequenceAt", ["parts", "one"], ["row"]),
+             helper.make_node("Mul", ["row", "row"], ["y"], name="square")]
+    graph = helper.make_graph(nodes, "seq", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [2, 3])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [3])], [helper.make_tensor("one", TensorProto.INT64, [], [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    compiled_graph, _ = compiled(model)
+    assert compiled_graph.find_node("square").op_desc.get_attr("engine") == "VectorEngine"
+    with World().entered():
+        got = GraphManager().run(compiled_graph, {"x": X}, hybrid=True)["y"]
+    np.testing.assert_array_equal(got, X[1] * X[1])

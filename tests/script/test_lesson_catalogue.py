@@ -1,0 +1,50 @@
+"""The lesson set itself: every topic of issue 14 (1-22) has a lesson of 20-60 steps that says
+what it teaches and pauses where it is worth a look; every lesson's header names it; every
+target a lesson opens exists."""
+import re
+
+import pytest
+
+from workbench.script.lesson import LESSONS_DIR, LessonError, all_lessons, read_lesson
+
+TOPICS = range(1, 23)
+
+
+def _lines(lesson) -> list[str]:
+    return [line.strip() for line in lesson.path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_each_topic_has_a_full_lesson(topic):
+    full = [lsn for lsn in all_lessons() if lsn.topic == topic and 20 <= lsn.steps <= 60
+            and any(line == "pause" for line in _lines(lsn))
+            and any(line.startswith("say ") for line in _lines(lsn))]
+    assert full, f"topic {topic:02d} has no lesson of 20-60 steps with say and pause"
+
+
+def test_every_target_a_lesson_opens_exists():
+    for lesson in all_lessons():
+        for line in _lines(lesson):
+            if line.startswith("target "):
+                assert (lesson.path.parent / line.split()[1]).is_file(), (lesson.name, line)
+
+
+def test_a_header_names_the_lesson_and_its_file(tmp_path):
+    for lesson in all_lessons():
+        assert any(f"gewb run sample_models/lessons/{lesson.path.name}" in line
+                   for line in lesson.header), lesson.name
+    bad = tmp_path / "7_lesson.gwb"
+    bad.write_text("# Lesson: x.\nsay hi\n")
+    with pytest.raises(LessonError, match="NN_words"):
+        read_lesson(bad)
+    bare = tmp_path / "07_lesson.gwb"
+    bare.write_text("say hi\n")
+    with pytest.raises(LessonError, match="first line"):
+        read_lesson(bare)
+
+
+def test_lessons_sort_by_topic():
+    names = [lsn.name for lsn in all_lessons()]
+    assert names == sorted(p.stem for p in LESSONS_DIR.glob("*.gwb"))
+    assert all(re.match(r"\d\d_", n) for n in names)

@@ -1,0 +1,62 @@
+"""docs/seed_coverage.md cannot rot: every module, test function and lesson it names exists, a
+row without one says so with a dash, and every lesson is in it."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "seed_coverage.md"
+LESSONS = ROOT / "sample_models" / "lessons"
+
+
+def _rows() -> list[list[str]]:
+    rows = []
+    for line in DOC.read_text().splitlines():
+        if re.match(r"\| 00\d ", line):
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            assert len(cells) == 5, line
+            rows.append(cells)
+    return rows
+
+
+def _named(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def test_every_seed_has_its_concepts():
+    seeds = [row[0][:3] for row in _rows()]
+    assert {s: seeds.count(s) for s in ("000", "001", "002", "003")} == {
+        "000": 41, "001": 60, "002": 16, "003": 18}
+
+
+def test_every_module_named_exists_or_the_row_says_none():
+    for seed, concept, module, _, _ in _rows():
+        names = _named(module)
+        assert names or module.startswith("—"), concept
+        for path in names:
+            assert (ROOT / path).is_file(), f"{concept}: no module {path}"
+
+
+def test_every_test_named_exists_or_the_row_says_none():
+    for seed, concept, _, test, _ in _rows():
+        names = _named(test)
+        assert names or test.startswith("—"), concept
+        for name in names:
+            path, _, function = name.partition("::")
+            text = (ROOT / path).read_text()
+            assert re.search(rf"^def {function}\(", text, re.M), f"{concept}: no test {name}"
+
+
+def test_every_lesson_named_exists_or_the_row_says_why_not():
+    for seed, concept, _, _, lesson in _rows():
+        if lesson.startswith("—"):   # none: the reason may quote a command, not a lesson
+            assert len(lesson) > 2, f"{concept}: say why there is no lesson"
+            continue
+        names = _named(lesson)
+        assert names, concept
+        for stem in names:
+            assert (LESSONS / f"{stem}.gwb").is_file(), f"{concept}: no lesson {stem}"
+
+
+def test_every_lesson_is_in_the_table():
+    named = set(re.findall(r"`(\d\d_[a-z0-9_]+)`", DOC.read_text()))
+    assert {p.stem for p in LESSONS.glob("*.gwb")} <= named

@@ -1,0 +1,98 @@
+"""An ONNX model (or an OM file) as one program, the way GE handles it: parse, compile (prepare and the three
+optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel: InitModelMem
+... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program;
+each phase is one of GraphManager's steps (ge_core/session/graph_manager.py), the code every face
+runs, here driven one phase at a time under the step gate.
+
+The host reference executor also runs, after the device, on the same inputs: `print tensor`
+shows a tensor from device memory and, beside it, what the reference computed for it.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ge_core.compiler import CompileOptions
+from ge_core.compiler.model_builder import BuildOptions
+from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
+from ge_core.executor import HostExecutor, random_feeds
+from ge_core.graph import ComputeGraph
+from ge_core.om.om_file import load_om
+from ge_core.session import GraphManager
+from workbench.debugger.targets.program import Phase, RunState
+
+
+def _manager(state: RunState) -> GraphManager:
+    """The run's options as GraphManager's: made afresh by each phase, since the manager holds
+    nothing else (a checkpoint copies only the state)."""
+    settings = state.settings
+    engines = tuple(filter(None, settings.exclude_engines.split(",")))
+    stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
+                           enable_single_stream=settings.single_stream,
+                           minimise_events=settings.minimise_events,
+                           max_task_count=settings.max_task_count,
+                           hcom_parallel=settings.hcom_parallel)
+    return GraphManager(CompileOptions(exclude_engines=engines, dump=None),
+                        BuildOptions(stream=stream))
+
+
+def parse(state: RunState, start: int) -> None:
+    state.graph = _manager(state).parse(state.source)
+
+
+def compile_graph(state: RunState, start: int) -> Iterator[int]:
+    """Resumable between stages: position n = the first n stages done."""
+    if start == 0:
+        state.pipeline = _manager(state).optimize(state.graph)
+    done = start
+    for step in state.pipeline.steps(start_stage=start):
+        if step.kind == "stage":
+            done += 1
+            yield done
+
+
+def build(state: RunState, start: int) -> None:
+    state.built = _manager(state).build(state.graph, state.build_passes)
+    state.ge_model = state.built.ge_model
+
+
+def read_om(state: RunState, start: int) -> None:
+    state.ge_model = load_om(state.source)
+    state.graph = state.ge_model.graph
+
+
+def load(state: RunState, start: int) -> None:
+    state.model = _manager(state).load(state.ge_model)
+
+
+def execute(state: RunState, start: int) -> None:
+    feeds = random_feeds(state.graph, state.settings.seed)
+    state.outputs = _manager(state).execute(state.model, feeds)
+    reference = _reference_graph(state)
+    if reference is not None:
+        state.executor = HostExecutor(reference, keep_values=True)
+        state.executor.run(feeds)
+
+
+def _reference_graph(state: RunState) -> ComputeGraph | None:
+    """What the host reference executor runs: the built graph, unless the build inlined If or
+    Loop bodies between label nodes, whose jumps only the device makes; then the model as
+    parsed (an OM file has no such source: no reference)."""
+    if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
+        return state.graph
+    return GraphManager.parse(state.source) if state.source.suffix.lower() == ".onnx" else None
+
+
+ONNX_PHASES = (
+    Phase("parse", parse),
+    Phase("compile", compile_graph),
+    Phase("build", build),
+    Phase("load", load),
+    Phase("execute", execute, resumable_start=False),
+)
+# An OM file (`gewb compile -o`) is a built model: it only loads and executes.
+OM_PHASES = (
+    Phase("read", read_om),
+    Phase("load", load),
+    Phase("execute", execute, resumable_start=False),
+)

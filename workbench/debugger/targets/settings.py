@@ -1,0 +1,80 @@
+"""A target's settings: what, besides the target file, decides what a run does. They are part of
+a saved session (`set NAME VALUE` lines), so replaying it reproduces the run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable
+
+from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
+
+
+class SettingError(ValueError):
+    """A bad `set`: the message names the setting."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    seed: int = 0                  # the seed of the ONNX model's generated inputs
+    exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
+    race_check: bool = False       # the runtime's happens-before race detector
+    stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
+    single_stream: bool = False    # ge.enableSingleStream: every node on one stream
+    minimise_events: bool = False  # drop the events the transitive reduction finds redundant
+    max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
+    hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
+
+
+def _flag(text: str) -> bool:
+    if text in ("on", "true", "1", "yes"):
+        return True
+    if text in ("off", "false", "0", "no"):
+        return False
+    raise ValueError("expected on or off")
+
+
+def _task_count(text: str) -> int:
+    count = int(text)
+    if count <= RESERVED_TASK_NUM:
+        raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")
+    return count
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
+                                             "race_check": _flag, "stream_max_parallel_num": int,
+                                             "single_stream": _flag, "minimise_events": _flag,
+                                             "max_task_count": _task_count,
+                                             "hcom_parallel": _flag}
+HELP = {
+    "seed": "seed of the generated model inputs (default 0)",
+    "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
+    "race-check": "on/off: check stream orderings against memory accesses",
+    "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
+    "single-stream": "on/off: every node on one stream (ge.enableSingleStream)",
+    "minimise-events": "on/off: keep only the events no other ordering implies",
+    "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
+                      "ones",
+    "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
+}
+
+
+def names() -> list[str]:
+    return [f.name.replace("_", "-") for f in fields(Settings)]
+
+
+def with_setting(settings: Settings, name: str, text: str) -> Settings:
+    key = name.replace("-", "_")
+    if key not in _PARSERS:
+        raise SettingError(f"no setting {name!r} (settings: {', '.join(names())})")
+    try:
+        value = _PARSERS[key](text)
+    except ValueError as exc:
+        raise SettingError(f"set {name}: bad value {text!r}: {exc}") from exc
+    return replace(settings, **{key: value})
+
+
+def shown(settings: Settings) -> list[tuple[str, str]]:
+    """Every setting as (name, value text), the way `set` takes it."""
+    def text(v: Any) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+    return [(f.name.replace("_", "-"), text(getattr(settings, f.name))) for f in fields(Settings)]

@@ -1,0 +1,60 @@
+"""What the debugger runs: an ONNX model, an OM file or a host program, named as the user wrote
+it. ``light:NAME`` names one of the real models the onnx package ships (light:resnet50)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import onnx
+
+from npu_emu.runtime import RuntimeConfig
+from workbench.debugger.targets.host_program import HOST_PROGRAM_PHASES
+from workbench.debugger.targets.onnx_program import OM_PHASES, ONNX_PHASES
+from workbench.debugger.targets.program import Phase, RunState
+from workbench.debugger.targets.settings import Settings
+
+
+class TargetError(ValueError):
+    """A target that cannot be opened: the message names it."""
+
+
+@dataclass(frozen=True)
+class Target:
+    spec: str                 # as written: shown in transcripts, saved in scripts
+    path: Path
+    kind: str
+    phases: tuple[Phase, ...]
+    granularity: str          # the stepping unit a session starts with
+    settings: Settings = Settings()
+
+    def new_state(self) -> RunState:
+        return RunState(self.path, self.settings)
+
+    def runtime_config(self) -> RuntimeConfig:
+        return RuntimeConfig(race_check=self.settings.race_check)
+
+    def with_settings(self, settings: Settings) -> "Target":
+        return replace(self, settings=settings)
+
+    @property
+    def label(self) -> str:
+        return f"{self.path.name}: {self.kind}, phases {' > '.join(p.name for p in self.phases)}"
+
+
+def light_model(name: str) -> Path:
+    """One of the real models the onnx wheel ships for its backend tests."""
+    return Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / f"light_{name}.onnx"
+
+
+def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> Target:
+    path = light_model(spec[6:]) if spec.startswith("light:") else base_dir / spec
+    if not path.is_file():
+        raise TargetError(f"no such target: {spec}")
+    suffix = path.suffix.lower()
+    if suffix == ".onnx":
+        return Target(spec, path.resolve(), "ONNX model", ONNX_PHASES, "pass", settings)
+    if suffix == ".py":
+        return Target(spec, path.resolve(), "host program", HOST_PROGRAM_PHASES, "sqe", settings)
+    if suffix == ".om":
+        return Target(spec, path.resolve(), "OM model", OM_PHASES, "task", settings)
+    raise TargetError(f"{spec}: not a target (an .onnx model, an .om file or a .py host program)")

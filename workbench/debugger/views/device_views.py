@@ -1,0 +1,127 @@
+"""The device side of the parked world (the run's own runtime, never the process's current
+one): streams, events, notifies, labels, models, memory, and tensors read from device memory."""
+from __future__ import annotations
+
+import numpy as np
+
+from npu_emu.device import Device
+from npu_emu.runtime import Runtime
+from npu_emu.stream import Stream
+from npu_emu.task import EVENT_WAIT
+from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
+from workbench.debugger.views import tensor_text
+
+NO_DEVICE = "no device in this run yet (nothing has called set_device)"
+
+
+def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
+    return [(d, s) for d in rt.devices.values() for s in d.scheduler.streams]
+
+
+def streams(rt: Runtime) -> Outcome:
+    if not rt.devices:
+        return Printed(NO_DEVICE)
+    rows = []
+    for d, s in _streams(rt):
+        rows.append((str(d.id), str(s.id), s.state.name.lower(), f"{s.sq.head_pos}",
+                     str(s.pending), f"{s.cq.unreclaimed}",
+                     f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
+                     if s.model else "-", str(s.waiting) if s.waiting else "-"))
+    return TableOutcome("streams", ("dev", "stream", "state", "next SQE", "pending", "CQ",
+                                    "model", "waiting at"), tuple(rows))
+
+
+def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra) -> Outcome:
+    """Events or notifies: every id a queued task names or that was ever recorded."""
+    if not rt.devices:
+        return Printed(NO_DEVICE)
+    attr = f"{what}_id"
+    rows = []
+    for d in rt.devices.values():
+        users: dict[int, tuple[list[str], list[str]]] = {}
+        for s in d.scheduler.streams:
+            for t in s.queued():
+                ident = getattr(t, attr, None)
+                if ident is not None:
+                    side = 1 if t.kind >= EVENT_WAIT else 0   # waits, or records
+                    users.setdefault(ident, ([], []))[side].append(f"s{s.id}")
+        for ident in sorted(set(users) | set(extra(d))):
+            records, waits = users.get(ident, ([], []))
+            blocked = [f"s{s.id}" for s in d.scheduler.streams
+                       if s.waiting is not None and getattr(s.waiting, attr, None) == ident]
+            rows.append((str(d.id), str(ident), flags_of(d, ident),
+                         ",".join(dict.fromkeys(records)) or "-",
+                         ",".join(dict.fromkeys(waits)) or "-", ",".join(blocked) or "-"))
+    return TableOutcome(title, ("dev", what, "state", "recorded by", "waited on by",
+                                     "blocked"), tuple(rows))
+
+
+def events(rt: Runtime) -> Outcome:
+    def state(d: Device, i: int) -> str:
+        if d.event_flags[i]:
+            return f"recorded at {d.event_times.get(i, 0)} ns"
+        return "clear"
+    return _sync_table(rt, "event", "events", state, lambda d: d.event_times)
+
+
+def notifies(rt: Runtime) -> Outcome:
+    def state(d: Device, i: int) -> str:
+        return ("set" if d.notify_flags[i] else "clear") + f", {d.notify_counts.get(i, 0)} records"
+    return _sync_table(rt, "notify", "notifies", state,
+                       lambda d: list(d.notify_counts) + [m.end_notify.id for m in rt.models
+                                                          if m.device is d])
+
+
+def labels(rt: Runtime) -> Outcome:
+    rows = tuple((str(m.id), str(label.id),
+                  f"s{label.stream.id}" if label.stream is not None else "-",
+                  str(label.pos) if label.stream is not None else "unset")
+                 for m in rt.models for label in m.labels.labels)
+    if not rows:
+        return Printed("no labels (no model has created one)")
+    return TableOutcome("labels", ("model", "label", "stream", "SQE"), rows)
+
+
+def models(rt: Runtime) -> Outcome:
+    rows = tuple((str(m.id), m.name, m.state.value, "yes" if m.running else "-",
+                  ",".join(f"s{s.id}" for s in m.streams) or "-",
+                  ",".join(f"s{s.id}" for s in m.head_streams) or "-",
+                  str(sum(len(s.sq.entries) for s in m.streams)), str(len(m.labels.labels)))
+                 for m in rt.models)
+    if not rows:
+        return Printed("no models")
+    return TableOutcome("models", ("model", "name", "state", "running", "streams", "head",
+                                   "SQEs", "labels"), rows)
+
+
+def memory(rt: Runtime) -> Outcome:
+    if not rt.devices:
+        return Printed(NO_DEVICE)
+    rows = []
+    for d in rt.devices.values():
+        mem = d.memory
+        blocks = mem.live_blocks()
+        rows.append((str(d.id), "total", f"{mem.capacity}", f"{len(blocks)} live blocks, "
+                     f"{mem.free_bytes()} bytes free"))
+        rows += [(str(d.id), f"{addr:#x}", str(size), "") for addr, size in blocks]
+    return TableOutcome("device memory", ("dev", "address", "bytes", ""), tuple(rows))
+
+
+def device_tensor(rt: Runtime, args: list[str]) -> Outcome:
+    """`print tensor 0xADDR [SHAPE] [DTYPE]`: SHAPE like 4,64 (default: the whole block)."""
+    if not rt.devices:
+        return Error(f"print tensor {args[0]}: {NO_DEVICE}")
+    addr = int(args[0], 0)
+    dtype = np.dtype(args[2] if len(args) > 2 else "float32")
+    device = next(iter(rt.devices.values()))
+    start = device.memory.block_of(addr)
+    if start is None:
+        return Error(f"print tensor {args[0]}: not inside a live allocation")
+    if len(args) > 1:
+        shape = tuple(int(d) for d in args[1].split(",") if d)
+    else:
+        size = next(n for a, n in device.memory.live_blocks() if a == start)
+        shape = ((start + size - addr) // dtype.itemsize,)
+    values = device.memory.view(addr, shape, dtype).copy()
+    return Printed(tensor_text.full(f"{addr:#x}", values, f"device {device.id} memory"),
+                   style="tensor")

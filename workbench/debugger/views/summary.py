@@ -1,0 +1,25 @@
+"""How a run ended, as the lines of a Finished outcome: outputs, faults, exit status, the error."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from workbench.debugger.views.tensor_text import summary
+
+if TYPE_CHECKING:
+    from workbench.debugger.run import Run
+
+
+def finish_summary(run: Run) -> tuple[str, ...]:
+    lines: list[str] = []
+    state = run.state
+    if state is not None:
+        lines += [f"output {name}: {summary(v)}" for name, v in (state.outputs or {}).items()]
+        lines += [f"fault: {f}" for f in state.faults]
+        if state.error:
+            lines.append(f"error: {state.error}")
+        if run.target.kind == "host program":
+            lines.append(f"exit status {state.exit_status}")
+    error = run.gate.error
+    if error is not None:   # a phase failed: its message names the pass or node, no traceback
+        lines.append(f"error: {type(error).__name__}: {error}")
+    return tuple(lines)
