@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.tui.command_line import CommandLine
+from workbench.tui.key_bar import KeyBar
 from workbench.tui.palette import _entries
 from workbench.tui.status_bar import StatusBar
 
@@ -122,3 +123,25 @@ async def test_keys_that_do_not_apply_are_dimmed():
         assert app.check_action("debug", ("reverse",)) is None   # not started
         await press(pilot, "f10")
         assert app.check_action("debug", ("reverse",)) is True
+
+
+async def test_the_key_bar_fits_80_columns_and_dims_what_does_not_apply():
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = app.query_one(KeyBar)
+        text = bar.render()
+        assert text.cell_len <= 80 and "…" not in text.plain
+        for key in ("F5", "F10", "F11", "⇧F11", "F9", "F8", "^C", "q"):
+            assert f" {key} " in f" {text.plain}"
+        stop = text.plain.index("^C")   # nothing runs: ^C is dim, F10 is not
+        assert any(span.start <= stop < span.end and "dim" in str(span.style)
+                   for span in text.spans)
+        step = text.plain.index("F10")
+        assert not any(span.start <= step < span.end and "dim" in str(span.style)
+                       for span in text.spans)
+        await run(pilot, "continue")            # finished: the stepping keys dim too
+        text = bar.render()
+        step = text.plain.index("F10")
+        assert any(span.start <= step < span.end and "dim" in str(span.style)
+                   for span in text.spans)

@@ -19,7 +19,7 @@ from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.commands.session import Session
@@ -30,6 +30,7 @@ from workbench.tui import keymap
 from workbench.tui.command_line import CommandLine, session_completer
 from workbench.tui.device_pane import DevicePane, StreamGrid
 from workbench.tui.graph_pane import GraphPane
+from workbench.tui.key_bar import KeyBar
 from workbench.tui.lesson_panel import LessonPanel
 from workbench.tui.log_pane import LogPane
 from workbench.tui.memory_pane import MemoryPane
@@ -78,7 +79,7 @@ class WorkbenchApp(App):
     BINDINGS = keymap.BINDINGS
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
-    ALLOW_IN_MAXIMIZED_VIEW = "Footer, StatusBar, CommandLine, #hint"
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar, StatusBar, CommandLine, #hint"
 
     # vars, not reactives: a reactive of the app repaints the whole screen when it changes
     busy: var[bool] = var(False)
@@ -97,8 +98,7 @@ class WorkbenchApp(App):
         self._queue: deque[Job] = deque()
         self._job: Job | None = None
         self._quit_when_done = False
-        self._keys_state: tuple = ()
-        self._panes: list[Pane] = []     # what the footer's dimming was last computed from
+        self._panes: list[Pane] = []     # the pane widgets, found once
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
 
@@ -122,7 +122,7 @@ class WorkbenchApp(App):
         yield LogPane()
         yield Static("", id="hint", markup=False)
         yield CommandLine(None if self.deterministic else self.history_file, id="command")
-        yield Footer(compact=True, show_command_palette=False)   # ctrl+p: in the help
+        yield KeyBar()   # ctrl+p: in the help
 
     @property
     def panes(self) -> list[Pane]:
@@ -149,6 +149,7 @@ class WorkbenchApp(App):
         self.query_one("#lesson").display = self.lesson is not None
         self._layout_panes()
         self.watch(self.screen, "maximized", self._maximized, init=False)
+        self.watch(self.screen, "focused", lambda _: self._refresh_keys(), init=False)
         if self.lesson is not None:
             self.query_one(LessonPanel).say(self.lesson.path.stem)
             self._lesson_step()
@@ -274,15 +275,8 @@ class WorkbenchApp(App):
         self._refresh_keys()
 
     def _refresh_keys(self) -> None:
-        """Redraw the footer only when what dims its keys changed: a footer is a few dozen
-        widgets, remade at each refresh."""
-        d = self.views.debugger
-        state = (d is not None and d.run.started, d is not None and d.run.finished,
-                 self.kind, self.lesson_paused, self._shown_running,
-                 self.screen.maximized is not None)
-        if state != self._keys_state:
-            self._keys_state = state
-            self.refresh_bindings()
+        """The key bar dims what no longer applies (one line: cheap to redraw)."""
+        self.query_one(KeyBar).refresh()
 
     def _show(self, pane: Pane, data: Any) -> None:
         if isinstance(data, Exception):

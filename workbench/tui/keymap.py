@@ -18,6 +18,7 @@ PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory
                "timeline": "Timeline", "source": "Source", "log": "Log"}
 
 _PANE_GROUP = Binding.Group("Pane", compact=True)
+PANE_KEYS_LABEL = f"1-{len(PANES)}"   # how the key bar shows the pane keys
 
 BINDINGS = [
     Binding("f5", "debug('continue')", "Cont", key_display="F5", id="continue"),
@@ -38,7 +39,8 @@ BINDINGS = [
     Binding("c", "debug('continue')", "Continue", show=False, id="letter-continue"),
     Binding("b", "toggle_breakpoint", "Break", show=False, id="letter-break"),
     # a lesson waits at `pause` for the reader
-    Binding("enter,space", "lesson_next", "Go on", id="lesson-next", priority=True),
+    Binding("enter,space", "lesson_next", "Go on", key_display="⏎", id="lesson-next",
+            priority=True),
 ]
 
 # what the help screen lists (key as shown, what it does)

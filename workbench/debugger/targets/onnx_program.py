@@ -9,22 +9,23 @@ shows a tensor from device memory and, beside it, what the reference computed fo
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ge_core.compiler import CompileOptions
-from ge_core.compiler.model_builder import BuildOptions
-from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
-from ge_core.executor import HostExecutor, random_feeds
-from ge_core.graph import ComputeGraph
-from ge_core.om.om_file import load_om
-from ge_core.session import GraphManager
 from workbench.debugger.targets.program import Phase, RunState
+
+if TYPE_CHECKING:
+    from ge_core.graph import ComputeGraph
+    from ge_core.session import GraphManager
 
 
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
-    nothing else (a checkpoint copies only the state)."""
+    nothing else (a checkpoint copies only the state). GE is imported here, by the first phase
+    run, not when a target is opened: a face shows its first screen without loading GE."""
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.compiler.stream.stream_options import StreamOptions
+    from ge_core.session import GraphManager
     settings = state.settings
     engines = tuple(filter(None, settings.exclude_engines.split(",")))
     stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
@@ -57,6 +58,7 @@ def build(state: RunState, start: int) -> None:
 
 
 def read_om(state: RunState, start: int) -> None:
+    from ge_core.om.om_file import load_om
     state.ge_model = load_om(state.source)
     state.graph = state.ge_model.graph
 
@@ -66,6 +68,7 @@ def load(state: RunState, start: int) -> None:
 
 
 def execute(state: RunState, start: int) -> None:
+    from ge_core.executor import HostExecutor, random_feeds
     feeds = random_feeds(state.graph, state.settings.seed)
     state.outputs = _manager(state).execute(state.model, feeds)
     reference = _reference_graph(state)
@@ -78,6 +81,8 @@ def _reference_graph(state: RunState) -> ComputeGraph | None:
     """What the host reference executor runs: the built graph, unless the build inlined If or
     Loop bodies between label nodes, whose jumps only the device makes; then the model as
     parsed (an OM file has no such source: no reference)."""
+    from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
+    from ge_core.session import GraphManager
     if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
         return state.graph
     return GraphManager.parse(state.source) if state.source.suffix.lower() == ".onnx" else None

@@ -6,7 +6,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
 
 
 class SettingError(ValueError):
@@ -34,6 +33,7 @@ def _flag(text: str) -> bool:
 
 
 def _task_count(text: str) -> int:
+    from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM   # the build's module
     count = int(text)
     if count <= RESERVED_TASK_NUM:
         raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")
