@@ -11,7 +11,6 @@ from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
                                                    wait_for_chain)
 from workbench.debugger.views.graph_table import find_node, graph_sections, node_anchors
-from workbench.debugger.views.host_source import SubmitLines, parked
 from workbench.debugger.views.memory_map import buffers_of, memory_view
 from workbench.debugger.views.pass_tree import PassSpans, pass_tree, span_diff
 from workbench.debugger.views.step_changes import ChangeRecorder
@@ -87,17 +86,21 @@ def test_a_distributed_task_is_named_by_its_node_in_its_stream_column():
 
 def test_the_wait_for_chain_is_the_deadlock_report_s_and_the_source_line_is_placed():
     d = debugger(f"{DEVRUN}/deadlock.py")
-    submits = SubmitLines(d.target.path)
-    submits.attach(d)
     d.add_breakpoint(["fault", "deadlock"])
     stopped(d.cont())
     event = d.run.parked_at
     chain = wait_for_chain(d.run.world.runtime)
     assert len(chain) == 1 and chain[0] in event.message
-    frames = parked(d.target.path, submits.thread)
+    program = d.state.program
+    frames = program.frames()
     assert frames[0].line == 24 and "synchronize_stream" in frames[0].text
+    assert d.state.host_where(event) == "deadlock.py:24 in <module>"
     source = d.target.path.read_text().splitlines()
-    assert submits.sqes and all("acl.rt." in source[line - 1] for line in submits.sqes.values())
+    submitted = program.submitted
+    assert submitted and all("acl.rt." in source[s.site.line - 1] for s in submitted.values())
+    # the wait that never passes was submitted by line 21, the kernel behind it by line 22
+    assert {key: s.site.line for key, s in submitted.items() if key[0] == 2} == \
+        {(2, 0): 21, (2, 1): 22}
     d.close()
 
 
@@ -107,9 +110,13 @@ def test_the_memory_view_draws_the_plan_s_buffers_and_finds_a_node_s():
     stopped(d.cont())
     view = memory_view(d.state)
     plan = d.state.built.memory
-    assert {r.label for r in view.rows} == {r.label for r in plan.rows
-                                           if r.segment in ("feature_map", "zero_copy_input",
-                                                            "zero_copy_output")}
+    assert {r.label for r in view.rows} == {r.label for r in plan.rows}   # every buffer
+    order = list(dict.fromkeys(r.segment for r in view.rows))   # each segment's rows together
+    assert order == ["feature_map", "zero_copy_input", "zero_copy_output", "weight"]
+    assert sum(1 for a, b in zip(view.rows, view.rows[1:]) if a.segment != b.segment) == 3
+    weights = [r for r in view.rows if r.segment == "weight"]
+    assert {r.label for r in weights} >= {"fc.w:0", "left.w:0"}
+    assert sum(r.size for r in weights) <= plan.weight_bytes
     assert view.ops == len(plan.op_names)
     assert buffers_of(view, "relu1") == {"relu1:0"}
     d.close()

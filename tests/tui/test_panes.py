@@ -91,7 +91,10 @@ async def test_the_memory_plan_highlights_the_buffers_of_the_selected_node():
         await run(pilot, "break distribute", "continue")
         memory = app.pane("memory")
         labels = [k for k in memory.table_keys() if not k.startswith("seg:")]
-        assert "relu1:0" in labels and "input:0" in labels
+        assert "relu1:0" in labels and "input:0" in labels and "fc.w:0" in labels
+        segments = [k for k in memory.table_keys() if k.startswith("seg:")]
+        assert segments == ["seg:feature_map", "seg:zero_copy_input", "seg:zero_copy_output",
+                            "seg:weight"]
         graph = app.pane("graph")
         graph.table.focus()
         graph.table.move_to("tiny_cnn/relu1")
@@ -129,10 +132,31 @@ async def test_selecting_an_sqe_shows_the_line_of_the_host_program_that_submitte
         grid = app.query_one("#stream-grid")
         grid.focus()
         await press(pilot, "down")
-        stream, pos = source.sqe
-        line = source.data.sqes[(stream, pos)]
+        column, row = grid.selected()
+        stream, pos = column.stream, column.window[row].pos
+        line = source.marked
+        assert source.table.cursor_key == f"{stream}:{pos}"
         program = (ROOT / DEVRUN / "producer_consumer.py").read_text().splitlines()
-        assert "acl.rt." in program[line - 1]
+        assert "acl.rt." in program[line - 1] and f"line {line}" in source.said
+
+
+async def test_the_source_pane_lists_what_the_script_submitted_and_marks_each_row_s_line():
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break fault deadlock", "continue")
+        await press(pilot, "6")
+        source = app.pane("source")
+        assert source.table.visible_keys == ["1:0", "2:0", "2:1"]   # Relu, the wait, Neg
+        assert app.focused is source.table
+        await press(pilot, "down")               # stream 2's first SQE: the wait for event 0
+        program = (ROOT / DEVRUN / "deadlock.py").read_text().splitlines()
+        assert "stream_wait_event" in program[source.marked - 1]
+        assert source.table.line("2:0").cells[-1].startswith("stream_wait_event")
+        await run(pilot, "continue")             # the fault, met at the synchronize
+        fault = source.table.line("fault:0")
+        assert fault is not None and "deadlock" in fault.cells[-1]
+        assert "synchronize_stream" in program[int(fault.cells[0]) - 1]
 
 
 async def test_a_lesson_plays_its_narration_and_waits_at_pause():

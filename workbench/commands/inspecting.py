@@ -76,7 +76,7 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
         return [Printed(f"finished at tick {run.tick}")]
     event = run.parked_at
     return [Printed(f"tick {event.tick}: {event.describe().partition(' ')[2]}\n"
-                    f"  {run.tracker.where(event)}")]
+                    f"  {run.tracker.where(event, d.state.host_where(event))}")]
 
 
 def _dump(s: Session, args: list[str]) -> list[Outcome]:

@@ -7,12 +7,20 @@ from typing import TYPE_CHECKING
 
 from workbench.commands.command import Command, UsageError, number
 from workbench.debugger.outcomes import Outcome, Printed
-from workbench.debugger.views.host_source import compile_frames, parked, window
+from workbench.debugger.views.host_source import compile_frames, window
 
 if TYPE_CHECKING:
     from workbench.commands.session import Session
+    from workbench.debugger.engine import Debugger
+    from workbench.debugger.targets.host_runner import SourceLine
 
 HOST = "host program"
+
+
+def _frames(d: Debugger) -> tuple[SourceLine, ...]:
+    """The host program's frames in its script, innermost first (none unless it runs)."""
+    program = d.state.program if d.state is not None else None
+    return program.frames() if program is not None else ()
 
 
 def _list(s: Session, args: list[str]) -> list[Outcome]:
@@ -22,7 +30,7 @@ def _list(s: Session, args: list[str]) -> list[Outcome]:
                          f"(`print node NAME` and `diff` show its IR)")
     if len(args) > 1:
         raise UsageError("usage: list [LINE]")
-    here = parked(d.target.path)
+    here = _frames(d)
     current = here[0].line if here else None
     center = number(args[0], "the line") if args else current
     if center is None:
@@ -38,7 +46,7 @@ def _backtrace(s: Session, args: list[str]) -> list[Outcome]:
     if args:
         raise UsageError("usage: backtrace")
     if d.target.kind == HOST:
-        here = parked(d.target.path)
+        here = _frames(d)
         if not here:
             return [Printed("no frames: the program is not running")]
         name = d.target.path.name

@@ -301,7 +301,7 @@ class Debugger:
                        else StopReason("interrupt", "interrupted")]
         outcomes.append(Stopped(event.tick, event.describe().partition(" ")[2],
                                 tuple(self._count_hit(r) for r in reasons),
-                                run.tracker.where(event)))
+                                run.tracker.where(event, run.state.host_where(event))))
         return outcomes
 
     def _count_hit(self, reason: StopReason) -> StopReason:

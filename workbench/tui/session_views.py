@@ -1,6 +1,6 @@
 """The session the app drives and the recorders its panes read (no Textual here): what changed
-in the last step, the pass spans, the device timeline, and for a host program the line each
-SQE was submitted from. Attached to whichever debugger and target the session has now."""
+in the last step, the pass spans, the device timeline, the node of each distributed task.
+Attached to whichever debugger and target the session has now."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,12 +9,10 @@ from workbench.commands.session import Session
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Outcome, Stopped
 from workbench.debugger.views.device_state import TaskNodes
-from workbench.debugger.views.host_source import SubmitLines
 from workbench.debugger.views.pass_tree import PassSpans
 from workbench.debugger.views.step_changes import ChangeRecorder, StepChanges
 from workbench.debugger.views.timeline_lanes import LaneRecorder
 
-HOST = "host program"
 REEXECUTED = ("goto", "reverse")   # stop reasons after which the last events were a re-run
 
 
@@ -37,7 +35,6 @@ class SessionViews:
         self.spans = PassSpans()
         self.lanes = LaneRecorder()
         self.task_nodes = TaskNodes()
-        self.submits: SubmitLines | None = None
         self.reason = ""
         self.reexecuted = False
 
@@ -52,15 +49,6 @@ class SessionViews:
             return
         for recorder in (self.changes, self.spans, self.lanes, self.task_nodes):
             recorder.attach(d)
-        if d.target.kind == HOST:
-            if self.submits is None or self.submits.script != str(d.target.path):
-                if self.submits is not None:
-                    d.recorders.remove(self.submits)
-                self.submits = SubmitLines(d.target.path)
-            self.submits.attach(d)
-        elif self.submits is not None:
-            d.recorders.remove(self.submits)
-            self.submits = None
 
     def answered(self, outcomes: list[Outcome]) -> None:
         """Note the last stop's reason (the status bar's) and whether it was a re-run."""

@@ -1,6 +1,7 @@
 """The memory plan of the build as a face draws it: every buffer's logical offset and size and
-its lifetime in op indices (the feature map reused by lifetime, then the zero-copy inputs and
-outputs), the segments with their sizes, and which buffers hold a node's outputs."""
+its lifetime in op indices, segment by segment (the feature map reused by lifetime, the
+zero-copy inputs and outputs, the weights and the variables: each segment has a base of its
+own), the segments with their sizes, and which buffers hold a node's outputs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO
                                              ZERO_COPY_OUTPUT, MemRow)
 from workbench.debugger.targets.program import RunState
 
-DRAWN = (FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT)
+DRAWN = (FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT, WEIGHT, VARIABLE)
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,7 @@ def memory_view(state: RunState | None) -> MemoryView | None:
              VARIABLE: plan.variable_bytes}
     segments = tuple((name, len(plan.segment(name)),
                       sizes.get(name, sum(r.size for r in plan.segment(name))))
-                     for name in (FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT, WEIGHT,
-                                  VARIABLE))
+                     for name in DRAWN)
     summary = (f"feature map {plan.feature_map_bytes} B = {plan.mem_over_lower_bound:.3f} x "
                f"lower bound {plan.lower_bound_bytes} B (no reuse {plan.no_reuse_bytes} B; "
                f"{plan.assigner})")
