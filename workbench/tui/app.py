@@ -19,7 +19,7 @@ from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.commands.session import Session
@@ -142,16 +142,17 @@ class WorkbenchApp(App):
         return self.query_one(LogPane)
 
     def on_mount(self) -> None:
-        self.command_line.completer = session_completer(self.session, lambda: self.busy)
+        self.command_line.completer = session_completer(lambda: self.session,
+                                                        lambda: self.busy)
         if self.deterministic:   # snapshots: a cursor caught mid-blink would differ
             for field in self.query(Input):
                 field.cursor_blink = False
-        self.query_one("#lesson").display = self.lesson is not None
+        self.query_one(LessonPanel).display = self.lesson is not None
         self._layout_panes()
         self.watch(self.screen, "maximized", self._maximized, init=False)
         self.watch(self.screen, "focused", lambda _: self._refresh_keys(), init=False)
         if self.lesson is not None:
-            self.query_one(LessonPanel).say(self.lesson.path.stem)
+            self.query_one(LessonPanel).start(self.lesson.path.stem)
             self._lesson_step()
         elif self.opening.target is not None:
             self.run_line(f"target {self.opening.target}")
@@ -325,6 +326,36 @@ class WorkbenchApp(App):
 
     def action_lesson_next(self) -> None:
         self.lesson_paused = False
+        self._lesson_step()
+
+    def action_lessons(self) -> None:
+        """L: the lessons panel's list (again: the panel goes away, unless a lesson plays)."""
+        panel = self.query_one(LessonPanel)
+        if panel.display and panel.listing:
+            panel.display = self.lesson is not None and not self.lesson.done
+            if panel.display:
+                panel.start(self.lesson.path.stem)   # back to the narration, from the top
+            self._focus_pane(self.current)
+            return
+        panel.display = True
+        panel.show_list(self.lesson.path if self.lesson is not None else None)
+
+    def on_lesson_panel_chosen(self, message: LessonPanel.Chosen) -> None:
+        self.play_lesson(message.path)
+
+    def play_lesson(self, path: Path) -> None:
+        """Play a lesson in a fresh session from its own directory, as `gewb run` replays it
+        (a lesson sets what it needs; nothing of the session before carries over)."""
+        if self.busy:
+            self.notify("a command is running: ctrl+c interrupts it", severity="warning")
+            return
+        self._queue.clear()
+        self.session.close()
+        self.views = SessionViews(Session(path.parent))
+        self.lesson, self.lesson_paused = Playing(path), False
+        self.log_pane.note(f"lesson {path.stem}", style="bold")
+        self.query_one(LessonPanel).start(path.stem)
+        self._focus_pane(self.current)
         self._lesson_step()
 
     # -- panes ------------------------------------------------------------------------------------
@@ -509,8 +540,8 @@ class WorkbenchApp(App):
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "pane":
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
-        if action == "lesson_next":
+        if action == "lesson_next":   # Enter stays the command line's and the lesson list's
             return True if self.lesson_paused and self.focused is not self.command_line \
-                else False
+                and not isinstance(self.focused, OptionList) else False
         return True
 

@@ -3,7 +3,7 @@ completion from the live target and the REPL's history file (Up / Down)."""
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual import events
 from textual.binding import Binding
@@ -11,6 +11,9 @@ from textual.message import Message
 from textual.widgets import Input
 
 from workbench.commands.completion import complete
+
+if TYPE_CHECKING:
+    from workbench.commands.session import Session
 
 Completer = Callable[[str], tuple[int, list[str]]]
 
@@ -94,10 +97,11 @@ class CommandLine(Input):
             self.line, self.text = line, text
 
 
-def session_completer(session, busy: Callable[[], bool]) -> Completer:
-    """Command names always; arguments from the live target only while it is parked."""
+def session_completer(session: Callable[[], Session], busy: Callable[[], bool]) -> Completer:
+    """Command names always; arguments from the live target only while it is parked. The
+    session is asked for each time: playing a lesson starts a fresh one."""
     def run(text: str) -> tuple[int, list[str]]:
         if busy() and " " in text.strip():
             return len(text), []
-        return complete(session, text)
+        return complete(session(), text)
     return run

@@ -30,6 +30,7 @@ BINDINGS = [
     Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
     Binding("colon", "focus_command", "Cmd", key_display=":", id="command-line"),
     Binding("q", "quit_app", "Quit", id="quit"),
+    Binding("L", "lessons", "Lessons", id="lessons"),
     *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
@@ -56,10 +57,13 @@ KEY_TABLE = (
     ("1 .. 7", "show a pane (narrow) / maximise it; again or Esc restores"),
     (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
     ("Esc", "leave the command line; restore a maximised pane"),
+    ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
     ("Enter / space", "a lesson paused at `pause`: go on"),
     ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
-    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE)"),
+    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
+               "script submitted, its line marked)"),
     ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
-    ("ctrl+p", "command palette: every command and pane"),
+    ("ctrl+p", "command palette: every command, pane and lesson"),
+    ("?", "this key table and every command"),
     ("q", "quit (asks while a command runs)"),
 )

@@ -1,5 +1,6 @@
 """The command palette's providers (ctrl+p): every command of the command table (chosen, it is
-put on the command line to complete) and every pane (chosen, it is shown)."""
+put on the command line to complete), every pane (chosen, it is shown) and every lesson
+(chosen, it plays)."""
 from __future__ import annotations
 
 from functools import partial
@@ -7,6 +8,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from workbench.commands.table import COMMANDS
+from workbench.script.lesson import LessonError, all_lessons
 from workbench.tui.keymap import PANE_TITLES, PANES
 
 
@@ -17,6 +19,12 @@ def _entries(app) -> list[tuple[str, str, object]]:
                     partial(app.action_pane, pane)))
     for c in COMMANDS.unique():
         out.append((f"command: {c.name}", c.usage, partial(app.prefill_command, c.name)))
+    try:
+        lessons = all_lessons()
+    except LessonError:   # the lessons panel says which file is malformed
+        lessons = []
+    for lsn in lessons:
+        out.append((f"lesson: {lsn.name}", lsn.summary, partial(app.play_lesson, lsn.path)))
     return out
 
 
