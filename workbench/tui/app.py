@@ -469,10 +469,12 @@ class WorkbenchApp(App):
     def prefill_command(self, name: str) -> None:
         self.command_line.value = name + " "
         self.command_line.cursor_position = len(self.command_line.value)
-        self.command_line.focus()
+        self.screen.set_focus(self.command_line)
 
     def action_focus_command(self) -> None:
-        self.command_line.focus()
+        # now, not at the next turn (Widget.focus): what is typed right after the `:` (a paste,
+        # a quick typist) must reach the command line, not the letter keys s, n, c, b, q
+        self.screen.set_focus(self.command_line)
 
     def key_escape(self) -> None:
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
@@ -540,6 +542,8 @@ class WorkbenchApp(App):
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "pane":
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
+        if action == "focus_command":   # a `:` typed in an input is the input's
+            return False if isinstance(self.focused, Input) else True
         if action == "lesson_next":   # Enter stays the command line's and the lesson list's
             return True if self.lesson_paused and self.focused is not self.command_line \
                 and not isinstance(self.focused, OptionList) else False

@@ -29,7 +29,7 @@ class CommandLine(Input):
 
     def __init__(self, history_file: str | None, **kwargs) -> None:
         super().__init__(placeholder=": command (help lists them, Tab completes) · ? keys · "
-                                     "ctrl+p palette", **kwargs)
+                                     "ctrl+p palette", select_on_focus=False, **kwargs)
         self.completer: Completer | None = None
         self.hint = ""                 # the candidates of the last Tab, for the app to show
         self._history = None

@@ -11,7 +11,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
+from textual.geometry import Region
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from workbench.commands.render import render
@@ -96,6 +98,10 @@ class StreamGrid(TextLines, can_focus=True):
         if dy and current is not None:
             self.row = max(0, min(current[1] + dy, len(current[0].window) - 1))
         self._draw()
+        if dx and isinstance(self.parent, Widget):   # the column in view (a narrow screen)
+            self.parent.scroll_to_region(
+                Region(self.col * (COLUMN_WIDTH + 1), 0, COLUMN_WIDTH + 1, 1),
+                animate=False, immediate=True)
         picked = self.selected()
         if picked is None:
             self.post_message(self.Selected(self.columns[self.col].stream, None, None))
@@ -176,7 +182,7 @@ class DevicePane(Pane):
         self.data = DeviceData()
 
     def focus_main(self) -> None:
-        self.grid.focus()
+        self.screen.set_focus(self.grid)
 
     @property
     def grid(self) -> StreamGrid:

@@ -38,7 +38,9 @@ class GraphPane(Pane):
     BREAKS = True
     TITLE = "1 Graph"
     KINDS = MODEL_KINDS
-    BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter")]
+    # priority, as `:` (keymap.py): the filter text typed right after `/` reaches the filter
+    BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter",
+                        priority=True)]
 
     class NodeSelected(Message):
         def __init__(self, node: str | None) -> None:
@@ -67,12 +69,17 @@ class GraphPane(Pane):
         return self.query_one(TreeTable)
 
     def focus_main(self) -> None:
-        self.table.focus()
+        self.screen.set_focus(self.table)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter":   # a `/` typed in the filter (node names have them) is its
+            return not self.query_one("#graph-filter", Input).has_focus
+        return True
 
     def action_filter(self) -> None:
         box = self.query_one("#graph-filter", Input)
         box.display = True
-        box.focus()
+        self.screen.set_focus(box)   # now: the filter text typed next is its
 
     def on_key(self, event) -> None:
         box = self.query_one("#graph-filter", Input)

@@ -5,6 +5,8 @@ Textual's Footer makes a widget per key and mounts them again whenever a key's s
 which cost the first screen and each step a relayout. A click on a key runs its action."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import events
 from textual.actions import parse
@@ -14,6 +16,19 @@ from textual.widget import Widget
 from workbench.tui.keymap import BINDINGS, PANE_KEYS_LABEL
 
 FIRST = ("lesson_next",)   # shown first when they apply: what the reader is waiting on
+SAID_ELSEWHERE = ("focus_command",)   # the command line's placeholder says `:` already
+
+
+@dataclass(frozen=True)
+class Shown:
+    key: str
+    what: str
+    live: bool
+    action: str   # the binding's action string ("" for the pane keys: a group)
+
+    @property
+    def name(self) -> str:
+        return parse(self.action)[1] if self.action else ""
 
 
 def shown_bindings() -> list[Binding]:
@@ -32,34 +47,37 @@ class KeyBar(Widget):
         super().__init__(**kwargs)
         self._spans: list[tuple[int, int, str]] = []   # x from, x to, the action a click runs
 
-    def _entries(self) -> list[tuple[str, str, bool, str]]:
-        """(key, what, live, action) of each key to show, in order."""
-        entries = []
+    def _entries(self) -> list[Shown]:
+        entries: list[Shown] = []
         for b in shown_bindings():
             if b.group is not None:   # the pane keys; a narrow screen's pane bar shows them
                 if not self.screen.has_class("-narrow"):
-                    entries.append((PANE_KEYS_LABEL, b.group.description, True, ""))
+                    entries.append(Shown(PANE_KEYS_LABEL, b.group.description, True, ""))
                 continue
             _, name, params = parse(b.action)
             live = self.app.check_action(name, params)
             if live is not False:
-                entry = (b.key_display or b.key, b.description, bool(live), b.action)
+                entry = Shown(b.key_display or b.key, b.description, bool(live), b.action)
                 entries.insert(0, entry) if name in FIRST else entries.append(entry)
         return entries
 
     def render(self) -> Text:
         entries = self._entries()
-        # roomy when it fits, else one space apart
-        roomy = sum(len(k) + len(w) + 3 for k, w, _, _ in entries) <= self.size.width
+        # roomy when it fits; else one space apart, a dimmed key without its words and no
+        # `:` (the command line above says it)
+        roomy = sum(len(e.key) + len(e.what) + 3 for e in entries) <= self.size.width
+        if not roomy:
+            entries = [Shown(e.key, e.what if e.live else "", e.live, e.action)
+                       for e in entries if e.name not in SAID_ELSEWHERE]
         pad = " " if roomy else ""
         text = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
-        for key, what, live, action in entries:
+        for e in entries:
             start = len(text)
-            text.append(pad + key, style="bold" if live else "dim")
-            text.append(f" {what} ", style="" if live else "dim")
-            if live and action:
-                self._spans.append((start, len(text), action))
+            text.append(pad + e.key, style="bold" if e.live else "dim")
+            text.append(f" {e.what} " if e.what else " ", style="" if e.live else "dim")
+            if e.live and e.action:
+                self._spans.append((start, len(text), e.action))
         return text
 
     def on_click(self, event: events.Click) -> None:

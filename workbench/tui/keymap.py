@@ -28,7 +28,11 @@ BINDINGS = [
     Binding("f9", "toggle_breakpoint", "Brk", key_display="F9", id="toggle-breakpoint"),
     Binding("f8", "debug('reverse')", "Back", key_display="F8", id="reverse-step"),
     Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
-    Binding("colon", "focus_command", "Cmd", key_display=":", id="command-line"),
+    # priority: seen before the key goes to the focused widget, so what is typed right after
+    # it reaches the command line (an ordinary binding is seen on the way back up, after
+    # the keys behind it were already handed to the old focus); not while an input has focus
+    Binding("colon", "focus_command", "Cmd", key_display=":", id="command-line",
+            priority=True),
     Binding("q", "quit_app", "Quit", id="quit"),
     Binding("L", "lessons", "Lessons", id="lessons"),
     *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",

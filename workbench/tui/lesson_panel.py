@@ -58,7 +58,7 @@ class LessonPanel(Vertical):
         options.highlighted = paths.index(current) if current in paths else 0
         options.display = True
         self.query_one("#lesson-scroll").display = False
-        options.focus()
+        self.screen.set_focus(options)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

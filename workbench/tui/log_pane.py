@@ -44,7 +44,7 @@ class LogPane(Pane):
         for o in outcomes:
             text = "\n".join(render(o))
             if isinstance(o, Printed) and o.style in ("ir", "diff"):
-                log.write(Syntax(text, GeIrLexer(), theme="ansi_dark",
+                log.write(Syntax(text, GeIrLexer(), theme="ansi_dark", word_wrap=True,
                                  background_color="default"))
             elif isinstance(o, Error):
                 log.write(Text(text, style="bold red"))

@@ -36,10 +36,12 @@ class Pane(Vertical):
         self.border_title = self.TITLE
 
     def focus_main(self) -> None:
-        """Focus what the keys of this pane act on (its table, its stream grid ...)."""
+        """Focus what the keys of this pane act on (its table, its stream grid ...), now:
+        Widget.focus waits a turn, and a key already queued behind this one (a `:` typed
+        right after Enter) would lose its focus to it."""
         for widget in self.query("*"):
             if widget.focusable and widget.display:
-                widget.focus()
+                self.screen.set_focus(widget)
                 return
 
     def applies(self, kind: str) -> bool:

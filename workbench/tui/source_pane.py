@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from workbench.debugger.targets.host_runner import SourceLine, Submitted
@@ -48,14 +48,14 @@ class SourcePane(Pane):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="source-where", markup=False)
-        with VerticalScroll(id="source-scroll"):
+        with ScrollableContainer(id="source-scroll"):   # long lines scroll, not wrap
             yield Static("", id="source-text", markup=False)
         yield TreeTable([Column("line", 4, 6), Column("function", 6, 16),
                          Column("stream", 6, 6), Column("SQE", 3, 6),
                          Column("submitted", 10, 80)], id="source-submits")
 
     def focus_main(self) -> None:
-        self.table.focus()
+        self.screen.set_focus(self.table)
 
     @property
     def table(self) -> TreeTable:
@@ -128,7 +128,8 @@ class SourcePane(Pane):
                 f"{data.name}: not running"]
         if self.said:
             said.append(self.said)
-        redraw(where, " · ".join(said), said, None)
+        line = " · ".join(said)
+        redraw(where, line, line, line)   # laid out again: it may take one line or two
         code = "".join(data.lines)
         highlighted = Syntax(code, "python", theme="ansi_dark").highlight(code)
         out = Text(no_wrap=True, overflow="ellipsis")
@@ -143,5 +144,5 @@ class SourcePane(Pane):
         body.update(out)
         target = scroll_to or current
         if target:
-            self.query_one("#source-scroll", VerticalScroll).scroll_to(
+            self.query_one("#source-scroll", ScrollableContainer).scroll_to(
                 y=max(target - 5, 0), animate=False)

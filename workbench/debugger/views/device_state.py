@@ -40,7 +40,7 @@ class StreamColumn:
     head: int           # the next SQE's index
     tail: int           # one past the last SQE queued
     model: str          # "m0 head", "m0", or ""
-    queue: str          # "SQ", or "host SQE buffer" while AutoSplit keeps the SQEs on the host
+    queue: str          # "SQ", or "host buffer" while AutoSplit keeps the SQEs on the host
     window: tuple[SqEntry, ...]
 
 
@@ -133,7 +133,7 @@ def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
         queue, where, base, head = sq.entries, "SQ", sq.base, sq.head
         on_sq = bool(queue) or s.host_buffer is None
         if not on_sq:
-            queue, where, base, head = s.host_buffer, "host SQE buffer", 0, 0
+            queue, where, base, head = s.host_buffer, "host buffer", 0, 0
         # a queue being filled (AutoSplit's host buffer, a model's SQ while it is built): its
         # tail, where the SQEs arrive; else around the head, where they are taken
         filling = not on_sq or (s.model is not None and s.model.state is ModelState.BUILDING)
