@@ -145,3 +145,20 @@ async def test_the_key_bar_fits_80_columns_and_dims_what_does_not_apply():
         step = text.plain.index("F10")
         assert any(span.start <= step < span.end and "dim" in str(span.style)
                    for span in text.spans)
+
+
+async def test_keys_typed_right_after_a_colon_reach_the_command_line():
+    """As a paste or a quick typist sends them: all queued before the app handles the `:`
+    (the letters would otherwise run as the c, n, s, b keys)."""
+    from textual import events
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for key, char in [("colon", ":"), *[(c, c) for c in "cnsb"], ("colon", ":"),
+                          ("l", "l")]:
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(pilot)
+        assert app.focused is app.command_line and app.command_line.value == "cnsb:l"
+        assert not app.views.debugger.run.started and not app.views.debugger.breakpoints
