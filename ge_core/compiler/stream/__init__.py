@@ -7,7 +7,7 @@
 The names below load with their module on first use (PEP 562): a face reading a stream option's
 default does not load the allocator.
 """
-from importlib import import_module
+from ge_core.lazy_names import lazy_names
 
 _WHERE = {"unordered_dependencies": "happens_before", "StreamAllocator": "stream_allocator",
           "assign_streams": "stream_allocator", "MAX_TASK_COUNT": "stream_options",
@@ -18,8 +18,4 @@ _WHERE = {"unordered_dependencies": "happens_before", "StreamAllocator": "stream
 
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+__getattr__ = lazy_names(__name__, _WHERE)
