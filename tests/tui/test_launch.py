@@ -46,3 +46,10 @@ def test_a_gwb_target_is_a_lesson_played_from_its_own_directory():
     assert opening.lesson == lesson and opening.base_dir == lesson.parent
     assert launch.opening_for("20_a_deadlock.gwb", ROOT / "docs").lesson == lesson
     assert launch.opening_for("light:resnet50", ROOT).target == "light:resnet50"
+
+
+def test_a_lesson_that_is_not_there_is_one_line():
+    import pytest
+    from workbench.cli.user_error import UserError
+    with pytest.raises(UserError, match=r"no lesson 'nope.gwb' \(`gewb lessons` lists them\)"):
+        launch.opening_for("nope.gwb", ROOT)

@@ -30,8 +30,8 @@ def opening_for(spec: str | None, cwd: Path) -> Opening:
             from workbench.script.lesson import LessonError, find_lesson
             try:
                 lesson = find_lesson(spec).path
-            except LessonError as exc:
-                raise UserError(f"no such lesson: {spec} ({exc})") from exc
+            except LessonError as exc:   # "no lesson 'x.gwb' (`gewb lessons` lists them)"
+                raise UserError(str(exc)) from exc
         return Opening(lesson.parent, lesson=lesson)
     return Opening(cwd, target=spec)
 

@@ -421,10 +421,19 @@ class WorkbenchApp(App):
         """A pane restored (any way: a number key, Esc): the panes back on screen that missed
         answers meanwhile read again."""
         if widget is None:
-            stale = [p for p in self._shown_panes() if p.stale]
-            if stale:
-                self._submit(Job(panes=stale))
+            self._read_stale()
         self._refresh_keys()
+
+    def _read_stale(self) -> None:
+        stale = [p for p in self._shown_panes() if p.stale]
+        if stale:
+            self._submit(Job(panes=stale))
+
+    def on_resize(self) -> None:
+        """A resize across WIDE puts the panes side by side (or back one at a time): those now
+        on screen that missed answers while hidden read again, once the screen has its new
+        class (after this refresh)."""
+        self.call_after_refresh(self._read_stale)
 
     def _focus_pane(self, name: str) -> None:
         self.pane(name).focus_main()
