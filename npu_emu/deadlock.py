@@ -31,7 +31,7 @@ class DeadlockFound(TraceEvent):
 
 
 def deadlock_error(ts: TaskScheduler, waiter: str) -> DeadlockError:
-    blocked = tuple(BlockedStream(s.id, s.waiting.where(), _waits_for(ts, s.waiting))
+    blocked = tuple(BlockedStream(s.id, s.waiting.where(), waits_for(ts, s.waiting))
                     for s in ts.streams if s.state == StreamState.BLOCKED)
     if blocked:
         why = "; ".join(f"stream {b.stream_id} waits at {b.sqe} for {b.waits_for}"
@@ -48,7 +48,8 @@ def deadlock_error(ts: TaskScheduler, waiter: str) -> DeadlockError:
     return DeadlockError(message, blocked)
 
 
-def _waits_for(ts: TaskScheduler, t: Task) -> str:
+def waits_for(ts: TaskScheduler, t: Task) -> str:
+    """Why the wait SQE ``t`` cannot pass, in words: a link of the wait-for chain."""
     if t.kind == EVENT_WAIT:
         what, cls, attr, never = f"event {t.event_id}", EventRecordTask, "event_id", "recorded"
     elif t.kind == NOTIFY_WAIT:

@@ -3,13 +3,16 @@
 The narrow types (bfloat16, float8, float4, int4, int2) have numpy dtypes from ml_dtypes, so a
 tensor of them is a numpy array like any other: in emulated device memory, in a kernel, in an
 OM weight. ml_dtypes keeps an int4 or an int2 in a byte of its own; GE packs them (two int4 a
-byte), so emulated memory holds them wider than an NPU's does.
+byte), so emulated memory holds them wider than an NPU's does. ml_dtypes is imported the
+first time a narrow type is asked for: loading it costs more than numpy does, and most models
+(and the workbench's first screen) never need it.
 """
 from __future__ import annotations
 
+import sys
 from enum import IntEnum
+from functools import cache
 
-import ml_dtypes
 import numpy as np
 
 
@@ -47,9 +50,10 @@ class DataType(IntEnum):
         return _SHORT[self]
 
     def to_numpy(self) -> np.dtype:
-        if self not in _TO_NP:
+        np_type = _TO_NP.get(self) or _narrow().get(self)
+        if np_type is None:
             raise TypeError(f"{self.name} has no numpy dtype")
-        return np.dtype(_TO_NP[self])
+        return np.dtype(np_type)
 
     @staticmethod
     def from_numpy(dtype: np.dtype | type) -> "DataType":
@@ -57,6 +61,10 @@ class DataType(IntEnum):
         for k, v in _TO_NP.items():
             if np.dtype(v) == dt:
                 return k
+        if "ml_dtypes" in sys.modules:   # else no dtype of its can exist yet
+            for k, v in _narrow().items():
+                if np.dtype(v) == dt:
+                    return k
         if dt.kind in "OUS":
             return DataType.DT_STRING
         raise TypeError(f"numpy dtype {dt} has no GE data type")
@@ -67,15 +75,24 @@ _TO_NP = {
     DataType.DT_UINT8: np.uint8, DataType.DT_INT16: np.int16, DataType.DT_UINT16: np.uint16,
     DataType.DT_INT32: np.int32, DataType.DT_INT64: np.int64, DataType.DT_UINT32: np.uint32,
     DataType.DT_UINT64: np.uint64, DataType.DT_BOOL: np.bool_, DataType.DT_DOUBLE: np.float64,
-    DataType.DT_BF16: ml_dtypes.bfloat16, DataType.DT_INT4: ml_dtypes.int4,
-    DataType.DT_UINT4: ml_dtypes.uint4, DataType.DT_INT2: ml_dtypes.int2,
-    DataType.DT_UINT2: ml_dtypes.uint2, DataType.DT_FLOAT8_E5M2: ml_dtypes.float8_e5m2,
-    DataType.DT_FLOAT8_E4M3FN: ml_dtypes.float8_e4m3fn,
-    DataType.DT_FLOAT8_E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
-    DataType.DT_FLOAT8_E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
-    DataType.DT_FLOAT8_E8M0: ml_dtypes.float8_e8m0fnu,
-    DataType.DT_FLOAT4_E2M1: ml_dtypes.float4_e2m1fn,
 }
+
+
+@cache
+def _narrow() -> dict[DataType, type]:
+    import ml_dtypes
+    return {
+        DataType.DT_BF16: ml_dtypes.bfloat16, DataType.DT_INT4: ml_dtypes.int4,
+        DataType.DT_UINT4: ml_dtypes.uint4, DataType.DT_INT2: ml_dtypes.int2,
+        DataType.DT_UINT2: ml_dtypes.uint2, DataType.DT_FLOAT8_E5M2: ml_dtypes.float8_e5m2,
+        DataType.DT_FLOAT8_E4M3FN: ml_dtypes.float8_e4m3fn,
+        DataType.DT_FLOAT8_E4M3FNUZ: ml_dtypes.float8_e4m3fnuz,
+        DataType.DT_FLOAT8_E5M2FNUZ: ml_dtypes.float8_e5m2fnuz,
+        DataType.DT_FLOAT8_E8M0: ml_dtypes.float8_e8m0fnu,
+        DataType.DT_FLOAT4_E2M1: ml_dtypes.float4_e2m1fn,
+    }
+
+
 _SHORT = {
     DataType.DT_UNDEFINED: "?", DataType.DT_FLOAT: "f32", DataType.DT_FLOAT16: "f16",
     DataType.DT_INT8: "i8", DataType.DT_UINT8: "u8", DataType.DT_INT16: "i16",

@@ -3,8 +3,6 @@ quantized models. Shapes are those of the float ops they stand for; the dtypes a
 quantized ones."""
 from __future__ import annotations
 
-from onnx import TensorProto
-
 from ge_core.graph.types import DataType
 from ge_core.ops.data_type import data_type_from_onnx
 from ge_core.ops.infer_context import InferShapeContext
@@ -19,6 +17,7 @@ def _quantize_linear(ctx: InferShapeContext) -> None:
     if ctx.has_input(2):
         dtype = ctx.dtype(2)
     else:
+        from onnx import TensorProto   # loaded by then: the model was parsed with it
         dtype = data_type_from_onnx(int(ctx.attr("output_dtype", 0)) or TensorProto.UINT8)
     ctx.set_output(0, ctx.dims(0), dtype)
 

@@ -29,7 +29,6 @@ from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph
-from ge_core.parser import parse_onnx
 from ge_core.passes import PassRecord
 from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.hybrid import HybridDavinciModel
@@ -73,7 +72,8 @@ class GraphManager:
     # -- compile (GE's PreRun) -----------------------------------------------------------------
     @staticmethod
     def parse(source: str | os.PathLike | onnx.ModelProto) -> ComputeGraph:
-        return parse_onnx(source)
+        from ge_core.parser import parse_onnx   # onnx loads with it: a manager given an OM
+        return parse_onnx(source)                # file, or not yet a model, never needs it
 
     def optimize(self, graph: ComputeGraph) -> CompilePipeline:
         """The optimisation stages on ``graph``, not yet run: ``run()`` runs them all,

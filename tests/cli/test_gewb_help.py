@@ -19,8 +19,8 @@ def test_help_summarises_every_subcommand_for_a_user(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert out.startswith("usage: gewb [-h] [--version] COMMAND ...\n\nGE Workbench: ")
-    assert "With no COMMAND, gewb opens the debugger on the bundled sample model." in out
-    names = ["graph", "ops", "compile", "passes", "lessons", "om-info", "conformance", "devrun",
+    assert "With no COMMAND, gewb opens the workbench app on the bundled sample model." in out
+    names = ["tui", "graph", "ops", "compile", "passes", "lessons", "om-info", "conformance", "devrun",
              "exec", "repl", "run"]
     assert len(names) == len(_parser_adders())
     for name in names:

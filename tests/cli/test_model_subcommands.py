@@ -28,14 +28,14 @@ def test_graph_prints_the_ir_and_runs_it(capsys):
     assert "prob: f32[1,10] min " in out
 
 
-def test_the_main_job_is_the_debugger_on_the_bundled_sample(capsys, tmp_path, monkeypatch):
+def test_the_repl_debugs_the_bundled_sample(capsys, tmp_path, monkeypatch):
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("continue\nquit\n")
-        assert main([]) == 0
+        assert main(["repl", str(SAMPLE)]) == 0
     out = capsys.readouterr().out
     assert "target tiny_cnn.onnx: ONNX model, phases parse > compile > build > load > execute" in out
     assert "output prob: f32[1,10]" in out

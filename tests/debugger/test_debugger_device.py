@@ -34,7 +34,9 @@ def test_break_label_and_next_sqe_stays_on_the_stream():
         d.add_breakpoint(["label", "0"])
         hits = [stopped(d.cont()) for _ in range(5)]
         assert all("LabelSet(L0)" in h.event for h in hits)
-        assert hits[0].where == "program > model 0 > rt_stream 1 > SQE 1 LabelSet(L0)#1"
+        # the label SQE reached the device at LoadComplete: the build-end line submitted it
+        assert hits[0].where == ("program > label_loop.py:66 in <module> > model 0 > "
+                                 "rt_stream 1 > SQE 1 LabelSet(L0)#1")
         d.granularity = "sqe"
         for _ in range(6):
             assert "rt_stream 1 >" in stopped(d.next()).where
@@ -160,7 +162,7 @@ def test_finish_runs_to_the_end_of_the_models_execution():
         s = stopped(d.finish())
         assert s.event.startswith("ModelFinished model_id=0")
         assert s.reasons[0].text == "finish: end of model 0's execution"
-        assert s.where == "program"
+        assert s.where == "program > label_loop.py:68 in <module>"   # in ri_execute
         assert stopped(d.finish()).event == "PhaseEnd phase=program"
     finally:
         d.close()

@@ -14,7 +14,7 @@ from npu_emu.acl.c_types import ArgumentError
 from npu_emu.acl.constants import (ACL_DT_UNDEFINED, ACL_ERROR_FILE_ATTR_INVALID,
                                    ACL_ERROR_INVALID_FILE, ACL_ERROR_INVALID_PARAM,
                                    ACL_ERROR_PARSE_FILE, ACL_ERROR_RT_AICORE_EXCEPTION,
-                                   ACL_ERROR_RT_DEVICE_MEM_ERROR, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                                   ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                                    ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_MEMORY_ALLOCATION,
                                    ACL_ERROR_RT_PARAM_INVALID, ACL_MEMCPY_DEVICE_TO_HOST,
                                    ACL_MEMCPY_HOST_TO_DEVICE)

@@ -1,8 +1,8 @@
 """`gewb`: the command-line face. Each subcommand is wired here; its logic lives elsewhere.
 
-One module a subcommand (graph, ops, compile, passes, om_info, conformance, devrun, exec, repl,
-run), each with its ``add_<name>_parser`` and the function the subcommand runs: argument parsing
-and printing only. Bad input is a UserError (user_error.py): one line, exit status 2.
+One module a subcommand (tui, graph, ops, compile, passes, lessons, om_info, conformance,
+devrun, exec, repl, run), each with its ``add_<name>_parser`` and the function the subcommand
+runs: argument parsing and printing only. Bad input is a UserError (user_error.py): one line, exit status 2.
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-from workbench.cli.model_files import SAMPLE
 from workbench.cli.user_error import UserError
 from workbench.output_path import OutputPathError
 
@@ -31,7 +30,8 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.cli.passes import add_passes_parser
     from workbench.cli.repl import add_repl_parser
     from workbench.cli.run import add_run_parser
-    return [add_graph_parser, add_ops_parser, add_compile_parser, add_passes_parser,
+    from workbench.cli.tui import add_tui_parser
+    return [add_tui_parser, add_graph_parser, add_ops_parser, add_compile_parser, add_passes_parser,
             add_lessons_parser,
             add_om_info_parser, add_conformance_parser, add_devrun_parser, add_exec_parser,
             add_repl_parser, add_run_parser]
@@ -41,13 +41,14 @@ DESCRIPTION = """\
 GE Workbench: watch Huawei CANN's Graph Engine (GE) compile a model and its runtime run it, on
 an emulated NPU. Step GE's passes, watch anchors, stream ids and memory offsets change, break
 when a task goes to a stream, and step the device's task scheduler SQE by SQE.
-With no COMMAND, gewb opens the debugger on the bundled sample model."""
+With no COMMAND, gewb opens the workbench app on the bundled sample model."""
 
 EPILOG = """\
 start here:
-  gewb                          the debugger on the sample model (type `help`)
+  gewb                          the workbench app on the sample model (`?`: its keys)
   gewb lessons                  the lessons in teaching order (`gewb lessons 01`: how to play one)
-  gewb repl MODEL.onnx          the debugger on your model (or an .om file, or a .py program)
+  gewb tui MODEL.onnx           the app on your model (or an .om file, a .py program, a lesson)
+  gewb repl MODEL.onnx          the same debugger at a line prompt
   gewb exec MODEL.onnx          run a model once on the emulated NPU
 
 `gewb COMMAND --help` says more about one command."""
@@ -72,8 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)
-    if args.command is None:  # the main job: the debugger on the bundled sample
-        args = parser.parse_args(["repl", str(SAMPLE)])
+    if args.command is None:  # the main job: the workbench app on the bundled sample
+        args = parser.parse_args(["tui"])
     try:
         return args.func(args)
     except (UserError, OutputPathError) as exc:

@@ -25,7 +25,6 @@ import numpy as np
 
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 from workbench.cli.compile import add_autofuse_option, add_gear_options
-from workbench.cli.tensor_files import TensorFileError, load_tensor
 from workbench.cli.user_error import UserError, failure_text
 from workbench.output_path import writable_file, write_output
 

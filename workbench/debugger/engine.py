@@ -46,6 +46,9 @@ class Debugger:
         self.history = History()
         self.checkpoints = CheckpointStore(len(target.phases), checkpoint_gap)
         self._next_id = 1
+        # Faces' observers of the current run (the TUI's views): given each stop table the run
+        # gets, they add checks that only record, never stop. Side runs (diff, replay) get none.
+        self.recorders: list[Extra] = []
         self.run = self._new_run()
 
     # -- the current run -----------------------------------------------------------------------
@@ -289,6 +292,9 @@ class Debugger:
             install([entry for w in self.watches.values() if w.enabled
                      for entry in w.entries(lambda: run.state, run.world.runtime)],
                     table, run.tracker)
+        if run is self.run:
+            for record in self.recorders:
+                record(table, run)
         if extra is not None:
             extra(table, run)
         return table
@@ -321,7 +327,7 @@ class Debugger:
                        else StopReason("interrupt", "interrupted")]
         outcomes.append(Stopped(event.tick, event_text(event),
                                 tuple(self._count_hit(r) for r in reasons),
-                                run.tracker.where(event)))
+                                run.tracker.where(event, run.state.host_where(event))))
         return outcomes
 
     def _count_hit(self, reason: StopReason) -> StopReason:

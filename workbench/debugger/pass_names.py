@@ -1,37 +1,33 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
 (a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass), the engines' graph
 optimizers (DVPP's joins only a graph that asks for it), and the build's passes: the logical
-stream chain (multi- and single-stream) and InsertSyncNodes' steps."""
+stream chain (multi- and single-stream) and InsertSyncNodes' steps.
+The compiler is imported when the names are first asked for, not when a face starts."""
 from __future__ import annotations
 
 from functools import cache
 
-from ge_core.compiler import pass_lists
-from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
-from ge_core.compiler.stream.event_minimiser import OptimizeByTransitiveReduction
-from ge_core.compiler.stream.event_optimisers import (OptimizeByRecvEvents, OptimizeBySendEvents,
-                                                      OptimizeByStreamActivate)
-from ge_core.compiler.stream.logical_stream_allocator import LogicalStreamAllocator
-from ge_core.compiler.stream.logical_stream_passes import RefreshContinuousStreamsPass
-from ge_core.compiler.stream.stream_active import (SetActiveStreamsByLabel,
-                                                   SetActiveStreamsForSubgraphs)
-from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
-                                                      RefreshContinuousEvents)
-from ge_core.compiler.stream.sync_events import InsertSyncEvents, SetLogicStreamIdAttr
-from ge_core.passes import NodePassGroup
-from ge_core.passes.constant_folding_pass import ConstantFoldingPass
-from ge_core.passes.multi_batch import MultiBatchClonePass
-
 ENGINES_WITH_PASSES = ("AIcoreEngine",)
-SYNC_STEPS = (SetLogicStreamIdAttr, SetActiveStreamsByLabel, SetActiveStreamsForSubgraphs,
-              InsertSyncEvents, OptimizeBySendEvents, OptimizeByRecvEvents,
-              OptimizeByStreamActivate, OptimizeByTransitiveReduction, RefreshContinuousEvents,
-              GenerateSyncEventNodes)
 
 
 def _build_pass_names() -> set[str]:
-    names = {RefreshContinuousStreamsPass.name} | {step.name for step in SYNC_STEPS}
+    from ge_core.compiler.stream.event_minimiser import OptimizeByTransitiveReduction
+    from ge_core.compiler.stream.event_optimisers import (OptimizeByRecvEvents,
+                                                          OptimizeBySendEvents,
+                                                          OptimizeByStreamActivate)
+    from ge_core.compiler.stream.logical_stream_allocator import LogicalStreamAllocator
+    from ge_core.compiler.stream.logical_stream_passes import RefreshContinuousStreamsPass
+    from ge_core.compiler.stream.stream_active import (SetActiveStreamsByLabel,
+                                                       SetActiveStreamsForSubgraphs)
+    from ge_core.compiler.stream.stream_options import StreamOptions
+    from ge_core.compiler.stream.sync_event_nodes import (GenerateSyncEventNodes,
+                                                          RefreshContinuousEvents)
+    from ge_core.compiler.stream.sync_events import InsertSyncEvents, SetLogicStreamIdAttr
+    sync_steps = (SetLogicStreamIdAttr, SetActiveStreamsByLabel, SetActiveStreamsForSubgraphs,
+                  InsertSyncEvents, OptimizeBySendEvents, OptimizeByRecvEvents,
+                  OptimizeByStreamActivate, OptimizeByTransitiveReduction,
+                  RefreshContinuousEvents, GenerateSyncEventNodes)
+    names = {RefreshContinuousStreamsPass.name} | {step.name for step in sync_steps}
     for single in (False, True):
         chain = LogicalStreamAllocator(StreamOptions(enable_single_stream=single)).chain()
         names |= {p.name for p in chain}
@@ -40,6 +36,11 @@ def _build_pass_names() -> set[str]:
 
 @cache
 def known_pass_names() -> tuple[str, ...]:
+    from ge_core.compiler import pass_lists
+    from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
+    from ge_core.passes import NodePassGroup
+    from ge_core.passes.constant_folding_pass import ConstantFoldingPass
+    from ge_core.passes.multi_batch import MultiBatchClonePass
     passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:

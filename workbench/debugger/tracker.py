@@ -86,9 +86,10 @@ class Tracker:
         # DavinciModel bound the rt stream to this logical stream (BindModelStream)
         self.bound[e.rt_stream_id] = e.stream_id
 
-    def where(self, event: TraceEvent | None) -> str:
+    def where(self, event: TraceEvent | None, source: str = "") -> str:
+        """``source``: a host program's line behind the event (host_source.host_site)."""
         stage = self.stage or (event.stage if isinstance(event, StageEnd) else "")
-        parts = [p for p in (self.phase, stage, self.pass_name, self.inner_pass) if p]
+        parts = [p for p in (self.phase, source, stage, self.pass_name, self.inner_pass) if p]
         if self.node:
             parts.append(f"%{self.node} ({self.node_type})")
         parts += _device_where(event)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
-
 from ge_core.compiler.stream.happens_before import happens_before
 from ge_core.compiler.stream.stream_utils import StreamAllocationError
 from ge_core.compiler.stream.sync_events import SyncEvent, SyncPass, SyncState
@@ -30,6 +28,7 @@ class Minimality:
 
 
 def minimality(state: SyncState) -> Minimality:
+    import networkx as nx   # a compile that asks nothing of it does not load it
     nodes = model_order(state.root)
     needed = nx.transitive_reduction(happens_before(nodes, state.dependencies))
     minimum = sum(1 for pair in dict.fromkeys(state.dependencies) if needed.has_edge(*pair))

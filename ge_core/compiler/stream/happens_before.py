@@ -4,17 +4,21 @@ A stream runs its tasks in order; an event (Send -> Recv, or SendNotify -> RecvN
 same id) orders a task before another stream's; a StreamActive orders itself before the first
 task of each stream it starts. A dependency between two nodes is safe iff a path of these
 edges leads from one to the other. The event minimiser asks this of the event table before the
-Send/Recv nodes exist; the checker asks it of a finished graph.
+Send/Recv nodes exist; the checker asks it of a finished graph. networkx is imported by the
+first question: an ordinary compile asks none.
 """
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ge_core.compiler.stream.stream_active import activation_edges
 from ge_core.compiler.stream.stream_utils import INVALID_STREAM, stream_of
 from ge_core.compiler.stream.sync_event_nodes import SYNC_NODES
 from ge_core.compiler.stream.topo_order import model_order
 from ge_core.graph import ComputeGraph, Node
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def stream_edges(nodes: list[Node]) -> list[tuple[Node, Node]]:
@@ -31,6 +35,7 @@ def stream_edges(nodes: list[Node]) -> list[tuple[Node, Node]]:
 
 
 def happens_before(nodes: list[Node], sync: list[tuple[Node, Node]]) -> nx.DiGraph:
+    import networkx as nx
     hb = nx.DiGraph()
     hb.add_nodes_from(nodes)
     hb.add_edges_from(stream_edges(nodes) + activation_edges(nodes) + sync)
@@ -57,6 +62,7 @@ def cross_stream_edges(nodes: list[Node]) -> list[tuple[Node, Node]]:
 
 def unordered_dependencies(root: ComputeGraph) -> list[tuple[Node, Node]]:
     """The cross-stream edges of a finished graph that nothing orders: each is a race."""
+    import networkx as nx
     nodes = model_order(root)
     hb = happens_before(nodes, sync_edges(nodes))
     return [(src, dst) for src, dst in cross_stream_edges(nodes)

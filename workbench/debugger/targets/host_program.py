@@ -9,7 +9,7 @@ from workbench.debugger.targets.program import Phase, RunState
 
 def run_host_program(state: RunState, start: int) -> None:
     world = current_world()
-    observer = HostProgramObserver(state.source)
+    observer = state.program = HostProgramObserver(state.source)
     world.bus.subscribe(observer)
     try:
         state.exit_status, state.error = run_program(state.source, world, observer)

@@ -13,29 +13,30 @@ shows a tensor from device memory and, beside it, what the reference computed fo
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ge_core.compiler import CompileOptions
-from ge_core.compiler.model_builder import BuildOptions
-from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
-from ge_core.executor import ExecutionError, HostExecutor
-from ge_core.graph import ComputeGraph
-from ge_core.om.om_file import load_om
-from ge_core.passes.multi_batch import MultiBatchOptions
-from ge_core.runtime.v1 import ModelManager
-from ge_core.session import GraphManager
-from workbench.model_inputs import UserInputs, read_inputs
 from workbench.debugger.targets.program import Phase, RunState
+
+if TYPE_CHECKING:
+    from ge_core.graph import ComputeGraph
+    from ge_core.session import GraphManager
+    from workbench.model_inputs import UserInputs
 
 
 def _inputs(state: RunState) -> UserInputs:
+    from workbench.model_inputs import read_inputs
     return read_inputs(state.graph, tuple(filter(None, state.settings.input.split(","))))
 
 
 def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
-    nothing else (a checkpoint copies only the state)."""
+    nothing else (a checkpoint copies only the state). GE is imported here, by the first phase
+    run, not when a target is opened: a face shows its first screen without loading GE."""
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.compiler.stream.stream_options import StreamOptions
+    from ge_core.passes.multi_batch import MultiBatchOptions
+    from ge_core.session import GraphManager
     settings = state.settings
     shapes = _inputs(state).shapes if state.graph is not None else {}
     engines = tuple(filter(None, settings.exclude_engines.split(",")))
@@ -68,6 +69,7 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 def build(state: RunState, start: int) -> None:
     """A static build, unless ModelManager will load the model hybrid (GE builds none then)."""
+    from ge_core.runtime.v1 import ModelManager
     if ModelManager.is_need_hybrid_load(state.graph):
         return
     state.built = _manager(state).build(state.graph, state.build_passes)
@@ -75,6 +77,7 @@ def build(state: RunState, start: int) -> None:
 
 
 def read_om(state: RunState, start: int) -> None:
+    from ge_core.om.om_file import load_om
     state.ge_model = load_om(state.source)
     state.graph = state.ge_model.graph
 
@@ -84,6 +87,7 @@ def load(state: RunState, start: int) -> None:
 
 
 def execute(state: RunState, start: int) -> None:
+    from ge_core.executor import ExecutionError, HostExecutor
     feeds = _inputs(state).feeds(state.graph, state.settings.seed)
     timeout = state.settings.exec_timeout
     state.outputs = _manager(state).execute(state.model, feeds, timeout)
@@ -102,6 +106,8 @@ def _reference_graph(state: RunState) -> ComputeGraph | None:
     """What the host reference executor runs: the built graph, unless the build inlined If or
     Loop bodies between label nodes, whose jumps only the device makes; then the model as
     parsed (an OM file has no such source: no reference)."""
+    from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
+    from ge_core.session import GraphManager
     if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
         return state.graph
     return GraphManager.parse(state.source) if state.source.suffix.lower() == ".onnx" else None

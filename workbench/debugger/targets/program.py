@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
+    from workbench.debugger.targets.host_runner import HostProgramObserver
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,11 @@ class RunState:
     exit_status: int = 0
     error: str = ""
     faults: list[str] = field(default_factory=list)
+    program: HostProgramObserver | None = None   # a host program's: its SQEs' and faults' lines
+
+    def host_where(self, event: TraceEvent | None) -> str:
+        """A host program's ``file:line in function`` behind ``event`` ("" for a model)."""
+        return self.program.where(event) if self.program is not None else ""
 
     def graphs(self) -> list[ComputeGraph]:
         """The live graphs: the root and, while it is partitioned, each engine subgraph."""

@@ -6,7 +6,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 
 
@@ -43,6 +42,7 @@ def _flag(text: str) -> bool:
 
 
 def _task_count(text: str) -> int:
+    from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM   # the build's module
     count = int(text)
     if count <= RESERVED_TASK_NUM:
         raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")

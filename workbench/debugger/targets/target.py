@@ -3,9 +3,8 @@ it. ``light:NAME`` names one of the real models the onnx package ships (light:re
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from importlib.util import find_spec
 from pathlib import Path
-
-import onnx
 
 from npu_emu.runtime import RuntimeConfig
 from workbench.debugger.targets.host_program import HOST_PROGRAM_PHASES
@@ -50,8 +49,9 @@ class Target:
 
 
 def light_model(name: str) -> Path:
-    """One of the real models the onnx wheel ships for its backend tests."""
-    return Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / f"light_{name}.onnx"
+    """One of the real models the onnx wheel ships for its backend tests (found without
+    importing onnx: opening a target does not parse it)."""
+    return Path(find_spec("onnx").origin).parent / "backend" / "test" / "data" / "light" / f"light_{name}.onnx"
 
 
 def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> Target:

@@ -2,9 +2,13 @@
 pipeline) and the stage summary. Pure functions of plain records."""
 from __future__ import annotations
 
-from ge_core.compiler.compile_pipeline import CompileResult
-from ge_core.compiler.model_builder import BuildResult
+from typing import TYPE_CHECKING
+
 from workbench.debugger.stream_names import LOGICAL
+
+if TYPE_CHECKING:   # records only: the faces import this before any compile has run
+    from ge_core.compiler.compile_pipeline import CompileResult
+    from ge_core.compiler.model_builder import BuildResult
 
 
 def type_delta_text(delta: tuple[tuple[str, int], ...], limit: int = 6) -> str:

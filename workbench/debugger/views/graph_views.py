@@ -73,16 +73,8 @@ def diff(debugger: Debugger) -> Outcome:
         (name, graph, begin, end), label = t.last_pass, "ran"
     else:
         return Error("diff: no pass has run yet")
-    texts = []
-    for tick in (begin, end):
-        with debugger.state_at(tick) as run:
-            g = find_graph(run.state, graph)
-            texts.append(dump_graph(g).splitlines() if g is not None else [])
-    lines = list(difflib.unified_diff(texts[0], texts[1], f"{graph} before {name}",
-                                      f"{graph} after {name} {label}", n=0, lineterm=""))
-    if not lines:
-        return Printed(f"{name} ({label}) did not change graph {graph}")
-    return Printed("\n".join(lines), style="diff")
+    from workbench.debugger.views.pass_tree import ir_diff
+    return ir_diff(debugger, name, graph, begin, end, label)
 
 
 def dump(state: RunState | None, directory: Path, shown_dir: str, tick: int) -> Outcome:

@@ -1,0 +1,179 @@
+"""The read-only views the TUI draws, without a terminal: checked against the engine's own
+records (the graph's anchors, the pass records, the memory plan, the scheduler's SQEs) and
+against the REPL's answers for the same state."""
+from __future__ import annotations
+
+from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
+
+from ge_core.graph.attr_names import STREAM_ID
+from workbench.commands.session import Session
+from workbench.debugger.views.graph_views import diff
+from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
+                                                   wait_for_chain)
+from workbench.debugger.views.graph_table import find_node, graph_sections, node_anchors
+from workbench.debugger.views.memory_map import buffers_of, memory_view
+from workbench.debugger.views.pass_tree import PassSpans, pass_tree, span_diff
+from workbench.debugger.views.step_changes import ChangeRecorder
+from workbench.debugger.views.timeline_lanes import LaneRecorder, end_ns, lanes
+
+
+def test_graph_sections_list_every_node_with_its_columns_and_anchors_name_the_peers():
+    d = debugger(TINY)
+    d.step("stage", 2)
+    sections = graph_sections(d.state)
+    assert [s.graph for s in sections] == ["tiny_cnn"]
+    rows = {r.name: r for r in sections[0].rows}
+    assert set(rows) == {n.name for n in d.state.graph.nodes}
+    assert rows["conv1"].cells[:2] == ("conv1", "Conv")
+    relu = find_node(d.state, "tiny_cnn", "relu1")
+    anchors = {a.anchor: a for a in node_anchors(relu)}
+    assert anchors["in 0"].peers == (f"%{relu.in_data_anchors[0].peer.label}",)
+    assert anchors["out 0"].peers == tuple(f"%{p.label}" for p in relu.out_data_anchors[0].peers)
+    d.step("stage", 3)   # partitioned: one section per engine subgraph
+    titles = [s.title for s in graph_sections(d.state)]
+    assert any(t.startswith("engine partition tiny_cnn_1_AIcoreEngine") for t in titles)
+    d.close()
+
+
+def test_the_change_recorder_gives_each_stream_id_old_and_new_as_the_node_has_it():
+    d = debugger(TINY)
+    changes = ChangeRecorder()
+    changes.attach(d)
+    stopped(d.run_to(["pass", "NodeStreamUpdatePass"]))
+    stopped(d.step("pass"))
+    changed = changes.changes.changed()
+    streams = {name: cols["stream"] for name, cols in changed.items() if "stream" in cols}
+    assert len(streams) >= 10
+    for name, (old, new) in streams.items():
+        assert old == "-" and new == str(d.state.find_node(name).op_desc.get_attr(STREAM_ID))
+    assert not changes.changes.structural
+    d.close()
+
+
+def test_the_pass_tree_follows_the_pass_records_and_a_pass_diff_is_the_diff_command():
+    d = debugger(TINY)
+    spans = PassSpans()
+    spans.attach(d)
+    stopped(d.run_to(["pass", "IdentityRemovePass"]))
+    stopped(d.finish())
+    stages = pass_tree(spans, d.state, d.tick)
+    ran = [p for s in stages for p in s.passes if p.end is not None]
+    records = d.state.pipeline.result.passes
+    assert [(p.name, p.graph, p.changed) for p in ran] == \
+        [(r.name, r.graph, r.changed) for r in records]
+    assert [s.name for s in stages][:2] == ["Prepare", "OptimizeOriginalGraph"]
+    group = next(p for p in ran if p.name == "OriginalGraphNodePasses")
+    assert span_diff(d, group) == diff(d)   # the diff command shows the pass just finished
+    assert "right_identity" in span_diff(d, group).text
+    d.close()
+
+
+def test_a_distributed_task_is_named_by_its_node_in_its_stream_column():
+    d = debugger(TINY)
+    nodes = TaskNodes()
+    nodes.attach(d)
+    d.add_breakpoint(["distribute", "type=event_record"])
+    stopped(d.cont())
+    stopped(d.step("task"))
+    columns = stream_columns(d.run.world.runtime, nodes.nodes)
+    record = next(e for c in columns for e in c.window if e.name.startswith("EventRecord"))
+    assert record.node.endswith("Send_0") and record.task_type == "event_record"
+    stopped(d.run_to(["sqe", "type=model_execute"]))   # loaded: its task list says the same
+    by_model = node_of_task(d.state)
+    assert by_model and all(by_model[task] == node for task, node in nodes.nodes.items())
+    d.close()
+
+
+def test_the_wait_for_chain_is_the_deadlock_report_s_and_the_source_line_is_placed():
+    d = debugger(f"{DEVRUN}/deadlock.py")
+    d.add_breakpoint(["fault", "deadlock"])
+    stopped(d.cont())
+    event = d.run.parked_at
+    chain = wait_for_chain(d.run.world.runtime)
+    assert len(chain) == 1 and chain[0] in event.message
+    program = d.state.program
+    frames = program.frames()
+    assert frames[0].line == 24 and "synchronize_stream" in frames[0].text
+    assert d.state.host_where(event) == "deadlock.py:24 in <module>"
+    source = d.target.path.read_text().splitlines()
+    submitted = program.submitted
+    assert submitted and all("acl.rt." in source[s.site.line - 1] for s in submitted.values())
+    # the wait that never passes was submitted by line 21, the kernel behind it by line 22
+    assert {key: s.site.line for key, s in submitted.items() if key[0] == 2} == \
+        {(2, 0): 21, (2, 1): 22}
+    d.close()
+
+
+def test_the_memory_view_draws_the_plan_s_buffers_and_finds_a_node_s():
+    d = debugger(TINY)
+    d.add_breakpoint(["distribute"])
+    stopped(d.cont())
+    view = memory_view(d.state)
+    plan = d.state.built.memory
+    assert {r.label for r in view.rows} == {r.label for r in plan.rows}   # every buffer
+    order = list(dict.fromkeys(r.segment for r in view.rows))   # each segment's rows together
+    assert order == ["feature_map", "zero_copy_input", "zero_copy_output", "weight"]
+    assert sum(1 for a, b in zip(view.rows, view.rows[1:]) if a.segment != b.segment) == 3
+    weights = [r for r in view.rows if r.segment == "weight"]
+    assert {r.label for r in weights} >= {"fc.w:0", "left.w:0"}
+    assert sum(r.size for r in weights) <= plan.weight_bytes
+    assert view.ops == len(plan.op_names)
+    assert buffers_of(view, "relu1") == {"relu1:0"}
+    d.close()
+
+
+def test_the_lanes_count_each_stream_s_sqes_and_the_units_in_use():
+    d = debugger(TINY)
+    recorder = LaneRecorder()
+    recorder.attach(d)
+    d.cont()
+    tl = recorder.timeline
+    by_stream = {}
+    for s in tl.slices:
+        by_stream[s[1]] = by_stream.get(s[1], 0) + 1
+    shown = {lane.name: lane for lane in lanes(tl, 0, end_ns(tl), 60)}
+    for stream, count in by_stream.items():
+        assert shown[f"stream {stream}"].sqes == count
+    assert "#" in shown["stream 1"].cells and len(shown["stream 1"].cells) == 60
+    assert shown["AI_CORE"].cells.strip(".")   # the convolutions held a core
+    d.close()
+
+
+def test_list_and_backtrace_show_where_a_host_program_is_and_a_model_s_frames():
+    s = Session(ROOT)
+    s.execute(f"target {DEVRUN}/deadlock.py")
+    s.execute("break fault deadlock")
+    s.execute("continue")
+    listed = s.execute("list")[0].text.splitlines()
+    assert listed[0] == "deadlock.py:24"
+    assert any(line.startswith("=>  24  ret = acl.rt.synchronize_stream") for line in listed)
+    assert s.execute("bt")[0].text == ("#0  deadlock.py:24 in <module>: "
+                                       "ret = acl.rt.synchronize_stream(consumer)")
+    s.execute(f"target {TINY}")
+    assert "not a host program" in s.execute("list")[0].message
+    s.execute("break pass ConstantFoldingPass")
+    s.execute("continue")
+    assert s.execute("backtrace")[0].text.splitlines() == [
+        "#0  node %input (Data) of graph tiny_cnn", "#1  node pass ConstantFoldingPass",
+        "#2  pass InferShapeAndFoldPass on graph tiny_cnn", "#3  stage OptimizeOriginalGraph",
+        "#4  phase compile"]
+    s.close()
+
+
+def test_build_passes_can_be_broken_on():
+    d = debugger(TINY)
+    d.add_breakpoint(["pass", "AssignByDependencyPass"])
+    assert "AssignByDependencyPass" in stopped(d.cont()).event
+    d.close()
+
+
+
+def test_a_stream_waiting_in_a_healthy_run_is_blocked_but_no_wait_for_chain():
+    d = debugger(TINY)
+    d.add_breakpoint(["wait", "event"])
+    stopped(d.cont())   # stream 2 reached its wait before stream 1 recorded the event
+    rt = d.run.world.runtime
+    states = {c.stream: c.state for c in stream_columns(rt, {})}
+    assert "blocked on event 0" in states.values()
+    assert wait_for_chain(rt) == []
+    d.close()

@@ -1,0 +1,55 @@
+"""`gewb` alone is the app on the bundled sample, and says what to do without a terminal;
+`gewb tui` opens a target or a lesson."""
+from __future__ import annotations
+
+import sys
+
+from workbench.cli import main
+from workbench.cli.model_files import SAMPLE
+from workbench.cli import tui as launch
+from workbench.tui.app import WorkbenchApp
+
+from tui_testing import ROOT
+
+
+class _Tty:
+    def __init__(self, real):
+        self.real = real
+
+    def isatty(self):
+        return True
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def test_without_a_terminal_the_main_job_says_so_in_one_line(capsys):
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and "needs a terminal" in lines[0] and "gewb repl" in lines[0]
+
+
+def test_with_a_terminal_the_main_job_opens_the_app_on_the_bundled_sample(monkeypatch):
+    opened = []
+    monkeypatch.setattr(sys, "stdin", _Tty(sys.stdin))
+    monkeypatch.setattr(sys, "stdout", _Tty(sys.stdout))
+    monkeypatch.setattr(WorkbenchApp, "run", lambda self: opened.append(self.opening))
+    assert main([]) == 0
+    assert opened[0].target == str(SAMPLE) and opened[0].lesson is None
+
+
+def test_a_gwb_target_is_a_lesson_played_from_its_own_directory():
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    opening = launch.opening_for(str(lesson), ROOT)
+    assert opening.lesson == lesson and opening.base_dir == lesson.parent
+    assert launch.opening_for("20_a_deadlock.gwb", ROOT / "docs").lesson == lesson
+    assert launch.opening_for("light:resnet50", ROOT).target == "light:resnet50"
+
+
+def test_a_lesson_that_is_not_there_is_one_line():
+    import pytest
+    from workbench.cli.user_error import UserError
+    with pytest.raises(UserError, match=r"no lesson 'nope.gwb' \(`gewb lessons` lists them\)"):
+        launch.opening_for("nope.gwb", ROOT)

@@ -1,0 +1,221 @@
+"""Each pane's own interactions: the graph's anchors, filter and jump, F9 on a node, a pass and
+an SQE; hiding unchanged passes; the memory plan following the graph's selection; timeline
+zoom; the source line that submitted an SQE; a lesson's narration and pause; going back."""
+from __future__ import annotations
+
+import pytest
+
+from tui_testing import DEVRUN, ROOT, TINY, log_text, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_enter_on_a_node_opens_its_anchors_and_peers_in_place():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        graph = app.pane("graph")
+        graph.table.focus()
+        graph.table.move_to("tiny_cnn/relu1")
+        await press(pilot, "enter")
+        anchors = {k.partition("#")[2]: graph.table.line(k).cells[-1]
+                   for k in graph.table.visible_keys if k.startswith("tiny_cnn/relu1#")}
+        assert anchors["in 0"].endswith("%bn1:0")
+        assert "%pool1:0" in anchors["out 0"] and anchors["out 0"].startswith("f32[1,8,16,16]")
+        assert set(anchors) == {"in 0", "out 0", "in ctrl", "out ctrl"}
+        await press(pilot, "enter")          # Enter again closes them
+        assert not any("#" in k for k in graph.table.visible_keys)
+
+
+async def test_the_filter_narrows_the_rows_and_enter_jumps_to_the_first_match():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        graph = app.pane("graph")
+        await press(pilot, "slash", *"relu")
+        rows = [k for k in graph.table.visible_keys if not k.startswith("graph:")]
+        assert rows and all("relu" in k.lower() for k in rows)
+        await press(pilot, "enter")
+        assert graph.table.has_focus and graph.table.cursor_key == rows[0]
+        assert graph.jump("fc") and graph.table.cursor_key == "tiny_cnn/fc"
+
+
+async def test_f9_toggles_a_breakpoint_on_the_selected_node_pass_and_sqe():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 3")
+        graph = app.pane("graph")
+        graph.table.focus()
+        graph.table.move_to("tiny_cnn/fc")
+        await press(pilot, "f9")
+        d = app.views.debugger
+        assert [bp.text for bp in d.breakpoints.values()] == ["node fc"]
+        await press(pilot, "f9")
+        assert not d.breakpoints
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        passes.table.move_to(next(k for k, s in passes.spans.items()
+                                  if s.name == "PrunePass"))
+        await press(pilot, "b")                # the gdb letter does the same
+        assert [bp.text for bp in d.breakpoints.values()] == ["pass PrunePass"]
+        await run(pilot, "delete all", "break sqe", "continue")
+        await press(pilot, "3", "f9")
+        grid = app.query_one("#stream-grid")
+        column, row = grid.selected()
+        entry = column.window[row]
+        assert [bp.text for bp in d.breakpoints.values()][-1] == (
+            f"sqe type={entry.task_type} rt_stream={column.stream} if pos == {entry.pos}")
+
+
+async def test_h_hides_the_passes_that_changed_nothing():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 6")
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        shown = lambda: [passes.spans[k] for k in passes.table.visible_keys  # noqa: E731
+                         if k in passes.spans]
+        assert any(not s.changed for s in shown())
+        await press(pilot, "h")
+        assert shown() and all(s.changed or s.end is None for s in shown())
+
+
+async def test_the_memory_plan_highlights_the_buffers_of_the_selected_node():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute", "continue")
+        memory = app.pane("memory")
+        labels = [k for k in memory.table_keys() if not k.startswith("seg:")]
+        assert "relu1:0" in labels and "input:0" in labels and "fc.w:0" in labels
+        segments = [k for k in memory.table_keys() if k.startswith("seg:")]
+        assert segments == ["seg:feature_map", "seg:zero_copy_input", "seg:zero_copy_output",
+                            "seg:weight"]
+        graph = app.pane("graph")
+        graph.table.focus()
+        graph.table.move_to("tiny_cnn/relu1")
+        await pilot.press("up", "down")
+        await settle(pilot)
+        assert memory.selected == {"relu1:0"}
+        assert memory.query_one("#memory-table").line("relu1:0").tone == "selected"
+
+
+async def test_the_timeline_draws_stream_and_unit_lanes_and_zooms():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5")
+        timeline = app.pane("timeline")
+        names = [lane.name for lane in timeline.current_lanes()]
+        assert "stream 1" in names and "AI_CORE" in names
+        assert any("#" in lane.cells for lane in timeline.current_lanes())
+        full = timeline.window()
+        timeline.focus_main()
+        await press(pilot, "plus")
+        start, end = timeline.window()
+        assert end - start == (full[1] - full[0]) // 2
+
+
+async def test_selecting_an_sqe_shows_the_line_of_the_host_program_that_submitted_it():
+    app = make_app(f"{DEVRUN}/producer_consumer.py")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue")
+        source = app.pane("source")
+        assert source.data.frames and source.data.frames[0].line > 0
+        await press(pilot, "3")
+        await press(pilot, "3")                 # maximise, restore: the grid has the focus
+        grid = app.query_one("#stream-grid")
+        grid.focus()
+        await press(pilot, "down")
+        column, row = grid.selected()
+        stream, pos = column.stream, column.window[row].pos
+        line = source.marked
+        assert source.table.cursor_key == f"{stream}:{pos}"
+        program = (ROOT / DEVRUN / "producer_consumer.py").read_text().splitlines()
+        assert "acl.rt." in program[line - 1] and f"line {line}" in source.said
+
+
+async def test_the_source_pane_lists_what_the_script_submitted_and_marks_each_row_s_line():
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break fault deadlock", "continue")
+        await press(pilot, "6")
+        source = app.pane("source")
+        assert source.table.visible_keys == ["1:0", "2:0", "2:1"]   # Relu, the wait, Neg
+        assert app.focused is source.table
+        await press(pilot, "down")               # stream 2's first SQE: the wait for event 0
+        program = (ROOT / DEVRUN / "deadlock.py").read_text().splitlines()
+        assert "stream_wait_event" in program[source.marked - 1]
+        assert source.table.line("2:0").cells[-1].startswith("stream_wait_event")
+        await run(pilot, "continue")             # the fault, met at the synchronize
+        fault = source.table.line("fault:0")
+        assert fault is not None and "deadlock" in fault.cells[-1]
+        assert "synchronize_stream" in program[int(fault.cells[0]) - 1]
+
+
+async def test_a_lesson_plays_its_narration_and_waits_at_pause():
+    lesson = ROOT / "sample_models" / "lessons" / "04_passes_of_the_tiny_cnn.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.lesson_paused
+        panel = app.query_one("#lesson")
+        assert "ConstantFoldingPass runs inside InferShapeAndFoldPass" in panel.text.plain
+        assert "Enter or space: go on" in panel.text.plain
+        assert "node passes of the original graph" not in panel.text.plain
+        await press(pilot, "space")
+        assert "node passes of the original graph" in panel.text.plain
+        assert "IdentityRemovePass" in log_text(app)
+
+
+async def test_f8_goes_back_one_pass_and_shows_no_step_changes():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10")
+        tick = app.views.debugger.tick
+        await press(pilot, "f8")
+        assert app.views.debugger.tick < tick
+        assert app.query_one("#status").status.reason.startswith("reverse-step")
+        assert app.pane("graph").table.marks == {}
+        assert "re-executed" in app.pane("graph").summary
+
+
+
+async def test_if_bodies_open_in_place_under_their_node(tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+
+    def body(op: str, name: str):
+        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [4])
+        return helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"], name)],
+                                 f"{name}_body", [], [out])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], "branch", then_branch=body("Relu", "then_relu"),
+                          else_branch=body("Neg", "else_neg"))], "ifg",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              str(tmp_path / "if.onnx"))
+    app = make_app(str(tmp_path / "if.onnx"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        table = app.pane("graph").table
+        keys = table.visible_keys
+        branch = keys.index("ifg/branch")
+        then_body = keys.index("graph:branch_then_branch")
+        else_body = keys.index("graph:branch_else_branch")
+        assert branch < then_body < keys.index("branch_then_branch/then_relu") < else_body
+        assert table.line("graph:branch_then_branch").parent == "graph:ifg"
+        table.focus()
+        table.move_to("graph:branch_then_branch")
+        await press(pilot, "enter")          # a body folds like any group
+        assert "branch_then_branch/then_relu" not in table.visible_keys

@@ -1,0 +1,152 @@
+"""The issue's scenarios, driven through the app as a user would (keys and command lines) and
+checked on what the panes hold: the diff of a constant-folding pass on ResNet-50, stream ids
+changing under AssignLogicalStreams, a distributed task landing in its stream's column, label
+and notify state while stepping SQEs of a model loop, a deadlock's blocked streams and wait-for
+chain, a race's two accesses."""
+from __future__ import annotations
+
+import pytest
+
+from workbench.debugger.outcomes import TableOutcome
+from workbench.tui.tree_table import ARROW
+
+from tui_testing import DEVRUN, TINY, log_text, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+STREAM = 3   # the graph table's stream id column
+
+
+def _column(app, stream: int):
+    return next(c for c in app.query_one("#stream-grid").columns if c.stream == stream)
+
+
+def _sync_table(app, title: str) -> TableOutcome:
+    return next(t for t in app.pane("device").data.tables
+                if isinstance(t, TableOutcome) and t.title == title)
+
+
+async def test_resnet50_constant_folding_diff_shows_the_removed_constantofshape_lines():
+    app = make_app("light:resnet50")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break pass ConstantFoldingPass")
+        await press(pilot, "f5")            # parked at ConstantFoldingPass's first node
+        await press(pilot, "shift+f11")     # finish: the end of InferShapeAndFoldPass
+        passes = app.pane("passes")
+        key = next(k for k, span in passes.spans.items()
+                   if span.name == "InferShapeAndFoldPass")
+        passes.table.focus()
+        passes.table.move_to(key)
+        await press(pilot, "enter")         # the IR diff, before -> after the pass
+        assert passes.diff.style == "diff"
+        diff = passes.diff.text
+        removed = [line for line in diff.splitlines() if line.startswith("-")
+                   and ": ConstantOfShape(" in line]
+        assert len(removed) > 100
+        assert not any(": ConstantOfShape(" in line for line in diff.splitlines()
+                       if line.startswith("+"))
+
+
+async def test_stepping_through_assign_logical_streams_shows_stream_ids_old_to_new():
+    app = make_app(TINY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to pass NodeStreamUpdatePass")
+        graph = app.pane("graph")
+        before = {k: graph.table.line(k).cells[STREAM] for k in graph.table.visible_keys
+                  if not k.startswith("graph:")}
+        await press(pilot, "f10")           # the pass runs: every node gets its stream id
+        marks = graph.table.marks
+        changed = {k: cols[STREAM] for k, cols in marks.items() if STREAM in cols}
+        assert len(changed) >= 10
+        for key, old in changed.items():
+            new = graph.table.line(key).cells[STREAM]
+            assert old == before[key] != new and new.lstrip("-").isdigit()
+        conv = next(k for k in changed if k.endswith("/relu1"))   # relu1: the fused conv
+        line = graph.table.render_line(1 + graph.table.visible_keys.index(conv)
+                                       - graph.table.top).text
+        assert f"{changed[conv]}{ARROW}{graph.table.line(conv).cells[STREAM]}" in line
+        assert "cells changed" in graph.summary
+
+
+async def test_a_distributed_event_record_lands_in_its_stream_column():
+    app = make_app(TINY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute type=event_record")
+        await press(pilot, "f5")
+        d = app.views.debugger
+        stream = d.run.parked_at.rt_stream_id
+        assert app.pane("device").data.note.startswith("distributing EVENT_RECORD")
+        assert not any(e.name.startswith("EventRecord") for e in _column(app, stream).window)
+        await run(pilot, "step task")       # the record is on its stream; the next is coming
+        window = _column(app, stream).window
+        assert window[-1].name.startswith("EventRecord") and window[-1].node.endswith("Send_0")
+
+
+async def test_stepping_sqes_of_the_label_loop_shows_label_and_notify_state():
+    app = make_app(f"{DEVRUN}/label_loop.py")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe type=stream_label_switch_by_index")
+        await press(pilot, "f5")            # the first switch retired: back to L0
+        head = _column(app, 1)
+        assert head.state == "ready, at label L0"
+        assert [e.name for e in head.window if e.mark == "next"] == ["LabelSet(L0)"]
+        assert _column(app, 4).state == "blocked on notify 0 (end of model 0)"
+        labels = _sync_table(app, "labels")
+        assert ("0", "0", "s1", "1") in labels.rows and ("0", "1", "s1", "8") in labels.rows
+        assert _sync_table(app, "notifies").rows[0][2] == "clear, 0 records"
+        await run(pilot, "delete all", "break sqe type=model_end_graph")
+        await press(pilot, "f5", "f10")     # the EndGraph records the model's end notify
+        assert _sync_table(app, "notifies").rows[0][2].endswith("1 records")
+        assert not _column(app, 4).state.startswith("blocked")
+
+
+async def test_the_deadlock_sample_shows_the_blocked_stream_and_the_wait_for_chain():
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break fault deadlock")
+        await press(pilot, "f5")
+        assert _column(app, 2).state == "blocked on event 0"
+        chain = app.pane("device").data.chain
+        assert chain == ["stream 2 waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream 2) "
+                         "for event 0, which is never recorded"]
+        source = app.pane("source")
+        await press(pilot, "6")
+        assert source.data.frames[0].line == 24   # synchronize_stream(consumer)
+        await press(pilot, "f5")            # the program ends; the fault stays, placed
+        assert app.query_one("#status").status.finished
+        await press(pilot, "6")             # restored: the device pane reads what it missed
+        assert any(f.startswith("deadlock.py:24: deadlock:") for f in
+                   app.pane("device").data.faults)
+
+
+async def test_a_race_shows_both_accesses():
+    app = make_app(f"{DEVRUN}/missing_wait.py")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "set race-check on", "break fault race")
+        await press(pilot, "f5")
+        races = app.pane("device").data.races
+        assert len(races) == 1
+        first, second, where = races[0]
+        assert "stream" in first and "stream" in second and first != second
+        assert where.startswith("[0x")
+
+
+async def test_ctrl_c_interrupts_a_running_continue_and_the_app_stays():
+    app = make_app("light:resnet50")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await pilot.pause(0.3)              # well into the compile: parse alone takes longer
+        assert app.busy
+        await pilot.press("ctrl+c")
+        await settle(pilot)
+        status = app.query_one("#status").status
+        assert status.reason == "interrupted" and not status.finished
+        assert "stopped at tick" in log_text(app)
+        await press(pilot, "f10")
+        assert app.views.debugger.tick > status.tick

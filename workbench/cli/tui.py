@@ -1,0 +1,59 @@
+"""`gewb tui [TARGET]` and the main job (`gewb` alone): the workbench app on a target, a lesson or
+the bundled sample. Without a terminal the app cannot run: one line says so and how to get the
+line debugger instead."""
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.cli.model_files import SAMPLE
+from workbench.cli.user_error import UserError
+from workbench.script.consent import FLAG
+
+if TYPE_CHECKING:
+    from workbench.tui.app import Opening
+
+NO_TERMINAL = ("gewb: the workbench app needs a terminal (stdin and stdout are not one); "
+               "`gewb repl [TARGET]` is the line debugger, `gewb run FILE.gwb` replays a script")
+
+
+def opening_for(spec: str | None, cwd: Path) -> Opening:
+    """A `.gwb` is a lesson to play, from its own directory (a path, or a lesson's name as
+    `gewb lessons` lists it); anything else is a target; nothing is the bundled sample."""
+    from workbench.tui.app import Opening
+    if spec is None:
+        return Opening(cwd, target=str(SAMPLE))
+    if spec.endswith(".gwb"):
+        lesson = (cwd / spec).resolve()
+        if not lesson.is_file():
+            from workbench.script.lesson import LessonError, find_lesson
+            try:
+                lesson = find_lesson(spec).path
+            except LessonError as exc:   # "no lesson 'x.gwb' (`gewb lessons` lists them)"
+                raise UserError(str(exc)) from exc
+        return Opening(lesson.parent, lesson=lesson)
+    return Opening(cwd, target=spec)
+
+
+def run_tui(spec: str | None, allow_programs: bool = False) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
+    opening = replace(opening_for(spec, Path.cwd()), allow_programs=allow_programs)
+    from workbench.tui.app import WorkbenchApp
+    WorkbenchApp(opening).run()
+    return 0
+
+
+def add_tui_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("tui", help="the workbench app: graph, passes and diffs, device streams "
+                                   "and SQEs, memory, timeline, on the debugger")
+    p.add_argument("target", nargs="?",
+                   help="an .onnx model, an .om file, a .py host program, light:NAME, or a "
+                        ".gwb lesson to play (a path, or its name as `gewb lessons` lists it)")
+    p.add_argument(FLAG, action="store_true", dest="allow_programs",
+                   help="let a lesson run the host programs its header names without asking")
+    p.set_defaults(func=lambda args: run_tui(args.target, args.allow_programs))

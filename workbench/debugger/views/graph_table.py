@@ -1,0 +1,128 @@
+"""The graph as a table: one row per node (name, type, engine, stream id, memory offset, output
+descs), grouped in sections (the root graph, each engine partition while the graph is
+partitioned, and each If/Loop body under the node that owns it), and a node's anchors with
+their peers. Plain data: the TUI's graph pane shows it, the REPL could print it."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Callable
+
+from ge_core.graph.attr_names import OUTPUT_OFFSET, STREAM_ID
+from ge_core.graph import ComputeGraph, Node
+from workbench.debugger.targets.program import RunState
+
+COLUMNS = ("node", "type", "engine", "stream", "offset", "output")
+ENGINE = "engine"
+# the node attribute each column shows (what an AttrSet of that key changes)
+COLUMN_OF_ATTR = {STREAM_ID: "stream", ENGINE: "engine", OUTPUT_OFFSET: "offset"}
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    graph: str
+    cells: tuple[str, ...]          # in COLUMNS order
+    subgraphs: tuple[str, ...] = ()  # the If/Loop bodies this node owns
+
+    @property
+    def name(self) -> str:
+        return self.cells[0]
+
+
+@dataclass(frozen=True)
+class GraphSection:
+    graph: str
+    title: str
+    rows: tuple[NodeRow, ...]
+    owner: str | None = None        # the node whose body this is (a subgraph), else None
+
+
+@dataclass(frozen=True)
+class AnchorRow:
+    anchor: str                     # "in 0", "out 1", "in ctrl", "out ctrl"
+    desc: str
+    peers: tuple[str, ...]          # "%conv1:0", "%relu" (control)
+
+
+def _hex_list(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(f"{v:#x}" if isinstance(v, int) else str(v) for v in value) or "-"
+    return "-" if value is None else str(value)
+
+
+_FORMAT: dict[str, Callable[[object], str]] = {
+    "stream": lambda v: "-" if v is None else str(v),
+    "engine": lambda v: "-" if not v else str(v),
+    "offset": _hex_list,
+}
+
+
+def attr_cell(column: str, short_repr: str) -> str:
+    """An attribute's value as the table shows it, from the short repr a trace event carries."""
+    try:
+        value = ast.literal_eval(short_repr)
+    except (ValueError, SyntaxError):   # cut short (...) or not a literal: shown as it came
+        return short_repr
+    return _FORMAT[column](value)
+
+
+def node_row(node: Node) -> NodeRow:
+    op = node.op_desc
+    outputs = "; ".join(str(d) for d in op.output_descs) or "-"
+    return NodeRow(node.graph.name, (node.name, node.type, _FORMAT["engine"](op.get_attr(ENGINE)),
+                                     _FORMAT["stream"](op.get_attr(STREAM_ID)),
+                                     _hex_list(op.get_attr(OUTPUT_OFFSET)), outputs),
+                   tuple(op.subgraph_names))
+
+
+def _ordered(graph: ComputeGraph) -> list[Node]:
+    try:
+        return graph.topological_sort()
+    except Exception:   # parked inside a pass that is rewiring: insertion order still shows it
+        return graph.nodes
+
+
+def graph_sections(state: RunState | None) -> list[GraphSection]:
+    """The live graphs: the root (with its If/Loop bodies), then each engine partition."""
+    if state is None or state.graph is None:
+        return []
+    sections: list[GraphSection] = []
+    for i, g in enumerate(state.graphs()):
+        kind = "graph" if i == 0 else "engine partition"
+        sections.append(GraphSection(g.name, f"{kind} {g.name} ({len(g)} nodes)",
+                                     tuple(node_row(n) for n in _ordered(g))))
+        if i == 0:
+            for sub in g.subgraphs:
+                owner = sub.parent_node.name if sub.parent_node is not None else None
+                sections.append(GraphSection(sub.name, f"subgraph {sub.name} of %{owner} "
+                                             f"({len(sub)} nodes)",
+                                             tuple(node_row(n) for n in _ordered(sub)), owner))
+    return sections
+
+
+def find_node(state: RunState | None, graph: str, name: str) -> Node | None:
+    if state is None:
+        return None
+    for g in state.graphs():
+        for member in [g, *g.subgraphs]:
+            if member.name == graph:
+                return member.find_node(name)
+    return None
+
+
+def node_anchors(node: Node) -> list[AnchorRow]:
+    """In and out data anchors with their descs and peers, then the control anchors."""
+    op = node.op_desc
+    rows = []
+    for a in node.in_data_anchors:
+        peer = a.peer
+        rows.append(AnchorRow(f"in {a.idx}", str(op.input_descs[a.idx]),
+                              (f"%{peer.label}",) if peer is not None else ()))
+    for a in node.out_data_anchors:
+        rows.append(AnchorRow(f"out {a.idx}", str(op.output_descs[a.idx]),
+                              tuple(f"%{p.label}" for p in a.peers)))
+    rows.append(AnchorRow("in ctrl", "", tuple(f"%{p.owner.name}"
+                                               for p in node.in_control_anchor.peers)))
+    rows.append(AnchorRow("out ctrl", "", tuple(f"%{p.owner.name}"
+                                                for p in node.out_control_anchor.peers)))
+    return rows

@@ -1,0 +1,69 @@
+"""What the last command changed in the graph, from the IR's trace events: each node's cells
+old -> new (stream id, engine, memory offsets, output descs), the nodes added and removed, the
+nodes whose anchors were relinked. How a user watches a pass change the graph. After a command
+that re-executed the target (goto, reverse-step) they are the re-run's events, not a change."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated, NodeAdded,
+                                  NodeRemoved)
+from npu_emu.trace import TraceEvent
+from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
+from workbench.debugger.views.run_recorder import RunRecorder
+
+
+@dataclass
+class StepChanges:
+    # node -> column -> (old, new): the first old and the last new of the command
+    cells: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    relinked: dict[str, None] = field(default_factory=dict)   # ordered set of node names
+
+    @property
+    def structural(self) -> bool:
+        """Rows come or go, or move (the topological order follows the edges)."""
+        return bool(self.added or self.removed or self.relinked)
+
+    def changed(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """Only the cells whose value differs at the end of the command."""
+        out = {}
+        for node, cols in self.cells.items():
+            kept = {c: on for c, on in cols.items() if on[0] != on[1]}
+            if kept:
+                out[node] = kept
+        return out
+
+
+class ChangeRecorder(RunRecorder):
+    KINDS = tuple(k.__name__ for k in (AttrSet, DescUpdated, NodeAdded, NodeRemoved,
+                                       AnchorLinked, AnchorUnlinked))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes = StepChanges()
+
+    def new_command(self) -> None:
+        self.changes = StepChanges()
+
+    def record(self, e: TraceEvent) -> None:
+        ch = self.changes
+        if isinstance(e, AttrSet):
+            column = COLUMN_OF_ATTR.get(e.key)
+            if column is not None:
+                self._cell(e.node, column, attr_cell(column, e.old), attr_cell(column, e.new))
+        elif isinstance(e, DescUpdated):
+            self._cell(e.node, f"output {e.output}", e.old, e.new)
+        elif isinstance(e, NodeAdded):
+            ch.added.append(e.node)
+        elif isinstance(e, NodeRemoved):
+            ch.removed.append(e.node)
+        else:   # AnchorLinked / AnchorUnlinked: "node:idx" or "node:ctrl" on both ends
+            ch.relinked[e.src.rpartition(":")[0]] = None
+            ch.relinked[e.dst.rpartition(":")[0]] = None
+
+    def _cell(self, node: str, column: str, old: str, new: str) -> None:
+        cols = self.changes.cells.setdefault(node, {})
+        first = cols.get(column)
+        cols[column] = (first[0] if first is not None else old, new)

@@ -1,0 +1,92 @@
+"""The device timeline as text lanes: one per stream and one per execution unit, over a window
+of emulated time, with the event record -> wait links summarised. The slices come from a
+recorder of the current run (the device's events all come after the last checkpoint a re-run
+can start from, so a re-run records them all again)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npu_emu.cost_model import Unit
+from npu_emu.event import EventRecorded, EventWaitSatisfied
+from npu_emu.task_scheduler import SqeDispatched
+from npu_emu.timeline import Timeline
+from npu_emu.trace import TraceEvent
+from workbench.debugger.run import Run
+from workbench.debugger.views.run_recorder import RunRecorder
+
+BUSY, IDLE = "#", "."
+
+
+class LaneRecorder(RunRecorder):
+    KINDS = tuple(k.__name__ for k in (SqeDispatched, EventRecorded, EventWaitSatisfied))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeline = Timeline()
+
+    def new_run(self, run: Run) -> None:
+        self.timeline = Timeline()
+
+    def record(self, event: TraceEvent) -> None:
+        self.timeline(event)
+
+
+@dataclass(frozen=True)
+class Lane:
+    name: str
+    sqes: int       # slices that overlap the window
+    busy_ns: int    # their time inside it
+    cells: str      # one character per column: BUSY, IDLE, or a digit: units of a kind in use
+
+
+def end_ns(tl: Timeline) -> int:
+    return max((s[7] for s in tl.slices), default=0)
+
+
+def lanes(tl: Timeline, start: int, end: int, width: int) -> list[Lane]:
+    """Stream lanes then unit lanes over [start, end) ns in ``width`` columns."""
+    span = max(end - start, 1)
+    width = max(width, 1)
+
+    def cols(s0: int, s1: int) -> range:
+        a = max(s0, start) - start
+        b = min(s1, end) - start
+        first = a * width // span
+        return range(first, max(b * width // span, first + 1))
+
+    out = []
+    inside = [s for s in tl.slices if s[7] > start and s[6] < end]
+    for stream in sorted({s[1] for s in tl.slices}):
+        cells = [IDLE] * width
+        mine = [s for s in inside if s[1] == stream]
+        for s in mine:
+            for c in cols(s[6], s[7]):
+                cells[min(c, width - 1)] = BUSY
+        out.append(Lane(f"stream {stream}", len(mine), _busy(mine, start, end), "".join(cells)))
+    for unit in sorted({s[2] for s in tl.slices if s[2] >= 0}):
+        counts = [0] * width
+        mine = [s for s in inside if s[2] == unit]
+        for s in mine:
+            for c in cols(s[6], s[7]):
+                counts[min(c, width - 1)] += 1
+        cells = "".join(IDLE if n == 0 else str(min(n, 9)) for n in counts)
+        out.append(Lane(Unit(unit).name, len(mine), _busy(mine, start, end), cells))
+    return out
+
+
+def _busy(slices: list, start: int, end: int) -> int:
+    return sum(min(s[7], end) - max(s[6], start) for s in slices)
+
+
+def links(tl: Timeline) -> list[str]:
+    """Event record -> wait links, one line per (event, recording stream, waiting stream)."""
+    groups: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
+    for event_id, rec_s, rec_ns, wait_s, wait_ns in tl.flows:
+        groups.setdefault((event_id, rec_s, wait_s), []).append((rec_ns, wait_ns))
+    lines = []
+    for (event_id, rec_s, wait_s), times in sorted(groups.items()):
+        rec_ns, wait_ns = times[0]
+        more = f" (x{len(times)})" if len(times) > 1 else ""
+        lines.append(f"event {event_id}: s{rec_s} records at {rec_ns} ns -> s{wait_s} "
+                     f"passes its wait at {wait_ns} ns{more}")
+    return lines

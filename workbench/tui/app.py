@@ -1,0 +1,616 @@
+"""The workbench app: coordination only. A key or a typed command becomes a command line of the
+one command table, run by the Session in a worker thread (the target parks at the step gate);
+the worker then reads, for each pane on screen, the view data it draws, and posts one message
+with the answer. On the UI thread the log prints the outcomes as the REPL does, the status bar
+shows where the target is, and each pane draws what it read. Errors are state: a red line in
+the log and the status bar, never a crash."""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.containers import Container, Horizontal
+from textual.message import Message
+from textual.reactive import var
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from textual.worker import Worker, WorkerState
+
+from workbench.commands.session import Session
+from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
+from workbench.repl import QUIT, history_path
+from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
+from workbench.script.lesson import Playing
+from workbench.script.script_lines import ScriptError, read_script
+from workbench.tui import keymap
+from workbench.tui.command_line import CommandLine, session_completer
+from workbench.tui.device_pane import DevicePane, StreamGrid
+from workbench.tui.graph_pane import GraphPane
+from workbench.tui.key_bar import KeyBar
+from workbench.tui.lesson_panel import LessonPanel
+from workbench.tui.log_pane import LogPane
+from workbench.tui.memory_pane import MemoryPane
+from workbench.tui.palette import WorkbenchCommands
+from workbench.tui.pane import HOST_KINDS, Pane
+from workbench.tui.passes_pane import PassesPane
+from workbench.tui.screens import HelpScreen, programs_question, quit_question
+from workbench.tui.session_views import SessionViews, Status
+from workbench.tui.source_pane import SourcePane
+from workbench.tui.status_bar import StatusBar
+from workbench.tui.timeline_pane import TimelinePane
+
+WIDE = 160   # columns from which the panes sit side by side
+SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What the app opens: a target (as `target` takes it), or a lesson to play."""
+    base_dir: Path
+    target: str | None = None
+    lesson: Path | None = None
+    allow_programs: bool = False   # --allow-programs: the lesson's host programs agreed to
+
+
+@dataclass
+class Job:
+    """One turn of the worker: a command line, or a read of the parked world."""
+    line: str | None = None
+    read: Callable[[SessionViews], Any] | None = None
+    then: Callable[[Any], None] | None = None
+    panes: list[Pane] = field(default_factory=list)
+    lesson_line: int | None = None
+
+
+class Answered(Message):
+    def __init__(self, job: Job, outcomes: list[Outcome], result: Any,
+                 data: dict[str, Any], status: Status) -> None:
+        super().__init__()
+        self.job, self.outcomes, self.result, self.data, self.status = \
+            job, outcomes, result, data, status
+
+
+class WorkbenchApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "GE Workbench"
+    BINDINGS = keymap.BINDINGS
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    ALLOW_IN_MAXIMIZED_VIEW = "KeyBar, StatusBar, CommandLine, #hint"
+
+    # vars, not reactives: a reactive of the app repaints the whole screen when it changes
+    busy: var[bool] = var(False)
+    current: var[str] = var("graph")
+
+    def __init__(self, opening: Opening, history_file: str | None = None,
+                 deterministic: bool = False) -> None:
+        super().__init__()
+        self.opening = opening
+        self.views = SessionViews(Session(opening.base_dir))
+        self.history_file = history_file if history_file is not None else str(history_path())
+        self.deterministic = deterministic   # snapshots: no wall-clock times on screen
+        self.kind = ""
+        self.lesson = Playing(opening.lesson) if opening.lesson is not None else None
+        self.lesson_paused = False
+        self._lesson_programs: frozenset[Path] = frozenset()
+        self._deferred: list[Answered] = []   # answers that came while a modal was up
+        self._queue: deque[Job] = deque()
+        self._job: Job | None = None
+        self._quit_when_done = False
+        self._panes: list[Pane] = []     # the pane widgets, found once
+        self._slow = None                # the timer that shows a long command as running
+        self._shown_running = False      # ... and whether it has
+
+    @property
+    def session(self) -> Session:
+        return self.views.session
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        yield Static("", id="panebar", markup=False)
+        with Horizontal(id="workspace"):
+            with Container(id="panes"):
+                yield GraphPane()
+                yield PassesPane()
+                yield DevicePane()
+                yield MemoryPane()
+                yield TimelinePane()
+                yield SourcePane()
+            yield LessonPanel(id="lesson")
+        yield LogPane()
+        yield Static("", id="hint", markup=False)
+        yield CommandLine(None if self.deterministic else self.history_file, id="command")
+        yield KeyBar()   # ctrl+p: in the help
+
+    @property
+    def panes(self) -> list[Pane]:
+        if not self._panes:
+            self._panes = list(self.query(Pane))
+        return self._panes
+
+    def pane(self, name: str) -> Pane:
+        return next(p for p in self.panes if p.PANE_ID == name)
+
+    @property
+    def command_line(self) -> CommandLine:
+        return self.query_one(CommandLine)
+
+    @property
+    def log_pane(self) -> LogPane:
+        return self.query_one(LogPane)
+
+    def on_mount(self) -> None:
+        self.screen_change_signal.subscribe(self, self._screen_changed)
+        self.command_line.completer = session_completer(lambda: self.session,
+                                                        lambda: self.busy)
+        if self.deterministic:   # snapshots: a cursor caught mid-blink would differ
+            for field in self.query(Input):
+                field.cursor_blink = False
+        self.query_one(LessonPanel).display = self.lesson is not None
+        self._layout_panes()
+        self.watch(self.screen, "maximized", self._maximized, init=False)
+        self.watch(self.screen, "focused", lambda _: self._refresh_keys(), init=False)
+        if self.lesson is not None:
+            self._begin_lesson(self.lesson.path)
+        elif self.opening.target is not None:
+            self.run_line(f"target {self.opening.target}")
+        self._focus_pane(self.current)
+
+    def _screen_changed(self, screen: object) -> None:
+        if self.screen_stack and screen is self.screen_stack[0] and self._deferred:
+            deferred, self._deferred = self._deferred, []
+            for message in deferred:
+                self.on_answered(message)
+            self._next()
+
+    def on_unmount(self) -> None:
+        if self.busy and self.views.debugger is not None:
+            self.views.debugger.interrupt()
+        self.session.close()
+
+    # -- running commands -------------------------------------------------------------------------
+    def run_line(self, line: str, lesson_line: int | None = None) -> None:
+        """Queue a command line; the log shows it when it runs."""
+        self._submit(Job(line=line, lesson_line=lesson_line))
+
+    def read_job(self, read: Callable[[SessionViews], Any], then: Callable[[Any], None]) -> None:
+        """Read the parked world on the worker (never while a command runs), then ``then``."""
+        self._submit(Job(read=read, then=then))
+
+    def refresh_pane(self, pane: Pane) -> None:
+        self._submit(Job(panes=[pane]))
+
+    def _submit(self, job: Job) -> None:
+        self._queue.append(job)
+        self._next()
+
+    def _next(self) -> None:
+        if self.busy or not self._queue:
+            return
+        job = self._queue.popleft()
+        if job.line is not None or not job.panes:
+            job.panes = self._shown_panes()
+        for pane in self.panes:
+            if pane not in job.panes and job.line is not None:
+                pane.stale = True
+        self._job = job
+        self.busy = True
+        if job.line is not None:
+            self._slow = self.set_timer(SLOW, partial(self._running_slowly, job))
+        self._work(job)
+
+    def _running_slowly(self, job: Job) -> None:
+        """A command still running after SLOW seconds: say so, and dim the keys it blocks
+        (a quick step would only flicker them)."""
+        if job is not self._job:   # a timer's tick queued before its job answered
+            return
+        self.query_one(StatusBar).activity = f"running {job.line} (ctrl+c interrupts)"
+        self.log_pane.command(job.line)
+        self._shown_running = True
+        self._refresh_keys()
+
+    @work(thread=True, exclusive=True, group="session")
+    def _work(self, job: Job) -> None:
+        outcomes: list[Outcome] = []
+        result = None
+        views = self.views
+        data: dict[str, Any] = {}
+        try:
+            if job.line is not None:
+                # a lesson's line opens only the programs agreed to; a typed one is the user's
+                self.session.programs = self._lesson_programs \
+                    if job.lesson_line is not None else None
+                outcomes = self.session.execute(job.line)   # a bad line answers an Error
+                views.attach()
+                views.answered(outcomes)
+            if job.read is not None:
+                result = job.read(views)
+            for pane in job.panes:
+                try:
+                    data[pane.PANE_ID] = pane.read(views)
+                except Exception as exc:   # a view's bug: a line in the log, the app goes on
+                    data[pane.PANE_ID] = exc
+        except Exception as exc:
+            outcomes.append(Error(f"internal error: {type(exc).__name__}: {exc}"))
+        self.post_message(Answered(job, outcomes, result, data, views.status()))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The next job starts once the worker of the last one is done (not from the answer's
+        handler: an exclusive worker would cancel the one still finishing)."""
+        if event.worker.group == "session" and event.state in (
+                WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self._next()
+
+    def on_answered(self, message: Answered) -> None:
+        if not self.screen_stack:   # answered as it closes
+            return
+        if self.screen is not self.screen_stack[0]:
+            # A modal (help, a question, the palette) is up and its widgets are not the panes:
+            # the answer waits until the app's own screen is back.
+            self._deferred.append(message)
+            return
+        if not self.screen.query(StatusBar):   # answered as it closes
+            return
+        job = message.job
+        self._job = None
+        self.busy = False
+        if self._slow is not None:
+            self._slow.stop()
+            self._slow = None
+        echoed, self._shown_running = self._shown_running, False
+        status_bar = self.query_one(StatusBar)
+        status_bar.activity = ""
+        if job.line is not None:
+            if not echoed:
+                self.log_pane.command(job.line)
+            self._log(message.outcomes)
+            errors = [f"error: {o.message}" for o in message.outcomes if isinstance(o, Error)]
+            errors += [line for o in message.outcomes if isinstance(o, Finished)
+                       for line in o.summary if line.startswith("error:")]   # the run failed
+            status_bar.error = errors[-1] if errors else ""
+        status_bar.status = message.status
+        if message.status.kind != self.kind:
+            self.kind = message.status.kind
+            self._layout_panes()
+            owner = next((n for n in (self.focused.ancestors_with_self if self.focused
+                                      else ()) if isinstance(n, Pane)), None)
+            if owner is None or not owner.applies(self.kind):   # its pane went away
+                self._focus_pane(self.current)
+        for pane in job.panes:
+            self._show(pane, message.data.get(pane.PANE_ID))
+        if job.then is not None:
+            try:
+                job.then(message.result)
+            except Exception as exc:
+                self._internal_error("view", exc)
+        if self._quit_when_done:
+            self.exit()
+            return
+        if job.lesson_line is not None:
+            self._lesson_answered(job, message.outcomes)
+        self._refresh_keys()
+
+    def _refresh_keys(self) -> None:
+        """The key bar dims what no longer applies (one line: cheap to redraw)."""
+        self.query_one(KeyBar).refresh()
+
+    def _show(self, pane: Pane, data: Any) -> None:
+        if isinstance(data, Exception):
+            self._internal_error(pane.TITLE, data)
+            return
+        try:
+            if not pane.unchanged(data):
+                pane.show(data)
+                pane.shown = data
+            pane.stale = False
+        except Exception as exc:
+            self._internal_error(pane.TITLE, exc)
+
+    def _internal_error(self, where: str, exc: Exception) -> None:
+        message = f"internal error in {where}: {type(exc).__name__}: {exc}"
+        self.log_pane.note(message, style="bold red")
+        self.query_one(StatusBar).error = message
+
+    def _log(self, outcomes: list[Outcome]) -> None:
+        self.log_pane.outcomes(outcomes)
+        for o in outcomes:
+            if isinstance(o, Say):
+                self.query_one(LessonPanel).say(o.text)
+
+    # -- lessons ----------------------------------------------------------------------------------
+    def _lesson_step(self) -> None:
+        nxt = self.lesson.next_line() if self.lesson is not None else None
+        if nxt is None:
+            if self.lesson is not None:
+                self.query_one(LessonPanel).ended("end of the lesson")
+            return
+        lineno, line = nxt
+        self.run_line(line, lesson_line=lineno)
+
+    def _lesson_answered(self, job: Job, outcomes: list[Outcome]) -> None:
+        errors = [o for o in outcomes if isinstance(o, Error)]
+        if errors:
+            where = f"{self.lesson.path.name}:{job.lesson_line}"
+            self.query_one(LessonPanel).ended(f"lesson stopped at {where}: {errors[0].message}")
+            self.lesson = None
+        elif any(isinstance(o, Pause) for o in outcomes):
+            self.lesson_paused = True
+            self.query_one(LessonPanel).paused()
+        else:
+            self._lesson_step()
+
+    def action_lesson_next(self) -> None:
+        self.lesson_paused = False
+        self._lesson_step()
+
+    def action_lessons(self) -> None:
+        """L: the lessons panel's list (again: the panel goes away, unless a lesson plays)."""
+        panel = self.query_one(LessonPanel)
+        if panel.display and panel.listing:
+            panel.display = self.lesson is not None and not self.lesson.done
+            if panel.display:
+                panel.start(self.lesson.path.stem)   # back to the narration, from the top
+            self._focus_pane(self.current)
+            return
+        panel.display = True
+        panel.show_list(self.lesson.path if self.lesson is not None else None)
+
+    def on_lesson_panel_chosen(self, message: LessonPanel.Chosen) -> None:
+        self.play_lesson(message.path)
+
+    def play_lesson(self, path: Path) -> None:
+        """Play a lesson in a fresh session from its own directory, as `gewb run` replays it
+        (a lesson sets what it needs; nothing of the session before carries over)."""
+        if self.busy:
+            self.notify("a command is running: ctrl+c interrupts it", severity="warning")
+            return
+        self._queue.clear()
+        self.session.close()
+        self.views = SessionViews(Session(path.parent))
+        self.lesson, self.lesson_paused = Playing(path), False
+        self.log_pane.note(f"lesson {path.stem}", style="bold")
+        self._focus_pane(self.current)
+        self._begin_lesson(path)
+
+    def _begin_lesson(self, path: Path) -> None:
+        """Play once the user agrees to the host programs the lesson's header names (asked,
+        unless --allow-programs agreed up front): until then none of its lines runs."""
+        try:
+            text = read_script(path)
+        except ScriptError as exc:
+            self._lesson_refused(str(exc))
+            return
+        agreed = consent_to_programs(path, text, Consent(allow=True))
+        if not agreed or self.opening.allow_programs:
+            self._start_lesson(path, agreed)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._start_lesson(path, agreed)
+            else:
+                self._lesson_refused(f"{path.name}: its host programs were not run (you "
+                                     f"answered no; {FLAG} agrees up front)")
+        self.query_one(LessonPanel).start(path.stem)
+        self.push_screen(programs_question(
+            f"{path.name} runs {', '.join(named_programs(text))}: Python, with your rights. "
+            f"Run it?"), answered)
+
+    def _start_lesson(self, path: Path, programs: frozenset[Path]) -> None:
+        self._lesson_programs = programs   # its `target X.py` lines may open only these
+        self.query_one(LessonPanel).start(path.stem)
+        self._lesson_step()
+
+    def _lesson_refused(self, message: str) -> None:
+        self.lesson = None
+        self.query_one(LessonPanel).ended(message)
+        self.log_pane.note(message, style="bold red")
+        self.query_one(StatusBar).error = message
+
+    # -- panes ------------------------------------------------------------------------------------
+    def _shown_panes(self) -> list[Pane]:
+        maximized = self.screen.maximized
+        if isinstance(maximized, Pane):
+            return [maximized, self.log_pane]
+        return [p for p in self.panes if p.display and p.applies(self.kind)]
+
+    def _layout_panes(self) -> None:
+        """Which panes the target has, which one is current (on a narrow screen, the one
+        shown), and the pane bar."""
+        applies = [p for p in self.panes if p.applies(self.kind)]
+        if self.pane(self.current) not in applies:
+            self.current = "device" if self.kind in HOST_KINDS else "graph"
+        for p in self.panes:
+            p.set_class(p not in applies, "-absent")
+            p.set_class(p.PANE_ID == self.current, "-current")
+        panes = self.query_one("#panes")
+        host = self.kind in HOST_KINDS
+        panes.set_class(host, "-host")
+        # side by side, a host program's source takes the first column, as the graph does
+        source = self.pane("source")
+        if host and panes.children[0] is not source:
+            panes.move_child(source, before=0)
+        elif not host and panes.children[-1] is not source:
+            panes.move_child(source, after=panes.children[-1])
+        self._pane_bar()
+
+    def _pane_bar(self) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for n, name in enumerate(keymap.PANES, 1):
+            p = self.pane(name)
+            style = "bold reverse" if name == self.current else (
+                "dim" if not p.applies(self.kind) else "")
+            text.append(f" {n} {keymap.PANE_TITLES[name]} ", style=style)
+        self.query_one("#panebar", Static).update(text, layout=False)
+
+    def watch_current(self, name: str) -> None:
+        if not self.is_mounted:
+            return
+        for p in self.panes:
+            p.set_class(p.PANE_ID == name, "-current")
+        self._pane_bar()
+
+    def action_pane(self, name: str) -> None:
+        pane = self.pane(name)
+        narrow = self.screen.has_class("-narrow")
+        if narrow and name != self.current and name != "log":
+            self.screen.minimize()
+            self.current = name
+        elif self.screen.maximized is pane:
+            self.screen.minimize()
+        else:
+            self.screen.maximize(pane, container=False)
+            if name != "log":
+                self.current = name
+        self._focus_pane(name)
+        if pane.stale:
+            self.refresh_pane(pane)
+
+    def _maximized(self, widget: Widget | None) -> None:
+        """A pane restored (any way: a number key, Esc): the panes back on screen that missed
+        answers meanwhile read again."""
+        if widget is None:
+            self._read_stale()
+        self._refresh_keys()
+
+    def _read_stale(self) -> None:
+        stale = [p for p in self._shown_panes() if p.stale]
+        if stale:
+            self._submit(Job(panes=stale))
+
+    def on_resize(self) -> None:
+        """A resize across WIDE puts the panes side by side (or back one at a time): those now
+        on screen that missed answers while hidden read again, once the screen has its new
+        class (after this refresh)."""
+        self.call_after_refresh(self._read_stale)
+
+    def _focus_pane(self, name: str) -> None:
+        self.pane(name).focus_main()
+
+    def focused_pane(self) -> Pane | None:
+        node: Widget | None = self.focused
+        while node is not None and not isinstance(node, Pane):
+            node = node.parent if isinstance(node.parent, Widget) else None
+        return node if node is not None else self.pane(self.current)
+
+    def on_graph_pane_node_selected(self, message: GraphPane.NodeSelected) -> None:
+        self.query_one(MemoryPane).select_node(message.node)
+
+    def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
+        self.query_one(SourcePane).select_sqe(message.stream, message.pos)
+
+    # -- the command line -------------------------------------------------------------------------
+    @on(Input.Submitted, "#command")
+    def command_submitted(self, event: Input.Submitted) -> None:
+        """Enter runs the line and leaves the command line, as in vim: `:` comes back to it
+        (a `:` typed out of habit while still in it is dropped)."""
+        line = event.value.strip().lstrip(":").strip()
+        event.input.value = ""
+        self._hint("")
+        self._focus_pane(self.current)
+        if not line:
+            return
+        self.command_line.remember(line)
+        if line in QUIT:
+            self.action_quit_app()
+            return
+        self.run_line(line)
+
+    def on_command_line_hint(self, message: CommandLine.Hint) -> None:
+        self._hint(message.text)
+
+    def _hint(self, text: str) -> None:
+        hint = self.query_one("#hint", Static)
+        hint.update(text)
+        hint.display = bool(text)
+
+    def prefill_command(self, name: str) -> None:
+        self.command_line.value = name + " "
+        self.command_line.cursor_position = len(self.command_line.value)
+        self.screen.set_focus(self.command_line)
+
+    def action_focus_command(self) -> None:
+        # now, not at the next turn (Widget.focus): what is typed right after the `:` (a paste,
+        # a quick typist) must reach the command line, not the letter keys s, n, c, b, q
+        self.screen.set_focus(self.command_line)
+
+    def key_escape(self) -> None:
+        if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
+            self.command_line.value = ""
+            self._hint("")
+            self._focus_pane(self.current)
+        elif self.screen.maximized is not None:
+            self.screen.minimize()
+
+    # -- debugger keys ----------------------------------------------------------------------------
+    def action_debug(self, what: str) -> None:
+        self.run_line(keymap.COMMAND_KEYS[what])
+
+    def action_step(self) -> None:
+        self.run_line("step")
+
+    def action_step_finer(self) -> None:
+        d = self.views.debugger
+        self.run_line(f"step {keymap.FINER.get(d.granularity, 'event') if d else 'event'}")
+
+    def action_toggle_breakpoint(self) -> None:
+        pane = self.focused_pane()
+        spec = pane.breakpoint_spec() if pane is not None else None
+        d = self.views.debugger
+        if spec is None or d is None:
+            return
+        same = [bp.id for bp in d.breakpoints.values() if bp.text == spec]
+        self.run_line(f"delete {same[0]}" if same else f"break {spec}")
+
+    def action_interrupt(self) -> None:
+        d = self.views.debugger
+        if self.busy and d is not None:
+            d.interrupt()
+            self.log_pane.note("interrupt: the target parks at its next event")
+
+    def action_quit_app(self) -> None:
+        if not self.busy:
+            self.exit()
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self._quit_when_done = True
+                self._queue.clear()
+                self.action_interrupt()
+        self.push_screen(quit_question(), answered)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Dim the keys that do nothing now (None); hide none. While a command runs they queue
+        behind it (dimmed once it runs long)."""
+        d = self.views.debugger
+        if action in ("debug", "step", "step_finer"):
+            if d is None or self._shown_running:
+                return None
+            if parameters and parameters[0] == "reverse":
+                return True if d.run.started else None
+            return None if d.run.finished else True
+        if action == "interrupt":   # live as soon as a command runs (the footer shows it
+            return True if self.busy else None   # once the command has run SLOW seconds)
+        if action == "toggle_breakpoint":
+            pane = self.focused_pane() if self.is_mounted else None
+            return True if d is not None and pane is not None and pane.BREAKS else None
+        if action == "pane":
+            return True if self.pane(str(parameters[0])).applies(self.kind) else None
+        if action == "focus_command":   # a `:` typed in an input is the input's
+            return False if isinstance(self.focused, Input) else True
+        if action == "lesson_next":   # Enter stays the command line's and the lesson list's
+            return True if self.lesson_paused and self.focused is not self.command_line \
+                and not isinstance(self.focused, OptionList) else False
+        return True
+

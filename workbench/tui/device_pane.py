@@ -1,0 +1,249 @@
+"""Pane 3, the device: one column per stream with its SQ window around the head (the SQE about
+to execute marked ▶), head and tail and its state in words; under them the events, notifies,
+labels, models and units; above them, in red, a deadlock's wait-for chain, a race's two
+accesses and the faults found. Arrow keys select an SQE (F9 breaks on it; the source pane shows
+the line that submitted it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import HorizontalScroll, VerticalScroll
+from textual.geometry import Region
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from workbench.commands.render import render
+from workbench.debugger.outcomes import Outcome, TableOutcome
+from workbench.debugger.stream_names import RT
+from workbench.debugger.views import device_views
+from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
+                                                   busy_units, faults, node_of_task, races,
+                                                   stream_columns, wait_for_chain)
+from workbench.tui.pane import Pane, redraw
+from workbench.tui.session_views import SessionViews
+from workbench.tui.text_lines import TextLines
+
+COLUMN_WIDTH = 30
+MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
+
+
+@dataclass
+class DeviceData:
+    columns: list[StreamColumn] = field(default_factory=list)
+    tables: list[Outcome] = field(default_factory=list)
+    units: list[UnitUse] = field(default_factory=list)
+    chain: list[str] = field(default_factory=list)
+    races: list[tuple[str, str, str]] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+class StreamGrid(TextLines, can_focus=True):
+    """The stream columns, side by side, in fixed-width columns; a cursor on one SQE of one
+    column."""
+
+    DEFAULT_CSS = "StreamGrid { height: auto; width: auto; }"
+    BINDINGS = [Binding("left", "move(-1, 0)", show=False),
+                Binding("right", "move(1, 0)", show=False),
+                Binding("up", "move(0, -1)", show=False),
+                Binding("down", "move(0, 1)", show=False)]
+
+    class Selected(Message):
+        def __init__(self, stream: int | None, pos: int | None, task_type: str | None) -> None:
+            super().__init__()
+            self.stream, self.pos, self.task_type = stream, pos, task_type
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.columns: list[StreamColumn] = []
+        self.col = 0
+        self.row: int | None = None   # None: follow the head
+
+    def set_columns(self, columns: list[StreamColumn]) -> None:
+        self.columns = columns
+        self.col = min(self.col, max(len(columns) - 1, 0))
+        if columns and not columns[self.col].window:   # start on a stream that has SQEs
+            self.col = next((i for i, c in enumerate(columns) if c.window), self.col)
+        width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
+        if self.styles.width is None or self.styles.width.value != width:
+            self.styles.width = width
+        self._draw()
+
+    def on_focus(self) -> None:
+        self._draw()
+
+    def on_blur(self) -> None:
+        self._draw()
+
+    def selected(self) -> tuple[StreamColumn, int] | None:
+        if not self.columns:
+            return None
+        column = self.columns[self.col]
+        if not column.window:
+            return None
+        row = self.row if self.row is not None else next(
+            (i for i, e in enumerate(column.window) if e.mark in (NEXT, RUNNING)), 0)
+        return column, min(row, len(column.window) - 1)
+
+    def action_move(self, dx: int, dy: int) -> None:
+        if not self.columns:
+            return
+        if dx:
+            self.col = max(0, min(self.col + dx, len(self.columns) - 1))
+            self.row = None
+        current = self.selected()
+        if dy and current is not None:
+            self.row = max(0, min(current[1] + dy, len(current[0].window) - 1))
+        self._draw()
+        if dx and isinstance(self.parent, Widget):   # the column in view (a narrow screen)
+            self.parent.scroll_to_region(
+                Region(self.col * (COLUMN_WIDTH + 1), 0, COLUMN_WIDTH + 1, 1),
+                animate=False, immediate=True)
+        picked = self.selected()
+        if picked is None:
+            self.post_message(self.Selected(self.columns[self.col].stream, None, None))
+        else:
+            entry = picked[0].window[picked[1]]
+            self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
+
+    def _draw(self) -> None:
+        if not self.columns:
+            self.set_lines([[("no streams yet", "dim")]])
+            return
+        picked = self.selected() if self.has_focus else None
+        heads = [[(f"{RT} {c.stream}" + (f" {c.model}" if c.model else ""), "bold"),
+                  (c.state, _state_style(c.state)),
+                  (f"head {c.head} tail {c.tail} ({c.queue})", "dim")] for c in self.columns]
+        rows = max((len(c.window) for c in self.columns), default=0)
+        lines = []
+        for r in range(len(heads[0]) + rows):
+            line: list[tuple[str, str]] = []
+            for i, c in enumerate(self.columns):
+                if r < len(heads[i]):
+                    text, style = heads[i][r]
+                elif r - len(heads[i]) < len(c.window):
+                    e = c.window[r - len(heads[i])]
+                    text = f"{MARKS.get(e.mark, ' ')}{e.pos:>4} {e.name}" + \
+                        (f" %{e.node}" if e.node else "")
+                    style = "dim" if e.mark == DONE else \
+                        "bold green" if e.mark in (NEXT, RUNNING) else ""
+                    if picked is not None and picked[0] is c and picked[1] == r - len(heads[i]):
+                        style = (style + " reverse").strip()
+                else:
+                    text, style = "", ""
+                cell = text if len(text) <= COLUMN_WIDTH else text[:COLUMN_WIDTH - 1] + "…"
+                line += [(cell.ljust(COLUMN_WIDTH), style), (" ", "")]
+            lines.append(line)
+        self.set_lines(lines)
+
+
+def _state_style(state: str) -> str:
+    if state.startswith(("blocked", "waiting")):
+        return "bold red"
+    if state.startswith("running"):
+        return "bold green"
+    return "yellow" if state.startswith("ready") else "dim"
+
+
+def _tables(outcomes: list[Outcome]) -> Text:
+    """The event, notify, label and model tables as the REPL prints them."""
+    out = Text(no_wrap=True)
+    for o in outcomes:
+        lines = render(o)
+        if isinstance(o, TableOutcome):
+            out.append(lines[0] + "\n", style="bold")
+            out.append(lines[1] + "\n", style="dim")
+            out.append("".join(line + "\n" for line in lines[2:]))
+        else:
+            out.append("\n".join(lines) + "\n", style="dim")
+    out.rstrip()
+    return out
+
+
+class DevicePane(Pane):
+    PANE_ID = "device"
+    BREAKS = True
+    TITLE = "3 Device"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="device-note", markup=False)
+        yield Static("", id="device-faults", markup=False)
+        with HorizontalScroll(id="device-streams"):
+            yield StreamGrid(id="stream-grid")
+        with VerticalScroll(id="device-tables"):
+            yield Static("", id="device-units", markup=False)
+            yield Static("", id="device-sync", markup=False)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = DeviceData()
+
+    def focus_main(self) -> None:
+        self.screen.set_focus(self.grid)
+
+    @property
+    def grid(self) -> StreamGrid:
+        return self.query_one(StreamGrid)
+
+    def read(self, views: SessionViews) -> DeviceData:
+        d = views.debugger
+        if d is None:
+            return DeviceData(note="no target")
+        rt = d.run.world.runtime
+        note = ""
+        event = d.run.parked_at
+        if event is not None and event.kind == "TaskDistributed":
+            note = (f"distributing {event.task_type} of %{event.node} to stream "
+                    f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
+        if not rt.devices:
+            return DeviceData(note=note or device_views.NO_DEVICE,
+                              faults=faults(rt, d.state))
+        tables = [device_views.events(rt), device_views.notifies(rt), device_views.labels(rt),
+                  device_views.models(rt)]
+        nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
+            if views.task_nodes.current(d) else node_of_task(d.state)
+        return DeviceData(stream_columns(rt, nodes), tables, busy_units(rt),
+                          wait_for_chain(rt), races(rt), faults(rt, d.state), note)
+
+    def show(self, data: DeviceData | None) -> None:
+        if data is None:
+            return
+        self.data = data
+        note = self.query_one("#device-note", Static)
+        redraw(note, Text(data.note, style="italic"), data.note, bool(data.note))
+        note.display = bool(data.note)
+        trouble = Text()
+        if data.chain:
+            trouble.append("wait-for chain:\n", style="bold red")
+            for link in data.chain:
+                trouble.append(f"  {link}\n", style="red")
+        for first, second, where in data.races:
+            trouble.append(f"race on {where}:\n  {first}\n  {second}\n", style="bold red")
+        for f in data.faults:
+            trouble.append(f"fault: {f}\n", style="red")
+        faults_box = self.query_one("#device-faults", Static)
+        redraw(faults_box, trouble, trouble.plain, trouble.plain.count("\n"))
+        faults_box.display = bool(trouble.plain)
+        self.grid.set_columns(data.columns)
+        units = Text("units: ", style="bold")
+        for u in data.units:
+            units.append(f"{u.unit} {len(u.busy)}/{u.total}  ", style="" if u.busy else "dim")
+        busy = [b for u in data.units for b in u.busy]
+        if busy:
+            units.append("\nbusy with: " + ", ".join(busy))
+        redraw(self.query_one("#device-units", Static), units if data.units else "",
+               units.plain, units.plain.count("\n"))
+        redraw(self.query_one("#device-sync", Static), _tables(data.tables), data.tables,
+               tuple(len(getattr(t, "rows", ())) for t in data.tables))
+
+    def breakpoint_spec(self) -> str | None:
+        picked = self.grid.selected()
+        if picked is None:
+            return None
+        column, row = picked
+        entry = column.window[row]
+        return f"sqe type={entry.task_type} rt_stream={column.stream} if pos == {entry.pos}"

@@ -1,0 +1,253 @@
+"""Pane 1, the graph: every node with its type, engine, stream id, memory offset and output
+descs, grouped by graph (engine partitions and If/Loop bodies in place); the cells the last
+step changed shown old→new; Enter opens a node's anchors and peers under it. A filter box
+narrows the rows (Enter in it jumps to the first match)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections,
+                                                  node_anchors, node_row)
+from workbench.tui.pane import MODEL_KINDS, Pane
+from workbench.tui.session_views import SessionViews
+from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+OUTPUT = COLUMNS.index("output")
+
+
+def row_key(graph: str, node: str) -> str:
+    return f"{graph}/{node}"
+
+
+@dataclass
+class GraphData:
+    lines: list[TableLine] | None          # all lines anew, or None: only ``updated``
+    updated: list[TableLine] = field(default_factory=list)
+    marks: dict[str, dict[int, str]] = field(default_factory=dict)
+    summary: str = ""
+    current: str | None = None             # the row of the node the target is at
+
+
+class GraphPane(Pane):
+    PANE_ID = "graph"
+    BREAKS = True
+    TITLE = "1 Graph"
+    KINDS = MODEL_KINDS
+    # priority, as `:` (keymap.py): the filter text typed right after `/` reaches the filter
+    BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter",
+                        priority=True)]
+
+    class NodeSelected(Message):
+        def __init__(self, node: str | None) -> None:
+            super().__init__()
+            self.node = node
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.expanded: set[str] = set()   # row keys whose anchors are open (membership only)
+        self._seen: tuple | None = None   # what the last read was of: run, graphs, generation
+        self._current: str | None = None
+        self.summary = ""
+        self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
+        self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
+                    id="graph-filter")
+        yield Static("", id="graph-summary", markup=False)
+        yield TreeTable([Column("node", 14, 40), Column("type", 6, 20), Column("engine", 6, 16),
+                         Column("stream", 6, 10), Column("offset", 6, 24),
+                         Column("output", 8, 60)], id="graph-table")
+
+    @property
+    def table(self) -> TreeTable:
+        return self.query_one(TreeTable)
+
+    def focus_main(self) -> None:
+        self.screen.set_focus(self.table)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter":   # a `/` typed in the filter (node names have them) is its
+            return not self.query_one("#graph-filter", Input).has_focus
+        return True
+
+    def action_filter(self) -> None:
+        box = self.query_one("#graph-filter", Input)
+        box.display = True
+        self.screen.set_focus(box)   # now: the filter text typed next is its
+
+    def on_key(self, event) -> None:
+        box = self.query_one("#graph-filter", Input)
+        if event.key == "escape" and box.has_focus:   # Esc: no filter, back to the table
+            event.stop()
+            box.value = ""
+            box.display = False
+            self.table.focus()
+
+    # -- reading (worker) -------------------------------------------------------------------------
+    def read(self, views: SessionViews) -> GraphData | None:
+        d = views.debugger
+        state = d.state if d is not None else None
+        if state is None or state.graph is None:
+            self._seen = None
+            return GraphData([], summary="no graph yet: F10 steps into the parse")
+        changes = views.step_changes()
+        graphs = tuple(id(g) for g in state.graphs())
+        gen = views.changes.generation
+        t = d.run.tracker
+        current = row_key(t.node_graph, t.node) if t.node else None
+        seen = (id(d.run), graphs)
+        incremental = (self._seen is not None and self._seen[:2] == seen
+                       and self._seen[2] + 1 == gen and changes is not None
+                       and not changes.structural)
+        if self._seen is not None and self._seen[:2] == seen and self._seen[2] == gen \
+                and current == self._current:
+            return None   # nothing ran since the last read (an `info`, a `print` ...)
+        self._seen = (*seen, gen)
+        summary = self._summary(state, changes, views.reexecuted)
+        previous, self._current = self._current, current
+        if incremental:
+            names = set(changes.cells) | {k.partition("/")[2] for k in (previous, current) if k}
+            updated = []
+            for name in sorted(names):
+                for key in self._rows_of.get(name, ()):
+                    graph = key.partition("/")[0]
+                    node = find_node(state, graph, name)
+                    if node is not None:
+                        updated.append(self._line(node_row(node), key, current))
+            return GraphData(None, updated, self._marks(changes), summary, current)
+        lines = self._all_lines(state, current, changes)
+        return GraphData(lines, [], self._marks(changes), summary, current)
+
+    def _all_lines(self, state, current, changes) -> list[TableLine]:
+        lines: list[TableLine] = []
+        rows_of: dict[str, list[str]] = {}
+        self._place = {}
+        tones: dict[str, str] = {}
+        if changes is not None:
+            tones = {**dict.fromkeys(changes.relinked, "relinked"),
+                     **dict.fromkeys(changes.added, "added")}
+        sections = graph_sections(state)
+        bodies: dict[str, list] = {}   # owner node -> its If/Loop bodies, in order
+        for section in sections:
+            if section.owner is not None:
+                bodies.setdefault(section.owner, []).append(section)
+        for section in sections:
+            if section.owner is None:
+                self._section(section, None, 0, bodies, lines, rows_of, current, tones, state)
+        self._rows_of = rows_of
+        return lines
+
+    def _section(self, section, parent, depth, bodies, lines, rows_of, current, tones,
+                 state) -> None:
+        group = f"graph:{section.graph}"
+        lines.append(TableLine(group, (section.title,), parent, depth, group=True))
+        for row in section.rows:
+            key = row_key(row.graph, row.name)
+            rows_of.setdefault(row.name, []).append(key)
+            lines.append(self._line(row, key, current, group, depth + 1, tones.get(row.name, "")))
+            if key in self.expanded:
+                node = find_node(state, row.graph, row.name)
+                for a in node_anchors(node) if node is not None else ():
+                    peers = ", ".join(a.peers) or "-"
+                    lines.append(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
+                                                                 f"{a.desc}  {peers}".strip()),
+                                           key, depth + 2, tone="dim"))
+            for body in bodies.get(row.name, ()):
+                self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
+                              state)
+
+    def _line(self, row, key, current, parent=None, depth=None, tone="") -> TableLine:
+        if depth is None:   # an update in place: the line keeps its place in the tree
+            parent, depth = self._place.get(key, (None, 1))
+        else:
+            self._place[key] = (parent, depth)
+        return TableLine(key, row.cells, parent, depth, tone="current" if key == current
+                         else tone)
+
+    def _marks(self, changes) -> dict[str, dict[int, str]]:
+        if changes is None:
+            return {}
+        marks: dict[str, dict[int, str]] = {}
+        for name, cols in changes.changed().items():
+            cells = {}
+            for column, (old, _new) in cols.items():
+                c = OUTPUT if column.startswith("output") else COLUMNS.index(column)
+                cells[c] = old
+            for key in self._rows_of.get(name, ()):
+                marks[key] = cells
+        return marks
+
+    def _summary(self, state, changes, reexecuted: bool) -> str:
+        graphs = state.graphs()
+        nodes = sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
+        text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
+        hint = " · / filters · Enter: anchors"
+        if reexecuted:
+            return text + " · re-executed: no step changes to show" + hint
+        if changes is None:
+            return text + hint
+        cells = sum(len(c) for c in changes.changed().values())
+        parts = [f"{cells} cells changed"] if cells else []
+        if changes.added:
+            parts.append(f"+{len(changes.added)} nodes")
+        if changes.removed:
+            gone = ", ".join(changes.removed[:3]) + (", ..." if len(changes.removed) > 3 else "")
+            parts.append(f"-{len(changes.removed)} nodes ({gone})")
+        if changes.relinked:
+            parts.append(f"{len(changes.relinked)} relinked")
+        return text + (" · last step: " + ", ".join(parts) if parts else hint)
+
+    # -- showing (UI) -----------------------------------------------------------------------------
+    def show(self, data: GraphData | None) -> None:
+        if data is None:
+            return
+        table = self.table
+        self.summary = data.summary
+        self.query_one("#graph-summary", Static).update(data.summary, layout=False)
+        if data.lines is not None:
+            table.set_lines(data.lines, data.marks)
+        else:
+            table.update_lines(data.updated, data.marks)
+        if data.current is not None:
+            table.move_to(data.current)
+
+    # -- the user ---------------------------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.table.set_filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        keys = [k for k in self.table.visible_keys if not k.startswith("graph:")]
+        if keys:
+            self.table.move_to(keys[0])
+        event.input.display = bool(event.value)   # an empty filter hides its box again
+        self.table.focus()
+
+    def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:
+        key = event.key.partition("#")[0]
+        self.expanded.symmetric_difference_update({key})
+        self._seen = None   # the lines change: read them all again
+        self.app.refresh_pane(self)
+
+    def on_tree_table_highlighted(self, event: TreeTable.Highlighted) -> None:
+        self.post_message(self.NodeSelected(self.selected_node()))
+
+    def selected_node(self) -> str | None:
+        key = self.table.cursor_key
+        if key is None or key.startswith("graph:"):
+            return None
+        return key.partition("#")[0].partition("/")[2]
+
+    def jump(self, node: str) -> bool:
+        keys = self._rows_of.get(node)
+        return bool(keys) and self.table.move_to(keys[0])
+
+    def breakpoint_spec(self) -> str | None:
+        node = self.selected_node()
+        return f"node {node}" if node else None

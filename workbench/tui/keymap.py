@@ -1,0 +1,73 @@
+"""The key map, in one place: each key names an action and, for a debugger key, the command
+line it runs (the command table is the one action registry; keys only map onto it). Ids let a
+user remap keys (Textual's keymap)."""
+from __future__ import annotations
+
+from textual.binding import Binding
+
+# action name -> the command line it runs (F10 and F11 depend on the stepping unit: app.py)
+COMMAND_KEYS = {"continue": "continue", "finish": "finish", "reverse": "reverse-step",
+                "next": "next"}
+
+# F11 steps one unit finer: stage > pass > node > event, task > sqe > event
+FINER = {"stage": "pass", "pass": "node", "node": "event", "task": "sqe", "sqe": "event",
+         "event": "event"}
+
+PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
+PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory": "Memory",
+               "timeline": "Timeline", "source": "Source", "log": "Log"}
+
+_PANE_GROUP = Binding.Group("Pane", compact=True)
+PANE_KEYS_LABEL = f"1-{len(PANES)}"   # how the key bar shows the pane keys
+
+BINDINGS = [
+    Binding("f5", "debug('continue')", "Cont", key_display="F5", id="continue"),
+    Binding("f10", "step", "Step", key_display="F10", id="step"),
+    Binding("f11", "step_finer", "In", key_display="F11", id="step-finer"),
+    Binding("shift+f11", "debug('finish')", "Fin", key_display="⇧F11", id="finish"),
+    Binding("f9", "toggle_breakpoint", "Brk", key_display="F9", id="toggle-breakpoint"),
+    Binding("f8", "debug('reverse')", "Back", key_display="F8", id="reverse-step"),
+    Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
+    # priority: seen before the key goes to the focused widget, so what is typed right after
+    # it reaches the command line (an ordinary binding is seen on the way back up, after
+    # the keys behind it were already handed to the old focus); not while an input has focus
+    Binding("colon", "focus_command", "Cmd", key_display=":", id="command-line",
+            priority=True),
+    Binding("q", "quit_app", "Quit", id="quit"),
+    Binding("L", "lessons", "Lessons", id="lessons"),
+    *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
+              group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
+    Binding("question_mark", "help", "Help", id="help", show=False),
+    # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
+    Binding("s", "step", "Step", show=False, id="letter-step"),
+    Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
+    Binding("c", "debug('continue')", "Continue", show=False, id="letter-continue"),
+    Binding("b", "toggle_breakpoint", "Break", show=False, id="letter-break"),
+    # a lesson waits at `pause` for the reader
+    Binding("enter,space", "lesson_next", "Go on", key_display="⏎", id="lesson-next",
+            priority=True),
+]
+
+# what the help screen lists (key as shown, what it does)
+KEY_TABLE = (
+    ("F5 / c", "continue: run to the next breakpoint, watch or the end"),
+    ("F10 / s", "step one unit of the stepping unit (status bar: step ...)"),
+    ("F11", "step one unit finer (stage > pass > node > event; task > sqe > event)"),
+    ("shift+F11", "finish: run to the end of the pass, stage, execution or phase"),
+    ("n", "next: step over finer units (same graph, same stream)"),
+    ("F9 / b", "toggle a breakpoint on the selected pass, node or SQE"),
+    ("F8", "reverse-step: back one unit (re-executes to it)"),
+    ("ctrl+c", "interrupt a running command: the target parks, the app stays"),
+    ("1 .. 7", "show a pane (narrow) / maximise it; again or Esc restores"),
+    (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
+    ("Esc", "leave the command line; restore a maximised pane"),
+    ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
+    ("Enter / space", "a lesson paused at `pause`: go on"),
+    ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
+    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
+               "script submitted, its line marked)"),
+    ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
+    ("ctrl+p", "command palette: every command, pane and lesson"),
+    ("?", "this key table and every command"),
+    ("q", "quit (asks while a command runs)"),
+)

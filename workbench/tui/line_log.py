@@ -1,0 +1,103 @@
+"""An append-only log of rendered lines that follows its end (the log pane's text). Like the
+tree table it keeps its own top line instead of a growing virtual size, so writing a line
+redraws the log alone, not the whole screen (a relayout). Lines are rendered when written, at
+the width the log has then, and again when that width changes (a line written before the log
+had its size would otherwise keep the wrong wrap)."""
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class LineLog(Widget, can_focus=True):
+    DEFAULT_CSS = "LineLog { height: 1fr; }"
+    BINDINGS = [Binding("up", "scroll(-1)", show=False), Binding("down", "scroll(1)", show=False),
+                Binding("pageup", "page(-1)", show=False),
+                Binding("pagedown", "page(1)", show=False),
+                Binding("home", "edge(0)", show=False), Binding("end", "edge(1)", show=False)]
+
+    def __init__(self, max_lines: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.max_lines = max_lines
+        self.written: list[tuple[RenderableType, int]] = []   # each with its count of lines
+        self.lines: list[Strip] = []
+        self.top: int | None = None   # None: follow the end
+        self._width = 0               # the width the lines were rendered at
+        self._base = None             # rich_style walks the ancestors: once per restyle
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base = None
+
+    def write(self, renderable: RenderableType) -> None:
+        strips = self._render(renderable)
+        self.lines += strips
+        self.written.append((renderable, len(strips)))
+        dropped = 0
+        while len(self.lines) - dropped > self.max_lines and len(self.written) > 1:
+            dropped += self.written.pop(0)[1]
+        if dropped:
+            del self.lines[:dropped]
+            if self.top is not None:
+                self.top = max(0, self.top - dropped)
+        self.refresh()
+
+    def _render(self, renderable: RenderableType) -> list[Strip]:
+        console = self.app.console
+        self._width = self.size.width
+        options = console.options.update_width(max(self._width, 20) if self._width
+                                               else console.width)
+        return [Strip(Segment.simplify(segments))
+                for segments in console.render_lines(renderable, options, pad=False)]
+
+    def on_resize(self) -> None:
+        if not self.size.width or self.size.width == self._width:
+            return
+        self.lines, written = [], self.written
+        self.written = []
+        for renderable, _ in written:
+            strips = self._render(renderable)
+            self.lines += strips
+            self.written.append((renderable, len(strips)))
+        self.refresh()
+
+    def _first(self) -> int:
+        end = max(len(self.lines) - self.size.height, 0)
+        return end if self.top is None else min(self.top, end)
+
+    def render_line(self, y: int) -> Strip:
+        n = self._first() + y
+        width = self.size.width
+        if self._base is None:
+            self._base = self.rich_style
+        if n >= len(self.lines):
+            return Strip.blank(width, self._base)
+        return self.lines[n].crop_extend(0, width, self._base)
+
+    def scroll_lines(self, delta: int) -> None:
+        end = max(len(self.lines) - self.size.height, 0)
+        top = max(0, min(self._first() + delta, end))
+        self.top = None if top >= end else top
+        self.refresh()
+
+    def action_scroll(self, delta: int) -> None:
+        self.scroll_lines(delta)
+
+    def action_page(self, direction: int) -> None:
+        self.scroll_lines(direction * max(self.size.height - 1, 1))
+
+    def action_edge(self, end: int) -> None:
+        self.top = None if end else 0
+        self.refresh()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_lines(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_lines(-3)

@@ -1,0 +1,69 @@
+"""What every pane is: a numbered, maximisable part of the screen that reads its view data from
+the engine in the app's worker (``read``: engine views only, no widgets) and shows it on the UI
+thread (``show``). Attributes go down (the app calls these), messages go up."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from workbench.tui.session_views import SessionViews
+
+MODEL_KINDS = ("ONNX model", "OM model")
+NEVER = object()   # what a pane has shown before its first show
+HOST_KINDS = ("host program",)
+
+
+class Pane(Vertical):
+    PANE_ID = ""
+    TITLE = ""
+    KINDS: tuple[str, ...] = MODEL_KINDS + HOST_KINDS   # the targets it shows something for
+    ALLOW_MAXIMIZE = True
+    BREAKS = False   # F9 can break on what is selected here
+    can_focus = False
+
+    def __init__(self) -> None:
+        super().__init__(id=self.PANE_ID, classes="pane")
+        self.stale = True
+        self.shown: Any = NEVER   # the data last drawn
+
+    def unchanged(self, data: Any) -> bool:
+        """Nothing to redraw: every redraw of a region costs a frame of it."""
+        return data == self.shown
+
+    def on_mount(self) -> None:
+        self.border_title = self.TITLE
+
+    def focus_main(self) -> None:
+        """Focus what the keys of this pane act on (its table, its stream grid ...), now:
+        Widget.focus waits a turn, and a key already queued behind this one (a `:` typed
+        right after Enter) would lose its focus to it."""
+        for widget in self.query("*"):
+            if widget.focusable and widget.display:
+                self.screen.set_focus(widget)
+                return
+
+    def applies(self, kind: str) -> bool:
+        return not kind or kind in self.KINDS
+
+    def read(self, views: SessionViews) -> Any:
+        """On the worker, while the target is parked: the data ``show`` draws."""
+        return None
+
+    def show(self, data: Any) -> None:
+        """On the UI thread: draw what ``read`` returned."""
+
+    def breakpoint_spec(self) -> str | None:
+        """The `break` arguments for what is selected here (F9), if anything."""
+        return None
+
+
+def redraw(static: Static, content: Any, key: Any, shape: Any = None) -> None:
+    """Update ``static`` if what it shows (``key``) changed; lay the screen out again only if
+    its ``shape`` (its height: lines, rows) changed too. A relayout redraws every widget."""
+    drawn = getattr(static, "_drawn_as", None)
+    if drawn is not None and drawn[0] == key:
+        return
+    static.update(content, layout=drawn is None or drawn[1] != shape)
+    static._drawn_as = (key, shape)

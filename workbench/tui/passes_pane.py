@@ -1,0 +1,137 @@
+"""Pane 2, the passes: the pipeline as a tree (stage → pass) with what each pass did (changed,
+node delta, time) and where the target is now; `h` hides the passes that changed nothing.
+Enter on a pass shows its IR diff, before → after, highlighted with the IR lexer."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from workbench.commands.lexers import GeIrLexer
+from workbench.debugger.outcomes import Error, Outcome, Printed
+from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
+from workbench.tui.pane import MODEL_KINDS, Pane
+from workbench.tui.session_views import SessionViews
+from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+
+@dataclass
+class PassesData:
+    stages: list[StageSpan]
+    tick: int
+
+
+class PassesPane(Pane):
+    PANE_ID = "passes"
+    BREAKS = True
+    TITLE = "2 Passes"
+    KINDS = MODEL_KINDS
+    BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", show=False,
+                        id="passes-hide")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hide_unchanged = False
+        self.spans: dict[str, PassSpan] = {}
+        self._data: PassesData | None = None
+        self._diff_of: str | None = None   # the pass whose diff is open
+        self.diff: Outcome | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="passes-summary", markup=False)
+        yield TreeTable([Column("pass", 16, 44), Column("graph", 5, 28), Column("changed", 7, 7),
+                         Column("nodes", 5, 6), Column("ms", 4, 8)], id="passes-table")
+        with VerticalScroll(id="passes-diff"):
+            yield Static("", id="passes-diff-text", markup=False)
+
+    @property
+    def table(self) -> TreeTable:
+        return self.query_one(TreeTable)
+
+    def read(self, views: SessionViews) -> PassesData | None:
+        d = views.debugger
+        if d is None:
+            return None
+        return PassesData(pass_tree(views.spans, d.state, d.tick), d.tick)
+
+    def show(self, data: PassesData | None) -> None:
+        if data is None:
+            return
+        self._data = data
+        hidden = self.hide_unchanged
+        timed = not getattr(self.app, "deterministic", False)
+        lines, current, self.spans = [], None, {}
+        n = 0
+        for stage in data.stages:
+            group = f"stage:{stage.begin}"
+            running = stage.end is None
+            kept = [p for p in stage.passes if not hidden or p.changed or p.end is None]
+            changed = sum(p.changed for p in stage.passes)
+            title = (f"{stage.name}  ({len(stage.passes)} passes, {changed} changed"
+                     + (", running" if running else "") + ")")
+            lines.append(TableLine(group, (title,), group=True,
+                                   tone="current" if running and not kept else ""))
+            for p in kept:
+                n += 1
+                key = f"pass:{p.begin}"
+                self.spans[key] = p
+                tone = "current" if p.end is None else ("" if p.changed else "dim")
+                if p.end is None:
+                    current = key
+                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None \
+                    and not p.parked else "-"   # a pass stepped through timed the user
+                lines.append(TableLine(key, (p.name, p.graph, "▶ now" if p.end is None else
+                                             "yes" if p.changed else "-",
+                                             f"{p.delta:+d}" if p.delta else "0", ms),
+                                       group, 1, tone=tone))
+        self.table.set_lines(lines, keep=current)
+        if current is not None:
+            self.table.move_to(current)
+        done = sum(len(s.passes) for s in data.stages)
+        summary = f"{done} passes so far at tick {data.tick}" if done else \
+            "no pass has run yet"
+        self.query_one("#passes-summary", Static).update(
+            summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")
+            + " · Enter: diff", layout=False)
+
+    def action_hide_unchanged(self) -> None:
+        self.hide_unchanged = not self.hide_unchanged
+        if self._data is not None:
+            self.show(self._data)
+
+    def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:
+        span = self.spans.get(event.key)
+        if span is None:
+            return
+        diff = self.query_one("#passes-diff")
+        if diff.display and self._diff_of == event.key:   # Enter again: close it
+            diff.display, self._diff_of = False, None
+            return
+        diff.display, self._diff_of = True, event.key
+        text = self.query_one("#passes-diff-text", Static)
+        text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
+        self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
+
+    def show_diff(self, outcome: Outcome) -> None:
+        self.diff = outcome
+        text = self.query_one("#passes-diff-text", Static)
+        if isinstance(outcome, Printed) and outcome.style == "diff":
+            text.update(Syntax(outcome.text, GeIrLexer(), theme="ansi_dark", word_wrap=False,
+                               background_color="default"))
+        elif isinstance(outcome, Error):
+            text.update(Text(f"error: {outcome.message}", style="red"))
+        else:
+            text.update(getattr(outcome, "text", str(outcome)))
+
+    def selected_span(self) -> PassSpan | None:
+        key = self.table.cursor_key
+        return self.spans.get(key) if key else None
+
+    def breakpoint_spec(self) -> str | None:
+        span = self.selected_span()
+        return f"pass {span.name}" if span else None

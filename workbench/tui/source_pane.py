@@ -1,0 +1,148 @@
+"""Pane 6, the source of a host program: the line it is parked on (=>), the line that submitted
+the SQE selected (◆) and the lines where faults were met (!). Below the code, what the script
+put on the device, one row per SQE (events, notifies and labels are SQEs too) and per fault,
+each with its line: moving along the rows marks the line, as selecting an SQE in the device
+pane does."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import ScrollableContainer
+from textual.widgets import Static
+
+from workbench.debugger.targets.host_runner import SourceLine, Submitted
+from workbench.debugger.views.host_source import source_lines
+from workbench.tui.pane import HOST_KINDS, Pane, redraw
+from workbench.tui.session_views import SessionViews
+from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+FAULT = "fault:"   # the key prefix of a fault's row
+
+
+@dataclass
+class SourceData:
+    name: str = ""
+    lines: list[str] = field(default_factory=list)
+    frames: tuple[SourceLine, ...] = ()
+    sqes: dict[tuple[int, int], Submitted] = field(default_factory=dict)
+    faults: list[tuple[str, SourceLine | None]] = field(default_factory=list)
+
+
+def _row_key(stream: int, pos: int) -> str:
+    return f"{stream}:{pos}"
+
+
+class SourcePane(Pane):
+    PANE_ID = "source"
+    TITLE = "6 Source"
+    KINDS = HOST_KINDS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = SourceData()
+        self.marked: int | None = None   # the line of the selected SQE or fault
+        self.said = ""                   # what the where line says about it
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="source-where", markup=False)
+        with ScrollableContainer(id="source-scroll"):   # long lines scroll, not wrap
+            yield Static("", id="source-text", markup=False)
+        yield TreeTable([Column("line", 4, 6), Column("function", 6, 16),
+                         Column("stream", 6, 6), Column("SQE", 3, 6),
+                         Column("submitted", 10, 80)], id="source-submits")
+
+    def focus_main(self) -> None:
+        self.screen.set_focus(self.table)
+
+    @property
+    def table(self) -> TreeTable:
+        return self.query_one("#source-submits", TreeTable)
+
+    def read(self, views: SessionViews) -> SourceData:
+        d = views.debugger
+        program = d.state.program if d is not None and d.state is not None else None
+        if program is None:
+            return SourceData()
+        path = d.target.path
+        return SourceData(path.name, source_lines(path), program.frames(),
+                          dict(program.submitted), list(program.fault_sites))
+
+    def unchanged(self, data: SourceData) -> bool:
+        return False   # the frames move while the rows stay: cheap to redraw
+
+    def show(self, data: SourceData | None) -> None:
+        if data is None:
+            return
+        self.data = data
+        rows = [TableLine(_row_key(*key), (str(s.site.line), s.site.function, str(key[0]),
+                                           str(key[1]), s.what))
+                for key, s in data.sqes.items()]
+        rows += [TableLine(f"{FAULT}{n}", (str(site.line) if site else "-",
+                                           site.function if site else "-", "", "", text),
+                           tone="error")
+                 for n, (text, site) in enumerate(data.faults)]
+        if rows != self.table.lines:
+            self.table.set_lines(rows)
+        self.redraw()
+
+    def select_sqe(self, stream: int | None, pos: int | None) -> None:
+        """The SQE selected in the device pane: its row here, and its line marked."""
+        if stream is None or pos is None:
+            return
+        if not self.table.move_to(_row_key(stream, pos)):
+            self._mark(None, f"SQE {pos} of stream {stream}: not submitted by a line of "
+                             f"the script")
+
+    def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
+        message.stop()
+        key = message.key or ""
+        if key.startswith(FAULT):
+            text, site = self.data.faults[int(key[len(FAULT):])]
+            self._mark(site.line if site else None, f"fault met at line {site.line}"
+                       if site else "fault met outside the script")
+            return
+        stream, _, pos = key.partition(":")
+        sub = self.data.sqes.get((int(stream), int(pos))) if pos else None
+        if sub is not None:
+            self._mark(sub.site.line, f"SQE {pos} of stream {stream} submitted at line "
+                                      f"{sub.site.line} in {sub.site.function}")
+
+    def _mark(self, line: int | None, said: str) -> None:
+        self.marked, self.said = line, said
+        self.redraw(scroll_to=line)
+
+    def redraw(self, scroll_to: int | None = None) -> None:
+        data = self.data
+        where = self.query_one("#source-where", Static)
+        body = self.query_one("#source-text", Static)
+        if not data.lines:
+            where.update("no host program (a .py target shows its source here)", layout=False)
+            body.update("")
+            return
+        current = data.frames[0].line if data.frames else None
+        fault_lines = {site.line for _, site in data.faults if site is not None}
+        said = [f"{data.name}:{current} in {data.frames[0].function} (parked)" if current else
+                f"{data.name}: not running"]
+        if self.said:
+            said.append(self.said)
+        line = " · ".join(said)
+        redraw(where, line, line, line)   # laid out again: it may take one line or two
+        code = "".join(data.lines)
+        highlighted = Syntax(code, "python", theme="ansi_dark").highlight(code)
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for n, line in enumerate(highlighted.split("\n", allow_blank=True)[:len(data.lines)], 1):
+            gutter = ("=>" if n == current else "◆ " if n == self.marked else
+                      "! " if n in fault_lines else "  ")
+            style = "bold green" if n == current else "bold yellow" if n == self.marked else \
+                "bold red" if n in fault_lines else "dim"
+            out.append(f"{gutter}{n:4d} ", style=style)
+            out.append(line)
+            out.append("\n")
+        body.update(out)
+        target = scroll_to or current
+        if target:
+            self.query_one("#source-scroll", ScrollableContainer).scroll_to(
+                y=max(target - 5, 0), animate=False)

@@ -1,0 +1,121 @@
+"""Pane 5, the timeline: a text Gantt of emulated time, one lane per stream and one per unit
+(a digit: how many of that unit are busy), with the event record → wait links summarised.
++ / - zoom, [ / ] scroll, 0 fits the whole run."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import groupby
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+
+from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
+from npu_emu.timeline import Timeline
+from workbench.tui.pane import Pane
+from workbench.tui.text_lines import TextLines
+from workbench.tui.session_views import SessionViews
+
+NAME = 12
+
+
+@dataclass(eq=False)
+class TimelineData:
+    timeline: Timeline   # a copy: the run goes on appending to its own
+
+    def __eq__(self, other: object) -> bool:   # slices are only ever appended
+        return isinstance(other, TimelineData) and \
+            len(self.timeline.slices) == len(other.timeline.slices) and \
+            len(self.timeline.flows) == len(other.timeline.flows)
+
+
+class TimelinePane(Pane):
+    PANE_ID = "timeline"
+    TITLE = "5 Timeline"
+    BINDINGS = [Binding("plus,equals_sign", "zoom(0.5)", "Zoom in", show=False,
+                        id="timeline-zoom-in"),
+                Binding("minus", "zoom(2)", "Zoom out", show=False, id="timeline-zoom-out"),
+                Binding("left_square_bracket", "scroll_time(-1)", "Earlier", show=False),
+                Binding("right_square_bracket", "scroll_time(1)", "Later", show=False),
+                Binding("0", "fit", "Fit", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: TimelineData | None = None
+        self.start = 0
+        self.span: int | None = None   # None: fit the whole run
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield TextLines(id="timeline-text")
+
+    def read(self, views: SessionViews) -> TimelineData:
+        tl = views.lanes.timeline if views.debugger is not None and \
+            views.lanes.current(views.debugger) else Timeline()
+        copy = Timeline()
+        copy.slices, copy.flows = list(tl.slices), list(tl.flows)
+        return TimelineData(copy)
+
+    def show(self, data: TimelineData | None) -> None:
+        if data is not None:
+            self.data = data
+        self.redraw()
+
+    def on_resize(self) -> None:
+        self.redraw()
+
+    def action_zoom(self, factor: float) -> None:
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        self.span = max(int(span * factor), 100)
+        self.redraw()
+
+    def action_scroll_time(self, direction: int) -> None:
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        self.start = max(0, min(self.start + direction * span // 4, max(total - span // 2, 0)))
+        self.redraw()
+
+    def action_fit(self) -> None:
+        self.start, self.span = 0, None
+        self.redraw()
+
+    def window(self) -> tuple[int, int]:
+        """The emulated time shown, [start, end) ns."""
+        total = end_ns(self.data.timeline) if self.data else 0
+        span = self.span or max(total, 1)
+        return self.start, self.start + span
+
+    def _width(self) -> int:
+        return max(self.size.width - NAME - 18, 10)
+
+    def current_lanes(self) -> list[Lane]:
+        tl = self.data.timeline if self.data else None
+        if tl is None or not tl.slices:
+            return []
+        return lanes(tl, *self.window(), self._width())
+
+    def redraw(self) -> None:
+        text = self.query_one("#timeline-text", TextLines)
+        shown = self.current_lanes()
+        if not shown:
+            text.set_lines([[("no SQE has run on the device yet", "")]])
+            return
+        start, end = self.window()
+        width = self._width()
+        head = f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
+        lines = [[(head + f"{end} ns    SQEs busy", "bold")]]
+        for lane in shown:
+            line = [(f"{lane.name[:NAME]:{NAME}} ", "")]
+            for ch, run in groupby(lane.cells):   # one run per stretch, not per column
+                line.append(("".join(run), "dim" if ch == "." else "green" if ch == "#"
+                             else "cyan"))
+            line.append((f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%", ""))
+            lines.append(line)
+        found = links(self.data.timeline)
+        if found:
+            lines += [[("", "")], [("event links (record -> wait):", "bold")]]
+            lines += [[(f"  {link}", "")] for link in found[:20]]
+            if len(found) > 20:
+                lines.append([(f"  ... {len(found) - 20} more", "dim")])
+        text.set_lines(lines)

@@ -1,0 +1,398 @@
+"""A virtualised table with collapsible groups (a tree of rows): only the lines on screen are
+rendered, so a 20k-node graph scrolls and redraws as fast as a small one. Lines are plain data;
+a line's cells the last step changed show ``old→new``. Textual's DataTable measures every cell
+of every row when rows change (seconds for 20k rows), which is what this avoids. It keeps its
+own top row rather than a scrollable virtual size: a changed virtual size lays the whole screen
+out again, every widget redrawn, at each step that adds rows; so no scrollbar either (the header
+says which rows are on screen; keys and the wheel scroll)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region
+from textual.message import Message
+from textual.widget import Widget
+from textual.strip import Strip
+
+ARROW = "→"
+
+
+@dataclass(frozen=True, slots=True)
+class TableLine:
+    key: str
+    cells: tuple[str, ...]
+    parent: str | None = None   # the group line it belongs to (collapsed: hidden)
+    depth: int = 0
+    group: bool = False         # a group header: one title cell, collapsible
+    tone: str = ""   # "", current, dim, added, relinked, error, selected: a component class
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    title: str
+    min: int = 4
+    max: int = 40
+
+
+class TreeTable(Widget, can_focus=True):
+    COMPONENT_CLASSES = {"tree-table--header", "tree-table--cursor", "tree-table--changed",
+                         "tree-table--group", "tree-table--current", "tree-table--dim",
+                         "tree-table--added", "tree-table--error", "tree-table--selected",
+                         "tree-table--relinked"}
+    DEFAULT_CSS = """
+    TreeTable { height: 1fr; }
+    TreeTable > .tree-table--header { text-style: bold; background: $panel; }
+    TreeTable > .tree-table--cursor { background: $accent 40%; }
+    TreeTable:focus > .tree-table--cursor { background: $accent; color: $text; }
+    TreeTable > .tree-table--changed { color: $warning; text-style: bold; }
+    TreeTable > .tree-table--group { color: $secondary; text-style: bold; }
+    TreeTable > .tree-table--current { color: $success; text-style: bold; }
+    TreeTable > .tree-table--dim { color: $text-muted; }
+    TreeTable > .tree-table--added { color: $success; }
+    TreeTable > .tree-table--error { color: $error; }
+    TreeTable > .tree-table--selected { text-style: reverse; }
+    TreeTable > .tree-table--relinked { color: $warning; text-style: italic; }
+    """
+    BINDINGS = [
+        Binding("up", "cursor(-1)", show=False), Binding("down", "cursor(1)", show=False),
+        Binding("pageup", "page(-1)", show=False), Binding("pagedown", "page(1)", show=False),
+        Binding("home", "edge(0)", show=False), Binding("end", "edge(1)", show=False),
+        Binding("left", "collapse", show=False), Binding("right", "expand", show=False),
+        Binding("enter", "choose", "Open", show=False),
+    ]
+
+    class Highlighted(Message):
+        def __init__(self, table: TreeTable, key: str | None) -> None:
+            super().__init__()
+            self.table, self.key = table, key
+
+    class Chosen(Message):
+        def __init__(self, table: TreeTable, key: str) -> None:
+            super().__init__()
+            self.table, self.key = table, key
+
+    def __init__(self, columns: list[Column], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.columns = columns
+        self.lines: list[TableLine] = []
+        self.marks: dict[str, dict[int, str]] = {}   # key -> column -> the old text
+        self.collapsed: set[str] = set()              # membership only
+        self.filter = ""
+        self.cursor = 0
+        self.top = 0                    # the first visible row on screen
+        self._index: dict[str, int] = {}
+        self._visible: list[int] = []
+        self._vindex: dict[str, int] = {}     # key -> its place among the visible rows
+        self._widths: list[int] = [c.min for c in columns]
+        # rendered rows by what they show (a step changes few of them, a relayout none), and
+        # the component styles
+        self._strips: dict[tuple, Strip] = {}
+        self._styles: dict[str, Style] = {}
+        self._base: Style | None = None   # rich_style walks the ancestors: once per restyle
+        self._laid_out: tuple[tuple[int, ...], int, list[int]] = ((), -1, [])
+        self._drawn: dict[int, tuple] = {}   # screen row -> the key of what it shows
+
+    # -- data ----------------------------------------------------------------------------------
+    def set_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]] | None = None,
+                  keep: str | None = None) -> None:
+        """All lines anew; the cursor stays on ``keep`` (or the line it was on) if still there."""
+        keep = keep if keep is not None else self.cursor_key
+        self.lines = lines
+        self.marks = marks or {}
+        self._index = {line.key: i for i, line in enumerate(lines)}
+        self._recompute(keep)
+
+    def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]]) -> None:
+        """Replace lines in place (same keys, same places): a step that changed cells only."""
+        for line in lines:
+            i = self._index.get(line.key)
+            if i is not None:
+                self.lines[i] = line
+        self.marks = marks
+        self._measure()
+        self.refresh_rows()
+
+    def set_filter(self, text: str) -> None:
+        self.filter = text.lower()
+        self._recompute(self.cursor_key)
+
+    @property
+    def cursor_key(self) -> str | None:
+        if 0 <= self.cursor < len(self._visible):
+            return self.lines[self._visible[self.cursor]].key
+        return None
+
+    @property
+    def visible_keys(self) -> list[str]:
+        return [self.lines[i].key for i in self._visible]
+
+    def line(self, key: str) -> TableLine | None:
+        i = self._index.get(key)
+        return self.lines[i] if i is not None else None
+
+    def move_to(self, key: str) -> bool:
+        """Put the cursor on ``key``, opening the groups it is in and clearing a filter that
+        hides it."""
+        i = self._index.get(key)
+        if i is None:
+            return False
+        shown = self._vindex.get(key)
+        if shown is not None:   # on screen already: only the cursor moves
+            self._set_cursor(shown)
+            return True
+        parent = self.lines[i].parent
+        while parent is not None:
+            self.collapsed.discard(parent)
+            j = self._index.get(parent)
+            parent = self.lines[j].parent if j is not None else None
+        if self.filter and not self._matches(self.lines[i]):
+            self.filter = ""
+        self._recompute(key)
+        return True
+
+    def _matches(self, line: TableLine) -> bool:
+        return any(self.filter in c.lower() for c in line.cells)
+
+    def _recompute(self, keep: str | None) -> None:
+        shown: dict[str, bool] = {}
+        visible = []
+        wanted = set()   # membership only: groups holding a line the filter matches
+        if self.filter:
+            for line in self.lines:
+                if not line.group and self._matches(line):
+                    parent = line.parent
+                    while parent is not None and parent not in wanted:
+                        wanted.add(parent)
+                        j = self._index.get(parent)
+                        parent = self.lines[j].parent if j is not None else None
+        for i, line in enumerate(self.lines):
+            ok = line.parent is None or (shown.get(line.parent, True)
+                                         and line.parent not in self.collapsed)
+            if line.group:
+                shown[line.key] = ok
+            if ok and self.filter:
+                ok = line.key in wanted if line.group else self._matches(line)
+            if ok:
+                visible.append(i)
+        self._visible = visible
+        index = self._vindex = {self.lines[i].key: n for n, i in enumerate(visible)}
+        self.cursor = index.get(keep, min(self.cursor, max(len(visible) - 1, 0))) \
+            if keep is not None else 0
+        self._measure()
+        self._scroll_to_cursor()
+        self.refresh_rows()
+
+    def _measure(self) -> None:
+        sample = self._visible[:3000]
+        widths = []
+        for c, col in enumerate(self.columns):
+            longest = len(col.title)
+            for i in sample:
+                line = self.lines[i]
+                if not line.group and c < len(line.cells):
+                    n = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
+                    old = self.marks.get(line.key, {}).get(c)
+                    if old is not None:
+                        n += len(old) + 1
+                    longest = max(longest, n)
+            widths.append(max(col.min, min(col.max, longest)))
+        self._widths = widths
+
+    @property
+    def rows_on_screen(self) -> int:
+        return max(self.size.height - 1, 1)
+
+    def scroll_rows(self, delta: int) -> None:
+        top = max(0, min(self.top + delta, len(self._visible) - self.rows_on_screen))
+        if top != self.top:
+            self.top = top
+            self.refresh_rows()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._scroll_to_cursor()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_rows(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_rows(-3)
+
+    # -- moving ---------------------------------------------------------------------------------
+    def _scroll_to_cursor(self) -> None:
+        rows = self.rows_on_screen
+        if self.cursor < self.top:
+            self.top = self.cursor
+        elif self.cursor >= self.top + rows:
+            self.top = self.cursor - rows + 1
+        self.top = max(0, min(self.top, len(self._visible) - rows))
+
+    def _set_cursor(self, n: int) -> None:
+        n = max(0, min(n, len(self._visible) - 1))
+        if n != self.cursor:
+            self.cursor = n
+            self._scroll_to_cursor()
+            self.refresh_rows()
+            self.post_message(self.Highlighted(self, self.cursor_key))
+
+    def action_cursor(self, delta: int) -> None:
+        self._set_cursor(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._set_cursor(self.cursor + direction * max(self.size.height - 2, 1))
+
+    def action_edge(self, end: int) -> None:
+        self._set_cursor(len(self._visible) - 1 if end else 0)
+
+    def action_collapse(self) -> None:
+        key = self.cursor_key
+        line = self.line(key) if key else None
+        if line is None:
+            return
+        if line.group and key not in self.collapsed:
+            self.collapsed.add(key)
+        elif line.parent is not None:
+            self.collapsed.add(line.parent)
+            key = line.parent
+        self._recompute(key)
+
+    def action_expand(self) -> None:
+        key = self.cursor_key
+        if key is not None and key in self.collapsed:
+            self.collapsed.discard(key)
+            self._recompute(key)
+
+    def action_choose(self) -> None:
+        key = self.cursor_key
+        line = self.line(key) if key else None
+        if line is None:
+            return
+        if line.group:
+            self.collapsed.symmetric_difference_update({key})
+            self._recompute(key)
+        else:
+            self.post_message(self.Chosen(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y >= 1:
+            self._set_cursor(self.top + event.y - 1)
+
+    # -- drawing --------------------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(f"tree-table--{name}")
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.clear()
+        self._strips.clear()
+        self._base = None
+
+    def on_focus(self) -> None:
+        self._strips.clear()   # the cursor's style follows the focus
+
+    def on_blur(self) -> None:
+        self._strips.clear()
+
+    def _column_widths(self, width: int) -> list[int]:
+        """The measured widths; the last column takes what is left. Too narrow a screen:
+        the widest columns give way, down to their minimum (the first one, the name, last)."""
+        widths = list(self._widths)
+        lows = [c.min for c in self.columns]
+        widths[-1] = max(width - sum(widths[:-1]) - len(widths) + 1, lows[-1])
+        excess = sum(widths) + len(widths) - 1 - width
+        while excess > 0:
+            room = [(w - low, -i) for i, (w, low) in enumerate(zip(widths, lows)) if w > low]
+            if not room:
+                break
+            widths[-max(room)[1]] -= 1
+            excess -= 1
+        return widths
+
+    def _row_key(self, y: int) -> tuple:
+        """What screen row ``y`` shows, as a key: equal keys draw equal strips."""
+        width = self.size.width
+        widths = self._widths_for(width)
+        n = self.top + y - 1 if y else -1
+        if n < 0:
+            return ("header", self.top, self.rows_on_screen, len(self._visible), widths)
+        if n < len(self._visible):
+            line = self.lines[self._visible[n]]
+            marks = self.marks.get(line.key)
+            return (line, tuple(sorted(marks.items())) if marks else (), n == self.cursor,
+                    line.group and line.key in self.collapsed, widths)
+        return ("blank", width)
+
+    def refresh_rows(self) -> None:
+        """Redraw only the screen rows whose content changed (a step changes few)."""
+        width = self.size.width
+        for y in range(self.size.height):
+            if self._drawn.get(y) != self._row_key(y):
+                self.refresh(Region(0, y, width, 1))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        n = self.top + y - 1 if y else -1
+        key = self._drawn[y] = self._row_key(y)
+        strip = self._strips.get(key)
+        if strip is None:
+            if len(self._strips) > 20_000:
+                self._strips.clear()
+            strip = self._strips[key] = self._render_row(n, width, list(self._widths_for(width)))
+        return strip
+
+    def _widths_for(self, width: int) -> tuple[int, ...]:
+        if self._laid_out[:2] != (tuple(self._widths), width):
+            self._laid_out = (tuple(self._widths), width, self._column_widths(width))
+        return tuple(self._laid_out[2])
+
+    def _render_row(self, n: int, width: int, widths: list[int]) -> Strip:
+        """Row ``n`` of the visible rows (-1: the header)."""
+        if self._base is None:
+            self._base = self.rich_style
+        base = self._base
+        if n < 0:
+            text = " ".join(c.title.ljust(w)[:w] for c, w in zip(self.columns, widths))
+            rows = len(self._visible)
+            if rows > self.rows_on_screen:   # where the screen is in the rows
+                first = self.top + 1
+                where = f" {first}-{min(first + self.rows_on_screen - 1, rows)}/{rows}"
+                text = text[:max(width - len(where), 0)].ljust(width - len(where)) + where
+            return Strip([Segment(text.ljust(width)[:width], base + self._style("header"))])
+        if n >= len(self._visible):
+            return Strip.blank(width, base)
+        line = self.lines[self._visible[n]]
+        style = base + self._style(line.tone) if line.tone else base
+        if line.group:
+            sign = "▸ " if line.key in self.collapsed else "▾ "
+            segs = [Segment(("  " * line.depth + sign + line.cells[0]).ljust(width)[:width],
+                            style + self._style("group"))]
+        else:
+            segs = self._cells(line, widths, style)
+        if n == self.cursor:
+            cursor = self._style("cursor")
+            segs = [Segment(s.text, (s.style or base) + cursor) for s in segs]
+        return Strip(segs).adjust_cell_length(width, base)
+
+    def _cells(self, line: TableLine, widths: list[int], style: Style) -> list[Segment]:
+        segs = []
+        marks = self.marks.get(line.key, {})
+        for c, w in enumerate(widths):
+            text = line.cells[c] if c < len(line.cells) else ""
+            if c == 0:
+                text = "  " * line.depth + "  " + text
+            old = marks.get(c)
+            if old is not None:
+                shown = f"{old}{ARROW}{text.strip() if c == 0 else text}"
+                segs.append(Segment(shown.ljust(w)[:w], style + self._style("changed")))
+            else:
+                segs.append(Segment(text.ljust(w)[:w], style))
+            segs.append(Segment(" ", style))
+        return segs[:-1]
