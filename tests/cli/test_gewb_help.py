@@ -20,8 +20,8 @@ def test_help_summarises_every_subcommand_for_a_user(capsys):
     out = capsys.readouterr().out
     assert out.startswith("usage: gewb [-h] [--version] COMMAND ...\n\nGE Workbench: ")
     assert "With no COMMAND, gewb opens the workbench app on the bundled sample model." in out
-    names = ["tui", "graph", "ops", "compile", "passes", "lessons", "om-info", "conformance", "devrun",
-             "exec", "repl", "run"]
+    names = ["tui", "graph", "ops", "compile", "passes", "lessons", "serve", "om-info",
+             "conformance", "devrun", "exec", "repl", "run"]
     assert len(names) == len(_parser_adders())
     for name in names:
         assert f"\n    {name} " in out or f"\n    {name}\n" in out, name

@@ -30,9 +30,10 @@ def _parser_adders() -> list[Callable[[argparse._SubParsersAction], None]]:
     from workbench.cli.passes import add_passes_parser
     from workbench.cli.repl import add_repl_parser
     from workbench.cli.run import add_run_parser
+    from workbench.cli.serve import add_serve_parser
     from workbench.cli.tui import add_tui_parser
     return [add_tui_parser, add_graph_parser, add_ops_parser, add_compile_parser, add_passes_parser,
-            add_lessons_parser,
+            add_lessons_parser, add_serve_parser,
             add_om_info_parser, add_conformance_parser, add_devrun_parser, add_exec_parser,
             add_repl_parser, add_run_parser]
 

@@ -4,6 +4,7 @@ line debugger instead."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -39,7 +40,8 @@ def opening_for(spec: str | None, cwd: Path) -> Opening:
 
 
 def run_tui(spec: str | None, allow_programs: bool = False) -> int:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    # Under `gewb serve` the screen is a browser's: Textual's web driver, not a terminal.
+    if "TEXTUAL_DRIVER" not in os.environ and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TERMINAL, file=sys.stderr)
         return 2
     opening = replace(opening_for(spec, Path.cwd()), allow_programs=allow_programs)
