@@ -14,7 +14,6 @@ pointer already freed) must not return success.
 """
 from __future__ import annotations
 
-import gc
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from hypothesis import strategies as st
 
 from fuzzing.onnx_mutations import ROOT
 from fuzzing.targets import Target
-from fuzzing.verdict import CORRUPT, OK, UNCAUGHT, Verdict, where
+from fuzzing.verdict import CORRUPT, OK, UNCAUGHT, Verdict, release_last_case, where
 
 # api -> (argument roles, role of the value it returns or None)
 API: dict[str, tuple[tuple[str, ...], str | None]] = {
@@ -445,7 +444,7 @@ def run(case: tuple, shared: dict[str, Any]) -> Verdict:
     from npu_emu.world import World
     prologue, calls = case
     state = State(shared)
-    gc.collect()   # the last case's runtime and its device memory
+    release_last_case()   # its runtimes and the device memory they reserved
     with World(RuntimeConfig(memory_bytes=DEVICE_BYTES)).entered():
         for api, makers in PROLOGUE[:prologue]:
             verdict = _call(api, [make(state) for make in makers], state)

@@ -3,7 +3,6 @@ runs a few lines through it, as the REPL, the TUI and scripts do. A bad line mus
 one Error naming what is wrong; a raw Python error or "internal error" counts against us."""
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 from fuzzing.command_lines import command_line
 from fuzzing.onnx_mutations import ROOT
 from fuzzing.targets import Target
-from fuzzing.verdict import OK, UNCAUGHT, Verdict, judge_text
+from fuzzing.verdict import OK, UNCAUGHT, Verdict, judge_text, release_last_case
 
 SAMPLES = ROOT / "sample_models"
 TARGETS = ("tiny_cnn.onnx", "tiny_cnn.om", *(f"devrun/{p.name}" for p in
@@ -55,7 +54,7 @@ def run(case: tuple, workdir: Path) -> Verdict:
                 return Verdict(verdict.kind, f"{line!r}: {verdict.detail}")
     finally:
         session.close()
-        gc.collect()   # its runs' runtimes, and the device memory each one reserved
+        release_last_case()   # its runtimes and the device memory they reserved
     return Verdict(OK)
 
 
