@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from fuzzing.onnx_mutations import ROOT
 from fuzzing.targets import Target
-from fuzzing.verdict import CORRUPT, OK, UNCAUGHT, Verdict, release_last_case, where
+from fuzzing.verdict import CORRUPT, OK, TYPED, UNCAUGHT, Verdict, release_last_case, where
 
 # api -> (argument roles, role of the value it returns or None)
 API: dict[str, tuple[tuple[str, ...], str | None]] = {
@@ -214,6 +214,7 @@ class State:
     allocs: dict[int, int] = field(default_factory=dict)    # live device ptr -> size
     named: set[int] = field(default_factory=set)             # allocations some call touched
     ok: bool = True                                          # the last call succeeded
+    refused: bool = False                                    # some call returned an error
 
 
 HANDLE_ROLES = ("stream", "event", "notify", "context", "model_ri", "label", "model_id", "desc",
@@ -421,6 +422,7 @@ def _call(api: str, args: list[Any], state: State) -> Verdict | None:
         return Verdict(UNCAUGHT, f"acl.{api} returned {_short(result)}, not pyACL's shape")
     state.ok = ret == 0
     if ret != 0:
+        state.refused = True
         return None
     for role, value in zip(roles, args):
         if api != "init" and _dead(api, role, value, state):
@@ -466,7 +468,7 @@ def run(case: tuple, shared: dict[str, Any]) -> Verdict:
             if data is not None and data != bytes([PATTERN]) * size:
                 return Verdict(CORRUPT, f"allocation {ptr:#x} (+{size}) changed though no call "
                                         f"named it")
-    return Verdict(OK)
+    return Verdict(TYPED) if state.refused else Verdict(OK)
 
 
 def _short(a: Any) -> str:
