@@ -38,14 +38,16 @@ acl.finalize()
 """
 INNER = {"inner.gwb": f"target {UNNAMED}\ncontinue\n",
          "inner_named.gwb": f"#   programs: {NAMED}\ntarget {NAMED}\ncontinue\n"}
+# Lines that open programs with consent or without: a case opens with a few of these groups (a
+# script stops at its first failing line, so random lines rarely reach them otherwise).
+CONSENT = ((f"target {CANARY}".encode(), b"continue"), (f"target ./{CANARY}".encode(), b"step"),
+           (f"target {CANARY}".encode(),), (b"source inner.gwb",), (b"source inner_named.gwb",),
+           (b"save-script saved.gwb", b"source saved.gwb"))
 SPECIAL = (b"say hello", b"pause", b"\xff\xfe garbage", b"\x00", b"say " + b"x" * 100_000,
            b"target " + str(SAMPLES / "tiny_cnn.onnx").encode(),
            b"target " + str(SAMPLES / "devrun" / "deadlock.py").encode(),
            b"target no_such_file.onnx", b"target ../../../etc", b"# comment", b"\r",
-           # the consent paths
-           f"target {CANARY}".encode(), f"target ./{CANARY}".encode(), b"continue",
-           b"source inner.gwb", b"source inner_named.gwb", b"save-script saved.gwb",
-           b"source saved.gwb")
+           *(line for group in CONSENT for line in group))
 # The script's header: none, naming the canary (as its target lines spell it or not), or
 # naming another program.
 HEADERS = (None, f"#   programs: {CANARY}", f"# programs: ./{CANARY}",
@@ -55,7 +57,10 @@ HEADERS = (None, f"#   programs: {CANARY}", f"# programs: ./{CANARY}",
 def cases() -> st.SearchStrategy:
     line = st.one_of(command_line().map(lambda s: s.encode("utf-8", "surrogatepass")),
                      st.sampled_from(SPECIAL), st.binary(max_size=40))
-    return st.tuples(st.lists(line, max_size=8), st.sampled_from((b"\n", b"\r\n")),
+    opening = st.lists(st.sampled_from(CONSENT), max_size=3).map(
+        lambda groups: [line for group in groups for line in group])
+    lines = st.builds(list.__add__, opening, st.lists(line, max_size=8))
+    return st.tuples(lines, st.sampled_from((b"\n", b"\r\n")),
                      st.booleans(), st.sampled_from((None, b"", b"\xff\xfe", b"> step\n")),
                      st.booleans(), st.sampled_from(HEADERS))
 
