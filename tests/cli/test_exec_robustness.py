@@ -61,6 +61,15 @@ def test_a_failed_hybrid_execution_is_its_own_error(capsys):
     assert "cannot broadcast [1,3,1] and [0,0]" in err and "allocator" not in err
 
 
+@pytest.mark.parametrize("mode", ["auto", "hybrid"])
+def test_a_model_with_a_string_input_runs_on_random_strings(mode, capsys):
+    """Its inputs are named from their descs, which have no numpy number type (v2 needs a
+    static build, which a string refuses)."""
+    model = SIMPLE / "test_strnorm_model_monday_casesensintive_upper" / "model.onnx"
+    assert main(["exec", str(model), "--mode", mode]) == 0
+    assert "  y: str[" in capsys.readouterr().out
+
+
 def _run_capped(address_space: int, *argv: str) -> subprocess.CompletedProcess:
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
