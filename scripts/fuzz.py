@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections import Counter
@@ -83,6 +84,8 @@ def main() -> int:
     parser.add_argument("--progress", type=int, default=100, metavar="N",
                         help="a progress line on stderr every N cases (0: none)")
     args = parser.parse_args()
+    # killed (kill PID): stop the worker and remove its scratch directory on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = list(TARGETS) if args.target == "all" else [args.target]
     results = []
     for name in names:

@@ -14,6 +14,7 @@ from ge_core.graph.attr_names import ABSENT, ORIGIN_FORMAT, ORIGIN_SHAPE
 from ge_core.graph.types import DataType, Format
 from ge_core.om.logical_memory import tensor_size
 from ge_core.om.proto import ge_ir_pb2 as pb
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
 
 
 class SerializeError(ValueError):
@@ -53,7 +54,7 @@ def tensor_descriptor(desc: GeTensorDesc, name: str = "") -> pb.TensorDescriptor
         td.attr[ORIGIN_FORMAT].s = _layout(desc.origin_format).encode()
     if desc.absent:
         td.attr[ABSENT].b = True
-    if not desc.absent and not desc.shape.is_unknown and desc.dtype != DataType.DT_STRING:
+    if not desc.absent and not desc.shape.is_unknown and desc.dtype not in HOST_ONLY_DTYPES:
         td.size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
     return td
 

@@ -25,8 +25,19 @@ _BUILTIN_ERRORS = sorted(name for name, obj in vars(builtins).items()
                          if isinstance(obj, type) and issubclass(obj, BaseException)
                          and name not in ("KeyboardInterrupt", "SystemExit", "Exception",
                                           "BaseException"))
+# CPython's own wording of its errors: a message passed on without its class is as raw.
+_PYTHON_WORDING = (
+    r"'NoneType' object", r"object has no attribute", r"object is not (?:subscriptable|"
+    r"iterable|callable)", r"unsupported operand type", r"positional arguments? but",
+    r"unhashable type", r"invalid literal for int\(\)", r"(?:list|tuple|string) index out of "
+    r"range", r"codec can't (?:de|en)code", r"division by zero", r"maximum recursion depth",
+    r"cannot unpack non-iterable", r"(?:not enough|too many) values to unpack",
+    r"can only concatenate", r"descriptor '\w+' for", r"not supported between instances of",
+    r"could not convert string to float", r"has no len\(\)",
+    r"object cannot be interpreted as an integer", r"must be real number, not")
 RAW_ERROR = re.compile(r"internal error|Traceback \(most recent call last\)|"
-                       r"\b(?:DecodeError|" + "|".join(_BUILTIN_ERRORS) + r")\b")
+                       r"\b(?:DecodeError|" + "|".join(_BUILTIN_ERRORS) + r")\b|"
+                       + "|".join(_PYTHON_WORDING))
 
 
 @dataclass(frozen=True)

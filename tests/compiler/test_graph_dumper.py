@@ -17,6 +17,7 @@ from ge_core.compiler.model_builder import BuildOptions
 from ge_core.graph import dump_graph
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS
 from ge_core.graph.dump import Detail
+from ge_core.graph.types import DataType
 from ge_core.om.model_serializer import graph_of
 from ge_core.om.proto import ge_ir_pb2
 from ge_core.parser import parse_onnx
@@ -113,6 +114,21 @@ def test_ge_proto_is_a_model_def_in_text_format(tmp_path):
         ge_ir_pb2.ModelDef())
     consts = [op for op in lean.graph[0].op if op.type == "Const"]
     assert consts and all(ATTR_NAME_WEIGHTS not in op.attr for op in consts)
+
+
+def test_a_host_value_is_dumped_with_no_device_size(tmp_path):
+    """A sequence (DT_VARIANT) or a string has no device bytes: its desc says no size, and the
+    compile goes on to the build's own one-line refusal (the dump said 'internal error')."""
+    model = Path(onnx.__file__).parent / "backend" / "test" / "data" / "simple" / \
+        "test_sequence_model8" / "model.onnx"
+    assert main(["compile", str(model), "-o", str(tmp_path / "m.om"), "--no-cache",
+                 "--dump", str(tmp_path / "dump")]) == 2
+    dump = text_format.Parse(
+        next((tmp_path / "dump").glob("ge_proto_*_PreRunBegin.txt")).read_text(),
+        ge_ir_pb2.ModelDef())
+    variants = [d for op in dump.graph[0].op for d in op.output_desc
+                if d.dtype == DataType.DT_VARIANT]
+    assert variants and all(d.size == 0 for d in variants)
 
 
 def test_levels_and_formats_follow_ges_switches(tmp_path):
