@@ -17,6 +17,9 @@ from ge_core.om.proto import ge_ir_pb2 as pb
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
 
 
+INT64_MAX = (1 << 63) - 1
+
+
 class SerializeError(ValueError):
     """A value our schema cannot hold, or a def that does not decode to IR; the message names
     where."""
@@ -55,7 +58,11 @@ def tensor_descriptor(desc: GeTensorDesc, name: str = "") -> pb.TensorDescriptor
     if desc.absent:
         td.attr[ABSENT].b = True
     if not desc.absent and not desc.shape.is_unknown and desc.dtype not in HOST_ONLY_DTYPES:
-        td.size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
+        size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
+        if size > INT64_MAX:      # GE's CheckInt64MulOverflow refuses it as well
+            raise SerializeError(f"tensor {desc} is {size:,} bytes, more than an int64 size "
+                                 f"holds")
+        td.size = size
     return td
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import onnx
 import pytest
 from google.protobuf import text_format
+from onnx import TensorProto, helper
 
 from ge_core.atc import atc
-from ge_core.compiler import CompileOptions, DumpConfig
+from ge_core.compiler import CompileOptions, DumpConfig, compile_graph
 from ge_core.compiler.graph_dumper import WHITELIST
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.graph import dump_graph
@@ -129,6 +130,23 @@ def test_a_host_value_is_dumped_with_no_device_size(tmp_path):
     variants = [d for op in dump.graph[0].op for d in op.output_desc
                 if d.dtype == DataType.DT_VARIANT]
     assert variants and all(d.size == 0 for d in variants)
+
+
+def test_a_tensor_too_large_for_an_int64_size_is_a_skipped_dump_not_a_failure(tmp_path):
+    """f32[2^62, 4] is 2^66 bytes: no OM size field holds it. The ge_proto dump of such a graph
+    is skipped with a warning naming the node, as GE skips a graph its serializer refuses."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 62, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1 << 62, 4])
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "huge",
+                                                [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    with World().entered():
+        result = compile_graph(parse_onnx(model),
+                               CompileOptions(dump=DumpConfig(tmp_path, Detail.NO_DATA, "2")))
+    assert not list(tmp_path.glob("ge_proto_*")) and list(tmp_path.glob("ge_readable_*"))
+    assert any("node x (Data): tensor f32[4611686018427387904,4] is "
+               "73,786,976,294,838,206,496 bytes, more than an int64 size holds" in w
+               for w in result.warnings), result.warnings
 
 
 def test_levels_and_formats_follow_ges_switches(tmp_path):
