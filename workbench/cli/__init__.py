@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import Callable, Sequence
 
 from workbench.cli.model_files import SAMPLE
@@ -72,6 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)
+    # A kernel computes what the device computes, IEEE inf and nan included, without a word:
+    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device.
+    warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) "
+                            r"encountered", RuntimeWarning)
     if args.command is None:  # the main job: the debugger on the bundled sample
         args = parser.parse_args(["repl", str(SAMPLE)])
     try:
