@@ -71,6 +71,10 @@ CASES = {
     "a required input left empty": (
         _model([helper.make_node("Conv", ["x", ""], ["y"])], [X4], [_vi("y", None)]),
         "Conv_0", "input 1 (W) is required but left empty"),
+    "a variadic input left empty": (   # ONNX's checker passes it; Max's kernel met None
+        _model([helper.make_node("Max", ["x", "", "x"], ["y"])], [_vi("x", [2])],
+               [_vi("y", [2])]),
+        "Max_0", "input 1 (data_0) is required but left empty"),
     "no outputs": (_model([helper.make_node("Relu", ["x"], [])], [_vi("x", [2])],
                           [_vi("x", [2])]),
                    "Relu_0", "Relu takes at least 1 output(s) (Y), the node has 0"),
