@@ -11,7 +11,8 @@ is one ParseError naming the graph, node, attribute or tensor at fault, and noth
 - graphs: each value produced once, every value read produced in scope, no cycle, graph
   inputs of a known element type;
 - then ONNX's own type and shape inference in strict mode, which knows each op's constraints
-  (Conv's strides positive, Gemm's operands 2-D, Cast's `to`...).
+  (Conv's strides positive, Gemm's operands 2-D, Cast's `to`, the element types each input
+  takes...).
 
 Arity and attribute kinds come from the ONNX operator schemas (onnx.defs), not from hand lists.
 A node of another domain, or of an op GE does not support, is left to the builder, which names
@@ -322,7 +323,9 @@ def infer_types(model: onnx.ModelProto, source: str
         return model, None
     refusal = None
     try:
-        return onnx.shape_inference.infer_shapes(model, strict_mode=True), None
+        # check_type: an input of a type its op's schema does not take (a float into
+        # StringNormalizer) is refused here, not met by the kernel
+        return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True), None
     except onnx.shape_inference.InferenceError as err:
         refusal = _refusal(str(err), source, model.graph)
     except Exception:  # noqa: BLE001 -- not a verdict on the model: fall back to lenient

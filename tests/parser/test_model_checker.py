@@ -85,6 +85,10 @@ CASES = {
                                 [_vi("y", None)],
                                 [helper.make_tensor("b", TensorProto.FLOAT, [3], [1.0] * 3)]),
                          "Gemm_0", "Input 1 expected to have rank 2 but has rank 1"),
+    "an input type the op does not take": (   # the string kernel met a float
+        _model([helper.make_node("StringNormalizer", ["x"], ["y"])], [_vi("x", [2])],
+               [_vi("y", None)]),
+        "StringNormalizer_0", "X typestr: tensor(string), has unsupported type: tensor(float)"),
     "zero strides": (_conv(strides=[0, 0]), "Conv_0",
                      "Attribute strides must only contain positive values"),
     "float pads": (_conv(pads=[0.5, 0.5, 0.5, 0.5]), "Conv_0",
