@@ -191,6 +191,20 @@ def test_broadcast_mismatch_names_the_node():
         ours("Add", [X(2, 3), X(4)], {}, 18, 1)
 
 
+@pytest.mark.parametrize("inputs, attrs, said", [
+    ([X(2, 3, 3, 4, 5), X(4)], {}, "filter [4] has rank 1, x has rank 5"),
+    ([X(1, 1, 8), X(5, 4, 3)], {}, "x has 1 channels, filter [5, 4, 3] in 1 group(s) takes 4"),
+    ([X(1, 4, 8), X(6, 2, 3)], {"group": 0}, "group 0 is not positive"),
+    ([X(1, 4, 8, 8), X(2, 4, 3, 3)], {"kernel_shape": [2, 2]},
+     "kernel_shape [2, 2] differs from filter [2, 4, 3, 3]'s spatial dims"),
+], ids=["rank", "channels", "group", "kernel_shape"])
+def test_a_conv_filter_that_does_not_fit_x_is_refused(inputs, attrs, said):
+    """Its kernel would multiply operands that do not fit (numpy's matmul error on screen)."""
+    with pytest.raises(InferShapeError) as refused:
+        ours("Conv", inputs, attrs, 18, 1)
+    assert str(refused.value) == f"node op (Conv): {said}"
+
+
 # -- shape operands ---------------------------------------------------------------------------
 @pytest.mark.parametrize("inputs,attrs,expect", [
     ([X(2, 3, 4), c(0, -1)], {}, [2, 12]),
