@@ -1,10 +1,11 @@
 """Elementwise ops: one shape rule per family, listed as tables."""
 from __future__ import annotations
 
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import broadcast
+from ge_core.ops.shape_rules import ShapeError, broadcast
 
 # y = f(x): x's shape and dtype.
 UNARY = ("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos",
@@ -41,9 +42,22 @@ def _variadic(ctx: InferShapeContext) -> None:
 
 @register("PRelu")
 def _prelu(ctx: InferShapeContext) -> None:
-    # y: x's shape. The slope broadcasts to x, never the other way (before opset 7 a [C] slope
-    # was matched to axis 1, which numpy's rule would reject, so there is nothing to check).
-    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+    # y: x's shape. The slope broadcasts to x, never the other way; before opset 7 a slope is
+    # one value, x's shape, or one value per channel lined up with x from axis 1.
+    x, slope = ctx.dims(0), ctx.dims(1)
+    if x is not None and slope is not None:
+        fits = _broadcasts_to(slope, x) if ctx.opset >= 7 else (
+            slope == x or all(d == 1 for d in slope) or len(slope) < len(x)
+            and _broadcasts_to(slope + (1,) * (len(x) - 1 - len(slope)), x))
+        if not fits:
+            raise ShapeError(f"slope {list(slope)} does not broadcast to x {list(x)}")
+    ctx.set_output(0, x, ctx.dtype(0))
+
+
+def _broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """ONNX's unidirectional broadcast: ``small`` stretches to ``big`` (unknown dims fit)."""
+    return len(small) <= len(big) and all(
+        s in (1, b, UNKNOWN_DIM) or b == UNKNOWN_DIM for s, b in zip(small[::-1], big[::-1]))
 
 
 @register("Where")

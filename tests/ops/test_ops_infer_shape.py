@@ -205,6 +205,23 @@ def test_a_conv_filter_that_does_not_fit_x_is_refused(inputs, attrs, said):
     assert str(refused.value) == f"node op (Conv): {said}"
 
 
+@pytest.mark.parametrize("inputs, opset, said", [
+    ([X(), X(1)], 16, "slope [1] does not broadcast to x []"),
+    ([X(3), X(2, 3)], 9, "slope [2, 3] does not broadcast to x [3]"),
+    ([X(2, 3, 4), X(4)], 6, "slope [4] does not broadcast to x [2, 3, 4]"),   # channel is axis 1
+])
+def test_a_prelu_slope_that_does_not_broadcast_to_x_is_refused(inputs, opset, said):
+    """y has x's shape, so the slope stretches to x only (its kernel met numpy's 'cannot
+    broadcast a non-scalar to a scalar array')."""
+    with pytest.raises(InferShapeError) as refused:
+        ours("PRelu", inputs, {}, opset, 1)
+    assert str(refused.value) == f"node op (PRelu): {said}"
+
+
+def test_a_one_value_prelu_slope_fits_any_x_before_opset_7():
+    assert ours("PRelu", [X(), X(1)], {}, 6, 1) == [([], DataType.DT_FLOAT)]
+
+
 # -- shape operands ---------------------------------------------------------------------------
 @pytest.mark.parametrize("inputs,attrs,expect", [
     ([X(2, 3, 4), c(0, -1)], {}, [2, 12]),
