@@ -30,7 +30,13 @@ def _binary(ctx: InferShapeContext) -> None:
     dtype = DataType.DT_BOOL if ctx.node.type in COMPARE else ctx.dtype(0)
     if ctx.opset < 7:
         # Before opset 7, b either had a's shape or was broadcast to it (`broadcast=1`, `axis`).
-        ctx.set_output(0, ctx.dims(0), dtype)
+        a, b = ctx.dims(0), ctx.dims(1)
+        if a is not None and b is not None and \
+                not _legacy_fits(b, a, int(ctx.attr("broadcast", 0)), ctx.attr("axis")):
+            raise ShapeError(f"b {list(b)} does not fit a {list(a)} (broadcast="
+                             f"{ctx.attr('broadcast', 0)}, axis={ctx.attr('axis')}; opset "
+                             f"{ctx.opset} broadcasts only b, and only when asked)")
+        ctx.set_output(0, a, dtype)
     else:
         ctx.set_output(0, broadcast(ctx.dims(0), ctx.dims(1)), dtype)
 
@@ -52,6 +58,20 @@ def _prelu(ctx: InferShapeContext) -> None:
         if not fits:
             raise ShapeError(f"slope {list(slope)} does not broadcast to x {list(x)}")
     ctx.set_output(0, x, ctx.dtype(0))
+
+
+def _legacy_fits(b: tuple[int, ...], a: tuple[int, ...], broadcast: int,
+                 axis: int | None) -> bool:
+    """Opsets 1-6: b equals a, or (broadcast=1) lines up with a from ``axis`` (suffix when
+    absent) and stretches to it (npu_emu's legacy_broadcast does the same)."""
+    if not broadcast:
+        return len(a) == len(b) and all(UNKNOWN_DIM in (x, y) or x == y for x, y in zip(a, b))
+    if axis is not None and b and a:
+        pad = len(a) - axis % len(a) - len(b)
+        if pad < 0:
+            return False
+        b = b + (1,) * pad
+    return _broadcasts_to(b, a)
 
 
 def _broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:

@@ -218,6 +218,22 @@ def test_a_prelu_slope_that_does_not_broadcast_to_x_is_refused(inputs, opset, sa
     assert str(refused.value) == f"node op (PRelu): {said}"
 
 
+@pytest.mark.parametrize("b, attrs, fits", [
+    (X(2, 3), {}, True), (X(2, 1), {}, False),                       # broadcast=0: equal only
+    (X(3), {"broadcast": 1}, True), (X(2), {"broadcast": 1}, False),  # suffix
+    (X(2), {"broadcast": 1, "axis": 0}, True), (X(3), {"broadcast": 1, "axis": 0}, False),
+    (X(2, 3, 1), {"broadcast": 1, "axis": 0}, False),                 # b longer than a
+])
+def test_opset_6_binary_ops_broadcast_only_b_and_only_when_asked(b, attrs, fits):
+    """The kernel (legacy_broadcast) refuses what InferShape lets through otherwise."""
+    if fits:
+        assert ours("Add", [X(2, 3), b], attrs, 6, 1) == [([2, 3], DataType.DT_FLOAT)]
+        return
+    with pytest.raises(InferShapeError, match=r"node op \(Add\): b \[.*\] does not fit a "
+                                              r"\[2, 3\] \(broadcast="):
+        ours("Add", [X(2, 3), b], attrs, 6, 1)
+
+
 def test_a_one_value_prelu_slope_fits_any_x_before_opset_7():
     assert ours("PRelu", [X(), X(1)], {}, 6, 1) == [([], DataType.DT_FLOAT)]
 
