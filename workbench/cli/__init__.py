@@ -65,6 +65,10 @@ def version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A kernel computes what the device computes, IEEE inf and nan included, without a word:
+    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device.
+    warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) "
+                            r"encountered", RuntimeWarning)
     parser = argparse.ArgumentParser(prog="gewb", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gewb {version()}")
@@ -73,10 +77,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for add in _parser_adders():
         add(sub)
     args = parser.parse_args(argv)
-    # A kernel computes what the device computes, IEEE inf and nan included, without a word:
-    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device.
-    warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) "
-                            r"encountered", RuntimeWarning)
     if args.command is None:  # the main job: the debugger on the bundled sample
         args = parser.parse_args(["repl", str(SAMPLE)])
     try:

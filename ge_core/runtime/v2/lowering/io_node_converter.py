@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
+from ge_core.graph.types import DataType
 from ge_core.graph import GeTensor, Node
 from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS
-from ge_core.graph.types import DataType
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.lowering.lowering_context import ANY, LoweringContext, LoweringError
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
@@ -23,15 +23,12 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
     name = op.output_names[0] or node.name
     feed = lc.exe.new_value(f"feed:{name}")
     lc.exe.inputs.append((name, feed))
-    if desc.dtype == DataType.DT_STRING:  # stays where the caller put it, once checked
-        checked = lc.exe.new_value(f"{node.name}:0")
-        lc.main.add("CheckHostInput", name, (feed,), (checked,),
+    if desc.dtype == DataType.DT_STRING:  # checked as every feed is, but not copied
+        feed, fed = lc.exe.new_value(f"{node.name}:0"), feed
+        lc.main.add("CheckHostInput", name, (fed,), (feed,),
                     {"name": name, "dims": None if desc.shape.is_unknown_rank
                      else desc.shape.dims})
-        lc.bind(node, 0, checked)
-        lc.on_host.add(checked)
-        return
-    if desc.dtype in HOST_ONLY_DTYPES:  # a sequence: a host list the sequence ops read
+    if desc.dtype in HOST_ONLY_DTYPES:  # a string or sequence stays where the caller put it
         lc.bind(node, 0, feed)
         lc.on_host.add(feed)
         return
