@@ -236,9 +236,11 @@ class Model:
         in software only never reached the TS)."""
         if self.state is ModelState.DESTROYED:
             raise ModelStateError(f"model {self.id} destroyed twice")
-        self.abort()
         if self.streams and (self.state is ModelState.LOADED or self.auto_split is None):
             self._maintain(self.streams, "unbind")
+        # after the unbind: the TS ran on while the host waited for it, and may have started
+        # an execution queued on another stream; its in-flight SQEs go with the model
+        self.abort()
         for stream in self.streams:
             self._release(stream)
         self.streams.clear()
@@ -258,6 +260,8 @@ class ModelExecuteTask(Task):
 
     def complete(self, ts: TaskScheduler, stream: Stream) -> None:
         model = self.model
+        if model.destroyed:   # unloaded while this execution waited in its stream
+            raise TaskFaultError(f"model {model.id} was destroyed before this execution began")
         if model.running:
             raise TaskFaultError(f"model {model.id} executed while its last execution runs")
         model.running = True

@@ -50,6 +50,9 @@ STATE = "state.json"
 # bit asks for encryption or a compression method), a short read, a field that does not unpack.
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError,
                OSError, EOFError, ValueError, struct.error)
+_CHUNK = 16 << 20
+# Members carry no wall-clock time: the same runtime saves to the same bytes.
+_EPOCH = (1980, 1, 1, 0, 0, 0)
 _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                    (2, 0): np.lib.format.read_array_header_2_0}
 
@@ -60,11 +63,14 @@ def save(rt: Runtime, path: str | Path | IO[bytes]) -> None:
     document = {"format": FORMAT, "version": VERSION, "root": root, "objects": encoder.objects}
     state = json.dumps(document, separators=(",", ":")).encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
-        archive.writestr(STATE, state)
+        archive.writestr(zipfile.ZipInfo(STATE, _EPOCH), state)
         for key, array in encoder.arrays.items():
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, array, allow_pickle=False)
-            archive.writestr(f"{key}.npy", buf.getvalue())
+            # straight into the archive: a copy of each array (host buffers of gigabytes)
+            # would take as much memory again
+            big = array.nbytes + 4096 >= zipfile.ZIP64_LIMIT
+            with archive.open(zipfile.ZipInfo(f"{key}.npy", _EPOCH), "w",
+                              force_zip64=big) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
 
 
 def dumps(rt: Runtime) -> bytes:
@@ -100,11 +106,15 @@ def restore(path: str | Path | IO[bytes], what: str | None = None) -> Runtime:
     return rt
 
 
-def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+def _check_stored(info: zipfile.ZipInfo) -> None:
     # A stored member is no larger than the archive: a size claimed past it is a lie, and
     # nothing is decompressed, so no small file can expand into a huge one.
     if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
         raise refuse(f"member {info.filename} is compressed")
+
+
+def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    _check_stored(info)
     try:
         return archive.read(info)
     except _ZIP_ERRORS as exc:
@@ -130,25 +140,38 @@ def _document(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]) -> 
 
 def _array(archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], key: str) -> np.ndarray:
     """A numeric array, from its .npy header and bytes; the header's shape must account for the
-    bytes exactly before anything is allocated."""
+    bytes exactly before anything is allocated, and the bytes are read into the array itself
+    (one copy of a host buffer of gigabytes, not three)."""
     info = members.get(f"{key}.npy")
     if info is None:
         raise SnapshotError(f"no array {key!r}")
-    f = io.BytesIO(_read(archive, info))
+    _check_stored(info)
     try:
-        version = np.lib.format.read_magic(f)
-        read_header = _HEADER_READERS.get(version)
-        if read_header is None:
-            raise ValueError(f"npy format {version}")
-        shape, fortran, dtype = read_header(f)
-    except (ValueError, SyntaxError, TypeError) as exc:
-        raise SnapshotError(f"array {key}: {exc}") from None
-    data = f.read()
-    if dtype.hasobject or dtype.kind not in "biufc" or min(shape, default=0) < 0 or \
-            math.prod(shape) * dtype.itemsize != len(data):
-        raise SnapshotError(f"array {key}: {dtype} {list(shape)} does not fit its "
-                            f"{len(data)} bytes")
-    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+        with archive.open(info) as f:
+            try:
+                version = np.lib.format.read_magic(f)
+                read_header = _HEADER_READERS.get(version)
+                if read_header is None:
+                    raise ValueError(f"npy format {version}")
+                shape, fortran, dtype = read_header(f)
+            except (ValueError, SyntaxError, TypeError) as exc:
+                raise SnapshotError(f"array {key}: {exc}") from None
+            size = info.file_size - f.tell()
+            if dtype.hasobject or dtype.kind not in "biufc" or min(shape, default=0) < 0 or \
+                    math.prod(shape) * dtype.itemsize != size:
+                raise SnapshotError(f"array {key}: {dtype} {list(shape)} does not fit its "
+                                    f"{size} bytes")
+            array = np.empty(shape, dtype, order="F" if fortran else "C")
+            view = memoryview(array.reshape(-1, order="A")).cast("B")
+            done = 0
+            while done < size:   # in chunks: zipfile reads a whole request into bytes first
+                n = f.readinto(view[done:done + _CHUNK])
+                if not n:
+                    raise SnapshotError(f"array {key}: {size - done} of its bytes missing")
+                done += n
+    except _ZIP_ERRORS as exc:   # a bad CRC is found once the member is read
+        raise refuse(f"member {info.filename}: {exc}") from None
+    return array
 
 
 class SnapShotStage(IntEnum):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections import Counter
@@ -30,7 +31,10 @@ COLUMNS = (("cases", None), ("ok", OK), ("typed", TYPED), ("uncaught", UNCAUGHT)
            ("raw", RAW), ("hangs", HANG), ("corrupt", CORRUPT))
 
 
-def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float) -> dict:
+def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float,
+         progress: int = 0) -> dict:
+    """Run ``budget`` cases of target ``name``; every ``progress`` cases (0: never) a line on
+    stderr says how far it got, so a long run can be watched."""
     target = TARGETS[name]
     worker = Worker(name, timeout, int(mem_gb * (1 << 30)))
     counts: Counter[str] = Counter()
@@ -49,15 +53,24 @@ def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float)
         if verdict.kind in BAD and len(bad) < 20 and key not in seen:
             seen.add(key)
             bad.append({"kind": verdict.kind, "detail": verdict.detail, "case": repr(case)[:600]})
+        done = sum(counts.values())
+        if progress and done % progress == 0:
+            rate = done / max(time.monotonic() - started, 1e-9)
+            print(f"[{name}] {done} cases ({rate:.2f}/s):",
+                  " ".join(f"{col} {counts[kind]}" for col, kind in COLUMNS if kind),
+                  file=sys.stderr, flush=True)
 
     started = time.monotonic()
     try:
         drive()
     finally:
         worker.stop()
-    return {"target": name, "cases": sum(counts.values()),
+    seconds = time.monotonic() - started
+    cases = sum(counts.values())
+    return {"target": name, "cases": cases,
             **{col: counts[kind] for col, kind in COLUMNS if kind},
-            "seconds": round(time.monotonic() - started, 1), "bad": bad}
+            "seconds": round(seconds, 1), "cases_per_s": round(cases / max(seconds, 1e-9), 2),
+            "bad": bad}
 
 
 def main() -> int:
@@ -68,15 +81,20 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per case")
     parser.add_argument("--mem-gb", type=float, default=8.0, help="the worker's address space")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument("--progress", type=int, default=100, metavar="N",
+                        help="a progress line on stderr every N cases (0: none)")
     args = parser.parse_args()
+    # killed (kill PID): stop the worker and remove its scratch directory on the way out
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = list(TARGETS) if args.target == "all" else [args.target]
     results = []
     for name in names:
-        result = fuzz(name, args.budget, args.seed, args.timeout, args.mem_gb)
+        result = fuzz(name, args.budget, args.seed, args.timeout, args.mem_gb, args.progress)
         results.append(result)
         if not args.json:
             print(" ".join(f"{col} {result[col]}" for col, _ in COLUMNS),
-                  f"({result['seconds']} s)", f"[{name}]", flush=True)
+                  f"({result['seconds']} s, {result['cases_per_s']} cases/s)", f"[{name}]",
+                  flush=True)
             for b in result["bad"][:5]:
                 print(f"  {b['kind']}: {b['detail']}\n    case: {b['case'][:300]}", flush=True)
     if args.json:

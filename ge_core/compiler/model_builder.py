@@ -89,10 +89,14 @@ def _check_static(graph: ComputeGraph) -> None:
                     f"graph {graph.name}: node {node.name} ({node.type}) output {i} is {desc}: "
                     f"{need}; GE runs such a model hybrid (gewb exec --mode hybrid)")
             try:
-                tensor_size(desc)
+                size = tensor_size(desc)
             except TypeError as exc:   # a string tensor: device memory holds no such thing
                 raise BuildError(f"graph {graph.name}: {node.name}:{i} is {desc}: a static "
                                  f"build sizes every tensor, and {exc}") from None
+            if size > FEATURE_MAP_SPAN:   # before the planner adds sizes up in int64
+                raise BuildError(f"graph {graph.name}: {node.name}:{i} is {desc}, {size:,} "
+                                 f"bytes: more than the {FEATURE_MAP_SPAN:,} bytes of logical "
+                                 f"addresses a feature map has")
 
 
 def _build(graph: ComputeGraph, options: BuildOptions,

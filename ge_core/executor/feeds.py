@@ -33,11 +33,9 @@ def random_feeds(graph: ComputeGraph, seed: int = 0,
         if desc.dtype == DataType.DT_VARIANT:  # a sequence: an empty one
             feeds[name] = []
             continue
-        if desc.dtype == DataType.DT_STRING:  # digits, which Cast can read back as numbers
-            feeds[name] = rng.integers(0, 10, dims).astype(str).astype(object)
-            continue
-        try:
-            dtype = desc.dtype.to_numpy()
+        try:   # a string is a host object: at least its pointer's bytes
+            dtype = np.dtype(object) if desc.dtype == DataType.DT_STRING else \
+                desc.dtype.to_numpy()
         except TypeError:
             raise FeedError(f"input {name!r} is {desc.dtype.short}{dims}: no random value can "
                             f"be made of that type") from None
@@ -46,6 +44,9 @@ def random_feeds(graph: ComputeGraph, seed: int = 0,
             raise FeedError(f"input {name!r} ({desc.dtype.short}{dims}) brings the inputs to "
                             f"{total:,} bytes, more than the {max_bytes:,} bytes of device "
                             f"memory they must fit in")
+        if desc.dtype == DataType.DT_STRING:  # digits, which Cast can read back as numbers
+            feeds[name] = rng.integers(0, 10, dims).astype(str).astype(object)
+            continue
         value = rng.random(dims) if dtype.kind == "f" else rng.integers(0, 4, dims)
         feeds[name] = np.asarray(value).astype(dtype)
     return with_gear(graph, feeds)

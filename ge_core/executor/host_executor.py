@@ -19,12 +19,17 @@ from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
+from ge_core.ops.shape_refiner import InferShapeError, infer_for_inputs
+from ge_core.ops.shape_rules import ShapeError
 from npu_emu import host_malloc
 from npu_emu.kernels import get_kernel
 from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
+# Input values an InferShape may read when a kernel failed: shape-like operands are few.
+SHAPE_OPERAND_ELEMENTS = 4096
 # Subgraph ops other than If and Loop, run with their bodies on the host.
 SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
                 "ai.onnx.preview::FlexAttention": run_with_function_attrs}
@@ -179,8 +184,29 @@ class HostExecutor:
         except ExecutionError:
             raise
         except Exception as exc:  # the kernel's own message, pinned to the node
-            raise ExecutionError(f"node {node.name} ({node.type}): {exc}") from exc
+            refusal = self._refusal(node, ins)
+            raise ExecutionError(refusal or f"node {node.name} ({node.type}): {exc}") from exc
         return outs
+
+    def _refusal(self, node: Node, ins: Sequence[Value]) -> str | None:
+        """Why the node's InferShape refuses this run's inputs, if it does. A node whose shapes
+        were not all known when the graph was inferred meets its inputs' shapes only now; GE's
+        hybrid executor infers such a node first. Asked only once its kernel failed (it costs a
+        graph of its own), so the user reads the op's reason, not the kernel's Python error."""
+        if not all(isinstance(v, np.ndarray) or v is None for v in ins):
+            return None   # a sequence: its desc says nothing of what it holds
+        try:
+            specs = [None if v is None else (v.shape, DataType.from_numpy(v.dtype)) for v in ins]
+        except TypeError:   # a dtype the IR has no name for
+            return None
+        consts = {i: GeTensor(v) for i, v in enumerate(ins) if v is not None
+                  and v.dtype.kind in "iu" and v.size <= SHAPE_OPERAND_ELEMENTS}
+        try:
+            infer_for_inputs(node.op_desc, specs, consts, self.opset)
+        except InferShapeError as refused:
+            if isinstance(refused.__cause__, ShapeError):   # the op's rule, not its defect
+                return str(refused)
+        return None
 
     def _subgraph(self, node: Node, attr: str) -> ComputeGraph:
         return node.graph.root.subgraph(node.op_desc.get_attr(attr))

@@ -46,9 +46,13 @@ def op_def(node: Node, detach_weights: bool = False) -> pb.OpDef:
             _put_attr(out, key, value, offset if key == ATTR_NAME_WEIGHTS else None)
         except SerializeError as err:
             raise SerializeError(f"node {op.name} ({op.type}) attr {key}: {err}") from None
-    out.input_desc.extend(tensor_descriptor(d, n) for d, n in zip(op.input_descs, op.input_names))
-    out.output_desc.extend(tensor_descriptor(d, n)
-                           for d, n in zip(op.output_descs, op.output_names))
+    try:
+        out.input_desc.extend(tensor_descriptor(d, n)
+                              for d, n in zip(op.input_descs, op.input_names))
+        out.output_desc.extend(tensor_descriptor(d, n)
+                               for d, n in zip(op.output_descs, op.output_names))
+    except SerializeError as err:
+        raise SerializeError(f"node {op.name} ({op.type}): {err}") from None
     return out
 
 

@@ -14,6 +14,10 @@ from ge_core.graph.attr_names import ABSENT, ORIGIN_FORMAT, ORIGIN_SHAPE
 from ge_core.graph.types import DataType, Format
 from ge_core.om.logical_memory import tensor_size
 from ge_core.om.proto import ge_ir_pb2 as pb
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
+
+
+INT64_MAX = (1 << 63) - 1
 
 
 class SerializeError(ValueError):
@@ -53,8 +57,12 @@ def tensor_descriptor(desc: GeTensorDesc, name: str = "") -> pb.TensorDescriptor
         td.attr[ORIGIN_FORMAT].s = _layout(desc.origin_format).encode()
     if desc.absent:
         td.attr[ABSENT].b = True
-    if not desc.absent and not desc.shape.is_unknown and desc.dtype != DataType.DT_STRING:
-        td.size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
+    if not desc.absent and not desc.shape.is_unknown and desc.dtype not in HOST_ONLY_DTYPES:
+        size = tensor_size(desc)  # what a loader allocates; GE's TensorUtils::SetSize
+        if size > INT64_MAX:      # GE's CheckInt64MulOverflow refuses it as well
+            raise SerializeError(f"tensor {desc} is {size:,} bytes, more than an int64 size "
+                                 f"holds")
+        td.size = size
     return td
 
 

@@ -1,10 +1,11 @@
 """Elementwise ops: one shape rule per family, listed as tables."""
 from __future__ import annotations
 
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import broadcast
+from ge_core.ops.shape_rules import ShapeError, broadcast
 
 # y = f(x): x's shape and dtype.
 UNARY = ("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos",
@@ -29,7 +30,13 @@ def _binary(ctx: InferShapeContext) -> None:
     dtype = DataType.DT_BOOL if ctx.node.type in COMPARE else ctx.dtype(0)
     if ctx.opset < 7:
         # Before opset 7, b either had a's shape or was broadcast to it (`broadcast=1`, `axis`).
-        ctx.set_output(0, ctx.dims(0), dtype)
+        a, b = ctx.dims(0), ctx.dims(1)
+        if a is not None and b is not None and \
+                not _legacy_fits(b, a, int(ctx.attr("broadcast", 0)), ctx.attr("axis")):
+            raise ShapeError(f"b {list(b)} does not fit a {list(a)} (broadcast="
+                             f"{ctx.attr('broadcast', 0)}, axis={ctx.attr('axis')}; opset "
+                             f"{ctx.opset} broadcasts only b, and only when asked)")
+        ctx.set_output(0, a, dtype)
     else:
         ctx.set_output(0, broadcast(ctx.dims(0), ctx.dims(1)), dtype)
 
@@ -41,9 +48,36 @@ def _variadic(ctx: InferShapeContext) -> None:
 
 @register("PRelu")
 def _prelu(ctx: InferShapeContext) -> None:
-    # y: x's shape. The slope broadcasts to x, never the other way (before opset 7 a [C] slope
-    # was matched to axis 1, which numpy's rule would reject, so there is nothing to check).
-    ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
+    # y: x's shape. The slope broadcasts to x, never the other way; before opset 7 a slope is
+    # one value, x's shape, or one value per channel lined up with x from axis 1.
+    x, slope = ctx.dims(0), ctx.dims(1)
+    if x is not None and slope is not None:
+        fits = _broadcasts_to(slope, x) if ctx.opset >= 7 else (
+            slope == x or all(d == 1 for d in slope) or len(slope) < len(x)
+            and _broadcasts_to(slope + (1,) * (len(x) - 1 - len(slope)), x))
+        if not fits:
+            raise ShapeError(f"slope {list(slope)} does not broadcast to x {list(x)}")
+    ctx.set_output(0, x, ctx.dtype(0))
+
+
+def _legacy_fits(b: tuple[int, ...], a: tuple[int, ...], broadcast: int,
+                 axis: int | None) -> bool:
+    """Opsets 1-6: b equals a, or (broadcast=1) lines up with a from ``axis`` (suffix when
+    absent) and stretches to it (npu_emu's legacy_broadcast does the same)."""
+    if not broadcast:
+        return len(a) == len(b) and all(UNKNOWN_DIM in (x, y) or x == y for x, y in zip(a, b))
+    if axis is not None and b and a:
+        pad = len(a) - axis % len(a) - len(b)
+        if pad < 0:
+            return False
+        b = b + (1,) * pad
+    return _broadcasts_to(b, a)
+
+
+def _broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """ONNX's unidirectional broadcast: ``small`` stretches to ``big`` (unknown dims fit)."""
+    return len(small) <= len(big) and all(
+        s in (1, b, UNKNOWN_DIM) or b == UNKNOWN_DIM for s, b in zip(small[::-1], big[::-1]))
 
 
 @register("Where")

@@ -61,10 +61,27 @@ def conv_dims(ctx: InferShapeContext, w_idx: int = 1) -> Dims:
     layout, w = _layout(ctx, w_idx), ctx.dims(w_idx)
     if layout is None:
         return None
-    n, _, sizes = layout
+    n, c, sizes = layout
+    if w is not None:
+        _check_filter(w, c, len(sizes), int(ctx.attr("group", 1)), ctx.ints_attr("kernel_shape"))
     kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * len(sizes))
     m = w[0] if w else UNKNOWN_DIM
     return (n, m) + _spatial(ctx, sizes, kernel)
+
+
+def _check_filter(w: tuple[int, ...], c: int, spatial: int, group: int,
+                  kernel: list[int] | None) -> None:
+    """The filter w[M, C/group, k...] fits x[N, C, ...] (GE's Conv InferShape checks the same:
+    the kernel would otherwise multiply operands that do not fit)."""
+    if len(w) != spatial + 2:
+        raise ShapeError(f"filter {list(w)} has rank {len(w)}, x has rank {spatial + 2}")
+    if group < 1:
+        raise ShapeError(f"group {group} is not positive")
+    if UNKNOWN_DIM not in (c, w[1]) and c != w[1] * group:
+        raise ShapeError(f"x has {c} channels, filter {list(w)} in {group} group(s) takes "
+                         f"{w[1] * group}")
+    if kernel is not None and any(k != d for k, d in zip(kernel, w[2:]) if d != UNKNOWN_DIM):
+        raise ShapeError(f"kernel_shape {kernel} differs from filter {list(w)}'s spatial dims")
 
 
 @register("Conv")

@@ -4,17 +4,25 @@
 of its consumers, so a pass that rewrote a node can re-infer it and its consumers see the change.
 ``infer_graph(graph)`` does that in topological order, entering a node's subgraphs after the node's
 inputs are known (their Data nodes read the parent's input descs) and before the node itself
-(whose outputs come from the subgraphs' NetOutput).
+(whose outputs come from the subgraphs' NetOutput). ``infer_for_inputs`` infers a copy of an op
+for the inputs one execution has (GE's InferShape at run time), leaving its graph untouched.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 from ge_core.graph.anchor import GraphError
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.events import DescUpdated
+from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.node import Node
+from ge_core.graph.op_desc import OpDesc
+from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import get_op_def, supported_ops
 from ge_core.ops.shape_rules import ShapeError
+from npu_emu.trace import TraceBus
 
 
 class InferShapeError(GraphError):
@@ -63,3 +71,29 @@ def infer_graph(graph: ComputeGraph) -> None:
         for name in node.op_desc.subgraph_names:
             infer_graph(graph.subgraph(name))
         infer_shape(node)
+
+
+# The throwaway graphs' bus: no observer, so their edits cost nothing.
+_UNHEARD = TraceBus()
+InputSpec = tuple[Sequence[int], DataType] | None   # shape and dtype; None: as the desc says
+
+
+def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[int, GeTensor],
+                     opset: int) -> list[GeTensorDesc]:
+    """``op_desc``'s output descs for inputs of these shapes and dtypes, inferred on a copy in a
+    one-node graph of its own; ``consts``: input values an InferShape may read (Reshape's shape,
+    Slice's starts), linked in as Consts. InferShapeError if the op refuses the inputs."""
+    graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
+    graph.attrs[OPSET] = opset
+    op = op_desc.clone()
+    for i, spec in enumerate(inputs):
+        if spec is not None:
+            op.input_descs[i] = GeTensorDesc(GeShape(tuple(spec[0])), spec[1])
+    node = graph.add_node(op)
+    for i, value in sorted(consts.items()):
+        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
+                                      {ATTR_NAME_WEIGHTS: value}))
+        const.op_desc.output_descs[0] = value.desc.copy()
+        const.out_data_anchors[0].link_to(node.in_data_anchors[i])
+    infer_shape(node)
+    return op.output_descs

@@ -17,6 +17,7 @@ import numpy as np
 from ge_core.graph import ComputeGraph, Format, GeTensorDesc
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET
 from ge_core.om.logical_memory import tensor_size
+from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
 from ge_core.runtime.errors import ModelInputError
 
 NO_ADDRESS = -1   # a graph not built (hybrid, v2): its tensors have no planned place
@@ -49,6 +50,8 @@ class DeviceBuffer:
 
 
 def _io(index: int, name: str, desc: GeTensorDesc, addr: int) -> IoDesc:
+    if desc.dtype in HOST_ONLY_DTYPES:   # strings, sequences: host objects, no device bytes
+        return IoDesc(index, name, tuple(desc.shape.dims), np.dtype(object), desc.format, addr, 0)
     reserved = 0 if desc.shape.is_unknown else tensor_size(desc)
     return IoDesc(index, name, tuple(desc.shape.dims), desc.dtype.to_numpy(), desc.format, addr,
                   reserved)
@@ -75,9 +78,15 @@ def model_outputs(graph: ComputeGraph) -> list[IoDesc]:
 
 def check_feed(name: str, feed: object, dims: tuple[int, ...] | None,
                dtype: str) -> np.ndarray:
-    """The feed as a contiguous array, if it fits the model's input (-1: any size)."""
+    """The feed as a contiguous array, if it fits the model's input (-1: any size). A string
+    input (dtype ``object``, as _io describes it) takes Python strings."""
     array = np.asarray(feed, order="C")   # (ascontiguousarray would make a scalar 1-d)
-    if array.dtype != np.dtype(dtype):
+    if dtype == "object":
+        array = array.astype(object) if array.dtype.kind == "U" else array
+        if array.dtype != object or not all(isinstance(x, str) for x in array.flat):
+            raise ModelInputError(f"input {name}: {array.dtype} values, the model takes "
+                                  f"strings")
+    elif array.dtype != np.dtype(dtype):
         raise ModelInputError(f"input {name}: dtype {array.dtype}, the model takes {dtype}")
     if dims is not None and (len(dims) != array.ndim or
                              any(d >= 0 and d != n for d, n in zip(dims, array.shape))):

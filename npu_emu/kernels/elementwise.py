@@ -253,8 +253,11 @@ def prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
 @one_output("PRelu")
 def prelu_6(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
     # Before opset 7 a slope that is neither one value nor x-shaped holds one value per channel
-    # (axis 1), as PyTorch and Caffe2 exported it.
-    if slope.size > 1 and slope.shape != x.shape:
+    # (axis 1), as PyTorch and Caffe2 exported it; one value is shared by every element (of a
+    # scalar x too, which a [1] slope would not broadcast to).
+    if slope.size == 1:
+        slope = slope.reshape(())
+    elif slope.shape != x.shape:
         slope = legacy_broadcast(x, slope, broadcast=1, axis=1)
     return prelu(x, slope)
 

@@ -31,7 +31,9 @@ WORDS = (
     "[99999999,99999999]", "(1,10)",
     # settings and files (relative: they land in the case's scratch directory)
     "race-check", "on", "off", "seed", "stream-max-parallel-num", "exclude-engines",
-    "out.gwb", "dumpdir", "trace.json", "sub/dir/x.gwb", "", "\t", "\x00", "é", "\u202e")
+    "out.gwb", "dumpdir", "trace.json", "sub/dir/x.gwb", "", "\t", "\x00", "é", "\u202e",
+    # places nothing can be written: /proc, under a file a case wrote
+    "/proc/gewb-fuzz.gwb", "out.gwb/x.gwb")
 # Stray text: no '/' or '.', so nothing a case writes can name a place outside its directory.
 STRAY = st.text(st.characters(blacklist_characters="/.\\", blacklist_categories=("Cs",)),
                 max_size=12)

@@ -16,6 +16,9 @@ from workbench.cli import main
     (TensorProto.BFLOAT16, [2], "input 'x' is bf16[2]"),
     (TensorProto.FLOAT, [2**62], "brings the inputs to 18,446,744,073,709,551,616 bytes, more "
                                  "than the 2,147,483,648 bytes of device memory"),
+    # a string is a host object, 8 bytes at least (the host was asked for 8 TiB of them)
+    (TensorProto.STRING, [2**40], "brings the inputs to 8,796,093,022,208 bytes, more "
+                                  "than the 2,147,483,648 bytes of device memory"),
 ])
 def test_inputs_no_run_can_have_are_one_line(elem, dims, reason, tmp_path, capsys):
     model = save(one_op("Identity", [("x", elem, dims)], ["y"]), tmp_path, "m")

@@ -9,14 +9,16 @@ from pathlib import Path
 import onnx
 import pytest
 from google.protobuf import text_format
+from onnx import TensorProto, helper
 
 from ge_core.atc import atc
-from ge_core.compiler import CompileOptions, DumpConfig
+from ge_core.compiler import CompileOptions, DumpConfig, compile_graph
 from ge_core.compiler.graph_dumper import WHITELIST
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.graph import dump_graph
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS
 from ge_core.graph.dump import Detail
+from ge_core.graph.types import DataType
 from ge_core.om.model_serializer import graph_of
 from ge_core.om.proto import ge_ir_pb2
 from ge_core.parser import parse_onnx
@@ -113,6 +115,38 @@ def test_ge_proto_is_a_model_def_in_text_format(tmp_path):
         ge_ir_pb2.ModelDef())
     consts = [op for op in lean.graph[0].op if op.type == "Const"]
     assert consts and all(ATTR_NAME_WEIGHTS not in op.attr for op in consts)
+
+
+def test_a_host_value_is_dumped_with_no_device_size(tmp_path):
+    """A sequence (DT_VARIANT) or a string has no device bytes: its desc says no size, and the
+    compile goes on to the build's own one-line refusal (the dump said 'internal error')."""
+    model = Path(onnx.__file__).parent / "backend" / "test" / "data" / "simple" / \
+        "test_sequence_model8" / "model.onnx"
+    assert main(["compile", str(model), "-o", str(tmp_path / "m.om"), "--no-cache",
+                 "--dump", str(tmp_path / "dump")]) == 2
+    dump = text_format.Parse(
+        next((tmp_path / "dump").glob("ge_proto_*_PreRunBegin.txt")).read_text(),
+        ge_ir_pb2.ModelDef())
+    variants = [d for op in dump.graph[0].op for d in op.output_desc
+                if d.dtype == DataType.DT_VARIANT]
+    assert variants and all(d.size == 0 for d in variants)
+
+
+def test_a_tensor_too_large_for_an_int64_size_is_a_skipped_dump_not_a_failure(tmp_path):
+    """f32[2^62, 4] is 2^66 bytes: no OM size field holds it. The ge_proto dump of such a graph
+    is skipped with a warning naming the node, as GE skips a graph its serializer refuses."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 62, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1 << 62, 4])
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "huge",
+                                                [x], [y]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    with World().entered():
+        result = compile_graph(parse_onnx(model),
+                               CompileOptions(dump=DumpConfig(tmp_path, Detail.NO_DATA, "2")))
+    assert not list(tmp_path.glob("ge_proto_*")) and list(tmp_path.glob("ge_readable_*"))
+    assert any("node x (Data): tensor f32[4611686018427387904,4] is "
+               "73,786,976,294,838,206,496 bytes, more than an int64 size holds" in w
+               for w in result.warnings), result.warnings
 
 
 def test_levels_and_formats_follow_ges_switches(tmp_path):

@@ -208,6 +208,14 @@ def test_prelu_unidirectional(shapes, opset: int) -> None:
     check("PRelu", [randn(*x_shape), randn(*shapes.input_shapes[0])], opset)
 
 
+def test_prelu_6_shares_one_slope_value_with_a_scalar_x() -> None:
+    """A [1] slope is one value for every element, a scalar x's too (numpy would not broadcast
+    [1] to a scalar): as opset 16's reference does with the value as a scalar slope."""
+    x, slope = np.array(-2.0, np.float32), randn(1)
+    expected = reference("PRelu", [x, slope.reshape(())], 16)
+    check_kernel("PRelu", [x, slope], 6, expected, rtol=0, atol=0)
+
+
 def test_prelu_slope_does_not_grow_x() -> None:
     with pytest.raises(ValueError):
         get_kernel("PRelu", 16)(randn(3), randn(2, 3))

@@ -191,6 +191,53 @@ def test_broadcast_mismatch_names_the_node():
         ours("Add", [X(2, 3), X(4)], {}, 18, 1)
 
 
+@pytest.mark.parametrize("inputs, attrs, said", [
+    ([X(2, 3, 3, 4, 5), X(4)], {}, "filter [4] has rank 1, x has rank 5"),
+    ([X(1, 1, 8), X(5, 4, 3)], {}, "x has 1 channels, filter [5, 4, 3] in 1 group(s) takes 4"),
+    ([X(1, 4, 8), X(6, 2, 3)], {"group": 0}, "group 0 is not positive"),
+    ([X(1, 4, 8, 8), X(2, 4, 3, 3)], {"kernel_shape": [2, 2]},
+     "kernel_shape [2, 2] differs from filter [2, 4, 3, 3]'s spatial dims"),
+], ids=["rank", "channels", "group", "kernel_shape"])
+def test_a_conv_filter_that_does_not_fit_x_is_refused(inputs, attrs, said):
+    """Its kernel would multiply operands that do not fit (numpy's matmul error on screen)."""
+    with pytest.raises(InferShapeError) as refused:
+        ours("Conv", inputs, attrs, 18, 1)
+    assert str(refused.value) == f"node op (Conv): {said}"
+
+
+@pytest.mark.parametrize("inputs, opset, said", [
+    ([X(), X(1)], 16, "slope [1] does not broadcast to x []"),
+    ([X(3), X(2, 3)], 9, "slope [2, 3] does not broadcast to x [3]"),
+    ([X(2, 3, 4), X(4)], 6, "slope [4] does not broadcast to x [2, 3, 4]"),   # channel is axis 1
+])
+def test_a_prelu_slope_that_does_not_broadcast_to_x_is_refused(inputs, opset, said):
+    """y has x's shape, so the slope stretches to x only (its kernel met numpy's 'cannot
+    broadcast a non-scalar to a scalar array')."""
+    with pytest.raises(InferShapeError) as refused:
+        ours("PRelu", inputs, {}, opset, 1)
+    assert str(refused.value) == f"node op (PRelu): {said}"
+
+
+@pytest.mark.parametrize("b, attrs, fits", [
+    (X(2, 3), {}, True), (X(2, 1), {}, False),                       # broadcast=0: equal only
+    (X(3), {"broadcast": 1}, True), (X(2), {"broadcast": 1}, False),  # suffix
+    (X(2), {"broadcast": 1, "axis": 0}, True), (X(3), {"broadcast": 1, "axis": 0}, False),
+    (X(2, 3, 1), {"broadcast": 1, "axis": 0}, False),                 # b longer than a
+])
+def test_opset_6_binary_ops_broadcast_only_b_and_only_when_asked(b, attrs, fits):
+    """The kernel (legacy_broadcast) refuses what InferShape lets through otherwise."""
+    if fits:
+        assert ours("Add", [X(2, 3), b], attrs, 6, 1) == [([2, 3], DataType.DT_FLOAT)]
+        return
+    with pytest.raises(InferShapeError, match=r"node op \(Add\): b \[.*\] does not fit a "
+                                              r"\[2, 3\] \(broadcast="):
+        ours("Add", [X(2, 3), b], attrs, 6, 1)
+
+
+def test_a_one_value_prelu_slope_fits_any_x_before_opset_7():
+    assert ours("PRelu", [X(), X(1)], {}, 6, 1) == [([], DataType.DT_FLOAT)]
+
+
 # -- shape operands ---------------------------------------------------------------------------
 @pytest.mark.parametrize("inputs,attrs,expect", [
     ([X(2, 3, 4), c(0, -1)], {}, [2, 12]),

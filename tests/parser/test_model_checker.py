@@ -71,6 +71,10 @@ CASES = {
     "a required input left empty": (
         _model([helper.make_node("Conv", ["x", ""], ["y"])], [X4], [_vi("y", None)]),
         "Conv_0", "input 1 (W) is required but left empty"),
+    "a variadic input left empty": (   # ONNX's checker passes it; Max's kernel met None
+        _model([helper.make_node("Max", ["x", "", "x"], ["y"])], [_vi("x", [2])],
+               [_vi("y", [2])]),
+        "Max_0", "input 1 (data_0) is required but left empty"),
     "no outputs": (_model([helper.make_node("Relu", ["x"], [])], [_vi("x", [2])],
                           [_vi("x", [2])]),
                    "Relu_0", "Relu takes at least 1 output(s) (Y), the node has 0"),
@@ -81,6 +85,10 @@ CASES = {
                                 [_vi("y", None)],
                                 [helper.make_tensor("b", TensorProto.FLOAT, [3], [1.0] * 3)]),
                          "Gemm_0", "Input 1 expected to have rank 2 but has rank 1"),
+    "an input type the op does not take": (   # the string kernel met a float
+        _model([helper.make_node("StringNormalizer", ["x"], ["y"])], [_vi("x", [2])],
+               [_vi("y", None)]),
+        "StringNormalizer_0", "X typestr: tensor(string), has unsupported type: tensor(float)"),
     "zero strides": (_conv(strides=[0, 0]), "Conv_0",
                      "Attribute strides must only contain positive values"),
     "float pads": (_conv(pads=[0.5, 0.5, 0.5, 0.5]), "Conv_0",

@@ -9,9 +9,16 @@ from pass_testing import COND, check_both_branches, check_pass, if_node, model, 
 
 
 def adds(consts: dict):
-    """y_k = x + c_k for each named const."""
-    return model([helper.make_node("Add", ["x", k], [f"y_{k}"], name=f"add_{k}") for k in consts],
-                 {"x": [2]}, {f"y_{k}": None for k in consts}, consts)
+    """y_k = x + c_k for each named const (through a Cast to float when it is not: an Add takes
+    one type)."""
+    nodes = []
+    for k, value in consts.items():
+        operand = k
+        if np.asarray(value).dtype != np.float32:
+            operand = f"{k}_f32"
+            nodes.append(helper.make_node("Cast", [k], [operand], to=TensorProto.FLOAT))
+        nodes.append(helper.make_node("Add", ["x", operand], [f"y_{k}"], name=f"add_{k}"))
+    return model(nodes, {"x": [2]}, {f"y_{k}": None for k in consts}, consts)
 
 
 def test_equal_consts_merge_into_the_first():

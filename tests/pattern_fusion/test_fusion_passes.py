@@ -10,7 +10,7 @@ atol of 1e-5 x the output's largest magnitude (what pass_equivalence also uses).
 import pytest
 
 from ge_core.graph import GeTensorDesc, GraphUtils, dump_graph
-from ge_core.ops import infer_shape
+from ge_core.ops import InferShapeError, infer_shape
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchNormFusionPass, ConvBiasAddFusionPass,
                                     ConvReluFusionPass, MatMulAddFusionPass, fusion_passes)
@@ -99,8 +99,6 @@ def test_conv_bias_add_takes_a_per_channel_constant_as_bias(c_shape, opset, cons
     ((4,), None, False, {}),                     # numpy aligns [C] with W, not C
     ((1, 6, 4, 4), None, False, {}),             # varies over H, W
     ((2, 6, 1, 1), None, False, {}),             # would widen N
-    ((6,), 6, False, {"broadcast": 1}),          # opset 6 without axis: suffix-aligned, with W
-    ((6,), 6, True, {"broadcast": 1, "axis": 1}),  # opset 6 broadcast only the right operand
 ])
 def test_conv_bias_add_leaves_other_adds(c_shape, opset, const_first, attrs):
     if c_shape == (4,):
@@ -110,6 +108,16 @@ def test_conv_bias_add_leaves_other_adds(c_shape, opset, const_first, attrs):
     else:
         b = conv_add(c_shape, opset, const_first, **attrs)
     assert ConvBiasAddFusionPass().run(b.graph) is False
+
+
+@pytest.mark.parametrize("const_first, attrs", [
+    (False, {"broadcast": 1}),                   # without axis: suffix-aligned, with W
+    (True, {"broadcast": 1, "axis": 1}),         # only the right operand broadcasts
+])
+def test_opset_6_adds_the_legacy_rule_refuses_never_reach_the_pass(const_first, attrs):
+    """Their kernel would refuse them too: InferShape does, before any pass sees one."""
+    with pytest.raises(InferShapeError, match="opset 6 broadcasts only b, and only when asked"):
+        conv_add((6,), 6, const_first, **attrs)
 
 
 def test_conv_relu_becomes_a_fused_conv_with_conv_inferred_shape():

@@ -11,7 +11,7 @@ from npu_emu import acl
 from npu_emu.acl import model_loader
 from npu_emu.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
                             ACL_ERROR_READ_MODEL_FAILURE, ACL_ERROR_RT_DEVICE_MEM_ERROR,
-                            ACL_ERROR_RT_INVALID_HANDLE)
+                            ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_MODEL_ABORT_NORMAL)
 from npu_emu.world import World
 from v1_testing import ROOT, TINY, ge_model, host_outputs
 
@@ -92,6 +92,23 @@ def test_load_from_mem_and_execute_async_on_a_stream(om_file, acl_device):
     acl.rt.memcpy(acl.util.numpy_to_ptr(result), 40, y, 40, 2)
     np.testing.assert_allclose(result, host_outputs(TINY, {"input": image})["prob"], rtol=1e-5,
                                atol=1e-6)
+
+
+def test_unloading_a_model_whose_async_execution_is_queued_stops_it(om_file, acl_device):
+    """aclmdlUnload before the stream is synchronized: the unbinding lets the TS start the
+    queued execution; unloading stops it (its waiter ends aborted) rather than leaving its
+    tasks in flight on streams that are gone (the scheduler met an IndexError)."""
+    model_id, _ = acl.mdl.load_from_file(str(om_file))
+    stream, _ = acl.rt.create_stream()
+    x, _ = acl.rt.malloc(3 * 16 * 16 * 4, 0)
+    y, _ = acl.rt.malloc(40, 0)
+    inputs, outputs = acl.mdl.create_dataset(), acl.mdl.create_dataset()
+    acl.mdl.add_dataset_buffer(inputs, acl.create_data_buffer(x, 3 * 16 * 16 * 4))
+    acl.mdl.add_dataset_buffer(outputs, acl.create_data_buffer(y, 40))
+    assert acl.mdl.execute_async(model_id, inputs, outputs, stream) == 0
+    assert acl.mdl.unload(model_id) == 0
+    assert acl.rt.synchronize_stream(stream) == ACL_ERROR_RT_MODEL_ABORT_NORMAL
+    assert acl.rt.synchronize_device() == 0 and acl.rt.synchronize_stream(stream) == 0
 
 
 def test_errors_come_back_as_acl_codes(tmp_path, acl_device):

@@ -105,3 +105,13 @@ def test_quit_ends_a_script_there(tmp_path):
     script = tmp_path / "q.gwb"
     script.write_text("say one\nquit\nsay two\n")
     assert replay(script).transcript == "one\n> quit\n"
+
+
+def test_an_expected_transcript_that_is_not_utf8_is_one_line_naming_it(tmp_path, capsys):
+    script, expected = tmp_path / "ok.gwb", tmp_path / "expected.txt"
+    script.write_text("say hello\n")
+    expected.write_bytes(b"hello\n\xff\xfe\n")
+    assert main(["run", str(script), "--expect", str(expected)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"gewb run: {expected}: not UTF-8 text (byte 6, line 2: 0xff)\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import Callable, Sequence
 
 from workbench.cli.user_error import UserError
@@ -66,6 +67,10 @@ def version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A kernel computes what the device computes, IEEE inf and nan included, without a word:
+    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device.
+    warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) "
+                            r"encountered", RuntimeWarning)
     parser = argparse.ArgumentParser(prog="gewb", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gewb {version()}")

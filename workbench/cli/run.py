@@ -14,7 +14,7 @@ from workbench.cli.user_error import UserError
 def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.script.consent import Consent, ConsentRefused
     from workbench.script.replay import replay
-    from workbench.script.script_lines import ScriptError
+    from workbench.script.script_lines import ScriptError, read_script
     script = Path(args.script)
     if not script.is_file():
         raise UserError(f"no such script: {script}")
@@ -29,7 +29,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     expected_path = Path(args.expect)
     if not expected_path.is_file():
         raise UserError(f"no such expected transcript: {expected_path}")
-    expected = expected_path.read_text()
+    try:
+        expected = read_script(expected_path)   # as the faces save it: UTF-8, or one line
+    except ScriptError as exc:
+        raise UserError(str(exc)) from None
     if result.transcript == expected:
         print(f"{script}: transcript matches {expected_path} "
               f"({len(result.lines)} lines)")

@@ -1,6 +1,7 @@
 """A `.gwb` script's text and its command lines: what replay runs and a lesson counts as its
-steps. A script is UTF-8, as the faces save it (a byte-order mark is allowed); any other bytes are
-one ScriptError naming the file and where the first bad byte is."""
+steps. A script is UTF-8, as the faces save it (a byte-order mark is allowed), and so is the
+transcript `gewb run --expect` checks it against; any other bytes are one ScriptError naming the
+file and where the first bad byte is."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,9 +1,9 @@
 """Debugger command lines on live targets: each case opens one target in a fresh Session and
 runs a few lines through it, as the REPL, the TUI and scripts do. A bad line must answer with
-one Error naming what is wrong; a raw Python error or "internal error" counts against us."""
+one Error naming what is wrong (the case counts as a typed error); a raw Python error or
+"internal error" counts against us."""
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from fuzzing.command_lines import command_line
 from fuzzing.onnx_mutations import ROOT
 from fuzzing.targets import Target
-from fuzzing.verdict import OK, UNCAUGHT, Verdict, judge_text
+from fuzzing.verdict import OK, TYPED, UNCAUGHT, Verdict, judge_text, release_last_case
 
 SAMPLES = ROOT / "sample_models"
 TARGETS = ("tiny_cnn.onnx", "tiny_cnn.om", *(f"devrun/{p.name}" for p in
@@ -39,24 +39,27 @@ def setup(workdir: str) -> Path:
 def run(case: tuple, workdir: Path) -> Verdict:
     from workbench.commands.render import transcript_entry
     from workbench.commands.session import Session
+    from workbench.debugger.outcomes import Error
     which, lines = case
     spec = TARGETS[which]
     target = str(workdir / spec) if spec.endswith(".om") else str(SAMPLES / spec)
+    release_last_case()   # the last case's runtimes and the device memory they reserved
     session = Session(base_dir=workdir)
+    refused = False
     try:
         for line in [f"target {target}", *lines]:
             try:
                 outcomes = session.execute(line)
             except BaseException as exc:   # noqa: BLE001 - Session.execute must not raise
                 return Verdict(UNCAUGHT, f"{line!r}: {type(exc).__name__}: {exc}")
+            refused = refused or any(isinstance(o, Error) for o in outcomes)
             text = "\n".join(transcript_entry(line, outcomes)) if line.strip() else ""
             verdict = judge_text(Verdict(OK), text)
             if verdict.bad:
                 return Verdict(verdict.kind, f"{line!r}: {verdict.detail}")
     finally:
         session.close()
-        gc.collect()   # its runs' runtimes, and the device memory each one reserved
-    return Verdict(OK)
+    return Verdict(TYPED) if refused else Verdict(OK)
 
 
 TARGET = Target("commands", cases, setup, run)

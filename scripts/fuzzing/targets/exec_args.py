@@ -11,13 +11,13 @@ import onnx
 from hypothesis import strategies as st
 
 from fuzzing.onnx_mutations import mutate
+from fuzzing.out_paths import PATHS
 from fuzzing.targets import Target
 from fuzzing.targets.onnx_files import SEEDS, mutations
 from fuzzing.verdict import CORRUPT, OK, Verdict, judge_cli
 
 VARIANTS = ("right", "flat", "reversed", "float64", "int64", "scalar", "empty", "text",
             "missing", "object", "nan", "huge_dim")
-PATHS = (None, "out.file", "no/such/dir/out.file", "/proc/gewb-fuzz.file", ".", "", "a\0b")
 
 
 def cases() -> st.SearchStrategy:

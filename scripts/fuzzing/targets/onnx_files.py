@@ -1,5 +1,6 @@
-"""ONNX files -> `gewb graph`, `gewb compile`, `gewb graph --run`: a mutated model must parse,
-compile and run, or be refused in one line."""
+"""ONNX files -> `gewb graph [--dot]`, `gewb compile [-o] [--dump]`, `gewb graph --run`: a
+mutated model must parse, compile and run, or be refused in one line, whatever place its
+outputs were pointed at."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from fuzzing.onnx_mutations import BYTE_MUTATIONS, MUTATIONS, mutate, seed_models
+from fuzzing.out_paths import PATHS
 from fuzzing.targets import Target
 from fuzzing.verdict import Verdict, judge_cli, worst
 
@@ -20,21 +22,18 @@ def mutations() -> st.SearchStrategy:
 
 
 def cases() -> st.SearchStrategy:
-    return st.tuples(st.integers(0, len(SEEDS) - 1), mutations())
-
-
-def write_case(case: tuple, workdir: str) -> str:
-    seed, muts = case
-    path = Path(workdir) / "case.onnx"
-    path.write_bytes(mutate(SEEDS[seed], muts))
-    return str(path)
+    return st.tuples(st.integers(0, len(SEEDS) - 1), mutations(), st.sampled_from(PATHS))
 
 
 def run(case: tuple, workdir: str) -> Verdict:
-    path = write_case(case, workdir)
-    return worst([judge_cli(["graph", path]),
-                  judge_cli(["compile", path, "-o", "case.om", "--no-cache"]),
-                  judge_cli(["graph", path, "--run"])])
+    seed, muts, out = case
+    path = Path(workdir) / "case.onnx"
+    path.write_bytes(mutate(SEEDS[seed], muts))
+    dot = [] if out is None else ["--dot", out + ".dot"]
+    om = ["-o", "case.om"] if out is None else ["-o", out + ".om", "--dump", out + ".dump"]
+    return worst([judge_cli(["graph", str(path), *dot]),
+                  judge_cli(["compile", str(path), *om, "--no-cache"]),
+                  judge_cli(["graph", str(path), "--run"])])
 
 
 TARGET = Target("onnx", cases, lambda workdir: workdir, run)

@@ -1,13 +1,17 @@
 """Sizes, alignment, the segments (feature map, zero-copy I/O, weights) and the attributes
 memory assignment writes on the nodes."""
 import pytest
+from onnx import TensorProto, helper
 
+from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.memory import (FEATURE_MAP, WEIGHT, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT,
                                      assign_memory, check_no_overlap)
 from ge_core.graph import GeShape, GeTensorDesc
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE, WORKSPACE_BYTES
+from ge_core.compiler.model_builder import BuildError, build_model
 from ge_core.graph.types import DataType
 from ge_core.om.logical_memory import WEIGHT_BASE, tensor_size
+from ge_core.parser import parse_onnx
 from npu_emu.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from mem_testing import BLOCK, GraphBuilder, chain
@@ -87,3 +91,23 @@ def test_workspaces_are_placed_and_freed_after_their_node():
     assert (ws1.first, ws1.last, ws1.size) == (1, 1, 1000)
     assert b.graph.find_node("op1").op_desc.get_attr(WORKSPACE) == [ws1.offset]
     assert ws1.offset == ws2.offset  # op1's workspace is free again when op2 runs
+
+
+
+@pytest.mark.parametrize("dim", [1 << 33, (1 << 63) - 1])
+def test_a_tensor_larger_than_the_feature_map_span_is_refused_before_planning(dim):
+    """f32[2^33] is 32 GiB + 32 bytes: more than the logical span; f32[2^63-1] would overflow
+    the planner's int64 sizes (it said 'internal error: OverflowError')."""
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [dim]) for n in ("x", "y")]
+    model = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])],
+                                                "huge", vi[:1], vi[1:]),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    size = tensor_size(GeTensorDesc(GeShape((dim,)), DataType.DT_FLOAT))
+    with World().entered():
+        graph = parse_onnx(model)
+        compile_graph(graph, CompileOptions(dump=None))
+        with pytest.raises(BuildError) as refused:
+            build_model(graph)
+    assert str(refused.value) == (f"graph huge: x:0 is f32[{dim}], {size:,} bytes: more than "
+                                  f"the 34,359,738,368 bytes of logical addresses a feature "
+                                  f"map has")

@@ -4,17 +4,21 @@ lowering inserts where host and device values meet, the numbers against onnxrunt
 one-line refusal of a static build."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
 from ge_core.compiler.model_builder import BuildError, build_model
 from ge_core.parser import parse_onnx
+from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.hybrid import HYBRID_LOWERING
+from ge_core.runtime.model_io import model_inputs
 from ge_core.runtime.v1 import ModelManager
 from ge_core.session import GraphManager
 from ge_core.runtime.v2 import lower_graph
@@ -101,3 +105,32 @@ def test_a_sequence_round_trip_through_host_and_device():
     with World().entered():
         got = GraphManager().run(compiled_graph, {"x": X}, hybrid=True)["y"]
     np.testing.assert_array_equal(got, X[1] * X[1])
+
+
+STRNORM = Path(onnx.__file__).parent / "backend" / "test" / "data" / "simple" / \
+    "test_strnorm_model_monday_casesensintive_upper"
+
+
+def _suite_tensor(path: Path) -> np.ndarray:
+    return numpy_helper.to_array(onnx.load_tensor(str(path)))
+
+
+def test_a_string_input_is_described_and_fed_as_host_strings():
+    """A string input has no device bytes: its desc says objects and reserves nothing, and the
+    suite's own strings give the suite's output."""
+    graph, _ = compiled(onnx.load(str(STRNORM / "model.onnx")))
+    (x,) = model_inputs(graph)
+    assert (x.name, x.dtype, x.reserved) == ("x", np.dtype(object), 0)
+    data = STRNORM / "test_data_set_0"
+    with World().entered():
+        got = GraphManager().run(graph, {"x": _suite_tensor(data / "input_0.pb")}, hybrid=True)
+    assert got["y"].tolist() == _suite_tensor(data / "output_0.pb").tolist()
+
+
+@pytest.mark.parametrize("feed, said", [(np.float32(1), "float32 values"),
+                                        (np.ones(4, object), "object values")])
+def test_numbers_fed_for_a_string_input_are_refused_in_one_line(feed, said):
+    graph, _ = compiled(onnx.load(str(STRNORM / "model.onnx")))
+    with World().entered(), pytest.raises(ModelInputError) as refused:
+        GraphManager().run(graph, {"x": feed}, hybrid=True)
+    assert str(refused.value) == f"input x: {said}, the model takes strings"

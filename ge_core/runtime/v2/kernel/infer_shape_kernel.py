@@ -2,9 +2,9 @@
 op's registered InferShape, run on a per-execution copy of its descs with the input shapes of
 this execution.
 
-The copy lives in a throwaway one-node graph (on a bus nobody hears), so the model's graph is
-never touched. The Const inputs an InferShape may read (Reshape's shape, Slice's starts) are
-linked in as Consts. When the outputs still have unknown dims, they depend on input *values*
+The copy lives in a throwaway one-node graph (shape_refiner's infer_for_inputs), so the
+model's graph is never touched. The Const inputs an InferShape may read (Reshape's shape,
+Slice's starts) are linked in as Consts. When the outputs still have unknown dims, they depend on input *values*
 computed on the device (a shape built by Shape -> Gather -> Concat, Expand's target shape from a
 graph input): GE's data-dependent InferShape. The host then synchronizes the stream, reads
 those inputs back, and infers again with them as Consts.
@@ -16,14 +16,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensor, GeTensorDesc, OpDesc
-from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
-from ge_core.ops import infer_shape
+from ge_core.graph import DataType, GeTensor, OpDesc
+from ge_core.ops.shape_refiner import infer_for_inputs
 from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
 from npu_emu.kernel_task import TensorArg
-from npu_emu.trace import TraceBus
 
 # An input read back for a data-dependent InferShape is a shape-like operand, and few of them:
 # integers (Reshape's shape, Range's bounds) or floats (Resize's scales); a large tensor is
@@ -31,28 +29,15 @@ from npu_emu.trace import TraceBus
 MAX_VALUE_DEPENDENT_ELEMENTS = 4096
 NUMBER_KINDS = "iufV"   # ml_dtypes' narrow floats (Range's bfloat16 bounds) are numpy kind "V"
 
-_UNHEARD = TraceBus()   # the throwaway graphs' bus: no observer, so their edits cost nothing
-
 
 def infer_specs(op_desc: OpDesc, consts: dict[int, GeTensor], opset: int,
                 args: Sequence[TensorArg | None]) -> list[TensorSpec | None]:
     """Output specs of ``op_desc`` for inputs shaped like ``args``; None where still unknown."""
-    graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
-    graph.attrs[OPSET] = opset
-    op = op_desc.clone()
-    for i, arg in enumerate(args):
-        if arg is not None:
-            op.input_descs[i] = GeTensorDesc(GeShape(arg.shape),
-                                             DataType.from_numpy(arg.dtype))
-    node = graph.add_node(op)
-    for i, value in sorted(consts.items()):
-        const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
-                                      {ATTR_NAME_WEIGHTS: value}))
-        const.op_desc.output_descs[0] = value.desc.copy()
-        const.out_data_anchors[0].link_to(node.in_data_anchors[i])
-    infer_shape(node)
+    descs = infer_for_inputs(op_desc, [None if a is None else
+                                       (a.shape, DataType.from_numpy(a.dtype)) for a in args],
+                             consts, opset)
     return [None if d.shape.is_unknown else TensorSpec(d.shape.dims, d.dtype.to_numpy().name)
-            for d in op.output_descs]
+            for d in descs]
 
 
 @register_kernel("InferShape")

@@ -1,6 +1,7 @@
 """Main's first and last kernels: a fed host array into a device tensor (CopyInput, GE's
-CopyModelData when the input is not zero-copy), a device tensor back into a host array after
-the streams are synchronized (CopyOutput)."""
+CopyModelData when the input is not zero-copy) or, for strings, checked where it is
+(CheckHostInput); a device tensor back into a host array after the streams are synchronized
+(CopyOutput)."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +26,14 @@ def copy_input(ctx: KernelContext) -> None:
     v, a = ctx.values, ctx.attrs
     array = check_feed(a["name"], v[ctx.ins[1]], a["dims"], a["dtype"])
     v[ctx.outs[0]] = upload(v[ctx.ins[0]], array)
+
+
+@register_kernel("CheckHostInput")
+def check_host_input(ctx: KernelContext) -> None:
+    """A string input: host memory holds it, so nothing is copied, but it is checked as every
+    feed is."""
+    v, a = ctx.values, ctx.attrs
+    v[ctx.outs[0]] = check_feed(a["name"], v[ctx.ins[0]], a["dims"], "object")
 
 
 @register_kernel("CopyOutput")

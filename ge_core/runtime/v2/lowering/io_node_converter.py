@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES
+from ge_core.graph.types import DataType
 from ge_core.graph import GeTensor, Node
 from ge_core.graph.attr_names import (ATTR_MBATCH_ORIGIN_INPUT_DIMS, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS)
@@ -23,6 +24,11 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
     name = op.output_names[0] or node.name
     feed = lc.exe.new_value(f"feed:{name}")
     lc.exe.inputs.append((name, feed))
+    if desc.dtype == DataType.DT_STRING:  # checked as every feed is, but not copied
+        feed, fed = lc.exe.new_value(f"{node.name}:0"), feed
+        lc.main.add("CheckHostInput", name, (fed,), (feed,),
+                    {"name": name, "dims": None if desc.shape.is_unknown_rank
+                     else desc.shape.dims})
     if desc.dtype in HOST_ONLY_DTYPES:  # a string or sequence stays where the caller put it
         lc.bind(node, 0, feed)
         lc.on_host.add(feed)
