@@ -139,7 +139,7 @@ def _link(graph: ComputeGraph, gd: pb.GraphDef) -> None:
                 continue
             try:
                 _link_input(graph, node, idx, src)
-            except (GraphError, IndexError, ValueError) as err:
+            except (GraphError, ValueError) as err:
                 raise SerializeError(f"graph {gd.name} node {op.name}: input {src!r}: "
                                      f"{err}") from None
     for op in gd.op:
@@ -152,6 +152,9 @@ def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> None:
     if producer is None:
         raise ValueError("no such node")
     if idx < len(node.in_data_anchors):
+        outputs = len(producer.out_data_anchors)
+        if not out_idx.isdigit() or int(out_idx) >= outputs:
+            raise ValueError(f"{name} has no output {out_idx} (it has {outputs})")
         producer.out_data_anchor(int(out_idx)).link_to(node.in_data_anchor(idx))
     else:
         producer.out_control_anchor.link_to(node.in_control_anchor)

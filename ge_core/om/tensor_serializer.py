@@ -134,7 +134,11 @@ def tensor_value(td: pb.TensorDef, weights: bytes | None = None) -> GeTensor | n
     if desc.dtype == DataType.DT_STRING:
         data = _strings(raw, desc.shape.dims)
         return data if td.desc.layout == "" else GeTensor(data, desc)
-    dtype = desc.dtype.to_numpy()
+    try:
+        dtype = desc.dtype.to_numpy()
+    except TypeError:
+        raise SerializeError(f"tensor {desc} has data of type {desc.dtype.name}, "
+                             "which holds no values") from None
     if len(raw) != dtype.itemsize * (desc.shape.num_elements() or 0):
         raise SerializeError(f"tensor {desc} has {len(raw)} bytes of data")
     # frombuffer shares the OM's bytes (read-only), as the parser shares the ONNX file's.

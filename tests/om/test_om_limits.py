@@ -71,6 +71,16 @@ def _op(m: ge_ir_pb2.ModelDef, op_type: str) -> ge_ir_pb2.OpDef:
     return next(op for op in m.graph[0].op if op.type == op_type)
 
 
+def _relu_reads(src: str):
+    return lambda m: _op(m, "Relu").input.__setitem__(0, src)
+
+
+def _valueless_tensor_attr(m: ge_ir_pb2.ModelDef) -> None:
+    desc = _op(m, "Relu").attr["bad"].t.desc
+    desc.dtype = DataType.DT_UNDEFINED
+    desc.shape.dim.append(2)
+
+
 def _relu_input_dims(m: ge_ir_pb2.ModelDef) -> None:
     _op(m, "Relu").input_desc[0].shape.dim[0] = 5
 
@@ -112,6 +122,13 @@ CASES = {
     "an output desc its InferShape disagrees with": (
         P.MODEL_DEF, _relu_output_dims,
         "node relu (Relu) is written to make f32[5]; its inputs and attributes make f32[4]"),
+    "an output its producer lacks": (P.MODEL_DEF, _relu_reads("x:3"),
+                                     "input 'x:3': x has no output 3 (it has 1)"),
+    "an output index that is no number": (P.MODEL_DEF, _relu_reads("x:-1"),
+                                          "input 'x:-1': x has no output -1 (it has 1)"),
+    "a tensor of a type that holds no values": (
+        P.MODEL_DEF, _valueless_tensor_attr,
+        "tensor ?[2] has data of type DT_UNDEFINED, which holds no values"),
     "non-UTF-8 kernel names": (P.TBE_KERNELS, lambda raw: b"\xff" + raw,
                                "malformed partition TBE_KERNELS: kernel names are not UTF-8"),
 }
@@ -164,3 +181,23 @@ def test_an_attribute_no_kernel_takes_is_refused_at_load(tmp_path):
         _op(m, "FusedConv").attr["activation"], "s", b"Gelu"))
     assert "(FusedConv) does not fit its inputs and attributes: activation 'Gelu' is none the " \
            "fused kernels apply (Relu)" in _refused(data, tmp_path)
+
+
+def test_a_stream_switch_on_operands_that_are_no_numbers_is_refused_at_load(small_om):
+    """A STREAM_SWITCH TaskDef's data_type is what the TS compares: DT_UNDEFINED (a zeroed
+    field) was met as Python's 'DT_UNDEFINED has no numpy dtype' (found by the om fuzz
+    target)."""
+    from ge_core.om import load_om_bytes
+    from ge_core.om.model_task_type import ModelTaskType
+    from ge_core.runtime.errors import ModelLoadError
+    from ge_core.session.graph_manager import GraphManager
+    from npu_emu.world import World
+
+    def switch(m: task_pb2.ModelTaskDef) -> None:
+        m.task[0].type = ModelTaskType.STREAM_SWITCH
+        m.task[0].stream_switch.data_type = DataType.DT_UNDEFINED
+    model = load_om_bytes(_edited(small_om, P.TASK_INFO, switch))
+    with World().entered(), pytest.raises(ModelLoadError) as err:
+        GraphManager.load(model)
+    assert "(STREAM_SWITCH) of node" in str(err.value)
+    assert "data type 0 holds no values" in str(err.value)

@@ -20,7 +20,7 @@ class HcclTaskInfo(AddressTaskInfo):
                             f"{', '.join(HCOM_PREFIX + c for c in COLLECTIVES)}")
         super().init()
         desc = self.op_desc.input_descs[0]
-        self.count, self.dtype = desc.shape.num_elements(), desc.dtype.to_numpy()
+        self.count, self.dtype = desc.shape.num_elements(), self.numpy_dtype(desc.dtype)
 
     def logical_addresses(self) -> list[int]:
         op = self.op_desc

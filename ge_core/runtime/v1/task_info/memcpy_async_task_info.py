@@ -20,7 +20,8 @@ class MemcpyAsyncTaskInfo(AddressTaskInfo):
         # The TaskDef counts GE's padded tensor size; the data is the tensor's own bytes, and a
         # zero-copy buffer bound in the tensor's place holds no more than those.
         desc = self.op_desc.input_descs[0]
-        self.count = min(copy.count, desc.shape.num_elements() * desc.dtype.to_numpy().itemsize)
+        self.count = min(copy.count, desc.shape.num_elements() *
+                         self.numpy_dtype(desc.dtype).itemsize)
 
     def logical_addresses(self) -> list[int]:
         copy = self.task_def.memcpy_async

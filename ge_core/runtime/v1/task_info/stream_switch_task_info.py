@@ -3,7 +3,6 @@ StreamSwitchTaskInfo -> rtStreamSwitchEx, whose operands are both in device memo
 TaskDef carries the condition in ``value`` and input 1's address in ``value_ptr``)."""
 from __future__ import annotations
 
-from ge_core.graph import DataType
 from ge_core.graph.attr_names import INPUT_OFFSET
 from ge_core.om.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
@@ -18,7 +17,7 @@ class StreamSwitchTaskInfo(AddressTaskInfo):
         if switch.value not in CONDITIONS:
             raise self.fail(f"condition {switch.value} (0..5)")
         self.target = self.model.stream(switch.true_stream_id)
-        self.dtype = DataType(switch.data_type).to_numpy().name
+        self.dtype = self.numpy_dtype(switch.data_type).name
         super().init()
 
     def logical_addresses(self) -> list[int]:

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, ClassVar
 
+import numpy as np
+
+from ge_core.graph.types import DataType
 from ge_core.om.model_task_type import ModelTaskType, task_type_name
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import ModelLoadError
@@ -65,6 +68,14 @@ class TaskInfo:
     def fail(self, reason: str) -> ModelLoadError:
         return ModelLoadError(f"task {self.index} ({self.task_type.name}) of node "
                               f"{self.node.name} ({self.node.type}): {reason}")
+
+    def numpy_dtype(self, dtype: int) -> np.dtype:
+        """The values a TaskDef's or its op's data type names: a type that holds none (a zeroed
+        or unknown field of the file) is this task's fault, not Python's."""
+        try:
+            return DataType(dtype).to_numpy()
+        except (ValueError, TypeError):
+            raise self.fail(f"data type {dtype} holds no values") from None
 
     def init(self) -> None:
         """InitTaskInfo: everything Distribute needs, resolved from the TaskDef."""
