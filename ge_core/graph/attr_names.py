@@ -14,6 +14,7 @@ ATTR_NAME_PARENT_NODE_INDEX = "parent_node_index"   # a body's Data: the parent'
                                            # (GE: "_parent_node_index")
 OPSET = "opset"                            # ours, on the root graph: the ONNX opset read
 SOURCE = "source"                          # ours, on the root graph: the file it came from
+SCAN_KEPT_REASON = "_scan_kept_reason"     # ours: why ScanPass left a Scan for the host CPU
 
 # -- engine placement and partition --------------------------------------------------------------
 ENGINE = "engine"                          # the engine that runs the op (GE: OpDesc's engine
