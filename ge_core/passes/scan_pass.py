@@ -31,7 +31,8 @@ import numpy as np
 from ge_core.graph import ComputeGraph, Node, OpDesc
 from ge_core.graph.anchor import OutDataAnchor
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
-                                      ATTR_NAME_WEIGHTS, OPSET, SCAN_KEPT_REASON)
+                                      ATTR_NAME_WEIGHTS, OPSET, SCAN_KEPT_REASON,
+                                      SCAN_STATE)
 from ge_core.graph.compute_graph import NETOUTPUT
 from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.types import DataType
@@ -157,6 +158,7 @@ class _ScanToLoop:
                 node.op_desc.set_attr(ATTR_NAME_PARENT_NODE_INDEX, parent_index + 2)
         for k, data in enumerate(self.state_data):
             data.op_desc.set_attr(ATTR_NAME_INDEX, 2 + k)
+            data.op_desc.set_attr(SCAN_STATE, True)
         next_index = 1 + max(int(d.op_desc.get_attr(ATTR_NAME_INDEX, 0))
                              for d in body.input_nodes)
         i = self._data(body, "iteration", 0, DataType.DT_INT64)
