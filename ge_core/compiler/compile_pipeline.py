@@ -159,7 +159,7 @@ class CompilePipeline:
                                        **self.options.user_input_shapes})
         # GE's NormalizeGraph runs GraphEquivalentTransformation, then ProcessMultiBatch, before
         # PrepareDynShape's InferShape.
-        yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation())
+        yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
         yield from self._passes("Prepare", g, pass_lists.process_multi_batch(
             self.options.multi_batch))
         infer_graph(g)

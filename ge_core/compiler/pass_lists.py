@@ -30,10 +30,11 @@ from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusi
                                     ConvReluFusionPass, MatMulAddFusionPass)
 
 
-def graph_equivalent_transformation() -> list[GraphPass]:
+def graph_equivalent_transformation(graph: ComputeGraph) -> list[GraphPass]:
     """GE's GraphPrepare::GraphEquivalentTransformation, first in NormalizeGraph: GE's ForPass
-    turns a For into a While there; our ScanPass turns an ONNX Scan into a Loop the same way."""
-    return [ScanPass()]
+    turns a For into a While there; our ScanPass turns an ONNX Scan into a Loop the same way.
+    It joins only when the graph has a Scan, so other models' pass tables stay as they were."""
+    return [ScanPass()] if any(n.type == "Scan" for n in graph.all_nodes()) else []
 
 
 def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
