@@ -61,9 +61,11 @@ class WhileLabelMaker(LabelMaker):
         self.label_set(body_enter)
         results = self.inline(self.body("body"), [counter, flag, *carried])
         snapshots = [self.copy(r) for r in results[:1 + len(carried)]]
-        row_index = self.compute("Reshape", [counter, self.const(np.array([1, 1], np.int64))])
-        written = [self._write_row(r, y, row_index)
-                   for r, y in zip(rows, results[1 + len(carried):])]
+        written = []
+        if rows:
+            row_index = self.compute("Reshape", [counter, self.const(np.array([1, 1], np.int64))])
+            written = [self._write_row(r, y, row_index)
+                       for r, y in zip(rows, results[1 + len(carried):])]
         self.copy(self.compute("Add", [counter, one]), into=counter)
         self.copy(snapshots[0], into=flag)
         outputs = [self.copy(s, into=v) for s, v in zip(snapshots[1:], carried)]
