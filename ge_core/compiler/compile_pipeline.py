@@ -157,7 +157,9 @@ class CompilePipeline:
         if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
             check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
                                        **self.options.user_input_shapes})
-        # GE's NormalizeGraph runs ProcessMultiBatch, before PrepareDynShape's InferShape.
+        # GE's NormalizeGraph runs GraphEquivalentTransformation, then ProcessMultiBatch, before
+        # PrepareDynShape's InferShape.
+        yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
         yield from self._passes("Prepare", g, pass_lists.process_multi_batch(
             self.options.multi_batch))
         infer_graph(g)

@@ -3,7 +3,7 @@
 Engines are tried in ascending cost, skipping excluded ones; the first whose support check
 accepts the op wins. The check is by op type here (real GE asks each engine's ops kernel info
 store); HOST_CPU accepts anything, so every op lands somewhere, and is where strings, sequences
-and Scan go (``host_cpu_ops``: AI CPU and GE-local refuse them).
+and a Scan ScanPass kept go (``host_cpu_ops``: AI CPU and GE-local refuse them).
 """
 from __future__ import annotations
 

@@ -23,10 +23,18 @@ from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
 from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
+from ge_core.passes.scan_pass import ScanPass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchNormFusionPass, ConvBiasAddFusionPass,
                                     ConvReluFusionPass, MatMulAddFusionPass)
+
+
+def graph_equivalent_transformation(graph: ComputeGraph) -> list[GraphPass]:
+    """GE's GraphPrepare::GraphEquivalentTransformation, first in NormalizeGraph: GE's ForPass
+    turns a For into a While there; our ScanPass turns an ONNX Scan into a Loop the same way.
+    It joins only when the graph has a Scan, so other models' pass tables stay as they were."""
+    return [ScanPass()] if any(n.type == "Scan" for n in graph.all_nodes()) else []
 
 
 def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:

@@ -14,6 +14,9 @@ ATTR_NAME_PARENT_NODE_INDEX = "parent_node_index"   # a body's Data: the parent'
                                            # (GE: "_parent_node_index")
 OPSET = "opset"                            # ours, on the root graph: the ONNX opset read
 SOURCE = "source"                          # ours, on the root graph: the file it came from
+SCAN_KEPT_REASON = "_scan_kept_reason"     # ours: why ScanPass left a Scan for the host CPU
+SCAN_STATE = "_scan_state"                 # ours: a Loop body's state Data that ScanPass made
+                                           # from a Scan's: its shape is the Loop input's
 
 # -- engine placement and partition --------------------------------------------------------------
 ENGINE = "engine"                          # the engine that runs the op (GE: OpDesc's engine

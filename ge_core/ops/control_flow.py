@@ -6,6 +6,7 @@ import math
 
 from ge_core.graph.attr_names import ATTR_NAME_BATCH_NUM, ATTR_NAME_PARENT_NODE_INDEX
 from ge_core.graph.compute_graph import ComputeGraph
+from ge_core.graph.node import Node
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
@@ -49,12 +50,24 @@ def _loop(ctx: InferShapeContext) -> None:
     n_carried = len(formal) - 2  # body inputs: iteration number, cond, carried values
     if len(results) != ctx.n_outputs or n_carried < 0:
         raise ShapeError(f"body gives {len(results)} results for {ctx.n_outputs} outputs")
+    steps = _trip_count(ctx, body, formal[1])
     for i, desc in enumerate(results):
         if i < n_carried:
             ctx.set_output(i, merge(ctx.dims(2 + i), dims_of(desc.shape)), desc.dtype)
         else:
             dims = dims_of(desc.shape)
-            ctx.set_output(i, None if dims is None else (UNKNOWN_DIM,) + dims, desc.dtype)
+            ctx.set_output(i, None if dims is None else (steps,) + dims, desc.dtype)
+
+
+def _trip_count(ctx: InferShapeContext, body: ComputeGraph, cond: Node) -> int:
+    """How many times the Loop runs when that is fixed: a constant M, no cond input, and a body
+    that hands its cond back unchanged (ScanPass's loops) run exactly M times; otherwise the
+    count is known only at run time."""
+    m = ctx.const(0)
+    handed_back = body.output_node.in_data_anchors[0].peer
+    if m is None or ctx.has_input(1) or handed_back is None or handed_back.owner is not cond:
+        return UNKNOWN_DIM
+    return max(int(m.reshape(-1)[0]), 0)
 
 
 @register("Scan")

@@ -1,8 +1,8 @@
 """GE's own node types: Data (a graph input), Const (a weight or folded value) and NetOutput."""
 from __future__ import annotations
 
-from ge_core.graph.attr_names import (ATTR_MBATCH_ORIGIN_INPUT_DIMS, ATTR_NAME_PARENT_NODE_INDEX,
-                                      ATTR_NAME_WEIGHTS)
+from ge_core.graph.attr_names import (ATTR_MBATCH_ORIGIN_INPUT_DIMS, ATTR_NAME_INDEX,
+                                      ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS, SCAN_STATE)
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 
@@ -26,6 +26,11 @@ def _data(ctx: InferShapeContext) -> None:
     if index is not None and parent is not None and not ctx.op_desc.has_attr(
             ATTR_MBATCH_ORIGIN_INPUT_DIMS):
         ctx.set_output_desc(0, parent.op_desc.input_descs[index])
+    elif ctx.attr(SCAN_STATE) and parent is not None and \
+            ctx.op_desc.output_descs[0].shape.is_unknown:
+        # A Scan's state keeps its initial shape through every step (ONNX's Scan inference),
+        # so the Loop ScanPass made reads it from the Loop's input where the model left it out.
+        ctx.set_output_desc(0, parent.op_desc.input_descs[ctx.attr(ATTR_NAME_INDEX)])
 
 
 @register("Const")

@@ -2,8 +2,9 @@
 
 Strings live in host memory (GE places string ops on the host CPU), and an ONNX sequence or
 optional is no tensor at all: the IR carries it as a DT_VARIANT value, which device memory has no
-form for. A subgraph op other than If, Case and Loop (Scan, SequenceMap, FlexAttention with its mods)
-has bodies no device label program expresses, so the host runs it, bodies and all. Any node
+form for. A subgraph op other than If, Case and Loop (SequenceMap, FlexAttention with its mods) has
+bodies no device label program expresses, so the host runs it, bodies and all; so does a Scan
+that ScanPass could not make a Loop (it names why). Any node
 touching a string or variant runs there too (Equal on strings, Identity of a sequence). A graph
 with such a node loads hybrid: its host nodes run on host values, the others on the device,
 with copies where the two meet.
@@ -11,7 +12,7 @@ with copies where the two meet.
 from __future__ import annotations
 
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.attr_names import ENGINE
+from ge_core.graph.attr_names import ENGINE, SCAN_KEPT_REASON
 from ge_core.graph.types import DataType
 
 HOST_CPU_ENGINE = "DNN_VM_HOST_CPU"
@@ -34,7 +35,10 @@ def host_cpu_reason(node: Node) -> str | None:
         return "a string op: strings live in host memory"
     if node.type in _SEQUENCE_OPS:
         return "a sequence/optional op: the device has no form for a sequence"
-    if node.type == "Scan" or node.op_desc.subgraph_names and node.type not in ("If", "Case", "Loop"):
+    if node.type == "Scan":   # ScanPass makes a Loop of any other
+        kept = node.op_desc.get_attr(SCAN_KEPT_REASON)
+        return None if kept is None else f"ScanPass kept it a Scan: {kept}"
+    if node.op_desc.subgraph_names and node.type not in ("If", "Case", "Loop"):
         return f"{node.type}'s body graphs, which no device label program expresses, run there"
     if node.type in _BOOKKEEPING:
         return None

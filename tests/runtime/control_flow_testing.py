@@ -119,6 +119,26 @@ def scan_model() -> onnx.ModelProto:
                  "scan")
 
 
+def reversed_scan_model(seq: str | int = "seq") -> onnx.ModelProto:
+    """Scan-9 with every option ScanPass maps: x scanned backwards along axis 1, a second scan
+    input forwards, a value captured from the outer graph, and two scan outputs, one reversed
+    and one stacked on axis 1 (-1 of its rank 2)."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x_t"], ["sum"]),
+         helper.make_node("Mul", ["sum", "w"], ["acc_out"]),
+         helper.make_node("Sub", ["acc_out", "u_t"], ["y_t"]),
+         helper.make_node("Neg", ["y_t"], ["z_t"])],
+        "body", [vi("acc_in", [2]), vi("x_t", [2]), vi("u_t", [2])],
+        [vi("acc_out", [2]), vi("y_t", [2]), vi("z_t", [2])])
+    return model([helper.make_node("Relu", ["w0"], ["w"]),
+                  helper.make_node("Scan", ["acc0", "x", "u"], ["acc", "y", "z"], name="scan0",
+                                   num_scan_inputs=2, body=body, scan_input_axes=[1, 0],
+                                   scan_input_directions=[1, 0], scan_output_directions=[1, 0],
+                                   scan_output_axes=[0, -1])],
+                 [vi("acc0", [2]), vi("x", [2, seq]), vi("u", [seq, 2]), vi("w0", [2])],
+                 [vi("acc", [2]), vi("y", [seq, 2]), vi("z", [2, seq])], "reversed_scan")
+
+
 def floats(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 

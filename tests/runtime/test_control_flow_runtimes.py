@@ -1,8 +1,8 @@
 """If, Case and Loop on v2 and hybrid: lowered to GE's control-flow kernels (GenIndexForIf + If
 with a branch ExeGraph each, GenIndexForCase + Case for the gears of a multi-batch model;
 IdentityAddr + While with cond and body ExeGraphs), executed on the emulated device with dynamic
-shapes; Scan on the host CPU engine, body and all. Compared with onnxruntime and with the node
-suite's own expected outputs."""
+shapes; Scan as the Loop ScanPass makes of it (Scan-8 on the host CPU engine, body and all).
+Compared with onnxruntime and with the node suite's own expected outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 
 from control_flow_testing import (assert_same, dynamic_if_model, floats, if_in_loop_model,
                                   loop_scan_model, loop_until_model, model,
-                                  onnxruntime_outputs, scan_model, vi)
+                                  onnxruntime_outputs, reversed_scan_model, scan_model, vi)
 from onnx import TensorProto as T, helper
 from ge_core.compiler import CompileOptions
 from ge_core.executor import with_gear
@@ -148,14 +148,23 @@ def test_a_failure_inside_a_branch_names_the_branch_and_its_node(world):
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
 @pytest.mark.parametrize("steps", [1, 5])
-def test_a_scan_over_a_sequence_of_any_length_runs_on_the_host_cpu_engine(world, runtime,
-                                                                         steps):
+def test_a_scan_over_a_sequence_of_any_length_runs_on_the_device_as_a_loop(world, runtime,
+                                                                          steps):
     proto = scan_model()
     graph = compiled(proto)
-    (scan,) = [n for n in graph if n.type == "Scan"]
-    assert scan.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE   # its body runs there too
+    assert [n.type for n in graph if n.op_desc.subgraph_names] == ["Loop"]   # ScanPass's
+    assert not [n.name for n in graph.all_nodes()
+                if n.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE]
     feeds = {"s0": floats(1, 3), "x": floats(steps, steps, 3)}
     assert_same(run(graph, feeds, runtime), onnxruntime_outputs(proto, feeds))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_scan_read_backwards_with_its_outputs_reversed_and_on_axis_1(world, runtime):
+    proto = reversed_scan_model()
+    feeds = {"acc0": floats(1, 2), "x": floats(2, 2, 4), "u": floats(3, 4, 2),
+             "w0": floats(4, 2)}
+    assert_same(run(compiled(proto), feeds, runtime), onnxruntime_outputs(proto, feeds))
 
 
 def _geared(batches: str) -> tuple[ComputeGraph, object]:
@@ -188,6 +197,8 @@ def test_a_case_lowers_to_gen_index_and_a_case_owning_a_branch_per_gear(world):
 
 
 NODE_CASES = ["test_if", "test_loop11", "test_scan9_sum", "test_scan_sum",
+              "test_scan9_multi_state", "test_scan9_scalar",
+              "test_linear_attention_gated_delta_expanded",
               "test_range_float_type_positive_delta_expanded",
               "test_range_int32_type_negative_delta_expanded", "test_affine_grid_2d_expanded"]
 

@@ -134,7 +134,7 @@ def test_the_loop_tensors_are_kept_out_of_reuse(make):
     assert not [(a, b) for a in inside_spans for b in spans(outside) if a[0] < b[1] and b[0] < a[1]]
 
 
-def test_scan_outputs_are_refused_with_a_reason():
+def test_scan_outputs_of_a_run_time_length_are_refused_with_a_reason():
     body = helper.make_graph([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
                               helper.make_node("Identity", ["v_in"], ["v_out"]),
                               helper.make_node("Identity", ["v_in"], ["scan"])], "body",
@@ -144,11 +144,12 @@ def test_scan_outputs_are_refused_with_a_reason():
         [helper.make_node("Loop", ["M", "", "v0"], ["v", "s"], name="loop0", body=body)],
         "g", [vi("M", [], T.INT64), vi("v0", [2])], [vi("v", [2]), vi("s", None)])
     proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    # A scan output's length is known only at run time, so the static build refuses it first;
-    # the maker refuses it too, for any caller that lowers a graph itself.
+    # M is an input: the scan output's length is known only at run time, so the static build
+    # refuses it first; the maker refuses it too, for any caller that lowers a graph itself.
     with pytest.raises(BuildError, match="--mode hybrid"):
         compile_model(proto)
-    with pytest.raises(LabelMakerError, match="1 scan output.*--mode hybrid"):
+    with pytest.raises(LabelMakerError, match="scan output 0 has a length known only at run "
+                                                 "time.*--mode hybrid"):
         assign_functional_labels(parse_onnx(proto))
 
 

@@ -24,7 +24,8 @@ def host_cpu_kernel(ctx: KernelContext) -> None:
 def make_sure_tensor_at_device(ctx: KernelContext) -> None:
     """A host CPU op's result into a device block, for a device kernel to read."""
     v = ctx.values
-    v[ctx.outs[0]] = upload(v[ctx.ins[0]], np.ascontiguousarray(v[ctx.ins[1]]))
+    # (np.ascontiguousarray would make a scalar, a Loop's iteration number, 1-d)
+    v[ctx.outs[0]] = upload(v[ctx.ins[0]], np.asarray(v[ctx.ins[1]], order="C"))
 
 
 @register_kernel("CopyD2H")
