@@ -89,6 +89,10 @@ CASES = {
         _model([helper.make_node("StringNormalizer", ["x"], ["y"])], [_vi("x", [2])],
                [_vi("y", None)]),
         "StringNormalizer_0", "X typestr: tensor(string), has unsupported type: tensor(float)"),
+    "a type its op takes, at an input that does not": (   # Gather takes floats, not as indices
+        _model([helper.make_node("Gather", ["x", "i"], ["y"])], [_vi("x", [3]), _vi("i", [2])],
+               [_vi("y", None)], opset=6),
+        "Gather_0", "indices typestr: Tind, has unsupported type: tensor(float)"),
     "zero strides": (_conv(strides=[0, 0]), "Conv_0",
                      "Attribute strides must only contain positive values"),
     "float pads": (_conv(pads=[0.5, 0.5, 0.5, 0.5]), "Conv_0",
