@@ -6,13 +6,13 @@ the same numbers. Each node it runs is a trace event, so the debugger can step t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ge_core.exec_timeout import (DEFAULT_EXEC_TIMEOUT_MS, GRAPH_EXEC_TIMEOUT, HOST_NODE_NS,
                                   host_node_budget)
+from ge_core.executor.events import NodeExecuted
 from ge_core.executor.function_attrs import run_with_function_attrs
 from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, Node
@@ -25,7 +25,6 @@ from ge_core.ops.shape_refiner import InferShapeError, infer_for_inputs
 from ge_core.ops.shape_rules import ShapeError
 from npu_emu import host_malloc
 from npu_emu.kernels import get_kernel
-from npu_emu.trace import TraceEvent
 
 LATEST_OPSET = 10_000
 # Input values an InferShape may read when a kernel failed: shape-like operands are few.
@@ -33,13 +32,6 @@ SHAPE_OPERAND_ELEMENTS = 4096
 # Subgraph ops other than If and Loop, run with their bodies on the host.
 SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
                 "ai.onnx.preview::FlexAttention": run_with_function_attrs}
-
-
-@dataclass(frozen=True, slots=True)
-class NodeExecuted(TraceEvent):
-    graph: str
-    node: str
-    op_type: str
 
 
 class ExecutionError(RuntimeError):

@@ -55,6 +55,16 @@ async def test_a_bad_model_ends_its_run_with_an_error_line_and_the_app_goes_on(t
         assert app.query_one(StatusBar).error == "" and app.views.debugger.tick > 0
 
 
+async def test_a_host_program_that_raises_ends_with_exit_status_1_in_the_log(tmp_path):
+    (tmp_path / "bad.py").write_text('raise RuntimeError("boom")\n')
+    app = make_app(str(tmp_path / "bad.py"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await run(pilot, "continue")
+        assert "  error: bad.py:1: RuntimeError: boom\n  exit status 1" in log_text(app)
+        assert app.query_one(StatusBar).error == "error: bad.py:1: RuntimeError: boom"
+
+
 async def test_colon_opens_the_command_line_enter_runs_and_leaves_it_escape_leaves_too():
     app = make_app(TINY)
     async with app.run_test(size=(100, 30)) as pilot:

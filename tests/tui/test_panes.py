@@ -219,3 +219,41 @@ async def test_if_bodies_open_in_place_under_their_node(tmp_path):
         table.move_to("graph:branch_then_branch")
         await press(pilot, "enter")          # a body folds like any group
         assert "branch_then_branch/then_relu" not in table.visible_keys
+
+
+def _cut_names(table) -> list[str]:
+    """The name cells (a node's, type, engine, pass) of the rows on screen that the table cuts."""
+    keys = table.visible_keys
+    cut = []
+    for y in range(1, table.size.height):
+        if table.top + y - 1 >= len(keys):
+            break
+        line = table.line(keys[table.top + y - 1])
+        if not line.group:
+            shown = table.render_line(y).text
+            cut += [cell for column, cell in zip(table.columns, line.cells)
+                    if column.name and cell not in shown]
+    return cut
+
+
+@pytest.mark.parametrize("size", [(200, 60), (80, 24)])
+async def test_names_are_whole_where_the_panes_have_room(size):
+    """The columns follow the width a pane gets: at 200 columns the graph and passes panes sit
+    side by side with every node, type, engine and pass name whole; at 80 each pane in turn."""
+    app = make_app(TINY)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to pass NodeStreamUpdatePass")
+        graph, passes = app.pane("graph").table, app.pane("passes").table
+        if size[0] < 160:
+            await press(pilot, "2")   # one pane at a time: the passes
+        longest = next(k for k in passes.visible_keys
+                       if passes.line(k).cells[0] == "CommonSubexpressionEliminationPass")
+        passes.move_to(longest)   # on screen
+        assert longest in passes.visible_keys[passes.top:passes.top + passes.size.height - 1]
+        assert _cut_names(passes) == []
+        if size[0] < 160:
+            await press(pilot, "1")
+        engines = {graph.line(k).cells[2] for k in graph.visible_keys if graph.line(k).cells[2:]}
+        assert {"DNN_VM_GE_LOCAL", "AIcoreEngine"} <= engines
+        assert _cut_names(graph) == []

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from npu_emu.runtime import Runtime
 from workbench.debugger.pass_names import known_pass_names
 from workbench.debugger.views.graph_views import node_names as graph_node_names
 
 if TYPE_CHECKING:
+    from npu_emu.runtime import Runtime
     from workbench.commands.session import Session
 
 

@@ -22,9 +22,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
-from ge_core.executor import NodeExecuted
+from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
-from ge_core.runtime.v1.events import ModelUnloaded
 from npu_emu.event import EventWaitBlocked, EventWaitSatisfied
 from npu_emu.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.notify import NotifyWaitBlocked, NotifyWaitSatisfied
@@ -49,8 +48,12 @@ DISTRIBUTE_TYPES = ("kernel", "event_record", "event_wait", "fusion_start", "fus
                     "notify_record", "notify_wait", "reduce_async", "rdma_send", "event_reset",
                     "end_graph", "stream_switch_n", "rdma_db_send", "memcpy_addr_async",
                     "stream_label_switch_by_index", "stream_label_goto", "model_exit")
-MODEL_EVENTS = {"load": ModelLoaded, "execute": ModelExecuted, "finish": ModelFinished,
-                "abort": ModelAborted, "unload": ModelUnloaded}
+# GE runtime's ModelUnloaded is named, as granularity names TaskDistributed: importing GE's
+# runtime for a name would load all of it with the debugger.
+MODEL_UNLOADED = "ModelUnloaded"
+MODEL_EVENTS = {"load": ModelLoaded.__name__, "execute": ModelExecuted.__name__,
+                "finish": ModelFinished.__name__, "abort": ModelAborted.__name__,
+                "unload": MODEL_UNLOADED}
 KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault", "model")
 
 
@@ -242,7 +245,7 @@ def _model(args: list[str]) -> tuple[list[Listen], list[str]]:
     if len(args) > 1:
         raise BreakpointError(f"usage: break model [{'|'.join(MODEL_EVENTS)}]")
     what = [_choice(args[0], tuple(MODEL_EVENTS), "model event")] if args else list(MODEL_EVENTS)
-    return [Listen(MODEL_EVENTS[w].__name__) for w in what], [w for w in what if args]
+    return [Listen(MODEL_EVENTS[w]) for w in what], [w for w in what if args]
 
 
 _PARSERS = {"pass": _pass, "node": _node, "distribute": _distribute, "sqe": _sqe,

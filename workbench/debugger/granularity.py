@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ge_core.executor import NodeExecuted
+from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
-from ge_core.pattern_fusion.pattern_fusion_pass import FusionMatched
 from ge_core.stage_events import StageBegin
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
@@ -24,9 +23,11 @@ from npu_emu.trace import TraceEvent
 if TYPE_CHECKING:   # the tracker names TASK_DISTRIBUTED from here
     from workbench.debugger.tracker import Tracker
 
-# GE runtime's DistributeTask event (ge_core.runtime, landing): a kind named here only, so the
-# debugger needs no import of it. Fields used: task_type, stream_id, node.
+# Kinds named here only, so the debugger loads neither GE's runtime nor its fusion passes with
+# it (tests/debugger/test_event_names.py checks the names): GE runtime's DistributeTask event
+# (fields used: task_type, stream_id, node) and a pattern fusion's match.
 TASK_DISTRIBUTED = "TaskDistributed"
+FUSION_MATCHED = "FusionMatched"
 
 UnitTest = Callable[[TraceEvent, "Tracker"], bool]
 
@@ -71,7 +72,7 @@ GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
                          NodeVisited.__name__: lambda e, t: t.inner_began},
                 next_units=lambda frame: {PassBegin.__name__: _always}),
     Granularity("node", {NodeVisited.__name__: _always, NodeExecuted.__name__: _always,
-                         FusionMatched.__name__: _always},
+                         FUSION_MATCHED: _always},
                 lambda e, t: t.node_graph or None, _same_graph),
     Granularity("task", {TASK_DISTRIBUTED: _always},
                 lambda e, t: stream_of(e), _same_stream(TASK_DISTRIBUTED)),

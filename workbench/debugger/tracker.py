@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from ge_core.executor import NodeExecuted
+from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.trace import TraceEvent

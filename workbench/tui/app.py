@@ -46,6 +46,7 @@ from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
 WIDE = 160   # columns from which the panes sit side by side
+ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
 SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
 
 
@@ -81,7 +82,7 @@ class WorkbenchApp(App):
     TITLE = "GE Workbench"
     BINDINGS = keymap.BINDINGS
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide"), (ROOMY, "-wide-roomy")]
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar, StatusBar, CommandLine, #hint"
 
     # vars, not reactives: a reactive of the app repaints the whole screen when it changes

@@ -60,7 +60,8 @@ class GraphPane(Pane):
         yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
                     id="graph-filter")
         yield Static("", id="graph-summary", markup=False)
-        yield TreeTable([Column("node", 14, 40), Column("type", 6, 20), Column("engine", 6, 16),
+        yield TreeTable([Column("node", 14, 40, name=True), Column("type", 6, 20, name=True),
+                         Column("engine", 6, 20, name=True),
                          Column("stream", 6, 10), Column("offset", 6, 24),
                          Column("output", 8, 60)], id="graph-table")
 

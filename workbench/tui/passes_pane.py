@@ -44,8 +44,9 @@ class PassesPane(Pane):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-summary", markup=False)
-        yield TreeTable([Column("pass", 16, 44), Column("graph", 5, 28), Column("changed", 7, 7),
-                         Column("nodes", 5, 6), Column("ms", 4, 8)], id="passes-table")
+        yield TreeTable([Column("pass", 16, 44, name=True), Column("graph", 5, 28),
+                         Column("changed", 7, 7), Column("nodes", 5, 6), Column("ms", 4, 8)],
+                        id="passes-table")
         with VerticalScroll(id="passes-diff"):
             yield Static("", id="passes-diff-text", markup=False)
 

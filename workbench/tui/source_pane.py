@@ -50,7 +50,7 @@ class SourcePane(Pane):
         yield Static("", id="source-where", markup=False)
         with ScrollableContainer(id="source-scroll"):   # long lines scroll, not wrap
             yield Static("", id="source-text", markup=False)
-        yield TreeTable([Column("line", 4, 6), Column("function", 6, 16),
+        yield TreeTable([Column("line", 4, 6), Column("function", 6, 16, name=True),
                          Column("stream", 6, 6), Column("SQE", 3, 6),
                          Column("submitted", 10, 80)], id="source-submits")
 

@@ -33,9 +33,13 @@ class TableLine:
 
 @dataclass(frozen=True, slots=True)
 class Column:
+    """A column is as wide as its longest cell while the table has room; short of room it
+    gives way, first down to ``max``, then down to ``min``. A ``name`` (a node's, a pass's, an
+    engine's: what a user reads a row by) gives way after the other columns have."""
     title: str
     min: int = 4
     max: int = 40
+    name: bool = False
 
 
 class TreeTable(Widget, can_focus=True):
@@ -199,7 +203,7 @@ class TreeTable(Widget, can_focus=True):
                     if old is not None:
                         n += len(old) + 1
                     longest = max(longest, n)
-            widths.append(max(col.min, min(col.max, longest)))
+            widths.append(max(col.min, longest))
         self._widths = widths
 
     @property
@@ -302,18 +306,30 @@ class TreeTable(Widget, can_focus=True):
         self._strips.clear()
 
     def _column_widths(self, width: int) -> list[int]:
-        """The measured widths; the last column takes what is left. Too narrow a screen:
-        the widest columns give way, down to their minimum (the first one, the name, last)."""
+        """The widths the cells need when the table has room, and the last column takes what
+        is left: the columns follow the width the pane gets. Short of room, the columns give
+        way in turns, each turn the widest first: the others down to their max, the names
+        down to theirs, the last column down to its min, the others down to theirs, the
+        names last."""
         widths = list(self._widths)
-        lows = [c.min for c in self.columns]
-        widths[-1] = max(width - sum(widths[:-1]) - len(widths) + 1, lows[-1])
-        excess = sum(widths) + len(widths) - 1 - width
-        while excess > 0:
-            room = [(w - low, -i) for i, (w, low) in enumerate(zip(widths, lows)) if w > low]
-            if not room:
-                break
-            widths[-max(room)[1]] -= 1
-            excess -= 1
+        last = len(widths) - 1
+        excess = sum(widths) + last - width
+        if excess <= 0:
+            widths[-1] -= excess
+            return widths
+        others = [i for i, c in enumerate(self.columns) if not c.name]
+        names = [i for i, c in enumerate(self.columns) if c.name]
+        turns = ((others, "max"), (names, "max"), ([last], "min"), (others, "min"),
+                 (names, "min"))
+        for which, bound in turns:
+            floors = {i: getattr(self.columns[i], bound) for i in which}
+            while excess > 0:
+                room = max(((widths[i] - floor, -i) for i, floor in floors.items()),
+                           default=(0, 0))
+                if room[0] <= 0:
+                    break
+                widths[-room[1]] -= 1
+                excess -= 1
         return widths
 
     def _row_key(self, y: int) -> tuple:

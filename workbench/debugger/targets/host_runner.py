@@ -122,8 +122,8 @@ class HostProgramObserver:
 
 def run_program(script: Path, world: World, observer: HostProgramObserver) -> tuple[int, str]:
     """Run the host program ``script`` (resolved) as ``__main__`` in ``world``, then close the
-    world's runtime. Returns the exit status and, if the program failed, one
-    error line placed in the script."""
+    world's runtime. Returns the exit status, as Python's (an exception the program does not
+    catch: 1), and, if the program failed, one error line placed in the script."""
     runtime = world.runtime
     error = ""
     status = 0
@@ -137,9 +137,11 @@ def run_program(script: Path, world: World, observer: HostProgramObserver) -> tu
                 status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
             runtime.finish()   # streams left waiting forever are faults, as at acl.finalize
     except AclError as exc:   # faults the runtime found are already reported; others are not
+        status = 1
         if not runtime.faults or str(exc) not in runtime.faults[-1].message:
             error = f"{observer.where_tb(exc.__traceback__)}{type(exc).__name__}: {exc}"
     except Exception as exc:  # the user's program failed: one line, where it failed
+        status = 1
         error = f"{observer.where_tb(exc.__traceback__)}{type(exc).__name__}: {exc}"
     finally:
         sys.argv = argv

@@ -10,7 +10,6 @@ from typing import Iterable
 from ge_core.graph import Node
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE, GEPass
-from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
 from workbench.debugger.outcomes import Outcome, Printed
 from workbench.debugger.targets.program import RunState
 
@@ -28,6 +27,9 @@ def gepass(state: RunState | None) -> Outcome:
     ge_pass: GEPass | None = getattr(graph_pass, "ge_pass", None)
     if ge_pass is None or ge_pass.state is None:
         return Printed(NOT_IN_GEPASS)
+    # a walk runs, so the compiler's passes are loaded: imported here, the debugger's start
+    # (the app's first screen) does not load them
+    from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
     walk = ge_pass.state
     head = f"GEPass of {graph_pass.name} on graph {walk.graph.name}"
     if isinstance(graph_pass, InferShapeAndFoldPass):

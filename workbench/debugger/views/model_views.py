@@ -1,12 +1,12 @@
 """GE's side of a model, read while parked: the built model's memory plan (`info memory-plan`),
 the built model as the OM file ATC would write (`info om`), and the models GE's ModelManager
-holds with their Run loops (`info ge-models`)."""
+holds with their Run loops (`info ge-models`).
+
+The OM writer and GE's runtime are imported by the commands that read them: loaded with the
+debugger they would cost every face's start (the app's first screen) most of GE."""
 from __future__ import annotations
 
 from ge_core.compiler.memory.mem_map import FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT
-from ge_core.om.om_file import om_bytes
-from ge_core.om.om_info import om_info_of
-from ge_core.runtime.v1.model_manager import ModelManager
 from npu_emu.world import World
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL
@@ -40,6 +40,8 @@ def om(state: RunState | None) -> Outcome:
     model = state.ge_model if state is not None else None
     if model is None:
         return Printed("no model yet: the build phase makes one (an OM target reads one)")
+    from ge_core.om.om_file import om_bytes
+    from ge_core.om.om_info import om_info_of
     # Reading the OM back makes graphs, whose events must not reach the run's bus (its gate
     # would park this thread): they go to a world of their own, whose bus nobody listens to.
     with World().entered():
@@ -49,6 +51,7 @@ def om(state: RunState | None) -> Outcome:
 
 def ge_models(world: World) -> Outcome:
     """ModelManager's model_map (static models, sunk) and hybrid_model_map."""
+    from ge_core.runtime.v1.model_manager import ModelManager
     manager = world.instance(ModelManager)
     rows = []
     for model_id, m in sorted(manager.model_map.items()):

@@ -6,6 +6,7 @@ A dim of ``?`` or ``-1`` is whatever fits in the rest of the allocation, as nump
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import numpy as np
 
@@ -21,9 +22,11 @@ class TensorSpecError(ValueError):
     """A dtype or shape that cannot be read: the message names it."""
 
 
+@cache
 def _dtype_names() -> dict[str, np.dtype]:
     """Every spelling of every GE data type that has a numpy dtype: the IR's (f32), GE's enum
-    name (dt_float) and numpy's (float32, bfloat16)."""
+    name (dt_float) and numpy's (float32, bfloat16). Built at the first typed dtype, not at
+    import: the narrow types load ml_dtypes, which costs the app's first screen a second."""
     names: dict[str, np.dtype] = {}
     for dt in DataType:
         try:
@@ -35,14 +38,12 @@ def _dtype_names() -> dict[str, np.dtype]:
     return names
 
 
-DTYPES = _dtype_names()
-SHORT_NAMES = tuple(dt.short for dt in DataType if dt.short.lower() in DTYPES)
-
-
 def dtype_named(text: str) -> np.dtype:
-    found = DTYPES.get(text.lower())
+    names = _dtype_names()
+    found = names.get(text.lower())
     if found is None:
-        raise TensorSpecError(f"no dtype {text!r} (the IR's {', '.join(SHORT_NAMES)}; or "
+        short = [dt.short for dt in DataType if dt.short.lower() in names]
+        raise TensorSpecError(f"no dtype {text!r} (the IR's {', '.join(short)}; or "
                               f"numpy's float32 ..., or GE's DT_FLOAT ...)")
     return found
 
