@@ -88,9 +88,9 @@ class _ScanRewrite:
             src.link_to(node.in_data_anchor(k))
         return node.out_data_anchor(0)
 
-    def _const(self, graph: ComputeGraph, value: int, what: str,
-               dims: Sequence[int] = ()) -> OutDataAnchor:
-        tensor = GeTensor(np.full(tuple(dims), value, np.int64))
+    def _const(self, graph: ComputeGraph, value: int, what: str, dims: Sequence[int] = (),
+               dtype: DataType = DataType.DT_INT64) -> OutDataAnchor:
+        tensor = GeTensor(np.full(tuple(dims), value, dtype.to_numpy()))
         op = OpDesc(graph.unique_name(f"{self.scan.name}_{what}"), "Const", 0, 1,
                     {ATTR_NAME_WEIGHTS: tensor})
         op.output_descs[0] = tensor.desc.copy()
@@ -130,8 +130,11 @@ class _ScanRewrite:
 
 
 class _ScanToLoop(_ScanRewrite):
-    def __init__(self, scan: Node) -> None:
+    def __init__(self, scan: Node, length: OutDataAnchor | None = None) -> None:
+        """``length``: how many steps count (a Scan-8 entry's sequence_lens); the Loop still
+        runs them all, so its shapes stay static, but later steps change nothing."""
         super().__init__(scan)
+        self.length = length
         op = scan.op_desc
         self.in_axes = _per_index(op.get_attr("scan_input_axes"), self.n_scan_in)
         self.in_reverse = _per_index(op.get_attr("scan_input_directions"), self.n_scan_in)
@@ -152,9 +155,13 @@ class _ScanToLoop(_ScanRewrite):
         scan, graph = self.scan, self.graph
         inputs = [a.peer for a in scan.in_data_anchors]
         trip = self._steps(graph, inputs[self.n_state], self.in_axes[0])
+        counted = trip if self.length is None else self.length
         extra = []
         if any(self.in_reverse):
-            extra.append(self._add(graph, "Sub", [trip, self._const(graph, 1, "one")], "last"))
+            extra.append(self._add(graph, "Sub", [counted, self._const(graph, 1, "one")],
+                                   "last"))
+        if self.length is not None:
+            extra.append(self.length)
         loop_inputs = [trip, None, *inputs, *extra]
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors), {"body": self.body.name})
@@ -164,7 +171,9 @@ class _ScanToLoop(_ScanRewrite):
         for k, src in enumerate(loop_inputs):
             if src is not None:
                 src.link_to(loop.in_data_anchor(k))
-        self._rewrite_body(last_index=len(loop_inputs) - 1 if extra else None)
+        after = len(inputs) + 2
+        self._rewrite_body(last_index=after if any(self.in_reverse) else None,
+                           length_index=None if self.length is None else len(loop_inputs) - 1)
         outputs = [loop.out_data_anchor(i) for i in range(self.n_state)]
         for k in range(self.n_scan_out):
             outputs.append(self._place_axis(loop.out_data_anchor(self.n_state + k), k))
@@ -193,7 +202,7 @@ class _ScanToLoop(_ScanRewrite):
         return self.body.output_node.op_desc.input_descs[index].shape.rank
 
     # -- the body's side -------------------------------------------------------------------------
-    def _rewrite_body(self, last_index: int | None) -> None:
+    def _rewrite_body(self, last_index: int | None, length_index: int | None) -> None:
         """The Scan's body, edited in place into the Loop's: formal inputs (i, cond, states), the
         scan inputs captured whole and sliced at step i, the cond handed back first."""
         body = self.body
@@ -223,7 +232,24 @@ class _ScanToLoop(_ScanRewrite):
                 out.unlink(peer)
                 sliced.link_to(peer)
             body.remove_node(data)
+        if length_index is not None:
+            length = self._data(body, "length", next_index + len(self.scan_data),
+                                DataType.DT_INT64, length_index)
+            self._mask_past_length(self._add(body, "Less", [i, length], "counts"))
         self._hand_back_cond(cond)
+
+    def _mask_past_length(self, counts: OutDataAnchor) -> None:
+        """A step past the length keeps the states and writes zeros (Scan-8's padding)."""
+        out = self.body.output_node
+        for k, dst in enumerate(out.in_data_anchors):
+            if k < self.n_state:
+                kept = self.state_data[k].out_data_anchor(0)
+            else:
+                kept = self._const(self.body, 0, f"pad{k}",
+                                   dtype=out.op_desc.input_descs[k].dtype)
+            src = dst.peer
+            src.unlink(dst)
+            self._add(self.body, "Where", [counts, src, kept], f"counted{k}").link_to(dst)
 
     def _hand_back_cond(self, cond: OutDataAnchor) -> None:
         old = self.body.output_node
@@ -248,19 +274,28 @@ class _Scan8ToLoops(_ScanRewrite):
     stacks entry b's final states and scan outputs at row b of axis 0, Scan-8's batch axis."""
 
     def why_not(self) -> str | None:
-        if self.scan.in_data_anchor(0).peer is not None:
-            return ("Scan-8 with sequence_lens (a trip count per batch entry, outputs padded "
-                    "past it) has no Loop form here")
+        if self.scan.in_data_anchor(0).peer is None:
+            return None
+        results = self.body.output_node.op_desc.input_descs[self.n_state:]
+        for k, desc in enumerate(results):
+            if desc.dtype == DataType.DT_UNDEFINED:
+                return (f"scan output {k} of a Scan-8 with sequence_lens is padded with zeros "
+                        f"of a type unknown before InferShape")
         return None
 
     def rewrite(self) -> Node:
         scan, graph = self.scan, self.graph
-        inputs = [a.peer for a in scan.in_data_anchors][1:]   # sequence_lens is absent
+        lens = scan.in_data_anchor(0).peer
+        inputs = [a.peer for a in scan.in_data_anchors][1:]
         loop_inputs = [self._steps(graph, inputs[self.n_state], 0), None, *inputs]
+        if lens is not None:
+            loop_inputs.append(lens)
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors))
         op.input_descs[1] = GeTensorDesc(absent=True)
         op.input_names = ["", "", *scan.op_desc.input_names[1:]]
+        if lens is not None:
+            op.input_names.append(scan.op_desc.input_names[0])
         loop = graph.add_node(op)
         for k, src in enumerate(loop_inputs):
             if src is not None:
@@ -268,13 +303,15 @@ class _Scan8ToLoops(_ScanRewrite):
         outer = ComputeGraph(self._subgraph_name(f"{loop.name}_body"))
         graph.add_subgraph(loop, outer)
         op.set_attr("body", outer.name)
-        entry = self._entry_scan(outer, len(inputs))
+        entry, length = self._entry_scan(outer, len(inputs), lens is not None)
         self._replace_scan(list(loop.out_data_anchors))
-        return _ScanToLoop(entry).rewrite()
+        return _ScanToLoop(entry, length).rewrite()
 
-    def _entry_scan(self, outer: ComputeGraph, n_inputs: int) -> Node:
+    def _entry_scan(self, outer: ComputeGraph, n_inputs: int,
+                    lens: bool) -> tuple[Node, OutDataAnchor | None]:
         """The outer body: entry b of each state and scan input (captures pass whole) into a
-        Scan-9 over the original body, whose results all go out as scan outputs."""
+        Scan-9 over the original body, whose results all go out as scan outputs; and entry b's
+        sequence_lens when there is one (the outer Loop's last input)."""
         b = self._data(outer, "batch_entry", 0, DataType.DT_INT64)
         cond = self._data(outer, "cond", 1, DataType.DT_BOOL)
         args = []
@@ -308,7 +345,10 @@ class _Scan8ToLoops(_ScanRewrite):
         net_output = outer.add_node(out)
         for k, src in enumerate([cond, *entry.out_data_anchors]):
             src.link_to(net_output.in_data_anchor(k))
-        return entry
+        if not lens:
+            return entry, None
+        whole = self._data(outer, "lens", 2 + n_inputs, DataType.DT_UNDEFINED, 2 + n_inputs)
+        return entry, self._add(outer, "Gather", [whole, b], "entry_lens", axis=0)
 
     def _subgraph_name(self, base: str) -> str:
         taken = {g.name for g in self.graph.subgraphs}
