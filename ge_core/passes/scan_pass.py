@@ -18,9 +18,13 @@ whose per-step results are stacked; so this pass rewrites it the same way, in th
 The Loop has no cond input and its body hands its cond straight back, so it runs exactly M
 times: once M is a constant its scan outputs have a static shape (Loop's InferShape), and the
 sink path writes each step's row into that buffer (WhileLabelMaker), v2 and hybrid stack them in
-the While kernel. A Scan the rewrite cannot express (Scan-8's batch axis and sequence_lens; a
-scan output axis on a result of unknown rank) keeps its node, marked with the reason: the host
-CPU engine runs it (``host_cpu_ops``) and the sink path refuses it in one line.
+the While kernel.
+
+A Scan-8 scans each entry of a batch axis on its own, so it becomes a Loop over the entries
+around that Loop (_Scan8ToLoops); its sequence_lens masks the steps past an entry's length
+rather than cutting them, so the shapes stay static and both levels sink. A Scan the rewrite
+cannot express (a scan output axis on a result of unknown rank) keeps its node, marked with the
+reason: the host CPU engine runs it (``host_cpu_ops``) and the sink path refuses it in one line.
 """
 from __future__ import annotations
 
