@@ -8,8 +8,8 @@ import numpy as np
 import onnx
 import pytest
 
-from control_flow_testing import (floats, onnxruntime_outputs, reversed_scan_model,
-                                  scan_8_model)
+from control_flow_testing import (assert_same, floats, onnxruntime_outputs,
+                                  reversed_scan_model, scan_8_model)
 from ge_core.compiler import CompileOptions
 from ge_core.om import GeModel, load_om_bytes, om_bytes
 from ge_core.session import GraphManager
@@ -21,21 +21,24 @@ MANAGER = GraphManager(CompileOptions(dump=None))
 FEEDS = {"acc0": floats(1, 2), "x": floats(2, 2, 4), "u": floats(3, 4, 2), "w0": floats(4, 2)}
 
 
+def _sunk(graph, feeds: dict) -> tuple[list[str], dict]:
+    """Build ``graph`` static (it must not go hybrid), run its OM: (task node types, outputs)."""
+    with World().entered():
+        model = MANAGER.build_root_model(graph)
+        assert isinstance(model, GeModel)   # static: built and sunk, not hybrid
+        types = [n.type for n in model.graph]
+        return types, MANAGER.run(load_om_bytes(om_bytes(model)), feeds)
+
+
 def test_a_scan_with_a_static_length_is_sunk_and_gives_onnxruntimes_outputs():
     proto = reversed_scan_model(seq=4)
     graph = MANAGER.parse(proto)
     MANAGER.compile(graph)
     loop = next(n for n in graph if n.type == "Loop")
     assert [str(d) for d in loop.op_desc.output_descs] == ["f32[2]", "f32[4,2]", "f32[4,2]"]
-    with World().entered():
-        model = MANAGER.build_root_model(graph)
-        assert isinstance(model, GeModel)   # static: built and sunk, not hybrid
-        types = [n.type for n in model.graph]
-        assert types.count("LabelSwitchByIndex") == 1 and types.count("ScatterND") == 2
-        got = MANAGER.run(load_om_bytes(om_bytes(model)), FEEDS)
-    want = onnxruntime_outputs(proto, FEEDS)
-    for name in want:
-        np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    types, got = _sunk(graph, FEEDS)
+    assert types.count("LabelSwitchByIndex") == 1 and types.count("ScatterND") == 2
+    assert_same(got, onnxruntime_outputs(proto, FEEDS))
 
 
 def test_a_scan_8_with_sequence_lens_sinks_as_two_loops_and_gives_onnxruntimes_outputs():
@@ -45,17 +48,11 @@ def test_a_scan_8_with_sequence_lens_sinks_as_two_loops_and_gives_onnxruntimes_o
     assert [n.type for n in graph.all_nodes() if n.op_desc.subgraph_names] == ["Loop", "Loop"]
     feeds = {"acc0": floats(1, 3, 2), "n0": floats(2, 3, 1), "x": floats(3, 3, 4, 2),
              "u": floats(4, 3, 4, 2), "w0": floats(5, 2), "lens": np.array([4, 1, 2], np.int64)}
-    with World().entered():
-        model = MANAGER.build_root_model(graph)
-        assert isinstance(model, GeModel)
-        types = [n.type for n in model.graph]
-        # a label program for each level: the batch entries' Loop and, inlined in its body,
-        # the steps' Loop; rows for the outer's four outputs and the inner's two scan outputs
-        assert types.count("LabelSwitchByIndex") == 2 and types.count("ScatterND") == 6
-        got = MANAGER.run(load_om_bytes(om_bytes(model)), feeds)
-    want = onnxruntime_outputs(proto, feeds)
-    for name in want:
-        np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    types, got = _sunk(graph, feeds)
+    # a label program for each level: the batch entries' Loop and, inlined in its body, the
+    # steps' Loop; rows for the outer's four outputs and the inner's two scan outputs
+    assert types.count("LabelSwitchByIndex") == 2 and types.count("ScatterND") == 6
+    assert_same(got, onnxruntime_outputs(proto, feeds))
 
 
 @pytest.mark.parametrize("mode", ["sink", "v2", "hybrid"])
