@@ -1,6 +1,6 @@
 """The debugger on a Scan with a static length: stepped SQE by SQE, the sunk Loop ScanPass made
 of it jumps back through its label once per step and writes each step's rows with ScatterND;
-the outputs are onnxruntime's."""
+the outputs are onnxruntime's. A Scan-8 steps through two label programs, one inside the other."""
 from __future__ import annotations
 
 import sys
@@ -13,7 +13,23 @@ from ge_core.executor import random_feeds
 from workbench.debugger.outcomes import Finished, Stopped
 
 sys.path.insert(0, str(ROOT / "tests" / "runtime"))
-from control_flow_testing import onnxruntime_outputs, reversed_scan_model  # noqa: E402
+from control_flow_testing import (onnxruntime_outputs, reversed_scan_model,  # noqa: E402
+                                  scan_8_model)
+
+
+def _retired_sqes(d) -> list[str]:
+    """Step SQE by SQE to the end: each retired SQE's task."""
+    retired = []
+    while isinstance((out := d.step("sqe"))[-1], Stopped):
+        retired.append(out[-1].where.rsplit(" ", 1)[1].split("#")[0])
+    assert isinstance(out[-1], Finished)
+    return retired
+
+
+def _assert_onnxruntimes_outputs(d, proto) -> None:
+    want = onnxruntime_outputs(proto, random_feeds(d.run.state.graph, 0))
+    for name, value in want.items():
+        np.testing.assert_allclose(d.run.state.outputs[name], value, rtol=1e-5, atol=1e-6)
 
 
 def test_stepping_sqes_through_a_sunk_scan(tmp_path):
@@ -21,16 +37,28 @@ def test_stepping_sqes_through_a_sunk_scan(tmp_path):
     onnx.save(proto, tmp_path / "scan.onnx")
     d = debugger(str(tmp_path / "scan.onnx"))
     try:
-        retired = []
-        while isinstance((out := d.step("sqe"))[-1], Stopped):
-            retired.append(out[-1].where.rsplit(" ", 1)[1].split("#")[0])
-        assert isinstance(out[-1], Finished)
+        retired = _retired_sqes(d)
         loop = retired[retired.index("LabelSet(L0)"):]
         assert loop.count("LabelSwitchByIndex(L2,L1)") == 4   # three steps, then out
         assert loop.count("LabelGoto(L0)") == 3 and loop.count("ScatterND") == 6
-        feeds = random_feeds(d.run.state.graph, 0)
-        want = onnxruntime_outputs(proto, feeds)
-        for name, value in want.items():
-            np.testing.assert_allclose(d.run.state.outputs[name], value, rtol=1e-5, atol=1e-6)
+        _assert_onnxruntimes_outputs(d, proto)
+    finally:
+        d.close()
+
+
+def test_stepping_sqes_through_a_sunk_scan_8_runs_the_steps_loop_once_per_batch_entry(tmp_path):
+    proto = scan_8_model(batch=2, seq=3)
+    onnx.save(proto, tmp_path / "scan8.onnx")
+    d = debugger(str(tmp_path / "scan8.onnx"))
+    try:
+        retired = _retired_sqes(d)
+        # the entries' Loop is labelled L3-L5 around the steps' Loop's L0-L2 in its body
+        assert retired.count("LabelSwitchByIndex(L5,L4)") == 3   # two entries, then out
+        assert retired.count("LabelGoto(L3)") == 2
+        assert retired.count("LabelSwitchByIndex(L2,L1)") == 2 * 4   # per entry: 3 steps, out
+        assert retired.count("LabelGoto(L0)") == 2 * 3
+        # rows: two scan outputs a step, then an entry's two states and two scan outputs
+        assert retired.count("ScatterND") == 2 * 3 * 2 + 2 * 4
+        _assert_onnxruntimes_outputs(d, proto)
     finally:
         d.close()

@@ -139,6 +139,37 @@ def reversed_scan_model(seq: str | int = "seq") -> onnx.ModelProto:
                  [vi("acc", [2]), vi("y", [seq, 2]), vi("z", [2, seq])], "reversed_scan")
 
 
+def scan_8_model(batch: str | int = BATCH, seq: str | int = "seq",
+                 lens: bool = False) -> onnx.ModelProto:
+    """Scan-8 (every input batched on axis 0, scanned along axis 1): two states, x read forwards
+    and u backwards (directions), w captured from the outer graph, two scan outputs; with
+    ``lens``, a sequence_lens input gives each batch entry its own length."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x_t"], ["sum"]),
+         helper.make_node("Mul", ["sum", "w"], ["acc_out"]),
+         helper.make_node("Add", ["n_in", "one"], ["n_out"]),
+         helper.make_node("Sub", ["acc_out", "u_t"], ["y_t"]),
+         helper.make_node("Mul", ["y_t", "n_out"], ["z_t"])],
+        "body", [vi("acc_in", [2]), vi("n_in", [1]), vi("x_t", [2]), vi("u_t", [2])],
+        [vi("acc_out", [2]), vi("n_out", [1]), vi("y_t", [2]), vi("z_t", [2])])
+    one = helper.make_tensor("one", T.FLOAT, [1], [1.0])
+    nodes = [helper.make_node("Relu", ["w0"], ["w"]),
+             helper.make_node("Scan", ["lens" if lens else "", "acc0", "n0", "x", "u"],
+                              ["acc", "n", "y", "z"], name="scan0", num_scan_inputs=2,
+                              body=body, directions=[0, 1])]
+    inputs = [vi("acc0", [batch, 2]), vi("n0", [batch, 1]), vi("x", [batch, seq, 2]),
+              vi("u", [batch, seq, 2]), vi("w0", [2])]
+    if lens:
+        inputs.append(vi("lens", [batch], T.INT64))
+    graph = helper.make_graph(
+        nodes, "scan_8", inputs,
+        [vi("acc", [batch, 2]), vi("n", [batch, 1]), vi("y", [batch, seq, 2]),
+         vi("z", [batch, seq, 2])], initializer=[one])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+    onnx.checker.check_model(proto)
+    return proto
+
+
 def floats(seed: int, *shape: int) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 

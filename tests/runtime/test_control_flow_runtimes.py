@@ -1,7 +1,7 @@
 """If, Case and Loop on v2 and hybrid: lowered to GE's control-flow kernels (GenIndexForIf + If
 with a branch ExeGraph each, GenIndexForCase + Case for the gears of a multi-batch model;
 IdentityAddr + While with cond and body ExeGraphs), executed on the emulated device with dynamic
-shapes; Scan as the Loop ScanPass makes of it (Scan-8 on the host CPU engine, body and all).
+shapes; Scan as the Loop ScanPass makes of it (Scan-8 as a Loop over its batch around one).
 Compared with onnxruntime and with the node suite's own expected outputs."""
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from control_flow_testing import (assert_same, dynamic_if_model, floats, if_in_loop_model,
                                   loop_scan_model, loop_until_model, model,
-                                  onnxruntime_outputs, reversed_scan_model, scan_model, vi)
+                                  onnxruntime_outputs, reversed_scan_model, scan_8_model,
+                                  scan_model, vi)
 from onnx import TensorProto as T, helper
 from ge_core.compiler import CompileOptions
 from ge_core.executor import with_gear
@@ -165,6 +166,27 @@ def test_a_scan_read_backwards_with_its_outputs_reversed_and_on_axis_1(world, ru
     feeds = {"acc0": floats(1, 2), "x": floats(2, 2, 4), "u": floats(3, 4, 2),
              "w0": floats(4, 2)}
     assert_same(run(compiled(proto), feeds, runtime), onnxruntime_outputs(proto, feeds))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+@pytest.mark.parametrize("batch, steps, lens", [(1, 4, None), (3, 1, None), (3, 4, None),
+                                                (3, 4, [4, 1, 3]), (2, 3, [2, 3])])
+def test_a_scan_8_runs_on_the_device_as_a_loop_over_its_batch_around_the_scans_loop(
+        world, runtime, batch, steps, lens):
+    """Past an entry's sequence_lens its states stay and its scan outputs are zeros."""
+    proto = scan_8_model(lens=lens is not None)
+    graph = compiled(proto)
+    outer = next(n for n in graph if n.op_desc.subgraph_names)
+    assert outer.type == "Loop" and [n.type for n in graph.all_nodes()
+                                     if n.op_desc.subgraph_names] == ["Loop", "Loop"]
+    assert not [n.name for n in graph.all_nodes()
+                if n.op_desc.get_attr(ENGINE) == HOST_CPU_ENGINE]
+    feeds = {"acc0": floats(1, batch, 2), "n0": floats(2, batch, 1),
+             "x": floats(3, batch, steps, 2), "u": floats(4, batch, steps, 2),
+             "w0": floats(5, 2)}
+    if lens is not None:
+        feeds["lens"] = np.array(lens, np.int64)
+    assert_same(run(graph, feeds, runtime), onnxruntime_outputs(proto, feeds))
 
 
 def _geared(batches: str) -> tuple[ComputeGraph, object]:

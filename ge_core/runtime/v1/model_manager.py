@@ -91,8 +91,8 @@ class ModelManager:
     @staticmethod
     def is_need_hybrid_load(model: RootModel) -> bool:
         """GE's IsNeedHybridLoad: some tensor's dims are known only at run time, or something
-        runs on, or lives in, the host (strings, sequences, a Scan-8), which a sunk model cannot
-        reach."""
+        runs on, or lives in, the host (strings, sequences, a Scan ScanPass kept), which a sunk
+        model cannot reach."""
         graph = root_graph(model)
         return GraphUtils.is_unknown_shape_graph(graph) or needs_host(graph)
 
