@@ -307,7 +307,7 @@ def _dtype_name(dtype: int) -> str:
 _INFERENCE_ERROR = re.compile(r"\(op_type:([^,)]*)(?:, node name: ([^)]*))?\):\s*(.*)")
 _ERROR_TAG = re.compile(r"\[\w*(?:Inference|Validation)Error\]\s*")
 _DECLARED = re.compile(r"differs from existing|existing shape differ")
-_UNSUPPORTED = re.compile(r"(?:typestr: (\w+), )?has unsupported type: (\S+)$")
+_UNSUPPORTED = re.compile(r"(?:(\w+) typestr: \w+, )?has unsupported type: (\S+)$")
 # ONNX's inference makes one dim per element of a shape operand it cannot read (Expand's,
 # Reshape's): a declared dim of 2^40 there is 2^40 dims, built in C++ where nothing can stop it.
 # A model declaring a dim this large gets no ONNX inference (only a seed; ours decides).
@@ -348,11 +348,13 @@ def _newer_op_takes(op_type: str, reason: str) -> bool:
     m = _UNSUPPORTED.search(reason)
     if m is None or not defs.has(op_type.strip()):
         return False
-    constraint, type_str = m.groups()
+    param, type_str = m.groups()
     newest = defs.get_schema(op_type.strip())
-    # the constraint ONNX names, not any: a float is no Gather index though Gather takes floats
+    # at the parameter ONNX names, not anywhere: a float is no Gather index though Gather takes
+    # floats (a constraint's name may change between versions, the parameter's does not)
+    formal = next((f for f in (*newest.inputs, *newest.outputs) if f.name == param), None)
     return any(type_str in c.allowed_type_strs for c in newest.type_constraints
-               if constraint in (None, c.type_param_str))
+               if formal is None or c.type_param_str == formal.type_str)
 
 
 def _refusal(message: str, source: str, graph: GraphProto) -> ParseError | None:
