@@ -24,6 +24,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         next layer's compute independent of it (06, 13)
     if_loop             an If and a Loop: labels and stream switching on the device (18)
     dynamic_batch       a batch dim known only at run time: hybrid execution (15)
+    scan_if             a Scan over a dynamic number of rows, then an If on their sum: control
+                        flow hybrid (v2's If and While kernels) and sunk (labels) (18)
 """
 from __future__ import annotations
 
@@ -270,6 +272,29 @@ def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
                   [_vi("out", ["batch", 4])], inits)
 
 
+def scan_if() -> onnx.ModelProto:
+    """ys = the running sums of x's rows (a Scan over x[batch, 4]); if their total passes 2,
+    halve them, else double them. The batch is a name: the Scan's trip count and the If's
+    condition are known only per run."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"], "running_add"),
+         helper.make_node("Identity", ["s_out"], ["y_t"], "emit")],
+        "scan_body", [_vi("s_in", [4]), _vi("x_t", [4])], [_vi("s_out", [4]), _vi("y_t", [4])])
+    then_g = helper.make_graph([helper.make_node("Mul", ["ys", "half"], ["halved"], "halve")],
+                               "then_branch", [], [_vi("halved", ["batch", 4])])
+    else_g = helper.make_graph([helper.make_node("Add", ["ys", "ys"], ["doubled"], "double")],
+                               "else_branch", [], [_vi("doubled", ["batch", 4])])
+    nodes = [
+        helper.make_node("Scan", ["zeros", "x"], ["total", "ys"], "scan", body=body,
+                         num_scan_inputs=1),
+        helper.make_node("ReduceSum", ["total"], ["sum"], "sum", keepdims=0),
+        helper.make_node("Greater", ["sum", "limit"], ["c"], "over_limit"),
+        helper.make_node("If", ["c"], ["out"], "branch", then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [_const("zeros", np.zeros(4)), _const("limit", 2.0), _const("half", 0.5)]
+    return _model("scan_if", nodes, [_vi("x", ["batch", 4])], [_vi("out", ["batch", 4])], inits)
+
+
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
     "fusion_routes": fusion_routes,
@@ -281,6 +306,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "allreduce_step": allreduce_step,
     "if_loop": if_loop,
     "dynamic_batch": dynamic_batch,
+    "scan_if": scan_if,
 }
 
 

@@ -1,6 +1,8 @@
 """The debugger on a Scan with a static length: stepped SQE by SQE, the sunk Loop ScanPass made
 of it jumps back through its label once per step and writes each step's rows with ScatterND;
-the outputs are onnxruntime's. A Scan-8 steps through two label programs, one inside the other."""
+the outputs are onnxruntime's. A Scan-8 steps through two label programs, one inside the other.
+`break pass ScanPass` stops where the rewrite runs, and lesson 18's model (a Scan over a symbolic
+batch) gives onnxruntime's outputs both hybrid and, once `set input-shape` fixes the batch, sunk."""
 from __future__ import annotations
 
 import sys
@@ -8,7 +10,7 @@ import sys
 import numpy as np
 import onnx
 
-from debugger_testing import ROOT, debugger
+from debugger_testing import ROOT, debugger, finished, stopped
 from ge_core.executor import random_feeds
 from workbench.debugger.outcomes import Finished, Stopped
 
@@ -62,3 +64,34 @@ def test_stepping_sqes_through_a_sunk_scan_8_runs_the_steps_loop_once_per_batch_
         _assert_onnxruntimes_outputs(d, proto)
     finally:
         d.close()
+
+
+SCAN_IF = ROOT / "sample_models" / "scan_if.onnx"
+
+
+def test_break_pass_scanpass_stops_in_prepare_where_the_scan_becomes_a_loop():
+    d = debugger(str(SCAN_IF))
+    try:
+        d.add_breakpoint(["pass", "ScanPass"])
+        s = stopped(d.cont())
+        assert s.where == "compile > Prepare > ScanPass"
+        assert [n.type for n in d.run.state.graph.all_nodes()].count("Scan") == 1
+        assert "changed=True" in stopped(d.finish()).event
+        types = [n.type for n in d.run.state.graph.all_nodes()]
+        assert "Scan" not in types and types.count("Loop") == 1
+    finally:
+        d.close()
+
+
+def test_the_lessons_scan_and_if_give_onnxruntimes_outputs_hybrid_and_sunk():
+    proto = onnx.load(SCAN_IF)
+    for settings, kind in (({}, "hybrid"), ({"input_shape": "x:3,4"}, "static")):
+        d = debugger(str(SCAN_IF), **settings)
+        try:
+            finished(d.cont())
+            model = d.run.state.model
+            assert type(model).__name__ == ("HybridDavinciModel" if kind == "hybrid"
+                                            else "DavinciModel"), kind
+            _assert_onnxruntimes_outputs(d, proto)
+        finally:
+            d.close()

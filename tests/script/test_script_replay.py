@@ -45,9 +45,9 @@ def test_save_script_elsewhere_keeps_the_target_reachable(tmp_path):
 def test_a_bad_line_reports_file_and_line_and_stops(tmp_path):
     script = tmp_path / "bad.gwb"
     script.write_text(f"target {ROOT / 'sample_models' / 'tiny_cnn.onnx'}\n"
-                      "# a comment\n\nbreak pass NoSuchPass\nstep stage\n")
+                      "# a comment\n\nbreak pass NoSuchThing\nstep stage\n")
     result = replay(script)
-    assert result.errors == ["bad.gwb:4: no pass named 'NoSuchPass' (GE's passes: "
+    assert result.errors == ["bad.gwb:4: no pass named 'NoSuchThing' (GE's passes: "
                              + result.errors[0].split("(GE's passes: ")[1]]
     assert "> step stage" not in result.transcript
     assert result.transcript.splitlines()[-1].startswith("error: bad.gwb:4: no pass named")
