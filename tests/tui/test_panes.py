@@ -84,6 +84,24 @@ async def test_h_hides_the_passes_that_changed_nothing():
         assert shown() and all(s.changed or s.end is None for s in shown())
 
 
+async def test_a_table_filled_while_hidden_shows_its_first_rows_once_on_screen():
+    """At 80 columns the passes pane is hidden until 2 shows it; its answer can come before the
+    layout gives it a size, and the table then scrolled to the cursor at one row high. The
+    screen kept only the current pass, the stages above it off screen, until a key moved."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10", "f10", "f10")
+        passes = app.pane("passes")
+        data = passes.read(app.views)   # the answer, drawn while the pane has no size
+        passes.show(data)
+        passes.shown, passes.stale = data, False
+        await press(pilot, "2")
+        table = passes.table
+        drawn = [strip.text for strip in table.render_lines(table.size.region)]
+        assert drawn[1].startswith("▾ Prepare") and "OptimizeOriginalGraph" in drawn[2]
+
+
 async def test_the_memory_plan_highlights_the_buffers_of_the_selected_node():
     app = make_app(TINY)
     async with app.run_test(size=(200, 60)) as pilot:

@@ -217,7 +217,12 @@ class TreeTable(Widget, can_focus=True):
             self.refresh_rows()
 
     def on_resize(self, event: events.Resize) -> None:
+        # the rows were drawn at the new size before this event came: if the top row moves
+        # (a table filled while hidden, at one row high), they are drawn again
+        top = self.top
         self._scroll_to_cursor()
+        if self.top != top:
+            self.refresh()
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
