@@ -102,6 +102,18 @@ async def test_a_table_filled_while_hidden_shows_its_first_rows_once_on_screen()
         assert drawn[1].startswith("▾ Prepare") and "OptimizeOriginalGraph" in drawn[2]
 
 
+async def test_a_host_program_that_ended_is_not_said_to_have_never_set_a_device():
+    """acl.finalize resets the device: the pane said "nothing has called set_device" under the
+    program's own deadlock, which had called it at line 12."""
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5")
+        device = app.pane("device")
+        assert device.data.note == "no device now: the run has finished (F8 steps back into it)"
+        assert device.data.faults[0].startswith("deadlock.py:24: deadlock:")
+
+
 async def test_the_memory_plan_highlights_the_buffers_of_the_selected_node():
     app = make_app(TINY)
     async with app.run_test(size=(200, 60)) as pilot:
