@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from workbench.tui.graph_pane import COLUMNS
+from workbench.tui.tree_table import ARROW
+
 from tui_testing import DEVRUN, ROOT, TINY, log_text, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
@@ -264,6 +267,24 @@ def _cut_names(table) -> list[str]:
             cut += [cell for column, cell in zip(table.columns, line.cells)
                     if column.name and cell not in shown]
     return cut
+
+
+async def test_a_cut_cell_ends_in_an_ellipsis_not_a_shorter_value():
+    """At 80 columns the offset column is narrower than a weight's address: 0xc00000a00 showed
+    as 0xc00000, an address of its own (and the next weight's, 0xc00000c00, the same)."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to distribute")
+        table = app.pane("graph").table
+        offset = COLUMNS.index("offset")
+        start = sum(table._widths_for(table.size.width)[:offset]) + offset
+        line = table.line("tiny_cnn/right.w")
+        table.move_to(line.key)
+        shown = table.render_line(table.visible_keys.index(line.key) - table.top + 1).text
+        cell = shown[start:].split(" ")[0].split(ARROW)[-1]   # past a changed cell's old value
+        assert line.cells[offset] == "0xc00000a00" and cell != line.cells[offset]
+        assert cell.endswith("…") and line.cells[offset].startswith(cell[:-1])
 
 
 @pytest.mark.parametrize("size", [(200, 60), (80, 24)])
