@@ -48,6 +48,16 @@ def test_a_gwb_target_is_a_lesson_played_from_its_own_directory():
     assert launch.opening_for("light:resnet50", ROOT).target == "light:resnet50"
 
 
+def test_a_lesson_s_name_as_gewb_lessons_lists_it_plays_the_lesson(tmp_path):
+    """`gewb lessons` lists 20_a_deadlock; `gewb tui 20_a_deadlock` opened it as a target:
+    "error: no such target: 20_a_deadlock". A file of that name is still the target."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    opening = launch.opening_for("20_a_deadlock", ROOT / "docs")
+    assert opening.lesson == lesson and opening.base_dir == lesson.parent
+    (tmp_path / "20_a_deadlock").write_text("")
+    assert launch.opening_for("20_a_deadlock", tmp_path).target == "20_a_deadlock"
+
+
 def test_a_lesson_that_is_not_there_is_one_line():
     import pytest
     from workbench.cli.user_error import UserError

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from workbench.tui.graph_pane import COLUMNS
+from workbench.tui.tree_table import ARROW
+
 from tui_testing import DEVRUN, ROOT, TINY, log_text, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
@@ -57,6 +60,10 @@ async def test_f9_toggles_a_breakpoint_on_the_selected_node_pass_and_sqe():
         assert not d.breakpoints
         await press(pilot, "2")
         passes = app.pane("passes")
+        passes.table.move_to(passes.table.visible_keys[0])   # a stage: no pass to break on
+        await press(pilot, "f9")               # (it was silent: nothing, not even a line)
+        assert not d.breakpoints and log_text(app).endswith(
+            "F9: nothing here to break on (put the cursor on a pass, a node or an SQE)")
         passes.table.move_to(next(k for k, s in passes.spans.items()
                                   if s.name == "PrunePass"))
         await press(pilot, "b")                # the gdb letter does the same
@@ -82,6 +89,36 @@ async def test_h_hides_the_passes_that_changed_nothing():
         assert any(not s.changed for s in shown())
         await press(pilot, "h")
         assert shown() and all(s.changed or s.end is None for s in shown())
+
+
+async def test_a_table_filled_while_hidden_shows_its_first_rows_once_on_screen():
+    """At 80 columns the passes pane is hidden until 2 shows it; its answer can come before the
+    layout gives it a size, and the table then scrolled to the cursor at one row high. The
+    screen kept only the current pass, the stages above it off screen, until a key moved."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10", "f10", "f10")
+        passes = app.pane("passes")
+        data = passes.read(app.views)   # the answer, drawn while the pane has no size
+        passes.show(data)
+        passes.shown, passes.stale = data, False
+        await press(pilot, "2")
+        table = passes.table
+        drawn = [strip.text for strip in table.render_lines(table.size.region)]
+        assert drawn[1].startswith("▾ Prepare") and "OptimizeOriginalGraph" in drawn[2]
+
+
+async def test_a_host_program_that_ended_is_not_said_to_have_never_set_a_device():
+    """acl.finalize resets the device: the pane said "nothing has called set_device" under the
+    program's own deadlock, which had called it at line 12."""
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5")
+        device = app.pane("device")
+        assert device.data.note == "no device now: the run has finished (F8 steps back into it)"
+        assert device.data.faults[0].startswith("deadlock.py:24: deadlock:")
 
 
 async def test_the_memory_plan_highlights_the_buffers_of_the_selected_node():
@@ -234,6 +271,24 @@ def _cut_names(table) -> list[str]:
             cut += [cell for column, cell in zip(table.columns, line.cells)
                     if column.name and cell not in shown]
     return cut
+
+
+async def test_a_cut_cell_ends_in_an_ellipsis_not_a_shorter_value():
+    """At 80 columns the offset column is narrower than a weight's address: 0xc00000a00 showed
+    as 0xc00000, an address of its own (and the next weight's, 0xc00000c00, the same)."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to distribute")
+        table = app.pane("graph").table
+        offset = COLUMNS.index("offset")
+        start = sum(table._widths_for(table.size.width)[:offset]) + offset
+        line = table.line("tiny_cnn/right.w")
+        table.move_to(line.key)
+        shown = table.render_line(table.visible_keys.index(line.key) - table.top + 1).text
+        cell = shown[start:].split(" ")[0].split(ARROW)[-1]   # past a changed cell's old value
+        assert line.cells[offset] == "0xc00000a00" and cell != line.cells[offset]
+        assert cell.endswith("…") and line.cells[offset].startswith(cell[:-1])
 
 
 @pytest.mark.parametrize("size", [(200, 60), (80, 24)])

@@ -23,7 +23,8 @@ NO_TERMINAL = ("gewb: the workbench app needs a terminal (stdin and stdout are n
 
 def opening_for(spec: str | None, cwd: Path) -> Opening:
     """A `.gwb` is a lesson to play, from its own directory (a path, or a lesson's name as
-    `gewb lessons` lists it); anything else is a target; nothing is the bundled sample."""
+    `gewb lessons` lists it, with or without .gwb); anything else is a target; nothing is the
+    bundled sample."""
     from workbench.tui.app import Opening
     if spec is None:
         return Opening(cwd, target=str(SAMPLE))
@@ -36,6 +37,11 @@ def opening_for(spec: str | None, cwd: Path) -> Opening:
             except LessonError as exc:   # "no lesson 'x.gwb' (`gewb lessons` lists them)"
                 raise UserError(str(exc)) from exc
         return Opening(lesson.parent, lesson=lesson)
+    if not (cwd / spec).exists():   # a lesson's name as `gewb lessons` lists it: no .gwb
+        from workbench.script.lesson import LESSONS_DIR
+        named = LESSONS_DIR / f"{spec}.gwb"
+        if named.is_file():
+            return Opening(named.parent, lesson=named)
     return Opening(cwd, target=spec)
 
 

@@ -565,7 +565,11 @@ class WorkbenchApp(App):
         pane = self.focused_pane()
         spec = pane.breakpoint_spec() if pane is not None else None
         d = self.views.debugger
-        if spec is None or d is None:
+        if d is None:
+            return
+        if spec is None:   # the cursor on a stage, a graph, an empty column: say why not
+            self.log_pane.note("F9: nothing here to break on (put the cursor on a pass, a "
+                               "node or an SQE)")
             return
         same = [bp.id for bp in d.breakpoints.values() if bp.text == spec]
         self.run_line(f"delete {same[0]}" if same else f"break {spec}")

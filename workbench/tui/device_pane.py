@@ -28,6 +28,7 @@ from workbench.tui.session_views import SessionViews
 from workbench.tui.text_lines import TextLines
 
 COLUMN_WIDTH = 30
+ENDED = "no device now: the run has finished (F8 steps back into it)"
 MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
 
 
@@ -199,8 +200,9 @@ class DevicePane(Pane):
         if event is not None and event.kind == "TaskDistributed":
             note = (f"distributing {event.task_type} of %{event.node} to stream "
                     f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
-        if not rt.devices:
-            return DeviceData(note=note or device_views.NO_DEVICE,
+        if not rt.devices:   # none yet, or none left: a host program's end resets its device
+            return DeviceData(note=note or (ENDED if d.run.finished
+                                            else device_views.NO_DEVICE),
                               faults=faults(rt, d.state))
         tables = [device_views.events(rt), device_views.notifies(rt), device_views.labels(rt),
                   device_views.models(rt)]

@@ -217,7 +217,12 @@ class TreeTable(Widget, can_focus=True):
             self.refresh_rows()
 
     def on_resize(self, event: events.Resize) -> None:
+        # the rows were drawn at the new size before this event came: if the top row moves
+        # (a table filled while hidden, at one row high), they are drawn again
+        top = self.top
         self._scroll_to_cursor()
+        if self.top != top:
+            self.refresh()
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
@@ -407,8 +412,16 @@ class TreeTable(Widget, can_focus=True):
             old = marks.get(c)
             if old is not None:
                 shown = f"{old}{ARROW}{text.strip() if c == 0 else text}"
-                segs.append(Segment(shown.ljust(w)[:w], style + self._style("changed")))
+                segs.append(Segment(_fit(shown, w), style + self._style("changed")))
             else:
-                segs.append(Segment(text.ljust(w)[:w], style))
+                segs.append(Segment(_fit(text, w), style))
             segs.append(Segment(" ", style))
         return segs[:-1]
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` in ``width`` cells; cut, it ends in an ellipsis: a cut offset or shape would
+    read as a whole, different one (0xc00000a00 as 0xc00000)."""
+    if len(text) <= width:
+        return text.ljust(width)
+    return text[:width - 1] + "…" if width > 0 else ""
