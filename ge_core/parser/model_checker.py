@@ -321,20 +321,40 @@ def infer_types(model: onnx.ModelProto, source: str
     reason. Otherwise (or if ONNX cannot infer the model for reasons of its own) the types are
     inferred leniently: they are only a seed for our own InferShape."""
     if _largest_declared_dim(model.graph) > ONNX_INFERENCE_MAX_DIM:
-        return model, None
-    refusal = None
+        # no seed, but the types are still checked: with the huge dims unknown to ONNX
+        return model, _strict(_huge_dims_unknown(model), source)[1]
+    inferred, refusal = _strict(model, source)
+    if inferred is not None:
+        return inferred, None
+    try:
+        return onnx.shape_inference.infer_shapes(model), refusal
+    except Exception:  # noqa: BLE001 -- only a seed
+        return model, refusal
+
+
+def _strict(model: onnx.ModelProto, source: str
+            ) -> tuple[onnx.ModelProto | None, ParseError | None]:
+    """ONNX's strict inference: the inferred model, or ONNX's refusal (None, None when ONNX
+    fails for reasons of its own)."""
     try:
         # check_type: an input of a type no version of its op takes (a float into
         # StringNormalizer, an Add of float and double) is refused here, not met by a kernel
         return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True), None
     except onnx.shape_inference.InferenceError as err:
-        refusal = _refusal(str(err), source, model.graph)
-    except Exception:  # noqa: BLE001 -- not a verdict on the model: fall back to lenient
-        pass
-    try:
-        return onnx.shape_inference.infer_shapes(model), refusal
-    except Exception:  # noqa: BLE001 -- only a seed
-        return model, refusal
+        return None, _refusal(str(err), source, model.graph)
+    except Exception:  # noqa: BLE001 -- not a verdict on the model
+        return None, None
+
+
+def _huge_dims_unknown(model: onnx.ModelProto) -> onnx.ModelProto:
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    g = copy.graph
+    for value in (*g.input, *g.output, *g.value_info):
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.dim_value > ONNX_INFERENCE_MAX_DIM:
+                dim.dim_param = "huge"
+    return copy
 
 
 def _largest_declared_dim(g: GraphProto) -> int:

@@ -93,6 +93,10 @@ CASES = {
         _model([helper.make_node("Gather", ["x", "i"], ["y"])], [_vi("x", [3]), _vi("i", [2])],
                [_vi("y", None)], opset=6),
         "Gather_0", "indices typestr: Tind, has unsupported type: tensor(float)"),
+    "a wrong type beside a huge declared dim": (   # ONNX infers no seed there, but checks types
+        _model([helper.make_node("Add", ["x", "x"], ["y"])], [_vi("x", [2], TensorProto.STRING)],
+               [_vi("y", [1 << 40])]),
+        "Add_0", "A typestr: T, has unsupported type: tensor(string)"),
     "zero strides": (_conv(strides=[0, 0]), "Conv_0",
                      "Attribute strides must only contain positive values"),
     "float pads": (_conv(pads=[0.5, 0.5, 0.5, 0.5]), "Conv_0",
