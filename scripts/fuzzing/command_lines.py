@@ -7,9 +7,10 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 NAMES = ("step", "s", "next", "n", "continue", "c", "finish", "run-to", "reverse-step", "rs",
-         "reverse-continue", "goto", "restart", "break", "b", "watch", "enable", "disable",
-         "delete", "info", "i", "print", "p", "diff", "passes", "where", "timeline", "dump",
-         "export", "set", "save-script", "say", "help", "pause", "list", "bt", "quit", "bogus")
+         "reverse-continue", "goto", "restart", "break", "b", "handle", "watch", "enable",
+         "disable", "delete", "info", "i", "print", "p", "diff", "passes", "where", "timeline",
+         "dump", "export", "set", "save-script", "say", "help", "pause", "list", "bt", "quit",
+         "bogus")
 WORDS = (
     # stepping units, breakpoint and watch kinds, info subjects
     "stage", "pass", "node", "task", "sqe", "event", "notify", "label", "wait", "fault",
@@ -20,7 +21,7 @@ WORDS = (
     "0x100000000", "0x100000800", "1e9", "-0", "9" * 40,
     # filters and conditions
     "type=event_record", "type=kernel_aicore", "type=bogus", "stream=1", "stream=-1",
-    "stream=x", "name=conv1", "if", "tick > 5", "1/0", "x", "'a'*10**9",
+    "stream=x", "name=conv1", "if", "tick > 5", "1/0", "x", "'a'*10**9", "stop", "nostop",
     "10**10**10", "[1]*10**8", "((((((((((1))))))))))" * 40, "race", "deadlock",
     # names from the bundled sample and GE's passes
     "conv1", "bn1", "relu1", "fc", "softmax", "no_such_node", "ConstantFoldingPass",

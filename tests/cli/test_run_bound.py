@@ -52,7 +52,9 @@ def test_the_debugger_continue_ends_with_the_same_message(endless):
     session = Session(base_dir=Path(endless).parent)
     for line in (f"target {endless}", "set exec-timeout 5"):
         session.execute(line)
-    text = "\n".join(str(o) for o in session.execute("continue"))
+    (stop,) = session.execute("continue")   # the timeout stops the run (by default) ...
+    assert stop.reasons[0].text == "fault timeout"
+    text = "\n".join(str(o) for o in session.execute("continue"))   # ... and then it ends
     assert "did not finish within 5 ms of device time and was aborted" in text
     session.close()
 

@@ -24,6 +24,9 @@ def test_command_names_and_units(session):
     assert complete(session, "break ") == (6, ["distribute", "fault", "label", "model", "node",
                                                "pass", "sqe", "wait"])
     assert complete(session, "info n")[1] == ["notifies"]
+    assert complete(session, "handle ")[1] == ["all", "deadlock", "oom", "race", "task",
+                                                "timeout"]
+    assert complete(session, "handle race n") == (12, ["nostop"])
     assert complete(session, "nonsense x") == (9, [])
 
 

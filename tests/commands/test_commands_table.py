@@ -6,12 +6,12 @@ import pytest
 from workbench.commands.command import UsageError
 from workbench.commands.session import Session
 from workbench.commands.table import COMMANDS
-from workbench.debugger.outcomes import Error, Printed, Stopped, TableOutcome
+from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
 
 ROOT = Path(__file__).resolve().parents[2]
 
 SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
-                 "reverse-continue", "goto", "break", "watch", "enable", "disable", "delete",
+                 "reverse-continue", "goto", "break", "handle", "watch", "enable", "disable", "delete",
                  "info", "print", "diff", "passes", "where", "timeline", "dump", "export",
                  "target", "set", "save-script", "say", "pause", "help"]
 
@@ -43,6 +43,9 @@ def test_unknown_commands_suggest_near_ones():
     ("target pyproject.toml", "pyproject.toml: not a target (an .onnx model, an .om file or "
                               "a .py host program)"),
     ("frob", "unknown command 'frob' (help lists them)"),
+    ("handle segv nostop", "no fault kind 'segv' (deadlock, race, timeout, oom, task, all)"),
+    ("handle deadlock", "usage: handle [KIND|all stop|nostop]"),
+    ("handle all ignore", "handle all: 'ignore' is neither stop nor nostop"),
     ("print 'unterminated", "No closing quotation"),
 ])
 def test_bad_lines_answer_one_error(session, line, message):
@@ -116,6 +119,23 @@ def test_target_and_set_keep_breakpoints_and_restart(session):
     assert d.tick == 0 and d.target.settings.seed == 7 and list(d.breakpoints) == [1]
     (table,) = session.execute("info settings")
     assert ("seed", "7") in table.rows
+
+
+def test_handle_set_before_the_target_holds_for_its_runs_and_is_saved(session, tmp_path):
+    """gdb's handle: a default that stops at every fault, turned off per kind, before a target
+    too; a script saved replays the same choice."""
+    (table,) = session.execute("handle deadlock nostop")
+    assert table.rows == (("deadlock", "nostop"),)
+    session.execute("target sample_models/devrun/deadlock.py")
+    assert isinstance(session.execute("continue")[-1], Finished)
+    session.execute("handle all stop")
+    session.execute("restart")
+    stop = session.execute("continue")[-1]
+    assert isinstance(stop, Stopped) and stop.reasons[0].text == "fault deadlock"
+    (table,) = session.execute("handle")
+    assert table.rows[0] == ("deadlock", "stop") and len(table.rows) == 5
+    session.execute(f"save-script {tmp_path / 's.gwb'}")
+    assert "handle deadlock nostop\n" in (tmp_path / "s.gwb").read_text()
 
 
 def test_comments_and_blank_lines_do_nothing(session):

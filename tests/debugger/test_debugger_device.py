@@ -70,12 +70,16 @@ def test_break_wait_event_on_the_missing_wait_sample_never_stops_but_the_race_do
     d = debugger(f"{DEVRUN}/missing_wait.py", race_check=True)
     try:
         d.add_breakpoint(["wait", "event"])
-        end = finished(d.cont())   # nothing waits: that is the bug
+        s = stopped(d.cont())   # nothing waits (that is the bug): the race stops it, by default
+        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream 2)")
+        assert [r.text for r in s.reasons] == ["fault race"]
+        end = finished(d.cont())
         assert any(line.startswith("fault: missing_wait.py:") and "race: Add" in line
                    for line in end.summary)
         d.add_breakpoint(["fault", "race"])
         d.restart()
-        s = stopped(d.cont())
+        s = stopped(d.cont())   # the breakpoint's stop, not a second one for the default
+        assert [r.text for r in s.reasons] == ["breakpoint 2 (fault race), hit 1"]
         assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream 2)")
     finally:
         d.close()
@@ -143,12 +147,16 @@ def test_device_memory_tensor_and_timeline():
         d.close()
 
 
-@pytest.mark.parametrize("name", ["autosplit.py", "capture.py", "timeout.py"])
-def test_other_samples_run_to_the_end_under_the_debugger(name):
+@pytest.mark.parametrize("name, faults", [("autosplit.py", []), ("capture.py", []),
+                                          ("timeout.py", ["fault timeout"])])
+def test_other_samples_run_to_the_end_under_the_debugger(name, faults):
     d = debugger(f"{DEVRUN}/{name}")
     try:
-        end = finished(d.cont())
-        assert end.summary[-1].startswith("exit status")
+        met = []   # a fault stops the run (by default), and continue goes on to the end
+        while isinstance((out := d.cont())[-1], Stopped):
+            met += [r.text for r in out[-1].reasons]
+        assert met == faults
+        assert finished(out).summary[-1].startswith("exit status")
     finally:
         d.close()
 

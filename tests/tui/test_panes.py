@@ -115,7 +115,7 @@ async def test_a_host_program_that_ended_is_not_said_to_have_never_set_a_device(
     app = make_app(f"{DEVRUN}/deadlock.py")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, "f5")
+        await press(pilot, "f5", "f5")      # parked at the deadlock, then on to the end
         device = app.pane("device")
         assert device.data.note == "no device now: the run has finished (F8 steps back into it)"
         assert device.data.faults[0].startswith("deadlock.py:24: deadlock:")

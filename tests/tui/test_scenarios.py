@@ -123,6 +123,22 @@ async def test_the_deadlock_sample_shows_the_blocked_stream_and_the_wait_for_cha
                    app.pane("device").data.faults)
 
 
+async def test_f5_parks_at_the_deadlock_with_no_breakpoint_set():
+    """A fault stops a run by default (gdb's SIGSEGV): F5 on the deadlock program ran it to
+    its end, and the blocked stream and the wait-for chain were never shown."""
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5")
+        status = app.query_one("#status").status
+        assert status.reason == "fault deadlock" and not status.finished
+        assert _column(app, 2).state == "blocked on event 0"
+        assert app.pane("device").data.chain[0].startswith("stream 2 waits at StreamWaitEvent")
+        await press(pilot, "f5")            # on to the end, the fault not met again
+        assert app.query_one("#status").status.finished
+        assert "stopped at tick 9: fault deadlock" in log_text(app)
+
+
 async def test_a_race_shows_both_accesses():
     app = make_app(f"{DEVRUN}/missing_wait.py")
     async with app.run_test(size=(160, 50)) as pilot:

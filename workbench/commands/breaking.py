@@ -1,4 +1,5 @@
-"""Breakpoints and watches: set, list, enable, disable, delete."""
+"""Breakpoints and watches: set, list, enable, disable, delete; and which faults stop a run
+(handle)."""
 from __future__ import annotations
 
 import re
@@ -9,7 +10,8 @@ from workbench.commands import sources
 from workbench.commands.command import Command, UsageError, number
 from workbench.debugger.breakpoints import (DISTRIBUTE_TYPES, FAULT_KINDS, KINDS, MODEL_EVENTS,
                                             SQE_TYPES)
-from workbench.debugger.outcomes import Outcome, Printed
+from workbench.debugger.fault_stops import NOSTOP, STOP
+from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL, RT
 
 if TYPE_CHECKING:
@@ -32,6 +34,15 @@ def _watch(s: Session, args: list[str]) -> list[Outcome]:
     unchecked = w.node is not None and (d.state is None or d.state.graph is None)
     note = " (no graph yet, so the node's name cannot be checked)" if unchecked else ""
     return [Printed(f"watch {w.id}: {w.spec} = {w.value}{note}")]
+
+
+def _handle(s: Session, args: list[str]) -> list[Outcome]:
+    """gdb's `handle SIGNAL stop|nostop`, for the runtime's faults."""
+    if len(args) not in (0, 2):
+        raise UsageError(f"usage: handle [KIND|all {STOP}|{NOSTOP}] "
+                         f"(KIND: {', '.join(FAULT_KINDS)})")
+    changed = s.fault_stops.handle(args[0].lower(), args[1].lower()) if args else None
+    return [TableOutcome("faults", ("fault", "action"), s.fault_stops.rows(changed))]
 
 
 def _ids(s: Session, args: list[str], usage: str) -> list[int]:
@@ -114,6 +125,13 @@ COMMANDS = [
                      f"{RT} N",
             f"Stop when the value changes, showing old -> new ({RT}: a runtime stream's state "
             "and SQ position).", _watch, _complete_watch),
+    Command("handle", f"handle [KIND|all {STOP}|{NOSTOP}]",
+            f"What a fault ({', '.join(FAULT_KINDS)}) does to a run, as gdb's handle: by "
+            "default each kind stops it where the runtime finds it, as `break fault KIND` "
+            f"would; {NOSTOP} lets the run go on (the fault is still reported when it ends). "
+            "race needs set race-check on. Without arguments: the table.", _handle,
+            lambda s, w, p: [*FAULT_KINDS, "all"] if not w else [STOP, NOSTOP] if len(w) == 1
+            else []),
     Command("enable", "enable ID... | all", "Enable breakpoints or watches.", _enable(True),
             lambda s, w, p: sources.breakpoint_ids(s)),
     Command("disable", "disable ID... | all", "Disable breakpoints or watches.", _enable(False),

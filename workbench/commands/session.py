@@ -18,6 +18,7 @@ from workbench.commands.command import UsageError
 from workbench.commands.render import transcript_entry
 from workbench.commands.table import COMMANDS
 from workbench.debugger.engine import Debugger
+from workbench.debugger.fault_stops import FaultStops
 from workbench.debugger.outcomes import Error, Outcome
 from workbench.debugger.targets import Target, open_target
 from workbench.debugger.targets.settings import Settings, with_setting
@@ -40,6 +41,7 @@ class Session:
         self.scripts: list[Path] = []   # the scripts running, innermost last
         self.commands = COMMANDS
         self.debugger: Debugger | None = None
+        self.fault_stops = FaultStops()   # `handle`: set before a target too, kept across them
         self.settings = Settings()
         self.trace_hash = trace_hash
         self.log: list[Entry] = []
@@ -100,7 +102,8 @@ class Session:
         if self.programs is not None and target.runs_code:
             check_program(spec, target.path, self.programs)
         if self.debugger is None:
-            self.debugger = Debugger(target, trace_hash=self.trace_hash)
+            self.debugger = Debugger(target, trace_hash=self.trace_hash,
+                                     fault_stops=self.fault_stops)
         else:
             self.debugger.retarget(target)
         return target

@@ -18,6 +18,7 @@ from npu_emu.model import ModelAborted, ModelFinished
 from npu_emu.trace import TraceEvent
 from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
 from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
+from workbench.debugger.fault_stops import FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
@@ -37,11 +38,13 @@ Extra = Callable[[StopTable, Run], None]
 
 class Debugger:
     def __init__(self, target: Target, trace_hash: bool = False,
-                 checkpoint_gap: int = DEFAULT_GAP) -> None:
+                 checkpoint_gap: int = DEFAULT_GAP, fault_stops: FaultStops | None = None
+                 ) -> None:
         self.target = target
         self.trace_hash = trace_hash
         self.breakpoints: dict[int, Breakpoint] = {}
         self.watches: dict[int, Watch] = {}
+        self.fault_stops = fault_stops if fault_stops is not None else FaultStops()
         self.granularity = target.granularity
         self.history = History()
         self.checkpoints = CheckpointStore(len(target.phases), checkpoint_gap)
@@ -292,6 +295,7 @@ class Debugger:
             install([entry for w in self.watches.values() if w.enabled
                      for entry in w.entries(lambda: run.state, run.world.runtime)],
                     table, run.tracker)
+            self.fault_stops.install(table)
         if run is self.run:
             for record in self.recorders:
                 record(table, run)

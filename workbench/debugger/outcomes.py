@@ -8,7 +8,8 @@ from typing import Union
 
 @dataclass(frozen=True)
 class StopReason:
-    kind: str            # step, next, finish, breakpoint, watch, run-to, goto, reverse, interrupt
+    kind: str            # step, next, finish, breakpoint, watch, fault, run-to, goto, reverse,
+                         # interrupt
     text: str            # one line for a face to show
     ident: int | None = None    # the breakpoint's or watch's id
     old: str | None = None      # a watch's value before ...
