@@ -151,7 +151,11 @@ def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> None:
     producer = graph.find_node(name)
     if producer is None:
         raise ValueError("no such node")
-    if idx < len(node.in_data_anchors):
+    data_inputs = len(node.in_data_anchors)
+    if (idx < data_inputs) != (out_idx != "-1"):   # data inputs first, one per input desc
+        raise ValueError(f"input {idx} is {'a control' if out_idx == '-1' else 'a data'} "
+                         f"input; the node has {data_inputs} input desc(s)")
+    if idx < data_inputs:
         outputs = len(producer.out_data_anchors)
         if not out_idx.isdigit() or int(out_idx) >= outputs:
             raise ValueError(f"{name} has no output {out_idx} (it has {outputs})")

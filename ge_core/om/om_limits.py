@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from google.protobuf.message import DecodeError
 
-from ge_core.graph import ComputeGraph, GeTensorDesc, Node
+from ge_core.graph import ComputeGraph, GeTensorDesc, Node, OpDesc
 from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM,
-                                      ATTR_NAME_BATCH_LABEL, INPUT_OFFSET, OUTPUT_OFFSET)
+                                      ATTR_NAME_BATCH_LABEL, ENGINE, INPUT_OFFSET, OUTPUT_OFFSET,
+                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.graph.types import DataType
 from ge_core.om.ge_model import model_attrs
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, WEIGHT_BASE, tensor_size
@@ -124,6 +125,17 @@ def check_io(graph: ComputeGraph, memory_size: int, weight_size: int) -> None:
                                    f"map ({memory_size} B) and the weights ({weight_size} B)")
 
 
+_BUILD_ANNOTATIONS = {ENGINE, STREAM_ID, INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE, WORKSPACE_BYTES}
+
+
+def _public_attrs(op: OpDesc) -> str:
+    """The op's own attributes (not GE's build annotations), as numbers and lists print."""
+    shown = {k: v for k, v in sorted(op.attrs.items())
+             if not k.startswith("_") and k not in _BUILD_ANNOTATIONS
+             and isinstance(v, (int, float, str, list))}
+    return ", ".join(f"{k}={v}" for k, v in shown.items()) or "(none)"
+
+
 def _gear_view(node: Node, producer: Node, mine: GeTensorDesc, theirs: GeTensorDesc) -> bool:
     """A multi-batch gear's node reads the front of a tensor made for the largest gear: same
     dtype and rank, no dim larger (GE's gear subgraphs keep their own gear's shapes)."""
@@ -156,9 +168,16 @@ def check_descs(graph: ComputeGraph) -> None:
         try:
             op_def.infer_shape(InferShapeContext(node))
             inferred = [str(d) for d in op.output_descs]
-        except (ShapeError, ArithmeticError, LookupError, TypeError, ValueError) as exc:
+        except ShapeError as exc:
             raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
                                f"attributes: {' '.join(str(exc).split())}") from None
+        except (ArithmeticError, LookupError, TypeError, ValueError):
+            # an attribute of the wrong length or kind, or an input desc lost: ONNX's checker,
+            # which keeps those from a parsed model's InferShape, never saw this file
+            raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
+                               f"attributes: {node.type}'s InferShape cannot read inputs "
+                               f"({', '.join(map(str, op.input_descs))}) with attributes "
+                               f"{_public_attrs(op)}") from None
         finally:
             op.output_descs = written
         if inferred != [str(d) for d in written]:

@@ -125,10 +125,13 @@ CASES = {
     "an output its producer lacks": (P.MODEL_DEF, _relu_reads("x:3"),
                                      "input 'x:3': x has no output 3 (it has 1)"),
     "an output index that is no number": (P.MODEL_DEF, _relu_reads("x:-1"),
-                                          "input 'x:-1': x has no output -1 (it has 1)"),
+                                          "input 'x:-1': input 0 is a control input; the node has 1 input desc(s)"),
     "a tensor of a type that holds no values": (
         P.MODEL_DEF, _valueless_tensor_attr,
         "tensor ?[2] has data of type DT_UNDEFINED, which holds no values"),
+    "a data input beyond the input descs": (
+        P.MODEL_DEF, lambda m: _op(m, "Relu").ClearField("input_desc"),
+        "input 'x:0': input 0 is a data input; the node has 0 input desc(s)"),
     "non-UTF-8 kernel names": (P.TBE_KERNELS, lambda raw: b"\xff" + raw,
                                "malformed partition TBE_KERNELS: kernel names are not UTF-8"),
 }
@@ -168,19 +171,50 @@ def test_a_partition_count_ge_refuses(num, tmp_path):
     assert f"partition table of {num} partitions: GE accepts 1 to 8" in text
 
 
-def test_an_attribute_no_kernel_takes_is_refused_at_load(tmp_path):
-    """The sample's FusedConv with an activation the fused kernels do not apply: refused when
-    loaded, not met as a Python error on the device."""
+def _sample_om() -> bytes:
     from ge_core.atc import atc
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.parser import parse_onnx
     sample = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
-    built = atc(parse_onnx(sample), CompileOptions(dump=None), BuildOptions()).built
-    data = _edited(om_bytes(built.ge_model), P.MODEL_DEF, lambda m: setattr(
+    return om_bytes(atc(parse_onnx(sample), CompileOptions(dump=None), BuildOptions()).built
+                    .ge_model)
+
+
+def test_an_attribute_no_kernel_takes_is_refused_at_load(tmp_path):
+    """The sample's FusedConv with an activation the fused kernels do not apply: refused when
+    loaded, not met as a Python error on the device."""
+    data = _edited(_sample_om(), P.MODEL_DEF, lambda m: setattr(
         _op(m, "FusedConv").attr["activation"], "s", b"Gelu"))
     assert "(FusedConv) does not fit its inputs and attributes: activation 'Gelu' is none the " \
            "fused kernels apply (Relu)" in _refused(data, tmp_path)
+
+
+def test_an_attribute_list_shorter_than_the_op_reads_is_one_line_naming_it(tmp_path):
+    """ONNX's checker keeps a parsed model's MaxPool from one stride for two spatial dims; an
+    OM's InferShape met it as Python's 'list index out of range' (found by the om fuzz target)."""
+    data = _edited(_sample_om(), P.MODEL_DEF, lambda m: _op(m, "MaxPool").attr["strides"]
+                   .list.i.pop())
+    assert "node pool1 (MaxPool) does not fit its inputs and attributes: MaxPool's InferShape " \
+           "cannot read inputs (f32[1,8,16,16]) with attributes kernel_shape=[2, 2], " \
+           "strides=[2]" in _refused(data, tmp_path)
+
+
+def test_a_task_whose_op_lost_its_offsets_is_refused_at_load(small_om):
+    from ge_core.om import load_om_bytes
+    from ge_core.om.model_task_type import ModelTaskType
+    from ge_core.runtime.errors import ModelLoadError
+    from ge_core.session.graph_manager import GraphManager
+    from npu_emu.world import World
+
+    def switch(m: task_pb2.ModelTaskDef) -> None:
+        m.task[0].type = ModelTaskType.STREAM_SWITCH
+        m.task[0].stream_switch.data_type = DataType.DT_INT32
+    data = _edited(_edited(small_om, P.TASK_INFO, switch), P.MODEL_DEF,
+                   lambda m: _op(m, "Relu").ClearField("input_i"))
+    with World().entered(), pytest.raises(ModelLoadError) as err:
+        GraphManager.load(load_om_bytes(data))
+    assert "its op has no input_offset (it reads None)" in str(err.value)
 
 
 def test_a_stream_switch_on_operands_that_are_no_numbers_is_refused_at_load(small_om):

@@ -157,7 +157,10 @@ async def test_ctrl_c_interrupts_a_running_continue_and_the_app_stays():
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f5")
-        await pilot.pause(0.3)              # well into the compile: parse alone takes longer
+        for _ in range(200):                # the continue is under way (a loaded machine is slow
+            if app.busy:                    # to take the key): the compile takes seconds more
+                break
+            await pilot.pause(0.05)
         assert app.busy
         await pilot.press("ctrl+c")
         await settle(pilot)

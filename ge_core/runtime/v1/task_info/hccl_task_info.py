@@ -23,8 +23,7 @@ class HcclTaskInfo(AddressTaskInfo):
         self.count, self.dtype = desc.shape.num_elements(), self.numpy_dtype(desc.dtype)
 
     def logical_addresses(self) -> list[int]:
-        op = self.op_desc
-        return [op.get_attr(INPUT_OFFSET)[0], op.get_attr(OUTPUT_OFFSET)[0]]
+        return [self.first_offset(INPUT_OFFSET), self.first_offset(OUTPUT_OFFSET)]
 
     def build(self, addresses: list[int]) -> Task:
         send, recv = addresses

@@ -21,7 +21,7 @@ class LabelSwitchByIndexTaskInfo(AddressTaskInfo):
         super().init()
 
     def logical_addresses(self) -> list[int]:
-        return [self.op_desc.get_attr(INPUT_OFFSET)[0]]
+        return [self.first_offset(INPUT_OFFSET)]
 
     def build(self, addresses: list[int]) -> Task:
         return LabelSwitchByIndexTask(addresses[0], self.labels,

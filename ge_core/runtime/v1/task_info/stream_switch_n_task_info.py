@@ -29,7 +29,7 @@ class StreamSwitchNTaskInfo(AddressTaskInfo):
         super().init()
 
     def logical_addresses(self) -> list[int]:
-        return [self.op_desc.get_attr(INPUT_OFFSET)[0]]
+        return [self.first_offset(INPUT_OFFSET)]
 
     def build(self, addresses: list[int]) -> Task:
         switch = self.task_def.stream_switch_n

@@ -21,7 +21,7 @@ class StreamSwitchTaskInfo(AddressTaskInfo):
         super().init()
 
     def logical_addresses(self) -> list[int]:
-        return [self.op_desc.get_attr(INPUT_OFFSET)[0], self.task_def.stream_switch.value_ptr]
+        return [self.first_offset(INPUT_OFFSET), self.task_def.stream_switch.value_ptr]
 
     def build(self, addresses: list[int]) -> Task:
         left, right = addresses

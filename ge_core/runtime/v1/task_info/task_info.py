@@ -77,6 +77,14 @@ class TaskInfo:
         except (ValueError, TypeError):
             raise self.fail(f"data type {dtype} holds no values") from None
 
+    def first_offset(self, key: str) -> int:
+        """The first of the op's offsets under ``key`` (input_offset, output_offset): an op
+        written without them (a field of the file lost) is this task's fault."""
+        offsets = self.op_desc.get_attr(key)
+        if not isinstance(offsets, list) or not offsets or not isinstance(offsets[0], int):
+            raise self.fail(f"its op has no {key} (it reads {offsets!r})")
+        return offsets[0]
+
     def init(self) -> None:
         """InitTaskInfo: everything Distribute needs, resolved from the TaskDef."""
 
