@@ -43,4 +43,9 @@ def _gemm(ctx: InferShapeContext) -> None:
     if b is not None:
         k_b, n = (b[1], b[0]) if ctx.attr("transB", 0) else (b[0], b[1])
     _check_inner(k_a, k_b)
+    c = ctx.dims(2) if ctx.has_input(2) else None
+    # Versions 1 and 6: C is (M, N) unless the `broadcast` attribute says it broadcasts.
+    if ctx.opset < 7 and not ctx.attr("broadcast", 0) and c is not None and \
+            UNKNOWN_DIM not in (m, n, *c) and tuple(c) != (m, n):
+        raise ShapeError(f"C is {list(c)}, not [{m}, {n}], and broadcast=0")
     ctx.set_output(0, (m, n), ctx.dtype(0))

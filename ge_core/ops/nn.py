@@ -86,7 +86,12 @@ def _check_filter(w: tuple[int, ...], c: int, spatial: int, group: int,
 
 @register("Conv")
 def _conv(ctx: InferShapeContext) -> None:
-    ctx.set_output(0, conv_dims(ctx), ctx.dtype(0))
+    y = conv_dims(ctx)
+    b = ctx.dims(2) if ctx.has_input(2) else None
+    m = y[1] if y is not None else UNKNOWN_DIM
+    if b is not None and (len(b) != 1 or UNKNOWN_DIM not in (m, b[0]) and b[0] != m):
+        raise ShapeError(f"bias {list(b)} is not one value per filter ([{m}])")
+    ctx.set_output(0, y, ctx.dtype(0))
 
 
 @register("ConvTranspose")

@@ -23,6 +23,7 @@ from numpy.lib.stride_tricks import as_strided
 from npu_emu.kernels.broadcast import call, repeated_run, row_by_row
 from npu_emu.kernels.in_place import fits
 from npu_emu.kernels.prepared import immutable, prepared
+from npu_emu.kernels.reduce import dtype_limits
 from npu_emu.kernels.registry import kernel
 
 
@@ -394,7 +395,7 @@ def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET"
              storage_order: int = 0, strides: list[int] | None = None,
              num_outputs: int = 1) -> tuple[np.ndarray, ...]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
-    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    lowest = dtype_limits(x.dtype)[0]
     xp = _padded(x, g, lowest)
     y = _pool(np.maximum, xp, g)
     return (y,) if num_outputs < 2 else (y, _argmax_indices(x.shape, xp, g, storage_order))

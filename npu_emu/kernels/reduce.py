@@ -17,7 +17,7 @@ from npu_emu.kernels.elementwise import one_output
 Reducer = Callable[..., np.ndarray]  # fn(x, axis=..., keepdims=...) in numpy's terms
 
 
-def _limits(dtype: np.dtype) -> tuple[object, object]:
+def dtype_limits(dtype: np.dtype) -> tuple[object, object]:
     """(lowest, highest) value of ``dtype``: ONNX's max/min of an empty set. (ml_dtypes'
     bfloat16 is of kind "V".)"""
     if dtype.kind in "fV":
@@ -30,7 +30,7 @@ def _limits(dtype: np.dtype) -> tuple[object, object]:
 
 def _log_sum_exp(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
     # Shift by the max so exp cannot overflow; an infinite max (or an empty set) shifts by 0.
-    m = np.max(x, axis=axis, keepdims=True, initial=_limits(x.dtype)[0])
+    m = np.max(x, axis=axis, keepdims=True, initial=dtype_limits(x.dtype)[0])
     m = np.where(np.isfinite(m), m, 0).astype(x.dtype)
     s = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
     return s if keepdims else np.squeeze(s, axis)
@@ -40,8 +40,8 @@ _REDUCE: dict[str, Reducer] = {
     "ReduceSum": np.sum,
     "ReduceMean": np.mean,                                    # NaN for an empty set
     "ReduceProd": np.prod,
-    "ReduceMax": lambda x, **kw: np.max(x, initial=_limits(x.dtype)[0], **kw),
-    "ReduceMin": lambda x, **kw: np.min(x, initial=_limits(x.dtype)[1], **kw),
+    "ReduceMax": lambda x, **kw: np.max(x, initial=dtype_limits(x.dtype)[0], **kw),
+    "ReduceMin": lambda x, **kw: np.min(x, initial=dtype_limits(x.dtype)[1], **kw),
     "ReduceL1": lambda x, **kw: np.sum(np.abs(x), **kw),
     "ReduceL2": lambda x, **kw: np.sqrt(np.sum(np.square(x), **kw)),
     "ReduceSumSquare": lambda x, **kw: np.sum(np.square(x), **kw),

@@ -208,6 +208,16 @@ def test_pool_versions(op, opset):
                  **attrs)
 
 
+def test_max_pool_bfloat16():
+    """MaxPool-22 takes bfloat16 (ml_dtypes' kind 'V'): its padding is -inf, not an integer
+    minimum (numpy's iinfo refused it; found by the exec fuzz target)."""
+    import ml_dtypes
+    x = rand(1, 2, 5, 6).astype(ml_dtypes.bfloat16)
+    attrs = {"kernel_shape": [2, 3], "pads": [1, 1, 1, 1]}
+    check_kernel("MaxPool", [x], 22, reference("MaxPool", [x], 22, **attrs), rtol=0, atol=0,
+                 **attrs)
+
+
 def test_max_pool_int8():
     # The evaluator pads with NaN, which int8 cannot hold.
     x = np.random.default_rng(0).integers(-128, 128, (1, 2, 5, 6), dtype=np.int8)

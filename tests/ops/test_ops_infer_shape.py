@@ -205,6 +205,35 @@ def test_a_conv_filter_that_does_not_fit_x_is_refused(inputs, attrs, said):
     assert str(refused.value) == f"node op (Conv): {said}"
 
 
+@pytest.mark.parametrize("bias, fits", [([5], True), ([4], False), ([1, 5], False)])
+def test_a_conv_bias_is_one_value_per_filter(bias, fits):
+    """ONNX's Conv inference does not look at B; the kernel met a [1, 8, 16, 16] bias as numpy's
+    broadcast error (found by the exec fuzz target)."""
+    inputs = [X(1, 4, 8), X(5, 4, 3), X(*bias)]
+    if fits:
+        assert ours("Conv", inputs, {}, 18, 1) == [([1, 5, 6], DataType.DT_FLOAT)]
+        return
+    with pytest.raises(InferShapeError) as refused:
+        ours("Conv", inputs, {}, 18, 1)
+    assert str(refused.value) == \
+        f"node op (Conv): bias {bias} is not one value per filter ([5])"
+
+
+@pytest.mark.parametrize("c, attrs, opset, fits", [
+    (X(2, 4), {}, 6, True), (X(4), {}, 6, False), (X(4), {"broadcast": 1}, 6, True),
+    (X(4), {}, 7, True)])
+def test_a_gemm_c_before_opset_7_is_m_by_n_unless_it_broadcasts(c, attrs, opset, fits):
+    """Gemm 1 and 6 broadcast C only when asked; the kernel's ValueError reached the screen
+    (found by the exec fuzz target)."""
+    inputs = [X(2, 3), X(3, 4), c]
+    if fits:
+        assert ours("Gemm", inputs, attrs, opset, 1) == [([2, 4], DataType.DT_FLOAT)]
+        return
+    with pytest.raises(InferShapeError) as refused:
+        ours("Gemm", inputs, attrs, opset, 1)
+    assert str(refused.value) == "node op (Gemm): C is [4], not [2, 4], and broadcast=0"
+
+
 @pytest.mark.parametrize("inputs, opset, said", [
     ([X(), X(1)], 16, "slope [1] does not broadcast to x []"),
     ([X(3), X(2, 3)], 9, "slope [2, 3] does not broadcast to x [3]"),
