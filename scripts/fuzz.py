@@ -32,9 +32,11 @@ COLUMNS = (("cases", None), ("ok", OK), ("typed", TYPED), ("uncaught", UNCAUGHT)
 
 
 def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float,
-         progress: int = 0) -> dict:
+         progress: int = 0, cases_out: Path | None = None) -> dict:
     """Run ``budget`` cases of target ``name``; every ``progress`` cases (0: never) a line on
-    stderr says how far it got, so a long run can be watched."""
+    stderr says how far it got, so a long run can be watched. With ``cases_out``, every bad
+    case's whole repr is appended to that file (the report keeps only its first 600
+    characters), so it can be replayed."""
     target = TARGETS[name]
     worker = Worker(name, timeout, int(mem_gb * (1 << 30)))
     counts: Counter[str] = Counter()
@@ -53,6 +55,10 @@ def fuzz(name: str, budget: int, seed_value: int, timeout: float, mem_gb: float,
         if verdict.kind in BAD and len(bad) < 20 and key not in seen:
             seen.add(key)
             bad.append({"kind": verdict.kind, "detail": verdict.detail, "case": repr(case)[:600]})
+        if verdict.kind in BAD and cases_out is not None:
+            with cases_out.open("a") as f:
+                f.write(json.dumps({"target": name, "kind": verdict.kind,
+                                    "detail": verdict.detail, "case": repr(case)}) + "\n")
         done = sum(counts.values())
         if progress and done % progress == 0:
             rate = done / max(time.monotonic() - started, 1e-9)
@@ -83,13 +89,16 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     parser.add_argument("--progress", type=int, default=100, metavar="N",
                         help="a progress line on stderr every N cases (0: none)")
+    parser.add_argument("--cases-out", type=Path, metavar="FILE",
+                        help="append every bad case's whole repr to FILE, one JSON a line")
     args = parser.parse_args()
     # killed (kill PID): stop the worker and remove its scratch directory on the way out
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     names = list(TARGETS) if args.target == "all" else [args.target]
     results = []
     for name in names:
-        result = fuzz(name, args.budget, args.seed, args.timeout, args.mem_gb, args.progress)
+        result = fuzz(name, args.budget, args.seed, args.timeout, args.mem_gb, args.progress,
+                      args.cases_out)
         results.append(result)
         if not args.json:
             print(" ".join(f"{col} {result[col]}" for col, _ in COLUMNS),

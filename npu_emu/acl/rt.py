@@ -164,10 +164,13 @@ def memcpy(dst: Ptr, dest_max: Size, src: Ptr, count: Size, kind: Int32) -> int:
 @acl_call()
 def memcpy_async(dst: Ptr, dest_max: Size, src: Ptr, count: Size, kind: Int32,
                  stream: StreamHandle) -> int:
+    # The stream is resolved before the nothing-to-copy shortcut: a destroyed stream (or one
+    # whose device was reset) is an invalid handle even for an empty copy, never success.
+    target = stream_of(stream)
     if count == 0:
         return 0
     _check_copy(dst, dest_max, src, count, kind)
-    stream_of(stream).memcpy_async(dst, src, count)
+    target.memcpy_async(dst, src, count)
     return 0
 
 

@@ -193,6 +193,22 @@ def test_a_destroyed_stream_is_never_complete_but_an_invalid_handle(rt):
     assert acl.rt.synchronize_stream(stream) == ACL_ERROR_RT_INVALID_HANDLE
 
 
+@pytest.mark.parametrize("dead_by", ["destroy_stream", "reset_device"])
+def test_an_empty_async_copy_on_a_dead_stream_is_an_invalid_handle(rt, dead_by):
+    # count 0 used to return success before the stream was looked at (found by the acl fuzz
+    # target's seed-1 run: a memcpy_async after reset_device succeeded on a destroyed stream)
+    stream, _ = acl.rt.create_stream()
+    dev, _ = acl.rt.malloc(64, 0)
+    host, _ = acl.rt.malloc_host(64)
+    if dead_by == "destroy_stream":
+        assert acl.rt.destroy_stream(stream) == 0
+    else:
+        assert acl.rt.reset_device(0) == 0 and acl.rt.set_device(0) == 0
+    assert acl.rt.memcpy_async(dev, 64, host, 0, H2D, stream) == ACL_ERROR_RT_INVALID_HANDLE
+    live, _ = acl.rt.create_stream()
+    assert acl.rt.memcpy_async(host, 64, host, 0, H2D, live) == 0   # empty: any pointers
+
+
 def test_a_destroyed_context_takes_its_streams_and_a_reset_everything_on_the_device(rt):
     ctx, _ = acl.rt.create_context(0)
     stream, _ = acl.rt.create_stream()
