@@ -127,7 +127,9 @@ class Model:
     def unbind_stream(self, stream: Stream) -> None:
         if stream.model is not self:
             raise StreamModelError(f"stream {stream.id} is not bound to model {self.id}")
-        if self.running:
+        # an execution queued but not yet started runs the stream too: clearing its SQ under an
+        # SQE the TS holds in flight left the scheduler reading past the queue
+        if self.running or stream.pending or stream.state == StreamState.RUNNING:
             raise ModelStateError(f"unbind stream {stream.id} while model {self.id} runs")
         if self.state is ModelState.LOADED or self.auto_split is None:
             self._maintain([stream], "unbind")

@@ -324,3 +324,17 @@ def test_json_config_file_reads_are_bounded(tmp_path):
     big.write_text(json.dumps({"pad": "x" * (2 << 20)}))
     with World(runtime=make_runtime()).entered():
         assert acl.init(str(big)) == ACL_ERROR_PARSE_FILE
+
+
+def test_unbinding_a_stream_of_a_model_queued_to_run_is_refused_and_the_device_syncs(rt):
+    # unbind cleared the SQ under an SQE the TS held in flight, and the next synchronize raised
+    # IndexError (found by the acl fuzz target's seed-1 run)
+    model, _ = acl.mdl.ri_build_begin(0)
+    bound, _ = acl.rt.create_stream()
+    assert acl.mdl.ri_bind_stream(model, bound, 0) == 0
+    assert acl.mdl.ri_end_task(model, bound) == 0 and acl.mdl.ri_build_end(model) == 0
+    caller, _ = acl.rt.create_stream()
+    assert acl.mdl.ri_execute_async(model, caller) == 0
+    assert acl.mdl.ri_unbind_stream(model, bound) != 0
+    assert acl.rt.synchronize_device() == 0
+    assert_device_usable()
