@@ -72,10 +72,11 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
-    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
-                        "stream-max-parallel-num, single-stream, minimise-events, max-task-count, "
-                        "hcom-parallel, input, input-shape, dynamic-batch-size, "
-                        "dynamic-image-size, dynamic-dims, switchn, autofuse, exec-timeout)"),
+    ("set colour red", "no setting 'colour' (settings: seed, race-check, input, "
+                        "exclude-engines, autofuse, input-shape, dynamic-batch-size, "
+                        "dynamic-image-size, dynamic-dims, switchn, stream-max-parallel-num, "
+                        "single-stream, notify, hcom-parallel, minimise-events, max-task-count, "
+                        "auto-split, no-reuse, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),
@@ -177,8 +178,9 @@ def test_every_command_the_table_or_the_banner_names_has_help(session):
     offered = set(COMMANDS.names()) | set(BANNER.split("`")[1::2])
     assert {"quit", "help", "source"} <= offered
     for name in sorted(offered):
-        (out,) = session.execute(f"help {name}")
+        out, *table = session.execute(f"help {name}")
         cmd = COMMANDS.lookup(name)
+        assert len(table) == (cmd.help_table is not None), name
         assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
         assert cmd.help.endswith("."), name
     assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"

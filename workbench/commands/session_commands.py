@@ -90,7 +90,14 @@ def _help(s: Session, args: list[str]) -> list[Outcome]:
         return [TableOutcome("commands (help COMMAND for more)", ("command", "usage"), rows)]
     cmd = s.commands.lookup(args[0])
     aliases = f"\n  aliases: {', '.join(cmd.aliases)}" if cmd.aliases else ""
-    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")]
+    table = [cmd.help_table()] if cmd.help_table is not None else []
+    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")] + table
+
+
+def _settings_table() -> TableOutcome:
+    return TableOutcome("settings (GE's options: ge_core/ge_options.py)",
+                        ("setting", "GE option", "default", "meaning"),
+                        tuple(settings_mod.help_rows()))
 
 
 COMMANDS = [
@@ -99,10 +106,11 @@ COMMANDS = [
             "written against npu_emu.acl. Breakpoints and watches are kept.", _target,
             lambda s, w, p: sources.files(s, p, (".onnx", ".om", ".py")) if not w else []),
     Command("set", "set NAME VALUE",
-            "Change a target setting; the target restarts. "
-            + "; ".join(f"{k}: {v}" for k, v in settings_mod.HELP.items()) + ".", _set,
+            "Change a target setting; the target restarts. The settings after the debugger's "
+            "own are GE's options, named as `gewb compile` and `gewb exec` name them.", _set,
             lambda s, w, p: settings_mod.names() if not w else
-            (["on", "off"] if w[0] == "race-check" else [])),
+            settings_mod.choices(w[0]) if len(w) == 1 else [],
+            help_table=_settings_table),
     Command("save-script", "save-script FILE.gwb",
             "Save the target, its settings and the commands so far as a script that "
             "`gewb run` replays to the same transcript.", _save_script,
