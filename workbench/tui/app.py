@@ -37,7 +37,8 @@ from workbench.tui.lesson_panel import LessonPanel
 from workbench.tui.log_pane import LogPane
 from workbench.tui.memory_pane import MemoryPane
 from workbench.tui.palette import WorkbenchCommands
-from workbench.tui.pane import HOST_KINDS, Pane
+from workbench.debugger.targets.target_kind import Capability, TargetKind
+from workbench.tui.pane import Pane
 from workbench.tui.passes_pane import PassesPane
 from workbench.tui.screens import HelpScreen, programs_question, quit_question
 from workbench.tui.session_views import SessionViews, Status
@@ -96,7 +97,7 @@ class WorkbenchApp(App):
         self.views = SessionViews(Session(opening.base_dir))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
-        self.kind = ""
+        self.kind: TargetKind | None = None
         self.lesson = Playing(opening.lesson) if opening.lesson is not None else None
         self.lesson_paused = False
         self._lesson_programs: frozenset[Path] = frozenset()
@@ -427,12 +428,12 @@ class WorkbenchApp(App):
         shown), and the pane bar."""
         applies = [p for p in self.panes if p.applies(self.kind)]
         if self.pane(self.current) not in applies:
-            self.current = "device" if self.kind in HOST_KINDS else "graph"
+            self.current = "device" if self._host() else "graph"
         for p in self.panes:
             p.set_class(p not in applies, "-absent")
             p.set_class(p.PANE_ID == self.current, "-current")
         panes = self.query_one("#panes")
-        host = self.kind in HOST_KINDS
+        host = self._host()
         panes.set_class(host, "-host")
         # side by side, a host program's source takes the first column, as the graph does
         source = self.pane("source")
@@ -441,6 +442,10 @@ class WorkbenchApp(App):
         elif not host and panes.children[-1] is not source:
             panes.move_child(source, after=panes.children[-1])
         self._pane_bar()
+
+    def _host(self) -> bool:
+        """A host program's target: its source takes the graph's place."""
+        return self.kind is not None and self.kind.has(Capability.SOURCE)
 
     def _pane_bar(self) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
