@@ -59,3 +59,13 @@ def test_a_flag_and_its_set_name_give_the_same_ge_option_map(option):
                             "on" if option.type is bool else VALUES[option.name])
     assert ge_option_map(args) == settings.ge_options() == {option.key: option.to_ge(
         option.parse(flag[-1]) if option.type is not bool else True)}
+
+
+def test_set_completes_every_option_name_and_a_flags_on_off():
+    from workbench.commands.completion import complete
+    session = Session()
+    names = set(complete(session, "set ")[1])
+    assert names == {o.name for o in GE_OPTIONS} | {"seed", "race-check", "input"}
+    for option in GE_OPTIONS:
+        expected = ["off", "on"] if option.type is bool else []
+        assert complete(session, f"set {option.name} ")[1] == expected, option.name
