@@ -10,7 +10,7 @@ from ge_core.ge_options import GE_OPTIONS, Stage
 from workbench.cli import main
 from workbench.cli.exec import add_exec_parser
 from workbench.cli.ge_option_flags import ge_option_map
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import TableOutcome
 from workbench.debugger.targets.settings import Settings, with_setting
 
@@ -27,7 +27,7 @@ def _flags(capsys, command: str) -> list[str]:
 
 
 def _set_rows() -> list[tuple[str, ...]]:
-    outcomes = Session().execute("help set")
+    outcomes = DebugSession().execute("help set")
     (table,) = [o for o in outcomes if isinstance(o, TableOutcome)]
     return [row for row in table.rows if row[1] != "(debugger)"]
 
@@ -63,7 +63,7 @@ def test_a_flag_and_its_set_name_give_the_same_ge_option_map(option):
 
 def test_set_completes_every_option_name_and_a_flags_on_off():
     from workbench.commands.completion import complete
-    session = Session()
+    session = DebugSession()
     names = set(complete(session, "set ")[1])
     assert names == {o.name for o in GE_OPTIONS} | {"seed", "race-check", "input"}
     for option in GE_OPTIONS:

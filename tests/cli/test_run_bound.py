@@ -9,7 +9,7 @@ import pytest
 
 from onnx_cases import counting_loop, save
 from workbench.cli import main
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 
 LOOPS = {"no exit": None, "1e12 trips": 10**12}
 
@@ -49,7 +49,7 @@ def test_a_loop_that_ends_still_runs(tmp_path, capsys):
 
 
 def test_the_debugger_continue_ends_with_the_same_message(endless):
-    session = Session(base_dir=Path(endless).parent)
+    session = DebugSession(base_dir=Path(endless).parent)
     for line in (f"target {endless}", "set exec-timeout 5"):
         session.execute(line)
     (stop,) = session.execute("continue")   # the timeout stops the run (by default) ...

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from workbench.commands.command import UsageError
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.commands.table import COMMANDS
 from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
 
@@ -18,7 +18,7 @@ SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
 
 @pytest.fixture
 def session():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     yield s
     s.close()
 
@@ -146,7 +146,7 @@ def test_comments_and_blank_lines_do_nothing(session):
 
 def test_a_corrupted_om_target_ends_its_run_with_one_line_naming_the_file(tmp_path):
     (tmp_path / "model.om").write_bytes(b"IMOD")
-    s = Session(base_dir=tmp_path)
+    s = DebugSession(base_dir=tmp_path)
     s.execute("target model.om")
     out = s.execute("continue")[-1]
     (line,) = out.summary

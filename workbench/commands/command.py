@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Callable
 from workbench.debugger.outcomes import Outcome, TableOutcome
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
-Handler = Callable[["Session", list[str]], list[Outcome]]
+Handler = Callable[["DebugSession", list[str]], list[Outcome]]
 # (session, the words before the one being typed, its start) -> candidates for it
-Completer = Callable[["Session", list[str], str], list[str]]
+Completer = Callable[["DebugSession", list[str], str], list[str]]
 
 
 class UsageError(ValueError):

@@ -16,16 +16,16 @@ from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
 from workbench.script.script_lines import command_lines, read_script
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
-def _target(s: Session, args: list[str]) -> list[Outcome]:
+def _target(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: target FILE.onnx | FILE.om | FILE.py | light:NAME")
     return [Printed(f"target {s.open(args[0]).label}")]
 
 
-def _set(s: Session, args: list[str]) -> list[Outcome]:
+def _set(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2:
         raise UsageError(f"usage: set NAME VALUE ({', '.join(settings_mod.names())})")
     s.configure(args[0], args[1])
@@ -33,7 +33,7 @@ def _set(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"{args[0]} = {args[1]}{note}")]
 
 
-def _save_script(s: Session, args: list[str]) -> list[Outcome]:
+def _save_script(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: save-script FILE.gwb")
     path = s.path(args[0])
@@ -58,7 +58,7 @@ def _relocated(line: str, base: Path, script_dir: Path) -> str:
     return f"{words[0]} {os.path.relpath(base / words[1], script_dir)}"
 
 
-def _source(s: Session, args: list[str]) -> list[Outcome]:
+def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
     """A script's command lines, run in this session as if typed (gdb's source); the host
     programs its header names only with the user's consent."""
     if len(args) != 1:
@@ -84,7 +84,7 @@ def _source(s: Session, args: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def _help(s: Session, args: list[str]) -> list[Outcome]:
+def _help(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
         rows = tuple((c.name, c.usage) for c in s.commands.unique())
         return [TableOutcome("commands (help COMMAND for more)", ("command", "usage"), rows)]

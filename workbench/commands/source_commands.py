@@ -11,7 +11,7 @@ from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import compile_frames, window
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
     from workbench.debugger.engine import Debugger
     from workbench.debugger.targets.host_runner import SourceLine
 
@@ -22,7 +22,7 @@ def _frames(d: Debugger) -> tuple[SourceLine, ...]:
     return program.frames() if program is not None else ()
 
 
-def _list(s: Session, args: list[str]) -> list[Outcome]:
+def _list(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if not d.target.kind.has(Capability.SOURCE):
         raise UsageError(f"list: {d.target.path.name} is an {d.target.kind.label}, not a host "
@@ -41,7 +41,7 @@ def _list(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"{d.target.path.name}:{center}\n" + "\n".join(lines))]
 
 
-def _backtrace(s: Session, args: list[str]) -> list[Outcome]:
+def _backtrace(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if args:
         raise UsageError("usage: backtrace")

@@ -1,5 +1,5 @@
 """The workbench app: coordination only. A key or a typed command becomes a command line of the
-one command table, run by the Session in a worker thread (the target parks at the step gate);
+one command table, run by the DebugSession in a worker thread (the target parks at the step gate);
 the worker then reads, for each pane on screen, the view data it draws, and posts one message
 with the answer. On the UI thread the log prints the outcomes as the REPL does, the status bar
 shows where the target is, and each pane draws what it read. Errors are state: a red line in
@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
 from workbench.repl import QUIT, history_path
 from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
@@ -94,7 +94,7 @@ class WorkbenchApp(App):
                  deterministic: bool = False) -> None:
         super().__init__()
         self.opening = opening
-        self.views = SessionViews(Session(opening.base_dir))
+        self.views = SessionViews(DebugSession(opening.base_dir))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
         self.kind: TargetKind | None = None
@@ -110,7 +110,7 @@ class WorkbenchApp(App):
         self._shown_running = False      # ... and whether it has
 
     @property
-    def session(self) -> Session:
+    def session(self) -> DebugSession:
         return self.views.session
 
     # -- layout -----------------------------------------------------------------------------------
@@ -375,7 +375,7 @@ class WorkbenchApp(App):
             return
         self._queue.clear()
         self.session.close()
-        self.views = SessionViews(Session(path.parent))
+        self.views = SessionViews(DebugSession(path.parent))
         self.lesson, self.lesson_paused = Playing(path), False
         self.log_pane.note(f"lesson {path.stem}", style="bold")
         self._focus_pane(self.current)

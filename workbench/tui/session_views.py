@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Outcome, Stopped
 from workbench.debugger.targets.target_kind import TargetKind
@@ -30,7 +30,7 @@ class Status:
 
 
 class SessionViews:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: DebugSession) -> None:
         self.session = session
         self.changes = ChangeRecorder()
         self.spans = PassSpans()
