@@ -34,3 +34,4 @@ class CommandTable:
 
 COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMANDS
                         + source_commands.COMMANDS + session_commands.COMMANDS)
+QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once

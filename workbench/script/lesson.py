@@ -5,18 +5,18 @@ name is the teaching order. Its header is the comment block it opens with; the f
 ``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
 `gewb lessons` lists. A lesson that opens a host program names it in a ``programs:`` header line
 (what the user agrees to run: consent.py). Its steps are its command lines; each has a
-``.expected.txt`` transcript beside it, which CI replays it against. `gewb run` replays a lesson
-straight through; a face that waits (the app) plays it a line at a time and stops at each
-`pause` (``Playing``).
+``.expected.txt`` transcript beside it, which CI replays it against. Every face plays it with the
+one player (player.py): `gewb run` straight through, the app a step at a time, waiting at each
+`pause`.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.script.consent import named_programs
-from workbench.script.script_lines import ScriptError, command_lines, read_script
+from workbench.script.script_lines import ScriptError, read_script
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
 HEADER_TAG = "Lesson:"
@@ -98,25 +98,3 @@ def find_lesson(name: str, directory: Path = LESSONS_DIR) -> Lesson:
         raise LessonError(f"{name!r} names {len(prefix)} lessons: "
                           f"{', '.join(lsn.name for lsn in prefix)}")
     raise LessonError(f"no lesson {name!r} (`gewb lessons` lists them)")
-
-
-@dataclass
-class Playing:
-    """A script being played a command line at a time, with the line numbers errors are
-    reported at."""
-    path: Path
-    lines: list[tuple[int, str]] = field(init=False)
-    at: int = 0
-
-    def __post_init__(self) -> None:
-        self.lines = command_lines(self.path)
-
-    def next_line(self) -> tuple[int, str] | None:
-        if self.done:
-            return None
-        self.at += 1
-        return self.lines[self.at - 1]
-
-    @property
-    def done(self) -> bool:
-        return self.at >= len(self.lines)
