@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 from workbench.script.consent import named_programs
-from workbench.script.script_lines import ScriptError, read_script
+from workbench.script.script_lines import ScriptError, command_lines, read_script
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
 HEADER_TAG = "Lesson:"
@@ -31,7 +32,7 @@ class LessonError(ValueError):
 class Lesson:
     path: Path
     header: tuple[str, ...]   # the opening comment lines, without their "# "
-    steps: int                # command lines
+    steps: int                # command lines (a `pause` is a wait, not a step)
 
     @property
     def name(self) -> str:
@@ -73,11 +74,35 @@ def read_lesson(path: Path) -> Lesson:
         if line.startswith("#"):
             if steps == 0:
                 header.append(raw.lstrip()[1:].removeprefix(" "))
-        elif line:
+        elif line and line != "pause":
             steps += 1
     if not header or HEADER_TAG not in header[0]:
         raise LessonError(f"{path.name}: its first line must be '# {HEADER_TAG} <summary>.'")
     return Lesson(path, tuple(header), steps)
+
+
+def unpaused_narration(path: Path, moving: Collection[str]) -> list[str]:
+    """Where a lesson's narration would go untrue unread: once the target has first moved
+    (any command named in ``moving``: it runs, rewinds or reopens the target), every `say`
+    block speaks about where the target is, so a `pause` must come after it before the next
+    command that moves the target. In the app the student reads at the pause; without it the
+    target runs on (to its end) under the narration. One ``file:line: ...`` per block."""
+    problems: list[str] = []
+    moved = False
+    said: int | None = None   # the first line of a `say` block not yet paused after
+    for lineno, line in command_lines(path):
+        word = line.split(None, 1)[0]
+        if word == "say":
+            said = lineno if said is None and moved else said
+        elif word == "pause":
+            said = None
+        elif word in moving:
+            if said is not None:
+                problems.append(f"{path.name}:{said}: its narration has no `pause` before "
+                                f"`{line}` moves the target on")
+                said = None
+            moved = True
+    return problems
 
 
 def all_lessons(directory: Path = LESSONS_DIR) -> list[Lesson]:
