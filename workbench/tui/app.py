@@ -340,7 +340,8 @@ class WorkbenchApp(App):
 
     # -- lessons (lesson_play.py plays them) ----------------------------------------------------
     def action_lesson_next(self) -> None:
-        self.lessons.step()
+        if self.lesson_paused:   # (Enter on the lesson panel comes here unchecked)
+            self.lessons.step()
 
     def action_lessons(self) -> None:
         """L: the lessons panel's list (again: the panel goes away, unless a lesson plays)."""
@@ -447,8 +448,8 @@ class WorkbenchApp(App):
         self._focus_pane(name)
         if pane.stale:
             self.refresh_pane(pane)
-        diffs = [o for o in outcomes if isinstance(o, Printed) and o.pane == name == "passes"
-                 and o.style == "diff"]
+        # text for the passes pane is a diff's (the pass table is a table): its diff view
+        diffs = [o for o in outcomes if isinstance(o, Printed) and o.pane == name == "passes"]
         if diffs:
             self.query_one(PassesPane).open_diff(diffs[-1])
 

@@ -82,7 +82,7 @@ class LessonPanel(Vertical):
         self.border_subtitle = ""
         self.query_one(OptionList).display = False
         self.query_one("#lesson-scroll").display = True
-        self._to_newest()
+        self.call_after_refresh(self._to_newest)   # once it is laid out again
 
     def say(self, paragraph: str) -> None:
         """One `say` block: a paragraph, wrapped to the panel, a rule above it."""
@@ -109,18 +109,33 @@ class LessonPanel(Vertical):
         self.border_subtitle = ""
         scroll = self.query_one("#lesson-scroll", VerticalScroll)
         self.paragraphs.append(paragraph)
-        widget = Static(paragraph, classes="lesson-paragraph", markup=False)
-        scroll.mount_all([Rule(classes="lesson-rule"), widget])
-        self._newest = widget
-        self._to_newest()
+        for older in scroll.query(Paragraph):
+            older.remove_class("-newest")
+        scroll.mount_all([Rule(classes="lesson-rule"),
+                          Paragraph(paragraph, classes="lesson-paragraph -newest")])
 
     def _to_newest(self) -> None:
-        """The newest paragraph at the top of the panel (its start, not its end, is where the
-        reader goes on), once it is laid out."""
-        newest = getattr(self, "_newest", None)
-        if newest is not None and newest.parent is not None:
-            self.call_after_refresh(self.query_one("#lesson-scroll", VerticalScroll)
-                                    .scroll_to_widget, newest, animate=False, top=True)
+        newest = self.query(".-newest")
+        if newest:
+            newest.first(Paragraph).into_view()
 
-    def action_go_on(self) -> None:
-        self.app.run_action("lesson_next")
+    async def action_go_on(self) -> None:
+        await self.app.run_action("lesson_next")
+
+
+class Paragraph(Static):
+    """One paragraph of narration. The newest is scrolled into view with its start showing:
+    all of it when it fits (the older ones above it), else from its first line, not the
+    narration's end, which is where the reader goes on."""
+
+    def __init__(self, text: Text, classes: str) -> None:
+        super().__init__(text, classes=classes, markup=False)
+
+    def on_resize(self) -> None:
+        if self.has_class("-newest"):   # laid out (or rewrapped)
+            self.into_view()
+
+    def into_view(self) -> None:
+        # (a region taller than the view scrolls to its top; a shorter one just into view)
+        if isinstance(self.parent, VerticalScroll):
+            self.parent.scroll_to_widget(self, animate=False)
