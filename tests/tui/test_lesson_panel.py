@@ -72,7 +72,8 @@ async def test_a_lesson_with_a_host_program_asks_before_running_it(answer):
             assert app.session.debugger is not None and app.lesson is not None
         else:
             assert app.session.debugger is None and app.lesson is None
-            assert "its host programs were not run" in panel.text.plain
+            assert "not run (you answered no; --allow-programs agrees up front)" in \
+                panel.text.plain
 
 
 async def test_a_lesson_opens_no_program_its_header_does_not_name(tmp_path):

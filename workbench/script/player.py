@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, Iterator, Protocol
 
 from workbench.debugger.outcomes import Error, Outcome, Pause, Quit, Say
-from workbench.script.consent import (Ask, Consent, ConsentRefused, consent_to_programs,
-                                      named_programs)
+from workbench.script.consent import Consent, ConsentRefused, consent_to_programs, question
 from workbench.script.script_lines import command_lines, read_script
 
 Run = Callable[[str], list[Outcome]]   # one command line -> what it answered
@@ -76,18 +75,11 @@ class Player:
     @property
     def question(self) -> str | None:
         """What a face that asks shows the user before playing (None: nothing to agree to)."""
-        names = named_programs(self.text)
-        return (f"{self.script.name} runs {', '.join(names)}: Python, with your rights. "
-                f"Run it?") if names else None
+        return question(self.script, self.text)
 
     def agree(self, consent: Consent) -> None:
         """The programs this script may run; ConsentRefused, naming them, if not agreed."""
         self.programs = consent_to_programs(self.script, self.text, consent)
-
-    def answered(self, yes: bool) -> None:
-        """A face that asked ``question`` its own way (a dialog): the user's answer."""
-        answer: Ask = lambda _question: yes   # noqa: E731
-        self.agree(Consent(ask=answer))
 
     @property
     def done(self) -> bool:

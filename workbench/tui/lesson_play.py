@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.debugger.outcomes import Outcome, Printed, Show, TableOutcome
-from workbench.script.consent import FLAG, Consent, ConsentRefused
+from workbench.script.consent import Consent, ConsentRefused
 from workbench.script.player import Played, Player
 from workbench.script.script_lines import ScriptError
 from workbench.tui.lesson_panel import LessonPanel
@@ -64,10 +64,8 @@ class LessonPlay:
     def _agreed(self, consent: Consent) -> None:
         try:
             self.player.agree(consent)
-        except ConsentRefused as exc:
-            self._refused(f"{self.player.script.name}: its host programs were not run (you "
-                          f"answered no; {FLAG} agrees up front)"
-                          if consent.ask is not None else str(exc))
+        except ConsentRefused as exc:   # the words every face says (consent.py)
+            self._refused(str(exc))
             return
         self.step()
 
