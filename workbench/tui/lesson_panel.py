@@ -30,6 +30,7 @@ class LessonPanel(Vertical):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.paragraphs: list[Text] = []
+        self.lesson_title = ""
         self.lessons: list[Lesson] = []
 
     def compose(self) -> ComposeResult:
@@ -70,7 +71,7 @@ class LessonPanel(Vertical):
 
     def start(self, title: str) -> None:
         """A lesson begins: its narration, from its title, replaces the list."""
-        self.paragraphs = []
+        self.paragraphs, self.lesson_title = [], title
         scroll = self.query_one("#lesson-scroll", VerticalScroll)
         scroll.remove_children()
         scroll.mount(Static(Text(title, style="bold"), classes="lesson-title", markup=False))
@@ -98,12 +99,7 @@ class LessonPanel(Vertical):
     def text(self) -> Text:
         """The narration so far, as plain text would read it (the title, then each
         paragraph)."""
-        return Text("\n\n").join([Text(self.title), *self.paragraphs])
-
-    @property
-    def title(self) -> str:
-        titles = self.query(".lesson-title")
-        return str(titles.first().render()) if titles else ""
+        return Text("\n\n").join([Text(self.lesson_title), *self.paragraphs])
 
     def _add(self, paragraph: Text) -> None:
         self.border_subtitle = ""
