@@ -145,3 +145,21 @@ async def test_during_a_pause_enter_on_a_pass_opens_its_diff_and_space_goes_on(t
         await press(pilot, "enter")   # Enter on the lesson panel goes on too
         await _until_paused(pilot)
         assert "the end" in panel.text.plain and "end of the lesson" in panel.text.plain
+
+
+@pytest.mark.parametrize("name", ["17_streams_and_events", "18_a_label_loop", "20_a_deadlock",
+                                  "20_a_race", "23_reverse_stepping"])
+async def test_the_lessons_that_ran_to_the_end_now_wait_where_they_narrate(name):
+    """They had no `pause`: in the app they ran to the end under their narration ("no device
+    now"). Now each waits, with the target still there, after every paragraph it says."""
+    lesson = ROOT / "sample_models" / "lessons" / f"{name}.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pauses = 0
+        await _until_paused(pilot)
+        while app.lesson_paused:
+            pauses += 1
+            assert not app.views.debugger.run.finished, f"pause {pauses}: the run has ended"
+            await press(pilot, "space")
+            await _until_paused(pilot)
+        assert pauses >= 1 and "end of the lesson" in app.query_one(LessonPanel).text.plain
