@@ -163,3 +163,15 @@ async def test_the_lessons_that_ran_to_the_end_now_wait_where_they_narrate(name)
             await press(pilot, "space")
             await _until_paused(pilot)
         assert pauses >= 1 and "end of the lesson" in app.query_one(LessonPanel).text.plain
+
+
+async def test_a_pane_brought_forward_leaves_the_command_line_its_focus(tmp_path):
+    lesson = _lesson(tmp_path, f"target {TINY}", "step stage", "step pass", "pause", "diff",
+                     "pause")
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _until_paused(pilot)
+        app.lessons.step()              # the lesson goes on while the user starts typing
+        app.action_focus_command()
+        await _until_paused(pilot)
+        assert app.current == "passes" and app.focused is app.command_line

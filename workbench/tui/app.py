@@ -19,7 +19,7 @@ from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from workbench.commands.history import history_path
@@ -445,7 +445,8 @@ class WorkbenchApp(App):
             self.screen.minimize()
         if name != "log":
             self.current = name
-        self._focus_pane(name)
+        if not isinstance(self.focused, (Input, OptionList)):   # not from what the user types
+            self._focus_pane(name)
         if pane.stale:
             self.refresh_pane(pane)
         # text for the passes pane is a diff's (the pass table is a table): its diff view
