@@ -18,7 +18,7 @@ import numpy as np
 from ge_core.executor import random_feeds, with_gear
 from ge_core.graph import ComputeGraph
 from ge_core.graph.multi_batch_gears import Gears
-from workbench.cli.tensor_files import TensorFileError, load_tensor
+from workbench.tensor_files import TensorFileError, load_tensor
 
 
 class InputSpecError(ValueError):

@@ -184,3 +184,26 @@ def test_every_command_the_table_or_the_banner_names_has_help(session):
         assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
         assert cmd.help.endswith("."), name
     assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"
+
+
+def test_show_names_a_pane_as_data_and_prints_nothing_headless(tmp_path):
+    """`show PANE` is for the app (it brings the pane forward); in a transcript and at the REPL
+    it prints nothing, and a pane that is not there is one usage line."""
+    from workbench.commands.render import transcript_entry
+    from workbench.debugger.outcomes import Show
+    session = DebugSession(base_dir=tmp_path)
+    assert session.execute("show device") == [Show("device")]
+    assert transcript_entry("show device", [Show("device")]) == ["> show device"]
+    [error] = session.execute("show nowhere")
+    assert isinstance(error, Error) and error.message.startswith("usage: show graph|passes|")
+
+
+def test_a_lessons_output_names_the_pane_that_shows_it():
+    session = DebugSession(base_dir=ROOT / "sample_models")
+    session.execute("target tiny_cnn.onnx")
+    session.execute("step pass 3")
+    panes = {line: session.execute(line)[0].pane for line in
+             ("diff", "passes", "info memory-plan", "print node conv1", "info breakpoints")}
+    session.close()
+    assert panes == {"diff": "passes", "passes": "passes", "info memory-plan": "memory",
+                     "print node conv1": "graph", "info breakpoints": None}

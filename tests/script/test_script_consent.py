@@ -13,7 +13,7 @@ from workbench.cli import main
 from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Finished
 from workbench.script.consent import Consent, ConsentRefused, named_programs
-from workbench.script.replay import replay
+from workbench.commands.replay import replay
 
 # A host program that leaves a mark when it runs: the honest test of "it did not run".
 PROGRAM = "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('ran')\n"

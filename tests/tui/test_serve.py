@@ -86,7 +86,7 @@ def test_a_browser_follows_a_lesson_and_a_key_advances_it(server):
             until(lambda s: FIRST_SAY in s and "[pause]" in s, "the first narration")
             assert AFTER_PAUSE not in screen()
             page.locator(".textual-terminal").click()
-            page.keyboard.press("Enter")
+            page.keyboard.press("Space")   # Enter would act on the focused row
             until(lambda s: AFTER_PAUSE in s, "the narration after the pause")
         finally:
             browser.close()

@@ -13,7 +13,7 @@ from workbench.cli.user_error import UserError
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.script.consent import Consent, ConsentRefused
-    from workbench.script.replay import replay
+    from workbench.commands.replay import replay
     from workbench.script.script_lines import ScriptError, read_script
     script = Path(args.script)
     if not script.is_file():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import singledispatch
 
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Pause, Printed, ProgramOutput,
-                                         Quit, Say, Stopped, TableOutcome)
+                                         Quit, Say, Show, Stopped, TableOutcome)
 
 PROMPT = "> "
 
@@ -62,6 +62,11 @@ def _(o: Pause) -> list[str]:
 @render.register
 def _(o: Quit) -> list[str]:
     return []
+
+
+@render.register
+def _(o: Show) -> list[str]:
+    return []   # the app brings the pane forward; a transcript has none
 
 
 def echoed(line: str) -> bool:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
 from workbench.commands.render import PROMPT, echoed
-from workbench.debugger.outcomes import Error, Outcome, Pause, Printed, Quit, Say, TableOutcome
+from workbench.debugger.outcomes import (Error, Outcome, Pause, Printed, Quit, Say, Show,
+                                         TableOutcome)
 from workbench.debugger.targets import settings as settings_mod
 from workbench.output_path import write_output
-from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
-from workbench.script.script_lines import command_lines, read_script
+from workbench.script.consent import PROGRAMS_TAG
+from workbench.script.player import Player
 
 if TYPE_CHECKING:
     from workbench.commands.session import DebugSession
@@ -59,8 +60,9 @@ def _relocated(line: str, base: Path, script_dir: Path) -> str:
 
 
 def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
-    """A script's command lines, run in this session as if typed (gdb's source); the host
-    programs its header names only with the user's consent."""
+    """A script's command lines, run in this session as if typed (gdb's source), by the one
+    player: the host programs its header names only with the user's consent, the first line
+    that fails stops it."""
     if len(args) != 1:
         raise UsageError("usage: source FILE.gwb")
     script = s.path(args[0])
@@ -68,20 +70,25 @@ def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
         raise UsageError(f"no such script: {args[0]}")
     if script.resolve() in s.scripts:
         raise UsageError(f"source {args[0]}: it is running already (a script sourcing itself)")
-    text = read_script(script)
-    programs = consent_to_programs(script, text, s.consent)
+    player = Player.open(script)
+    player.agree(s.consent)
     outcomes: list[Outcome] = []
-    with s.running(script.resolve(), programs):
-        for lineno, line in command_lines(script, text):
-            answered, _ = s.run_line(line)
-            outcomes += [Printed(PROMPT + line)] if echoed(line) else []
-            outcomes += [o for o in answered if not isinstance(o, Error)]
-            errors = [o.message for o in answered if isinstance(o, Error)]
-            if errors:
-                return outcomes + [Error(f"{script.name}:{lineno}: {errors[0]}")]
-            if any(isinstance(o, Quit) for o in answered):
-                break
-    return outcomes
+    for played in player.play(s, lambda line: s.run_line(line)[0]):
+        outcomes += [Printed(PROMPT + line) for _, line in played.lines if echoed(line)]
+        outcomes += played.outcomes
+    return outcomes + ([Error(player.stopped)] if player.stopped else [])
+
+
+# the app's panes, as `show` names them (and the app's pane keys 1..7 order them)
+PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
+
+
+def _show(s: DebugSession, args: list[str]) -> list[Outcome]:
+    """A lesson chooses the app's pane: plain data the app acts on; the REPL and a transcript
+    show nothing (there is no pane to bring forward)."""
+    if len(args) != 1 or args[0] not in PANES:
+        raise UsageError(f"usage: show {'|'.join(PANES)}")
+    return [Show(args[0])]
 
 
 def _help(s: DebugSession, args: list[str]) -> list[Outcome]:
@@ -123,6 +130,9 @@ COMMANDS = [
             lambda s, a: [Say(a[0] if a else "")], raw=True),
     Command("pause", "pause", "A lesson waits here for the reader (scripts run on).",
             lambda s, a: [Pause()]),
+    Command("show", f"show {'|'.join(PANES)}",
+            "A lesson brings a pane of the app forward (as its key 1..7 would); the REPL and "
+            "`gewb run` show nothing.", _show, lambda s, w, p: list(PANES) if not w else []),
     Command("help", "help [COMMAND]", "The commands, or one command's help.", _help,
             lambda s, w, p: s.commands.names() if not w else [], ("h", "?")),
     Command("quit", "quit", "Leave the debugger (Ctrl-D too); in a script, stop there.",

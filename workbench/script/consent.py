@@ -52,21 +52,31 @@ def shown(path: Path) -> str:
     return relative if not relative.startswith("..") else str(path)
 
 
+def _asked(script: Path, text: str) -> tuple[frozenset[Path], str]:
+    """The programs (resolved) ``script``'s header names, and the words that name them."""
+    paths = tuple(dict.fromkeys((script.parent / name).resolve()
+                                for name in named_programs(text)))
+    listed = ", ".join(shown(p) for p in paths)
+    plural = "s" if len(paths) > 1 else ""
+    return frozenset(paths), f"{script.name} runs the host program{plural} {listed}"
+
+
+def question(script: Path, text: str) -> str | None:
+    """What a face that asks shows the user (None: the script runs no host program)."""
+    paths, what = _asked(script, text)
+    return f"{what} (Python, with your rights). Run it?" if paths else None
+
+
 def consent_to_programs(script: Path, text: str, consent: Consent) -> frozenset[Path]:
     """The programs (resolved) that ``script`` may run, once the user agreed to every one its
     header names; ConsentRefused, naming them, if not."""
-    paths = tuple(dict.fromkeys((script.parent / name).resolve()
-                                for name in named_programs(text)))
-    if not paths:
-        return frozenset()
-    listed = ", ".join(shown(p) for p in paths)
-    what = f"{script.name} runs the host program{'s' if len(paths) > 1 else ''} {listed}"
-    if consent.allow:
-        return frozenset(paths)
+    paths, what = _asked(script, text)
+    if not paths or consent.allow:
+        return paths
     if consent.ask is None:
         raise ConsentRefused(f"{what}: pass {FLAG} to let it (it runs with your rights)")
-    if consent.ask(f"{what} (Python, with your rights). Run it?"):
-        return frozenset(paths)
+    if consent.ask(question(script, text)):
+        return paths
     raise ConsentRefused(f"{what}: not run (you answered no; {FLAG} agrees up front)")
 
 

@@ -119,6 +119,11 @@ class PassesPane(Pane):
         text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
 
+    def open_diff(self, outcome: Outcome) -> None:
+        """A diff the log printed (a lesson's `diff`), open in the diff view."""
+        self.query_one("#passes-diff").display, self._diff_of = True, None
+        self.show_diff(outcome)
+
     def show_diff(self, outcome: Outcome) -> None:
         self.diff = outcome
         text = self.query_one("#passes-diff-text", Static)

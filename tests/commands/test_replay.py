@@ -5,7 +5,7 @@ from pathlib import Path
 
 from workbench.cli import main
 from workbench.commands.session import DebugSession
-from workbench.script.replay import replay
+from workbench.commands.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 
