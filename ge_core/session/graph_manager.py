@@ -52,9 +52,12 @@ LoadedModel = DavinciModel | HybridDavinciModel
 
 class GraphManager:
     def __init__(self, compile_options: CompileOptions | None = None,
-                 build_options: BuildOptions | None = None) -> None:
+                 build_options: BuildOptions | None = None, offline: bool = False) -> None:
+        """``offline``: ATC's build, with no device (an online session has one from its start,
+        so the runtime can answer what the chip can do)."""
         self.compile_options = compile_options or CompileOptions()
         self.build_options = build_options or BuildOptions()
+        self.offline = offline
 
     @classmethod
     def from_ge_options(cls, options: Mapping[str, str]) -> GraphManager:
@@ -87,6 +90,8 @@ class GraphManager:
         """Streams, memory and tasks for a compiled graph: ``.ge_model`` is what loads. A graph
         with unknown dims has no static build: the BuildError names the node. ``history``: where
         the build's pass records go as each pass ends (a debugger parked in the build reads it)."""
+        if not self.offline:
+            self.open_device()
         return build_model(graph, self.build_options, history)
 
     def build_root_model(self, graph: ComputeGraph, lowered: bool = False) -> RootModel:
@@ -103,13 +108,19 @@ class GraphManager:
 
     # -- run (GE's StartForRunGraph, RunGraph) -------------------------------------------------
     @staticmethod
-    def load(model: RootModel, hybrid: bool = False) -> LoadedModel:
-        """Load on the current device (device 0 set first if none is, as a GE process sets its
-        device before it loads). ModelManager chooses DavinciModel or HybridDavinciModel;
-        ``hybrid`` chooses the latter for any model (a built one: its graph)."""
+    def open_device() -> None:
+        """Device 0 made current unless a device is: an online GE session sets its device when
+        it starts (InnerSession::Initialize, inner_session.cc), before it builds or loads."""
         runtime = current_runtime()
         if runtime.current_context is None:
             runtime.set_device(0)
+
+    @classmethod
+    def load(cls, model: RootModel, hybrid: bool = False) -> LoadedModel:
+        """Load on the current device (device 0 set first if none is). ModelManager chooses
+        DavinciModel or HybridDavinciModel; ``hybrid`` chooses the latter for any model (a
+        built one: its graph)."""
+        cls.open_device()
         manager = ModelManager.get_instance()
         if hybrid:
             model_id = manager.load_hybrid_model(root_graph(model))

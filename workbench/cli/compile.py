@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES
+from workbench.cli.devrun import soc_version
 from workbench.cli.model_files import load_model
 from workbench.cli.user_error import UserError, failure_text
 from workbench.output_path import output_dir, writable_file
@@ -27,9 +29,9 @@ def _options(args: argparse.Namespace):
                            enable_single_stream=args.single_stream, use_notify=args.notify,
                            minimise_events=args.minimise_events,
                            max_task_count=args.max_task_count,
-                           unlimited_stream_depth=args.auto_split)
+                           unlimited_stream_depth=True if args.auto_split else None)
     return compile_options, BuildOptions(stream, MemoryOptions(disable_reuse=args.no_reuse), dump,
-                                         **switchn_option(args))
+                                         soc_version=args.soc_version, **switchn_option(args))
 
 
 def run_atc(args: argparse.Namespace, out: str | None = None):
@@ -134,10 +136,16 @@ def add_compile_options(p: argparse.ArgumentParser) -> None:
     b.add_argument("--notify", action="store_true", help="sync with notifies (ge.event=notify)")
     b.add_argument("--minimise-events", action="store_true",
                    help="beyond GE: drop the events the transitive reduction finds redundant")
-    b.add_argument("--max-task-count", type=int, default=2013, metavar="N",
-                   help="tasks per stream before SplitStreams cuts (910B: 2013)")
+    b.add_argument("--soc-version", type=soc_version, default=None, metavar="SOC",
+                   help="the chip to build for (ge.socVersion): "
+                   + ", ".join(f"{short}*" for short in SOC_PROFILES) + " (default "
+                   f"{DEFAULT_SOC_VERSION}); its limits are the runtime's answers")
+    b.add_argument("--max-task-count", type=int, default=None, metavar="N",
+                   help="tasks per stream before SplitStreams cuts (default: the chip's "
+                   "maxTaskNumPerStream, 2013 on a 910B)")
     b.add_argument("--auto-split", action="store_true",
-                   help="the device grows streams itself (AutoSplit): skip SplitStreams")
+                   help="beyond GE: build as if the runtime grew streams itself (AutoSplit), "
+                   "skipping SplitStreams")
     b.add_argument("--no-reuse", action="store_true", help="ge.exec.disableReuseMemory")
 
 

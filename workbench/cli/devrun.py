@@ -9,6 +9,8 @@ import argparse
 from pathlib import Path
 
 from npu_emu.runtime import RuntimeConfig
+from npu_emu.errors import InvalidParamError
+from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceBus
 from npu_emu.world import World
@@ -16,7 +18,8 @@ from workbench.cli.user_error import UserError
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
 
 
-def run_script(script: Path, race_check: bool, trace: str | None) -> int:
+def run_script(script: Path, race_check: bool, trace: str | None,
+               soc_version: str = DEFAULT_SOC_VERSION) -> int:
     if not script.is_file():
         raise UserError(f"no such script: {script}")
     script = script.resolve()
@@ -26,7 +29,7 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     timeline = Timeline()
     if trace:
         bus.subscribe(timeline)
-    world = World(RuntimeConfig(race_check=race_check), bus=bus)
+    world = World(RuntimeConfig(race_check=race_check, soc_version=soc_version), bus=bus)
     status, error = run_program(script, world, observer)
     _print_summary(observer)
     if trace:
@@ -50,8 +53,17 @@ def _print_summary(observer: HostProgramObserver) -> None:
         print(f"  rt_stream {sid}: {kinds}")
 
 
+def soc_version(text: str) -> str:
+    """An argparse type: a SoC version of a modelled chip, else argparse's one-line error."""
+    try:
+        soc_profile(text)
+    except InvalidParamError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _cmd_devrun(args: argparse.Namespace) -> int:
-    return run_script(Path(args.script), args.race_check, args.trace)
+    return run_script(Path(args.script), args.race_check, args.trace, args.soc_version)
 
 
 def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
@@ -62,4 +74,7 @@ def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
                    help="check stream orderings against memory accesses (happens-before)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    p.add_argument("--soc-version", type=soc_version, default=DEFAULT_SOC_VERSION,
+                   metavar="SOC", help="the chip the runtime emulates (ge.socVersion): "
+                   + ", ".join(f"{short}*" for short in SOC_PROFILES))
     p.set_defaults(func=_cmd_devrun)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
-from ge_core.compiler.stream.stream_options import StreamOptions
+from npu_emu.errors import InvalidParamError
+from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
 
 
@@ -21,7 +22,8 @@ class Settings:
     stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
     single_stream: bool = False    # ge.enableSingleStream: every node on one stream
     minimise_events: bool = False  # drop the events the transitive reduction finds redundant
-    max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
+    soc_version: str = DEFAULT_SOC_VERSION   # ge.socVersion: the chip, compiler's and runtime's
+    max_task_count: int | None = None  # maxTaskNumPerStream where SplitStreams cuts; None: chip's
     hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
     input: str = ""                # NAME=FILE.npy,...: the model's inputs (their shapes too)
     input_shape: str = ""          # ge.inputShape: NAME:d,d;... (-1: dynamic, or a gear decides)
@@ -41,15 +43,26 @@ def _flag(text: str) -> bool:
     raise ValueError("expected on or off")
 
 
-def _task_count(text: str) -> int:
+def _task_count(text: str) -> int | None:
     from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM   # the build's module
+    if text == CHIP:
+        return None
     count = int(text)
     if count <= RESERVED_TASK_NUM:
         raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")
     return count
 
 
-_PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
+def _soc_version(text: str) -> str:
+    try:
+        soc_profile(text)
+    except InvalidParamError as exc:
+        raise ValueError(str(exc).removeprefix(f"soc version {text!r} ")) from None
+    return text
+
+
+CHIP = "chip"   # max-task-count's value for "what the chip's runtime answers"
+_PARSERS: dict[str, Callable[[str], Any]] = {"soc_version": _soc_version, "seed": int, "exclude_engines": str,
                                              "race_check": _flag, "stream_max_parallel_num": int,
                                              "single_stream": _flag, "minimise_events": _flag,
                                              "max_task_count": _task_count,
@@ -65,8 +78,11 @@ HELP = {
     "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
     "single-stream": "on/off: every node on one stream (ge.enableSingleStream)",
     "minimise-events": "on/off: keep only the events no other ordering implies",
+    "soc-version": "the chip the build and the runtime model (ge.socVersion): "
+                   + ", ".join(f"{short}*" for short in SOC_PROFILES)
+                   + f" (default {DEFAULT_SOC_VERSION})",
     "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
-                      "ones",
+                      f"ones ({CHIP}: what the chip's runtime answers)",
     "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
     "input": "NAME=FILE.npy,...: input values (others seeded random); their shapes fix the "
              "model's symbolic dims",
@@ -100,5 +116,7 @@ def with_setting(settings: Settings, name: str, text: str) -> Settings:
 def shown(settings: Settings) -> list[tuple[str, str]]:
     """Every setting as (name, value text), the way `set` takes it."""
     def text(v: Any) -> str:
+        if v is None:
+            return CHIP
         return ("on" if v else "off") if isinstance(v, bool) else str(v)
     return [(f.name.replace("_", "-"), text(getattr(settings, f.name))) for f in fields(Settings)]
