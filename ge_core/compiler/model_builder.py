@@ -41,7 +41,6 @@ from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.world import current_runtime
 
 
 @dataclass(frozen=True)
@@ -52,8 +51,9 @@ class BuildOptions:
     # A multi-batch Case as a StreamSwitchN over gear streams, not labels (GE r1.x's env switch)
     multi_batch_with_switchn: bool = field(
         default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
-    # ge.socVersion: the chip to build for; GE hands it to the runtime (rtSetSocVersion, gelib.cc)
-    # and asks the runtime for the chip's limits. None: the chip the runtime drives already.
+    # ge.socVersion: the chip to build for; GraphManager hands it to the runtime (GE's
+    # rtSetSocVersion, gelib.cc), and the build asks the runtime for the chip's limits. None:
+    # the chip the runtime drives already.
     soc_version: str | None = None
 
 
@@ -107,8 +107,6 @@ def _check_static(graph: ComputeGraph) -> None:
 def _build(graph: ComputeGraph, options: BuildOptions,
            history: list[PassRecord] | None) -> BuildResult:
     _check_static(graph)
-    if options.soc_version is not None:
-        current_runtime().set_soc_version(options.soc_version)
     stages: list[StageRecord] = []
 
     def stage(name: str, work):

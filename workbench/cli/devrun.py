@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ge_core.ge_options import BY_NAME
 from npu_emu.runtime import RuntimeConfig
-from npu_emu.errors import InvalidParamError
-from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
+from npu_emu.soc import DEFAULT_SOC_VERSION
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceBus
 from npu_emu.world import World
+from workbench.cli.ge_option_flags import add_ge_option
 from workbench.cli.user_error import UserError
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
 
@@ -53,15 +54,6 @@ def _print_summary(observer: HostProgramObserver) -> None:
         print(f"  rt_stream {sid}: {kinds}")
 
 
-def soc_version(text: str) -> str:
-    """An argparse type: a SoC version of a modelled chip, else argparse's one-line error."""
-    try:
-        soc_profile(text)
-    except InvalidParamError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
 def _cmd_devrun(args: argparse.Namespace) -> int:
     return run_script(Path(args.script), args.race_check, args.trace, args.soc_version)
 
@@ -74,7 +66,5 @@ def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
                    help="check stream orderings against memory accesses (happens-before)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
-    p.add_argument("--soc-version", type=soc_version, default=DEFAULT_SOC_VERSION,
-                   metavar="SOC", help="the chip the runtime emulates (ge.socVersion): "
-                   + ", ".join(f"{short}*" for short in SOC_PROFILES))
+    add_ge_option(p, BY_NAME["soc-version"])
     p.set_defaults(func=_cmd_devrun)
