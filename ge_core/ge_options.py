@@ -48,8 +48,9 @@ def _task_count(text: str) -> int:
 def _soc_version(text: str) -> str:
     try:
         soc_profile(text)
-    except InvalidParamError as exc:
-        raise ValueError(str(exc).removeprefix(f"soc version {text!r} ")) from None
+    except InvalidParamError:
+        raise ValueError("not a modelled chip; the chips are "
+                         + ", ".join(f"{short}*" for short in SOC_PROFILES)) from None
     return text
 
 
