@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
-from ge_core.compiler.stream.stream_options import MAX_TASK_COUNT
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
+from npu_emu.errors import InvalidParamError
+from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
 
 
 class Stage(Enum):
@@ -38,9 +39,19 @@ class RunMode(Enum):
 def _task_count(text: str) -> int:
     from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM   # the build's module
     count = int(text)
-    if count <= RESERVED_TASK_NUM:
-        raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")
+    if count != 0 and count <= RESERVED_TASK_NUM:
+        raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more "
+                         f"(or 0: the chip's)")
     return count
+
+
+def _soc_version(text: str) -> str:
+    try:
+        soc_profile(text)
+    except InvalidParamError:
+        raise ValueError("not a modelled chip; the chips are "
+                         + ", ".join(f"{short}*" for short in SOC_PROFILES)) from None
+    return text
 
 
 def _parallel_num(text: str) -> int:
@@ -127,11 +138,17 @@ GE_OPTIONS: tuple[GeOption, ...] = (
              "an AllReduce's successors get new streams", _B),
     GeOption("minimise-events", "gewb.minimiseEvents", bool, False,
              "beyond GE: keep only the events no other ordering implies", _B),
-    GeOption("max-task-count", "gewb.maxTaskCount", int, MAX_TASK_COUNT["910B"],
-             "tasks a stream may hold (the runtime's maxTaskNumPerStream, 910B); SplitStreams "
-             "cuts longer ones", _B, "N", parse_text=_task_count),
+    GeOption("soc-version", "ge.socVersion", str, DEFAULT_SOC_VERSION,
+             "the chip the build and the runtime model: "
+             + ", ".join(f"{short}*" for short in SOC_PROFILES)
+             + "; GE asks the runtime for its limits", _B, "SOC", parse_text=_soc_version),
+    GeOption("max-task-count", "gewb.maxTaskCount", int, 0,
+             "tasks a stream may hold before SplitStreams cuts; 0: the chip's "
+             "maxTaskNumPerStream, as the runtime answers (2013 on a 910B)", _B, "N",
+             parse_text=_task_count),
     GeOption("auto-split", "gewb.autoSplit", bool, False,
-             "the device grows streams itself (the runtime's AutoSplit): skip SplitStreams", _B),
+             "beyond GE: build as if the runtime grew streams itself (AutoSplit) and skip "
+             "SplitStreams; GE asks the runtime, and a 950 says yes", _B),
     GeOption("no-reuse", "ge.exec.disableReuseMemory", bool, False,
              "every tensor its own memory block", _B),
     GeOption("exec-timeout", "ge.exec.graphExecTimeout", int, DEFAULT_EXEC_TIMEOUT_MS,

@@ -6,7 +6,8 @@
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
-    SplitStreams           streams longer than the device allows, cut (skipped with AutoSplit)
+    SplitStreams           streams longer than the chip allows, cut (skipped where the runtime
+                           grows them itself: AutoSplit, npu_emu/soc.py)
     GenTask                the ModelTaskDef: tasks per stream
 
 GE generates tasks before splitting and refreshes them after; counting each node's tasks up
@@ -50,6 +51,10 @@ class BuildOptions:
     # A multi-batch Case as a StreamSwitchN over gear streams, not labels (GE r1.x's env switch)
     multi_batch_with_switchn: bool = field(
         default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
+    # ge.socVersion: the chip to build for; GraphManager hands it to the runtime (GE's
+    # rtSetSocVersion, gelib.cc), and the build asks the runtime for the chip's limits. None:
+    # the chip the runtime drives already.
+    soc_version: str | None = None
 
 
 @dataclass

@@ -33,7 +33,7 @@ from ge_core.compiler.graph_prepare import InputShape
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.ge_options import GE_OPTIONS, RunMode
+from ge_core.ge_options import BY_NAME, GE_OPTIONS, RunMode
 from ge_core.graph import ComputeGraph
 from ge_core.passes import PassRecord
 from ge_core.passes.multi_batch import MultiBatchOptions
@@ -63,10 +63,13 @@ class RunPlan:
 class GraphManager:
     def __init__(self, compile_options: CompileOptions | None = None,
                  build_options: BuildOptions | None = None,
-                 exec_timeout_ms: int | None = None) -> None:
+                 exec_timeout_ms: int | None = None, offline: bool = False) -> None:
+        """``offline``: ATC's build, with no device (an online session has one from its start,
+        so the runtime can answer what the chip can do)."""
         self.compile_options = compile_options or CompileOptions()
         self.build_options = build_options or BuildOptions()
         self.exec_timeout_ms = exec_timeout_ms   # None: the model's own (GE's stream timeout)
+        self.offline = offline
 
     @classmethod
     def from_ge_options(cls, options: Mapping[str, str], *, dump: DumpConfig | None = None,
@@ -89,11 +92,12 @@ class GraphManager:
         stream = StreamOptions(stream_max_parallel_num=v["stream_max_parallel_num"],
                                enable_single_stream=v["single_stream"], use_notify=v["notify"],
                                minimise_events=v["minimise_events"],
-                               max_task_count=v["max_task_count"],
-                               unlimited_stream_depth=v["auto_split"],
+                               max_task_count=v["max_task_count"] or None,
+                               unlimited_stream_depth=True if v["auto_split"] else None,
                                hcom_parallel=v["hcom_parallel"])
         build_options = BuildOptions(
             stream, MemoryOptions(disable_reuse=v["no_reuse"]), dump,
+            soc_version=options.get(BY_NAME["soc-version"].key),
             **({"multi_batch_with_switchn": env["switchn"]} if "switchn" in env else {}))
         return cls(compile_options, build_options, v["exec_timeout"])
 
@@ -115,6 +119,10 @@ class GraphManager:
         """Streams, memory and tasks for a compiled graph: ``.ge_model`` is what loads. A graph
         with unknown dims has no static build: the BuildError names the node. ``history``: where
         the build's pass records go as each pass ends (a debugger parked in the build reads it)."""
+        if self.build_options.soc_version is not None:   # GE's rtSetSocVersion (gelib.cc)
+            current_runtime().set_soc_version(self.build_options.soc_version)
+        if not self.offline:
+            self.open_device()
         return build_model(graph, self.build_options, history)
 
     # -- the run mode (GE's ModelManager decides; a face may ask for one runtime) ------------
@@ -159,16 +167,21 @@ class GraphManager:
 
     # -- run (GE's StartForRunGraph, RunGraph) -------------------------------------------------
     @staticmethod
-    def load(model: RootModel, mode: RunMode = RunMode.AUTO) -> LoadedModel:
-        """Load on the current device (device 0 set first if none is, as a GE process sets its
-        device before it loads). ModelManager chooses DavinciModel or HybridDavinciModel;
-        ``mode`` hybrid chooses the latter for any model (a built one: its graph). A v2 model
-        is not loaded: run_v2 lowers and runs it."""
-        if mode is RunMode.V2:
-            raise ValueError("a v2 model is lowered and run by run_v2, not loaded")
+    def open_device() -> None:
+        """Device 0 made current unless a device is: an online GE session sets its device when
+        it starts (InnerSession::Initialize, inner_session.cc), before it builds or loads."""
         runtime = current_runtime()
         if runtime.current_context is None:
             runtime.set_device(0)
+
+    @classmethod
+    def load(cls, model: RootModel, mode: RunMode = RunMode.AUTO) -> LoadedModel:
+        """Load on the current device (device 0 set first if none is). ModelManager chooses
+        DavinciModel or HybridDavinciModel; ``mode`` hybrid chooses the latter for any model (a
+        built one: its graph). A v2 model is not loaded: run_v2 lowers and runs it."""
+        if mode is RunMode.V2:
+            raise ValueError("a v2 model is lowered and run by run_v2, not loaded")
+        cls.open_device()
         manager = ModelManager.get_instance()
         if mode is RunMode.HYBRID:
             model_id = manager.load_hybrid_model(root_graph(model))

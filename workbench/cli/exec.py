@@ -105,15 +105,16 @@ def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:
 
 
 def run_exec(args: argparse.Namespace) -> int:
-    from npu_emu.world import World
+    from npu_emu.runtime import RuntimeConfig
     from npu_emu.timeline import Timeline
+    from npu_emu.world import World
     from workbench.debugger.views.tensor_text import summary
     if not Path(args.model).is_file():
         raise UserError(f"no such model: {args.model}")
     for option, path in (("--output", args.output), ("--trace", args.trace)):
         if path:
             writable_file(path, option)
-    world = World()
+    world = World(RuntimeConfig(soc_version=args.soc_version))   # the chip, as GE's build has it
     timeline = Timeline()
     if args.trace:
         world.bus.subscribe(timeline)

@@ -29,13 +29,18 @@ def add_ge_options(p: argparse.ArgumentParser, stages: frozenset[Stage] = ALL_ST
     g = p.add_argument_group("GE options (as the debugger's `set NAME VALUE`; GE's key in "
                              "brackets)")
     for o in options_for(stages):
-        text = f"{o.help} [{o.key}]"
-        if o.type is bool:
-            g.add_argument(f"--{o.name}", action="store_true", help=text)
-        else:
-            default = f" (default {shown_value(o, o.default)})" if o.default != "" else ""
-            g.add_argument(f"--{o.name}", type=_arg_type(o), default=o.default,
-                           metavar=o.metavar or None, help=text + default)
+        add_ge_option(g, o)
+
+
+def add_ge_option(g: argparse._ActionsContainer, o: GeOption) -> None:
+    """One row of the table as a flag."""
+    text = f"{o.help} [{o.key}]"
+    if o.type is bool:
+        g.add_argument(f"--{o.name}", action="store_true", help=text)
+    else:
+        default = f" (default {shown_value(o, o.default)})" if o.default != "" else ""
+        g.add_argument(f"--{o.name}", type=_arg_type(o), default=o.default,
+                       metavar=o.metavar or None, help=text + default)
 
 
 def ge_option_map(args: argparse.Namespace,

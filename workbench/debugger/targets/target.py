@@ -31,7 +31,8 @@ class Target:
         return RunState(self.path, self.settings)
 
     def runtime_config(self) -> RuntimeConfig:
-        return RuntimeConfig(race_check=self.settings.race_check)
+        return RuntimeConfig(race_check=self.settings.race_check,
+                             soc_version=self.settings.soc_version)
 
     def with_settings(self, settings: Settings) -> "Target":
         return replace(self, settings=settings)
