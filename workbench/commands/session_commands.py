@@ -11,7 +11,6 @@ from workbench.commands.command import Command, UsageError
 from workbench.commands.render import PROMPT, echoed
 from workbench.debugger.outcomes import Error, Outcome, Pause, Printed, Quit, Say, TableOutcome
 from workbench.debugger.targets import settings as settings_mod
-from workbench.output_path import write_output
 from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
 from workbench.script.script_lines import command_lines, read_script
 
@@ -36,14 +35,14 @@ def _set(s: Session, args: list[str]) -> list[Outcome]:
 def _save_script(s: Session, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: save-script FILE.gwb")
-    path = s.path(args[0])
+    path = s.base_dir / args[0]
     lines = [_relocated(line, s.base_dir, path.parent) for line in s.recorded_lines()]
     programs = dict.fromkeys(line.split()[1] for line in lines
                              if line.startswith("target ") and line.lower().endswith(".py"))
     header = "# GE Workbench session (gewb run replays it)\n" + (
         f"#   {PROGRAMS_TAG} {' '.join(programs)}\n" if programs else "")
     text = header + "".join(line + "\n" for line in lines)
-    write_output(path, lambda p: p.write_text(text), "save-script")
+    s.save(args[0], {path.name: text}, "save-script")
     return [Printed(f"saved {len(lines)} commands to {args[0]}")]
 
 

@@ -6,8 +6,10 @@ lesson) must not run one unasked. A script names the programs it runs in a heade
     #   programs: ../devrun/missing_wait.py
 
 (paths as its `target` lines write them, relative to the script's folder), so the user knows
-what they agree to. `gewb run --allow-programs` agrees up front; the REPL and the TUI ask (y/N)
-through an ``Ask`` callback. While the script runs, its session opens only the programs agreed
+what they agree to; a file it saves outside its own folder (save-script, dump, export) is named
+the same way in a ``# writes:`` line and agreed to with them (workbench/script/access.py).
+`gewb run --allow-programs` agrees up front; the REPL and the TUI ask (y/N) through an ``Ask``
+callback. While the script runs, its session opens only the programs agreed
 to (Session.programs); a line typed by the user is the user's own consent.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 PROGRAMS_TAG = "programs:"
+WRITES_TAG = "writes:"   # files a script saves outside its folder (access.py), agreed alike
 FLAG = "--allow-programs"
 Ask = Callable[[str], bool]   # a y/N question -> yes?
 
@@ -35,14 +38,18 @@ class Consent:
 
 def named_programs(text: str) -> list[str]:
     """The programs the ``# programs:`` lines of a script's opening comments name, in order."""
+    return _named(text, PROGRAMS_TAG)
+
+
+def _named(text: str, tag: str) -> list[str]:
     names: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
         body = stripped.lstrip("#").strip()
-        if body.startswith(PROGRAMS_TAG):
-            names += body[len(PROGRAMS_TAG):].replace(",", " ").split()
+        if body.startswith(tag):
+            names += body[len(tag):].replace(",", " ").split()
     return names
 
 
@@ -53,14 +60,19 @@ def shown(path: Path) -> str:
 
 
 def consent_to_programs(script: Path, text: str, consent: Consent) -> frozenset[Path]:
-    """The programs (resolved) that ``script`` may run, once the user agreed to every one its
-    header names; ConsentRefused, naming them, if not."""
-    paths = tuple(dict.fromkeys((script.parent / name).resolve()
-                                for name in named_programs(text)))
+    """The programs (resolved) that ``script`` may run, and the files outside its folder it may
+    write, once the user agreed to every one its header names; ConsentRefused, naming them, if
+    not."""
+    def resolved(tag: str) -> tuple[Path, ...]:
+        return tuple(dict.fromkeys((script.parent / n).resolve() for n in _named(text, tag)))
+    programs, writes = resolved(PROGRAMS_TAG), resolved(WRITES_TAG)
+    paths = programs + writes
     if not paths:
         return frozenset()
-    listed = ", ".join(shown(p) for p in paths)
-    what = f"{script.name} runs the host program{'s' if len(paths) > 1 else ''} {listed}"
+    runs = (f"runs the host program{'s' if len(programs) > 1 else ''} "
+            f"{', '.join(shown(p) for p in programs)}") if programs else ""
+    saves = f"writes {', '.join(shown(p) for p in writes)}" if writes else ""
+    what = f"{script.name} {' and '.join(filter(None, (runs, saves)))}"
     if consent.allow:
         return frozenset(paths)
     if consent.ask is None:
