@@ -6,8 +6,9 @@ shows where the target is, and each pane draws what it read. Errors are state: a
 the log and the status bar, never a crash."""
 from __future__ import annotations
 
+import io
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -25,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
 from workbench.repl import QUIT, history_path
+from workbench.script.access import Access
 from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
 from workbench.script.lesson import Playing
 from workbench.script.script_lines import ScriptError, read_script
@@ -42,6 +44,7 @@ from workbench.tui.passes_pane import PassesPane
 from workbench.tui.screens import HelpScreen, programs_question, quit_question
 from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
+from workbench.serve.tab_status import TabStatus, report
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
@@ -57,6 +60,7 @@ class Opening:
     target: str | None = None
     lesson: Path | None = None
     allow_programs: bool = False   # --allow-programs: the lesson's host programs agreed to
+    access: Access = Access()      # what its sessions may touch (a served tab: its sandbox)
 
 
 @dataclass
@@ -93,7 +97,9 @@ class WorkbenchApp(App):
                  deterministic: bool = False) -> None:
         super().__init__()
         self.opening = opening
-        self.views = SessionViews(Session(opening.base_dir))
+        self.access = replace(opening.access, deliver=self._deliver) \
+            if opening.access.served else opening.access
+        self.views = SessionViews(Session(opening.base_dir, access=self.access))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
         self.kind = ""
@@ -111,6 +117,10 @@ class WorkbenchApp(App):
     @property
     def session(self) -> Session:
         return self.views.session
+
+    def _deliver(self, name: str, data: bytes) -> None:
+        """A served tab's saved file, sent to its browser (called from the session's worker)."""
+        self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -297,6 +307,18 @@ class WorkbenchApp(App):
         if job.lesson_line is not None:
             self._lesson_answered(job, message.outcomes)
         self._refresh_keys()
+        if self.access.served:
+            self._report(message.status, status_bar.error)
+
+    def _report(self, status: Status, error: str) -> None:
+        """Where this served tab is, for the teacher's view."""
+        lesson, opened = self.lesson, self.opening.lesson
+        report(TabStatus(
+            lesson=lesson.path.stem if lesson is not None else opened.stem if opened else "",
+            step=f"{lesson.at}/{len(lesson.lines)}" if lesson is not None else "",
+            last_stop=f"{status.target} tick {status.tick}"
+                      + (f": {status.reason}" if status.reason else ""),
+            last_error=error))
 
     def _refresh_keys(self) -> None:
         """The key bar dims what no longer applies (one line: cheap to redraw)."""
@@ -374,7 +396,7 @@ class WorkbenchApp(App):
             return
         self._queue.clear()
         self.session.close()
-        self.views = SessionViews(Session(path.parent))
+        self.views = SessionViews(Session(path.parent, access=self.access))
         self.lesson, self.lesson_paused = Playing(path), False
         self.log_pane.note(f"lesson {path.stem}", style="bold")
         self._focus_pane(self.current)
