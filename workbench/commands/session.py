@@ -132,9 +132,11 @@ class Session:
     def save(self, text: str, files: dict[str, str | bytes], what: str) -> None:
         """Save ``files``: one at ``text`` (save-script, export), or several into the folder
         ``text`` (dump); where they may go is ``access``'s to decide."""
-        script = self.scripts[-1] if self.scripts else None
-        base = self.access.write_base(self.base_dir) if script is not None else self.base_dir
-        self.access.write(base / text, text, files, what, script, self.programs or frozenset())
+        # a script's line (self.programs set, paths from its folder) writes only where allowed
+        scripted = self.programs is not None
+        base = self.access.write_base(self.base_dir) if scripted else self.base_dir
+        self.access.write(base / text, text, files, what,
+                          self.base_dir if scripted else None, self.programs or frozenset())
 
     def close(self) -> None:
         if self.debugger is not None:

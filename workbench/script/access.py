@@ -80,16 +80,17 @@ class Access:
                                 f"lesson names and the teacher agreed to (gewb serve {FLAG})")
 
     def write(self, path: Path, shown: str, files: Mapping[str, str | bytes], what: str,
-              script: Path | None, agreed: frozenset[Path]) -> None:
+              script_dir: Path | None, agreed: frozenset[Path]) -> None:
         """Save ``files`` (one, at ``path``; several: into the folder ``path``). A served tab
-        delivers them to its browser; a script writes only inside its own folder or
-        ``output_dir``, or where its header names and the user agreed to."""
+        delivers them to its browser; a script's line (``script_dir``: its folder) writes
+        only inside that folder or ``output_dir``, or where its header names and the user
+        agreed to (``agreed``)."""
         if self.deliver is not None:
             name, data = _one_file(path, files)
             self.deliver(name, data)
             return
-        if script is not None:
-            self._check_script_write(path, shown, what, script, agreed)
+        if script_dir is not None:
+            self._check_script_write(path, shown, what, script_dir, agreed)
         if len(files) == 1 and path.name in files:
             write_output(path, lambda p: _write(p, files[path.name]), what)
             return
@@ -97,10 +98,10 @@ class Access:
         for name, data in files.items():
             write_output(directory / name, lambda p, d=data: _write(p, d), what)
 
-    def _check_script_write(self, path: Path, shown: str, what: str, script: Path,
+    def _check_script_write(self, path: Path, shown: str, what: str, script_dir: Path,
                             agreed: frozenset[Path]) -> None:
         where = path.resolve()
-        homes = (script.parent,) + ((self.output_dir.resolve(),) if self.output_dir else ())
+        homes = (script_dir.resolve(),) + ((self.output_dir.resolve(),) if self.output_dir else ())
         if _inside(where, homes) or where in agreed:
             return
         raise ConsentRefused(f"{what} {shown}: a script writes only inside its folder or "

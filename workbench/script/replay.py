@@ -10,6 +10,7 @@ from pathlib import Path
 from workbench.commands.render import transcript_entry
 from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error, Quit
+from workbench.script.access import Access
 from workbench.script.consent import Consent, consent_to_programs
 from workbench.script.script_lines import command_lines, read_script
 
@@ -24,12 +25,13 @@ class Replay:
         return "".join(line + "\n" for line in self.lines)
 
 
-def replay(script: Path, keep_going: bool = False, consent: Consent = Consent()) -> Replay:
+def replay(script: Path, keep_going: bool = False, consent: Consent = Consent(),
+           access: Access = Access()) -> Replay:
     """ScriptError (not UTF-8) or ConsentRefused before anything runs."""
     text = read_script(script)
     programs = consent_to_programs(script, text, consent)
     result = Replay()
-    session = Session(base_dir=script.resolve().parent, consent=consent)
+    session = Session(base_dir=script.resolve().parent, consent=consent, access=access)
     try:
         with session.running(script.resolve(), programs):
             for lineno, line in command_lines(script, text):
