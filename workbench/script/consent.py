@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from workbench.terminal_text import printable
+
 PROGRAMS_TAG = "programs:"
 WRITES_TAG = "writes:"   # files a script saves outside its folder (access.py), agreed alike
 FLAG = "--allow-programs"
@@ -72,7 +74,7 @@ def consent_to_programs(script: Path, text: str, consent: Consent) -> frozenset[
     runs = (f"runs the host program{'s' if len(programs) > 1 else ''} "
             f"{', '.join(shown(p) for p in programs)}") if programs else ""
     saves = f"writes {', '.join(shown(p) for p in writes)}" if writes else ""
-    what = f"{script.name} {' and '.join(filter(None, (runs, saves)))}"
+    what = printable(f"{script.name} {' and '.join(filter(None, (runs, saves)))}")
     if consent.allow:
         return frozenset(paths)
     if consent.ask is None:

@@ -27,7 +27,7 @@ from workbench.commands.session import Session
 from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
 from workbench.repl import QUIT, history_path
 from workbench.script.access import Access
-from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
+from workbench.script.consent import FLAG, Consent, consent_to_programs, shown
 from workbench.script.lesson import Playing
 from workbench.script.script_lines import ScriptError, read_script
 from workbench.tui import keymap
@@ -45,11 +45,14 @@ from workbench.tui.screens import HelpScreen, programs_question, quit_question
 from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
 from workbench.serve.tab_status import TabStatus, report
+from workbench.terminal_text import printable
+from workbench.tui.control_filter import ControlFilter
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
 WIDE = 160   # columns from which the panes sit side by side
 ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
+CONTROL_FILTER = ControlFilter()
 SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
 
 
@@ -113,6 +116,10 @@ class WorkbenchApp(App):
         self._panes: list[Pane] = []     # the pane widgets, found once
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
+
+    def get_line_filters(self):
+        """Textual's filters, and the net under every line: no control character drawn raw."""
+        return [*super().get_line_filters(), CONTROL_FILTER]
 
     @property
     def session(self) -> Session:
@@ -422,9 +429,11 @@ class WorkbenchApp(App):
                 self._lesson_refused(f"{path.name}: its host programs were not run (you "
                                      f"answered no; {FLAG} agrees up front)")
         self.query_one(LessonPanel).start(path.stem)
+        # the paths as resolved (a header's text can hide where it points), escaped
+        listed = ", ".join(printable(shown(p)) for p in sorted(agreed))
         self.push_screen(programs_question(
-            f"{path.name} runs {', '.join(named_programs(text))}: Python, with your rights. "
-            f"Run it?"), answered)
+            f"{printable(path.name)} runs {listed}: Python, with your rights. Run it?"),
+            answered)
 
     def _start_lesson(self, path: Path, programs: frozenset[Path]) -> None:
         self._lesson_programs = programs   # its `target X.py` lines may open only these

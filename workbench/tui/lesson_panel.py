@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from workbench.terminal_text import printable
 from workbench.script.lesson import Lesson, LessonError, all_lessons
 
 
@@ -73,7 +74,7 @@ class LessonPanel(Vertical):
         self._add(Text())
 
     def say(self, text: str) -> None:
-        self._add(Text(text + "\n"))
+        self._add(Text(printable(text) + "\n"))
 
     def paused(self) -> None:
         self._add(Text("\n[Enter or space: go on]\n\n", style="bold yellow"))
