@@ -64,3 +64,4 @@ def test_a_typed_line_writes_where_the_user_says(tmp_path):
     assert not [o for o in session.execute(f"save-script {tmp_path / 'any.gwb'}")
                 if isinstance(o, Error)]
     assert (tmp_path / "any.gwb").exists()
+

@@ -17,6 +17,8 @@ from workbench.script.script_lines import command_lines, read_script
 if TYPE_CHECKING:
     from workbench.commands.session import Session
 
+SOURCE_DEPTH = 32   # scripts sourcing scripts: past this, one line (not Python's RecursionError)
+
 
 def _target(s: Session, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
@@ -67,6 +69,9 @@ def _source(s: Session, args: list[str]) -> list[Outcome]:
         raise UsageError(f"no such script: {args[0]}")
     if script.resolve() in s.scripts:
         raise UsageError(f"source {args[0]}: it is running already (a script sourcing itself)")
+    if len(s.scripts) >= SOURCE_DEPTH:
+        raise UsageError(f"source {args[0]}: scripts nest deeper than the source nesting limit "
+                         f"({SOURCE_DEPTH})")
     text = read_script(script)
     programs = consent_to_programs(script, text, s.consent)
     outcomes: list[Outcome] = []
