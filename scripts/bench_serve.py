@@ -32,6 +32,13 @@ PAUSES = 3                       # lesson 01's pauses: Enter at each, then steps
 KEY_WAIT = 5.0                   # seconds a key's frame is waited for
 
 
+def _die_with_parent() -> None:
+    """The server dies with whoever started it (a fuzz worker killed on a hang included)."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -46,7 +53,7 @@ class Served:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "workbench.cli", "serve", lesson, "--host", "127.0.0.1",
              "--port", str(self.port), *args], cwd=cwd, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
+            stderr=subprocess.STDOUT, text=True, preexec_fn=_die_with_parent)
         self.lines: list[str] = []
         line = self.proc.stdout.readline()   # the first line names the URL with the token
         self.lines.append(line)

@@ -37,6 +37,7 @@ from workbench.serve.tab_process import TabLimits, kill_group, limiter, tab_envi
 from workbench.serve.tab_status import read_status
 
 COOKIE = "gewb_token"
+MAX_CELLS = 1000    # a screen's width or height at most
 STOP_GRACE = 1.0     # seconds a tab has to quit before it is killed
 log = logging.getLogger("textual-serve")
 
@@ -167,8 +168,7 @@ class Classroom(Server):
         if len(self.tabs) >= self.max_sessions:
             raise web.HTTPServiceUnavailable(text="503: the class is full\n")
         websocket = web.WebSocketResponse(heartbeat=15)
-        width = _to_int(request.query.get("width", "80"), 80)
-        height = _to_int(request.query.get("height", "24"), 24)
+        width, height = _screen_size(request.query.get("width"), request.query.get("height"))
         folder = Path(tempfile.mkdtemp(prefix="gewb-tab-"))
         service = TabService(self.argv, folder, self.limits,
                              write_bytes=websocket.send_bytes, write_str=websocket.send_str,
@@ -204,8 +204,8 @@ class Classroom(Server):
                 tab.last_input = time.monotonic()
                 await service.send_bytes(data.encode("utf-8"))
             elif kind == "resize" and isinstance(data, dict):
-                await service.set_terminal_size(_to_int(data.get("width"), 80),
-                                                _to_int(data.get("height"), 24))
+                await service.set_terminal_size(*_screen_size(data.get("width"),
+                                                              data.get("height")))
             elif kind == "ping":
                 await websocket.send_json(["pong", data])
             elif kind == "blur":
@@ -249,6 +249,13 @@ def _to_int(value: object, default: int) -> int:
         return int(value)   # type: ignore[arg-type]
     except (TypeError, ValueError):
         return default
+
+
+def _screen_size(width: object, height: object) -> tuple[int, int]:
+    """A browser's size in cells, within what a screen can be (a huge one would make the tab
+    allocate it)."""
+    return (min(max(_to_int(width, 80), 10), MAX_CELLS),
+            min(max(_to_int(height, 24), 5), MAX_CELLS))
 
 
 def _page(title: str, body: str, status: int = 200, raw: bool = False) -> web.Response:
