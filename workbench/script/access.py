@@ -69,8 +69,11 @@ class Access:
                    programs=frozenset(Path(p) for p in data["programs"]))
 
     # -- the checks --------------------------------------------------------------------------------
+    def may_read(self, path: Path) -> bool:
+        return self.roots is None or _inside(path.resolve(), self.roots)
+
     def check_read(self, path: Path, spec: str, what: str) -> None:
-        if self.roots is not None and not _inside(path.resolve(), self.roots):
+        if not self.may_read(path):
             raise AccessRefused(f"{what} {spec}: a served tab opens only the lesson's files and "
                                 f"the bundled samples")
 
