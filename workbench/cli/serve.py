@@ -86,7 +86,8 @@ def run_serve(args: argparse.Namespace) -> int:
     server = Classroom(tab_argv(spec, access, args.allow_programs), host=args.host,
                        port=args.port, title=title, token=token, max_sessions=max_sessions,
                        idle_timeout=args.idle_timeout * 60,
-                       limits=TabLimits(args.tab_memory_mb, args.tab_cpu_s))
+                       limits=TabLimits(args.tab_memory_mb, args.tab_cpu_s),
+                       tab_cwd=Path.cwd() if args.trusted else None)   # trusted: today's app
     shown_host = args.host if args.host not in ("0.0.0.0", "::") else socket.gethostname()
     print(f"GE Workbench classroom: http://{shown_host}:{args.port}/?token={token}", flush=True)
     print(f"  teacher's view: http://{shown_host}:{args.port}/class?token={token}", flush=True)

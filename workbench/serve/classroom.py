@@ -46,16 +46,18 @@ class TabService(AppService):
     """textual-serve's app service, for one served tab: the argv (no shell), its own folder and
     caps, and a stop that cannot hang on a tab that no longer listens."""
 
-    def __init__(self, argv: list[str], folder: Path, limits: TabLimits, **kwargs: Any) -> None:
+    def __init__(self, argv: list[str], folder: Path, limits: TabLimits, cwd: Path | None,
+                 **kwargs: Any) -> None:
         super().__init__(" ".join(argv), **kwargs)
         self.argv, self.folder, self.limits = argv, folder, limits
+        self.cwd = cwd if cwd is not None else folder   # a sandboxed tab: its own folder
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         env = tab_environment(self._build_environment(width, height),
                               self.folder / "status.json")
         self._process = process = await asyncio.create_subprocess_exec(
             *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env, cwd=self.folder,
+            stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd,
             preexec_fn=limiter(self.limits), start_new_session=True)
         self._stdin = process.stdin
         return process
@@ -88,9 +90,10 @@ class Tab:
 
 class Classroom(Server):
     def __init__(self, argv: list[str], *, host: str, port: int, title: str, token: str,
-                 max_sessions: int, idle_timeout: float, limits: TabLimits) -> None:
+                 max_sessions: int, idle_timeout: float, limits: TabLimits,
+                 tab_cwd: Path | None = None) -> None:
         super().__init__(" ".join(argv), host=host, port=port, title=title)
-        self.argv, self.token, self.limits = argv, token, limits
+        self.argv, self.token, self.limits, self.tab_cwd = argv, token, limits, tab_cwd
         self.max_sessions, self.idle_timeout = max_sessions, idle_timeout
         self.tabs: dict[str, Tab] = {}
         self._idle_task: asyncio.Task[None] | None = None
@@ -170,7 +173,7 @@ class Classroom(Server):
         websocket = web.WebSocketResponse(heartbeat=15)
         width, height = _screen_size(request.query.get("width"), request.query.get("height"))
         folder = Path(tempfile.mkdtemp(prefix="gewb-tab-"))
-        service = TabService(self.argv, folder, self.limits,
+        service = TabService(self.argv, folder, self.limits, self.tab_cwd,
                              write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                              close=websocket.close, download_manager=self.download_manager)
         tab = Tab(service, websocket, folder)
@@ -241,7 +244,7 @@ class Classroom(Server):
         loop.add_signal_handler(signal.SIGINT, self.request_exit)
         loop.add_signal_handler(signal.SIGTERM, self.request_exit)
         web.run_app(self._make_app(), host=self.host, port=self.port, handle_signals=False,
-                    loop=loop, print=lambda *args: None, shutdown_timeout=2.0)
+                    loop=loop, print=lambda *args: None, shutdown_timeout=1.0)
 
 
 def _to_int(value: object, default: int) -> int:
