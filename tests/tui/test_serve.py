@@ -223,6 +223,22 @@ def test_sigterm_ends_the_server_and_every_tab_within_5_s(served):
     assert not alive, f"tab processes outlived the server: {alive}"
 
 
+@pytest.mark.slow
+def test_a_tab_never_imports_from_the_servers_folder(tmp_path):
+    import aiohttp
+    server = Served(cwd=tmp_path)   # then a file lands in its folder (a student's save, once)
+    (tmp_path / "numpy.py").write_text("raise SystemExit('the server folder was imported')\n")
+
+    async def first_screen() -> bool:
+        async with aiohttp.ClientSession() as session:
+            tab = await Student(server.ws_url).connect(session)
+            return await tab.until(lambda s: FIRST_SAY in s.text(), 90)
+    try:
+        assert asyncio.run(first_screen())
+    finally:
+        server.stop()
+
+
 def test_serve_refuses_an_unknown_lesson_in_one_line(capsys):
     assert main(["serve", "no_such_lesson.gwb"]) == 2
     err = capsys.readouterr().err
