@@ -245,6 +245,31 @@ def test_serve_refuses_an_unknown_lesson_in_one_line(capsys):
     assert len(err.strip().splitlines()) == 1 and "no lesson 'no_such_lesson.gwb'" in err
 
 
+def test_a_non_loopback_address_says_who_can_reach_it():
+    from argparse import Namespace
+
+    from workbench.cli.serve import announcement
+    args = Namespace(host="0.0.0.0", port=8000, idle_timeout=30.0, trusted=False)
+    lines = announcement(args, "TOKEN", 30)
+    assert lines[0].endswith(":8000/?token=TOKEN") and "0.0.0.0:" not in lines[0]
+    assert [line for line in lines if "anyone who can reach" in line] == [
+        "  listening on 0.0.0.0: anyone who can reach this machine's port 8000 and has the "
+        "token can open a tab"]
+    local = announcement(Namespace(**{**vars(args), "host": "127.0.0.1"}), "TOKEN", 30)
+    assert not [line for line in local if "anyone" in line]
+
+
+def test_a_tab_process_is_capped_in_memory_and_cpu():
+    import subprocess
+
+    from workbench.serve.tab_process import TabLimits, limiter
+    probe = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
+             "resource.getrlimit(resource.RLIMIT_CPU)[0])")
+    out = subprocess.run([sys.executable, "-c", probe], preexec_fn=limiter(TabLimits(1500, 60)),
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["1500", "60"]
+
+
 def test_trusted_is_loopback_only(capsys):
     assert main(["serve", LESSON, "--trusted", "--host", "0.0.0.0"]) == 2
     assert "this machine only" in capsys.readouterr().err

@@ -60,6 +60,21 @@ def served_spec(spec: str | None) -> tuple[str | None, Path]:
     return str(path), path
 
 
+def announcement(args: argparse.Namespace, token: str, max_sessions: int) -> list[str]:
+    """What the teacher reads at start: the URL with the token (as Jupyter prints it), and who
+    can reach it when the address is not this machine's loopback."""
+    host = args.host if args.host not in ("0.0.0.0", "::") else socket.gethostname()
+    lines = [f"GE Workbench classroom: http://{host}:{args.port}/?token={token}",
+             f"  teacher's view: http://{host}:{args.port}/class?token={token}"]
+    if not is_loopback(args.host):
+        lines.append(f"  listening on {args.host}: anyone who can reach this machine's port "
+                     f"{args.port} and has the token can open a tab")
+    lines.append(f"  {max_sessions} tabs at most; an idle tab closes after "
+                 f"{args.idle_timeout:g} min"
+                 + ("; trusted: the full app, one user" if args.trusted else ""))
+    return lines
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from workbench.script.access import Access
     from workbench.script.consent import Consent, consent_to_programs
@@ -88,14 +103,8 @@ def run_serve(args: argparse.Namespace) -> int:
                        idle_timeout=args.idle_timeout * 60,
                        limits=TabLimits(args.tab_memory_mb, args.tab_cpu_s),
                        tab_cwd=Path.cwd() if args.trusted else None)   # trusted: today's app
-    shown_host = args.host if args.host not in ("0.0.0.0", "::") else socket.gethostname()
-    print(f"GE Workbench classroom: http://{shown_host}:{args.port}/?token={token}", flush=True)
-    print(f"  teacher's view: http://{shown_host}:{args.port}/class?token={token}", flush=True)
-    if not loopback:
-        print(f"  listening on {args.host}: anyone who can reach this machine's port "
-              f"{args.port} and has the token can open a tab", flush=True)
-    print(f"  {max_sessions} tabs at most; an idle tab closes after {args.idle_timeout:g} min"
-          + ("; trusted: the full app, one user" if args.trusted else ""), flush=True)
+    for line in announcement(args, token, max_sessions):
+        print(line, flush=True)
     try:
         server.serve()
     except OSError as exc:   # the port is taken, the host is not this machine's
