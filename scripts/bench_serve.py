@@ -6,7 +6,9 @@ steps (s), a key every 1-3 s, for --duration seconds.
     python scripts/bench_serve.py --smoke          # 2 tabs, 10 s: that it works
 
 Prints {"tabs", "rss_mb_per_tab", "first_screen_s": {p50, p95},
-"key_to_frame_ms": {p50, p95}, "errors"}. Only loopback traffic; every loop is bounded.
+"key_to_frame_ms": {p50, p95}, "keys_without_frame", "errors"}: errors are a tab that did not
+connect, never drew the lesson or closed; a key whose screen did not change in 5 s is counted
+apart. Only loopback traffic; every loop is bounded.
 """
 from __future__ import annotations
 
@@ -182,8 +184,8 @@ async def _student(ws_url: str, duration: float, rng: random.Random, out: dict) 
                 await asyncio.sleep(rng.uniform(1, 3))
                 ms = await tab.key("\r" if presses < PAUSES else "s")
                 presses += 1
-                if ms is None:
-                    out["errors"].append("a key drew no frame in 5 s")
+                if ms is None:   # a key that changed nothing on screen (or a tab that is slow)
+                    out["keys_without_frame"] += 1
                 else:
                     out["key_to_frame_ms"].append(ms)
                 if tab._reader.done():
@@ -196,13 +198,15 @@ async def _student(ws_url: str, duration: float, rng: random.Random, out: dict) 
 def _percentiles(values: list[float], scale: int = 1) -> dict[str, float | None]:
     if not values:
         return {"p50": None, "p95": None}
-    q = statistics.quantiles(values, n=20, method="inclusive") if len(values) > 1 else values * 19
-    return {"p50": round(statistics.median(values), scale), "p95": round(q[18], scale)}
+    p95 = statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 \
+        else values[0]
+    return {"p50": round(statistics.median(values), scale), "p95": round(p95, scale)}
 
 
 def bench(tabs: int, duration: float, seed: int = 0) -> dict:
     server = Served("--max-sessions", str(tabs))
-    out: dict = {"errors": [], "first_screen_s": [], "key_to_frame_ms": []}
+    out: dict = {"errors": [], "first_screen_s": [], "key_to_frame_ms": [],
+                 "keys_without_frame": 0}
     rss: list[float] = []
 
     async def run() -> None:
@@ -220,6 +224,7 @@ def bench(tabs: int, duration: float, seed: int = 0) -> dict:
             "rss_mb_per_tab": round(sum(rss) / len(rss), 1) if rss else None,
             "first_screen_s": _percentiles(out["first_screen_s"], 2),
             "key_to_frame_ms": _percentiles(out["key_to_frame_ms"], 0),
+            "keys_without_frame": out["keys_without_frame"],
             "errors": len(out["errors"]),
             **({"error_kinds": sorted(set(out["errors"]))} if out["errors"] else {})}
 

@@ -273,3 +273,13 @@ def test_a_tab_process_is_capped_in_memory_and_cpu():
 def test_trusted_is_loopback_only(capsys):
     assert main(["serve", LESSON, "--trusted", "--host", "0.0.0.0"]) == 2
     assert "this machine only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_load_test_smoke_run_reports_every_figure():
+    from bench_serve import bench
+    result = bench(tabs=2, duration=8)
+    assert set(result) >= {"tabs", "rss_mb_per_tab", "first_screen_s", "key_to_frame_ms",
+                           "errors"}
+    assert result["tabs"] == 2 and result["errors"] == 0 and result["rss_mb_per_tab"] > 0
+    assert result["first_screen_s"]["p50"] is not None
