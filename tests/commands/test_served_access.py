@@ -4,7 +4,6 @@ saves is delivered (to the student's browser) instead of written on the server. 
 one policy, workbench/script/access.py; the browser side is tests/tui/test_serve.py."""
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 
