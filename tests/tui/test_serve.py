@@ -239,6 +239,29 @@ def test_a_tab_never_imports_from_the_servers_folder(tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("agreed", [False, True])
+def test_a_lessons_program_runs_only_if_the_teacher_agreed(tmp_path, agreed):
+    import aiohttp
+    (tmp_path / "prog.py").write_text(
+        "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('ran')\n")
+    (tmp_path / "l.gwb").write_text("#   programs: prog.py\nsay the lesson begins\n"
+                                    "target prog.py\ncontinue\nsay the lesson ends\n")
+    server = Served(*(["--allow-programs"] if agreed else []), lesson=str(tmp_path / "l.gwb"))
+
+    async def play() -> str:
+        async with aiohttp.ClientSession() as session:
+            tab = await Student(server.ws_url).connect(session)
+            await tab.until(lambda s: "lesson ends" in s.text() or "runs only" in s.text(), 90)
+            return tab.text()
+    try:
+        screen = asyncio.run(play())
+    finally:
+        server.stop()
+    assert (tmp_path / "ran.txt").exists() == agreed
+    assert ("a served tab runs only the host programs" in screen) != agreed
+
+
 def test_serve_refuses_an_unknown_lesson_in_one_line(capsys):
     assert main(["serve", "no_such_lesson.gwb"]) == 2
     err = capsys.readouterr().err

@@ -418,7 +418,8 @@ class WorkbenchApp(App):
             self._lesson_refused(str(exc))
             return
         agreed = consent_to_programs(path, text, Consent(allow=True))
-        if not agreed or self.opening.allow_programs:
+        if not agreed or self.opening.allow_programs or self.access.served:
+            # (a served tab's student is not asked: the teacher's `gewb serve` decided)
             self._start_lesson(path, agreed)
             return
 
