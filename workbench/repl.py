@@ -11,7 +11,6 @@ from workbench.commands.completion import complete
 from workbench.commands.history import history_path
 from workbench.commands.render import render
 from workbench.commands.session import DebugSession
-from workbench.commands.table import QUIT
 from workbench.debugger.outcomes import Outcome, Printed, Quit
 from workbench.script.consent import Consent
 

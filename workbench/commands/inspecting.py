@@ -3,6 +3,7 @@ export."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
@@ -100,13 +101,16 @@ def _dump(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: dump DIR")
     d = s.debugger_or_fail()
-    return [graph_views.dump(d.state, s.path(args[0]), args[0], d.tick)]
+    return [graph_views.dump(d.state, lambda files: s.save(args[0], files, "dump"), args[0],
+                             d.tick)]
 
 
 def _export(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2 or args[0] != "trace":
         raise UsageError("usage: export trace FILE.json")
-    return [timeline_views.export_trace(s.debugger_or_fail(), s.path(args[1]), args[1])]
+    name = args[1]
+    return [timeline_views.export_trace(
+        s.debugger_or_fail(), lambda text: s.save(name, {Path(name).name: text}, "export"), name)]
 
 
 def _complete_print(s: DebugSession, words: list[str], partial: str) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from workbench.commands.render import transcript_entry
 from workbench.commands.session import DebugSession
+from workbench.script.access import Access
 from workbench.script.consent import Consent
 from workbench.script.player import Player
 
@@ -24,13 +25,14 @@ class Replay:
         return "".join(line + "\n" for line in self.lines)
 
 
-def replay(script: Path, keep_going: bool = False, consent: Consent = Consent()) -> Replay:
+def replay(script: Path, keep_going: bool = False, consent: Consent = Consent(),
+           access: Access = Access()) -> Replay:
     """ScriptError (not UTF-8) or ConsentRefused before anything runs."""
     player = Player.open(script)
     player.keep_going = keep_going
     player.agree(consent)
     result = Replay()
-    session = DebugSession(base_dir=script.resolve().parent, consent=consent)
+    session = DebugSession(base_dir=script.resolve().parent, consent=consent, access=access)
     try:
         for played in player.play(session, session.execute):
             result.lines += transcript_entry(played.lines[0][1], list(played.outcomes))

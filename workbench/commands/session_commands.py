@@ -12,12 +12,13 @@ from workbench.commands.render import PROMPT, echoed
 from workbench.debugger.outcomes import (Error, Outcome, Pause, Printed, Quit, Say, Show,
                                          TableOutcome)
 from workbench.debugger.targets import settings as settings_mod
-from workbench.output_path import write_output
 from workbench.script.consent import PROGRAMS_TAG
 from workbench.script.player import Player
 
 if TYPE_CHECKING:
     from workbench.commands.session import DebugSession
+
+SOURCE_DEPTH = 32   # scripts sourcing scripts: past this, one line (not Python's RecursionError)
 
 
 def _target(s: DebugSession, args: list[str]) -> list[Outcome]:
@@ -37,14 +38,14 @@ def _set(s: DebugSession, args: list[str]) -> list[Outcome]:
 def _save_script(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: save-script FILE.gwb")
-    path = s.path(args[0])
+    path = s.base_dir / args[0]
     lines = [_relocated(line, s.base_dir, path.parent) for line in s.recorded_lines()]
     programs = dict.fromkeys(line.split()[1] for line in lines
                              if line.startswith("target ") and line.lower().endswith(".py"))
     header = "# GE Workbench session (gewb run replays it)\n" + (
         f"#   {PROGRAMS_TAG} {' '.join(programs)}\n" if programs else "")
     text = header + "".join(line + "\n" for line in lines)
-    write_output(path, lambda p: p.write_text(text), "save-script")
+    s.save(args[0], {path.name: text}, "save-script")
     return [Printed(f"saved {len(lines)} commands to {args[0]}")]
 
 
@@ -70,6 +71,9 @@ def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
         raise UsageError(f"no such script: {args[0]}")
     if script.resolve() in s.scripts:
         raise UsageError(f"source {args[0]}: it is running already (a script sourcing itself)")
+    if len(s.scripts) >= SOURCE_DEPTH:
+        raise UsageError(f"source {args[0]}: scripts nest deeper than the source nesting limit "
+                         f"({SOURCE_DEPTH})")
     player = Player.open(script)
     player.agree(s.consent)
     outcomes: list[Outcome] = []

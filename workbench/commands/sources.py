@@ -63,8 +63,8 @@ def files(session: DebugSession, partial: str, suffixes: tuple[str, ...] = ()) -
     """Paths under the session's directory starting with ``partial`` (directories end in /)."""
     head, _ = os.path.split(partial)
     directory = session.base_dir / head
-    if not directory.is_dir():
-        return []
+    if not directory.is_dir() or not session.access.may_read(directory):
+        return []   # (a served tab lists no folder it may not open)
     out = []
     for entry in sorted(os.listdir(directory)):
         path = os.path.join(head, entry)

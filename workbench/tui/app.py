@@ -6,8 +6,9 @@ shows where the target is, and each pane draws what it read. Errors are state: a
 the log and the status bar, never a crash."""
 from __future__ import annotations
 
+import io
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -27,6 +28,7 @@ from workbench.commands.session import DebugSession
 from workbench.commands.table import QUIT
 from workbench.debugger.outcomes import Error, Finished, Outcome, Printed, Show
 from workbench.script.player import Player
+from workbench.script.access import Access
 from workbench.tui import keymap
 from workbench.tui.command_line import CommandLine, session_completer
 from workbench.tui.device_pane import DevicePane, StreamGrid
@@ -43,11 +45,14 @@ from workbench.tui.passes_pane import PassesPane
 from workbench.tui.screens import HelpScreen, quit_question
 from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
+from workbench.serve.tab_status import TabStatus, report
+from workbench.tui.control_filter import ControlFilter
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 
 WIDE = 160   # columns from which the panes sit side by side
 ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
+CONTROL_FILTER = ControlFilter()
 SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
 
 
@@ -58,6 +63,7 @@ class Opening:
     target: str | None = None
     lesson: Path | None = None
     allow_programs: bool = False   # --allow-programs: the lesson's host programs agreed to
+    access: Access = Access()      # what its sessions may touch (a served tab: its sandbox)
 
 
 @dataclass
@@ -94,7 +100,9 @@ class WorkbenchApp(App):
                  deterministic: bool = False) -> None:
         super().__init__()
         self.opening = opening
-        self.views = SessionViews(DebugSession(opening.base_dir))
+        self.access = replace(opening.access, deliver=self._deliver) \
+            if opening.access.served else opening.access
+        self.views = SessionViews(DebugSession(opening.base_dir, access=self.access))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
         self.kind: TargetKind | None = None
@@ -106,6 +114,10 @@ class WorkbenchApp(App):
         self._panes: list[Pane] = []     # the pane widgets, found once
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
+
+    def get_line_filters(self):
+        """Textual's filters, and the net under every line: no control character drawn raw."""
+        return [*super().get_line_filters(), CONTROL_FILTER]
 
     @property
     def session(self) -> DebugSession:
@@ -119,6 +131,10 @@ class WorkbenchApp(App):
     @property
     def lesson_paused(self) -> bool:
         return self.lessons.paused
+
+    def _deliver(self, name: str, data: bytes) -> None:
+        """A served tab's saved file, sent to its browser (called from the session's worker)."""
+        self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -314,6 +330,18 @@ class WorkbenchApp(App):
                 [o for o in message.outcomes if isinstance(o, Show)])) is not None:
             self.bring_forward(pane, message.outcomes)   # a typed `show PANE`
         self._refresh_keys()
+        if self.access.served:
+            self._report(message.status, status_bar.error)
+
+    def _report(self, status: Status, error: str) -> None:
+        """Where this served tab is, for the teacher's view."""
+        lesson, opened = self.lesson, self.opening.lesson
+        report(TabStatus(
+            lesson=lesson.script.stem if lesson is not None else opened.stem if opened else "",
+            step=f"{lesson.at}/{len(lesson.lines)}" if lesson is not None else "",
+            last_stop=f"{status.target} tick {status.tick}"
+                      + (f": {status.reason}" if status.reason else ""),
+            last_error=error))
 
     def _refresh_keys(self) -> None:
         """The key bar dims what no longer applies (one line: cheap to redraw)."""
@@ -367,7 +395,7 @@ class WorkbenchApp(App):
             return
         self._queue.clear()
         self.session.close()
-        self.views = SessionViews(DebugSession(path.parent))
+        self.views = SessionViews(DebugSession(path.parent, access=self.access))
         self.log_pane.note(f"lesson {path.stem}", style="bold")
         self._focus_pane(self.current)
         self.lessons.begin(path, self.opening.allow_programs)

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Rule, Static
 from textual.widgets.option_list import Option
 
+from workbench.terminal_text import printable
 from workbench.script.lesson import Lesson, LessonError, all_lessons
 
 
@@ -87,7 +88,7 @@ class LessonPanel(Vertical):
 
     def say(self, paragraph: str) -> None:
         """One `say` block: a paragraph, wrapped to the panel, a rule above it."""
-        self._add(Text(paragraph))
+        self._add(Text(printable(paragraph)))
 
     def paused(self) -> None:
         self.border_subtitle = "space: go on"

@@ -53,7 +53,9 @@ class LessonPlay:
             self._refused(str(exc))
             return
         question = self.player.question
-        if question is None or allow_programs:
+        if question is None or allow_programs or self.app.access.served:
+            # (a served tab's student is not asked: the teacher's `gewb serve` decided, and the
+            # tab's access runs only what the teacher agreed to)
             self._agreed(Consent(allow=True))
             return
 

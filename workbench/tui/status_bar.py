@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from workbench.terminal_text import printable
 from workbench.tui.session_views import Status
 
 
@@ -17,15 +18,15 @@ class StatusBar(Static):
     def render(self) -> Text:
         s = self.status
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f" {s.target} ", style="bold reverse")
+        text.append(f" {printable(s.target)} ", style="bold reverse")
         if s.kind:
             phase = "finished" if s.finished else (s.phase or "not started")
             text.append(f" {phase} ", style="bold")
             text.append(f"· step {s.granularity} · tick {s.tick} ")
         if self.activity:
-            text.append(f"· {self.activity} ", style="bold yellow")
+            text.append(f"· {printable(self.activity)} ", style="bold yellow")
         elif self.error:
-            text.append(f"· {self.error} ", style="bold red")
+            text.append(f"· {printable(self.error)} ", style="bold red")
         elif s.reason:
-            text.append(f"· {s.reason}", style="cyan")
+            text.append(f"· {printable(s.reason)}", style="cyan")
         return text
