@@ -14,6 +14,7 @@ CI. `--json` prints one object:
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import statistics
 import sys
@@ -111,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true",
                     help="seconds, for CI: squeezenet once and 1k nodes per shape")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take; past it every thread's stack is printed and it fails")
     args = ap.parse_args(argv)
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.smoke:
         args.models, args.repeat, args.sizes = "squeezenet", 1, "1k"
     ratios: dict[str, float] = {}

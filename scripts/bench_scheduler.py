@@ -6,11 +6,15 @@ never a cycle: each stream records before it waits). Stream 0 gathers every stre
 and runs EndGraph. The model is built and loaded first; only its execution is timed, once with
 nobody observing the trace bus and once with a TraceRecorder.
 
-    python scripts/bench_scheduler.py [--tasks N] [--streams S] [--json]
+    python scripts/bench_scheduler.py [--tasks N] [--streams S] [--json] [--smoke]
+
+`--smoke` runs 4k SQEs, for CI. The run is bounded by --timeout (every thread's stack is
+printed past it).
 """
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import gc
 import json
 import sys
@@ -79,7 +83,12 @@ def main() -> None:
     ap.add_argument("--tasks", type=int, default=200_000)
     ap.add_argument("--streams", type=int, default=8)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="4k SQEs, seconds (for CI)")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take; past it every thread's stack is printed and it fails")
     args = ap.parse_args()
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    if args.smoke:
+        args.tasks = 4_000
     free = measure(args.tasks, args.streams, recording=False)
     recording = measure(args.tasks, args.streams, recording=True)
     if args.json:
