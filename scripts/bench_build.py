@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parallel", type=int, default=1, help="ge.streamMaxParallelNum")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="seconds, for CI: squeezenet only")
-    ap.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take; past it every thread's stack is printed and it fails")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds the whole run may take; past it every "
+                         "thread's stack is printed and it fails")
     args = ap.parse_args(argv)
     faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.smoke:

@@ -172,7 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as the environment sets "
                              "them (default: restart without)")
     parser.add_argument("--smoke", action="store_true", help="squeezenet, one run per side")
-    parser.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take; past it every thread's stack is printed and it fails")
+    parser.add_argument("--timeout", type=float, default=3600,
+                        help="seconds the whole run may take; past it every "
+                             "thread's stack is printed and it fails")
     args = parser.parse_args(argv)
     faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.smoke:
