@@ -23,7 +23,8 @@ BOUND = 240   # seconds; the smokes take seconds alone, tens on a loaded 2-core 
 SMOKES = {
     "bench_build.py": {"mem_over_lb", "noreuse_over_lb", "events", "streams"},
     "bench_compile.py": {"compile_over_ort", "us_per_node"},
-    "bench_debugger.py": {"gate_overhead_0bp", "gate_overhead_10bp", "reverse_step_ms"},
+    "bench_debugger.py": {"gate_overhead_0bp", "gate_overhead_10bp", "reverse_step_ms",
+                          "checkpoints"},
     "bench_exec.py": {"host_over_ort", "device_over_ort", "device_overhead"},
     "bench_scheduler.py": {"sqe_per_s_free", "sqe_per_s_recording", "sqe_per_s_minimal_des",
                            "recording_over_minimal"},
