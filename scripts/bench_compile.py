@@ -7,8 +7,9 @@ memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creat
 graph optimisation on, side by side in one run (interleaved), median ratio printed. Then the
 same on three graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in
 and a synthetic graph of what the passes look for. Time per node must stay flat on each (a
-quadratic pass shows up here first). `--smoke` is one small model and 1k nodes per shape, for
-CI. `--json` prints one object:
+quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
+on one thread), which other load on a shared machine disturbs least. `--smoke` is one small
+model and 1k nodes per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
 from __future__ import annotations
@@ -35,9 +36,9 @@ def compile_once(model: onnx.ModelProto | str) -> float:
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.parser import parse_onnx
-    start = time.perf_counter()
+    start = time.process_time()
     atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions())
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def ort_once(path: str) -> float:
@@ -46,9 +47,9 @@ def ort_once(path: str) -> float:
     opts.log_severity_level = 3  # the light models' unused initializers make it chatty
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = 1
-    start = time.perf_counter()
+    start = time.process_time()
     ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def _model(name: str, nodes: list, x: str, inits: list | None = None) -> onnx.ModelProto:
