@@ -10,7 +10,9 @@ then time `reverse-step` at event granularity (a re-execution to tick N-1 from t
 checkpoint). A tick beyond the program's end is measured on bench_compile's synthetic model,
 sized to reach it (about 30 ticks a node: 5000 nodes for 100k, 40000 for 1M), said on stderr.
 `--json` prints one object with keys gate_overhead_0bp, gate_overhead_10bp, reverse_step_ms
-{"1k", "10k", "100k", "1M"} and checkpoints (how many the debugger held at each). `--smoke` measures a 200-node
+{"1k", "10k", "100k", "1M"}, checkpoints (how many the debugger held at each) and
+checkpoint_mib (the memory they held: every object reachable from them but code, counted
+once, numpy buffers included). `--smoke` measures a 200-node
 synthetic model once, reverse-stepping at tick 1k only, in seconds (for CI). The whole run is
 bounded by --timeout: past it, every thread's stack is printed and the run fails.
 """
@@ -20,6 +22,7 @@ import argparse
 import faulthandler
 import gc
 import json
+import types
 import os
 import statistics
 import sys
@@ -83,8 +86,25 @@ def overheads(target: Target, repeat: int) -> tuple[float, float]:
     return statistics.median(zero) / b - 1, statistics.median(ten) / b - 1
 
 
-def reverse_step_ms(target: Target, tick: int, repeat: int) -> tuple[float, int] | None:
-    """The median ms of a reverse-step at ``tick``, and the checkpoints held then."""
+def deep_bytes(roots: list) -> int:
+    """sys.getsizeof over every object reachable from ``roots``, each once; code (modules,
+    classes, functions) is shared with the program, not held by a checkpoint, so not counted."""
+    seen: set[int] = set()
+    stack, total = list(roots), 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType,
+                                                types.BuiltinFunctionType)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
+def reverse_step_ms(target: Target, tick: int,
+                    repeat: int) -> tuple[float, int, float] | None:
+    """The median ms of a reverse-step at ``tick``, the checkpoints held then and their MiB."""
     d = Debugger(target)
     d.step("event")
     outcomes = d.run_to_tick(tick)
@@ -97,8 +117,9 @@ def reverse_step_ms(target: Target, tick: int, repeat: int) -> tuple[float, int]
         d.reverse_step()
         times.append(time.perf_counter() - start)
     held = len(d.checkpoints)
+    mib = deep_bytes([d.checkpoints]) / 2**20
     d.close()
-    return statistics.median(times) * 1e3, held
+    return statistics.median(times) * 1e3, held, mib
 
 
 def synthetic_target(n_nodes: int, directory: Path) -> Target:
@@ -127,7 +148,7 @@ def main() -> int:
         else:
             target = open_target(f"light:{args.model}", ROOT)
         zero, ten = overheads(target, args.repeat)
-        reverse: dict[str, tuple[float, int] | None] = {}
+        reverse: dict[str, tuple[float, int, float] | None] = {}
         for label, tick in ticks.items():
             measured = reverse_step_ms(target, tick, args.repeat)
             if measured is None:
@@ -139,7 +160,9 @@ def main() -> int:
     result = {"gate_overhead_0bp": round(zero, 4), "gate_overhead_10bp": round(ten, 4),
               "reverse_step_ms": {k: None if v is None else round(v[0], 1)
                                   for k, v in reverse.items()},
-              "checkpoints": {k: None if v is None else v[1] for k, v in reverse.items()}}
+              "checkpoints": {k: None if v is None else v[1] for k, v in reverse.items()},
+              "checkpoint_mib": {k: None if v is None else round(v[2], 1)
+                                 for k, v in reverse.items()}}
     if args.json:
         print(json.dumps(result))
     else:
@@ -147,7 +170,7 @@ def main() -> int:
         print(f"gate overhead, 10 breakpoints: {ten:+.1%}   (target <= 15%)")
         for k, v in result["reverse_step_ms"].items():
             print(f"reverse-step at tick {k}: {v} ms with {result['checkpoints'][k]} "
-                  f"checkpoints   (target <= 150 ms)")
+                  f"checkpoints of {result['checkpoint_mib'][k]} MiB   (target <= 150 ms)")
     return 0
 
 
