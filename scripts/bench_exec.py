@@ -11,6 +11,10 @@ model and input go through every side, timed alternately, and the medians are co
   own numpy work (the scheduler, args tables, copies of results into device memory).
 
     python scripts/bench_exec.py [--models resnet50,vgg19] [--repeat 5] [--json] [--blas-as-set]
+                                 [--smoke] [--timeout SECONDS]
+
+`--smoke` runs squeezenet once per side, for CI; --timeout bounds the whole run (every thread's
+stack is printed past it).
 
 Each side runs its library's own kernels for this CPU. Where the environment forces OpenBLAS
 onto another core type or cache size (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE: the development
@@ -41,6 +45,7 @@ if not HAVE_THREADPOOLCTL:
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import faulthandler  # noqa: E402
 import functools  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
@@ -164,7 +169,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--blas-as-set", action="store_true",
                         help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as the environment sets "
                              "them (default: restart without)")
+    parser.add_argument("--smoke", action="store_true", help="squeezenet, one run per side")
+    parser.add_argument("--timeout", type=float, default=3600,
+                        help="seconds the whole run may take; past it every "
+                             "thread's stack is printed and it fails")
     args = parser.parse_args(argv)
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    if args.smoke:
+        args.models, args.repeat = "squeezenet", 1
     chosen = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in models]
     if unknown:

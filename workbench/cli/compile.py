@@ -28,6 +28,7 @@ def run_atc(args: argparse.Namespace, out: str | None = None):
     """ATC on the model with the options given, every compile failure one UserError line."""
     from ge_core.atc import atc, default_cache_dir
     from ge_core.om.compile_cache import CompileCache
+    from workbench.cli.compile_progress import compile_progress
     graph = load_model(args.model)
     cache = None if getattr(args, "no_cache", True) else CompileCache(default_cache_dir())
     if args.dump:
@@ -35,7 +36,8 @@ def run_atc(args: argparse.Namespace, out: str | None = None):
     if out is not None:
         writable_file(out, "-o")
     try:
-        return atc(graph, *_options(args), out=out, cache=cache)
+        with compile_progress(graph.bus):
+            return atc(graph, *_options(args), out=out, cache=cache)
     except OSError as exc:   # the OM or a dump could not be written after all
         raise UserError(f"{exc.filename or out}: cannot write ({exc.strerror or exc})") from exc
     except Exception as exc:  # a compile failure names its pass or node; show just that
