@@ -71,7 +71,7 @@ def _(o: Quit) -> list[str]:
     return []
 
 
-@render.register
+@_lines.register
 def _(o: Show) -> list[str]:
     return []   # the app brings the pane forward; a transcript has none
 
