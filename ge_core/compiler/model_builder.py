@@ -73,6 +73,15 @@ class BuildError(ValueError):
     """The graph cannot be built statically; the message names the node at fault."""
 
 
+def static_build_refusal(graph: ComputeGraph) -> str | None:
+    """Why ``graph`` cannot be built statically (the build's one line), or None if it can."""
+    try:
+        _check_static(graph)
+    except BuildError as exc:
+        return str(exc)
+    return None
+
+
 def _check_static(graph: ComputeGraph) -> None:
     for node in graph.all_nodes():
         reason = host_cpu_reason(node)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
-from workbench.cli.compile import add_autofuse_option, add_gear_options
+from workbench.cli.compile import add_autofuse_option, add_gear_options, gear_options
 from workbench.cli.user_error import UserError, failure_text
 from workbench.output_path import writable_file, write_output
 
@@ -84,10 +84,22 @@ def _compiled_root(args: argparse.Namespace, manager, graph):
         if args.mode == "hybrid":
             return graph
         if args.mode in ("auto", "v2"):   # v2 lowers unknown dims and control flow unbuilt
-            return manager.build_root_model(graph, lowered=args.mode == "v2")
+            root = manager.build_root_model(graph, lowered=args.mode == "v2")
+            if args.mode == "auto" and root is graph and gear_options(args).enabled:
+                _say_fallback(args, graph)
+            return root
         return manager.build(graph).ge_model   # sink needs a static build
     except Exception as exc:
         raise UserError(f"{args.model}: {failure_text(exc)}") from exc
+
+
+def _say_fallback(args: argparse.Namespace, graph) -> None:
+    """Gears ask for a static build (one sunk copy per gear); when ModelManager loads the model
+    hybrid instead, exec says so and why, in one line."""
+    from ge_core.compiler.model_builder import static_build_refusal
+    reason = static_build_refusal(graph) or "some node runs on the host"
+    print(f"{Path(args.model).name}: the gears were not built, running hybrid: "
+          f"{' '.join(reason.split())}")
 
 
 def _about(model) -> str:
