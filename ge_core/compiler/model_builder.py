@@ -35,7 +35,7 @@ from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, INFER_DEFERRED
 from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
@@ -83,6 +83,12 @@ def static_build_refusal(graph: ComputeGraph) -> str | None:
 
 
 def _check_static(graph: ComputeGraph) -> None:
+    for sub in graph.subgraphs:   # a branch that could not be inferred says why first
+        if INFER_DEFERRED in sub.attrs:
+            raise BuildError(
+                f"graph {graph.name}: branch {sub.name} cannot be shape-inferred for these "
+                f"inputs ({sub.attrs[INFER_DEFERRED]}), so it infers when taken: a static build "
+                f"needs every shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
     for node in graph.all_nodes():
         reason = host_cpu_reason(node)
         if reason is not None:
