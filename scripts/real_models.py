@@ -152,8 +152,9 @@ def run_exec(path: Path, mode: str, inputs: dict[str, Path], out: Path) -> tuple
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         status = main(args)
-    if status != 0:
-        return (err.getvalue().strip().splitlines() or [f"exit {status}"])[-1], {}
+    if status != 0:   # its one line, less the "gewb exec: MODEL: " the table already says
+        line = (err.getvalue().strip().splitlines() or [f"exit {status}"])[-1]
+        return line.removeprefix("gewb exec: ").removeprefix(f"{path}: "), {}
     with np.load(out) as saved:
         return "", {k: saved[k] for k in saved.files}
 
