@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ge_core.compiler.compile_pipeline import StageRecord
+from ge_core.compiler.failed_branch import compile_failed_branches
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES, host_cpu_reason
 from ge_core.compiler.label import assign_functional_labels
@@ -116,6 +117,7 @@ def _check_static(graph: ComputeGraph) -> None:
 
 def _build(graph: ComputeGraph, options: BuildOptions,
            history: list[PassRecord] | None) -> BuildResult:
+    compile_failed_branches(graph)
     _check_static(graph)
     stages: list[StageRecord] = []
 

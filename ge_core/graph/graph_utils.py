@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ge_core.graph.anchor import (GraphError, InControlAnchor, InDataAnchor, OutControlAnchor,
                                   OutDataAnchor)
-from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, INFER_ALWAYS_FAILS
 from ge_core.graph.node import Node
 
 if TYPE_CHECKING:
@@ -19,8 +19,11 @@ InAnchor = InDataAnchor | InControlAnchor
 class GraphUtils:
     @staticmethod
     def is_unknown_shape_graph(graph: ComputeGraph) -> bool:
-        """Some op's output dims are known only at run time (GE's IsUnknownShapeGraph)."""
-        return any(d.shape.is_unknown for n in graph.all_nodes() for d in n.op_desc.output_descs)
+        """Some op's output dims are known only at run time (GE's IsUnknownShapeGraph). A branch
+        that always fails for these shapes does not count: a static build makes it a
+        FailedBranch (ge_core/compiler/failed_branch.py)."""
+        return any(d.shape.is_unknown for n in graph.all_nodes()
+                   if not n.graph.attrs.get(INFER_ALWAYS_FAILS) for d in n.op_desc.output_descs)
 
     @staticmethod
     def get_in_node_cross_subgraph(anchor: InDataAnchor) -> Node | None:

@@ -9,7 +9,9 @@ for the shapes at hand does not fail the graph: the branch may never be taken (a
 8 kHz and 16 kHz audio squeezes a dim only the other rate makes 1), so from the failing node on
 its shapes become unknown, as GE's UpdateOutputFromSubgraphs makes a parent output unknown when
 its branches disagree; it runs with run-time InferShape if taken, and the error is reported
-then. ``infer_for_inputs`` infers a copy of an op
+then. When the failing node's input shapes were all known, taking the branch always fails: it
+gives the parent no result (If and Case take their outputs from the other branches), and a
+static build compiles it to a FailedBranch node that reports the error when taken. ``infer_for_inputs`` infers a copy of an op
 for the inputs one execution has (GE's InferShape at run time), leaving its graph untouched.
 """
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ge_core.graph.anchor import GraphError
-from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, INFER_DEFERRED, OPSET
+from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INFER_ALWAYS_FAILS, INFER_DEFERRED,
+                                      OPSET)
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.events import DescUpdated
 from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
@@ -84,6 +87,7 @@ _BRANCHING = frozenset({"If", "Case"})   # ops that run one of their subgraphs, 
 
 def _infer_branch(branch: ComputeGraph) -> None:
     branch.attrs.pop(INFER_DEFERRED, None)
+    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
     order = branch.topological_sort()
     try:
         infer_graph(branch)
@@ -92,6 +96,8 @@ def _infer_branch(branch: ComputeGraph) -> None:
             raise   # a failure inside a nested branch's own parent: not this branch's to defer
         branch.attrs[INFER_DEFERRED] = str(err)
         at = next(i for i, n in enumerate(order) if n.name == err.node_name)
+        if not any(d.shape.is_unknown for d in order[at].op_desc.input_descs if not d.absent):
+            branch.attrs[INFER_ALWAYS_FAILS] = True   # no run-time shape can differ from these
         for node in order[at:]:
             for desc in node.op_desc.output_descs:
                 desc.shape = desc.origin_shape = GeShape.unknown_rank()

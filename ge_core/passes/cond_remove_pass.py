@@ -43,7 +43,7 @@ class CondRemovePass(BaseNodePass):
             for consumer in move_consumers(anchor, result):
                 self.add_re_pass_node(consumer)
         for name in list(names):
-            _remove_subgraph_tree(node.graph, name)
+            remove_subgraph_tree(node.graph, name)
         producers = node.in_data_nodes()
         self.isolate_and_delete_node(node, {})
         for p in producers:   # the condition, now unread
@@ -108,9 +108,9 @@ def _source(peer: OutDataAnchor | None, sources: dict[str, OutDataAnchor],
     return moved[owner.name].out_data_anchor(peer.idx)
 
 
-def _remove_subgraph_tree(graph: ComputeGraph, name: str) -> None:
+def remove_subgraph_tree(graph: ComputeGraph, name: str) -> None:
     """Forget subgraph ``name`` and every subgraph its nodes own, however deep."""
     for n in graph.subgraph(name):
         for sub_name in list(n.op_desc.subgraph_names):
-            _remove_subgraph_tree(graph, sub_name)
+            remove_subgraph_tree(graph, sub_name)
     graph.remove_subgraph(name)
