@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 from ge_core.compiler import CompileOptions, CompilePipeline, CompileResult, DumpConfig
 from ge_core.compiler.graph_prepare import InputShape
 from ge_core.compiler.memory.mem_options import MemoryOptions
-from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
+from ge_core.compiler.model_builder import (BuildOptions, BuildResult, build_model,
+                                            static_build_refusal)
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.ge_options import BY_NAME, GE_OPTIONS, RunMode
 from ge_core.graph import ComputeGraph
@@ -162,8 +163,15 @@ class GraphManager:
                        f"mode auto loads it hybrid, not sunk: {_hybrid_reason(root)}")
 
     def prepare(self, graph: ComputeGraph, asked: RunMode = RunMode.AUTO) -> RunPlan:
-        """A compiled graph built (or not) for ``asked``, and the mode it will run in."""
-        return self.plan(self.build_root_model(graph, asked), asked)
+        """A compiled graph built (or not) for ``asked``, and the mode it will run in. Gears ask
+        for a static build (a sunk copy per gear): when auto runs the model hybrid instead,
+        ``why`` names what stopped the build."""
+        plan = self.plan(self.build_root_model(graph, asked), asked)
+        if plan.why is not None and self.compile_options.multi_batch.enabled:
+            reason = static_build_refusal(graph) or _hybrid_reason(graph)
+            plan = replace(plan, why="the gears were not built, running hybrid: "
+                                     + " ".join(reason.split()))
+        return plan
 
     # -- run (GE's StartForRunGraph, RunGraph) -------------------------------------------------
     @staticmethod

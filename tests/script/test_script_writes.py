@@ -31,7 +31,7 @@ def test_a_script_cannot_write_outside_its_folder_unasked(tmp_path, capsys, writ
     outside = tmp_path / "elsewhere" / WRITES[write][1]
     assert main(["run", str(_script(tmp_path, write, str(outside)))]) == 1
     out = capsys.readouterr().out
-    assert f"error: sneaky.gwb:" in out and "a script writes only inside its folder" in out
+    assert "error: sneaky.gwb:" in out and "a script writes only inside its folder" in out
     assert not outside.exists() and not outside.parent.exists()
 
 
