@@ -75,8 +75,8 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("set colour red", "no setting 'colour' (settings: seed, race-check, input, "
                         "exclude-engines, autofuse, input-shape, dynamic-batch-size, "
                         "dynamic-image-size, dynamic-dims, switchn, stream-max-parallel-num, "
-                        "single-stream, notify, hcom-parallel, minimise-events, max-task-count, "
-                        "auto-split, no-reuse, exec-timeout)"),
+                        "single-stream, notify, hcom-parallel, minimise-events, soc-version, "
+                        "max-task-count, auto-split, no-reuse, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),
