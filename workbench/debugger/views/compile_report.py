@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ge_core.passes import not_ge
 from workbench.debugger.stream_names import LOGICAL
 
 if TYPE_CHECKING:   # records only: the faces import this before any compile has run
@@ -26,7 +27,7 @@ def pass_table(result: CompileResult, built: BuildResult | None = None,
         if only_changed and not r.changed:
             continue
         inner = " [" + ", ".join(f"{p}:{n}" for p, n in r.detail) + "]" if r.detail else ""
-        rows.append((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
+        rows.append((str(i), r.stage, not_ge.shown(r.name), r.graph, "yes" if r.changed else "-",
                      str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
                      type_delta_text(r.type_delta) + inner))
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]

@@ -1,0 +1,21 @@
+"""The passes this project runs that GE does not have, each with what stands in GE's place, so
+that every face marks them: a student must not look for them in GE's source.
+
+    shown(name)   the name as a face shows it: "ScanPass (not GE)"
+"""
+from __future__ import annotations
+
+NOT_GE: dict[str, str] = {
+    "InferShapeAndFoldPass": "GE's Prepare runs InferShapePass, ReplaceWithEmptyConstPass, "
+                             "DimensionComputePass and ConstantFoldingPass in one GEPass",
+    "TransposeTransposeFusionPass": "GE removes a symmetric pair (TransOpSymmetryEliminationPass)",
+    "BatchNormMulAddFusionPass": "FE fuses BatchNorm in its own passes",
+    "ConvBiasAddFusionPass": "FE fuses a Conv's bias in its own passes",
+    "BatchNormReluFusionPass": "FE fuses activations in UB fusion (Tbe*FusionPass)",
+    "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
+}
+MARK = " (not GE)"
+
+
+def shown(name: str) -> str:
+    return name + MARK if name in NOT_GE else name
