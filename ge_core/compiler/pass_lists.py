@@ -18,7 +18,7 @@ from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
 from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
-from ge_core.passes.identity_remove_pass import IdentityRemovePass
+from ge_core.passes.identity_pass import IdentityPass
 from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
 from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
@@ -26,7 +26,7 @@ from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.scan_pass import ScanPass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
-                                    ConvBatchNormFusionPass, ConvBiasAddFusionPass,
+                                    ConvBatchnormFusionPass, ConvBiasAddFusionPass,
                                     ConvReluFusionPass, MatMulAddFusionPass)
 
 
@@ -49,8 +49,8 @@ def original_graph_passes() -> list[GraphPass]:
         InferShapeAndFoldPass(),
         ConstantFuseSamePass(),
         CommonSubexpressionEliminationPass(),
-        NodePassGroup("OriginalGraphNodePasses", [
-            DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(), IdentityRemovePass(),
+        NodePassGroup("OptimizeStage1_2", [
+            DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(), IdentityPass(),
             TransposeTransposeFusionPass()]),
         BatchNormMulAddFusionPass(),
         ConvBiasAddFusionPass(),
@@ -79,7 +79,7 @@ def multi_batch_passes(multi_batch: bool) -> list[GraphPass]:
 
 
 _ENGINE_PASSES = {
-    "AIcoreEngine": lambda: [ConvBatchNormFusionPass(), ConvReluFusionPass(),
+    "AIcoreEngine": lambda: [ConvBatchnormFusionPass(), ConvReluFusionPass(),
                              BatchNormReluFusionPass()],
 }
 

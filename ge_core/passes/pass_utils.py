@@ -14,7 +14,7 @@ from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
 
 # Ops whose output is a draw, not a function of the inputs: never folded nor merged. Dropout is
-# one in training; in inference IdentityRemovePass deletes it.
+# one in training; in inference IdentityPass deletes it.
 RANDOM_OPS = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike",
                         "Multinomial", "Bernoulli", "Dropout"})
 # A graph's inputs and outputs; PlaceHolder and End stand for the edges a partition cut.

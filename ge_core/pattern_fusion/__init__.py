@@ -4,7 +4,7 @@ from ge_core.pattern_fusion import fused_ops
 from ge_core.pattern_fusion.activation_fusion_pass import (BatchNormReluFusionPass,
                                                            ConvReluFusionPass)
 from ge_core.pattern_fusion.batchnorm_mul_add_fusion_pass import BatchNormMulAddFusionPass
-from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import ConvBatchNormFusionPass
+from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import ConvBatchnormFusionPass
 from ge_core.pattern_fusion.conv_bias_add_fusion_pass import ConvBiasAddFusionPass
 from ge_core.pattern_fusion.matmul_add_fusion_pass import MatMulAddFusionPass
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
@@ -15,7 +15,7 @@ from ge_core.pattern_fusion.subgraph_rewriter import NewNode, Replacement, Rewri
 # In pipeline order: a BN first absorbs the Mul/Add after it, then folds into its Conv; a Conv
 # gains its bias before its Relu fuses; the BNs left over fuse with their Relu.
 FUSION_PASSES: tuple[type[PatternFusionPass], ...] = (
-    BatchNormMulAddFusionPass, ConvBatchNormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
+    BatchNormMulAddFusionPass, ConvBatchnormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
     BatchNormReluFusionPass, MatMulAddFusionPass)
 
 
@@ -24,7 +24,7 @@ def fusion_passes() -> list[PatternFusionPass]:
     return [cls() for cls in FUSION_PASSES]
 
 
-__all__ = ["BatchNormMulAddFusionPass", "BatchNormReluFusionPass", "ConvBatchNormFusionPass",
+__all__ = ["BatchNormMulAddFusionPass", "BatchNormReluFusionPass", "ConvBatchnormFusionPass",
            "ConvBiasAddFusionPass", "ConvReluFusionPass", "FUSION_PASSES", "FusionMatched", "In",
            "MatMulAddFusionPass", "MatchResult", "NewNode", "Pat", "Pattern",
            "PatternFusionPass", "PatternMatcher", "Replacement", "RewriteError", "fused_ops",

@@ -4,7 +4,7 @@
     BatchNormalization(x, s, b, m, v) -> Relu  =>  FusedBatchNormRelu(x, s, b, m, v)
 
 BatchNormReluFusionPass is for the BNs that did not fold into a Conv (DenseNet's pre-activation
-BNs follow a Concat or a pool): run it after ConvBatchNormFusionPass.
+BNs follow a Concat or a pool): run it after ConvBatchnormFusionPass.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ConvBatchNormFusionPass: fold an inference BatchNormalization into the Conv before it.
+"""ConvBatchnormFusionPass: fold an inference BatchNormalization into the Conv before it.
 
     Conv(x, W, B) -> BatchNormalization(scale, bias, mean, var)  =>  Conv(x, W', B')
         f  = scale / sqrt(var + epsilon)      one factor per output channel
@@ -27,8 +27,8 @@ _bn = Pat("BatchNormalization", _conv, *(In(k, const=True) for k in BN_PARAMS), 
           pred=is_inference_bn)
 
 
-class ConvBatchNormFusionPass(PatternFusionPass):
-    name = "ConvBatchNormFusionPass"
+class ConvBatchnormFusionPass(PatternFusionPass):
+    name = "ConvBatchnormFusionPass"
     patterns = (Pattern(_bn, name="conv_bn"),)
 
     def meet_requirements(self, match: MatchResult) -> bool:

@@ -9,7 +9,7 @@ from workbench.commands.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SESSION = ["target tiny_cnn.onnx", "break pass IdentityRemovePass", "watch node gap anchors",
+SESSION = ["target tiny_cnn.onnx", "break pass IdentityPass", "watch node gap anchors",
            "continue", "continue", "print tensor conv1.w", "finish", "diff", "step node 3",
            "next", "reverse-step", "passes", "print node residual_add", "set seed 1",
            "run-to pass PrunePass", "goto 42", "where", "info breakpoints", "info watches",

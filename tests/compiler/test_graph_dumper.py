@@ -170,7 +170,7 @@ def test_levels_and_formats_follow_ges_switches(tmp_path):
 def test_dump_level_zero_adds_every_changed_pass(tmp_path):
     dumped(tmp_path, detail=Detail.STRUCTURE, level="0", formats=("readable",))
     names = [p.name for p in tmp_path.glob("*.txt")]
-    assert any("OptimizeOriginalGraph_OriginalGraphNodePasses" in n for n in names)
+    assert any("OptimizeOriginalGraph_OptimizeStage1_2" in n for n in names)
     assert any("AIcoreEngine_OptimizeSubGraphBefore" in n for n in names)
     text = next(p for p in tmp_path.glob("*PreRunBegin.txt")).read_text()
     assert "{" not in text  # structure only: no attributes

@@ -45,7 +45,7 @@ def test_step_stage_walks_ges_stages_in_order(tiny):
 
 
 def test_step_pass_includes_node_passes_and_next_skips_them(tiny):
-    tiny.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+    tiny.add_breakpoint(["pass", "OptimizeStage1_2"])
     stopped(tiny.cont())
     inner = [stopped(tiny.step("pass")).where.split(" > ")[-2] for _ in range(3)]
     assert inner == ["DimensionAdjustPass", "ReshapeRemovePass", "CastRemovePass"]
@@ -54,7 +54,7 @@ def test_step_pass_includes_node_passes_and_next_skips_them(tiny):
 
 
 def test_step_node_and_next_node_and_finish(tiny):
-    tiny.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+    tiny.add_breakpoint(["pass", "OptimizeStage1_2"])
     stopped(tiny.cont())
     first = stopped(tiny.step("node"))
     assert first.where.endswith("DimensionAdjustPass > %input (Data)")
@@ -62,8 +62,8 @@ def test_step_node_and_next_node_and_finish(tiny):
     assert stopped(tiny.step()).where.endswith("ReshapeRemovePass > %input (Data)")
     assert stopped(tiny.next()).where.endswith("%conv1.w (Const)")
     end = stopped(tiny.finish())
-    assert end.event.startswith("PassEnd") and "OriginalGraphNodePasses" in end.event
-    assert end.reasons[0].text == "finish: end of pass OriginalGraphNodePasses"
+    assert end.event.startswith("PassEnd") and "OptimizeStage1_2" in end.event
+    assert end.reasons[0].text == "finish: end of pass OptimizeStage1_2"
     assert stopped(tiny.finish()).event.startswith("StageEnd stage=OptimizeOriginalGraph")
 
 
@@ -86,28 +86,28 @@ def test_watch_attr_fires_in_engine_placer_with_old_and_new(tiny):
 
 
 def test_watch_anchors_sees_identity_removal(tiny):
-    tiny.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+    tiny.add_breakpoint(["pass", "OptimizeStage1_2"])
     stopped(tiny.cont())
     tiny.add_watch(["node", "residual_add", "anchors"])
     s = stopped(tiny.cont())
-    assert "IdentityRemovePass" in s.where
+    assert "IdentityPass" in s.where
     assert "%right_identity:0" in s.reasons[0].old and "%right_identity" not in s.reasons[0].new
 
 
 def test_diff_passes_and_print_node(tiny):
-    tiny.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+    tiny.add_breakpoint(["pass", "OptimizeStage1_2"])
     stopped(tiny.cont())
     stopped(tiny.finish())
     diff = graph_views.diff(tiny)
     assert isinstance(diff, Printed) and diff.style == "diff"
     lines = diff.text.splitlines()
-    assert lines[0] == "--- tiny_cnn before OriginalGraphNodePasses"
+    assert lines[0] == "--- tiny_cnn before OptimizeStage1_2"
     assert "-  %right_identity : Identity(%right_conv:0) -> f32[1,8,8,8] => " \
            "[%residual_add:1]" in lines
     assert not any(line.startswith(" ") for line in lines)   # unchanged nodes hidden
     table = graph_views.passes(tiny.state)
     assert isinstance(table, TableOutcome)
-    assert [r[2] for r in table.rows][-1] == "OriginalGraphNodePasses"
+    assert [r[2] for r in table.rows][-1] == "OptimizeStage1_2"
     assert table.rows[-1][4] == "yes" and table.rows[0][4] == "-"
     node = graph_views.print_node(tiny.state, "residual_add")
     assert node.text == ("tiny_cnn: %residual_add : Add(%left_relu:0, %right_conv:0) -> "

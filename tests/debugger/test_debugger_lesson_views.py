@@ -50,7 +50,7 @@ def test_info_gepass_shows_infershape_rounds_and_the_bound():
 def test_info_gepass_shows_an_immediate_re_pass_then_the_walk_takes_it():
     d = debugger(FOLD)
     try:
-        d.add_breakpoint(["pass", "OriginalGraphNodePasses"])
+        d.add_breakpoint(["pass", "OptimizeStage1_2"])
         stopped(d.cont())
         d.delete(1)
         d.add_breakpoint(["node", "unflatten"])

@@ -54,7 +54,7 @@ def test_the_pass_tree_follows_the_pass_records_and_a_pass_diff_is_the_diff_comm
     d = debugger(TINY)
     spans = PassSpans()
     spans.attach(d)
-    stopped(d.run_to(["pass", "IdentityRemovePass"]))
+    stopped(d.run_to(["pass", "IdentityPass"]))
     stopped(d.finish())
     stages = pass_tree(spans, d.state, d.tick)
     ran = [p for s in stages for p in s.passes if p.end is not None]
@@ -62,7 +62,7 @@ def test_the_pass_tree_follows_the_pass_records_and_a_pass_diff_is_the_diff_comm
     assert [(p.name, p.graph, p.changed) for p in ran] == \
         [(r.name, r.graph, r.changed) for r in records]
     assert [s.name for s in stages][:2] == ["Prepare", "OptimizeOriginalGraph"]
-    group = next(p for p in ran if p.name == "OriginalGraphNodePasses")
+    group = next(p for p in ran if p.name == "OptimizeStage1_2")
     assert span_diff(d, group) == diff(d)   # the diff command shows the pass just finished
     assert "right_identity" in span_diff(d, group).text
     d.close()

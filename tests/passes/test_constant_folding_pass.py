@@ -7,7 +7,7 @@ from onnx import TensorProto, helper
 from ge_core.graph import GraphUtils, OpDesc, dump_graph
 from ge_core.passes import constant_folding_pass
 from ge_core.passes.constant_folding_pass import ConstantFoldingPass
-from ge_core.passes.identity_remove_pass import IdentityRemovePass
+from ge_core.passes.identity_pass import IdentityPass
 from ge_core.passes.pass_utils import const_value
 from pass_testing import (COND, check_both_branches, check_pass, if_node, model, node_of, run_pass,
                           types)
@@ -139,7 +139,7 @@ def test_folds_inside_a_loop_body_with_identity_remove_keeping_the_body_interfac
          helper.make_tensor_value_info("v_out", F, [2])])
     g = model([helper.make_node("Loop", ["trip", "", "v0"], ["y"], body=body)],
               {"v0": [2]}, {"y": [2]}, {"trip": np.array(3, np.int64)})
-    check_pass(g, ConstantFoldingPass(), IdentityRemovePass())
+    check_pass(g, ConstantFoldingPass(), IdentityPass())
     (body_graph,) = g.subgraphs
     assert [n.name for n in body_graph.output_node.in_data_nodes()] == ["cond_in", "Add_2"]
     assert types(body_graph) == {"Data": 3, "Const": 1, "Add": 1, "NetOutput": 1}

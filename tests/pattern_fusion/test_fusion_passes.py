@@ -12,7 +12,7 @@ import pytest
 from ge_core.graph import GeTensorDesc, GraphUtils, dump_graph
 from ge_core.ops import InferShapeError, infer_shape
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
-                                    ConvBatchNormFusionPass, ConvBiasAddFusionPass,
+                                    ConvBatchnormFusionPass, ConvBiasAddFusionPass,
                                     ConvReluFusionPass, MatMulAddFusionPass, fusion_passes)
 from fusion_testing import GraphBuilder, node, run_and_compare
 
@@ -32,7 +32,7 @@ def conv_bn(opset=None, group=1, bias=False, **bn_attrs):
 
 def test_conv_bn_folds_into_new_weights():
     b = conv_bn()
-    assert run_and_compare(b, ConvBatchNormFusionPass(), **FOLD_TOL) == [1]
+    assert run_and_compare(b, ConvBatchnormFusionPass(), **FOLD_TOL) == [1]
     assert dump_graph(b.graph) == """\
 graph g (5 nodes)
   %x : Data() -> f32[1,4,6,6] => [%bn:0] {index=0}
@@ -50,28 +50,28 @@ graph g (5 nodes)
 ])
 def test_conv_bn_folds_grouped_and_biased_convs_at_any_opset(group, bias, opset, bn_attrs):
     b = conv_bn(opset, group, bias, **bn_attrs)
-    assert run_and_compare(b, ConvBatchNormFusionPass(), **FOLD_TOL) == [1]
+    assert run_and_compare(b, ConvBatchnormFusionPass(), **FOLD_TOL) == [1]
     assert [n.type for n in b.graph if n.type not in ("Const", "Data", "NetOutput")] == ["Conv"]
 
 
 @pytest.mark.parametrize("opset, attrs", [(7, {"spatial": 0}), (14, {"training_mode": 1})])
 def test_conv_bn_leaves_a_bn_that_is_not_per_channel_inference(opset, attrs):
     b = conv_bn(opset, **attrs)
-    assert ConvBatchNormFusionPass().run(b.graph) is False
+    assert ConvBatchnormFusionPass().run(b.graph) is False
 
 
 def test_conv_bn_leaves_a_bn_whose_statistics_are_read():
     b = conv_bn(6, outputs=5)
     bn = node(b.graph, "bn")
     GraphUtils.add_edge(bn.out_data_anchors[1], node(b.graph, "out").add_input())
-    assert ConvBatchNormFusionPass().run(b.graph) is False
+    assert ConvBatchnormFusionPass().run(b.graph) is False
 
 
 def test_conv_bn_needs_constant_weights():
     b = GraphBuilder()
     conv = b.op("Conv", "conv", b.data("x", X), b.data("w", (6, 4, 3, 3)))
     b.output(b.bn("bn", conv, 6))
-    assert ConvBatchNormFusionPass().run(b.graph) is False
+    assert ConvBatchnormFusionPass().run(b.graph) is False
 
 
 def conv_add(c_shape, opset=None, const_first=False, **add_attrs):
@@ -150,7 +150,7 @@ def preactivation_bn():
 
 def test_batchnorm_mul_add_folds_the_affine_and_batchnorm_relu_fuses_what_is_left():
     b = preactivation_bn()
-    counts = run_and_compare(b, BatchNormMulAddFusionPass(), ConvBatchNormFusionPass(),
+    counts = run_and_compare(b, BatchNormMulAddFusionPass(), ConvBatchnormFusionPass(),
                              BatchNormReluFusionPass(), **FOLD_TOL)
     assert counts == [2, 0, 1]
     fused = node(b.graph, "relu")

@@ -211,7 +211,7 @@ async def test_a_lesson_plays_its_narration_and_waits_at_pause():
         assert "node passes of the original graph" not in panel.text.plain
         await press(pilot, "space")
         assert "node passes of the original graph" in panel.text.plain
-        assert "IdentityRemovePass" in log_text(app)
+        assert "IdentityPass" in log_text(app)
 
 
 async def test_f8_goes_back_one_pass_and_shows_no_step_changes():

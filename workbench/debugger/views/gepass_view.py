@@ -14,7 +14,7 @@ from workbench.debugger.outcomes import Outcome, Printed
 from workbench.debugger.targets.program import RunState
 
 NOT_IN_GEPASS = ("not inside a GEPass walk (they run in InferShapeAndFoldPass and in the node "
-                 "pass groups, such as OriginalGraphNodePasses)")
+                 "pass groups, such as OptimizeStage1_2)")
 
 
 def _names(nodes: Iterable[Node]) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 from ge_core.graph import ComputeGraph, GeTensor, Node, dump_graph, node_line, to_dot
 from ge_core.graph.attr_names import OUTPUT_OFFSET
 from ge_core.graph.dump import Detail
+from ge_core.passes import not_ge
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import RunState
 from workbench.debugger.views import tensor_text
@@ -47,7 +48,7 @@ def passes(state: RunState | None) -> Outcome:
     if not records:
         return Printed("no pass has run yet")
     build = len(records) - len(state.build_passes)
-    rows = tuple((str(i), r.stage, r.name, r.graph, "yes" if r.changed else "-",
+    rows = tuple((str(i), r.stage, not_ge.shown(r.name), r.graph, "yes" if r.changed else "-",
                   str(r.nodes_after), " ".join(filter(None, [type_delta_text(r.type_delta), *(
                       f"{k} {n}" for k, n in (r.detail if i > build else ()))])))
                  for i, r in enumerate(records, 1))

@@ -1,4 +1,4 @@
-"""IdentityRemovePass (GE's IdentityPass and DropOutPass): Identity, and Dropout at inference with
+"""IdentityPass (GE's IdentityPass and DropOutPass): Identity, and Dropout at inference with
 its mask unread, pass their input through unchanged, so their consumers read the input.
 
 GE removes them before engine placement - IdentityPass and DropOutPass in GraphPrepare's
@@ -33,8 +33,8 @@ def _remove_inference_dropout(pass_: RewritePass, node: Node) -> bool:
     return _remove(pass_, node)
 
 
-class IdentityRemovePass(RewritePass):
-    name = "IdentityRemovePass"
+class IdentityPass(RewritePass):
+    name = "IdentityPass"
     rules = (
         (("Identity",), _remove),                     # Identity(x) -> x
         (("Dropout",), _remove_inference_dropout),    # Dropout(x), mask unread, inference -> x
