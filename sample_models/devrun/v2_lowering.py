@@ -3,7 +3,7 @@ DeInit) and run by a minimal executor, sequential or topological.
 
 memory_reuse.onnx is compiled and built as for v1, then lowered (GraphConverter): Init creates
 the allocator, uploads the weights, makes the second stream and the event; Main is one
-execution, node by node (CopyInput, AllocMemory, LaunchKernel, FreeMemory, RecordEvent,
+execution, node by node (CopyH2D, AllocMemory, LaunchKernelWithHandle, FreeMemory, RecordEvent,
 WaitEvent, Synchronize, CopyOutput); DeInit releases what Init made. The same ExecuteGraph runs
 under both executors, and a StreamExecutor keeps one executor per stream it is asked to run on.
 

@@ -110,7 +110,7 @@ def test_an_if_lowers_to_gen_index_and_an_if_owning_its_branches(world):
     then_g, else_g = node.attrs[SUBGRAPHS]
     assert (then_g.name, else_g.name) == ("if0_then_branch", "if0_else_branch")
     # each branch allocates, launches and hands its result over: its free is the parent's
-    assert [n.type for n in then_g.nodes] == ["InferShape", "AllocMemory", "LaunchKernel"]
+    assert [n.type for n in then_g.nodes] == ["InferShape", "AllocMemory", "LaunchKernelWithHandle"]
     assert then_g.results == [then_g.nodes[1].outputs[0]]
     free = next(n for n in exe.main.nodes if n.type == "FreeMemory" and n.name == "if0:0")
     assert node.id in free.after

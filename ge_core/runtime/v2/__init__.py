@@ -19,7 +19,8 @@ Pieces, named after GE's:
     lowering/               lower_graph (GraphConverter) + one NodeConverter per kind of node;
                             lower_subgraph for an If branch or a Loop body
     execute_graph.py        ExecuteGraph: Init / Main / DeInit graphs of runtime-kernel nodes
-    kernel/                 the runtime kernels those nodes run (AllocMemory, LaunchKernel ...)
+    kernel/                 the runtime kernels those nodes run (AllocMemory,
+                            LaunchKernelWithHandle ...; GE's kernel names)
     caching_mem_allocator   the stream-ordered allocator behind AllocMemory / FreeMemory
     sequential_executor, topological_executor
     model_v2_executor.py    ModelV2Executor: load / execute / unload

@@ -2,8 +2,8 @@
 runtime-kernel nodes over one table of values.
 
     Init    create what every execution shares: streams, events, the memory allocator, weights
-    Main    one execution: copy inputs in, [InferShape], AllocMemory, LaunchKernel, FreeMemory
-            per op, Synchronize, copy outputs out
+    Main    one execution: copy inputs in, [InferShape], AllocMemory, LaunchKernelWithHandle,
+            FreeMemory per op, Synchronize, copy outputs out
     DeInit  release what Init created
 
 A node names a kernel of the v2 kernel registry (``kernel/``) and the values it reads and writes
@@ -47,7 +47,7 @@ class TensorSpec:
 @dataclass
 class ExeNode:
     id: int                      # index in creation order within its graph
-    type: str                    # the runtime kernel it runs: AllocMemory, LaunchKernel ...
+    type: str                    # its runtime kernel: AllocMemory, LaunchKernelWithHandle ...
     name: str                    # "<compute node>/<type>", or the resource it makes
     inputs: tuple[int, ...]      # value ids read
     outputs: tuple[int, ...]     # value ids written

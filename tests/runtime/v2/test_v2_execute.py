@@ -55,7 +55,7 @@ def test_load_execute_unload_leaves_the_device_as_it_was(world):
     before_blocks = device.memory.live_blocks()
     before_streams = len(device.scheduler.streams)
     v2 = _loaded(built)
-    weights = v2.graph.init.count("UploadWeight")
+    weights = v2.graph.init.count("SinkWeightData")
     assert len(device.memory.live_blocks()) == len(before_blocks) + weights
     first = v2.execute(built.feeds)
     allocator = v2.values[v2.graph.value_names.index("allocator")]
@@ -122,11 +122,11 @@ def test_execute_v2_accepts_a_compiled_graph_not_built(world):
 def test_a_kernel_failure_names_its_node(world):
     built = build_tiny_cnn()
     exe = lower_graph(built.ge_model.graph)
-    (launch,) = [n for n in exe.main.nodes if n.name == "fc" and n.type == "LaunchKernel"]
+    (launch,) = [n for n in exe.main.nodes if n.name == "fc" and n.type == "LaunchKernelWithHandle"]
     launch.attrs["n_inputs"] = 1   # a corrupt args table: the kernel gets 1 input, 3 outputs
     v2 = ModelV2Executor(exe, default_stream())
     v2.load()
-    with pytest.raises(ExecuteGraphError, match="Main/fc/LaunchKernel"):
+    with pytest.raises(ExecuteGraphError, match="Main/fc/LaunchKernelWithHandle"):
         v2.execute(built.feeds)
 
 
@@ -166,7 +166,8 @@ def test_stream_active_starts_the_target_stream_after_its_point(world):
     active.out_control_anchor.link_to(neg.in_control_anchor)
     exe = lower_graph(graph)
     (node,) = [n for n in exe.main.nodes if n.type == "ActiveStream"]
-    (launch,) = [n for n in exe.main.nodes if n.name == "neg" and n.type == "LaunchKernel"]
+    (launch,) = [n for n in exe.main.nodes
+                 if n.name == "neg" and n.type == "LaunchKernelWithHandle"]
     assert node.id in launch.after
     assert exe.init.count("CreateEvent") == 1
     values = np.array([-1, 2, -3, 4], np.float32)

@@ -27,8 +27,8 @@ def test_init_makes_allocator_streams_events_and_weights(world):
     built = build_tiny_cnn()
     exe = lower_graph(built.ge_model.graph)
     consts = [n.name for n in built.graph.topological_sort() if n.type == "Const"]
-    assert _types(exe.init)[0] == "CreateAllocator"
-    assert _names(exe.init, "UploadWeight") == consts
+    assert _types(exe.init)[0] == "CreateL1Allocator"
+    assert _names(exe.init, "SinkWeightData") == consts
     assert _names(exe.init, "CreateStream") == ["stream1"]
     assert _names(exe.init, "CreateEvent") == ["event0"]
 
@@ -39,14 +39,14 @@ def test_main_allocates_launches_and_frees_each_op(world):
     main = exe.main
     kernels = [n.name for n in built.graph.topological_sort()
                if n.type not in ("Data", "Const", "NetOutput", "Send", "Recv", "Reshape")]
-    assert _names(main, "LaunchKernel") == kernels
+    assert _names(main, "LaunchKernelWithHandle") == kernels
     assert main.count("AllocMemory") == len(kernels)          # one output each
     assert main.count("InferShape") == 0                      # static: specs are constants
     assert _names(main, "RefTensor") == ["flatten"]           # GE-local Reshape: a view
-    assert main.count("FreeMemory") == main.count("AllocMemory") + main.count("CopyInput")
+    assert main.count("FreeMemory") == main.count("AllocMemory") + main.count("CopyH2D")
     assert _names(main, "RecordEvent") == ["tiny_cnn_Send_0"]
     assert _names(main, "WaitEvent") == ["tiny_cnn_Recv_0"]
-    assert _types(main)[0] == "CopyInput"
+    assert _types(main)[0] == "CopyH2D"
     synchronize = _types(main).index("Synchronize")
     assert _types(main)[synchronize + 1] == "CopyOutput"
     assert [name for name, _ in exe.inputs] == ["input"]
@@ -89,7 +89,7 @@ def test_deinit_releases_in_reverse(world):
     exe = lower_graph(build_tiny_cnn().ge_model.graph)
     types = _types(exe.deinit)
     assert types[-1] == "ReleaseAllocator"
-    assert types.count("FreeWeight") == exe.init.count("UploadWeight")
+    assert types.count("FreeWeight") == exe.init.count("SinkWeightData")
     assert {"DestroyStream", "DestroyEvent"} <= set(types)
 
 
@@ -113,7 +113,8 @@ def test_unknown_dims_get_an_infer_shape_at_run_time(world):
 def test_hybrid_lowering_infers_every_op_on_one_stream(world):
     built = build_tiny_cnn()
     exe = lower_graph(built.ge_model.graph, HYBRID_LOWERING)
-    assert exe.main.count("InferShape") == exe.main.count("LaunchKernel") + 1  # + the view
+    # one InferShape more than launches: the view's
+    assert exe.main.count("InferShape") == exe.main.count("LaunchKernelWithHandle") + 1
     assert exe.init.count("CreateStream") == 0
     assert exe.main.count("RecordEvent") == exe.main.count("WaitEvent") == 0
 

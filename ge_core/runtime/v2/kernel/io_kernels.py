@@ -1,4 +1,4 @@
-"""Main's first and last kernels: a fed host array into a device tensor (CopyInput, GE's
+"""Main's first and last kernels: a fed host array into a device tensor (CopyH2D, GE's
 CopyModelData when the input is not zero-copy) or, for strings, checked where it is
 (CheckHostInput); a device tensor back into a host array after the streams are synchronized
 (CopyOutput)."""
@@ -21,7 +21,7 @@ def upload(allocator: CachingMemAllocator, array: np.ndarray) -> TensorArg:
     return tensor_arg(addr, array.shape, array.dtype)
 
 
-@register_kernel("CopyInput")
+@register_kernel("CopyH2D")
 def copy_input(ctx: KernelContext) -> None:
     v, a = ctx.values, ctx.attrs
     array = check_feed(a["name"], v[ctx.ins[1]], a["dims"], a["dtype"])

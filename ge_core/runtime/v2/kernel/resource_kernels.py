@@ -38,7 +38,7 @@ def create_notify(ctx: KernelContext) -> None:
     ctx.values[ctx.outs[0]] = ctx.values[ctx.ins[0]].device.create_notify("v2")
 
 
-@register_kernel("CreateAllocator")
+@register_kernel("CreateL1Allocator")
 def create_allocator(ctx: KernelContext) -> None:
     ctx.values[ctx.outs[0]] = CachingMemAllocator(ctx.values[ctx.ins[0]].device)
 
@@ -48,7 +48,7 @@ def release_allocator(ctx: KernelContext) -> None:
     ctx.values[ctx.ins[0]].release()
 
 
-@register_kernel("UploadWeight")
+@register_kernel("SinkWeightData")
 def upload_weight(ctx: KernelContext) -> None:
     """A Const's value, copied to its own device block for the executor's lifetime."""
     device = ctx.values[ctx.ins[0]].device

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from npu_emu.stream import Stream
 
 
-@register_kernel("LaunchKernel")
+@register_kernel("LaunchKernelWithHandle")
 def launch_kernel(ctx: KernelContext) -> None:
     v, ids, a = ctx.values, ctx.ins, ctx.attrs
     n = a["n_inputs"]

@@ -37,7 +37,7 @@ def lower_data(node: Node, lc: LoweringContext) -> None:
     dims = op.get_attr(ATTR_MBATCH_ORIGIN_INPUT_DIMS) or (
         None if desc.shape.is_unknown_rank else desc.shape.dims)
     tensor = lc.exe.new_value(f"{node.name}:0")
-    copy = lc.main.add("CopyInput", name, (lc.allocator, feed), (tensor,),
+    copy = lc.main.add("CopyH2D", name, (lc.allocator, feed), (tensor,),
                        {"name": name, "dtype": desc.dtype.to_numpy().name,
                         "dims": None if dims is None else tuple(dims)})
     lc.bind(node, 0, tensor)
@@ -54,7 +54,7 @@ def lower_const(node: Node, lc: LoweringContext) -> None:
         lc.on_host.add(value)
         return
     weight = lc.exe.new_value(f"{node.name}:0")
-    lc.init.add("UploadWeight", node.name, (lc.stream0,), (weight,), {"value": data})
+    lc.init.add("SinkWeightData", node.name, (lc.stream0,), (weight,), {"value": data})
     lc.deinit_nodes.append(("FreeWeight", node.name, (lc.stream0, weight)))
     lc.bind(node, 0, weight)
 

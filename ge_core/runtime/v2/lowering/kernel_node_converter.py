@@ -1,4 +1,4 @@
-"""An op with a device kernel -> [InferShape], AllocMemory per output, LaunchKernel on the
+"""An op with a device kernel -> [InferShape], AllocMemory per output, LaunchKernelWithHandle on the
 node's stream (GE's default lowering of an AI Core / Vector / AI CPU node). The FreeMemory that
 follows each tensor's last use is the guarders' (guarder.py); a GE-local op that only
 reinterprets its input -> RefTensor, a view of the input's block with the output's shape."""
@@ -27,7 +27,7 @@ def lower_kernel_node(node: Node, lc: LoweringContext) -> None:
     # the unit v1 reads off the task's kernel type; an op no engine placed gets the default
     unit = UNIT_OF_ENGINE.get(node.op_desc.get_attr(ENGINE))
     kernel = OpKernel.of(node.op_desc, lc.opset, unit)
-    launch = lc.main.add("LaunchKernel", node.name, (stream_value, *inputs, *outputs),
+    launch = lc.main.add("LaunchKernelWithHandle", node.name, (stream_value, *inputs, *outputs),
                          attrs={"kernel": kernel, "node": node.name, "n_inputs": len(inputs),
                                 "stream": stream})
     lc.issue(launch, stream)

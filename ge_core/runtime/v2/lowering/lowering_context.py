@@ -58,7 +58,7 @@ class LoweringContext:
         self.absent = self.constant("absent", None)
         self.stream0 = self.exe.own_stream = self.exe.new_value("stream0")
         self.allocator = self.exe.new_value("allocator")
-        self.init.add("CreateAllocator", "allocator", (self.stream0,), (self.allocator,))
+        self.init.add("CreateL1Allocator", "allocator", (self.stream0,), (self.allocator,))
         self.deinit_nodes.append(("ReleaseAllocator", "allocator", (self.allocator,)))
         self._streams: dict[int, int] = {0: self.stream0}   # logical stream -> value
         self._sync: dict[str, int] = {}                     # event / notify name -> value

@@ -19,7 +19,7 @@ from npu_emu.kernels import has_kernel
 
 NodeConverter = Callable[[Node, LoweringContext], None]
 
-KERNEL = "Kernel"                # AllocMemory + LaunchKernel on the node's stream
+KERNEL = "Kernel"                # AllocMemory + LaunchKernelWithHandle on the node's stream
 HOST_CPU = "HostCpu"             # the host CPU engine's node: run on host values
 GE_LOCAL_VIEW = "GeLocalView"    # the output is the input's block, reshaped
 # GE-local ops whose output reuses the input's memory as is (the memory planner gives them the
