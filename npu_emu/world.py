@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator, TypeVar
 
+from npu_emu.base.trace import TraceBus
 from npu_emu.runtime import Runtime, RuntimeConfig
-from npu_emu.trace import TraceBus
 
 T = TypeVar("T")
 

@@ -56,7 +56,7 @@ from ge_core.compiler.model_builder import BuildOptions  # noqa: E402
 from ge_core.executor import HostExecutor  # noqa: E402
 from ge_core.parser import parse_onnx  # noqa: E402
 from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager  # noqa: E402
-from npu_emu.kernel_task import KernelTask  # noqa: E402
+from npu_emu.core.kernel_task import KernelTask  # noqa: E402
 from npu_emu.world import World  # noqa: E402
 from workbench.conformance.light_random import ort_session, randomise_weights  # noqa: E402
 from workbench.conformance.suites import dummy_feeds, light_models  # noqa: E402

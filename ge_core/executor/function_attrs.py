@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ge_core.graph import Node
 from ge_core.graph.op_desc import kernel_attrs
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 
 if TYPE_CHECKING:
     from ge_core.executor.host_executor import HostExecutor

@@ -19,7 +19,7 @@ from ge_core.passes.graph_pass import GraphPass
 from ge_core.pattern_fusion.pattern import Pattern
 from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement, rewrite
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 
 
 @dataclass(frozen=True, slots=True)

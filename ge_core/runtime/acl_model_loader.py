@@ -11,7 +11,7 @@ from ge_core.runtime.v1.model_manager import ModelManager
 from npu_emu.acl.model_loader import ModelDescription, TensorDescInfo
 
 if TYPE_CHECKING:
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 
 def _info(io: IoDesc) -> TensorDescInfo:

@@ -15,10 +15,10 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from npu_emu.errors import ACL_ERROR_GE_FAILURE, AclError
+from npu_emu.base.errors import ACL_ERROR_GE_FAILURE, AclError
 
 if TYPE_CHECKING:
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 GE_RUNTIME = "ge_core.runtime"   # the package that registers the loader (libge_runtime.so)
 

@@ -3,7 +3,7 @@ fusion passes) are the names of the events GE emits: a rename there fails here, 
 a breakpoint that never hits."""
 from ge_core.pattern_fusion import FusionMatched
 from ge_core.runtime.v1.events import ModelUnloaded, TaskDistributed
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.breakpoints import MODEL_UNLOADED
 from workbench.debugger.granularity import FUSION_MATCHED, TASK_DISTRIBUTED
 

@@ -10,7 +10,7 @@ from hypothesis import settings
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 
 
 def derandomized(**kw) -> settings:

@@ -1,12 +1,12 @@
-"""Broadcasting ufuncs run row by row (npu_emu.kernels.broadcast): the same numbers, numpy's
+"""Broadcasting ufuncs run row by row (npu_emu.op_impl.broadcast): the same numbers, numpy's
 buffer size left as it was."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from npu_emu.kernels import get_kernel
-from npu_emu.kernels.broadcast import repeated_run, row_by_row
+from npu_emu.op_impl import get_kernel
+from npu_emu.op_impl.broadcast import repeated_run, row_by_row
 
 
 @pytest.mark.parametrize("a, b, run", [

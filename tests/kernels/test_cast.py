@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto
 
 from kernel_oracle import check_kernel, onnxruntime, reference, run_kernel
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 
 RNG = np.random.default_rng(0)
 check = partial(check_kernel, rtol=1e-5, atol=1e-6)

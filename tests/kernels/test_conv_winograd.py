@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kernel_oracle import check_kernel, reference
-from npu_emu.kernels import nn
+from npu_emu.op_impl import nn
 
 OPSET = 22
 

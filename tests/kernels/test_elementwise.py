@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 from kernel_oracle import check_kernel, derandomized, reference
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 
 RNG = np.random.default_rng(0)
 # The kernel of ``op`` at ``opset`` gives ``expected`` (default: the reference's outputs).

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from npu_emu.kernels import get_kernel, known_ops
-from npu_emu.kernels.in_place import fits
+from npu_emu.op_impl import get_kernel, known_ops
+from npu_emu.op_impl.in_place import fits
 
 
 def randn(*shape: int, seed: int = 0) -> np.ndarray:

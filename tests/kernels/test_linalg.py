@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kernel_oracle import check_kernel, derandomized, reference
-from npu_emu.kernels.registry import get_kernel
+from npu_emu.op_impl import get_kernel
 
 RTOL, ATOL = 1e-4, 1e-5
 HYPOTHESIS = derandomized(max_examples=200)

@@ -9,8 +9,8 @@ import pytest
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from npu_emu.kernels import get_kernel
-from npu_emu.kernels.registry import UnknownKernelError
+from npu_emu.op_impl import get_kernel
+from npu_emu.op_impl.registry import UnknownKernelError
 
 RNG = np.random.default_rng(0)
 

@@ -1,5 +1,5 @@
 """Kernel-side caches: derived operands kept only for arrays that cannot change
-(npu_emu.kernels.prepared) and the Winograd path they open; BatchNormalization's two forms; Relu
+(npu_emu.op_impl.prepared) and the Winograd path they open; BatchNormalization's two forms; Relu
 against shared zeros."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import onnx
 from onnx import helper, numpy_helper
 
 from kernel_oracle import reference
-from npu_emu.kernels import get_kernel, nn
-from npu_emu.kernels.prepared import immutable, prepared
+from npu_emu.op_impl import get_kernel, nn
+from npu_emu.op_impl.prepared import immutable, prepared
 
 
 def frozen(a: np.ndarray) -> np.ndarray:
@@ -68,7 +68,7 @@ def test_prepared_derives_once_per_immutable_array():
 
 
 def test_prepared_forgets_a_freed_array():
-    from npu_emu.kernels import prepared as module
+    from npu_emu.op_impl import prepared as module
     w = frozen(np.ones(3, np.float32))
     prepared(w, "test forget", lambda a: a + 1)
     key = (id(w), "test forget")

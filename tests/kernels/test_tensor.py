@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, broadcastable_shapes
 
 from kernel_oracle import check_kernel, derandomized, onnxruntime, reference
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 
 INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
 

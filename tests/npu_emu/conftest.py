@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from npu_emu.kernel_task import tensor_arg
+from npu_emu.base.trace import TraceBus, TraceRecorder
+from npu_emu.core.kernel_task import tensor_arg
 from npu_emu.runtime import Runtime, RuntimeConfig
-from npu_emu.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 
 

@@ -18,7 +18,7 @@ from npu_emu.acl.constants import (ACL_DT_UNDEFINED, ACL_ERROR_FILE_ATTR_INVALID
                                    ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_MEMORY_ALLOCATION,
                                    ACL_ERROR_RT_PARAM_INVALID, ACL_MEMCPY_DEVICE_TO_HOST,
                                    ACL_MEMCPY_HOST_TO_DEVICE)
-from npu_emu.errors import InvalidParamError
+from npu_emu.base.errors import InvalidParamError
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.world import World
 

@@ -10,11 +10,11 @@ from conftest import make_runtime
 from npu_emu.acl.constants import (ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_PARAM_INVALID,
                                    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
                                    NPY_FLOAT32)
-from npu_emu.cost_model import CostModel, Unit, default_unit_counts
-from npu_emu.errors import ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_KERNEL_LOOKUP
-from npu_emu.fusion_launch import FusionTask
-from npu_emu.snapshot import SnapShotStage
-from npu_emu.task_scheduler import SqeDispatched
+from npu_emu.base.errors import ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_KERNEL_LOOKUP
+from npu_emu.feature.fusion_launch import FusionTask
+from npu_emu.scheduler.cost_model import CostModel, Unit, default_unit_counts
+from npu_emu.scheduler.events import SqeDispatched
+from npu_emu.snapshot.snapshot import SnapShotStage
 from npu_emu.world import World, current_runtime
 
 N = 8

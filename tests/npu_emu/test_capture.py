@@ -3,10 +3,11 @@ import numpy as np
 import pytest
 
 from conftest import empty, read, vec
-from npu_emu.capture import ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, ACL_MODEL_RI_CAPTURE_STATUS_NONE
-from npu_emu.errors import (ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, ACL_ERROR_RT_STREAM_UNJOINED,
-                            CaptureError)
-from npu_emu.model import ModelExecuted
+from npu_emu.base.errors import (ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                                 ACL_ERROR_RT_STREAM_UNJOINED, CaptureError)
+from npu_emu.feature.capture import (ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+                                     ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+from npu_emu.feature.model import ModelExecuted
 
 
 def capture_fork_join(rt):

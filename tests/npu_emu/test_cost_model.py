@@ -1,5 +1,5 @@
 """The cost model: cube ops by FLOPs, vector ops by bytes, copies and comm by bandwidth."""
-from npu_emu.cost_model import CostModel, Unit, cube_flops, default_unit
+from npu_emu.scheduler.cost_model import CostModel, Unit, cube_flops, default_unit
 
 
 def test_cube_ops_cost_flops_and_vector_ops_cost_bytes():

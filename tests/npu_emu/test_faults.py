@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from conftest import empty, make_runtime, vec
-from npu_emu.errors import DeadlockError
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.base.errors import DeadlockError
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
 from npu_emu.world import World
 
 
@@ -102,7 +102,7 @@ def test_a_task_that_runs_after_its_memory_was_freed_faults(rt):
 
 
 def test_a_task_for_a_unit_the_device_lacks_stalls_with_a_clear_reason():
-    from npu_emu.cost_model import CostModel, Unit
+    from npu_emu.scheduler.cost_model import CostModel, Unit
     rt = make_runtime(cost=CostModel(units={Unit.SDMA: 1}))
     with World(runtime=rt).entered():
         rt.set_device(0)

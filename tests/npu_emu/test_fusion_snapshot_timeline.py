@@ -5,14 +5,14 @@ import threading
 import numpy as np
 
 from conftest import empty, make_runtime, read, vec
-from npu_emu import snapshot
-from npu_emu.cost_model import CostModel, Unit
-from npu_emu.fusion_launch import fusion_launch
-from npu_emu.hccl import hccl_launch, make_hccl_task
-from npu_emu.kernel_task import make_kernel_task
-from npu_emu.task_scheduler import SqeDispatched
+from npu_emu.base.trace import TraceBus
+from npu_emu.core.kernel_task import make_kernel_task
+from npu_emu.feature.fusion_launch import fusion_launch
+from npu_emu.feature.hccl import hccl_launch, make_hccl_task
+from npu_emu.scheduler.cost_model import CostModel, Unit
+from npu_emu.scheduler.events import SqeDispatched
+from npu_emu.snapshot import snapshot
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceBus
 from npu_emu.world import World
 
 

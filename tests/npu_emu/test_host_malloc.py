@@ -8,7 +8,7 @@ import resource
 import numpy as np
 import pytest
 
-from npu_emu import host_malloc
+from npu_emu.driver import host_malloc
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt only")

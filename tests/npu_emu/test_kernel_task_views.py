@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import empty, read, vec
-from npu_emu.errors import MemoryAccessError
+from npu_emu.base.errors import MemoryAccessError
 
 
 def test_a_writes_out_kernel_writes_device_memory_itself(rt):

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from npu_emu.errors import (ACL_ERROR_RT_MEMORY_ALLOCATION, InvalidParamError, MemoryAccessError,
+from npu_emu.base.errors import (ACL_ERROR_RT_MEMORY_ALLOCATION, InvalidParamError, MemoryAccessError,
                             MemoryFreeError, OutOfMemoryError)
-from npu_emu.memory import ALIGNMENT, DEVICE_BASE, DeviceMemory, HostMemory, size_class
+from npu_emu.driver.memory import ALIGNMENT, DEVICE_BASE, DeviceMemory, HostMemory, size_class
 
 
 def test_addresses_are_aligned_ints_and_views_are_real_memory():

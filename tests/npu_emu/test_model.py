@@ -3,14 +3,13 @@ import numpy as np
 import pytest
 
 from conftest import empty, make_runtime, read, vec
-from npu_emu.auto_split import SlaveStreamCreated
-from npu_emu.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                            ModelStateError, StreamModelError, StreamTaskFullError)
-from npu_emu.label import LabelJumped
-from npu_emu.model import ModelLoaded
-from npu_emu.stream import (ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD,
-                            StreamState)
-from npu_emu.task import TaskType
+from npu_emu.base.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                                 ModelStateError, StreamModelError, StreamTaskFullError)
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.feature.auto_split import SlaveStreamCreated
+from npu_emu.feature.model import ModelLoaded
+from npu_emu.scheduler.events import LabelJumped, StreamState
+from npu_emu.scheduler.task import TaskType
 from npu_emu.world import World
 
 UINT32 = 12

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from conftest import empty, read, vec
-from npu_emu.errors import InvalidHandleError, InvalidParamError, KernelLookupError
-from npu_emu.program import DEVICE_ALIGN, BinaryFormatError, Program, tiling_key_of
+from npu_emu.base.errors import InvalidHandleError, InvalidParamError, KernelLookupError
+from npu_emu.core.program import DEVICE_ALIGN, BinaryFormatError, Program, tiling_key_of
 
 BINARY = json.dumps({"kernels": [
     {"name": "add_custom_8", "kernel": "Add",

@@ -1,8 +1,8 @@
 """One world per run: the runtime is an instance reached through current_runtime()."""
 import pytest
 
-from npu_emu.context import Context
-from npu_emu.errors import ContextError, InvalidDeviceError, InvalidParamError
+from npu_emu.base.errors import ContextError, InvalidDeviceError, InvalidParamError
+from npu_emu.core.context import Context
 from npu_emu.runtime import Runtime, RuntimeConfig
 from npu_emu.world import World, current_runtime
 

@@ -12,16 +12,17 @@ import pytest
 
 import npu_emu.acl as acl
 from conftest import empty, make_runtime, vec
-from npu_emu import snapshot
-from npu_emu.cost_model import Unit
-from npu_emu.fusion_launch import fusion_launch
-from npu_emu.hccl import hccl_launch
-from npu_emu.kernel_task import make_kernel_task
-from npu_emu.stream import Stream, StreamSwitchExTask
-from npu_emu.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_SNAPSHOT_BACKUP_FAILED,
-                            ACL_ERROR_SNAPSHOT_RESTORE_FAILED)
-from npu_emu.snapshot_codec import Encoder, SnapshotError
-from npu_emu.snapshot_schema import SCHEMA
+from npu_emu.base.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                                 ACL_ERROR_SNAPSHOT_BACKUP_FAILED,
+                                 ACL_ERROR_SNAPSHOT_RESTORE_FAILED)
+from npu_emu.core.kernel_task import make_kernel_task
+from npu_emu.core.stream import Stream, StreamSwitchExTask
+from npu_emu.feature.fusion_launch import fusion_launch
+from npu_emu.feature.hccl import hccl_launch
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.snapshot.codec import Encoder, SnapshotError
+from npu_emu.snapshot.schema import SCHEMA
+from npu_emu.snapshot import snapshot
 from npu_emu.world import World
 
 ROOT = Path(__file__).resolve().parents[2]

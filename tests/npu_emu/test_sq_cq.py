@@ -1,6 +1,6 @@
 """SQ/CQ: the host writes SQEs at the SQ's tail, the TS reads at its head and reports each
 retired SQE on the CQ, which a synchronize reclaims; positions run on across dropped SQEs."""
-from npu_emu.cost_model import Unit
+from npu_emu.scheduler.cost_model import Unit
 
 
 def test_the_ts_reads_at_the_head_and_reports_on_the_cq(rt):

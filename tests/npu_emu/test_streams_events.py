@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 
 from conftest import empty, make_runtime, read, vec
-from npu_emu.cost_model import Unit
-from npu_emu.errors import (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, DeadlockError,
-                            TaskFaultError)
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import Retired, SqeCompleted, SqeDispatched
+from npu_emu.base.errors import (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, DeadlockError,
+                                 TaskFaultError)
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.events import SqeCompleted, SqeDispatched
+from npu_emu.scheduler.task import TaskType
+from npu_emu.scheduler.task_scheduler import Retired
 from npu_emu.world import World
 
 

@@ -4,7 +4,7 @@ import pytest
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.passes import (BaseNodePass, GEPass, GEPassError, GraphPass, NodePassGroup,
                             NodeVisited, PassBegin, PassEnd, PassManager)
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 
 
 def graph(*edges, bus=None):

@@ -9,7 +9,7 @@ import pytest
 from ge_core.om import save_om
 from npu_emu import acl
 from npu_emu.acl import model_loader
-from npu_emu.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+from npu_emu.base.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
                             ACL_ERROR_READ_MODEL_FAILURE, ACL_ERROR_RT_DEVICE_MEM_ERROR,
                             ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_MODEL_ABORT_NORMAL)
 from npu_emu.world import World

@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from npu_emu.base.trace import TraceBus
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceBus
 from npu_emu.world import World
 from workbench.cli.user_error import UserError
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program

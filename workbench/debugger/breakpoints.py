@@ -24,13 +24,12 @@ from typing import Callable
 
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
-from npu_emu.event import EventWaitBlocked, EventWaitSatisfied
-from npu_emu.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
-from npu_emu.notify import NotifyWaitBlocked, NotifyWaitSatisfied
+from npu_emu.base.trace import TraceEvent
+from npu_emu.feature.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.runtime import FaultFound
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent
+from npu_emu.scheduler.events import (EventWaitBlocked, EventWaitSatisfied, NotifyWaitBlocked,
+                                      NotifyWaitSatisfied, SqeCompleted)
+from npu_emu.scheduler.task import TaskType
 from workbench.debugger import listen as keys
 from workbench.debugger.conditions import Condition, ConditionError, names_of
 from workbench.debugger.granularity import TASK_DISTRIBUTED

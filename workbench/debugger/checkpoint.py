@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.graph_clone import clone_graphs
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 from workbench.debugger.targets.program import Position, RunState
 from workbench.debugger.tracker import Tracker
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Callable
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
 from ge_core.stage_events import StageBegin
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.events import SqeCompleted
 
 if TYPE_CHECKING:   # the tracker names TASK_DISTRIBUTED from here
     from workbench.debugger.tracker import Tracker

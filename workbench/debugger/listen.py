@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Callable, Hashable, Iterable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.granularity import UnitTest, stream_of
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.stop_table import StopTable

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
 from workbench.debugger.checkpoint import Checkpoint
 from workbench.debugger.program_output import captured_output

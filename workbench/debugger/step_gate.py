@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
 

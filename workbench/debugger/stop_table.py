@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.outcomes import StopReason
 
 Check = Callable[[TraceEvent, list[StopReason]], None]

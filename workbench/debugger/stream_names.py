@@ -15,7 +15,7 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
 RT = "rt_stream"

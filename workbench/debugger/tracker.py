@@ -8,7 +8,7 @@ import copy
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.stop_table import Check
 from workbench.debugger.stream_names import LOGICAL, RT, event_fields

@@ -34,17 +34,17 @@ from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
-from npu_emu.model import ModelState
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.base.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.feature.model import ModelState
 from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
-    from npu_emu.event import Event
-    from npu_emu.label import Label
-    from npu_emu.model import Model
-    from npu_emu.notify import Notify
-    from npu_emu.stream import Stream
+    from npu_emu.core.event import Event
+    from npu_emu.core.label import Label
+    from npu_emu.core.notify import Notify
+    from npu_emu.core.stream import Stream
+    from npu_emu.feature.model import Model
 
 INIT_STAGES = ("InitModelMem", "InitIoNodes", "TransAllVarData", "InitNodes", "DoTaskSink")
 KERNEL_TASKS = (ModelTaskType.KERNEL, ModelTaskType.KERNEL_EX)

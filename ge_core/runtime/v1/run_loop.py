@@ -18,7 +18,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from ge_core.runtime.v1.data_inputer import DataInputer, InputData
-from npu_emu.errors import ACL_ERROR_RT_END_OF_SEQUENCE, AclError
+from npu_emu.base.errors import ACL_ERROR_RT_END_OF_SEQUENCE, AclError
 
 if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel

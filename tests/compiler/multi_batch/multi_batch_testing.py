@@ -18,7 +18,7 @@ from ge_core.om.ge_model import GeModel
 from ge_core.parser import parse_onnx
 from ge_core.passes.multi_batch import MultiBatchOptions
 from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
 
 Outputs = dict[str, np.ndarray]

@@ -14,8 +14,7 @@ from ge_core.runtime.errors import ModelInputError
 from ge_core.session import Session
 from multi_batch_testing import (assert_agree, compile_gears, conv_model, relu_add_model,
                                  run_sunk, two_input_model)
-from npu_emu.label import LabelJumped
-from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.scheduler.events import LabelJumped, SqeCompleted
 from npu_emu.world import World
 
 ROUTES = [False, True]

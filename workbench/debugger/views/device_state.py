@@ -7,17 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ge_core.stage_events import StageEnd
-from npu_emu.cost_model import GANG, Unit
-from npu_emu.deadlock import waits_for
-from npu_emu.device import SqeSubmitted
-from npu_emu.model import ModelState
+from npu_emu.base.trace import TraceEvent
+from npu_emu.checkers.deadlock import waits_for
+from npu_emu.core.stream import Stream
+from npu_emu.feature.model import ModelState
 from npu_emu.runtime import Runtime
-from npu_emu.stream import Stream, StreamState
-from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
-from npu_emu.trace import TraceEvent
+from npu_emu.scheduler.cost_model import GANG, Unit
+from npu_emu.scheduler.events import SqeSubmitted, StreamState
+from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.granularity import TASK_DISTRIBUTED
-from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.run import Run
+from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
 NEXT, RUNNING, DONE = "next", "running", "done"

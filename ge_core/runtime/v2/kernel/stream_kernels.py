@@ -9,8 +9,8 @@ from ge_core.runtime.v2.events import KernelLaunched
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
 
 if TYPE_CHECKING:
-    from npu_emu.event import Event
-    from npu_emu.stream import Stream
+    from npu_emu.core.event import Event
+    from npu_emu.core.stream import Stream
 
 
 @register_kernel("LaunchKernel")

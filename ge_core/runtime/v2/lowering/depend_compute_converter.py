@@ -17,7 +17,7 @@ from ge_core.runtime.v2.execute_graph import TensorSpec
 from ge_core.runtime.v2.lowering.kernel_node_converter import lower_kernel_node
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
-from npu_emu.result_summary import SUMMARY_DTYPE, SUMMARY_WORDS
+from npu_emu.core.result_summary import SUMMARY_DTYPE, SUMMARY_WORDS
 
 # The AI CPU op info store's DEPEND_COMPUTE ops ("unknownshape_type" 4) among ours.
 DEPEND_COMPUTE_OPS = ("Unique", "NonZero", "Compress", "NonMaxSuppression")
