@@ -22,15 +22,6 @@ from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement, rewrite
 from npu_emu.base.trace import TraceEvent
 
 
-@dataclass(frozen=True, slots=True)
-class FusionMatched(TraceEvent):
-    """A fusion about to rewrite a match (what `break` on a fusion stops at)."""
-    pass_name: str
-    graph: str
-    pattern: str
-    nodes: str  # the matched nodes it replaces, comma-separated, inputs first
-
-
 class PatternFusionPass(GraphPass):
     patterns: ClassVar[tuple[Pattern, ...]] = ()
 

@@ -1,6 +1,7 @@
 """What the ACL offline-model calls reach in GE (aclmdlLoadFromFile, aclmdlGetDesc,
-aclmdlExecute, aclmdlUnload -> GeExecutor -> GraphLoader / ModelManager), registered with
-npu_emu.acl when ge_core.runtime is imported."""
+aclmdlExecute, aclmdlUnload -> GeExecutor -> GraphLoader / ModelManager). The emulated
+libascendcl imports this module by name on first use and registers its AclModelLoader
+(npu_emu/acl/model_loader.py); importing it registers nothing."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

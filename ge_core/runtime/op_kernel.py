@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ge_core.graph import GeTensorDesc, OpDesc
 from ge_core.graph.op_desc import kernel_attrs
-from ge_core.om.model_task_type import KernelType
+from ge_core.model_task_type import KernelType
 from npu_emu.base.errors import InvalidParamError
 from npu_emu.core.kernel_task import KernelTask, TensorArg, make_kernel_task, tensor_arg
 from npu_emu.scheduler.cost_model import Unit

@@ -10,7 +10,7 @@ from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWIT
                                       INPUT_OFFSET)
 from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import WEIGHT_BASE
-from ge_core.om.model_task_type import MemcpyKind, ModelTaskType
+from ge_core.model_task_type import MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.parser import parse_onnx
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT

@@ -6,7 +6,7 @@ import pytest
 from ge_core.graph import ComputeGraph, GeTensor, OpDesc
 from ge_core.graph.attr_names import OUTPUT_OFFSET
 from ge_core.om.logical_memory import VAR_BASE
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.errors import ModelLoadError
 from ge_core.runtime.model_memory import (FEATURE_MAP, ModelMemory, Segment, VARIABLE, WEIGHT,
                                           trans_all_var_data)

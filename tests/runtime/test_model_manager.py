@@ -6,7 +6,7 @@ import contextvars
 
 import pytest
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import GeError, InvalidModelIdError, ModelLoadError
 from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager

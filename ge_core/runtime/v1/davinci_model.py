@@ -22,14 +22,14 @@ from ge_core.graph import Node
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
 from ge_core.graph.multi_batch_gears import Gears
 from ge_core.om.ge_model import GeModel
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelExecuteTimeout, ModelLoadError, ModelOutputError
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, model_inputs, model_outputs
 from ge_core.runtime.model_memory import FEATURE_MAP, ModelMemory, trans_all_var_data
 from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v1.data_inputer import Callback, DataInputer, Inputs, Outputs
-from ge_core.runtime.v1.events import ModelUnloaded
+from ge_core.events import ModelUnloaded
 from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info

@@ -13,7 +13,7 @@ from ge_core.compiler.label import LabelMakerError, assign_functional_labels
 from ge_core.compiler.model_builder import BuildError, BuildOptions
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST
 from ge_core.om.logical_memory import VAR_BASE, tensor_size
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.parser import parse_onnx
 from labels_testing import (assert_agree, compile_model, if_in_loop_model, if_model,

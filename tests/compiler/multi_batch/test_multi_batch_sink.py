@@ -8,7 +8,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelInputError
 from ge_core.session import Session

@@ -17,7 +17,7 @@ from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import default_stream
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError
 from npu_emu.base.trace import TraceRecorder
 from npu_emu.runtime import RuntimeConfig

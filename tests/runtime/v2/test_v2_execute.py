@@ -18,7 +18,7 @@ from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import (EXECUTORS, ExecuteGraphError, ModelV2Executor, StreamExecutor,
                                 default_stream, execute_v2, lower_graph)
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from npu_emu.base.trace import TraceRecorder
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.world import World, current_runtime

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ge_core.events import TaskDistributed
 from ge_core.stage_events import StageEnd
 from npu_emu.base.trace import TraceEvent
 from npu_emu.checkers.deadlock import waits_for
@@ -15,7 +16,6 @@ from npu_emu.runtime import Runtime
 from npu_emu.scheduler.cost_model import GANG, Unit
 from npu_emu.scheduler.events import SqeSubmitted, StreamState
 from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
-from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.run import Run
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
@@ -66,7 +66,7 @@ class TaskNodes(RunRecorder):
     """The node of each task GE's load distributes, noted while it distributes them (before
     the load ends nothing else knows): a TaskDistributed names the node and the stream, and
     the task is the newest SQE of that stream's queue by the next event kept here."""
-    KINDS = (TASK_DISTRIBUTED, SqeSubmitted.__name__, StageEnd.__name__, PhaseEnd.__name__)
+    KINDS = (TaskDistributed.__name__, SqeSubmitted.__name__, StageEnd.__name__, PhaseEnd.__name__)
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,7 +87,7 @@ class TaskNodes(RunRecorder):
                 if tail is not None else None
             if queue:
                 self.nodes[id(queue[-1])] = node
-        if e.kind == TASK_DISTRIBUTED:
+        if e.kind == TaskDistributed.__name__:
             self._pending = (e.rt_stream_id, e.node)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 
-from ge_core.om.model_task_type import KernelType, ModelTaskType
+from ge_core.model_task_type import KernelType, ModelTaskType
 from ge_core.runtime.op_kernel import OpKernel, UNIT_OF_KERNEL_TYPE, args_count, tensor_args
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
 from npu_emu.base.errors import AclError

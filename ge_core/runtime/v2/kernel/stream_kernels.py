@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
 
 if TYPE_CHECKING:
