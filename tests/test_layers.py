@@ -31,6 +31,7 @@ class Import:
     target: str          # dotted, as far as it was written: a module or a name in one
     line: int
     typing_only: bool    # under ``if TYPE_CHECKING:``
+    lazy: bool = False   # inside a function: runs when called, not when the module is imported
 
 
 def module_name(path: Path) -> str:
@@ -49,11 +50,14 @@ def imports_of(source: str, module: str, is_package: bool) -> list[Import]:
                  if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                  and isinstance(node.value.value, str)
                  for target in node.targets if isinstance(target, ast.Name)}
+    lazy = {id(n) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            for n in ast.walk(node) if n is not node}
     package = module if is_package else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
         for target in _targets(node, package, constants):
-            found.append(Import(target, node.lineno, id(node) in typing_only))
+            found.append(Import(target, node.lineno, id(node) in typing_only, id(node) in lazy))
     return found
 
 
@@ -89,7 +93,7 @@ def _tree() -> dict[str, list[Import]]:
     graph = {}
     for module, path in paths.items():
         found = imports_of(path.read_text(), module, path.name == "__init__.py")
-        graph[module] = [Import(t, i.line, i.typing_only) for i in found
+        graph[module] = [Import(t, i.line, i.typing_only, i.lazy) for i in found
                          if (t := resolve(i.target)) is not None and t != module]
     return graph
 
@@ -125,6 +129,8 @@ def test_the_check_sees_lazy_by_name_relative_and_typing_only_imports():
     assert found == {("importlib", False), ("typing.TYPE_CHECKING", False),
                      ("workbench.cli.UserError", True), ("ge_core.graph.ComputeGraph", False),
                      ("ge_core.runtime", False), ("npu_emu.acl.sibling.thing", False)}
+    assert {i.target for i in imports_of(source, "npu_emu.acl.x", False) if i.lazy} == {
+        "ge_core.graph.ComputeGraph", "ge_core.runtime", "npu_emu.acl.sibling.thing"}
     in_package = imports_of("from . import y\nfrom ..z import w\n", "npu_emu.acl", True)
     assert [i.target for i in in_package] == ["npu_emu.acl.y", "npu_emu.z.w"]
 

@@ -10,16 +10,15 @@ the order stays topological.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import ClassVar, Generator, Mapping
 
+from ge_core.events import FusionMatched
 from ge_core.graph import ComputeGraph, Node
 from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE
 from ge_core.passes.graph_pass import GraphPass
 from ge_core.pattern_fusion.pattern import Pattern
 from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement, rewrite
-from npu_emu.base.trace import TraceEvent
 
 
 class PatternFusionPass(GraphPass):
