@@ -1,7 +1,8 @@
 """Labels: control flow inside a model (If / While / Case lowered by GE to label tasks).
 
-A model's LabelAllocator hands out label ids. LabelSet marks a position in a stream's SQ (the
-runtime keeps it as a device address, devDstAddr_; here it is the stream and SQE index). A
+A model's LabelIdAllocator hands out label ids: the runtime's LabelAllocator (label.hpp, seed
+002), named here for what it allocates, because GE's compiler has a LabelAllocator of its own
+(ge_core/compiler/label/). LabelSet marks a position in a stream's SQ (the runtime keeps it as a device address, devDstAddr_; here it is the stream and SQE index). A
 LabelGoto jumps there; a LabelSwitchByIndex reads a uint32 index from device memory and jumps to
 the index-th label of its table (an index past the end takes the last label, the default branch
 of a Case). A jump to a label on another stream hands control over: the jumping stream goes
@@ -39,7 +40,7 @@ class Label:
         return f"Label({self.id}{where})"
 
 
-class LabelAllocator:
+class LabelIdAllocator:
     def __init__(self, model: ModelLink, max_labels: int = 65535) -> None:
         self.model = model
         self.max_labels = max_labels

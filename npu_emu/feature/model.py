@@ -22,7 +22,7 @@ from npu_emu.base.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, AclError, Inva
                                  ModelStateError, StreamModelError, StreamTaskFullError,
                                  TaskFaultError)
 from npu_emu.base.trace import TraceEvent
-from npu_emu.core.label import Label, LabelAllocator, LabelSetTask
+from npu_emu.core.label import Label, LabelIdAllocator, LabelSetTask
 from npu_emu.core.notify import NotifyRecordTask, NotifyWaitTask
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD, Stream
 from npu_emu.feature.auto_split import AutoSplitSqContext
@@ -75,7 +75,7 @@ class Model:
         self.state = ModelState.BUILDING
         self.streams: list[Stream] = []        # bound streams, AutoSplit slaves included
         self.head_streams: list[Stream] = []
-        self.labels = LabelAllocator(self)
+        self.labels = LabelIdAllocator(self)
         self.end_notify = device.create_notify(f"end of model {model_id}")
         self.has_end_graph = False
         self.running = False

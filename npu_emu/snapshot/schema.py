@@ -16,7 +16,7 @@ from npu_emu.core.context import Context
 from npu_emu.core.device import Device
 from npu_emu.core.event import Event, EventRecordTask, EventResetTask, EventWaitTask
 from npu_emu.core.kernel_task import KernelTable, KernelTask, TensorArg, tensor_arg
-from npu_emu.core.label import (Label, LabelAllocator, LabelGotoTask, LabelSetTask,
+from npu_emu.core.label import (Label, LabelIdAllocator, LabelGotoTask, LabelSetTask,
                                 LabelSwitchByIndexTask)
 from npu_emu.core.notify import Notify, NotifyRecordTask, NotifyWaitTask
 from npu_emu.core.program import Kernel, Program
@@ -155,12 +155,12 @@ SPECS = [
     _spec(Model, {
         "device": ref(Device), "id": INT, "name": STR, "state": Enum(ModelState),
         "streams": Seq(ref(Stream)), "head_streams": Seq(ref(Stream)),
-        "labels": ref(LabelAllocator), "end_notify": ref(Notify), "has_end_graph": BOOL,
+        "labels": ref(LabelIdAllocator), "end_notify": ref(Notify), "has_end_graph": BOOL,
         "running": BOOL, "exec_stream": Opt(ref(Stream)),
         "auto_split": Opt(ref(AutoSplitSqContext)), "_own_stream": Opt(ref(Stream))}),
     _spec(AutoSplitSqContext, {"model": ref(Model), "max_count": INT, "reserve": INT,
                                "_tail": Map(INT, ref(Stream))}),
-    _spec(LabelAllocator, {"model": ref(Model), "max_labels": INT, "labels": Seq(ref(Label))}),
+    _spec(LabelIdAllocator, {"model": ref(Model), "max_labels": INT, "labels": Seq(ref(Label))}),
     _spec(Label, {"model": ref(Model), "id": INT, "stream": Opt(ref(Stream)), "pos": INT}),
     _spec(CaptureManager, {"runtime": ref(Runtime),
                            "_sessions": Map(INT, ref(CaptureSession)),
