@@ -265,7 +265,8 @@ class Runtime:
         del self.handles[handle]
         return obj
 
-    # -- a snapshot restored (npu_emu/snapshot/snapshot.py): the bus and its observers belong to the run
+    # -- a snapshot restored (npu_emu/snapshot/snapshot.py): the bus and its observers belong to
+    # the run
     def attach_bus(self, bus: TraceBus) -> None:
         """Emit into ``bus`` from now on: a runtime restored from a snapshot joins the run that
         restored it (with its handle index and race detector made afresh)."""

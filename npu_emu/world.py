@@ -1,4 +1,5 @@
-"""One world per run (DESIGN.md): the one current context everything a run creates hangs off.
+"""One world per run (docs/architecture.md): the one current context that everything a run
+creates hangs off.
 
 A World holds the run's trace bus, its CANN runtime (devices, contexts, streams, models) and the
 one instance each of the per-process objects the layers above keep (GE's ModelManager and

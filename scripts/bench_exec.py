@@ -1,8 +1,8 @@
 """Host executor and emulated device vs onnxruntime, all on one thread, on the light-random models.
 
-DESIGN.md's performance anchor "emulated execution vs onnxruntime single-threaded inference",
-measured as ratios in one run because these machines are noisy: per model, the same rewritten
-model and input go through every side, timed alternately, and the medians are compared.
+docs/architecture.md's performance anchor "emulated execution vs onnxruntime single-threaded
+inference", measured as ratios in one run because these machines are noisy: per model, the same
+rewritten model and input go through every side, timed alternately, and the medians are compared.
 
 - host: GE's host reference executor, node by node (no compile);
 - device: compiled, built and loaded once (not timed) as GE's v1 runtime loads it, then each

@@ -2,8 +2,8 @@
 
 A frozen dataclass's generated ``__init__`` stores each field through ``object.__setattr__``;
 storing through the slots' own descriptors is about a third cheaper, which is most of what a
-recording observer costs the scheduler per SQE (DESIGN.md, hot loops). The class stays a frozen
-dataclass: equality, repr, ``describe()`` and the refusal of later assignment are unchanged.
+recording observer costs the scheduler per SQE (docs/architecture.md, hot loops). The class stays a
+frozen dataclass: equality, repr, ``describe()`` and the refusal of later assignment are unchanged.
 """
 from __future__ import annotations
 

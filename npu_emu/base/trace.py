@@ -1,4 +1,4 @@
-"""The one trace bus (DESIGN.md invariant 2).
+"""The one trace bus (docs/architecture.md invariant 2).
 
 Everything a user can watch is a typed event with a global tick. The engine emits; observers
 (breakpoints, the TUI, the recorder, the race detector) subscribe. With no observer an emit is one

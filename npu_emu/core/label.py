@@ -1,13 +1,13 @@
 """Labels: control flow inside a model (If / While / Case lowered by GE to label tasks).
 
-A model's LabelIdAllocator hands out label ids: the runtime's LabelAllocator (label.hpp, seed
-002), named here for what it allocates, because GE's compiler has a LabelAllocator of its own
-(ge_core/compiler/label/). LabelSet marks a position in a stream's SQ (the runtime keeps it as a device address, devDstAddr_; here it is the stream and SQE index). A
-LabelGoto jumps there; a LabelSwitchByIndex reads a uint32 index from device memory and jumps to
-the index-th label of its table (an index past the end takes the last label, the default branch
-of a Case). A jump to a label on another stream hands control over: the jumping stream goes
-inactive and the label's stream is activated at the label, so loops survive AutoSplit.
-"""
+A model's LabelIdAllocator hands out label ids: the runtime's LabelAllocator (label.hpp, seed 002),
+named here for what it allocates, because GE's compiler has a LabelAllocator of its own
+(ge_core/compiler/label/). LabelSet marks a position in a stream's SQ (the runtime keeps it as a
+device address, devDstAddr_; here it is the stream and SQE index). A LabelGoto jumps there; a
+LabelSwitchByIndex reads a uint32 index from device memory and jumps to the index-th label of its
+table (an index past the end takes the last label, the default branch of a Case). A jump to a label
+on another stream hands control over: the jumping stream goes inactive and the label's stream is
+activated at the label, so loops survive AutoSplit."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,8 +1,9 @@
-"""What the core objects need from the floors above them, and from the device that owns them, as narrow protocols: a stream bound
-to a model (aclmdlRI, npu_emu/feature/model.py) hands it its tasks, a device routes a captured
-stream's tasks to the capture (npu_emu/feature/capture.py), and every object reaches the
-process-wide Runtime (npu_emu/runtime.py) for the trace bus, ids and faults. Naming these
-protocols instead of the classes keeps every import pointing down (tests/test_layers.py)."""
+"""What the core objects need from the floors above them, and from the device that owns them, as
+narrow protocols: a stream bound to a model (aclmdlRI, npu_emu/feature/model.py) hands it its
+tasks, a device routes a captured stream's tasks to the capture (npu_emu/feature/capture.py), and
+every object reaches the process-wide Runtime (npu_emu/runtime.py) for the trace bus, ids and
+faults. Naming these protocols instead of the classes keeps every import pointing down
+(tests/test_layers.py)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from npu_emu.scheduler.task_scheduler import TaskScheduler
 
 
-# aclmdlRIBindStream flags (ge_facts §9)
+# aclmdlRIBindStream flags (hicann/runtime include/external/acl/, the aclmdlRI API)
 ACL_MODEL_STREAM_FLAG_HEAD = 0x0
 ACL_MODEL_STREAM_FLAG_DEFAULT = 0x7FFFFFFF
 

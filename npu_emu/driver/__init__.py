@@ -1,1 +1,2 @@
-"""The driver floor (seed 003's driver adaptation layer): device memory as a real byte array and the host's pinned memory."""
+"""The driver floor (seed 003's driver adaptation layer): device memory as a real byte array and
+the host's pinned memory."""

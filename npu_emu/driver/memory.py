@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from npu_emu.base.errors import InvalidParamError, MemoryAccessError, MemoryFreeError, OutOfMemoryError
+from npu_emu.base.errors import (InvalidParamError, MemoryAccessError, MemoryFreeError,
+                                 OutOfMemoryError)
 
 DEVICE_BASE = 0x1_0000_0000   # device VAs start high so that small ints are never valid addresses
 HOST_BASE = 0x7F00_0000_0000

@@ -12,7 +12,8 @@ import functools
 from npu_emu.op_impl.registry import (_KERNELS, KernelFn, UnknownKernelError, find_kernel,
                                       kernel)
 
-__all__ = ["KernelFn", "UnknownKernelError", "find_kernel", "get_kernel", "has_kernel", "kernel", "known_ops"]
+__all__ = ["KernelFn", "UnknownKernelError", "find_kernel", "get_kernel", "has_kernel", "kernel",
+           "known_ops"]
 
 
 @functools.cache  # executors look a kernel up per node and run

@@ -1,19 +1,19 @@
-"""The op implementations' registry: one kernel function per op (and per op version where the semantics changed).
+"""The op implementations' registry: one kernel function per op (and per op version where the
+semantics changed).
 
 A kernel is called as ``fn(*inputs, **attrs)``. Inputs are numpy arrays, or ``None`` for an
-optional input that is absent; attrs are plain Python values (int, float, str, lists of them,
-numpy arrays for tensor attributes), absent ones left to the kernel's defaults. A kernel returns
-a tuple of numpy arrays (one per output) and never writes into its inputs: on the device the same
-function runs on views of device memory.
+optional input that is absent; attrs are plain Python values (int, float, str, lists of them, numpy
+arrays for tensor attributes), absent ones left to the kernel's defaults. A kernel returns a tuple
+of numpy arrays (one per output) and never writes into its inputs: on the device the same function
+runs on views of device memory.
 
-A kernel registered with ``writes_out`` also takes ``out=``, the device's output buffers (one
-per output), and writes its result straight into each one that fits (see ``in_place``),
-returning that very array; the device then has nothing to copy, as on a real NPU, where a
-kernel writes where its args table points.
+A kernel registered with ``writes_out`` also takes ``out=``, the device's output buffers (one per
+output), and writes its result straight into each one that fits (see ``in_place``), returning that
+very array; the device then has nothing to copy, as on a real NPU, where a kernel writes where its
+args table points.
 
 Lookups (``get_kernel``...) live in the package (npu_emu/op_impl/__init__.py), which imports the
-family modules that register here: this module imports none of them, so no import cycle.
-"""
+family modules that register here: this module imports none of them, so no import cycle."""
 from __future__ import annotations
 
 import bisect

@@ -7,9 +7,9 @@ SQE in flight retires at start + duration. ``step()`` retires exactly one SQE; h
 until what they wait for is done. Nothing here reads the wall clock, so a re-run lands on the
 same tick and the same ns.
 
-The inner loop (``_advance``) is planned around DESIGN.md's measured costs: ready streams and
-in-flight SQEs are heaps of plain ints (priority|slot, end_ns|slot), event and notify flags are
-bytearrays, and trace events are built only when someone observes the bus.
+The inner loop (``_advance``) is planned around docs/architecture.md's measured costs: ready
+streams and in-flight SQEs are heaps of plain ints (priority|slot, end_ns|slot), event and notify
+flags are bytearrays, and trace events are built only when someone observes the bus.
 """
 from __future__ import annotations
 

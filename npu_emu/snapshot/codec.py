@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from npu_emu.base.errors import (ACL_ERROR_SNAPSHOT_BACKUP_FAILED, ACL_ERROR_SNAPSHOT_RESTORE_FAILED,
-                            AclError)
+from npu_emu.base.errors import (ACL_ERROR_SNAPSHOT_BACKUP_FAILED,
+                                 ACL_ERROR_SNAPSHOT_RESTORE_FAILED, AclError)
 
 
 class SnapshotError(AclError):

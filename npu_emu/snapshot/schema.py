@@ -62,7 +62,8 @@ BLOCKED = Inline(BlockedStream, {"stream_id": INT, "sqe": STR, "waits_for": STR}
 
 
 class _Error(Spec):
-    """A stream's sticky error: an AclError's class (one of npu_emu.base.errors'), message, code."""
+    """A stream's sticky error: an AclError's class (one of npu_emu.base.errors'), message and
+    code."""
 
     def encode(self, value: Any, enc: Any) -> Any:
         return [type(value).__name__, str(value), value.code]

@@ -1,4 +1,5 @@
-"""The text rendering of outcomes that the REPL and transcripts share (workbench/commands/render.py)."""
+"""The text rendering of outcomes that the REPL and transcripts share
+(workbench/commands/render.py)."""
 from workbench.commands.render import render, transcript_entry
 from workbench.debugger.outcomes import (Error, Finished, Pause, ProgramOutput, Say, Stopped,
                                          StopReason, TableOutcome)

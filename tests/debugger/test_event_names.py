@@ -42,7 +42,8 @@ def test_no_debugger_module_names_an_event_or_a_task_type_by_a_string() -> None:
 
 
 def test_the_app_starts_without_ge_runtime() -> None:
-    code = "import sys, workbench.tui.app\nprint([m for m in sys.modules if m.startswith('ge_core.runtime')])"
+    code = ("import sys, workbench.tui.app\n"
+            "print([m for m in sys.modules if m.startswith('ge_core.runtime')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT).stdout
     assert out.strip() == "[]"

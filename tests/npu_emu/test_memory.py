@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from npu_emu.base.errors import (ACL_ERROR_RT_MEMORY_ALLOCATION, InvalidParamError, MemoryAccessError,
-                            MemoryFreeError, OutOfMemoryError)
+from npu_emu.base.errors import (ACL_ERROR_RT_MEMORY_ALLOCATION, InvalidParamError,
+                                 MemoryAccessError, MemoryFreeError, OutOfMemoryError)
 from npu_emu.driver.memory import ALIGNMENT, DEVICE_BASE, DeviceMemory, HostMemory, size_class
 
 

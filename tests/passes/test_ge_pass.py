@@ -1,4 +1,5 @@
-"""GEPass scheduling (ge_facts.md section 8) and the PassManager's records and events."""
+"""GEPass scheduling (hicann/ge compiler/graph/passes/base_pass.cc) and the PassManager's records
+and events."""
 import pytest
 
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc

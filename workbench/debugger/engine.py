@@ -2,9 +2,9 @@
 unit. Every method takes plain arguments and returns outcomes; nothing here reads a terminal.
 
 Going forward resumes the current run until the stop table says stop. Going back (reverse-step,
-reverse-continue, goto an earlier tick) is re-execution (DESIGN.md invariant 3): a new run from
-the newest checkpoint before the target tick, with only the tick as its stop, so it lands on
-exactly the state a forward run had there.
+reverse-continue, goto an earlier tick) is re-execution (docs/architecture.md invariant 3): a new
+run from the newest checkpoint before the target tick, with only the tick as its stop, so it lands
+on exactly the state a forward run had there.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """How breakpoints and watches hear events: each listens to one kind, optionally keyed (the pass
 name, the node, the stream id ...). Installed in a StopTable they are indexed by kind and then by
 key value, so an event costs one lookup per key function its kind uses, not one test per
-breakpoint (DESIGN.md's measured numbers)."""
+breakpoint (docs/architecture.md's measured numbers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
-"""One execution of a target's program: a fresh World (DESIGN.md, one world per run), its
-program on a StepGate worker, from the start or from a checkpoint. The debugger keeps one run
+"""One execution of a target's program: a fresh World (docs/architecture.md, one world per run),
+its program on a StepGate worker, from the start or from a checkpoint. The debugger keeps one run
 current and makes new ones to go back in time or to look at an earlier state."""
 from __future__ import annotations
 

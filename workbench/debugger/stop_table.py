@@ -1,5 +1,5 @@
-"""The gate's stop predicate: per event one dict lookup by the event's class, then only the
-checks registered for that kind (DESIGN.md: a gate testing every breakpoint on every event runs
+"""The gate's stop predicate: per event one dict lookup by the event's class, then only the checks
+registered for that kind (docs/architecture.md: a gate testing every breakpoint on every event runs
 at a third of the speed). Checks append a StopReason to stop; the tracker's and the history's
 checks only watch.
 

@@ -97,7 +97,8 @@ API: dict[str, tuple[tuple[str, ...], str | None]] = {
     "util.ptr_to_numpy": (("anyptr", "shape", "npy"), None),
     "util.numpy_to_ptr": (("array",), "hptr"),
     "util.bytes_to_ptr": (("bytes",), "hptr"),
-    # not a pyACL call: npu_emu.snapshot.snapshot's save and restore of the runtime as the case left it
+    # not a pyACL call: npu_emu.snapshot.snapshot's save and restore of the runtime as the case
+    # left it
     "snapshot": (("offset",), None),
 }
 # Calls that return only a value, as pyACL's do (no ret): what they return when they fail.
