@@ -5,7 +5,9 @@ State: streams (each with its SQ and CQ, sq_cq.py), execution units with free co
 streams start in order of (priority, creation), each taking a unit if its SQE needs one, and an
 SQE in flight retires at start + duration. ``step()`` retires exactly one SQE; host waits loop
 until what they wait for is done. Nothing here reads the wall clock, so a re-run lands on the
-same tick and the same ns.
+same tick and the same ns. The TS knows a stream, a label and its device only as the protocols
+of npu_emu/scheduler/protocols.py (the objects themselves are a floor up, npu_emu/core/), and it
+moves an SQ's head only through the SQ's own methods (retire, seek, rewind).
 
 The inner loop (``_advance``) is planned around docs/architecture.md's measured costs: ready
 streams and in-flight SQEs are heaps of plain ints (priority|slot, end_ns|slot), event and notify
