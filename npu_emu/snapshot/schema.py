@@ -3,7 +3,7 @@
 Every field of a saved class is listed with the kind of value it holds, or as transient (the
 trace bus, views cached for speed, the race detector: the run's, not the state's). A class not
 listed here cannot be saved: a host callback or a lesson's registered kernel is code, and a
-snapshot carries data only. tests/npu_emu/test_snapshot.py checks the lists against the
+snapshot carries data only. tests/npu_emu/snapshot/test_snapshot.py checks the lists against the
 attributes live objects really have, so a new field cannot be forgotten.
 """
 from __future__ import annotations

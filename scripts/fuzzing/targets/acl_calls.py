@@ -318,7 +318,7 @@ def _snapshot_round_trip(offset: int | None, state: State) -> Verdict | None:
     callback); what is restored must save to the same document again (nothing lost or
     invented); a copy with one byte flipped must restore or be refused as a SnapshotError.
     Not with gigabytes of host buffers: each round trip would write and read them (~20 s);
-    tests/npu_emu/test_snapshot.py checks what a large buffer costs."""
+    tests/npu_emu/snapshot/test_snapshot.py checks what a large buffer costs."""
     import zipfile
     if state.host_bytes > SNAPSHOT_HOST_BYTES:
         return None

@@ -25,7 +25,7 @@ from npu_emu.snapshot.schema import SCHEMA
 from npu_emu.snapshot import snapshot
 from npu_emu.world import World
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = sorted((ROOT / "sample_models" / "devrun").glob("*.py"))
 
 

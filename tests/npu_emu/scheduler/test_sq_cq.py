@@ -31,7 +31,7 @@ def test_a_drained_stream_drops_its_sqes_and_positions_run_on(rt):
 def test_the_sq_head_moves_only_through_its_class() -> None:
     """Only npu_emu/scheduler/sq_cq.py assigns a ``head`` (retire, seek, rewind): the TS and
     AutoSplit move an SQ through its methods."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     movers = sorted({str(path.relative_to(root))
                      for layer in ("npu_emu", "ge_core", "workbench")
                      for path in (root / layer).rglob("*.py")
