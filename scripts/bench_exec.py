@@ -50,12 +50,12 @@ from typing import Any, Callable, Iterator, Sequence  # noqa: E402
 
 import onnx  # noqa: E402
 
-from ge_core.atc import atc  # noqa: E402
 from ge_core.compiler import CompileOptions  # noqa: E402
-from ge_core.compiler.model_builder import BuildOptions  # noqa: E402
 from ge_core.executor import HostExecutor  # noqa: E402
+from ge_core.ge_options import RunMode  # noqa: E402
 from ge_core.parser import parse_onnx  # noqa: E402
-from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager  # noqa: E402
+from ge_core.runtime.v1 import DavinciModel  # noqa: E402
+from ge_core.session import GraphManager  # noqa: E402
 from npu_emu.core.kernel_task import KernelTask  # noqa: E402
 from npu_emu.world import World  # noqa: E402
 from workbench.conformance.light_random import ort_session, randomise_weights  # noqa: E402
@@ -114,15 +114,13 @@ class KernelClock:
 
 @contextlib.contextmanager
 def loaded_on_device(model: onnx.ModelProto) -> Iterator[DavinciModel]:
-    """``model`` compiled, built and loaded on a fresh emulated NPU (GE's defaults)."""
-    built = atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions()).built
-    with World().entered() as world:
-        world.runtime.set_device(0)
-        model_id = GraphLoader.load_model_online(built.ge_model)
-        try:
-            yield ModelManager.get_instance().get_model(model_id)
-        finally:
-            GraphLoader.unload_model(model_id)
+    """``model`` compiled, built and loaded sunk on a fresh emulated NPU (GE's defaults)."""
+    manager = GraphManager(CompileOptions(dump=None))
+    graph = manager.parse(model)
+    manager.compile(graph)
+    root = manager.build_root_model(graph, RunMode.SINK)
+    with World().entered(), manager.loaded(root, RunMode.SINK) as device:
+        yield device
 
 
 def bench_model(path: str, repeat: int) -> Timing:

@@ -10,7 +10,7 @@ from typing import Iterable
 
 from workbench.commands.completion import complete
 from workbench.commands.render import render
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.commands.table import COMMANDS
 from workbench.debugger.outcomes import Outcome, Printed, Quit
 from workbench.script.consent import Consent
@@ -24,7 +24,7 @@ def history_path() -> Path:
     return Path(os.environ.get("GEWB_HISTORY", Path.home() / ".gewb_history"))
 
 
-def _completer(session: Session):
+def _completer(session: DebugSession):
     from prompt_toolkit.completion import Completer, Completion
 
     class SessionCompleter(Completer):
@@ -67,7 +67,7 @@ def run_repl(target: str | None) -> int:
     from prompt_toolkit.lexers import PygmentsLexer
 
     from workbench.commands.lexers import GwbLexer
-    session = Session(Path.cwd(), consent=Consent(ask=ask_yes_no))
+    session = DebugSession(Path.cwd(), consent=Consent(ask=ask_yes_no))
     if target:
         _show(session.execute(f"target {target}"))
     prompt = PromptSession(history=FileHistory(str(history_path())),

@@ -33,9 +33,10 @@ def test_exec_om_runs_the_file_as_compiled(tmp_path, capsys):
     assert "tiny.om: sink (v1 DavinciModel)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("streams, count", [("single", 1), ("auto", 6)])
-def test_streams_choose_single_or_parallel(streams, count, capsys):
-    assert main(["exec", TINY, "--streams", streams]) == 0
+@pytest.mark.parametrize("streams, count", [(["--single-stream"], 1),
+                                            (["--stream-max-parallel-num", "4"], 6)])
+def test_stream_options_choose_single_or_parallel(streams, count, capsys):
+    assert main(["exec", TINY, *streams]) == 0
     assert f"{count} stream{'s' * (count != 1)}," in capsys.readouterr().out
 
 
@@ -57,8 +58,11 @@ def test_bad_arguments_are_one_line(args, message, capsys):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_streams_with_an_om_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize("option", [["--single-stream"], ["--input-shape", "input:1,3,8,8"],
+                                    ["--no-reuse"]])
+def test_build_options_with_an_om_are_refused(option, tmp_path, capsys):
     om = tmp_path / "tiny.om"
     save_om(ge_model(), om)
-    assert main(["exec", str(om), "--streams", "single"]) == 2
-    assert "an OM's streams were fixed" in capsys.readouterr().err
+    assert main(["exec", str(om), *option]) == 2
+    assert f"{option[0]} applies to an .onnx model: an OM's options were fixed" in \
+        capsys.readouterr().err

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from workbench.commands.command import UsageError
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.commands.table import COMMANDS
 from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
 
@@ -18,7 +18,7 @@ SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
 
 @pytest.fixture
 def session():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     yield s
     s.close()
 
@@ -72,10 +72,11 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
-    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
-                        "stream-max-parallel-num, single-stream, minimise-events, max-task-count, "
-                        "hcom-parallel, input, input-shape, dynamic-batch-size, "
-                        "dynamic-image-size, dynamic-dims, switchn, autofuse, exec-timeout)"),
+    ("set colour red", "no setting 'colour' (settings: seed, race-check, input, "
+                        "exclude-engines, autofuse, input-shape, dynamic-batch-size, "
+                        "dynamic-image-size, dynamic-dims, switchn, stream-max-parallel-num, "
+                        "single-stream, notify, hcom-parallel, minimise-events, max-task-count, "
+                        "auto-split, no-reuse, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),
@@ -145,7 +146,7 @@ def test_comments_and_blank_lines_do_nothing(session):
 
 def test_a_corrupted_om_target_ends_its_run_with_one_line_naming_the_file(tmp_path):
     (tmp_path / "model.om").write_bytes(b"IMOD")
-    s = Session(base_dir=tmp_path)
+    s = DebugSession(base_dir=tmp_path)
     s.execute("target model.om")
     out = s.execute("continue")[-1]
     (line,) = out.summary
@@ -177,8 +178,9 @@ def test_every_command_the_table_or_the_banner_names_has_help(session):
     offered = set(COMMANDS.names()) | set(BANNER.split("`")[1::2])
     assert {"quit", "help", "source"} <= offered
     for name in sorted(offered):
-        (out,) = session.execute(f"help {name}")
+        out, *table = session.execute(f"help {name}")
         cmd = COMMANDS.lookup(name)
+        assert len(table) == (cmd.help_table is not None), name
         assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
         assert cmd.help.endswith("."), name
     assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"

@@ -14,7 +14,7 @@ from workbench.debugger.views import (device_views, gepass_view, graph_views, mo
                                       timeline_views)
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
 def _breakpoints(d: Debugger) -> Outcome:
@@ -49,7 +49,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
 }
 
 
-def _info(s: Session, args: list[str]) -> list[Outcome]:
+def _info(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1 or args[0] not in INFO:
         raise UsageError(f"usage: info {'|'.join(INFO)}")
     return [INFO[args[0]](s.debugger_or_fail())]
@@ -58,7 +58,7 @@ def _info(s: Session, args: list[str]) -> list[Outcome]:
 PRINT_USAGE = "print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE]"
 
 
-def _print(s: Session, args: list[str]) -> list[Outcome]:
+def _print(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if len(args) == 2 and args[0] == "node":
         return [graph_views.print_node(d.state, args[1])]
@@ -70,7 +70,7 @@ def _print(s: Session, args: list[str]) -> list[Outcome]:
     raise UsageError(f"usage: {PRINT_USAGE}")
 
 
-def _where(s: Session, args: list[str]) -> list[Outcome]:
+def _where(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     run = d.run
     if not run.started:
@@ -82,20 +82,20 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
                     f"  {run.tracker.where(event, d.state.host_where(event))}")]
 
 
-def _dump(s: Session, args: list[str]) -> list[Outcome]:
+def _dump(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: dump DIR")
     d = s.debugger_or_fail()
     return [graph_views.dump(d.state, s.path(args[0]), args[0], d.tick)]
 
 
-def _export(s: Session, args: list[str]) -> list[Outcome]:
+def _export(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2 or args[0] != "trace":
         raise UsageError("usage: export trace FILE.json")
     return [timeline_views.export_trace(s.debugger_or_fail(), s.path(args[1]), args[1])]
 
 
-def _complete_print(s: Session, words: list[str], partial: str) -> list[str]:
+def _complete_print(s: DebugSession, words: list[str], partial: str) -> list[str]:
     if not words:
         return ["node", "tensor"]
     return sources.node_names(s) if len(words) == 1 else []

@@ -1,5 +1,5 @@
 """A session: the debugger of the current target, the command table, and the log of every
-command with what it answered. All three faces drive a Session: the REPL and the TUI with typed
+command with what it answered. All three faces drive a DebugSession: the REPL and the TUI with typed
 lines, `gewb run` with a script's. Relative paths resolve against ``base_dir`` (the working
 directory for the REPL, the script's directory for a script).
 
@@ -32,7 +32,7 @@ class Entry:
     recorded: bool   # save-script keeps it: a recordable command that did not fail
 
 
-class Session:
+class DebugSession:
     def __init__(self, base_dir: Path | None = None, trace_hash: bool = False,
                  consent: Consent = Consent()) -> None:
         self.base_dir = base_dir if base_dir is not None else Path.cwd()

@@ -16,16 +16,16 @@ from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
 from workbench.script.script_lines import command_lines, read_script
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
-def _target(s: Session, args: list[str]) -> list[Outcome]:
+def _target(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: target FILE.onnx | FILE.om | FILE.py | light:NAME")
     return [Printed(f"target {s.open(args[0]).label}")]
 
 
-def _set(s: Session, args: list[str]) -> list[Outcome]:
+def _set(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2:
         raise UsageError(f"usage: set NAME VALUE ({', '.join(settings_mod.names())})")
     s.configure(args[0], args[1])
@@ -33,7 +33,7 @@ def _set(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"{args[0]} = {args[1]}{note}")]
 
 
-def _save_script(s: Session, args: list[str]) -> list[Outcome]:
+def _save_script(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: save-script FILE.gwb")
     path = s.path(args[0])
@@ -58,7 +58,7 @@ def _relocated(line: str, base: Path, script_dir: Path) -> str:
     return f"{words[0]} {os.path.relpath(base / words[1], script_dir)}"
 
 
-def _source(s: Session, args: list[str]) -> list[Outcome]:
+def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
     """A script's command lines, run in this session as if typed (gdb's source); the host
     programs its header names only with the user's consent."""
     if len(args) != 1:
@@ -84,13 +84,20 @@ def _source(s: Session, args: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def _help(s: Session, args: list[str]) -> list[Outcome]:
+def _help(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
         rows = tuple((c.name, c.usage) for c in s.commands.unique())
         return [TableOutcome("commands (help COMMAND for more)", ("command", "usage"), rows)]
     cmd = s.commands.lookup(args[0])
     aliases = f"\n  aliases: {', '.join(cmd.aliases)}" if cmd.aliases else ""
-    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")]
+    table = [cmd.help_table()] if cmd.help_table is not None else []
+    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")] + table
+
+
+def _settings_table() -> TableOutcome:
+    return TableOutcome("settings (GE's options: ge_core/ge_options.py)",
+                        ("setting", "GE option", "default", "meaning"),
+                        tuple(settings_mod.help_rows()))
 
 
 COMMANDS = [
@@ -99,10 +106,11 @@ COMMANDS = [
             "written against npu_emu.acl. Breakpoints and watches are kept.", _target,
             lambda s, w, p: sources.files(s, p, (".onnx", ".om", ".py")) if not w else []),
     Command("set", "set NAME VALUE",
-            "Change a target setting; the target restarts. "
-            + "; ".join(f"{k}: {v}" for k, v in settings_mod.HELP.items()) + ".", _set,
+            "Change a target setting; the target restarts. The settings after the debugger's "
+            "own are GE's options, named as `gewb compile` and `gewb exec` name them.", _set,
             lambda s, w, p: settings_mod.names() if not w else
-            (["on", "off"] if w[0] == "race-check" else [])),
+            settings_mod.choices(w[0]) if len(w) == 1 else [],
+            help_table=_settings_table),
     Command("save-script", "save-script FILE.gwb",
             "Save the target, its settings and the commands so far as a script that "
             "`gewb run` replays to the same transcript.", _save_script,

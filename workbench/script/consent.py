@@ -8,7 +8,7 @@ lesson) must not run one unasked. A script names the programs it runs in a heade
 (paths as its `target` lines write them, relative to the script's folder), so the user knows
 what they agree to. `gewb run --allow-programs` agrees up front; the REPL and the TUI ask (y/N)
 through an ``Ask`` callback. While the script runs, its session opens only the programs agreed
-to (Session.programs); a line typed by the user is the user's own consent.
+to (DebugSession.programs); a line typed by the user is the user's own consent.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replaying a .gwb script headless: every line through a Session whose paths resolve against
+"""Replaying a .gwb script headless: every line through a DebugSession whose paths resolve against
 the script's directory, and the transcript of what it answered. A line that fails stops the
 replay (unless keep_going) with ``file:line: reason``. The host programs the script's header
 names run only with the user's consent (consent.py), asked before any line runs."""
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.commands.render import transcript_entry
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Quit
 from workbench.script.consent import Consent, consent_to_programs
 from workbench.script.script_lines import command_lines, read_script
@@ -29,7 +29,7 @@ def replay(script: Path, keep_going: bool = False, consent: Consent = Consent())
     text = read_script(script)
     programs = consent_to_programs(script, text, consent)
     result = Replay()
-    session = Session(base_dir=script.resolve().parent, consent=consent)
+    session = DebugSession(base_dir=script.resolve().parent, consent=consent)
     try:
         with session.running(script.resolve(), programs):
             for lineno, line in command_lines(script, text):

@@ -1,5 +1,5 @@
 """The workbench app: coordination only. A key or a typed command becomes a command line of the
-one command table, run by the Session in a worker thread (the target parks at the step gate);
+one command table, run by the DebugSession in a worker thread (the target parks at the step gate);
 the worker then reads, for each pane on screen, the view data it draws, and posts one message
 with the answer. On the UI thread the log prints the outcomes as the REPL does, the status bar
 shows where the target is, and each pane draws what it read. Errors are state: a red line in
@@ -22,8 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
+from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.repl import QUIT, history_path
 from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
 from workbench.script.lesson import Playing
@@ -37,7 +38,7 @@ from workbench.tui.lesson_panel import LessonPanel
 from workbench.tui.log_pane import LogPane
 from workbench.tui.memory_pane import MemoryPane
 from workbench.tui.palette import WorkbenchCommands
-from workbench.tui.pane import HOST_KINDS, Pane
+from workbench.tui.pane import Pane
 from workbench.tui.passes_pane import PassesPane
 from workbench.tui.screens import HelpScreen, programs_question, quit_question
 from workbench.tui.session_views import SessionViews, Status
@@ -93,10 +94,10 @@ class WorkbenchApp(App):
                  deterministic: bool = False) -> None:
         super().__init__()
         self.opening = opening
-        self.views = SessionViews(Session(opening.base_dir))
+        self.views = SessionViews(DebugSession(opening.base_dir))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
-        self.kind = ""
+        self.kind: TargetKind | None = None
         self.lesson = Playing(opening.lesson) if opening.lesson is not None else None
         self.lesson_paused = False
         self._lesson_programs: frozenset[Path] = frozenset()
@@ -109,7 +110,7 @@ class WorkbenchApp(App):
         self._shown_running = False      # ... and whether it has
 
     @property
-    def session(self) -> Session:
+    def session(self) -> DebugSession:
         return self.views.session
 
     # -- layout -----------------------------------------------------------------------------------
@@ -374,7 +375,7 @@ class WorkbenchApp(App):
             return
         self._queue.clear()
         self.session.close()
-        self.views = SessionViews(Session(path.parent))
+        self.views = SessionViews(DebugSession(path.parent))
         self.lesson, self.lesson_paused = Playing(path), False
         self.log_pane.note(f"lesson {path.stem}", style="bold")
         self._focus_pane(self.current)
@@ -427,12 +428,12 @@ class WorkbenchApp(App):
         shown), and the pane bar."""
         applies = [p for p in self.panes if p.applies(self.kind)]
         if self.pane(self.current) not in applies:
-            self.current = "device" if self.kind in HOST_KINDS else "graph"
+            self.current = "device" if self._host() else "graph"
         for p in self.panes:
             p.set_class(p not in applies, "-absent")
             p.set_class(p.PANE_ID == self.current, "-current")
         panes = self.query_one("#panes")
-        host = self.kind in HOST_KINDS
+        host = self._host()
         panes.set_class(host, "-host")
         # side by side, a host program's source takes the first column, as the graph does
         source = self.pane("source")
@@ -441,6 +442,10 @@ class WorkbenchApp(App):
         elif not host and panes.children[-1] is not source:
             panes.move_child(source, after=panes.children[-1])
         self._pane_bar()
+
+    def _host(self) -> bool:
+        """A host program's target: its source takes the graph's place."""
+        return self.kind is not None and self.kind.has(Capability.SOURCE)
 
     def _pane_bar(self) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import npu_emu.acl as acl
-from conftest import make_runtime
+from npu_emu_testing import make_runtime
 from npu_emu.acl.constants import (ACL_ERROR_FILE_ATTR_INVALID, ACL_ERROR_REPEAT_INITIALIZE,
                                    ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_INVALID_HANDLE,
                                    ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID,

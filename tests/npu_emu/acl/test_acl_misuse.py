@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import npu_emu.acl as acl
-from conftest import make_runtime
+from npu_emu_testing import make_runtime
 from npu_emu.acl import _call
 from npu_emu.acl.c_types import ArgumentError
 from npu_emu.acl.constants import (ACL_DT_UNDEFINED, ACL_ERROR_FILE_ATTR_INVALID,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import npu_emu.acl as acl
-from conftest import make_runtime
+from npu_emu_testing import make_runtime
 from npu_emu.acl.constants import (ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_PARAM_INVALID,
                                    ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
                                    NPY_FLOAT32)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import empty, make_runtime, vec
+from npu_emu_testing import empty, make_runtime, vec
 from npu_emu.base.errors import DeadlockError
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
 from npu_emu.world import World

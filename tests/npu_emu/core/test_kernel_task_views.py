@@ -3,7 +3,7 @@ any malloc or free, and handed to a ``writes_out`` kernel as its output buffers.
 import numpy as np
 import pytest
 
-from conftest import empty, read, vec
+from npu_emu_testing import empty, read, vec
 from npu_emu.base.errors import MemoryAccessError
 
 

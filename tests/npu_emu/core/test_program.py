@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import empty, read, vec
+from npu_emu_testing import empty, read, vec
 from npu_emu.base.errors import InvalidHandleError, InvalidParamError, KernelLookupError
 from npu_emu.core.program import DEVICE_ALIGN, BinaryFormatError, Program, tiling_key_of
 

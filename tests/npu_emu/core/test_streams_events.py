@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import empty, make_runtime, read, vec
+from npu_emu_testing import empty, make_runtime, read, vec
 from npu_emu.base.errors import (ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, AclError, DeadlockError,
                                  TaskFaultError)
 from npu_emu.scheduler.cost_model import Unit

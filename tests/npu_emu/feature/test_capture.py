@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import empty, read, vec
+from npu_emu_testing import empty, read, vec
 from npu_emu.base.errors import (ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                                  ACL_ERROR_RT_STREAM_UNJOINED, CaptureError)
 from npu_emu.feature.capture import (ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,

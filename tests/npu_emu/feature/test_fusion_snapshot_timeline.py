@@ -4,7 +4,7 @@ import threading
 
 import numpy as np
 
-from conftest import empty, make_runtime, read, vec
+from npu_emu_testing import empty, make_runtime, read, vec
 from npu_emu.base.trace import TraceBus
 from npu_emu.core.kernel_task import make_kernel_task
 from npu_emu.feature.fusion_launch import fusion_launch

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import empty, make_runtime, read, vec
+from npu_emu_testing import empty, make_runtime, read, vec
 from npu_emu.base.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                                  ModelStateError, StreamModelError, StreamTaskFullError)
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD

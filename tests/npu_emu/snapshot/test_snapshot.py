@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import npu_emu.acl as acl
-from conftest import empty, make_runtime, vec
+from npu_emu_testing import empty, make_runtime, vec
 from npu_emu.base.errors import (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                                  ACL_ERROR_SNAPSHOT_BACKUP_FAILED,
                                  ACL_ERROR_SNAPSHOT_RESTORE_FAILED)
