@@ -12,7 +12,7 @@ import gc
 from contextlib import contextmanager
 from typing import Iterator
 
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 from npu_emu.world import current_bus
 
 

@@ -16,8 +16,8 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping
 
 from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
-from npu_emu.errors import InvalidParamError
-from npu_emu.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
+from npu_emu.base.errors import InvalidParamError
+from npu_emu.driver.soc import DEFAULT_SOC_VERSION, SOC_PROFILES, soc_profile
 
 
 class Stage(Enum):

@@ -11,21 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from npu_emu.capture import CaptureManager
-from npu_emu.context import Context
-from npu_emu.cost_model import CostModel
-from npu_emu.device import Device
-from npu_emu.errors import (AclError, ContextError, FeatureNotSupportedError,
-                            InvalidDeviceError, InvalidHandleError, InvalidParamError)
-from npu_emu.event import Event
-from npu_emu.kernel_task import KernelTable
-from npu_emu.memory import ALIGNMENT, HostMemory
-from npu_emu.model import Model
-from npu_emu.notify import Notify
-from npu_emu.soc import (DEFAULT_SOC_VERSION, FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH,
-                         HOST_SQ_MAX_COUNT, SocProfile, soc_profile)
-from npu_emu.stream import Stream
-from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.base.errors import (AclError, ContextError, FeatureNotSupportedError,
+                                 InvalidDeviceError, InvalidHandleError, InvalidParamError)
+from npu_emu.base.trace import TraceBus, TraceEvent
+from npu_emu.core.context import Context
+from npu_emu.core.device import Device
+from npu_emu.core.event import Event
+from npu_emu.core.kernel_task import KernelTable
+from npu_emu.core.notify import Notify
+from npu_emu.core.stream import Stream
+from npu_emu.driver.memory import ALIGNMENT, HostMemory
+from npu_emu.driver.soc import (DEFAULT_SOC_VERSION, FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH,
+                                HOST_SQ_MAX_COUNT, SocProfile, soc_profile)
+from npu_emu.feature.capture import CaptureManager
+from npu_emu.feature.model import Model
+from npu_emu.scheduler.cost_model import CostModel
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Runtime:
         self.bus.emit(FaultFound, kind, message)
 
     def enable_race_check(self) -> None:
-        from npu_emu.race_detector import RaceDetector
+        from npu_emu.checkers.race_detector import RaceDetector
         if self.race_detector is None:
             self.race_detector = RaceDetector(self)
             self.bus.subscribe(self.race_detector)
@@ -298,7 +298,8 @@ class Runtime:
         del self.handles[handle]
         return obj
 
-    # -- a snapshot restored (npu_emu/snapshot.py): the bus and its observers belong to the run
+    # -- a snapshot restored (npu_emu/snapshot/snapshot.py): the bus and its observers belong to
+    # the run
     def attach_bus(self, bus: TraceBus) -> None:
         """Emit into ``bus`` from now on: a runtime restored from a snapshot joins the run that
         restored it (with its handle index and race detector made afresh)."""

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from npu_emu.cost_model import Unit
-from npu_emu.event import EventRecorded, EventWaitSatisfied
-from npu_emu.task_scheduler import SqeDispatched
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.events import EventRecorded, EventWaitSatisfied, SqeDispatched
 
 UNIT_TID = 100_000   # unit lanes after every stream tid
 

@@ -1,4 +1,5 @@
-"""One world per run (DESIGN.md): the one current context everything a run creates hangs off.
+"""One world per run (docs/architecture.md): the one current context that everything a run
+creates hangs off.
 
 A World holds the run's trace bus, its CANN runtime (devices, contexts, streams, models) and the
 one instance each of the per-process objects the layers above keep (GE's ModelManager and
@@ -23,8 +24,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator, TypeVar
 
+from npu_emu.base.trace import TraceBus
 from npu_emu.runtime import Runtime, RuntimeConfig
-from npu_emu.trace import TraceBus
 
 T = TypeVar("T")
 

@@ -1,8 +1,8 @@
 """Host executor and emulated device vs onnxruntime, all on one thread, on the light-random models.
 
-DESIGN.md's performance anchor "emulated execution vs onnxruntime single-threaded inference",
-measured as ratios in one run because these machines are noisy: per model, the same rewritten
-model and input go through every side, timed alternately, and the medians are compared.
+docs/architecture.md's performance anchor "emulated execution vs onnxruntime single-threaded
+inference", measured as ratios in one run because these machines are noisy: per model, the same
+rewritten model and input go through every side, timed alternately, and the medians are compared.
 
 - host: GE's host reference executor, node by node (no compile);
 - device: compiled, built and loaded once (not timed) as GE's v1 runtime loads it, then each
@@ -61,7 +61,7 @@ from ge_core.ge_options import RunMode  # noqa: E402
 from ge_core.parser import parse_onnx  # noqa: E402
 from ge_core.runtime.v1 import DavinciModel  # noqa: E402
 from ge_core.session import GraphManager  # noqa: E402
-from npu_emu.kernel_task import KernelTask  # noqa: E402
+from npu_emu.core.kernel_task import KernelTask  # noqa: E402
 from npu_emu.world import World  # noqa: E402
 from workbench.conformance.light_random import ort_session, randomise_weights  # noqa: E402
 from workbench.conformance.suites import dummy_feeds, light_models  # noqa: E402

@@ -32,10 +32,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from npu_emu.cost_model import Unit  # noqa: E402
+from npu_emu.base.trace import TraceBus, TraceRecorder  # noqa: E402
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_HEAD  # noqa: E402
 from npu_emu.runtime import Runtime, RuntimeConfig  # noqa: E402
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_HEAD  # noqa: E402
-from npu_emu.trace import TraceBus, TraceRecorder  # noqa: E402
+from npu_emu.scheduler.cost_model import Unit  # noqa: E402
 
 SYNC_EVERY = 16
 

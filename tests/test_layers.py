@@ -7,8 +7,8 @@ count for the layers (naming a type of a layer above is knowing that layer) but 
 (they never run); a cycle through a lazy import is still a cycle.
 
 The one import of a layer above that is allowed is the registration hook,
-npu_emu/acl/model_loader.py: the emulated libascendcl imports ``ge_core.runtime`` by name (the
-dlopen of GE's runtime) so that GE registers its model loader; GE's managers then reach their
+npu_emu/acl/model_loader.py: the emulated libascendcl imports GE's loader module by name (the
+dlopen of GE's runtime) and registers the loader class it exports; GE's managers then reach their
 instance through the current World (npu_emu/world.py), which needs no hook.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("npu_emu", "ge_core", "workbench")   # bottom to top
-HOOK = ("npu_emu.acl.model_loader", "ge_core.runtime")
+HOOK = ("npu_emu.acl.model_loader", "ge_core.runtime.acl_model_loader")
 IMPORT_BY_NAME = {"importlib.import_module", "import_module", "__import__"}
 
 
@@ -31,6 +31,7 @@ class Import:
     target: str          # dotted, as far as it was written: a module or a name in one
     line: int
     typing_only: bool    # under ``if TYPE_CHECKING:``
+    lazy: bool = False   # inside a function: runs when called, not when the module is imported
 
 
 def module_name(path: Path) -> str:
@@ -49,11 +50,14 @@ def imports_of(source: str, module: str, is_package: bool) -> list[Import]:
                  if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                  and isinstance(node.value.value, str)
                  for target in node.targets if isinstance(target, ast.Name)}
+    lazy = {id(n) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            for n in ast.walk(node) if n is not node}
     package = module if is_package else module.rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
         for target in _targets(node, package, constants):
-            found.append(Import(target, node.lineno, id(node) in typing_only))
+            found.append(Import(target, node.lineno, id(node) in typing_only, id(node) in lazy))
     return found
 
 
@@ -89,7 +93,7 @@ def _tree() -> dict[str, list[Import]]:
     graph = {}
     for module, path in paths.items():
         found = imports_of(path.read_text(), module, path.name == "__init__.py")
-        graph[module] = [Import(t, i.line, i.typing_only) for i in found
+        graph[module] = [Import(t, i.line, i.typing_only, i.lazy) for i in found
                          if (t := resolve(i.target)) is not None and t != module]
     return graph
 
@@ -125,6 +129,8 @@ def test_the_check_sees_lazy_by_name_relative_and_typing_only_imports():
     assert found == {("importlib", False), ("typing.TYPE_CHECKING", False),
                      ("workbench.cli.UserError", True), ("ge_core.graph.ComputeGraph", False),
                      ("ge_core.runtime", False), ("npu_emu.acl.sibling.thing", False)}
+    assert {i.target for i in imports_of(source, "npu_emu.acl.x", False) if i.lazy} == {
+        "ge_core.graph.ComputeGraph", "ge_core.runtime", "npu_emu.acl.sibling.thing"}
     in_package = imports_of("from . import y\nfrom ..z import w\n", "npu_emu.acl", True)
     assert [i.target for i in in_package] == ["npu_emu.acl.y", "npu_emu.z.w"]
 
@@ -144,3 +150,90 @@ def test_no_import_cycle_among_ge_core_modules():
 def test_no_import_cycle_among_ge_core_packages():
     """One level up: ge_core's packages (graph, passes, compiler, om, runtime, ...)."""
     assert _cycles(_ge_core_graph(lambda m: ".".join(m.split(".")[:2]))) == []
+
+
+# -- inside npu_emu: floors, seed 003's layers (docs/architecture.md) ---------------------------
+# Bottom to top. Within a floor modules import one another without a cycle; a floor imports only
+# the floors below it, TYPE_CHECKING imports included: a floor above is reached through the
+# protocols the lower floor declares (npu_emu/scheduler/protocols.py, npu_emu/core/links.py).
+NPU_EMU_FLOORS = (
+    ("npu_emu.base",),                                  # errors, the trace bus
+    ("npu_emu.driver", "npu_emu.op_impl"),              # device memory; numpy op implementations
+    ("npu_emu.scheduler",),                             # tasks, SQ/CQ, the TS and its events
+    ("npu_emu.checkers",),                              # deadlock report, race detector
+    ("npu_emu.core",),                                  # device, context, stream, event, ...
+    ("npu_emu.feature",),                               # model, AutoSplit, capture, fusion, HCCL
+    ("npu_emu.runtime", "npu_emu.world", "npu_emu.timeline", "npu_emu"),   # the process
+    ("npu_emu.snapshot.snapshot",),                              # saves all of the above
+    ("npu_emu.acl",),                                   # the pyACL facade
+)
+
+# -- inside workbench: cli -> tui / repl -> commands -> script -> debugger -----------------------
+# A floor imports the floors below it; sibling packages on one floor (tui, repl, conformance) do
+# not import one another.
+WORKBENCH_FLOORS = (
+    ("workbench.model_inputs", "workbench.output_path", "workbench.tensor_files",
+     "workbench.terminal_text", "workbench"),   # helpers every floor uses
+    ("workbench.debugger",),
+    ("workbench.script",),     # the one .gwb player, consent and access: below the commands
+    ("workbench.commands", "workbench.serve"),
+    ("workbench.tui", "workbench.repl", "workbench.conformance"),
+    ("workbench.cli",),
+)
+# Known violations another change is removing: remove an entry when its import goes. A new
+# violation fails the test.
+WORKBENCH_KNOWN: set[tuple[str, str]] = set()
+
+
+def _floor(module: str, floors: tuple[tuple[str, ...], ...]) -> tuple[int, str]:
+    """(floor, package): the most specific prefix that names ``module``."""
+    best = max(((i, p) for i, ps in enumerate(floors) for p in ps
+                if module == p or module.startswith(p + ".")), key=lambda ip: len(ip[1]))
+    return best
+
+
+def _floor_violations(edges: list[tuple[str, str]], floors: tuple[tuple[str, ...], ...],
+                     siblings_apart: bool = False) -> list[tuple[str, str]]:
+    """The (module, target) edges that go up a floor or, with ``siblings_apart``, across to a
+    sibling package on the same floor."""
+    found = set()
+    for module, target in edges:
+        (here, package), (there, other) = _floor(module, floors), _floor(target, floors)
+        if there > here or (siblings_apart and there == here and other != package
+                            and package not in floors[0]):
+            found.add((module, target))
+    return sorted(found)
+
+
+def _edges(layer: str) -> list[tuple[str, str]]:
+    return [(module, i.target) for module, found in _tree().items() if module.startswith(layer)
+            for i in found if i.target.startswith(layer)]
+
+
+def test_npu_emu_floors_import_only_floors_below() -> None:
+    assert _floor_violations(_edges("npu_emu"), NPU_EMU_FLOORS) == []
+
+
+def test_no_import_cycle_among_npu_emu_modules_typing_included() -> None:
+    g = nx.DiGraph()
+    for module, found in _tree().items():
+        if module.startswith("npu_emu"):
+            g.add_node(module)
+            g.add_edges_from((module, i.target) for i in found
+                             if i.target.startswith("npu_emu") and i.target != module)
+    assert _cycles(g) == []
+
+
+def test_workbench_floors_point_down_but_the_known_violations() -> None:
+    found = set(_floor_violations(_edges("workbench"), WORKBENCH_FLOORS, siblings_apart=True))
+    assert sorted(found - WORKBENCH_KNOWN) == []
+    assert sorted(WORKBENCH_KNOWN - found) == [], "a known violation is gone: drop it from the list"
+
+
+def test_the_floor_check_sees_an_upward_and_a_sibling_import() -> None:
+    floors = (("p.low",), ("p.a", "p.b"), ("p.top",))
+    edges = [("p.top.x", "p.a.y"), ("p.a.y", "p.low"), ("p.a.y", "p.a.z"),    # down, within
+             ("p.low.u", "p.b"), ("p.a.y", "p.b.w")]                          # up, sideways
+    assert _floor_violations(edges, floors) == [("p.low.u", "p.b")]
+    assert _floor_violations(edges, floors, siblings_apart=True) == [("p.a.y", "p.b.w"),
+                                                                     ("p.low.u", "p.b")]

@@ -8,7 +8,7 @@ import numpy as np
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import ShapeError
-from npu_emu.kernels.asc_backend import ASC_BACKEND, ASC_GRAPH, ASC_OUTPUTS, AscStep
+from npu_emu.op_impl.asc_backend import ASC_BACKEND, ASC_GRAPH, ASC_OUTPUTS, AscStep
 
 
 @register(ASC_BACKEND)

@@ -11,7 +11,7 @@ nodes and lifts lone ones back to the op they were; no pattern is written by han
    already in one, unless that would close a cycle once the groups are fused (GE's
    CycleDetector); groups of one are left alone (GE's lifting);
 3. each group becomes ``autofuse_<n>_<Type>_<Type>...`` (GE's CreateFuseNodeName), type
-   AscBackend, its steps recorded for the kernel (npu_emu/kernels/asc_backend.py): the group's
+   AscBackend, its steps recorded for the kernel (npu_emu/op_impl/asc_backend.py): the group's
    outside inputs are its inputs, each value read outside the group one of its outputs.
 
 Producers that are constants stay outside, as inputs. GE places AscBackend on the AI Core
@@ -28,7 +28,7 @@ from ge_core.graph.op_desc import kernel_attrs
 from ge_core.graph.types import DataType
 from ge_core.passes.graph_pass import GraphPass
 from ge_core.passes.pass_utils import graph_opset
-from npu_emu.kernels.asc_backend import ASC_BACKEND, ASC_GRAPH, ASC_OPSET, ASC_OUTPUTS, AscStep
+from npu_emu.op_impl.asc_backend import ASC_BACKEND, ASC_GRAPH, ASC_OPSET, ASC_OUTPUTS, AscStep
 
 POINTWISE_OPS = frozenset({"Abs", "Add", "Div", "Erf", "Exp", "Max", "Min", "Mul", "Neg", "Pow",
                            "Reciprocal", "Relu", "Sigmoid", "Sign", "Sqrt", "Sub", "Tanh",

@@ -1,4 +1,5 @@
-"""EnginePlacer: which engine runs each op (GE's engine_manager + EnginePlacer, ge_facts §10).
+"""EnginePlacer: which engine runs each op (GE's engine_manager + EnginePlacer;
+compiler/engines/manager/engine_manager/engine_conf.json in hicann/ge).
 
 Engines are tried in ascending cost, skipping excluded ones; the first whose support check
 accepts the op wins. The check is by op type here (real GE asks each engine's ops kernel info
@@ -18,7 +19,8 @@ from ge_core.graph.attr_names import ATTR_NAME_OP_SPECIFIED_ENGINE_NAME, ENGINE
 from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
-# Ops that launch no kernel: GE-local (ge_facts §10: output reuses input, or pure bookkeeping).
+# Ops that launch no kernel: GE-local (compiler/engines/local_engine/ in hicann/ge: output reuses
+# input, or pure bookkeeping).
 GE_LOCAL_OPS = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "NetOutput", "NoOp",
                           "Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "If",
                           "Loop", "PartitionedCall", "PlaceHolder", "End", "Identity",

@@ -1,4 +1,4 @@
-"""Graph dumps at GE's stage names, with GE's switches (ge_facts §7; graph_metadef/graph/utils/
+"""Graph dumps at GE's stage names, with GE's switches (hicann/ge graph_metadef/graph/utils/
 graph_utils.cc and ge_dump_graph_whitelist.h).
 
     DUMP_GE_GRAPH     1 full, 2 without data, 3 structure only (unset: no dumps)

@@ -7,7 +7,7 @@
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
     SplitStreams           streams longer than the chip allows, cut (skipped where the runtime
-                           grows them itself: AutoSplit, npu_emu/soc.py)
+                           grows them itself: AutoSplit, npu_emu/driver/soc.py)
     GenTask                the ModelTaskDef: tasks per stream
 
 GE generates tasks before splitting and refreshes them after; counting each node's tasks up

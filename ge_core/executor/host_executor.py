@@ -23,8 +23,8 @@ from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 from ge_core.ops.shape_refiner import InferShapeError, infer_for_inputs
 from ge_core.ops.shape_rules import ShapeError
-from npu_emu import host_malloc
-from npu_emu.kernels import get_kernel
+from npu_emu.driver import host_malloc
+from npu_emu.op_impl import get_kernel
 
 LATEST_OPSET = 10_000
 # Input values an InferShape may read when a kernel failed: shape-like operands are few.

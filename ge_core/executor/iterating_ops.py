@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX
 
 if TYPE_CHECKING:
     from ge_core.executor.host_executor import HostExecutor
@@ -25,7 +26,7 @@ def _body(node: Node) -> ComputeGraph:
 
 
 def _n_formal(body: ComputeGraph) -> int:
-    return sum(not n.op_desc.has_attr("parent_node_index") for n in body.input_nodes)
+    return sum(not n.op_desc.has_attr(ATTR_NAME_PARENT_NODE_INDEX) for n in body.input_nodes)
 
 
 def _per_index(values: Sequence[int] | None, n: int) -> list[int]:

@@ -33,7 +33,7 @@ ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME = "_specified_kernel_lib_name"
 ATTR_NAME_PERFORMANCE_PRIOR = "_performance_prior"   # bool: the DVPP engine may take the op
                                                      # (GE's DVPP engine, dvpp_constexpr.h)
 
-# -- streams (ge_facts §1-2) ---------------------------------------------------------------------
+# -- streams (hicann/ge compiler/graph/build/stream/) ---------------------------------------------
 STREAM_ID = "stream_id"                    # int; -1 = none (GE-local ops that launch no task)
                                            # (GE: OpDesc's stream id, a field)
 LOGIC_STREAM_ID = "_logic_stream_id"       # the logical stream before physical split
@@ -68,7 +68,7 @@ ATTR_MBATCH_ORIGIN_INPUT_DIMS = "_mbatch_origin_input_dims"  # a Data's dims, -1
 ATTR_NAME_DYNAMIC_OUTPUT_DIMS = "_dynamic_output_dims"  # NetOutput: "gear,output,dims..." each
 ATTR_NAME_SWITCH_DATA_TYPE = "_switch_data_type"        # StreamSwitch(N): 0 int32, 1 int64
 
-# -- memory (ge_facts §3) ------------------------------------------------------------------------
+# -- memory (hicann/ge compiler/graph/build/memory/) ----------------------------------------------
 # GE keeps offsets and workspaces as OpDesc fields (input_i, output_i, workspace, workspace_bytes
 # in ge_ir.proto's OpDef); here they are attrs, so a watch sees them set.
 INPUT_OFFSET = "input_offset"              # list[int]: logical address of each input

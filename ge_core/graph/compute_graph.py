@@ -11,7 +11,7 @@ from ge_core.graph.attr_names import ATTR_NAME_INDEX
 from ge_core.graph.events import NodeAdded, NodeRemoved
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 from npu_emu.world import current_bus
 
 DATA_TYPES = frozenset({"Data", "RefData"})

@@ -20,7 +20,7 @@ from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 
 
 # GeTensorDesc's fields in order: its constructor is 4x faster than dataclasses.replace

@@ -1,4 +1,5 @@
-"""Data types and formats, numbered as GE's ge_ir.proto / graph types (ge_facts.md section 5).
+"""Data types and formats, numbered as GE's ge_ir.proto / graph types (hicann/ge
+graph_metadef/proto/ge_ir.proto).
 
 The narrow types (bfloat16, float8, float4, int4, int2) have numpy dtypes from ml_dtypes, so a
 tensor of them is a numpy array like any other: in emulated device memory, in a kernel, in an

@@ -7,7 +7,7 @@ logical_memory: the logical addresses a built model's offsets use, which the loa
 """
 from ge_core.om.compile_cache import CompileCache, cache_key
 from ge_core.om.ge_model import GeModel
-from ge_core.om.model_task_type import KernelType, ModelTaskType
+from ge_core.model_task_type import KernelType, ModelTaskType
 from ge_core.om.om_file import OmFileError, load_om, load_om_bytes, om_bytes, save_om
 from ge_core.om.om_info import om_info
 

@@ -8,7 +8,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
                                       ATTR_MODEL_MEMORY_SIZE, ATTR_MODEL_NOTIFY_NUM,
                                       ATTR_MODEL_STREAM_NUM, ATTR_MODEL_WEIGHT_SIZE)
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto import ge_ir_pb2, task_pb2
 
 

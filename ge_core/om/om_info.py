@@ -11,7 +11,7 @@ from typing import Any
 from ge_core.graph.multi_batch_gears import Gears
 from ge_core.om.ge_model import GeModel
 from ge_core.om.model_file_header import MODEL_FILE_HEAD_LEN
-from ge_core.om.model_task_type import ModelTaskType, task_type_name
+from ge_core.model_task_type import ModelTaskType, task_type_name
 from ge_core.om.om_file import ge_model_of, read_om
 from ge_core.om.partition_table import ModelPartitionType, partition_name, table_size
 from ge_core.om.proto.task_pb2 import TaskDef

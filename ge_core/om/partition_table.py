@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
-from ge_core.om.model_task_type import enum_name
+from ge_core.model_task_type import enum_name
 
 
 class ModelPartitionType(IntEnum):

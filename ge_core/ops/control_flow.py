@@ -91,7 +91,8 @@ def _scan(ctx: InferShapeContext) -> None:
     results = _results(body)
     m = int(ctx.attr("num_scan_inputs"))
     first = 1 if ctx.opset < 9 else 0  # Scan-8's sequence_lens
-    formal = [n for n in body.input_nodes if n.op_desc.get_attr("parent_node_index") is None]
+    formal = [n for n in body.input_nodes
+              if n.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX) is None]
     n_states = len(formal) - m
     scan_in = ctx.dims(first + n_states) if ctx.n_inputs > first + n_states else None
     if ctx.opset < 9:

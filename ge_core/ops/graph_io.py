@@ -8,8 +8,9 @@ from ge_core.ops.op_registry import register
 
 # Node types GE creates itself; no framework op maps onto them.
 GE_NODE_TYPES = frozenset({"Data", "Const", "NetOutput"})
-# The RTS engine's ops (ge_facts §10): they order, start or steer streams and carry no data, so
-# they mean something only on the device; a host run passes over them.
+# The RTS engine's ops (hicann/ge compiler/engines/rts_engine/): they order, start or steer
+# streams and carry no data, so they mean something only on the device; a host run passes over
+# them.
 RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
                      "StreamSwitchN", "LabelSet", "LabelGoto", "LabelGotoEx",
                      "LabelSwitchByIndex", "MemcpyAsync"})

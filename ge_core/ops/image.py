@@ -7,7 +7,7 @@ from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import ShapeError, normalize_axis
-from npu_emu.kernels.image import resize_plan
+from npu_emu.op_impl.image import resize_plan
 
 
 def _unknown_like(ctx: InferShapeContext, idx: int = 0) -> None:

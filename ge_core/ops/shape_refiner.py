@@ -30,7 +30,7 @@ from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import get_op_def, supported_ops
 from ge_core.ops.shape_rules import ShapeError
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 
 
 class InferShapeError(GraphError):

@@ -27,7 +27,7 @@ from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.pass_utils import (RANDOM_OPS, const_value, graph_opset, make_const, must_keep,
                                        replace_node, static_dims)
-from npu_emu.kernels import get_kernel, has_kernel
+from npu_emu.op_impl import get_kernel, has_kernel
 
 FOLD_LIMIT_BYTES = 64 << 20
 SHAPE_READERS = frozenset({"Shape", "Size"})  # read their input's shape, never its data

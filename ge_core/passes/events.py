@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import ConvBatchnormFusio
 from ge_core.pattern_fusion.conv_bias_add_fusion_pass import ConvBiasAddFusionPass
 from ge_core.pattern_fusion.matmul_add_fusion_pass import MatMulAddFusionPass
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
-from ge_core.pattern_fusion.pattern_fusion_pass import FusionMatched, PatternFusionPass
+from ge_core.events import FusionMatched
+from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
 from ge_core.pattern_fusion.subgraph_rewriter import NewNode, Replacement, RewriteError, rewrite
 

@@ -12,7 +12,7 @@ from ge_core.ops import get_op_def, register
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import InferShapeFunc
 from ge_core.ops.shape_rules import ShapeError
-from npu_emu.kernels.fused import ACTIVATIONS
+from npu_emu.op_impl.fused import ACTIVATIONS
 
 FUSED_CONV = "FusedConv"
 FUSED_BATCH_NORM_RELU = "FusedBatchNormRelu"

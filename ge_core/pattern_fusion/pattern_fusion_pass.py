@@ -10,25 +10,15 @@ the order stays topological.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import ClassVar, Generator, Mapping
 
+from ge_core.events import FusionMatched
 from ge_core.graph import ComputeGraph, Node
 from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE
 from ge_core.passes.graph_pass import GraphPass
 from ge_core.pattern_fusion.pattern import Pattern
 from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement, rewrite
-from npu_emu.trace import TraceEvent
-
-
-@dataclass(frozen=True, slots=True)
-class FusionMatched(TraceEvent):
-    """A fusion about to rewrite a match (what `break` on a fusion stops at)."""
-    pass_name: str
-    graph: str
-    pattern: str
-    nodes: str  # the matched nodes it replaces, comma-separated, inputs first
 
 
 class PatternFusionPass(GraphPass):

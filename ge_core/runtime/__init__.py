@@ -10,12 +10,7 @@
 Helpers the executors share sit here: op_kernel (an op's descs and device addresses -> an
 npu_emu kernel task; OpKernel), model_memory (a GeModel's logical segments on device memory,
 weights and variables loaded), model_io (a model's inputs and outputs; DeviceBuffer), errors
-(GE's errors, with the ACL codes the model calls return).
+(GE's errors, with the ACL codes the model calls return); acl_model_loader (what the ACL
+offline-model calls reach: npu_emu/acl/model_loader.py imports it by name on first use and
+registers its AclModelLoader, so importing this package registers nothing).
 """
-
-# GE's runtime answers the ACL offline-model calls (npu_emu/acl/model_loader.py: the emulated
-# libascendcl finds GE's loader through this registration, made when the package is imported).
-from ge_core.runtime.acl_model_loader import AclModelLoader  # noqa: E402
-from npu_emu.acl.model_loader import register_model_loader  # noqa: E402
-
-register_model_loader(AclModelLoader())

@@ -1,6 +1,7 @@
 """What the ACL offline-model calls reach in GE (aclmdlLoadFromFile, aclmdlGetDesc,
-aclmdlExecute, aclmdlUnload -> GeExecutor -> GraphLoader / ModelManager), registered with
-npu_emu.acl when ge_core.runtime is imported."""
+aclmdlExecute, aclmdlUnload -> GeExecutor -> GraphLoader / ModelManager). The emulated
+libascendcl imports this module by name on first use and registers its AclModelLoader
+(npu_emu/acl/model_loader.py); importing it registers nothing."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ from ge_core.runtime.v1.model_manager import ModelManager
 from npu_emu.acl.model_loader import ModelDescription, TensorDescInfo
 
 if TYPE_CHECKING:
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 
 def _info(io: IoDesc) -> TensorDescInfo:

@@ -3,7 +3,7 @@ the pyACL facade turns them into return codes like the runtime's own errors, and
 print one line for any of them."""
 from __future__ import annotations
 
-from npu_emu.errors import (ACL_ERROR_GE_FAILURE, ACL_ERROR_INVALID_MODEL_ID,
+from npu_emu.base.errors import (ACL_ERROR_GE_FAILURE, ACL_ERROR_INVALID_MODEL_ID,
                             ACL_ERROR_MODEL_INPUT_NOT_MATCH, ACL_ERROR_MODEL_OUTPUT_NOT_MATCH,
                             ACL_ERROR_READ_MODEL_FAILURE, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                             AclError)

@@ -24,12 +24,12 @@ from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
 from ge_core.om.logical_memory import (FEATURE_MAP_BASE, HOST_FM_BASE, VAR_BASE, WEIGHT_BASE,
                                        tensor_size)
 from ge_core.runtime.errors import ModelLoadError
-from npu_emu.device import HostMemAccess
+from npu_emu.driver.events import HostMemAccess
 
 if TYPE_CHECKING:
     from ge_core.om.ge_model import GeModel
-    from npu_emu.device import Device
-    from npu_emu.kernel_task import TensorArg
+    from npu_emu.core.device import Device
+    from npu_emu.core.kernel_task import TensorArg
 
 FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
 LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}

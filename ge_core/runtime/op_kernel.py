@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ge_core.graph import GeTensorDesc, OpDesc
 from ge_core.graph.op_desc import kernel_attrs
-from ge_core.om.model_task_type import KernelType
-from npu_emu.cost_model import Unit
-from npu_emu.errors import InvalidParamError
-from npu_emu.kernel_task import KernelTask, TensorArg, make_kernel_task, tensor_arg
+from ge_core.model_task_type import KernelType
+from npu_emu.base.errors import InvalidParamError
+from npu_emu.core.kernel_task import KernelTask, TensorArg, make_kernel_task, tensor_arg
+from npu_emu.scheduler.cost_model import Unit
 
 if TYPE_CHECKING:
-    from npu_emu.device import Device
-    from npu_emu.stream import Stream
-    from npu_emu.task import Task
+    from npu_emu.core.device import Device
+    from npu_emu.core.stream import Stream
+    from npu_emu.scheduler.task import Task
 
 LATEST_OPSET = 10_000
 

@@ -35,7 +35,7 @@ from npu_emu.world import current_runtime
 if TYPE_CHECKING:
     import onnx
 
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 # GE's option naming the session's device; the compile options are GraphManager's
 DEVICE_ID = "ge.exec.deviceId"

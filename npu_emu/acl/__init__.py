@@ -22,7 +22,7 @@ from npu_emu.acl.c_types import Text
 from npu_emu.acl.data_buffer import (create_data_buffer, destroy_data_buffer,
                                      get_data_buffer_addr, get_data_buffer_size,
                                      get_data_buffer_size_v2, update_data_buffer)
-from npu_emu.errors import (ACL_ERROR_FILE_ATTR_INVALID, ACL_ERROR_INVALID_FILE,
+from npu_emu.base.errors import (ACL_ERROR_FILE_ATTR_INVALID, ACL_ERROR_INVALID_FILE,
                             ACL_ERROR_PARSE_FILE, ACL_ERROR_REPEAT_INITIALIZE,
                             ACL_ERROR_UNINITIALIZE, AclError)
 from npu_emu.world import current_runtime, drop_implicit_world
@@ -55,7 +55,7 @@ def init(config_path: Text = "") -> int:
 
 
 def get_soc_name() -> str:
-    """aclrtGetSocName: the SoC version this runtime drives (npu_emu/soc.py's chips)."""
+    """aclrtGetSocName: the SoC version this runtime drives (npu_emu/driver/soc.py's chips)."""
     return current_runtime().config.soc_version
 
 

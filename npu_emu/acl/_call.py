@@ -14,7 +14,7 @@ import typing
 from typing import Any, Callable
 
 from npu_emu.acl.c_types import ArgumentError, CType
-from npu_emu.errors import AclError
+from npu_emu.base.errors import AclError
 from npu_emu.world import current_runtime
 
 _last_error = [""]

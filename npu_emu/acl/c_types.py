@@ -17,8 +17,8 @@ from typing import Annotated, Any, Callable, Sequence
 
 import numpy as np
 
-from npu_emu.errors import ACL_ERROR_INVALID_PARAM, AclError, InvalidParamError
-from npu_emu.kernel_task import TensorArg, tensor_arg
+from npu_emu.base.errors import ACL_ERROR_INVALID_PARAM, AclError, InvalidParamError
+from npu_emu.core.kernel_task import TensorArg, tensor_arg
 
 
 class ArgumentError(AclError):

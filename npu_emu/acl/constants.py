@@ -1,9 +1,10 @@
 """pyACL's constants, as the real ``acl`` module names them."""
-from npu_emu.capture import (ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,  # noqa: F401
-                             ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
-                             ACL_MODEL_RI_CAPTURE_STATUS_NONE)
-from npu_emu.errors import *  # noqa: F401,F403  (every ACL_ERROR_* code)
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD  # noqa: F401
+from npu_emu.base.errors import *  # noqa: F401,F403  (every ACL_ERROR_* code)
+from npu_emu.core.stream import (ACL_MODEL_STREAM_FLAG_DEFAULT,  # noqa: F401
+                                 ACL_MODEL_STREAM_FLAG_HEAD)
+from npu_emu.feature.capture import (ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+                                     ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+                                     ACL_MODEL_RI_CAPTURE_STATUS_NONE)
 
 # aclrtMemcpyKind
 ACL_MEMCPY_HOST_TO_HOST = 0

@@ -7,8 +7,11 @@ from dataclasses import dataclass
 
 from npu_emu.acl._call import acl_call, acl_value, rt
 from npu_emu.acl.c_types import Handle, Size, UInt64
+from npu_emu.snapshot.codec import INT
+from npu_emu.snapshot.schema import api_handle
 
 
+@api_handle({"addr": INT, "size": INT})
 @dataclass
 class DataBuffer:
     addr: int

@@ -12,15 +12,17 @@ import numpy as np
 from npu_emu.acl._call import acl_call, acl_value, rt
 from npu_emu.acl.c_types import (DType, Handle, Handles, Int32, Opaque, Ptr, Scalar, Size,
                                  StreamHandle, Text, UInt32)
-from npu_emu.acl.constants import ACL_DT_UNDEFINED, ACL_DTYPE_OF_NUMPY, ACL_FORMAT_UNDEFINED
+from npu_emu.acl.constants import ACL_DTYPE_OF_NUMPY, ACL_DT_UNDEFINED, ACL_FORMAT_UNDEFINED
 from npu_emu.acl.data_buffer import data_buffer
 from npu_emu.acl.model_loader import ModelDescription, TensorDescInfo, model_loader
 from npu_emu.acl.rt import stream_of
-from npu_emu.capture import TaskGroup
-from npu_emu.errors import FeatureNotSupportedError, InvalidParamError
-from npu_emu.label import Label
-from npu_emu.model import Model
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT
+from npu_emu.base.errors import FeatureNotSupportedError, InvalidParamError
+from npu_emu.core.label import Label
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT
+from npu_emu.feature.capture import TaskGroup
+from npu_emu.feature.model import Model
+from npu_emu.snapshot.codec import INT, STR, Inline, Opt, Seq, Tup
+from npu_emu.snapshot.schema import api_handle
 
 
 def _model(handle: int) -> Model:
@@ -170,6 +172,12 @@ def ri_capture_task_update_end(stream: StreamHandle) -> int:
 
 
 # -- offline models (aclmdlLoadFromFile ... aclmdlUnload), implemented by GE's loader ----------
+_TENSOR_INFO = Inline(TensorDescInfo, {"name": STR, "dims": Tup(INT), "dtype": STR,
+                                       "format": INT, "size": INT})
+
+
+@api_handle({"description": Opt(Inline(ModelDescription, {
+    "inputs": Tup(_TENSOR_INFO), "outputs": Tup(_TENSOR_INFO)}))})
 class ModelDesc:
     """aclmdlDesc: empty until get_desc fills it from a loaded model."""
 
@@ -177,6 +185,7 @@ class ModelDesc:
         self.description: ModelDescription | None = None
 
 
+@api_handle({"buffers": Seq(INT)})
 class Dataset:
     """aclmdlDataset: the data buffers of a model's inputs or outputs, in order."""
 

@@ -2,8 +2,10 @@
 
 In CANN, libascendcl's aclmdlLoadFromFile / aclmdlExecute are implemented by GE's runtime,
 which libascendcl loads at run time (dlopen). The emulated runtime must not import ge_core (the
-layers point down), so GE registers its loader here when ``ge_core.runtime`` is imported, and
-``model_loader()`` imports that package by name on first use if nobody has yet - the dlopen.
+layers point down), so on first use ``model_loader()`` imports GE's loader module by name - the
+dlopen - and registers the loader class it exports - the dlsym of its entry point. Importing
+either side registers nothing: the registration is this one explicit call on the load path
+(``register_model_loader`` also takes another loader, e.g. a test's).
 What crosses the boundary is plain data: ints, bytes, device addresses and the descriptions
 below. GE's managers behind the loader (ModelManager, SingleOpManager) need no registration:
 each asks the current World for its instance (``World.instance``, npu_emu/world.py).
@@ -15,12 +17,13 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from npu_emu.errors import ACL_ERROR_GE_FAILURE, AclError
+from npu_emu.base.errors import ACL_ERROR_GE_FAILURE, AclError
 
 if TYPE_CHECKING:
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
-GE_RUNTIME = "ge_core.runtime"   # the package that registers the loader (libge_runtime.so)
+GE_RUNTIME = "ge_core.runtime.acl_model_loader"   # GE's loader module (libge_runtime.so)
+GE_ENTRY = "AclModelLoader"                      # the loader class it exports
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,9 @@ def register_model_loader(loader: ModelLoader) -> None:
 
 def model_loader() -> ModelLoader:
     if not _loader:
-        importlib.import_module(GE_RUNTIME)
-    if not _loader:
-        raise AclError(f"no model loader: {GE_RUNTIME} registered none", ACL_ERROR_GE_FAILURE)
+        entry = getattr(importlib.import_module(GE_RUNTIME), GE_ENTRY, None)
+        if entry is None:
+            raise AclError(f"no model loader: {GE_RUNTIME} exports no {GE_ENTRY}",
+                           ACL_ERROR_GE_FAILURE)
+        register_model_loader(entry())
     return _loader[0]

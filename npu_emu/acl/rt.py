@@ -6,18 +6,18 @@ be one with ACL_ERROR_INVALID_PARAM before the call runs.
 from __future__ import annotations
 
 from npu_emu.acl._call import acl_call, rt
-from npu_emu.acl.c_types import (Attrs, Callback, Handle, Int32, Opaque, OutputArgs,
-                                 PositiveSize, Ptr, Size, StreamHandle, TensorArgs, Text, UInt32)
+from npu_emu.acl.c_types import (Attrs, Callback, Handle, Int32, Opaque, OutputArgs, PositiveSize,
+                                 Ptr, Size, StreamHandle, TensorArgs, Text, UInt32)
 from npu_emu.acl.constants import (ACL_EVENT_RECORDED_STATUS_COMPLETE,
-                                   ACL_EVENT_RECORDED_STATUS_NOT_READY, ACL_MEMCPY_DEVICE_TO_DEVICE,
-                                   ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
-                                   ACL_MEMCPY_HOST_TO_HOST, ACL_STREAM_STATUS_COMPLETE,
-                                   ACL_STREAM_STATUS_NOT_READY)
-from npu_emu.context import Context
-from npu_emu.errors import ACL_ERROR_INVALID_PARAM, InvalidHandleError, InvalidParamError
-from npu_emu.event import Event
-from npu_emu.notify import Notify
-from npu_emu.stream import Stream
+                                   ACL_EVENT_RECORDED_STATUS_NOT_READY,
+                                   ACL_MEMCPY_DEVICE_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST,
+                                   ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_HOST_TO_HOST,
+                                   ACL_STREAM_STATUS_COMPLETE, ACL_STREAM_STATUS_NOT_READY)
+from npu_emu.base.errors import ACL_ERROR_INVALID_PARAM, InvalidHandleError, InvalidParamError
+from npu_emu.core.context import Context
+from npu_emu.core.event import Event
+from npu_emu.core.notify import Notify
+from npu_emu.core.stream import Stream
 
 _HOST_SIDE = {ACL_MEMCPY_HOST_TO_HOST: (True, True), ACL_MEMCPY_HOST_TO_DEVICE: (True, False),
               ACL_MEMCPY_DEVICE_TO_HOST: (False, True), ACL_MEMCPY_DEVICE_TO_DEVICE: (False, False)}

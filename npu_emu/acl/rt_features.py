@@ -11,7 +11,7 @@ registers them into ``acl.rt``).
     ret = acl.rt.fusion_launch([{"type": "aicore", "func": fn, "args": [x, y]},
                                 {"type": "aicpu", "func": fn2, "args": [y, z]}], stream)
 
-A binary is npu_emu's JSON kernel binary (npu_emu/program.py); an args table in host memory is
+A binary is npu_emu's JSON kernel binary (npu_emu/core/program.py); an args table in host memory is
 little-endian uint64 device addresses, one per kernel input then output. CANN has no aclrt
 wrapper for rtFusionLaunch; ``fusion_launch`` is the runtime call's name.
 """
@@ -26,12 +26,12 @@ from npu_emu.acl._call import acl_call, rt
 from npu_emu.acl.c_types import (Callback, Handle, Int32, Opaque, Ptr, Size, StreamHandle,
                                  SubTasks, Text, UInt32, UInt64)
 from npu_emu.acl.rt import stream_of
-from npu_emu.cost_model import Unit
-from npu_emu.errors import InvalidParamError
-from npu_emu.fusion_launch import fusion_launch as _fusion_launch
-from npu_emu.hccl import make_hccl_task
-from npu_emu.program import Kernel, Program
-from npu_emu.snapshot import ProcessSnapShot
+from npu_emu.base.errors import InvalidParamError
+from npu_emu.core.program import Kernel, Program
+from npu_emu.feature.fusion_launch import fusion_launch as _fusion_launch
+from npu_emu.feature.hccl import make_hccl_task
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.snapshot.snapshot import ProcessSnapShot
 from npu_emu.world import current_world
 
 __all__ = ["binary_load_from_data", "binary_load_from_file", "binary_unload",

@@ -24,8 +24,8 @@ import numpy as np
 
 import npu_emu.acl as acl
 from npu_emu.acl.constants import ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE
-from npu_emu.cost_model import CostModel, Unit, default_unit_counts
-from npu_emu.snapshot import SnapShotStage
+from npu_emu.scheduler.cost_model import CostModel, Unit, default_unit_counts
+from npu_emu.snapshot.snapshot import SnapShotStage
 from npu_emu.world import current_runtime
 
 N = 256          # the vector half's elements

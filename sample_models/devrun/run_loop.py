@@ -18,7 +18,7 @@ import numpy as np
 
 from ge_core.runtime.errors import ModelExecuteTimeout
 from ge_core.session import Session
-from npu_emu.cost_model import CostModel
+from npu_emu.scheduler.cost_model import CostModel
 from npu_emu.world import current_runtime
 
 MODEL = Path(__file__).resolve().parents[1] / "parallel_branches.onnx"

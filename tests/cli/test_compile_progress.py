@@ -5,7 +5,7 @@ import io
 
 from ge_core.passes.events import PassBegin
 from ge_core.stage_events import StageBegin
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 from workbench.cli import compile_progress as progress
 
 

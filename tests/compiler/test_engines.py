@@ -19,11 +19,11 @@ from ge_core.compiler.task import generate_tasks
 from ge_core.graph import ComputeGraph, GeShape, GeTensorDesc, OpDesc
 from ge_core.graph.attr_names import ENGINE, OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph.types import DataType
-from ge_core.om.model_task_type import KernelType, ModelTaskType
+from ge_core.model_task_type import KernelType, ModelTaskType
 from ge_core.parser import parse_onnx
 from ge_core.session.graph_manager import GraphManager
-from npu_emu.cost_model import Unit
-from npu_emu.task_scheduler import SqeDispatched
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.events import SqeDispatched
 from npu_emu.world import World
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "task"))

@@ -6,13 +6,12 @@ from pathlib import Path
 import onnx
 import pytest
 
-from ge_core.compiler import CompileOptions, CompilePipeline, compile_graph
-from ge_core.compiler import pass_lists
+from ge_core.compiler import CompileOptions, CompilePipeline, compile_graph, pass_lists
 from ge_core.graph import ComputeGraph, dump_graph
 from ge_core.parser import parse_onnx
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import const_value
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from workbench.conformance.runner import run_suite
 

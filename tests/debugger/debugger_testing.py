@@ -14,10 +14,9 @@ DEVRUN = "sample_models/devrun"
 
 
 def _device_testing():
-    """tests/npu_emu/conftest.py, loaded by path: a conftest cannot be imported by name once
-    two directories have one."""
-    path = ROOT / "tests" / "npu_emu" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("npu_emu_conftest", path)
+    """tests/npu_emu/npu_emu_testing.py, loaded by path: tests/npu_emu is not on the path here."""
+    path = ROOT / "tests" / "npu_emu" / "npu_emu_testing.py"
+    spec = importlib.util.spec_from_file_location("npu_emu_testing", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

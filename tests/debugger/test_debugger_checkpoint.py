@@ -7,7 +7,7 @@ from ge_core.graph import GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
 from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from workbench.debugger.checkpoint import clone_state
 from workbench.debugger.targets.program import RunState

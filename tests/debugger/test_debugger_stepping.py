@@ -3,9 +3,9 @@ drives the device inside its own API calls) changes nothing in the trace or the 
 import numpy as np
 
 from debugger_testing import empty, read, vec
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.runtime import Runtime, RuntimeConfig
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.scheduler.events import SqeCompleted
 from npu_emu.world import World, current_bus
 from workbench.debugger import StepGate
 

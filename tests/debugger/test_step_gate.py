@@ -8,7 +8,7 @@ from ge_core.executor import HostExecutor, NodeExecuted
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.graph.events import AttrSet, NodeAdded
 from ge_core.parser import parse_onnx
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World, current_world
 from workbench.debugger import StepGate
 

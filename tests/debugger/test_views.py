@@ -7,10 +7,10 @@ from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
 
 from ge_core.graph.attr_names import STREAM_ID
 from workbench.commands.session import DebugSession
-from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
                                                    wait_for_chain)
 from workbench.debugger.views.graph_table import find_node, graph_sections, node_anchors
+from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.memory_map import buffers_of, memory_view
 from workbench.debugger.views.pass_tree import PassSpans, pass_tree, span_diff
 from workbench.debugger.views.step_changes import ChangeRecorder

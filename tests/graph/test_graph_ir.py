@@ -4,7 +4,7 @@ import pytest
 from ge_core.graph import (ComputeGraph, DataType, GeShape, GeTensorDesc, GraphError, GraphUtils,
                            GraphValidationError, OpDesc, dump_graph, to_dot, validate)
 from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet, NodeAdded, NodeRemoved
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 
 F32 = DataType.DT_FLOAT
 

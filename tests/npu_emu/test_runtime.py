@@ -1,8 +1,8 @@
 """One world per run: the runtime is an instance reached through current_runtime()."""
 import pytest
 
-from npu_emu.context import Context
-from npu_emu.errors import ContextError, InvalidDeviceError, InvalidParamError
+from npu_emu.base.errors import ContextError, InvalidDeviceError, InvalidParamError
+from npu_emu.core.context import Context
 from npu_emu.runtime import Runtime, RuntimeConfig
 from npu_emu.world import World, current_runtime
 
@@ -40,7 +40,7 @@ def test_the_runtime_is_the_one_object_behind_the_acl_api_and_ge():
     lives in the same world, and another world sees none of it."""
     from ge_core.runtime.v1.model_manager import ModelManager
     from npu_emu import acl
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
     first = World()
     with first.entered():

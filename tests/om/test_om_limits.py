@@ -202,7 +202,7 @@ def test_an_attribute_list_shorter_than_the_op_reads_is_one_line_naming_it(tmp_p
 
 def test_a_task_whose_op_lost_its_offsets_is_refused_at_load(small_om):
     from ge_core.om import load_om_bytes
-    from ge_core.om.model_task_type import ModelTaskType
+    from ge_core.model_task_type import ModelTaskType
     from ge_core.runtime.errors import ModelLoadError
     from ge_core.session.graph_manager import GraphManager
     from npu_emu.world import World
@@ -222,7 +222,7 @@ def test_a_stream_switch_on_operands_that_are_no_numbers_is_refused_at_load(smal
     field) was met as Python's 'DT_UNDEFINED has no numpy dtype' (found by the om fuzz
     target)."""
     from ge_core.om import load_om_bytes
-    from ge_core.om.model_task_type import ModelTaskType
+    from ge_core.model_task_type import ModelTaskType
     from ge_core.runtime.errors import ModelLoadError
     from ge_core.session.graph_manager import GraphManager
     from npu_emu.world import World

@@ -11,7 +11,7 @@ import onnxruntime as ort
 
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.model_builder import build_model
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.ops import get_op_def
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1 import GraphLoader, ModelManager

@@ -429,7 +429,7 @@ def test_infer_shape_announces_each_desc_it_changes():
     from ge_core.graph import ComputeGraph, DataType, GeShape, GraphUtils, OpDesc
     from ge_core.graph.events import DescUpdated
     from ge_core.ops import infer_shape
-    from npu_emu.trace import TraceBus, TraceRecorder
+    from npu_emu.base.trace import TraceBus, TraceRecorder
     bus, rec = TraceBus(), TraceRecorder()
     g = ComputeGraph("g", bus)
     x = g.add_node(OpDesc("x", "Data", 0, 1, {"index": 0}))

@@ -1,10 +1,11 @@
-"""GEPass scheduling (ge_facts.md section 8) and the PassManager's records and events."""
+"""GEPass scheduling (hicann/ge compiler/graph/passes/base_pass.cc) and the PassManager's records
+and events."""
 import pytest
 
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.passes import (BaseNodePass, GEPass, GEPassError, GraphPass, NodePassGroup,
                             NodeVisited, PassBegin, PassEnd, PassManager)
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 
 
 def graph(*edges, bus=None):

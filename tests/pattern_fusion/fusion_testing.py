@@ -10,7 +10,7 @@ from ge_core.graph import (ComputeGraph, DataType, GeShape, GraphUtils, Node, Op
 from ge_core.ops import infer_graph
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import make_const
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 
 RNG_SEED = 0
 

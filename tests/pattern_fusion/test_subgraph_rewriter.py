@@ -7,7 +7,7 @@ from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
 from ge_core.passes import PassManager
 from ge_core.pattern_fusion import (ConvReluFusionPass, FusionMatched, In, Pat, Pattern,
                                     PatternFusionPass, RewriteError)
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from fusion_testing import GraphBuilder, node, run_and_compare
 
 SHAPE = (1, 2, 4, 4)

@@ -9,7 +9,7 @@ import pytest
 from ge_core.om import save_om
 from npu_emu import acl
 from npu_emu.acl import model_loader
-from npu_emu.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
+from npu_emu.base.errors import (ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_MODEL_INPUT_NOT_MATCH,
                             ACL_ERROR_READ_MODEL_FAILURE, ACL_ERROR_RT_DEVICE_MEM_ERROR,
                             ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_MODEL_ABORT_NORMAL)
 from npu_emu.world import World
@@ -128,8 +128,17 @@ def test_errors_come_back_as_acl_codes(tmp_path, acl_device):
 
 
 def test_the_loader_is_found_through_the_registration_hook():
-    import ge_core.runtime  # noqa: F401  (registers on import)
     assert type(model_loader.model_loader()).__name__ == "AclModelLoader"
+
+
+def test_importing_ge_runtime_registers_nothing():
+    import subprocess
+    import sys
+    code = ("import ge_core.runtime.acl_model_loader\nfrom npu_emu.acl import model_loader\n"
+            "print(model_loader._loader)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
 
 
 def test_acl_mdl_imports_ge_runtime_on_first_use_like_a_dlopen():

@@ -6,15 +6,16 @@ import numpy as np
 
 from ge_core.executor import HostExecutor
 from ge_core.graph import DataType
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST, INPUT_OFFSET
+from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST,
+                                      INPUT_OFFSET)
 from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import WEIGHT_BASE
-from ge_core.om.model_task_type import MemcpyKind, ModelTaskType
+from ge_core.model_task_type import MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.parser import parse_onnx
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT
+from npu_emu.scheduler.events import SqeCompleted
+from npu_emu.scheduler.task import TaskType
 from v1_testing import TINY, device_world, events, feeds_for, ge_model, host_outputs, load
 
 T = ModelTaskType

@@ -6,16 +6,16 @@ import pytest
 from ge_core.graph import ComputeGraph, GeTensor, OpDesc
 from ge_core.graph.attr_names import OUTPUT_OFFSET
 from ge_core.om.logical_memory import VAR_BASE
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.errors import ModelLoadError
-from ge_core.runtime.model_memory import (FEATURE_MAP, VARIABLE, WEIGHT, ModelMemory, Segment,
+from ge_core.runtime.model_memory import (FEATURE_MAP, ModelMemory, Segment, VARIABLE, WEIGHT,
                                           trans_all_var_data)
 from ge_core.runtime.v1 import DavinciModel, ModelManager
 from ge_core.runtime.v1.davinci_model import INIT_STAGES
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.device import MemAlloc
-from npu_emu.model import ModelState
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.driver.events import MemAlloc
+from npu_emu.feature.model import ModelState
 from v1_testing import device_world, events, ge_model
 
 

@@ -8,12 +8,12 @@ import numpy as np
 
 import pytest
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import GeError, InvalidModelIdError, ModelLoadError
 from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
 from ge_core.runtime.v1.model_executor import MAX_STREAMS, GraphNode
-from npu_emu.device import MemAlloc
+from npu_emu.driver.events import MemAlloc
 from npu_emu.world import World, current_world
 from v1_testing import TINY, device_world, events, feeds_for, ge_model, om_of
 

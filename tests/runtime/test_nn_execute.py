@@ -5,8 +5,8 @@ import pytest
 
 from ge_core.runtime.errors import ModelInputError, ModelOutputError
 from ge_core.runtime.model_io import DeviceBuffer
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import SqeCompleted
+from npu_emu.scheduler.events import SqeCompleted
+from npu_emu.scheduler.task import TaskType
 from v1_testing import TINY, device_world, events, feeds_for, ge_model, host_outputs, light, load
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ge_core.runtime.v1 import GraphExecutor, GraphLoader, ModelManager
 from ge_core.runtime.v1.data_inputer import DataInputer
-from npu_emu.errors import ACL_ERROR_RT_END_OF_SEQUENCE
+from npu_emu.base.errors import ACL_ERROR_RT_END_OF_SEQUENCE
 from npu_emu.world import current_world
 from v1_testing import TINY, device_world, feeds_for, ge_model, host_outputs, load
 

@@ -4,9 +4,9 @@ so a breakpoint there sees the TaskInfo with its task not yet sunk. And the trac
 an execution is the same on every run."""
 import numpy as np
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1 import DavinciModel
-from ge_core.runtime.v1.events import TaskDistributed
+from ge_core.events import TaskDistributed
 from ge_core.runtime.v1.task_info import TASK_INFOS
 from v1_testing import device_world, events, feeds_for, ge_model, light, load
 

@@ -5,9 +5,9 @@ import pytest
 
 from ge_core.runtime.errors import ModelExecuteTimeout
 from ge_core.runtime.v1 import GraphExecutor
-from npu_emu.cost_model import CostModel
-from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
-from npu_emu.model import ModelAborted
+from npu_emu.base.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+from npu_emu.feature.model import ModelAborted
+from npu_emu.scheduler.cost_model import CostModel
 from v1_testing import TINY, device_world, events, feeds_for, ge_model, host_outputs, load
 
 SLOW = CostModel(cube_flops_per_ns=0.01, vector_bytes_per_ns=0.01)   # tiny_cnn: ~20 ms

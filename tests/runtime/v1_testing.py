@@ -19,8 +19,8 @@ from ge_core.om import load_om_bytes, om_bytes
 from ge_core.om.ge_model import GeModel
 from ge_core.parser import parse_onnx
 from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager
+from npu_emu.base.trace import TraceEvent, TraceRecorder
 from npu_emu.runtime import RuntimeConfig
-from npu_emu.trace import TraceEvent, TraceRecorder
 from npu_emu.world import World
 
 ROOT = Path(__file__).resolve().parents[2]

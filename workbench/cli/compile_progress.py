@@ -14,7 +14,7 @@ from typing import Iterator, TextIO
 
 from ge_core.passes.events import PassBegin
 from ge_core.stage_events import StageBegin
-from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import TraceBus, TraceEvent
 
 QUIET_FOR = 1.0     # seconds before the first line: a short compile shows nothing
 REDRAW_EVERY = 0.1  # seconds between two redraws

@@ -9,10 +9,10 @@ import argparse
 from pathlib import Path
 
 from ge_core.ge_options import BY_NAME
+from npu_emu.base.trace import TraceBus
+from npu_emu.driver.soc import DEFAULT_SOC_VERSION
 from npu_emu.runtime import RuntimeConfig
-from npu_emu.soc import DEFAULT_SOC_VERSION
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceBus
 from npu_emu.world import World
 from workbench.cli.ge_option_flags import add_ge_option
 from workbench.cli.user_error import UserError

@@ -9,8 +9,8 @@ def _cmd_ops(args: argparse.Namespace) -> int:
     from ge_core.compiler.engine_placer import EnginePlacer
     from ge_core.graph import ComputeGraph, OpDesc
     from ge_core.ops import get_op_def, supported_ops
-    from npu_emu.kernels import has_kernel
-    from npu_emu.trace import TraceBus
+    from npu_emu.base.trace import TraceBus
+    from npu_emu.op_impl import has_kernel
     probe = ComputeGraph("ops", TraceBus())
     placer = EnginePlacer()
     width = max(map(len, supported_ops())) + 2  # ai.onnx.ml::ArrayFeatureExtractor

@@ -2,7 +2,7 @@
 
     engine.Debugger      one target, its current run, breakpoints, watches, stepping, going back
     run.Run              one execution in a fresh World, its program on a StepGate worker
-    step_gate            the worker parked on trace events (DESIGN.md invariant 3)
+    step_gate            the worker parked on trace events (docs/architecture.md invariant 3)
     program_output       what the target prints goes to its run, not the terminal
     stop_table, listen   per event one dict lookup by kind, then the checks for that kind
     tracker, granularity where the target is; the stepping units and their `next` frames

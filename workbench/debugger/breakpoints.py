@@ -22,18 +22,18 @@ import difflib
 from dataclasses import dataclass
 from typing import Callable
 
+from ge_core.events import ModelUnloaded, TaskDistributed
 from ge_core.executor.events import NodeExecuted
+from ge_core.model_task_type import ModelTaskType
 from ge_core.passes.events import NodeVisited, PassBegin
-from npu_emu.event import EventWaitBlocked, EventWaitSatisfied
-from npu_emu.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
-from npu_emu.notify import NotifyWaitBlocked, NotifyWaitSatisfied
+from npu_emu.base.trace import TraceEvent
+from npu_emu.feature.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.runtime import FaultFound
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent
+from npu_emu.scheduler.events import (EventWaitBlocked, EventWaitSatisfied, NotifyWaitBlocked,
+                                      NotifyWaitSatisfied, SqeCompleted)
+from npu_emu.scheduler.task import TaskType
 from workbench.debugger import listen as keys
 from workbench.debugger.conditions import Condition, ConditionError, names_of
-from workbench.debugger.granularity import TASK_DISTRIBUTED
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.pass_names import known_pass_names
@@ -41,19 +41,12 @@ from workbench.debugger.stream_names import LOGICAL, RT
 
 FAULT_KINDS = ("deadlock", "race", "timeout", "oom", "task")
 SQE_TYPES = tuple(t.name.lower() for t in TaskType)
-# ModelTaskType (ge_facts §4): the types a distributed TaskDef can have
-DISTRIBUTE_TYPES = ("kernel", "event_record", "event_wait", "fusion_start", "fusion_end",
-                    "kernel_ex", "hccl", "stream_switch", "stream_active", "label_set",
-                    "label_switch", "label_goto", "profiler_trace", "memcpy_async",
-                    "notify_record", "notify_wait", "reduce_async", "rdma_send", "event_reset",
-                    "end_graph", "stream_switch_n", "rdma_db_send", "memcpy_addr_async",
-                    "stream_label_switch_by_index", "stream_label_goto", "model_exit")
-# GE runtime's ModelUnloaded is named, as granularity names TaskDistributed: importing GE's
-# runtime for a name would load all of it with the debugger.
-MODEL_UNLOADED = "ModelUnloaded"
+# The types a distributed TaskDef can have: GE's ModelTaskType (ops_kernel_info_types.h) up to
+# MODEL_EXIT; the later members are kernel variants this model's task builder never writes.
+DISTRIBUTE_TYPES = tuple(t.name.lower() for t in ModelTaskType if t <= ModelTaskType.MODEL_EXIT)
 MODEL_EVENTS = {"load": ModelLoaded.__name__, "execute": ModelExecuted.__name__,
                 "finish": ModelFinished.__name__, "abort": ModelAborted.__name__,
-                "unload": MODEL_UNLOADED}
+                "unload": ModelUnloaded.__name__}
 KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault", "model")
 
 
@@ -201,7 +194,7 @@ def _distribute(args: list[str]) -> tuple[list[Listen], list[str]]:
              (LOGICAL, keys.stream_id, lambda v: _int(v, LOGICAL)),
              (RT, keys.rt_stream_id, lambda v: _int(v, RT)),
              ("type", keys.task_type, lambda v: _choice(v, DISTRIBUTE_TYPES, "task type")))
-    return [_keyed(TASK_DISTRIBUTED, f, order)], [f"{k}={v}" for k, v in f.items()]
+    return [_keyed(TaskDistributed.__name__, f, order)], [f"{k}={v}" for k, v in f.items()]
 
 
 def _sqe(args: list[str]) -> tuple[list[Listen], list[str]]:

@@ -1,9 +1,9 @@
 """Checkpoints: copies of a run's state at resumable positions, so reverse stepping re-executes
-from the newest one before the target tick instead of from the start (DESIGN.md, one world per
-run). A copy is made when a run passes a resumable position (a phase boundary, the end of a
-compile stage) at least ``gap`` ticks after the previous copy: copies cost a few ms, re-running
-``gap`` ticks of compile about as much. Restoring copies it again onto the new world's bus, so
-a checkpoint serves any number of re-runs.
+from the newest one before the target tick instead of from the start (docs/architecture.md, one
+world per run). A copy is made when a run passes a resumable position (a phase boundary, the end of
+a compile stage) at least ``gap`` ticks after the previous copy: copies cost a few ms, re-running
+``gap`` ticks of compile about as much. Restoring copies it again onto the new world's bus, so a
+checkpoint serves any number of re-runs.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.graph_clone import clone_graphs
-from npu_emu.trace import TraceBus
+from npu_emu.base.trace import TraceBus
 from workbench.debugger.targets.program import Position, RunState
 from workbench.debugger.tracker import Tracker
 

@@ -19,7 +19,7 @@ import ast
 import operator
 from typing import Any, Callable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stream_names import RT, event_fields, shown_names
 
 MAX_TEXT = 500

@@ -2,9 +2,9 @@
 unit. Every method takes plain arguments and returns outcomes; nothing here reads a terminal.
 
 Going forward resumes the current run until the stop table says stop. Going back (reverse-step,
-reverse-continue, goto an earlier tick) is re-execution (DESIGN.md invariant 3): a new run from
-the newest checkpoint before the target tick, with only the tick as its stop, so it lands on
-exactly the state a forward run had there.
+reverse-continue, goto an earlier tick) is re-execution (docs/architecture.md invariant 3): a new
+run from the newest checkpoint before the target tick, with only the tick as its stop, so it lands
+on exactly the state a forward run had there.
 """
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from typing import Callable, Iterator
 
 from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
-from npu_emu.model import ModelAborted, ModelFinished
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
-from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
+from workbench.debugger.checkpoint import CheckpointStore, DEFAULT_GAP
 from workbench.debugger.fault_stops import FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
-                                         Stopped, StopReason)
+                                         StopReason, Stopped)
 from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
 from workbench.debugger.stream_names import event_text

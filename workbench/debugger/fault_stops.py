@@ -7,8 +7,8 @@ A fault a breakpoint already stopped at (`break fault deadlock`) is not stopped 
 """
 from __future__ import annotations
 
+from npu_emu.base.trace import TraceEvent
 from npu_emu.runtime import FaultFound
-from npu_emu.trace import TraceEvent
 from workbench.debugger.breakpoints import FAULT_KINDS
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.stop_table import StopTable

@@ -14,20 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ge_core.events import FusionMatched, TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin
 from ge_core.stage_events import StageBegin
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.events import SqeCompleted
 
-if TYPE_CHECKING:   # the tracker names TASK_DISTRIBUTED from here
+if TYPE_CHECKING:
     from workbench.debugger.tracker import Tracker
-
-# Kinds named here only, so the debugger loads neither GE's runtime nor its fusion passes with
-# it (tests/debugger/test_event_names.py checks the names): GE runtime's DistributeTask event
-# (fields used: task_type, stream_id, node) and a pattern fusion's match.
-TASK_DISTRIBUTED = "TaskDistributed"
-FUSION_MATCHED = "FusionMatched"
 
 UnitTest = Callable[[TraceEvent, "Tracker"], bool]
 
@@ -72,10 +67,10 @@ GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
                          NodeVisited.__name__: lambda e, t: t.inner_began},
                 next_units=lambda frame: {PassBegin.__name__: _always}),
     Granularity("node", {NodeVisited.__name__: _always, NodeExecuted.__name__: _always,
-                         FUSION_MATCHED: _always},
+                         FusionMatched.__name__: _always},
                 lambda e, t: t.node_graph or None, _same_graph),
-    Granularity("task", {TASK_DISTRIBUTED: _always},
-                lambda e, t: stream_of(e), _same_stream(TASK_DISTRIBUTED)),
+    Granularity("task", {TaskDistributed.__name__: _always},
+                lambda e, t: stream_of(e), _same_stream(TaskDistributed.__name__)),
     Granularity("sqe", {SqeCompleted.__name__: _always},
                 lambda e, t: stream_of(e), _same_stream(SqeCompleted.__name__)),
     Granularity("event", {}),   # every tick: stepped by tick, not by kind

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.granularity import GRANULARITIES, EVERY_EVENT
 from workbench.debugger.stop_table import StopTable
 from workbench.debugger.tracker import Tracker

@@ -1,14 +1,15 @@
 """How breakpoints and watches hear events: each listens to one kind, optionally keyed (the pass
 name, the node, the stream id ...). Installed in a StopTable they are indexed by kind and then by
 key value, so an event costs one lookup per key function its kind uses, not one test per
-breakpoint (DESIGN.md's measured numbers)."""
+breakpoint (docs/architecture.md's measured numbers)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Callable, Hashable, Iterable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.task import TaskType
 from workbench.debugger.granularity import UnitTest, stream_of
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.stop_table import StopTable
@@ -72,4 +73,4 @@ def task_type(e: TraceEvent) -> str:
 def label_set(e: TraceEvent) -> int | None:
     """The label an SQE sets, if it is a LabelSet."""
     label = getattr(e.task, "label", None)
-    return label.id if label is not None and e.task.type.name == "LABEL_SET" else None
+    return label.id if label is not None and e.task.type == TaskType.LABEL_SET else None

@@ -1,12 +1,12 @@
-"""One execution of a target's program: a fresh World (DESIGN.md, one world per run), its
-program on a StepGate worker, from the start or from a checkpoint. The debugger keeps one run
+"""One execution of a target's program: a fresh World (docs/architecture.md, one world per run),
+its program on a StepGate worker, from the start or from a checkpoint. The debugger keeps one run
 current and makes new ones to go back in time or to look at an earlier state."""
 from __future__ import annotations
 
 import hashlib
 from typing import Any, Callable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
 from workbench.debugger.checkpoint import Checkpoint
 from workbench.debugger.program_output import captured_output

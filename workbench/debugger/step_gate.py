@@ -1,9 +1,9 @@
-"""The step gate (DESIGN.md invariant 3): the debuggee runs on a worker thread and every trace
-event passes through here; when the current stop predicate matches, the worker parks until the
-next command. Exactly one of the two threads runs at any moment, so a stepped run emits the
-same events in the same order as a free run: stepping never changes what is being watched.
-The worker runs in a copy of the context the gate was made in, so the target works in its
-maker's World (a context variable, npu_emu/world.py, does not follow a new thread by itself).
+"""The step gate (docs/architecture.md invariant 3): the debuggee runs on a worker thread and every
+trace event passes through here; when the current stop predicate matches, the worker parks until
+the next command. Exactly one of the two threads runs at any moment, so a stepped run emits the
+same events in the same order as a free run: stepping never changes what is being watched. The
+worker runs in a copy of the context the gate was made in, so the target works in its maker's World
+(a context variable, npu_emu/world.py, does not follow a new thread by itself).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
 

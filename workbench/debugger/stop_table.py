@@ -1,5 +1,5 @@
-"""The gate's stop predicate: per event one dict lookup by the event's class, then only the
-checks registered for that kind (DESIGN.md: a gate testing every breakpoint on every event runs
+"""The gate's stop predicate: per event one dict lookup by the event's class, then only the checks
+registered for that kind (docs/architecture.md: a gate testing every breakpoint on every event runs
 at a third of the speed). Checks append a StopReason to stop; the tracker's and the history's
 checks only watch.
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.outcomes import StopReason
 
 Check = Callable[[TraceEvent, list[StopReason]], None]

@@ -15,13 +15,14 @@ from dataclasses import fields
 from functools import cache
 from typing import Any
 
-from npu_emu.trace import TraceEvent
+from ge_core.events import TaskDistributed
+from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
 RT = "rt_stream"
 
 # By event class name: its fields that name a stream, as the user sees them.
-_EVENT_FIELDS = {"TaskDistributed": {"stream_id": LOGICAL, "rt_stream_id": RT}}
+_EVENT_FIELDS = {TaskDistributed.__name__: {"stream_id": LOGICAL, "rt_stream_id": RT}}
 _DEFAULT = {"stream_id": RT}
 
 

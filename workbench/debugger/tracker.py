@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import copy
 
+from ge_core.events import TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.trace import TraceEvent
-from workbench.debugger.granularity import TASK_DISTRIBUTED
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import Check
 from workbench.debugger.stream_names import LOGICAL, RT, event_fields
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
@@ -43,7 +43,7 @@ class Tracker:
                 StageBegin.__name__: self._stage, StageEnd.__name__: self._stage_end,
                 PassBegin.__name__: self._pass, PassEnd.__name__: self._pass_end,
                 NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed,
-                TASK_DISTRIBUTED: self._distributed}
+                TaskDistributed.__name__: self._distributed}
 
     def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
         self.phase = e.phase

@@ -10,13 +10,12 @@ from ge_core.graph.dump import Detail, format_attr, node_line
 from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet
 from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
-from npu_emu.device import HostSynchronized, SqeSubmitted
-from npu_emu.event import EventRecorded, EventWaitBlocked, EventWaitSatisfied
-from npu_emu.notify import NotifyRecorded, NotifyWaitBlocked, NotifyWaitSatisfied
-from npu_emu.stream import StreamActivated
-from npu_emu.task import TaskType
-from npu_emu.task_scheduler import SqeCompleted, SqeDispatched
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.events import (EventRecorded, EventWaitBlocked, EventWaitSatisfied,
+                                      HostSynchronized, NotifyRecorded, NotifyWaitBlocked,
+                                      NotifyWaitSatisfied, SqeCompleted, SqeDispatched,
+                                      SqeSubmitted, StreamActivated)
+from npu_emu.scheduler.task import TaskType
 from workbench.debugger import listen as keys
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason

@@ -27,6 +27,7 @@ from workbench.commands.history import history_path
 from workbench.commands.session import DebugSession
 from workbench.commands.table import QUIT
 from workbench.debugger.outcomes import Error, Finished, Outcome, Printed, Show
+from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.script.player import Player
 from workbench.script.access import Access
 from workbench.tui import keymap
@@ -39,7 +40,6 @@ from workbench.tui.lesson_play import LessonPlay, shown_pane
 from workbench.tui.log_pane import LogPane
 from workbench.tui.memory_pane import MemoryPane
 from workbench.tui.palette import WorkbenchCommands
-from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.tui.pane import Pane
 from workbench.tui.passes_pane import PassesPane
 from workbench.tui.screens import HelpScreen, quit_question

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ge_core.events import TaskDistributed
 from workbench.commands.render import render
 from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.stream_names import RT
@@ -197,7 +198,7 @@ class DevicePane(Pane):
         rt = d.run.world.runtime
         note = ""
         event = d.run.parked_at
-        if event is not None and event.kind == "TaskDistributed":
+        if event is not None and event.kind == TaskDistributed.__name__:
             note = (f"distributing {event.task_type} of %{event.node} to stream "
                     f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
         if not rt.devices:   # none yet, or none left: a host program's end resets its device

@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections,
-                                                  node_anchors, node_row)
 from workbench.debugger.targets.target_kind import Capability
+from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections, node_anchors,
+                                                  node_row)
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable

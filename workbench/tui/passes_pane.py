@@ -14,8 +14,8 @@ from textual.widgets import Static
 
 from workbench.commands.lexers import GeIrLexer
 from workbench.debugger.outcomes import Error, Outcome, Printed
-from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
 from workbench.debugger.targets.target_kind import Capability
+from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable

@@ -14,8 +14,8 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from workbench.debugger.targets.host_runner import SourceLine, Submitted
-from workbench.debugger.views.host_source import source_lines
 from workbench.debugger.targets.target_kind import Capability
+from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable

@@ -23,7 +23,8 @@ from ge_core.graph.attr_names import (ATTR_NAME_CONTINUOUS_INPUT, ATTR_NAME_CONT
 from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
 from ge_core.om.logical_memory import align, tensor_size
 
-# GE-local ops whose output 0 is their input 0 (ge_facts §10: "output reuses input").
+# GE-local ops whose output 0 is their input 0 (hicann/ge compiler/engines/local_engine/:
+# "output reuses input").
 ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 # GE-local ops whose output is every one of their inputs: the gears of a multi-batch model write
 # their results into one buffer, since only one gear runs (GE's Merge with mbatch-inserted-node).

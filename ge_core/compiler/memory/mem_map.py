@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ge_core.compiler.memory.block_mem_stream import HappensBefore
 
-# Segments (ge_facts §3): each has its own logical base (ge_core/om/logical_memory.py).
+# Segments (hicann/ge compiler/graph/build/memory/):
+# each has its own logical base (ge_core/om/logical_memory.py).
 FEATURE_MAP = "feature_map"            # op outputs and workspaces, reused by lifetime
 ZERO_COPY_INPUT = "zero_copy_input"    # graph inputs (Data outputs): the user's buffers
 ZERO_COPY_OUTPUT = "zero_copy_output"  # what NetOutput returns: the user's buffers

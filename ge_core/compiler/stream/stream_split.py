@@ -32,7 +32,7 @@ from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_STREAM_NU
                                       ATTR_NAME_ACTIVE_STREAM_LIST,
                                       ATTR_NAME_CONTINUOUS_STREAM_LABEL,
                                       ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, EVENT_ID, HEAD_STREAMS)
-from npu_emu.soc import FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH
+from npu_emu.driver.soc import FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH
 from npu_emu.world import current_runtime
 
 RESERVED_TASK_NUM = 27  # kReservedTaskNum
@@ -50,7 +50,7 @@ def _device_limits(options: StreamOptions) -> tuple[bool, int]:
     """Whether the runtime grows model streams itself, and the tasks a stream may hold: GE asks
     the runtime (rtGetRtCapability(FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH) and
     rtGetMaxStreamAndTask, stream_allocator.cc), so both come from the chip the world's runtime
-    drives (npu_emu/soc.py); an option given explicitly wins."""
+    drives (npu_emu/driver/soc.py); an option given explicitly wins."""
     runtime = current_runtime()
     unlimited = options.unlimited_stream_depth
     if unlimited is None:

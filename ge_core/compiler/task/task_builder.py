@@ -18,8 +18,8 @@ from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_BA
                                       ATTR_NAME_STREAM_SWITCH_COND, ATTR_NAME_SWITCH_DATA_TYPE,
                                       ENGINE, EVENT_ID, INPUT_OFFSET, LABEL_ID, NOTIFY_ID,
                                       OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
+from ge_core.model_task_type import KernelType, MemcpyKind, ModelTaskType
 from ge_core.om.logical_memory import tensor_size
-from ge_core.om.model_task_type import KernelType, MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
 
 BLOCK_DIM = 1  # our numpy kernels run whole on one core; TBE would split the work over cores

@@ -15,9 +15,9 @@ from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
                                       ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM, OUTPUT_OFFSET,
                                       WORKSPACE, WORKSPACE_BYTES)
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
 from ge_core.om.model_serializer import op_def
-from ge_core.om.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import ModelTaskDef
 from ge_core.om.weights import weights_size
 

@@ -25,7 +25,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.runtime.errors import GeError
 from ge_core.runtime.v2 import (ExecuteResult, LoweringOptions, ModelV2Executor,
                                 default_stream, lower_graph)
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 
 HYBRID_LOWERING = LoweringOptions(infer_at_run_time=True, single_stream=True)
 

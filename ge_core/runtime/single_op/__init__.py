@@ -27,7 +27,7 @@ from ge_core.runtime.single_op.single_op_cache import (OpKey, SingleOpCache, Sin
 from ge_core.runtime.single_op.single_op_model import (DynamicSingleOp, SingleOp,
                                                        SingleOpModel, single_op_graph)
 from ge_core.runtime.v2 import default_stream
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 
 
 def op_key(op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, Any],

@@ -11,7 +11,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ge_core.runtime.single_op.single_op_model import SingleOp
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 from npu_emu.world import current_world
 
 

@@ -24,7 +24,7 @@ from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import ExecuteResult, LoweringOptions, ModelV2Executor, lower_graph
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 
 SINGLE_OP_PREFIX = "aclop_"   # GE names (and dumps) a single op's graph so
 

@@ -22,29 +22,29 @@ from ge_core.graph import Node
 from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM, OPSET
 from ge_core.graph.multi_batch_gears import Gears
 from ge_core.om.ge_model import GeModel
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.runtime.errors import ModelExecuteTimeout, ModelLoadError, ModelOutputError
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, model_inputs, model_outputs
 from ge_core.runtime.model_memory import FEATURE_MAP, ModelMemory, trans_all_var_data
 from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.v1.data_inputer import Callback, DataInputer, Inputs, Outputs
-from ge_core.runtime.v1.events import ModelUnloaded
+from ge_core.events import ModelUnloaded
 from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
 from ge_core.stage_events import StageBegin, StageEnd
-from npu_emu.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
-from npu_emu.model import ModelState
-from npu_emu.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.base.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.feature.model import ModelState
 from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
-    from npu_emu.event import Event
-    from npu_emu.label import Label
-    from npu_emu.model import Model
-    from npu_emu.notify import Notify
-    from npu_emu.stream import Stream
+    from npu_emu.core.event import Event
+    from npu_emu.core.label import Label
+    from npu_emu.core.notify import Notify
+    from npu_emu.core.stream import Stream
+    from npu_emu.feature.model import Model
 
 INIT_STAGES = ("InitModelMem", "InitIoNodes", "TransAllVarData", "InitNodes", "DoTaskSink")
 KERNEL_TASKS = (ModelTaskType.KERNEL, ModelTaskType.KERNEL_EX)

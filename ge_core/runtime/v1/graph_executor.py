@@ -15,7 +15,7 @@ from ge_core.runtime.v1.data_inputer import Callback, Inputs, Outputs
 from ge_core.runtime.v1.model_manager import ModelManager
 
 if TYPE_CHECKING:
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 
 class GraphExecutor:

@@ -24,8 +24,8 @@ from ge_core.runtime.v1.multi_batch_data import gear_inputs, output_dims, prefix
 from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
 
 if TYPE_CHECKING:
+    from npu_emu.core.stream import Stream
     from npu_emu.runtime import Runtime
-    from npu_emu.stream import Stream
 
 Buffers = Sequence[DeviceBuffer] | None
 

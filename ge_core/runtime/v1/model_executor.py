@@ -26,12 +26,12 @@ from ge_core.runtime.v1.data_inputer import Callback, Inputs, Outputs
 from ge_core.runtime.v1.graph_executor import GraphExecutor
 from ge_core.runtime.v1.graph_loader import GraphLoader
 from ge_core.runtime.v1.model_manager import ModelManager
-from npu_emu.task_scheduler import SLOT
+from npu_emu.scheduler.task_scheduler import SLOT
 from npu_emu.world import current_runtime
 
 if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel
-    from npu_emu.stream import Stream
+    from npu_emu.core.stream import Stream
 
 MAX_STREAMS = SLOT + 1   # the task scheduler's stream slots on a device
 STREAM_SYNC_TIMEOUT = "ge.exec.streamSyncTimeout"   # ms of device time an execution may take

@@ -31,8 +31,8 @@ from ge_core.runtime.v1.davinci_model import DavinciModel
 from npu_emu.world import current_world
 
 if TYPE_CHECKING:
-    from npu_emu.device import Device
-    from npu_emu.stream import Stream
+    from npu_emu.core.device import Device
+    from npu_emu.core.stream import Stream
 
 # What the compiler hands the loader (GE's GeRootModel): a built GeModel, or, for a graph whose
 # dims are known only at run time, the compiled graph itself (it has no static build).

@@ -2,12 +2,12 @@
 (GE's ModelRunStart / Run / ModelRunStop), reporting each to the item's callback, or else to
 the model's listener (GE's ModelListener::OnComputeDone).
 
-The emulated device advances only inside the calls of the thread that drives it, and a run must
-be deterministic (DESIGN.md), so the loop and its caller take turns rather than run at once:
-``push`` only queues; ``join`` hands the device to the loop until the queue is empty and waits;
-``stop`` joins and ends the thread. Callbacks run on the loop's thread, during a join. A debugger
-that parks the loop's thread on a trace event sees the caller blocked in ``join``: still one
-thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
+The emulated device advances only inside the calls of the thread that drives it, and a run must be
+deterministic (docs/architecture.md), so the loop and its caller take turns rather than run at
+once: ``push`` only queues; ``join`` hands the device to the loop until the queue is empty and
+waits; ``stop`` joins and ends the thread. Callbacks run on the loop's thread, during a join. A
+debugger that parks the loop's thread on a trace event sees the caller blocked in ``join``: still
+one thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
 the run) is raised again in the caller by ``join``. The thread runs in a copy of its starter's
 context, so it works in the caller's World (npu_emu/world.py).
 """
@@ -18,7 +18,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from ge_core.runtime.v1.data_inputer import DataInputer, InputData
-from npu_emu.errors import ACL_ERROR_RT_END_OF_SEQUENCE, AclError
+from npu_emu.base.errors import ACL_ERROR_RT_END_OF_SEQUENCE, AclError
 
 if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel

@@ -36,7 +36,7 @@ from ge_core.runtime.v2.execute_graph import ExecuteGraph, ExecuteGraphError, Te
 from ge_core.runtime.v2.lowering import LoweringError, LoweringOptions, lower_graph
 from ge_core.runtime.v2.model_v2_executor import EXECUTORS, ExecuteResult, ModelV2Executor
 from ge_core.runtime.v2.stream_executor import StreamExecutor
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 from npu_emu.world import current_runtime
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from npu_emu.memory import size_class
+from npu_emu.driver.memory import size_class
 
 if TYPE_CHECKING:
-    from npu_emu.device import Device
+    from npu_emu.core.device import Device
 
 HOST = None  # the "stream" of a block the host writes or frees itself: it needs an idle block
 

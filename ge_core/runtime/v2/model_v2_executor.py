@@ -21,17 +21,17 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.v2.caching_mem_allocator import CachingMemAllocator
-from ge_core.runtime.v2.execute_graph import SUBGRAPHS, ExecuteGraph, ExeGraph, ExeNode
+from ge_core.runtime.v2.execute_graph import ExeGraph, ExeNode, ExecuteGraph, SUBGRAPHS
 from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
 from ge_core.runtime.v2.kernel.control_kernels import EXECUTORS as SUBGRAPH_EXECUTORS
 from ge_core.runtime.v2.sequential_executor import RunNode, SequentialExecutor
 from ge_core.runtime.v2.topological_executor import TopologicalExecutor
-from npu_emu.device import Device
-from npu_emu.errors import AclError
-from npu_emu.stream import Stream
+from ge_core.stage_events import StageBegin, StageEnd
+from npu_emu.base.errors import AclError
+from npu_emu.core.device import Device
+from npu_emu.core.stream import Stream
 
 EXECUTORS = {e.name: e for e in (SequentialExecutor, TopologicalExecutor)}
 Executor = SequentialExecutor | TopologicalExecutor

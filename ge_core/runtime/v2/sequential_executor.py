@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError
 from ge_core.runtime.v2.kernel import KernelContext, KernelFunc
-from npu_emu.errors import AclError
+from npu_emu.base.errors import AclError
 
 RunNode = tuple[KernelFunc, KernelContext]
 

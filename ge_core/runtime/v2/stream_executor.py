@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 from ge_core.runtime.v2.execute_graph import ExecuteGraph
 from ge_core.runtime.v2.model_v2_executor import ExecuteResult, ModelV2Executor, executor_class
-from npu_emu.stream import Stream
+from npu_emu.core.stream import Stream
 
 
 class StreamExecutor:

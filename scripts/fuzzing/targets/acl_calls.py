@@ -6,7 +6,7 @@ Every call must return its ACL code in pyACL's shape (``ret`` or ``(..., ret)``;
 call, as acl.create_data_buffer, its value, or the C call's failure value), never raise. Host
 callbacks launched on a stream may raise, or call back into the runtime (a wait or a reset from
 inside a callback must be refused, not re-enter the scheduler). A pseudo-call saves the runtime
-as a snapshot and restores it, whole and with a byte flipped (npu_emu/snapshot.py).
+as a snapshot and restores it, whole and with a byte flipped (npu_emu/snapshot/snapshot.py).
 
 Two oracles catch silent corruption: an allocation no call ever named must still hold the bytes
 the harness wrote into it when it was made, and a call on a handle already destroyed (or a
@@ -97,7 +97,8 @@ API: dict[str, tuple[tuple[str, ...], str | None]] = {
     "util.ptr_to_numpy": (("anyptr", "shape", "npy"), None),
     "util.numpy_to_ptr": (("array",), "hptr"),
     "util.bytes_to_ptr": (("bytes",), "hptr"),
-    # not a pyACL call: npu_emu.snapshot's save and restore of the runtime as the case left it
+    # not a pyACL call: npu_emu.snapshot.snapshot's save and restore of the runtime as the case
+    # left it
     "snapshot": (("offset",), None),
 }
 # Calls that return only a value, as pyACL's do (no ret): what they return when they fail.
@@ -317,14 +318,14 @@ def _snapshot_round_trip(offset: int | None, state: State) -> Verdict | None:
     callback); what is restored must save to the same document again (nothing lost or
     invented); a copy with one byte flipped must restore or be refused as a SnapshotError.
     Not with gigabytes of host buffers: each round trip would write and read them (~20 s);
-    tests/npu_emu/test_snapshot.py checks what a large buffer costs."""
+    tests/npu_emu/snapshot/test_snapshot.py checks what a large buffer costs."""
     import zipfile
     if state.host_bytes > SNAPSHOT_HOST_BYTES:
         return None
 
-    from npu_emu import snapshot
-    from npu_emu.errors import AclError
-    from npu_emu.snapshot_codec import SnapshotError
+    from npu_emu.base.errors import AclError
+    from npu_emu.snapshot.codec import SnapshotError
+    from npu_emu.snapshot import snapshot
     from npu_emu.world import World, current_runtime
     if isinstance(offset, bool) or not isinstance(offset, int):   # a wrong value was drawn
         offset = None

@@ -6,13 +6,13 @@ from onnx import TensorProto, helper
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.memory import (FEATURE_MAP, WEIGHT, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT,
                                      assign_memory, check_no_overlap)
+from ge_core.compiler.model_builder import BuildError, build_model
 from ge_core.graph import GeShape, GeTensorDesc
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE, WORKSPACE_BYTES
-from ge_core.compiler.model_builder import BuildError, build_model
 from ge_core.graph.types import DataType
 from ge_core.om.logical_memory import WEIGHT_BASE, tensor_size
 from ge_core.parser import parse_onnx
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from mem_testing import BLOCK, GraphBuilder, chain
 

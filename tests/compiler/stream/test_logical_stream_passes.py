@@ -4,7 +4,7 @@ import pytest
 from ge_core.compiler.stream import StreamAllocationError, StreamOptions
 from ge_core.compiler.stream.logical_stream_allocator import STAGE, LogicalStreamAllocator
 from ge_core.passes import PassBegin
-from npu_emu.trace import TraceBus, TraceRecorder
+from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from stream_testing import (AICORE, AICPU, GE_LOCAL, VECTOR, Builder, between,
                             if_with_body, streams)

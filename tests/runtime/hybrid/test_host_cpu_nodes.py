@@ -13,16 +13,16 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
 from ge_core.compiler.model_builder import BuildError, build_model
 from ge_core.ge_options import RunMode
+from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
 from ge_core.parser import parse_onnx
 from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.model_io import model_inputs
 from ge_core.runtime.v1 import ModelManager
-from ge_core.session import GraphManager
 from ge_core.runtime.v2 import lower_graph
+from ge_core.session import GraphManager
 from npu_emu.world import World
 
 X = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float32)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from npu_emu.cost_model import Unit
 from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.scheduler.cost_model import Unit
 from npu_emu.world import World
 
 SHORT, LONG = 500, 100_000

@@ -17,12 +17,12 @@ from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HybridDavinciModel
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import default_stream
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError
+from npu_emu.base.trace import TraceRecorder
 from npu_emu.runtime import RuntimeConfig
-from npu_emu.task import TaskType
+from npu_emu.scheduler.task import TaskType
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceRecorder
 from npu_emu.world import World
 
 SIMPLE = Path(onnx.__file__).parent / "backend" / "test" / "data" / "simple"

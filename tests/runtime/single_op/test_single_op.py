@@ -9,7 +9,7 @@ import pytest
 from ge_core.runtime.single_op import (DynamicSingleOp, SingleOp, execute_single_op,
                                        single_op_graph, single_op_manager)
 from ge_core.runtime.v2 import default_stream
-from npu_emu.kernels import get_kernel
+from npu_emu.op_impl import get_kernel
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.world import World, current_runtime
 

@@ -8,19 +8,19 @@ import pytest
 from v2_testing import TINY_CNN, assert_outputs_close, build_tiny_cnn, world  # noqa: F401
 
 from ge_core.compiler import CompileOptions, compile_graph
-from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensorDesc, OpDesc
 from ge_core.parser import parse_onnx
+from ge_core.stage_events import StageBegin, StageEnd
 
 from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.v1.model_manager import ModelManager
 from ge_core.runtime.v2 import (EXECUTORS, ExecuteGraphError, ModelV2Executor, StreamExecutor,
                                 default_stream, execute_v2, lower_graph)
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
+from npu_emu.base.trace import TraceRecorder
 from npu_emu.runtime import RuntimeConfig
-from npu_emu.trace import TraceRecorder
 from npu_emu.world import World, current_runtime
 
 

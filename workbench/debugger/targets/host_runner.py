@@ -15,11 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
 
-from npu_emu.device import SqeSubmitted
-from npu_emu.errors import AclError
+from npu_emu.base.errors import AclError
+from npu_emu.base.trace import TraceEvent
 from npu_emu.runtime import FaultFound
-from npu_emu.task_scheduler import SqeCompleted
-from npu_emu.trace import TraceEvent
+from npu_emu.scheduler.events import SqeCompleted, SqeSubmitted
 from npu_emu.world import World
 
 

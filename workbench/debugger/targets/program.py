@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from npu_emu.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import TraceBus, TraceEvent
 from workbench.debugger.targets.settings import Settings
 
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
     from ge_core.compiler.model_builder import BuildResult
+    from ge_core.executor import HostExecutor
+    from ge_core.graph import ComputeGraph, Node
     from ge_core.om.ge_model import GeModel
     from ge_core.passes import PassRecord
     from ge_core.runtime.v1.davinci_model import DavinciModel
-    from ge_core.executor import HostExecutor
-    from ge_core.graph import ComputeGraph, Node
     from workbench.debugger.targets.host_runner import HostProgramObserver
 
 

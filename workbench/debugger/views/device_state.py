@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ge_core.events import TaskDistributed
 from ge_core.stage_events import StageEnd
-from npu_emu.cost_model import GANG, Unit
-from npu_emu.deadlock import waits_for
-from npu_emu.device import SqeSubmitted
-from npu_emu.model import ModelState
+from npu_emu.base.trace import TraceEvent
+from npu_emu.checkers.deadlock import waits_for
+from npu_emu.core.stream import Stream
+from npu_emu.feature.model import ModelState
 from npu_emu.runtime import Runtime
-from npu_emu.stream import Stream, StreamState
-from npu_emu.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
-from npu_emu.trace import TraceEvent
-from workbench.debugger.granularity import TASK_DISTRIBUTED
-from workbench.debugger.targets.program import PhaseEnd, RunState
+from npu_emu.scheduler.cost_model import GANG, Unit
+from npu_emu.scheduler.events import SqeSubmitted, StreamState
+from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.run import Run
+from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
 NEXT, RUNNING, DONE = "next", "running", "done"
@@ -66,7 +66,7 @@ class TaskNodes(RunRecorder):
     """The node of each task GE's load distributes, noted while it distributes them (before
     the load ends nothing else knows): a TaskDistributed names the node and the stream, and
     the task is the newest SQE of that stream's queue by the next event kept here."""
-    KINDS = (TASK_DISTRIBUTED, SqeSubmitted.__name__, StageEnd.__name__, PhaseEnd.__name__)
+    KINDS = (TaskDistributed.__name__, SqeSubmitted.__name__, StageEnd.__name__, PhaseEnd.__name__)
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,7 +87,7 @@ class TaskNodes(RunRecorder):
                 if tail is not None else None
             if queue:
                 self.nodes[id(queue[-1])] = node
-        if e.kind == TASK_DISTRIBUTED:
+        if e.kind == TaskDistributed.__name__:
             self._pending = (e.rt_stream_id, e.node)
 
 

@@ -6,15 +6,14 @@ import math
 
 import numpy as np
 
-from npu_emu.device import Device
+from npu_emu.core.device import Device
+from npu_emu.core.stream import Stream
 from npu_emu.runtime import Runtime
-from npu_emu.stream import Stream
-from npu_emu.task import EVENT_WAIT
+from npu_emu.scheduler.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL, RT
 from workbench.debugger.views import tensor_text
-from workbench.debugger.views.tensor_spec import (INFERRED, parse_tensor_spec,
-                                                     spec_text)
+from workbench.debugger.views.tensor_spec import INFERRED, parse_tensor_spec, spec_text
 
 NO_DEVICE = "no device in this run yet (nothing has called set_device)"
 

@@ -10,13 +10,13 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ge_core.stage_events import StageBegin, StageEnd
 from ge_core.graph import dump_graph
 from ge_core.passes.events import PassBegin, PassEnd
-from npu_emu.trace import TraceEvent
+from ge_core.stage_events import StageBegin, StageEnd
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.outcomes import Error, Outcome, Printed
-from workbench.debugger.targets.program import RunState
 from workbench.debugger.run import Run
+from workbench.debugger.targets.program import RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated, NodeAdded,
                                   NodeRemoved)
-from npu_emu.trace import TraceEvent
+from npu_emu.base.trace import TraceEvent
 from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
 from workbench.debugger.views.run_recorder import RunRecorder
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npu_emu.cost_model import Unit
-from npu_emu.event import EventRecorded, EventWaitSatisfied
-from npu_emu.task_scheduler import SqeDispatched
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.events import EventRecorded, EventWaitSatisfied, SqeDispatched
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceEvent
 from workbench.debugger.run import Run
 from workbench.debugger.views.run_recorder import RunRecorder
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ge_core.passes.events import PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
+from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
-from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import RT
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd

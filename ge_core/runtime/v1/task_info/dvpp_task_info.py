@@ -4,10 +4,10 @@ reads them through op_index."""
 from __future__ import annotations
 
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET, WORKSPACE
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.kernel_task_info import KernelTaskInfo
 from ge_core.runtime.v1.task_info.task_info import register_task_info
-from npu_emu.cost_model import Unit
+from npu_emu.scheduler.cost_model import Unit
 
 
 @register_task_info(ModelTaskType.DVPP)

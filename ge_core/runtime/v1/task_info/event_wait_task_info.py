@@ -3,9 +3,9 @@ On a model stream the wait resets the event as it passes, so every execution nee
 record."""
 from __future__ import annotations
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import TaskInfo, register_task_info
-from npu_emu.task import Task
+from npu_emu.scheduler.task import Task
 
 
 @register_task_info(ModelTaskType.EVENT_WAIT)

@@ -3,10 +3,10 @@ is one rank, so a collective's result is that of a group of one, on the HCCL lin
 from __future__ import annotations
 
 from ge_core.graph.attr_names import INPUT_OFFSET, OUTPUT_OFFSET
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.hccl import COLLECTIVES, make_hccl_task
-from npu_emu.task import Task
+from npu_emu.feature.hccl import COLLECTIVES, make_hccl_task
+from npu_emu.scheduler.task import Task
 
 HCOM_PREFIX = "Hcom"   # HcomAllReduce -> the runtime's AllReduce
 

@@ -2,10 +2,10 @@
 in KernelExDef, run on the AI CPU."""
 from __future__ import annotations
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.kernel_task_info import KernelTaskInfo
 from ge_core.runtime.v1.task_info.task_info import register_task_info
-from npu_emu.cost_model import Unit
+from npu_emu.scheduler.cost_model import Unit
 
 
 @register_task_info(ModelTaskType.KERNEL_EX)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import struct
 
-from ge_core.om.model_task_type import KernelType, ModelTaskType
-from ge_core.runtime.op_kernel import UNIT_OF_KERNEL_TYPE, OpKernel, args_count, tensor_args
+from ge_core.model_task_type import KernelType, ModelTaskType
+from ge_core.runtime.op_kernel import OpKernel, UNIT_OF_KERNEL_TYPE, args_count, tensor_args
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.cost_model import Unit
-from npu_emu.errors import AclError
-from npu_emu.task import Task
+from npu_emu.base.errors import AclError
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.task import Task
 
 
 @register_task_info(ModelTaskType.KERNEL)

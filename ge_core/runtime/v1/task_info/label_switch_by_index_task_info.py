@@ -4,10 +4,10 @@ as GE's loader reads it through op_index)."""
 from __future__ import annotations
 
 from ge_core.graph.attr_names import ATTR_NAME_LABEL_SWITCH_LIST, INPUT_OFFSET
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.label import LabelSwitchByIndexTask
-from npu_emu.task import Task
+from npu_emu.core.label import LabelSwitchByIndexTask
+from npu_emu.scheduler.task import Task
 
 
 @register_task_info(ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX)

@@ -2,10 +2,10 @@
 MemcpyAsyncTaskInfo; the RTS engine's MemcpyAsync op)."""
 from __future__ import annotations
 
-from ge_core.om.model_task_type import MemcpyKind, ModelTaskType
+from ge_core.model_task_type import MemcpyKind, ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.cost_model import Unit
-from npu_emu.task import MemcpyTask, Task
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.task import MemcpyTask, Task
 
 
 @register_task_info(ModelTaskType.MEMCPY_ASYNC)

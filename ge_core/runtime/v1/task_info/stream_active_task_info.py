@@ -2,9 +2,9 @@
 was bound with the DEFAULT flag, so it runs only when a task like this one activates it."""
 from __future__ import annotations
 
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import TaskInfo, register_task_info
-from npu_emu.task import Task
+from npu_emu.scheduler.task import Task
 
 
 @register_task_info(ModelTaskType.STREAM_ACTIVE)

@@ -5,10 +5,10 @@ active_stream_list) and how many gears (``element_size``, the op's _batch_num)."
 from __future__ import annotations
 
 from ge_core.graph.attr_names import INPUT_OFFSET
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.stream import StreamSwitchNTask
-from npu_emu.task import Task
+from npu_emu.core.stream import StreamSwitchNTask
+from npu_emu.scheduler.task import Task
 
 SWITCH_DTYPES = {0: "int32", 1: "int64"}   # aclrtCompareDataType: ACL_RT_SWITCH_INT32, _INT64
 

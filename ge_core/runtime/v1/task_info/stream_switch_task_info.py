@@ -4,10 +4,10 @@ TaskDef carries the condition in ``value`` and input 1's address in ``value_ptr`
 from __future__ import annotations
 
 from ge_core.graph.attr_names import INPUT_OFFSET
-from ge_core.om.model_task_type import ModelTaskType
+from ge_core.model_task_type import ModelTaskType
 from ge_core.runtime.v1.task_info.task_info import AddressTaskInfo, register_task_info
-from npu_emu.stream import CONDITIONS, StreamSwitchExTask
-from npu_emu.task import Task
+from npu_emu.core.stream import CONDITIONS, StreamSwitchExTask
+from npu_emu.scheduler.task import Task
 
 
 @register_task_info(ModelTaskType.STREAM_SWITCH)

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Callable, ClassVar
 import numpy as np
 
 from ge_core.graph.types import DataType
-from ge_core.om.model_task_type import ModelTaskType, task_type_name
+from ge_core.model_task_type import ModelTaskType, task_type_name
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.runtime.errors import ModelLoadError
-from ge_core.runtime.v1.events import TaskDistributed
-from npu_emu.task import Task
+from ge_core.events import TaskDistributed
+from npu_emu.scheduler.task import Task
 
 if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel

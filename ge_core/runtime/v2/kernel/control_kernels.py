@@ -21,7 +21,7 @@ import numpy as np
 
 from ge_core.runtime.v2.execute_graph import SUBGRAPHS
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
-from npu_emu.kernel_task import TensorArg
+from npu_emu.core.kernel_task import TensorArg
 
 EXECUTORS = "executors"   # the attr ModelV2Executor fills: one executor per subgraph
 

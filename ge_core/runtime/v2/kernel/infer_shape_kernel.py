@@ -21,7 +21,7 @@ from ge_core.ops.shape_refiner import infer_for_inputs
 from ge_core.runtime.model_memory import device_to_host
 from ge_core.runtime.v2.execute_graph import ExecuteGraphError, TensorSpec
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel_task import TensorArg
+from npu_emu.core.kernel_task import TensorArg
 
 # An input read back for a data-dependent InferShape is a shape-like operand, and few of them:
 # integers (Reshape's shape, Range's bounds) or floats (Resize's scales); a large tensor is

@@ -10,7 +10,7 @@ from ge_core.runtime.model_io import check_feed
 from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import HOST, CachingMemAllocator
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel_task import TensorArg, tensor_arg
+from npu_emu.core.kernel_task import TensorArg, tensor_arg
 
 
 def upload(allocator: CachingMemAllocator, array: np.ndarray) -> TensorArg:

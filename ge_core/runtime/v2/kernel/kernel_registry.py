@@ -40,5 +40,5 @@ def get_kernel_func(name: str) -> KernelFunc:
 
 def issue(stream: Any) -> None:
     """The host issues one task to ``stream``: it pays the cost model's host launch latency in
-    simulated time before the task can start (see npu_emu.cost_model)."""
+    simulated time before the task can start (see npu_emu.scheduler.cost_model)."""
     stream.device.host_issue()

@@ -4,7 +4,7 @@ GE-local ops that only reinterpret their input: Reshape, Flatten, Squeeze ...)."
 from __future__ import annotations
 
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel_task import TensorArg
+from npu_emu.core.kernel_task import TensorArg
 
 
 @register_kernel("AllocMemory")

@@ -8,7 +8,7 @@ import numpy as np
 from ge_core.runtime.model_memory import host_to_device
 from ge_core.runtime.v2.caching_mem_allocator import CachingMemAllocator
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, register_kernel
-from npu_emu.kernel_task import tensor_arg
+from npu_emu.core.kernel_task import tensor_arg
 
 
 @register_kernel("CreateStream")

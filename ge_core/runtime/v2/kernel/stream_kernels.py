@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
 
 if TYPE_CHECKING:
-    from npu_emu.event import Event
-    from npu_emu.stream import Stream
+    from npu_emu.core.event import Event
+    from npu_emu.core.stream import Stream
 
 
 @register_kernel("LaunchKernelWithHandle")

@@ -3,12 +3,11 @@ its launch with result summaries for outputs, the stream sync the host needs bef
 them, the read, and the copy into the outputs allocated at the real sizes."""
 from __future__ import annotations
 
-from ge_core.runtime.v2.events import KernelLaunched
+from ge_core.events import KernelLaunched
 from ge_core.runtime.v2.execute_graph import TensorSpec
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
-from npu_emu.cost_model import Unit
-from npu_emu.result_summary import (SummaryCopyTask, make_summary_kernel_task,
-                                    read_summary)
+from npu_emu.core.result_summary import SummaryCopyTask, make_summary_kernel_task, read_summary
+from npu_emu.scheduler.cost_model import Unit
 
 
 @register_kernel("LaunchKernelWithSummary")

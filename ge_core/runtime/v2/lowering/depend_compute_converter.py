@@ -11,13 +11,14 @@ the op is lowered like any other kernel.
 from __future__ import annotations
 
 from ge_core.graph import Node
+from ge_core.graph.attr_names import ENGINE
 from ge_core.runtime.op_kernel import UNIT_OF_ENGINE, OpKernel
 from ge_core.runtime.v2.caching_mem_allocator import HOST
 from ge_core.runtime.v2.execute_graph import TensorSpec
 from ge_core.runtime.v2.lowering.kernel_node_converter import lower_kernel_node
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext
 from ge_core.runtime.v2.lowering.node_converter import register_node_converter
-from npu_emu.result_summary import SUMMARY_DTYPE, SUMMARY_WORDS
+from npu_emu.core.result_summary import SUMMARY_DTYPE, SUMMARY_WORDS
 
 # The AI CPU op info store's DEPEND_COMPUTE ops ("unknownshape_type" 4) among ours.
 DEPEND_COMPUTE_OPS = ("Unique", "NonZero", "Compress", "NonMaxSuppression")
@@ -38,8 +39,7 @@ def lower_depend_compute_node(node: Node, lc: LoweringContext) -> None:
         lc.main.add("AllocMemory", f"{node.name}:{i} summary", (lc.allocator, spec), (summary,),
                     {"stream": stream})
         summaries.append(summary)
-    kernel = OpKernel.of(node.op_desc, lc.opset, UNIT_OF_ENGINE.get(node.op_desc.get_attr(
-        "engine")))
+    kernel = OpKernel.of(node.op_desc, lc.opset, UNIT_OF_ENGINE.get(node.op_desc.get_attr(ENGINE)))
     launch = lc.main.add("LaunchKernelWithSummary", node.name,
                          (stream_value, *inputs, *summaries),
                          attrs={"kernel": kernel, "node": node.name, "n_inputs": len(inputs),

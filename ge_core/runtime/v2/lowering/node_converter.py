@@ -15,7 +15,7 @@ from ge_core.graph import Node
 from ge_core.graph.attr_names import ENGINE
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.runtime.v2.lowering.lowering_context import LoweringContext, LoweringError
-from npu_emu.kernels import has_kernel
+from npu_emu.op_impl import has_kernel
 
 NodeConverter = Callable[[Node, LoweringContext], None]
 

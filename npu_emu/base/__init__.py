@@ -1,0 +1,1 @@
+"""The base every floor stands on: errors (ACL codes), the trace bus, hot events."""

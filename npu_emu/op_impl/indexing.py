@@ -1,0 +1,159 @@
+"""Indexing kernels: gather and scatter by index tensors, selection (Compress, NonZero, TopK,
+Unique, OneHot), ReverseSequence and TensorScatter (ONNX default domain).
+
+Each turns its index tensor into one numpy advanced index: GatherND's last index axis becomes
+a tuple of index arrays, ScatterElements' indices replace one axis of a full ``np.indices``
+grid. Negative indices count from the end, as numpy's advanced indexing reads them. Scatter
+reductions use the ufunc's ``at``, which applies every duplicate index in order, as ONNX asks.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from npu_emu.op_impl.elementwise import one_output
+from npu_emu.op_impl.registry import kernel
+
+# ScatterND / ScatterElements `reduction` -> the ufunc whose .at folds duplicates in
+_REDUCTIONS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _scatter(data: np.ndarray, index: tuple, updates: np.ndarray, reduction: str) -> np.ndarray:
+    out = data.copy()
+    if reduction == "none":
+        out[index] = updates  # duplicates: the last write wins
+    elif reduction in _REDUCTIONS:
+        _REDUCTIONS[reduction].at(out, index, updates)
+    else:
+        raise ValueError(f"unknown reduction {reduction!r}; known: none, "
+                         f"{', '.join(_REDUCTIONS)}")
+    return out
+
+
+def _element_index(indices: np.ndarray, axis: int) -> tuple:
+    """The advanced index that reads ``indices`` along ``axis`` and every other axis as is."""
+    grid = list(np.indices(indices.shape, sparse=True))
+    grid[axis] = indices
+    return tuple(grid)
+
+
+@one_output("GatherElements")
+def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
+    return data[_element_index(indices, axis % data.ndim)]
+
+
+@one_output("ScatterElements")
+def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
+                     axis: int = 0, reduction: str = "none") -> np.ndarray:
+    return _scatter(data, _element_index(indices, axis % data.ndim), updates, reduction)
+
+
+one_output("Scatter")(scatter_elements)  # opsets 9-10: ScatterElements without reduction
+
+
+@one_output("GatherND")
+def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
+    # The first batch_dims axes pair data and indices up; each index row of length k then
+    # picks a slice data[b][i0, ..., ik-1].
+    b, k = batch_dims, indices.shape[-1]
+    n_batch = math.prod(data.shape[:b])
+    rows = indices.reshape(n_batch, -1, k)
+    flat = data.reshape(n_batch, *data.shape[b:])
+    picked = flat[(np.arange(n_batch)[:, None], *np.moveaxis(rows, -1, 0))]
+    return picked.reshape(indices.shape[:-1] + data.shape[b + k:])
+
+
+@one_output("ScatterND")
+def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
+               reduction: str = "none") -> np.ndarray:
+    return _scatter(data, tuple(np.moveaxis(indices, -1, 0)), updates, reduction)
+
+
+@one_output("TensorScatter")
+def tensor_scatter(past_cache: np.ndarray, update: np.ndarray,
+                   write_indices: np.ndarray | None = None, *, axis: int = -2,
+                   mode: str = "linear") -> np.ndarray:
+    # Batch b's update rows go to past_cache[b] from write_indices[b] on along axis (a KV
+    # cache append); "circular" wraps them around the cache's length.
+    axis %= past_cache.ndim
+    n = update.shape[axis]
+    start = np.zeros(past_cache.shape[0], np.int64) if write_indices is None else write_indices
+    pos = start.reshape((-1,) + (1,) * (past_cache.ndim - 1)) \
+        + np.arange(n).reshape((n,) + (1,) * (past_cache.ndim - axis - 1))
+    if mode == "circular":
+        pos = pos % past_cache.shape[axis]
+    elif mode != "linear":
+        raise ValueError(f"unknown mode {mode!r}; known: linear, circular")
+    out = past_cache.copy()
+    np.put_along_axis(out, np.broadcast_to(pos, update.shape), update, axis)
+    return out
+
+
+@one_output("OneHot")
+def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *,
+            axis: int = -1) -> np.ndarray:
+    # A new axis of length depth; on_value where it equals the index (negative ones count
+    # from depth; out-of-range ones match nothing), off_value elsewhere.
+    n = int(np.asarray(depth).reshape(-1)[0])
+    idx = np.asarray(indices).astype(np.int64)
+    idx = np.where(idx < 0, idx + n, idx)
+    axis %= idx.ndim + 1
+    hot = np.expand_dims(idx, axis) == np.arange(n).reshape((n,) + (1,) * (idx.ndim - axis))
+    return np.where(hot, values[1], values[0])
+
+
+@one_output("Compress")
+def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None) -> np.ndarray:
+    # Without axis x is flattened first; a condition shorter than the axis drops the rest.
+    return np.compress(condition.astype(bool), x, axis=axis)
+
+
+@one_output("NonZero")
+def non_zero(x: np.ndarray) -> np.ndarray:
+    return np.array(np.nonzero(np.atleast_1d(x)), dtype=np.int64).reshape(x.ndim, -1)
+
+
+@kernel("TopK")
+def top_k(x: np.ndarray, k: np.ndarray | int, *, axis: int = -1, largest: int = 1,
+          sorted: int = 1) -> tuple[np.ndarray, np.ndarray]:  # noqa: A002 ONNX's name
+    """k is an attr before opset 10, an input after. Equal values keep their index order, as
+    ONNX asks (a stable sort; for the largest, one over the flipped axis, read backwards).
+    Unsorted order is any order, so sorted order serves it too."""
+    k = int(np.asarray(k).reshape(-1)[0])
+    axis %= x.ndim
+    if largest:
+        n = x.shape[axis]
+        order = n - 1 - np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    top = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, top, axis), top.astype(np.int64)
+
+
+@kernel("Unique")
+def unique(x: np.ndarray, *, axis: int | None = None,
+           sorted: int = 1) -> tuple[np.ndarray, ...]:  # noqa: A002 ONNX's name
+    """Y, the index of each one's first occurrence, each element's index into Y, and the
+    counts. Unsorted, Y is in order of first occurrence."""
+    y, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                          return_counts=True, axis=axis)
+    inverse = inverse.reshape(-1)
+    if not sorted:
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        y = np.take(y, order, axis=0 if axis is None else axis)
+        first, inverse, counts = first[order], rank[inverse], counts[order]
+    return y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)
+
+
+@one_output("ReverseSequence")
+def reverse_sequence(x: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int = 1,
+                     time_axis: int = 0) -> np.ndarray:
+    # Batch b's first sequence_lens[b] steps in reverse, the rest as they are.
+    steps = x.shape[time_axis]
+    t = np.arange(steps).reshape([steps if a == time_axis else 1 for a in range(x.ndim)])
+    lens = sequence_lens.reshape([-1 if a == batch_axis else 1 for a in range(x.ndim)])
+    src = np.where(t < lens, lens - 1 - t, t)
+    return np.take_along_axis(x, np.broadcast_to(src, x.shape), time_axis)

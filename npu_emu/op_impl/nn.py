@@ -1,0 +1,586 @@
+"""Neural-network kernels: convolution, pooling, normalisation, dropout (ONNX default domain).
+
+Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
+(N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
+Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
+the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
+slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
+through the same view, written into its output buffer.
+
+MaxPool's optional Indices output costs an argmax over every window, so it is computed only when
+the node has that output (the caller passes ``num_outputs``, see ``kernel_attrs``).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from npu_emu.op_impl.broadcast import call, repeated_run, row_by_row
+from npu_emu.op_impl.in_place import fits
+from npu_emu.op_impl.prepared import immutable, prepared
+from npu_emu.op_impl.reduce import dtype_limits
+from npu_emu.op_impl.registry import kernel
+
+
+class _Geometry(NamedTuple):
+    """Where the windows of a conv or pool sit, per spatial axis."""
+
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    begin: tuple[int, ...]  # padding before the input
+    end: tuple[int, ...]  # padding after the input, as declared (ceil_mode may reach past it)
+    out: tuple[int, ...]
+
+
+def _per_axis(value: Sequence[int] | None, n: int, default: int) -> tuple[int, ...]:
+    return tuple(value) if value else (default,) * n
+
+
+def _extent(k: int, d: int) -> int:
+    return d * (k - 1) + 1
+
+
+def _split_pads(total: Sequence[int], upper: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Split total padding in two; the odd element goes to the end if ``upper``, else the start."""
+    small = tuple(t // 2 for t in total)
+    big = tuple(t - t // 2 for t in total)
+    return (small, big) if upper else (big, small)
+
+
+def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
+              strides: Sequence[int] | None = None, dilations: Sequence[int] | None = None,
+              pads: Sequence[int] | None = None, auto_pad: str = "NOTSET",
+              ceil_mode: int = 0) -> _Geometry:
+    nd = len(kernel_shape)
+    kernel_shape = tuple(kernel_shape)
+    strides = _per_axis(strides, nd, 1)
+    dilations = _per_axis(dilations, nd, 1)
+    extents = [_extent(k, d) for k, d in zip(kernel_shape, dilations)]
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        out = tuple(-(-n // s) for n, s in zip(in_shape, strides))
+        total = [max(0, (o - 1) * s + e - n) for o, s, e, n in zip(out, strides, extents, in_shape)]
+        begin, end = _split_pads(total, auto_pad == "SAME_UPPER")
+    else:
+        pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
+        begin, end = pads[:nd], pads[nd:]
+        round_up = [s - 1 if ceil_mode else 0 for s in strides]
+        out = [(n + b + p - e + r) // s + 1
+               for n, b, p, e, r, s in zip(in_shape, begin, end, extents, round_up, strides)]
+        if ceil_mode:  # a window may not start in the end padding (as in ONNX and PyTorch)
+            out = [o - ((o - 1) * s >= n + b) for o, s, n, b in zip(out, strides, in_shape, begin)]
+        out = tuple(out)
+    return _Geometry(kernel_shape, strides, dilations, begin, end, out)
+
+
+def _spatial(starts: Sequence[int], sizes: Sequence[int]) -> tuple[slice, ...]:
+    """Index of the box [start, start + size) on every spatial axis of an (N, C, ...) array."""
+    return (slice(None), slice(None), *(slice(b, b + n) for b, n in zip(starts, sizes)))
+
+
+def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
+    """``x`` padded with ``value`` just enough for every window of ``g`` to lie inside."""
+    spatial = x.shape[2:]
+    end = [max(0, (o - 1) * s + _extent(k, d) - n - b)
+           for o, s, k, d, n, b in zip(g.out, g.strides, g.kernel, g.dilations, spatial, g.begin)]
+    if not any(g.begin) and not any(end):
+        return x
+    padded_shape = (b + n + e for b, n, e in zip(g.begin, spatial, end))
+    xp = np.full((*x.shape[:2], *padded_shape), value, x.dtype)
+    xp[_spatial(g.begin, spatial)] = x
+    return xp
+
+
+def _windows(a: np.ndarray, g: _Geometry, writeable: bool = False) -> np.ndarray:
+    """View (N, C, *kernel, *out) of ``a``: [n, c, k.., o..] is a[n, c, o*stride + k*dilation]."""
+    spatial = a.strides[2:]
+    return as_strided(a, (*a.shape[:2], *g.kernel, *g.out),
+                      (*a.strides[:2], *(t * d for t, d in zip(spatial, g.dilations)),
+                       *(t * s for t, s in zip(spatial, g.strides))), writeable=writeable)
+
+
+def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
+    """Shape that broadcasts a per-channel vector against (N, C, *spatial)."""
+    return (-1, *(1,) * (x.ndim - 2))
+
+
+def _add_bias(y: np.ndarray, b: np.ndarray) -> None:
+    call(np.add, y, b.reshape(_channel_shape(y)), out=y)
+
+
+def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
+                 group: int) -> tuple[np.ndarray, list[int]] | None:
+    """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
+
+    With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
+    each flattened padded channel (output rows taken at the padded width), so the column matrix
+    (N, C, kernel, L) is built by one long slice copy per offset, where the window view's copy
+    runs short inner loops over output rows. The price: the matmul runs over L >= out columns
+    (the pad columns between rows) and its (M, L) product is cropped by a copy. Grouped convs
+    always gain (their tiny per-group matmuls cost little next to their im2col); others when
+    the extra columns are under 10% and the M output rows are few next to the C * kernel
+    column rows (measured: DenseNet's 32-output 3x3 convs gain, SqueezeNet's expand convs lose).
+    ``xp`` is the padded input. Returns the columns and the flat (element) stride of each
+    spatial axis, to crop with.
+    """
+    if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
+        return None
+    row = [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
+    length = sum((o - 1) * r for o, r in zip(g.out, row)) + 1
+    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= xp.shape[1] * math.prod(g.kernel)
+    if group == 1 and not worth_it:
+        return None
+    flat = np.ascontiguousarray(xp).reshape(*xp.shape[:2], -1)
+    cols = np.empty((*flat.shape[:2], math.prod(g.kernel), length), xp.dtype)
+    for i, k in enumerate(np.ndindex(*g.kernel)):
+        start = sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
+        cols[:, :, i] = flat[:, :, start:start + length]
+    return cols, row
+
+
+def _winograd_weights(w: np.ndarray) -> np.ndarray:
+    """U = G g G^T of Winograd F(2x2, 3x3) for every (m, c): (16, M, C), float32."""
+    m, c = w.shape[:2]
+    # kron(G, G) maps the 9 taps of g (row-major) to the 16 entries of U (row-major).
+    g_mat = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], w.dtype)
+    return np.matmul(np.kron(g_mat, g_mat), w.reshape(m * c, 9).T).reshape(16, m, c)
+
+
+def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """A 3x3 stride-1 group-1 conv by Winograd F(2x2, 3x3) (Lavin & Gray): 16 multiplies per
+    2x2 output tile and input channel where direct convolution takes 36.
+
+    The input is zero-padded to whole 4x4 tiles overlapping by 2 (past the end for odd outputs,
+    cropped after), V = B^T d B is built from strided views of it, the 16 transform positions
+    each do one (M x C) @ (C x tiles) matmul, and A^T m A gives back the 2x2 tiles. Tile rows
+    go in bands whose transformed tiles stay cache-sized (whole feature maps of VGG's first
+    layers thrash the cache and lose to im2col)."""
+    n, c, h, wd = x.shape
+    m = w.shape[0]
+    oh, ow = g.out
+    th, tw = -(-oh // 2), -(-ow // 2)
+    xp = np.zeros((n, c, 2 * th + 2, 2 * tw + 2), x.dtype)
+    b0, b1 = g.begin
+    xp[:, :, b0:b0 + h, b1:b1 + wd] = x[:, :, :2 * th + 2 - b0, :2 * tw + 2 - b1]
+    u = prepared(w, "winograd U", _winograd_weights).reshape(16, 1, m, c)
+    whole = out is not None and (2 * th, 2 * tw) == (oh, ow)  # even outputs: tiles fill out
+    y = out.reshape(n, m, th, 2, tw, 2) if whole else np.empty((n, m, th, 2, tw, 2), x.dtype)
+    band = max(1, (1 << 20) // (16 * n * max(c, m) * tw))
+    for i0 in range(0, th, band):
+        i1 = min(th, i0 + band)
+        _winograd_band(xp[:, :, 2 * i0:2 * i1 + 2], u, y[:, :, i0:i1])
+    y = y.reshape(n, m, 2 * th, 2 * tw)
+    if whole:
+        return out
+    if out is not None:
+        np.copyto(out, y[:, :, :oh, :ow])
+        return out
+    return np.ascontiguousarray(y[:, :, :oh, :ow]) if (2 * th, 2 * tw) != (oh, ow) else y
+
+
+def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
+    """One band of _winograd_conv: padded input rows ``xp`` (N, C, 2 * rows + 2, 2 * tw + 2)
+    to output tiles ``y`` (N, M, rows, 2, tw, 2), with U of shape (16, 1, M, C).
+
+    Tile (i, j) reads d[a, b] = xp[2i + a, 2j + b], which is parity plane q[a % 2, b % 2] at
+    (i + a // 2, j + b // 2). With each plane flattened whole, every d[a, b] is one contiguous
+    run, a row or a column further on, so each transform op below is one long loop over all
+    channels, not a short one per tile row (whole runs: ResNet-50 1.8 ms faster, VGG-19 10 ms).
+    What an op computes past a channel's last tile column or row lands in a junk column and
+    row: the matmul reads the junk column (1/tw more columns), the output skips it, and nothing
+    reads the junk row."""
+    n, c, m, th, tw = xp.shape[0], xp.shape[1], u.shape[2], y.shape[2], y.shape[4]
+    wq = tw + 1  # a parity plane's row length
+    q = np.empty((2, 2, n, c, th + 1, wq), xp.dtype)
+    for a, b in np.ndindex(2, 2):
+        q[a, b] = xp[:, :, a::2, b::2]
+    plane = q[0, 0].size
+    # B^T d B with B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: columns
+    # first (in each row-parity plane), then rows (row 2i + 2 is the next row of plane 0).
+    f = q.reshape(2, 2, plane)
+    cols = np.empty((2, 4, plane), xp.dtype)
+    for a in range(2):
+        d0, d1, d2, d3 = f[a, 0, :-1], f[a, 1, :-1], f[a, 0, 1:], f[a, 1, 1:]
+        np.subtract(d0, d2, out=cols[a, 0, :-1])
+        np.add(d1, d2, out=cols[a, 1, :-1])
+        np.subtract(d2, d1, out=cols[a, 2, :-1])
+        np.subtract(d1, d3, out=cols[a, 3, :-1])
+    v = np.empty((4, 4, plane), xp.dtype)
+    n_v = plane - 1 - wq
+    r0, r1, r2, r3 = cols[0, :, :n_v], cols[1, :, :n_v], cols[0, :, wq:wq + n_v], \
+        cols[1, :, wq:wq + n_v]
+    np.subtract(r0, r2, out=v[0, :, :n_v])
+    np.add(r1, r2, out=v[1, :, :n_v])
+    np.subtract(r2, r1, out=v[2, :, :n_v])
+    np.subtract(r1, r3, out=v[3, :, :n_v])
+    tiles = v.reshape(16, n, c, (th + 1) * wq)[..., :th * wq]  # a BLAS operand as it is
+    prod = np.matmul(u, tiles).reshape(4, 4, n, m, th, wq)
+    # A^T p A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]].
+    s0 = prod[0] + prod[1]
+    s0 += prod[2]
+    s1 = prod[1] - prod[2]
+    s1 -= prod[3]
+    for a, s in enumerate((s0, s1)):
+        t = s[0] + s[1]
+        np.add(t[..., :tw], s[2, ..., :tw], out=y[:, :, :, a, :, 0])
+        np.subtract(s[1], s[2], out=t)
+        np.subtract(t[..., :tw], s[3, ..., :tw], out=y[:, :, :, a, :, 1])
+
+
+def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
+    """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
+    shape where it measured faster than im2col in whole-model runs (single-threaded OpenBLAS,
+    batch 1). The tile transforms cost about as much as the saved multiplies on small maps, so
+    it needs 56x56 outputs and 64 channels each way (ResNet-50's three such convs: 1.3 ms of
+    their 4.5 ms saved) or 28x28 and 128 channels. At 14x14 it pays from 256 channels only when
+    the weights are constant, so that their transform U is kept (see ``prepared``): recomputed
+    per call it costs 0.36 ms of a 1.2 ms conv. ResNet-50's 7x7 convs lose 0.8 ms even with U
+    kept."""
+    if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
+            and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
+        return False
+    channels, side = min(x.shape[1], w.shape[0]), min(g.out)
+    if channels >= 256 and side >= 14 and immutable(w):
+        return True
+    return (channels >= 128 and side >= 28) or (channels >= 64 and side >= 56)
+
+
+@kernel("Conv", writes_out=True)
+def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
+         dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
+         pads: list[int] | None = None, strides: list[int] | None = None,
+         out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
+    # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
+    n, m = x.shape[0], w.shape[0]
+    g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
+    dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
+    if _winograd_pays(x, w, g, group):
+        y = _winograd_conv(x, w, g, dst)
+    else:
+        y = _im2col_conv(x, w, g, group, dst)
+    if b is not None:
+        _add_bias(y, b)
+    return (y,)
+
+
+def _im2col_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
+                 dst: np.ndarray | None) -> np.ndarray:
+    n, m = x.shape[0], w.shape[0]
+    w_groups = w.reshape(group, m // group, -1)
+    xp = _padded(x, g, 0)
+    flat = _flat_im2col(xp, g, m, group)
+    if flat is not None:
+        cols, row = flat
+        y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
+        y = as_strided(y, (n, m, *g.out), (*y.strides[:2], *(r * y.itemsize for r in row)))
+        if dst is None:
+            return y.copy()
+        np.copyto(dst, y)
+        return dst
+    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
+    # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
+    cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+    if dst is None:
+        return np.matmul(w_groups, cols).reshape(n, m, *g.out)
+    np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))
+    return dst
+
+
+def _transpose_pads(in_shape: Sequence[int], full: Sequence[int], extra: Sequence[int],
+                    strides: Sequence[int], auto_pad: str, output_shape: Sequence[int] | None,
+                    pads: Sequence[int] | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What ConvTranspose crops off each end of its full scatter (negative: a zero margin)."""
+    nd = len(in_shape)
+    if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        # Old exporters give output_shape with the N and C dims; only the spatial tail counts.
+        wanted = output_shape[-nd:] if output_shape else [i * s for i, s in zip(in_shape, strides)]
+        total = [f + e - o for f, e, o in zip(full, extra, wanted)]
+        return _split_pads(total, auto_pad == "SAME_UPPER")
+    pads = _per_axis(None if auto_pad == "VALID" else pads, 2 * nd, 0)
+    return pads[:nd], pads[nd:]
+
+
+@kernel("ConvTranspose")
+def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
+                   auto_pad: str = "NOTSET", dilations: list[int] | None = None, group: int = 1,
+                   kernel_shape: list[int] | None = None, output_padding: list[int] | None = None,
+                   output_shape: list[int] | None = None, pads: list[int] | None = None,
+                   strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # As in Conv, w's spatial dims are authoritative over kernel_shape.
+    n, c, *in_shape = x.shape
+    m, nd = w.shape[1] * group, len(in_shape)
+    g = _Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
+                  (0,) * nd, (0,) * nd, tuple(in_shape))
+    extra = _per_axis(output_padding, nd, 0)
+    full = [(i - 1) * s + _extent(k, d)
+            for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
+    begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)
+    out = [f + e - pb - pe for f, e, pb, pe in zip(full, extra, begin, end)]
+
+    # col2im: each input pixel's (M/G * kernel) column, scattered onto the output one kernel
+    # offset at a time through a writeable window view. The buffer spans both the scatter
+    # [0, full) and the output [begin, begin + out), which output_padding (or SAME with a
+    # stride past the kernel) extends with zero margins.
+    w_t = w.reshape(group, c // group, -1).transpose(0, 2, 1)
+    cols = np.matmul(w_t, x.reshape(n, group, c // group, -1)).reshape(n, m, *g.kernel, *in_shape)
+    lo = [min(0, pb) for pb in begin]
+    hi = [max(f, pb + o) for f, pb, o in zip(full, begin, out)]
+    buf = np.zeros((n, m, *(h - l for h, l in zip(hi, lo))), x.dtype)
+    win = _windows(buf[_spatial([-l for l in lo], full)], g, writeable=True)
+    for k in np.ndindex(*g.kernel):
+        win[:, :, *k] += cols[:, :, *k]
+    y = np.ascontiguousarray(buf[_spatial([pb - l for pb, l in zip(begin, lo)], out)])
+    if b is not None:
+        _add_bias(y, b)
+    return (y,)
+
+
+@kernel("Col2Im")
+def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
+           dilations: list[int] | None = None, pads: list[int] | None = None,
+           strides: list[int] | None = None) -> tuple[np.ndarray]:
+    """im2col's inverse: the (N, C * kernel, blocks) columns summed back onto the (padded)
+    image, one kernel offset at a time through a writeable window view, then cropped."""
+    image, block = [int(d) for d in image_shape], [int(d) for d in block_shape]
+    g = _geometry(image, block, strides, dilations, pads)
+    n = x.shape[0]
+    cols = x.reshape(n, -1, *g.kernel, *g.out)
+    padded = [b + i + e for b, i, e in zip(g.begin, image, g.end)]
+    buf = np.zeros((n, cols.shape[1], *padded), x.dtype)
+    win = _windows(buf, g, writeable=True)
+    for k in np.ndindex(*g.kernel):
+        win[:, :, *k] += cols[:, :, *k]
+    return (np.ascontiguousarray(buf[_spatial(g.begin, image)]),)
+
+
+def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
+    """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
+    index = [slice(None)] * a.ndim
+    index[2 + axis] = slice(start, start + (count - 1) * step + 1, step)
+    return a[tuple(index)]
+
+
+def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry) -> np.ndarray:
+    """Fold each window of padded ``xp`` with ``ufunc``, one spatial axis at a time: a window
+    fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset."""
+    acc = xp
+    for axis in reversed(range(len(g.kernel))):
+        k, d, s, o = g.kernel[axis], g.dilations[axis], g.strides[axis], g.out[axis]
+        folded = _every(acc, axis, 0, o, s).copy()
+        for j in range(1, k):
+            ufunc(folded, _every(acc, axis, j * d, o, s), out=folded)
+        acc = folded
+    return acc
+
+
+def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> np.ndarray:
+    """Taps per window that an average divides by: those in the input (or in input + pads)."""
+    per_axis = []
+    for n, k, s, d, b, e, o in zip(in_shape, *g):
+        lo, hi = (-b, n + e) if include_pad else (0, n)
+        taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
+        per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
+    return functools.reduce(np.multiply.outer, per_axis)
+
+
+@kernel("MaxPool")
+def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+             ceil_mode: int = 0, dilations: list[int] | None = None, pads: list[int] | None = None,
+             storage_order: int = 0, strides: list[int] | None = None,
+             num_outputs: int = 1) -> tuple[np.ndarray, ...]:
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    lowest = dtype_limits(x.dtype)[0]
+    xp = _padded(x, g, lowest)
+    y = _pool(np.maximum, xp, g)
+    return (y,) if num_outputs < 2 else (y, _argmax_indices(x.shape, xp, g, storage_order))
+
+
+def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: _Geometry,
+                    storage_order: int) -> np.ndarray:
+    """MaxPool's Indices: where in x each window's first maximum lies, as a flat index over
+    (N, C, *spatial) with the spatial dims row-major (storage_order 0) or column-major (1)."""
+    n, c, *spatial = shape
+    nd = len(spatial)
+    win = _windows(xp, g)
+    taps = np.moveaxis(win, range(2, 2 + nd), range(2 + nd, 2 + 2 * nd))
+    best = np.unravel_index(taps.reshape(n, c, *g.out, -1).argmax(axis=-1), g.kernel)
+    order = range(nd) if storage_order else reversed(range(nd))
+    flat, stride = np.zeros((n, c, *g.out), np.int64), 1
+    for i in order:  # the fastest-varying spatial axis first
+        at = np.arange(g.out[i]).reshape([-1 if j == i else 1 for j in range(nd)])
+        flat += (at * g.strides[i] + best[i] * g.dilations[i] - g.begin[i]) * stride
+        stride *= spatial[i]
+    plane = np.arange(n * c, dtype=np.int64).reshape(n, c, *(1,) * nd)
+    return flat + plane * math.prod(spatial)
+
+
+@kernel("AveragePool")
+def average_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+                 ceil_mode: int = 0, count_include_pad: int = 0,
+                 dilations: list[int] | None = None, pads: list[int] | None = None,
+                 strides: list[int] | None = None) -> tuple[np.ndarray]:
+    # AveragePool-1 has no count_include_pad: it excluded pads, which is the later default.
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    y = _pool(np.add, _padded(x, g, 0), g)
+    y /= _window_counts(x.shape[2:], g, bool(count_include_pad)).astype(y.dtype)
+    return (y,)
+
+
+@kernel("GlobalAveragePool")
+def global_average_pool(x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.mean(axis=tuple(range(2, x.ndim)), keepdims=True),)
+
+
+@kernel("LpPool")
+def lp_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
+            ceil_mode: int = 0, dilations: list[int] | None = None,
+            pads: list[int] | None = None, strides: list[int] | None = None,
+            p: int = 2) -> tuple[np.ndarray]:
+    g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
+    y = _pool(np.add, _padded(np.abs(x) ** p, g, 0), g)
+    return ((y ** (1.0 / p)).astype(x.dtype),)
+
+
+@kernel("GlobalLpPool")
+def global_lp_pool(x: np.ndarray, *, p: int = 2) -> tuple[np.ndarray]:
+    s = (np.abs(x) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
+    return ((s ** (1.0 / p)).astype(x.dtype),)
+
+
+@kernel("LpNormalization")
+def lp_normalization(x: np.ndarray, *, axis: int = -1, p: int = 2) -> tuple[np.ndarray]:
+    norm = np.linalg.norm(x, ord=p, axis=axis, keepdims=True)
+    return ((x / np.where(norm == 0, 1, norm)).astype(x.dtype),)
+
+
+@kernel("MeanVarianceNormalization")
+def mean_variance_normalization(x: np.ndarray, *,
+                                axes: list[int] | None = None) -> tuple[np.ndarray]:
+    ax = tuple(axes if axes is not None else (0, 2, 3))
+    mean = x.mean(axis=ax, keepdims=True)
+    std = np.sqrt(((x - mean) ** 2).mean(axis=ax, keepdims=True))
+    return ((x - mean) / (std + x.dtype.type(1e-9))).astype(x.dtype),
+
+
+@kernel("GlobalMaxPool")
+def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.max(axis=tuple(range(2, x.ndim)), keepdims=True),)
+
+
+_BN_FOLD_BOUND = 256
+
+
+def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
+                epsilon: float, shape: Sequence[int],
+                out: Sequence[np.ndarray] | None) -> tuple[np.ndarray]:
+    std = np.sqrt(var + epsilon)
+    a = scale / std
+    # Only the first pass reads x, so out may be x itself; b and mean are read after it.
+    dst = fits(out[0] if out else None, x.shape, np.result_type(x, a), b, mean)
+    with row_by_row(repeated_run(x, a.reshape(shape))):
+        if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
+            # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
+            # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
+            # normalised output's own scale.
+            y = np.multiply(x, a.reshape(shape), out=dst)
+            y += (b - mean * a).reshape(shape)
+            return (y,)
+        y = np.subtract(x, mean.reshape(shape), out=dst)  # a mean far outside the spread
+        y *= a.reshape(shape)
+        y += b.reshape(shape)
+        return (y,)
+
+
+@kernel("BatchNormalization", writes_out=True)
+def batch_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                        var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
+                        spatial: int = 1, is_test: int = 0,
+                        consumed_inputs: list[int] | None = None,
+                        out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
+    # Versions 1-13. momentum, consumed_inputs and is_test only concern training statistics;
+    # like onnxruntime, an inference engine normalises with the given mean/var whatever is_test
+    # says. spatial=0 (versions 1-7): one parameter per element of (C, D1, ..., Dn).
+    shape = _channel_shape(x) if spatial else x.shape[1:]
+    return _batch_norm(x, scale, b, mean, var, epsilon, shape, out)
+
+
+@kernel("BatchNormalization", since=14, writes_out=True)
+def batch_normalization_14(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                           var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
+                           training_mode: int = 0,
+                           out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
+    if training_mode:
+        return _batch_norm_training(x, scale, b, mean, var, epsilon, momentum)
+    return _batch_norm(x, scale, b, mean, var, epsilon, _channel_shape(x), out)
+
+
+def _batch_norm_training(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
+                         var: np.ndarray, epsilon: float,
+                         momentum: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Y normalised with the batch's own statistics, and the running mean and variance moved
+    toward them by (1 - momentum)."""
+    axes = (0, *range(2, x.ndim))
+    batch_mean, batch_var = x.mean(axis=axes), x.var(axis=axes)
+    y = _batch_norm(x, scale, b, batch_mean, batch_var, epsilon, _channel_shape(x), None)[0]
+    running_mean = mean * momentum + batch_mean * (1 - momentum)
+    running_var = var * momentum + batch_var * (1 - momentum)
+    return y, running_mean.astype(mean.dtype), running_var.astype(var.dtype)
+
+
+@kernel("InstanceNormalization")
+def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
+                           epsilon: float = 1e-5) -> tuple[np.ndarray]:
+    axes = tuple(range(2, x.ndim))
+    y = x - x.mean(axis=axes, keepdims=True)
+    var = np.square(y).mean(axis=axes, keepdims=True)
+    y *= scale.reshape(_channel_shape(x)) / np.sqrt(var + epsilon)
+    y += b.reshape(_channel_shape(x))
+    return (y,)
+
+
+@kernel("LRN")
+def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
+        bias: float = 1.0) -> tuple[np.ndarray]:
+    # The sum of squares over channels [c - (size-1)//2, c + ceil((size-1)/2)] is a sum-pool
+    # along the channel axis: lay channels out as a spatial axis and reuse _pool.
+    n, c = x.shape[:2]
+    squares = np.square(x).reshape(n, 1, c, -1)
+    before = (size - 1) // 2
+    g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
+    total = _pool(np.add, _padded(squares, g, 0), g).reshape(x.shape)
+    return (x / (bias + (alpha / size) * total) ** beta,)
+
+
+def _dropout_inference(data: np.ndarray, mask_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    return data.copy(), np.ones(data.shape, mask_dtype)
+
+
+@kernel("Dropout")
+def dropout(data: np.ndarray, *, ratio: float = 0.5, is_test: int = 0,
+            consumed_inputs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    # Versions 1-9, whose mask has the data's type. Inference is the identity whatever is_test
+    # says (is_test=0, the default, asked for training): an inference engine drops nothing.
+    return _dropout_inference(data, data.dtype)
+
+
+@kernel("Dropout", since=10)
+def dropout_10(data: np.ndarray, *, ratio: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    return _dropout_inference(data, np.dtype(bool))
+
+
+@kernel("Dropout", since=12)
+def dropout_12(data: np.ndarray, ratio: np.ndarray | None = None,
+               training_mode: np.ndarray | None = None, *,
+               seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    p = 0.5 if ratio is None else float(ratio)
+    if training_mode is None or not training_mode or p == 0:
+        return _dropout_inference(data, np.dtype(bool))
+    # The spec lets an unseeded node draw any seed; a fixed default keeps runs replayable.
+    mask = np.random.default_rng(seed).random(data.shape) >= p
+    return data * mask / data.dtype.type(1 - p), mask

@@ -1,0 +1,66 @@
+"""Normalisation over trailing axes or channel groups: LayerNormalization, RMSNormalization,
+GroupNormalization (ONNX default domain). BatchNormalization and InstanceNormalization, the
+per-channel ones, are with the other nn kernels.
+
+Statistics are computed in float32 at least (``stash_type`` 1, the default), so a float16
+input does not lose its mean and variance to rounding; the result returns to x's dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from npu_emu.op_impl.registry import kernel
+
+
+def _stash(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.promote_types(x.dtype, np.float32), copy=False)
+
+
+@kernel("LayerNormalization")
+def layer_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray | None = None, *,
+                        axis: int = -1, epsilon: float = 1e-5,
+                        stash_type: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Y, and the Mean and InvStdDev of each normalised slice (kept dims of size 1)."""
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    xs = _stash(x)
+    mean = xs.mean(axis=axes, keepdims=True)
+    centred = xs - mean
+    inv_std = 1 / np.sqrt(np.square(centred).mean(axis=axes, keepdims=True) + epsilon)
+    y = centred * inv_std * scale
+    if b is not None:
+        y += b
+    return y.astype(x.dtype), mean.astype(x.dtype), inv_std.astype(x.dtype)
+
+
+@kernel("RMSNormalization")
+def rms_normalization(x: np.ndarray, scale: np.ndarray, *, axis: int = -1,
+                      epsilon: float = 1e-5, stash_type: int = 1) -> tuple[np.ndarray]:
+    axes = tuple(range(axis % x.ndim, x.ndim))
+    xs = _stash(x)
+    rms = np.sqrt(np.square(xs).mean(axis=axes, keepdims=True) + epsilon)
+    return ((xs / rms * scale).astype(x.dtype),)
+
+
+def _group_norm(x: np.ndarray, groups: int, epsilon: float) -> np.ndarray:
+    """x normalised over each group of C / groups channels and all spatial positions."""
+    grouped = _stash(x).reshape(x.shape[0], groups, -1)
+    centred = grouped - grouped.mean(axis=2, keepdims=True)
+    var = np.square(centred).mean(axis=2, keepdims=True)
+    return (centred / np.sqrt(var + epsilon)).reshape(x.shape)
+
+
+@kernel("GroupNormalization", since=18)
+def group_normalization_18(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *,
+                           num_groups: int, epsilon: float = 1e-5) -> tuple[np.ndarray]:
+    # Opset 18: one scale and bias per group (replaced by per-channel ones in 21).
+    shape = (1, num_groups, -1)
+    y = _group_norm(x, num_groups, epsilon).reshape(x.shape[0], num_groups, -1)
+    return ((y * scale.reshape(shape) + bias.reshape(shape)).reshape(x.shape).astype(x.dtype),)
+
+
+@kernel("GroupNormalization", since=21)
+def group_normalization(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int,
+                        epsilon: float = 1e-5, stash_type: int = 1) -> tuple[np.ndarray]:
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    y = _group_norm(x, num_groups, epsilon) * scale.reshape(shape) + bias.reshape(shape)
+    return (y.astype(x.dtype),)

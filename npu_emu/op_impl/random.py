@@ -1,0 +1,66 @@
+"""Random kernels: Bernoulli, RandomUniform(Like), RandomNormal(Like), Multinomial (ONNX default
+domain).
+
+The spec lets a node without ``seed`` draw from any seed; here it is 0, so a run replays to the
+same numbers (as Dropout's training mask does). Draws come from numpy's PCG64 generator, so
+they match no other implementation's; conformance checks their shape, dtype and range.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from npu_emu.op_impl.elementwise import one_output
+
+
+def _rng(seed: float) -> np.random.Generator:
+    return np.random.default_rng(int(seed))
+
+
+def _dtype(dtype: int | None, like: np.ndarray | None = None) -> np.dtype:
+    if dtype is None:
+        return like.dtype if like is not None else np.dtype(np.float32)
+    return np.dtype(helper.tensor_dtype_to_np_dtype(dtype))
+
+
+@one_output("Bernoulli")
+def bernoulli(p: np.ndarray, *, dtype: int | None = None, seed: float = 0) -> np.ndarray:
+    # 1 with probability p, elementwise.
+    return (_rng(seed).random(p.shape) < p).astype(_dtype(dtype, p))
+
+
+@one_output("RandomUniformLike")
+def random_uniform_like(x: np.ndarray, *, dtype: int | None = None, high: float = 1.0,
+                        low: float = 0.0, seed: float = 0) -> np.ndarray:
+    return _rng(seed).uniform(low, high, x.shape).astype(_dtype(dtype, x))
+
+
+@one_output("RandomNormalLike")
+def random_normal_like(x: np.ndarray, *, dtype: int | None = None, mean: float = 0.0,
+                       scale: float = 1.0, seed: float = 0) -> np.ndarray:
+    return _rng(seed).normal(mean, scale, x.shape).astype(_dtype(dtype, x))
+
+
+@one_output("RandomUniform")
+def random_uniform(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, high: float = 1.0,
+                   low: float = 0.0, seed: float = 0) -> np.ndarray:
+    return _rng(seed).uniform(low, high, shape).astype(_dtype(dtype))
+
+
+@one_output("RandomNormal")
+def random_normal(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, mean: float = 0.0,
+                  scale: float = 1.0, seed: float = 0) -> np.ndarray:
+    return _rng(seed).normal(mean, scale, shape).astype(_dtype(dtype))
+
+
+@one_output("Multinomial")
+def multinomial(logits: np.ndarray, *, dtype: int = TensorProto.INT32, sample_size: int = 1,
+                seed: float = 0) -> np.ndarray:
+    # sample_size class draws per batch row, from the softmax of its unnormalised log-probs.
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
+    u = _rng(seed).random((logits.shape[0], sample_size, 1))
+    drawn = np.minimum((u > cdf[:, None, :]).sum(axis=-1), logits.shape[1] - 1)
+    return drawn.astype(_dtype(dtype))

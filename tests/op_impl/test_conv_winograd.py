@@ -1,0 +1,70 @@
+"""Conv's Winograd F(2x2, 3x3) path against onnx's ReferenceEvaluator, on shapes chosen so that
+the path is taken (see nn._winograd_pays), and the path itself on small shapes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernel_oracle import check_kernel, reference
+from npu_emu.op_impl import nn
+
+OPSET = 22
+
+
+def rand(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, attrs", [
+    # Taken by conv: 128 channels each way, 28x28 outputs or more; odd sizes, SAME, batch 2.
+    ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((2, 128, 29, 31), (136, 128, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((1, 128, 30, 31), (128, 128, 3, 3), {"auto_pad": "SAME_UPPER"}),
+    ((1, 128, 31, 30), (128, 128, 3, 3), {"pads": [0, 2, 1, 0]}),
+])
+def test_conv_winograd(x_shape, w_shape, attrs):
+    # Positive data: with 128 * 9 standard-normal terms per output, cancellation leaves outputs
+    # near 0 that no fp32 summation order (im2col's sgemm included) gets to within 1e-5 of the
+    # evaluator's; test_winograd_error_like_im2col covers such data.
+    x, w = np.abs(rand(*x_shape)), np.abs(rand(*w_shape, seed=1))
+    b = rand(w_shape[0], seed=2)
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, attrs.get("pads"),
+                     attrs.get("auto_pad", "NOTSET"))
+    assert nn._winograd_pays(x, w, g, 1)
+    want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
+    check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-5, **attrs)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, pads", [
+    # Small maps (the band loop, odd sizes, edge crops) through the path directly.
+    ((2, 16, 7, 9), (20, 16, 3, 3), [1, 1, 1, 1]),
+    ((1, 32, 9, 6), (16, 32, 3, 3), [0, 0, 0, 0]),
+    ((1, 16, 6, 7), (16, 16, 3, 3), [0, 1, 2, 0]),
+    ((3, 16, 5, 5), (16, 16, 3, 3), [2, 2, 2, 2]),
+])
+def test_winograd_conv_direct(x_shape, w_shape, pads):
+    x, w = rand(*x_shape), rand(*w_shape, seed=1)
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, pads)
+    want = reference("Conv", [x, w], OPSET, 1, pads=pads)[0]
+    np.testing.assert_allclose(nn._winograd_conv(x, w, g), want, rtol=1e-4, atol=1e-5)
+
+
+def test_winograd_conv_bands():
+    # More tile rows than one band holds: the bands must stitch seamlessly.
+    x, w = np.abs(rand(1, 64, 113, 115)), np.abs(rand(64, 64, 3, 3, seed=1))  # see above
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
+    assert (1 << 20) // (16 * 64 * 58) < 57
+    want = reference("Conv", [x, w], OPSET, 1, pads=[1, 1, 1, 1])[0]
+    np.testing.assert_allclose(nn._winograd_conv(x, w, g), want, rtol=1e-4, atol=1e-5)
+
+
+def test_winograd_error_like_im2col():
+    # Standard-normal data, against float64 truth: no worse than 1.5x the im2col path's error.
+    x, w = rand(1, 128, 29, 28), rand(128, 128, 3, 3, seed=1)
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
+    exact = reference("Conv", [x.astype(np.float64), w.astype(np.float64)], OPSET, 1,
+                      pads=[1, 1, 1, 1])[0]
+    cols = nn._windows(nn._padded(x, g, 0), g).reshape(128 * 9, -1)
+    im2col = (w.reshape(128, -1) @ cols).reshape(exact.shape)
+    winograd = nn._winograd_conv(x, w, g)
+    assert np.abs(winograd - exact).max() <= 1.5 * np.abs(im2col - exact).max()

@@ -1,0 +1,106 @@
+"""Kernels that write straight into the device's output buffer (``writes_out``): the same numbers
+as without, the very buffer handed back when it fits, and a fresh array when it does not (wrong
+shape or dtype, or an overlap with an input the kernel reads after its first write)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from npu_emu.op_impl import get_kernel, known_ops
+from npu_emu.op_impl.in_place import fits
+
+
+def randn(*shape: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+BN_PARAMS = [np.abs(randn(8, seed=s)) + 0.5 for s in (1, 2, 3, 4)]
+
+CASES = {
+    "Relu": ([randn(2, 8, 5, 5)], {}),
+    "Add": ([randn(2, 8, 5, 5), randn(8, 1, 1, seed=1)], {}),
+    "Sub": ([randn(2, 8, 5, 5), randn(2, 8, 5, 5, seed=1)], {}),
+    "Mul": ([randn(2, 8, 5, 5), randn(1, 8, 1, 1, seed=1)], {}),
+    "Sum": ([randn(2, 8, 5, 5), randn(2, 8, 5, 5, seed=1), randn(5, seed=2)], {}),
+    "Transpose": ([randn(2, 8, 5, 3)], {"perm": [0, 2, 3, 1]}),
+    "Concat": ([randn(2, 3, 5), randn(2, 4, 5, seed=1)], {"axis": 1}),
+    "Conv": ([randn(1, 8, 9, 9), randn(6, 8, 3, 3, seed=1), randn(6, seed=2)],
+             {"pads": [1, 1, 1, 1]}),
+    "FusedConv": ([randn(1, 8, 9, 9), randn(6, 8, 3, 3, seed=1)],
+                  {"activation": "Relu", "strides": [2, 2]}),
+    "BatchNormalization": ([randn(2, 8, 5, 5), *BN_PARAMS], {}),
+    "FusedBatchNormRelu": ([randn(2, 8, 5, 5), *BN_PARAMS], {}),
+}
+WINOGRAD = ([np.abs(randn(1, 128, 28, 28)), np.abs(randn(128, 128, 3, 3, seed=1))],
+            {"pads": [1, 1, 1, 1]})
+
+
+def test_every_writes_out_kernel_is_covered():
+    writers = {op for op in known_ops() if getattr(get_kernel(op), "writes_out", False)}
+    assert writers == set(CASES)
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_writes_into_a_fitting_buffer(op):
+    inputs, attrs = CASES[op]
+    (want,) = get_kernel(op)(*inputs, **attrs)
+    out = np.full(want.shape, np.nan, want.dtype)
+    (got,) = get_kernel(op)(*inputs, out=(out,), **attrs)
+    assert got is out
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+
+def test_winograd_conv_writes_its_tiles_into_the_buffer():
+    inputs, attrs = WINOGRAD
+    (want,) = get_kernel("Conv")(*inputs, **attrs)
+    out = np.empty_like(want)
+    assert get_kernel("Conv")(*inputs, out=(out,), **attrs)[0] is out
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_a_buffer_that_does_not_fit_is_left_alone(op):
+    inputs, attrs = CASES[op]
+    (want,) = get_kernel(op)(*inputs, **attrs)
+    wrong = np.zeros(want.shape, np.float64)  # the right shape, another dtype (see test_fits)
+    (got,) = get_kernel(op)(*inputs, out=(wrong,), **attrs)
+    assert got is not wrong and not wrong.any()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_sum_does_not_overwrite_an_input_it_still_reads():
+    a, b, c = randn(4, 6), randn(4, 6, seed=1), randn(4, 6, seed=2)
+    want = a + b + c
+    (got,) = get_kernel("Sum")(a, b, c, out=(c,))  # the planner gave out c's address
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_conv_into_its_own_input_buffer_falls_back():
+    x, w = randn(1, 4, 6, 6), randn(4, 4, 1, 1, seed=1)
+    want = get_kernel("Conv")(x, w)[0]
+    (got,) = get_kernel("Conv")(x, w, out=(x,))
+    assert got is not x
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_fits():
+    out = np.empty((2, 3), np.float32)
+    assert fits(out, (2, 3), np.dtype(np.float32)) is out
+    assert fits(out, (3, 2), np.dtype(np.float32)) is None
+    assert fits(out, (2, 3), np.dtype(np.float64)) is None
+    assert fits(out.T, (3, 2), np.dtype(np.float32)) is None  # not contiguous
+    assert fits(out, (2, 3), np.dtype(np.float32), out[1]) is None
+    assert fits(None, (2, 3), np.dtype(np.float32)) is None
+
+
+def test_batch_norm_does_not_write_over_a_parameter_it_still_reads():
+    x = randn(1, 4, 2, 2)
+    scale, mean = np.ones(4, np.float32), randn(4, seed=1) * 0.1
+    var = np.ones(4, np.float32)
+    buf = np.zeros(16, np.float32)
+    out, b = buf.reshape(1, 4, 2, 2), buf[:4]   # b lies inside the output buffer
+    b[:] = randn(4, seed=2)
+    want = get_kernel("BatchNormalization", 15)(x, scale, b.copy(), mean, var)[0]
+    (got,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, out=(out,))
+    assert got is not out
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -1,0 +1,119 @@
+"""Kernel-side caches: derived operands kept only for arrays that cannot change
+(npu_emu.op_impl.prepared) and the Winograd path they open; BatchNormalization's two forms; Relu
+against shared zeros."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from kernel_oracle import reference
+from npu_emu.op_impl import get_kernel, nn
+from npu_emu.op_impl.prepared import immutable, prepared
+
+
+def frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` as the parser holds an initializer: a read-only view of a bytes object."""
+    return np.frombuffer(a.tobytes(), a.dtype).reshape(a.shape)
+
+
+def test_immutable_means_a_view_of_bytes():
+    a = np.arange(6, dtype=np.float32)
+    assert immutable(frozen(a))
+    assert immutable(frozen(a).reshape(2, 3)[1:])
+    assert not immutable(a)
+    ro = a.view()
+    ro.flags.writeable = False
+    assert not immutable(ro)  # its base can still be written
+    owned = a.copy()
+    owned.flags.writeable = False
+    assert not immutable(owned)  # the owner may set writeable again
+
+
+def test_parser_initializers_are_immutable():
+    from ge_core.graph import GeTensor
+    from ge_core.parser import parse_onnx
+    w = np.ones((2, 2), np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2])],
+        [numpy_helper.from_array(w, "w")])
+    parsed = parse_onnx(helper.make_model(graph))
+    const = next(n for n in parsed.nodes if n.type == "Const")
+    value = const.op_desc.get_attr("value")
+    assert immutable(value.data if isinstance(value, GeTensor) else value)
+
+
+def test_prepared_derives_once_per_immutable_array():
+    calls = []
+
+    def derive(a: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        return a * 2
+
+    w = frozen(np.arange(4, dtype=np.float32))
+    first = prepared(w, "test double", derive)
+    assert prepared(w, "test double", derive) is first and len(calls) == 1
+    assert not first.flags.writeable
+    np.testing.assert_array_equal(first, [0, 2, 4, 6])
+
+    mutable = np.arange(4, dtype=np.float32)
+    prepared(mutable, "test double", derive)
+    mutable[0] = 10
+    np.testing.assert_array_equal(prepared(mutable, "test double", derive), [20, 2, 4, 6])
+    assert len(calls) == 3
+
+
+def test_prepared_forgets_a_freed_array():
+    from npu_emu.op_impl import prepared as module
+    w = frozen(np.ones(3, np.float32))
+    prepared(w, "test forget", lambda a: a + 1)
+    key = (id(w), "test forget")
+    assert key in module._CACHE
+    del w
+    gc.collect()
+    assert key not in module._CACHE
+
+
+def test_winograd_at_14x14_only_for_constant_weights():
+    x = np.zeros((1, 256, 14, 14), np.float32)
+    w = np.zeros((256, 256, 3, 3), np.float32)
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
+    assert not nn._winograd_pays(x, w, g, 1)
+    assert nn._winograd_pays(x, frozen(w), g, 1)
+
+
+def test_conv_with_kept_transform_matches_reference():
+    rng = np.random.default_rng(0)
+    x = np.abs(rng.standard_normal((1, 256, 14, 14), np.float32))
+    w = frozen(np.abs(rng.standard_normal((256, 256, 3, 3), np.float32)))
+    want = reference("Conv", [x, w], 22, 1, pads=[1, 1, 1, 1])[0]
+    for _ in range(2):  # the second call reads the kept U
+        (got,) = get_kernel("Conv")(x, w, pads=[1, 1, 1, 1])
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_far_off_mean_keeps_precision():
+    # |mean| is 1e5 spreads: x * a + (b - mean * a) would lose every digit, (x - mean) first keeps
+    # them, and the kernel must pick it.
+    rng = np.random.default_rng(2)
+    mean = np.array([1e4, -3e4], np.float32)
+    var = np.array([0.01, 0.04], np.float32)
+    x = (mean.reshape(1, 2, 1) + rng.standard_normal((1, 2, 50), np.float32)
+         * np.sqrt(var).reshape(1, 2, 1)).astype(np.float32)
+    scale, b = np.ones(2, np.float32), np.zeros(2, np.float32)
+    (y,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, epsilon=0.0)
+    exact = (x.astype(np.float64) - mean.reshape(1, 2, 1)) / np.sqrt(var).reshape(1, 2, 1)
+    np.testing.assert_allclose(y, exact, atol=1e-3)
+
+
+def test_relu_against_the_shared_zeros():
+    relu = get_kernel("Relu")
+    small = np.array([-1.0, np.nan, 0.5, -np.inf], np.float32)
+    np.testing.assert_array_equal(relu(small)[0], [0, np.nan, 0.5, 0])
+    big = np.linspace(-1, 1, 1 << 20, dtype=np.float32)  # grows the shared buffer
+    np.testing.assert_array_equal(relu(big)[0], np.maximum(big, 0))
+    np.testing.assert_array_equal(relu(np.array([-3, 4], np.int64))[0], [0, 4])
