@@ -57,3 +57,17 @@ async def test_gears_on_a_model_that_computes_its_shapes_sink_in_the_app(tmp_pat
         text = log_text(app)
         assert "finished at tick" in text and app.query_one(StatusBar).error == ""
         assert "loaded" in text   # sunk: a runtime model, not a hybrid run
+
+
+async def test_autofuse_on_a_box_decoding_head_runs_in_the_app(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autofuse"))
+    from test_auto_fuse_pass import box_decoding_model
+    onnx.save(box_decoding_model(), tmp_path / "head.onnx")
+    app = make_app(str(tmp_path / "head.onnx"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "set autofuse on", "continue")
+        text = log_text(app)
+        assert "finished at tick" in text and app.query_one(StatusBar).error == ""
+        assert "cycle" not in text
+        assert any(n.type == "AscBackend" for n in app.views.debugger.run.state.graph)
