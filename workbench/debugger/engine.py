@@ -18,7 +18,7 @@ from npu_emu.model import ModelAborted, ModelFinished
 from npu_emu.trace import TraceEvent
 from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
 from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
-from workbench.debugger.fault_stops import FaultStops
+from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
@@ -321,8 +321,11 @@ class Debugger:
         output = run.take_output()
         if output and show_output:
             outcomes.append(ProgramOutput(output))
+        shown = not self.fault_stops.hidden(ACL_ERROR)
+        if shown and show_output:
+            outcomes += [Printed(f"warning: {text}") for text in run.take_failed_calls()]
         if event is None:
-            outcomes.append(Finished(run.tick, finish_summary(run)))
+            outcomes.append(Finished(run.tick, finish_summary(run, shown)))
             return outcomes
         reasons = table.reasons
         if not reasons:   # no check stopped it: the tick was reached, or a face interrupted

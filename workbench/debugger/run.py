@@ -25,6 +25,7 @@ class Run:
         self.state: RunState | None = None       # made on the worker, before its first event
         self.tracker = start.tracker.copy() if start is not None else Tracker()
         self.output: list[str] = []
+        self._reported = 0   # failed facade calls reported so far
         self.hasher: Any | None = None
         if trace_hash:
             self.hasher = start.hasher.copy() if start is not None else hashlib.sha256()
@@ -60,6 +61,15 @@ class Run:
     def take_output(self) -> str:
         text, self.output[:] = "".join(self.output), []
         return text
+
+    def take_failed_calls(self) -> list[str]:
+        """A host program's failed facade calls not yet reported, each placed in the script."""
+        program = self.state.program if self.state is not None else None
+        if program is None:
+            return []
+        new = program.failed_calls[self._reported:]
+        self._reported = len(program.failed_calls)
+        return [text for text, _ in new]
 
     def close(self) -> None:
         self.gate.close()

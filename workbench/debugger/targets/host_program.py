@@ -12,7 +12,8 @@ def run_host_program(state: RunState, start: int) -> None:
     observer = state.program = HostProgramObserver(state.source)
     world.bus.subscribe(observer)
     try:
-        state.exit_status, state.error = run_program(state.source, world, observer)
+        state.exit_status, state.error, state.traceback = run_program(
+            state.source, world, observer, trace_lines=True)
     finally:
         world.bus.unsubscribe(observer)
     state.faults = observer.faults

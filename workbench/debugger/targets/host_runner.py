@@ -6,21 +6,43 @@ read the sites."""
 from __future__ import annotations
 
 import linecache
+import os
 import runpy
 import sys
 import threading
 import traceback
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
+from typing import Iterator, NoReturn
 
+from npu_emu.acl.call_events import AclCallFailed
 from npu_emu.device import SqeSubmitted
 from npu_emu.errors import AclError
 from npu_emu.runtime import FaultFound
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
 from npu_emu.world import World
+from workbench.debugger.targets.host_lines import line_hook
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramRaised(TraceEvent):
+    """An exception is leaving the host program: emitted while its frames still exist, so
+    `handle python-error stop` parks post-mortem with them inspectable."""
+    file: str
+    line: int
+    error: str      # KeyError: 'key'
+
+
+class ProgramExited(BaseException):
+    """os._exit called by the program: the workbench's process must not end with it."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -38,7 +60,7 @@ class Submitted:
     what: str
 
 
-def parked_frames(script: str, thread: int | None = None) -> tuple[SourceLine, ...]:
+def program_frames(script: str, thread: int | None = None) -> list[FrameType]:
     """The frames in ``script`` of the parked program, innermost first; none when no thread
     is inside it (not started, or finished). Only a run's worker runs the script, and one run
     at a time is alive, so without the worker's id the thread found in the script is it."""
@@ -48,11 +70,11 @@ def parked_frames(script: str, thread: int | None = None) -> tuple[SourceLine, .
         frame = top
         while frame is not None:
             if frame.f_code.co_filename == script:
-                found.append(_source_line(frame))
+                found.append(frame)
             frame = frame.f_back
         if found:
-            return tuple(found)
-    return ()
+            return found
+    return []
 
 
 def _source_line(frame: FrameType) -> SourceLine:
@@ -72,7 +94,9 @@ class HostProgramObserver:
         self.end_ns = 0
         self.submitted: dict[tuple[int, int], Submitted] = {}   # (stream id, SQE) -> its line
         self.fault_sites: list[tuple[str, SourceLine | None]] = []
+        self.failed_calls: list[tuple[str, SourceLine | None]] = []   # AclCallFailed, placed
         self.thread: int | None = None   # the thread running the script: its frames are there
+        self.raised: TracebackType | None = None   # while an exception leaves the program
 
     def __call__(self, ev: TraceEvent) -> None:
         if isinstance(ev, SqeCompleted):
@@ -85,6 +109,12 @@ class HostProgramObserver:
                 self.thread = threading.get_ident()
                 self.submitted[(task.stream.id, task.pos)] = Submitted(
                     site, f"{task.type.name.lower()} {task.name}")
+        elif isinstance(ev, AclCallFailed):
+            site = self.site(sys._getframe())
+            where = f"{Path(self.script).name}:{site.line}: " if site is not None else ""
+            text = f"{where}{ev.api} returned {ev.code_name} ({ev.code}): {ev.message}"
+            self.failed_calls.append((text, site))
+            self.fault_sites.append((f"{ev.api} returned {ev.code_name}", site))
         elif isinstance(ev, FaultFound):
             site = self.site(sys._getframe())
             self.fault_sites.append((f"{ev.fault}: {ev.message}", site))
@@ -101,7 +131,25 @@ class HostProgramObserver:
 
     def frames(self) -> tuple[SourceLine, ...]:
         """Where the parked program is, innermost first."""
-        return parked_frames(self.script, self.thread)
+        return tuple(_source_line(f) for f in self.live_frames())
+
+    def live_frames(self) -> list[FrameType]:
+        """The parked program's frames in the script, innermost first: post-mortem, those of
+        the exception leaving it; else those of the thread running it."""
+        if self.raised is not None:
+            return [f for f, _ in reversed(list(traceback.walk_tb(self.raised)))
+                    if f.f_code.co_filename == self.script]
+        return program_frames(self.script, self.thread)
+
+    def failed_summary(self) -> str:
+        """`2 API calls failed, the first at prog.py:8` ("" when none did)."""
+        if not self.failed_calls:
+            return ""
+        n = len(self.failed_calls)
+        site = self.failed_calls[0][1]
+        first = f"{Path(self.script).name}:{site.line}" if site else "outside the script"
+        return (f"{n} API call{'s' if n > 1 else ''} failed, the first at {first} "
+                f"(acl.get_recent_err_msg() says why each time)")
 
     def where(self, event: TraceEvent | None) -> str:
         """``file:line in function`` of the line behind ``event``: the one that submitted its
@@ -120,30 +168,106 @@ class HostProgramObserver:
         return last
 
 
-def run_program(script: Path, world: World, observer: HostProgramObserver) -> tuple[int, str]:
+def run_program(script: Path, world: World, observer: HostProgramObserver,
+                trace_lines: bool = False) -> tuple[int, str, tuple[str, ...]]:
     """Run the host program ``script`` (resolved) as ``__main__`` in ``world``, then close the
     world's runtime. Returns the exit status, as Python's (an exception the program does not
-    catch: 1), and, if the program failed, one error line placed in the script."""
+    catch: 1, KeyboardInterrupt 130, os._exit(N) and sys.exit(N) N), one error line placed in
+    the script if it failed, and the program's own traceback (its frames only). The
+    workbench outlives whatever the program does: its streams are put back, os._exit ends
+    only the program. ``trace_lines``: emit HostLine for each line (the debugger's)."""
     runtime = world.runtime
-    error = ""
-    status = 0
-    argv = sys.argv
+    error, status, tb = "", 0, ()
+    argv, streams = sys.argv, (sys.stdout, sys.stderr, sys.stdin)
     sys.argv = [str(script)]
+    observer.thread = threading.get_ident()
     try:
-        with world.entered():
+        with world.entered(), _exit_ends_only_the_program():
             try:
-                runpy.run_path(str(script), run_name="__main__")
+                with line_hook(script, world.bus) if trace_lines else _nothing():
+                    runpy.run_path(str(script), run_name="__main__")
             except SystemExit as exc:
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                status, error = _exit_status(exc.code)
+            except ProgramExited as exc:
+                status = exc.status
+                error = f"os._exit({exc.status})"
+            except (Exception, KeyboardInterrupt) as exc:
+                status = 130 if isinstance(exc, KeyboardInterrupt) else 1
+                tb = program_traceback(exc, observer.script)
+                error = f"{observer.where_tb(exc.__traceback__)}" \
+                        f"{traceback.format_exception_only(exc)[-1].strip()}"
+                _post_mortem(exc, observer, world)
+                if isinstance(exc, AclError):
+                    raise
             runtime.finish()   # streams left waiting forever are faults, as at acl.finalize
     except AclError as exc:   # faults the runtime found are already reported; others are not
         status = 1
-        if not runtime.faults or str(exc) not in runtime.faults[-1].message:
+        if runtime.faults and str(exc) in runtime.faults[-1].message:
+            error, tb = "", ()
+        elif not error:
             error = f"{observer.where_tb(exc.__traceback__)}{type(exc).__name__}: {exc}"
-    except Exception as exc:  # the user's program failed: one line, where it failed
-        status = 1
-        error = f"{observer.where_tb(exc.__traceback__)}{type(exc).__name__}: {exc}"
     finally:
         sys.argv = argv
+        sys.stdout, sys.stderr, sys.stdin = streams   # a program may have replaced them
         runtime.close()
-    return status, error
+    return status, error, tb
+
+
+def _exit_status(code: object) -> tuple[int, str]:
+    """sys.exit's argument as Python's exit: None 0, an int itself, anything else 1 with
+    its text (Python prints it to stderr)."""
+    if code is None:
+        return 0, ""
+    if isinstance(code, int):
+        return code, ""
+    return 1, str(code)
+
+
+def _post_mortem(exc: BaseException, observer: HostProgramObserver, world: World) -> None:
+    frames = [(f, line) for f, line in traceback.walk_tb(exc.__traceback__)
+              if f.f_code.co_filename == observer.script]
+    line = frames[-1][1] if frames else 0
+    observer.fault_sites.append((traceback.format_exception_only(exc)[-1].strip(),
+                                 _source_line(frames[-1][0]) if frames else None))
+    observer.raised = exc.__traceback__
+    try:
+        world.bus.emit(ProgramRaised, Path(observer.script).name, line,
+                       traceback.format_exception_only(exc)[-1].strip())
+    finally:
+        observer.raised = None
+
+
+def program_traceback(exc: BaseException, script: str) -> tuple[str, ...]:
+    """Python's traceback of ``exc`` with the program's frames only, not the workbench's."""
+    name = Path(script).name
+    lines = ["Traceback (most recent call last):"]
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == script:
+            lines.append(f'  File "{name}", line {line}, in {frame.f_code.co_name}')
+            text = linecache.getline(script, line).strip()
+            if text:
+                lines.append(f"    {text}")
+    lines.append(traceback.format_exception_only(exc)[-1].rstrip("\n"))
+    return tuple(lines)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+@contextmanager
+def _exit_ends_only_the_program() -> Iterator[None]:
+    """os._exit from the program's thread unwinds the program (ProgramExited) instead of
+    ending the process, which would leave the terminal on the app's alternate screen."""
+    real, thread = os._exit, threading.get_ident()
+
+    def program_exit(status: int) -> NoReturn:
+        if threading.get_ident() != thread:
+            real(status)
+        raise ProgramExited(status)
+    os._exit = program_exit
+    try:
+        yield
+    finally:
+        os._exit = real
