@@ -84,5 +84,8 @@ def test_handle_names_a_bad_kind_or_action():
         stops.handle("segv", "stop")
     with pytest.raises(FaultStopError, match="'pass' is neither stop nor nostop"):
         stops.handle("oom", "pass")
+    with pytest.raises(FaultStopError, match="'hide' is neither stop nor nostop"):
+        stops.handle("python-error", "hide")
     assert stops.rows() == tuple((k, "stop") for k in ("deadlock", "race", "timeout", "oom",
-                                                        "task"))
+                                                        "task")) + (
+        ("acl-error", "nostop"), ("python-error", "nostop"))
