@@ -64,7 +64,13 @@ class _Parameters:
 def api_name(fn: Callable[..., Any]) -> str:
     """``acl.rt.create_stream``: the name a program calls it by."""
     module = fn.__module__.removeprefix("npu_emu.")
-    return f"{module.removesuffix('.data_buffer')}.{fn.__name__}"
+    module = _SHOWN_AS.get(module, module)
+    return f"{module}.{fn.__name__}"
+
+
+# Facade modules whose APIs a program reaches under another name (acl.rt's features are set
+# on acl.rt; the data buffer calls are acl's own).
+_SHOWN_AS = {"acl.rt_features": "acl.rt", "acl.data_buffer": "acl"}
 
 
 def _traced(value: Any) -> str:

@@ -28,6 +28,7 @@ from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
 from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets import Target
+from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views import graph_views
 from workbench.debugger.views.summary import finish_summary
@@ -110,7 +111,10 @@ class Debugger:
             return self._resume(tick_target=self.tick + count, target_reason=reason)
         return self._resume(_units(GRANULARITIES[self.granularity].units, count, reason))
 
-    def next(self, count: int = 1) -> list[Outcome]:
+    def next(self, count: int = 1, granularity: str | None = None) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         gran = GRANULARITIES[self.granularity]
         reason = StopReason("next", f"next {gran.name}")
         if gran.name == EVERY_EVENT:
@@ -124,13 +128,19 @@ class Debugger:
     def finish(self) -> list[Outcome]:
         end = self._innermost_end()
         if end is None:
-            return [Error("finish: not inside a phase, stage, pass or model execution")]
+            return [Error("finish: not inside a function, phase, stage, pass or model "
+                          "execution")]
         kinds, test, what = end
         reason = StopReason("finish", f"finish: end of {what}")
         return self._resume(_units({k: test for k in kinds}, 1, reason))
 
     def _innermost_end(self) -> tuple[tuple[str, ...], UnitTest, str] | None:
         t, parked = self.run.tracker, self.run.parked_at
+        frames = self.state.program.live_frames() if self.state and self.state.program else []
+        if len(frames) > 1:   # inside a function of the host program: back in its caller
+            depth, name = len(frames), frames[0].f_code.co_name
+            return ((HostLine.__name__,), lambda e, _: e.depth < depth,
+                    f"function {name}")
         if t.pass_name and not isinstance(parked, PassEnd):
             name, graph = t.pass_name, t.pass_graph
             return ((PassEnd.__name__,), lambda e, _: (e.pass_name, e.graph) == (name, graph),
