@@ -2,10 +2,12 @@
 export."""
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
+from workbench.commands.host_commands import locals_table, print_expression
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import event_text
@@ -42,6 +44,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "memory-plan": lambda d: model_views.memory_plan(d.state),
     "om": lambda d: model_views.om(d.state),
     "ge-models": lambda d: model_views.ge_models(d.run.world),
+    "locals": locals_table,
     "breakpoints": _breakpoints,
     "watches": _watches,
     "settings": lambda d: TableOutcome("settings", ("setting", "value"),
@@ -55,11 +58,19 @@ def _info(s: Session, args: list[str]) -> list[Outcome]:
     return [INFO[args[0]](s.debugger_or_fail())]
 
 
-PRINT_USAGE = "print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE]"
+PRINT_USAGE = ("print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE] | "
+               "print EXPR (a host program)")
 
 
-def _print(s: Session, args: list[str]) -> list[Outcome]:
+def _print(s: Session, raw: list[str]) -> list[Outcome]:
+    """Raw: an expression keeps its quotes and spaces (`print d["k"] + 1`)."""
     d = s.debugger_or_fail()
+    text = raw[0] if raw else ""
+    args = text.split()
+    if args and args[0] in ("node", "tensor") and len(args) > 1:
+        args = shlex.split(text)
+    elif text and d.target.runs_code:
+        return [print_expression(d, text)]
     if len(args) == 2 and args[0] == "node":
         return [graph_views.print_node(d.state, args[1])]
     if len(args) >= 2 and args[0] == "tensor":
@@ -109,8 +120,9 @@ COMMANDS = [
             "stats (host executor values or constants by name, device memory by address). "
             "At an address, SHAPE and DTYPE as the IR prints them (f32[1,10], [1, 10] f32, "
             "float32): by default the rest of the allocation as f32; ? is a dim that takes "
-            "the rest; it never reads past the allocation.",
-            _print, _complete_print, ("p",)),
+            "the rest; it never reads past the allocation. In a host program, any other "
+            "EXPR is Python evaluated in the selected frame (up, down), as pdb's p.",
+            _print, _complete_print, ("p",), raw=True),
     Command("diff", "diff", "The IR diff of the current pass so far, else of the last pass "
                             "(unified, unchanged nodes hidden).",
             lambda s, a: [graph_views.diff(s.debugger_or_fail())]),

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import difflib
 
-from workbench.commands import (breaking, control, inspecting, session_commands,
-                                source_commands)
+from workbench.commands import (breaking, control, host_commands, inspecting,
+                                session_commands, source_commands)
 from workbench.commands.command import Command, UsageError
 
 
@@ -33,4 +33,5 @@ class CommandTable:
 
 
 COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMANDS
-                        + source_commands.COMMANDS + session_commands.COMMANDS)
+                        + source_commands.COMMANDS + host_commands.COMMANDS
+                        + session_commands.COMMANDS)

@@ -53,6 +53,7 @@ class Debugger:
         # Faces' observers of the current run (the TUI's views): given each stop table the run
         # gets, they add checks that only record, never stop. Side runs (diff, replay) get none.
         self.recorders: list[Extra] = []
+        self.frame = 0   # the selected host frame (`up`, `down`): 0 is the innermost
         self.run = self._new_run()
 
     # -- the current run -----------------------------------------------------------------------
@@ -254,6 +255,15 @@ class Debugger:
         finally:
             side.close()
 
+    # -- a host program's frames ---------------------------------------------------------------
+    def host_frames(self) -> list:
+        """The parked host program's frames, innermost first (none for a model, or when the
+        program is not parked inside its script)."""
+        program = self.state.program if self.state is not None else None
+        if program is None or self.run.finished:
+            return []
+        return program.live_frames()
+
     # -- breakpoints and watches ---------------------------------------------------------------
     def add_breakpoint(self, words: list[str]) -> Breakpoint:
         bp = parse_breakpoint(self._next_id, words)
@@ -320,6 +330,7 @@ class Debugger:
         if run.finished:
             return [Error(f"the target has finished (tick {run.tick}): use goto, reverse-step "
                           f"or restart")]
+        self.frame = 0
         table = self._table(run, stops, extra)
         try:
             with run.gate.parking_on_ctrl_c():   # Ctrl-C in a face: park the target, keep it alive
