@@ -34,8 +34,9 @@ def _watches(d: Debugger) -> Outcome:
 
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
-    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound),
-    "events": lambda d: device_views.events(d.run.world.runtime),
+    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound,
+                                              d.handle_names().streams),
+    "events": lambda d: device_views.events(d.run.world.runtime, d.handle_names().events),
     "notifies": lambda d: device_views.notifies(d.run.world.runtime),
     "labels": lambda d: device_views.labels(d.run.world.runtime),
     "models": lambda d: device_views.models(d.run.world.runtime),

@@ -20,6 +20,7 @@ from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
 from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
+from workbench.debugger.handle_names import HandleNames
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
@@ -263,6 +264,11 @@ class Debugger:
         if program is None or self.run.finished:
             return []
         return program.live_frames()
+
+    def handle_names(self) -> HandleNames:
+        """A host program's names for its streams and events (none for a model)."""
+        program = self.state.program if self.state is not None else None
+        return program.names if program is not None else HandleNames()
 
     # -- breakpoints and watches ---------------------------------------------------------------
     def add_breakpoint(self, words: list[str]) -> Breakpoint:

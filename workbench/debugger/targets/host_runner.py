@@ -18,14 +18,15 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Iterator, NoReturn
 
-from npu_emu.acl.call_events import AclCallFailed
+from npu_emu.acl.call_events import AclCallFailed, AclCallMade
 from npu_emu.device import SqeSubmitted
 from npu_emu.errors import AclError
 from npu_emu.runtime import FaultFound
 from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
-from npu_emu.world import World
-from workbench.debugger.targets.host_lines import line_hook
+from npu_emu.world import World, current_runtime
+from workbench.debugger.handle_names import CREATORS, HandleNames
+from workbench.debugger.targets.host_lines import HostLine, line_hook
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +98,14 @@ class HostProgramObserver:
         self.failed_calls: list[tuple[str, SourceLine | None]] = []   # AclCallFailed, placed
         self.thread: int | None = None   # the thread running the script: its frames are there
         self.raised: TracebackType | None = None   # while an exception leaves the program
+        self.names = HandleNames()   # streams and events by the program's variables
 
     def __call__(self, ev: TraceEvent) -> None:
-        if isinstance(ev, SqeCompleted):
+        if self.names.pending and isinstance(ev, (HostLine, AclCallMade)):
+            self.names.learn(self.frame(sys._getframe()), current_runtime())
+        if isinstance(ev, AclCallMade):
+            self.names.pending = ev.api in CREATORS
+        elif isinstance(ev, SqeCompleted):
             self.sqes[(ev.task.stream.id, ev.task.type.name)] += 1
             self.end_ns = max(self.end_ns, ev.time_ns)
         elif isinstance(ev, SqeSubmitted):
@@ -112,22 +118,26 @@ class HostProgramObserver:
         elif isinstance(ev, AclCallFailed):
             site = self.site(sys._getframe())
             where = f"{Path(self.script).name}:{site.line}: " if site is not None else ""
-            text = f"{where}{ev.api} returned {ev.code_name} ({ev.code}): {ev.message}"
+            text = f"{where}{ev.api} returned {ev.code_name} ({ev.code}): " \
+                   f"{self.names.text(ev.message)}"
             self.failed_calls.append((text, site))
             self.fault_sites.append((f"{ev.api} returned {ev.code_name}", site))
         elif isinstance(ev, FaultFound):
             site = self.site(sys._getframe())
-            self.fault_sites.append((f"{ev.fault}: {ev.message}", site))
+            message = self.names.text(ev.message)
+            self.fault_sites.append((f"{ev.fault}: {message}", site))
             where = f"{Path(self.script).name}:{site.line}: " if site is not None else ""
-            self.faults.append(f"{where}{ev.fault}: {ev.message}")
+            self.faults.append(f"{where}{ev.fault}: {message}")
+
+    def frame(self, frame: FrameType | None) -> FrameType | None:
+        """The innermost frame of the user's script, if any."""
+        while frame is not None and frame.f_code.co_filename != self.script:
+            frame = frame.f_back
+        return frame
 
     def site(self, frame: FrameType | None) -> SourceLine | None:
-        """The innermost frame of the user's script, if any."""
-        while frame is not None:
-            if frame.f_code.co_filename == self.script:
-                return _source_line(frame)
-            frame = frame.f_back
-        return None
+        found = self.frame(frame)
+        return _source_line(found) if found is not None else None
 
     def frames(self) -> tuple[SourceLine, ...]:
         """Where the parked program is, innermost first."""
