@@ -48,6 +48,9 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     failed = observer.failed_summary()
     if failed:
         print(f"warning: {failed}")
+    hint = observer.order_hint() if not race_check else ""
+    if hint:
+        print(hint)
     return status or (1 if (observer.faults or error or failed) else 0)
 
 

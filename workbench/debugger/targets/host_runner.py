@@ -26,7 +26,9 @@ from npu_emu.task_scheduler import SqeCompleted
 from npu_emu.trace import TraceEvent
 from npu_emu.world import World, current_runtime
 from workbench.debugger.handle_names import CREATORS, HandleNames
+from workbench.debugger.stream_names import RT
 from workbench.debugger.targets.host_lines import HostLine, line_hook
+from workbench.debugger.unordered_writes import UnorderedWrites
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +101,10 @@ class HostProgramObserver:
         self.thread: int | None = None   # the thread running the script: its frames are there
         self.raised: TracebackType | None = None   # while an exception leaves the program
         self.names = HandleNames()   # streams and events by the program's variables
+        self.unordered = UnorderedWrites()
 
     def __call__(self, ev: TraceEvent) -> None:
+        self.unordered(ev)
         if self.names.pending and isinstance(ev, (HostLine, AclCallMade)):
             self.names.learn(self.frame(sys._getframe()), current_runtime())
         if isinstance(ev, AclCallMade):
@@ -150,6 +154,17 @@ class HostProgramObserver:
             return [f for f, _ in reversed(list(traceback.walk_tb(self.raised)))
                     if f.f_code.co_filename == self.script]
         return program_frames(self.script, self.thread)
+
+    def order_hint(self) -> str:
+        """One line when streams wrote device memory with nothing ordering them ("" if not),
+        for a run without the race check."""
+        pairs = self.unordered.pairs()
+        if not pairs:
+            return ""
+        shown = " and ".join(self.names.text(f"{RT} {s}") for s in pairs[0])
+        more = f" (and {len(pairs) - 1} more pairs)" if len(pairs) > 1 else ""
+        return (f"hint: {shown} wrote device memory with nothing ordering them{more}; the "
+                f"race check (set race-check on, devrun --race-check) says if they race")
 
     def failed_summary(self) -> str:
         """`2 API calls failed, the first at prog.py:8` ("" when none did)."""
@@ -204,8 +219,7 @@ def run_program(script: Path, world: World, observer: HostProgramObserver,
             except (Exception, KeyboardInterrupt) as exc:
                 status = 130 if isinstance(exc, KeyboardInterrupt) else 1
                 tb = program_traceback(exc, observer.script)
-                error = f"{observer.where_tb(exc.__traceback__)}" \
-                        f"{traceback.format_exception_only(exc)[-1].strip()}"
+                error = f"{observer.where_tb(exc.__traceback__)}{exception_line(exc)}"
                 _post_mortem(exc, observer, world)
                 if isinstance(exc, AclError):
                     raise
@@ -237,12 +251,11 @@ def _post_mortem(exc: BaseException, observer: HostProgramObserver, world: World
     frames = [(f, line) for f, line in traceback.walk_tb(exc.__traceback__)
               if f.f_code.co_filename == observer.script]
     line = frames[-1][1] if frames else 0
-    observer.fault_sites.append((traceback.format_exception_only(exc)[-1].strip(),
+    observer.fault_sites.append((exception_line(exc),
                                  _source_line(frames[-1][0]) if frames else None))
     observer.raised = exc.__traceback__
     try:
-        world.bus.emit(ProgramRaised, Path(observer.script).name, line,
-                       traceback.format_exception_only(exc)[-1].strip())
+        world.bus.emit(ProgramRaised, Path(observer.script).name, line, exception_line(exc))
     finally:
         observer.raised = None
 
@@ -257,8 +270,15 @@ def program_traceback(exc: BaseException, script: str) -> tuple[str, ...]:
             text = linecache.getline(script, line).strip()
             if text:
                 lines.append(f"    {text}")
-    lines.append(traceback.format_exception_only(exc)[-1].rstrip("\n"))
+    lines.append(exception_line(exc))
     return tuple(lines)
+
+
+def exception_line(exc: BaseException) -> str:
+    """`KeyError: 'key'`, `KeyboardInterrupt`: the class by its own name (the emulator's
+    errors without their module path)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 @contextmanager

@@ -22,6 +22,9 @@ def finish_summary(run: Run, show_failed_calls: bool = True) -> tuple[str, ...]:
         failed = state.program.failed_summary() if state.program is not None else ""
         if failed and show_failed_calls:
             lines.append(f"warning: {failed}")
+        hint = state.program.order_hint() if state.program is not None else ""
+        if hint and not run.target.settings.race_check:
+            lines.append(hint)
         if run.target.runs_code:
             lines.append(f"exit status {state.exit_status}")
     error = run.gate.error
