@@ -16,6 +16,7 @@ from typing import Any
 from npu_emu.trace import TraceEvent
 from npu_emu.world import World
 from workbench.debugger.conditions import ConditionError
+from workbench.debugger.step_gate import passing_through
 
 _ROOT = Path(__file__).resolve().parents[2]
 _OWN = tuple(str(_ROOT / package) for package in ("npu_emu", "ge_core", "workbench"))
@@ -60,7 +61,7 @@ def evaluate(frame: FrameType, text: str, world: World) -> str:
     parked run's device), as a one-line repr or the error."""
     code = compiled(text, "expression")
     try:
-        with world.entered():
+        with world.entered(), passing_through():
             return shown(eval(code, frame.f_globals, frame.f_locals))
     except Exception as exc:
         raise ValueError(f"{type(exc).__name__}: {exc}") from None

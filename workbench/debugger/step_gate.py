@@ -24,6 +24,23 @@ class TargetAbandoned(BaseException):
     A BaseException so the target's own ``except Exception`` cannot swallow it."""
 
 
+class _Passing(threading.local):
+    active = False
+
+
+_passing = _Passing()
+
+
+@contextmanager
+def passing_through() -> Iterator[None]:
+    """Inside, on this thread, events reach observers but no gate parks on them."""
+    _passing.active = True
+    try:
+        yield
+    finally:
+        _passing.active = False
+
+
 class StepGate:
     def __init__(self, target: Callable[[], Any], bus: TraceBus) -> None:
         self._target = target
@@ -132,9 +149,9 @@ class StepGate:
                     and threading.get_ident() == self._thread.ident:
                 raise TargetAbandoned
             return
-        # An event from another thread (an expression the user evaluates in a parked host
-        # frame calls the facade) is seen by observers but never parks: only the worker may.
-        if threading.get_ident() != self._thread.ident or not self._stop(event):
+        # An event from an expression the user evaluates in a parked host frame (it may call
+        # the facade) is seen by observers but never parks: the face's thread must not block.
+        if _passing.active or not self._stop(event):
             return
         with self._cond:
             self.parked_at = event
