@@ -9,7 +9,7 @@ from typing import Any, Callable
 from npu_emu.trace import TraceEvent
 from npu_emu.world import World
 from workbench.debugger.checkpoint import Checkpoint
-from workbench.debugger.program_output import captured_output
+from workbench.debugger.program_output import OutputBuffer, captured_output
 from workbench.debugger.step_gate import StepGate
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.program import Position, RunState, run_phases
@@ -24,7 +24,7 @@ class Run:
         self.world = World(target.runtime_config())
         self.state: RunState | None = None       # made on the worker, before its first event
         self.tracker = start.tracker.copy() if start is not None else Tracker()
-        self.output: list[str] = []
+        self.output = OutputBuffer()
         self._reported = 0   # failed facade calls reported so far
         self.hasher: Any | None = None
         if trace_hash:
@@ -59,8 +59,7 @@ class Run:
         return self.hasher.hexdigest() if self.hasher is not None else None
 
     def take_output(self) -> str:
-        text, self.output[:] = "".join(self.output), []
-        return text
+        return self.output.take()
 
     def take_failed_calls(self) -> list[str]:
         """A host program's failed facade calls not yet reported, each placed in the script."""
