@@ -59,6 +59,7 @@ class SourcePane(Pane):
     PANE_ID = "source"
     TITLE = "6 Source"
     KINDS = HOST_KINDS
+    BREAKS = True   # F9: a line breakpoint
 
     def __init__(self) -> None:
         super().__init__()
