@@ -188,3 +188,11 @@ def test_a_program_printing_100_mb_is_kept_bounded(tmp_path):
     assert out[0].text.rstrip().endswith(f"[{100_000_000 - MAX_KEPT} more characters of "
                                          f"program output not kept: the workbench keeps "
                                          f"{MAX_KEPT} between two stops]")
+
+
+def test_a_line_breakpoint_names_a_statement_of_the_program(session):
+    session.execute("target lines.py")
+    assert last(session.execute("break lines.py:2")).message == (
+        "break lines.py:2: no statement starts on line 2 (the next one is 4)")
+    assert last(session.execute("break other.py:5")).message == (
+        "break other.py:5: only lines of lines.py, the program, can break")

@@ -16,7 +16,7 @@ from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
 from npu_emu.model import ModelAborted, ModelFinished
 from npu_emu.trace import TraceEvent
-from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
+from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
 from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
@@ -32,6 +32,7 @@ from workbench.debugger.targets import Target
 from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views import graph_views
+from workbench.debugger.views.host_source import code_lines
 from workbench.debugger.views.summary import finish_summary
 from workbench.debugger.watches import Watch, WatchError, parse_watch
 
@@ -273,6 +274,7 @@ class Debugger:
     # -- breakpoints and watches ---------------------------------------------------------------
     def add_breakpoint(self, words: list[str]) -> Breakpoint:
         bp = parse_breakpoint(self._next_id, words)
+        self._check_line(bp)
         self._next_id += 1
         self.breakpoints[bp.id] = bp
         return bp
@@ -285,6 +287,20 @@ class Debugger:
         watch.sync(self.state, self.run.world.runtime)
         self.watches[watch.id] = watch
         return watch
+
+    def _check_line(self, bp: Breakpoint) -> None:
+        """`break FILE:LINE` in the host program names a line where a statement starts."""
+        name, _, line = bp.spec.rpartition(":")
+        if not (self.target.runs_code and line.isdigit() and name.endswith(".py")):
+            return
+        if name != self.target.path.name:   # the line hook traces the program's own frames
+            raise BreakpointError(f"break {bp.spec}: only lines of {self.target.path.name}, "
+                                  f"the program, can break")
+        lines = code_lines(self.target.path)
+        if lines and int(line) not in lines:
+            after = [n for n in sorted(lines) if n > int(line)]
+            hint = f" (the next one is {after[0]})" if after else ""
+            raise BreakpointError(f"break {bp.spec}: no statement starts on line {line}{hint}")
 
     def _check_node(self, name: str) -> None:
         """A node watch names a node of the live graph. Before the model is parsed there is no
