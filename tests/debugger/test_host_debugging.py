@@ -196,3 +196,13 @@ def test_a_line_breakpoint_names_a_statement_of_the_program(session):
         "break lines.py:2: no statement starts on line 2 (the next one is 4)")
     assert last(session.execute("break other.py:5")).message == (
         "break other.py:5: only lines of lines.py, the program, can break")
+
+
+def test_a_stop_on_a_failed_call_already_has_it_placed_for_the_source_pane(session):
+    session.execute("target unpacked_handle.py")
+    session.execute("handle acl-error stop")
+    out = session.execute("continue")
+    assert text(out).startswith("warning: unpacked_handle.py:11:") and isinstance(last(out),
+                                                                                   Stopped)
+    program = session.debugger_or_fail().state.program
+    assert [site.line for _, site in program.fault_sites] == [11]

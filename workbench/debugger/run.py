@@ -32,6 +32,7 @@ class Run:
             self.world.bus.subscribe(self._hash)
         self._start = start
         self._offer = offer
+        self.world.bus.subscribe(self._to_program)   # before the gate, which subscribes on start
         self.gate = StepGate(self._main, self.world.bus)
 
     @property
@@ -84,6 +85,12 @@ class Run:
                 self.state = self.target.new_state()
                 position = (0, 0)
             run_phases(self.target.phases, self.state, bus, position, self._boundary)
+
+    def _to_program(self, event: TraceEvent) -> None:
+        """A host program's observer sees each event before the gate may park on it."""
+        program = self.state.program if self.state is not None else None
+        if program is not None:
+            program(event)
 
     def _boundary(self, position: Position) -> None:
         if self._offer is not None:
