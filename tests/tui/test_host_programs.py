@@ -83,3 +83,15 @@ async def test_os_exit_in_the_program_ends_the_run_not_the_app(tmp_path):
         assert "error: os._exit(3)\n  exit status 3" in log_text(app)
         await run(pilot, "restart", "continue")
         assert log_text(app).count("exit status 3") == 2
+
+
+async def test_the_source_pane_marks_the_line_a_blocked_stream_waits_at(tmp_path):
+    shutil.copy(BUGS / "forgotten_record.py", tmp_path / "p.py")
+    app = make_app(str(tmp_path / "p.py"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "continue")      # parked at the deadlock
+        await press(pilot, "6")
+        source = app.pane("source")
+        assert source.data.waits == {14: "consumer (rt_stream 2)"}
+        assert "stream_wait_event" in (tmp_path / "p.py").read_text().splitlines()[13]
