@@ -35,11 +35,11 @@ def test_break_label_and_next_sqe_stays_on_the_stream():
         hits = [stopped(d.cont()) for _ in range(5)]
         assert all("LabelSet(L0)" in h.event for h in hits)
         # the label SQE reached the device at LoadComplete: the build-end line submitted it
-        assert hits[0].where == ("program > label_loop.py:66 in <module> > model 0 > "
-                                 "rt_stream 1 > SQE 1 LabelSet(L0)#1")
+        assert hits[0].where == ("program > label_loop.py:66 in <module> > model 0 > s "
+                                 "(rt_stream 1) > SQE 1 LabelSet(L0)#1")
         d.granularity = "sqe"
         for _ in range(6):
-            assert "rt_stream 1 >" in stopped(d.next()).where
+            assert "rt_stream 1) >" in stopped(d.next()).where
         labels = device_views.labels(d.run.world.runtime)
         assert labels.rows == (("0", "0", "s1", "1"), ("0", "1", "s1", "8"))
         models = device_views.models(d.run.world.runtime)

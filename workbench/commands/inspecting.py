@@ -91,7 +91,7 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
         return [Printed(f"finished at tick {run.tick}")]
     event = run.parked_at
     return [Printed(f"tick {event.tick}: {event_text(event)}\n"
-                    f"  {run.tracker.where(event, d.state.host_where(event))}")]
+                    f"  {d.where(event)}")]
 
 
 def _dump(s: Session, args: list[str]) -> list[Outcome]:

@@ -266,6 +266,12 @@ class Debugger:
             return []
         return program.live_frames()
 
+    def where(self, event: TraceEvent) -> str:
+        """phase > line > stage > pass > node > model > rt_stream > SQE, a host program's
+        streams by its names."""
+        run = self.run
+        return self.handle_names().text(run.tracker.where(event, run.state.host_where(event)))
+
     def handle_names(self) -> HandleNames:
         """A host program's names for its streams and events (none for a model)."""
         program = self.state.program if self.state is not None else None
@@ -377,7 +383,7 @@ class Debugger:
                        else StopReason("interrupt", "interrupted")]
         outcomes.append(Stopped(event.tick, event_text(event),
                                 tuple(self._count_hit(r) for r in reasons),
-                                run.tracker.where(event, run.state.host_where(event))))
+                                self.where(event)))
         return outcomes
 
     def _count_hit(self, reason: StopReason) -> StopReason:
