@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import replace
+from types import FrameType
 from typing import Callable, Iterator
 
 from ge_core.passes.events import PassEnd
@@ -258,7 +259,7 @@ class Debugger:
             side.close()
 
     # -- a host program's frames ---------------------------------------------------------------
-    def host_frames(self) -> list:
+    def host_frames(self) -> list[FrameType]:
         """The parked host program's frames, innermost first (none for a model, or when the
         program is not parked inside its script)."""
         program = self.state.program if self.state is not None else None

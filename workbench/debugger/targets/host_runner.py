@@ -12,7 +12,7 @@ import sys
 import threading
 import traceback
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -80,7 +80,8 @@ def program_frames(script: str, thread: int | None = None) -> list[FrameType]:
     return []
 
 
-def _source_line(frame: FrameType) -> SourceLine:
+def source_line(frame: FrameType) -> SourceLine:
+    """A frame's line as the debugger shows it."""
     return SourceLine(frame.f_lineno, frame.f_code.co_name,
                       linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip())
 
@@ -141,11 +142,11 @@ class HostProgramObserver:
 
     def site(self, frame: FrameType | None) -> SourceLine | None:
         found = self.frame(frame)
-        return _source_line(found) if found is not None else None
+        return source_line(found) if found is not None else None
 
     def frames(self) -> tuple[SourceLine, ...]:
         """Where the parked program is, innermost first."""
-        return tuple(_source_line(f) for f in self.live_frames())
+        return tuple(source_line(f) for f in self.live_frames())
 
     def live_frames(self) -> list[FrameType]:
         """The parked program's frames in the script, innermost first: post-mortem, those of
@@ -209,7 +210,7 @@ def run_program(script: Path, world: World, observer: HostProgramObserver,
     try:
         with world.entered(), _exit_ends_only_the_program():
             try:
-                with line_hook(script, world.bus) if trace_lines else _nothing():
+                with line_hook(script, world.bus) if trace_lines else nullcontext():
                     runpy.run_path(str(script), run_name="__main__")
             except SystemExit as exc:
                 status, error = _exit_status(exc.code)
@@ -252,7 +253,7 @@ def _post_mortem(exc: BaseException, observer: HostProgramObserver, world: World
               if f.f_code.co_filename == observer.script]
     line = frames[-1][1] if frames else 0
     observer.fault_sites.append((exception_line(exc),
-                                 _source_line(frames[-1][0]) if frames else None))
+                                 source_line(frames[-1][0]) if frames else None))
     observer.raised = exc.__traceback__
     try:
         world.bus.emit(ProgramRaised, Path(observer.script).name, line, exception_line(exc))
@@ -279,11 +280,6 @@ def exception_line(exc: BaseException) -> str:
     errors without their module path)."""
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 @contextmanager
