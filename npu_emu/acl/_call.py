@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import typing
 from typing import Any, Callable
 
+from npu_emu.acl.call_events import AclCallFailed, AclCallMade, code_name
 from npu_emu.acl.c_types import ArgumentError, CType
-from npu_emu.base.errors import AclError
-from npu_emu.world import current_runtime
+from npu_emu.base.errors import NORMAL_FINISH_CODES, AclError
+from npu_emu.world import current_bus, current_runtime
 
 _last_error = [""]
+
+
+class _Nesting(threading.local):
+    """Facade calls the facade makes itself (acl.mdl over acl.rt) are not the program's; per
+    thread, since a parked run's worker sits inside a call while a side run makes its own."""
+    depth = 0
+
+
+_nesting = _Nesting()
 
 
 class _Parameters:
@@ -33,8 +44,7 @@ class _Parameters:
             if ctype is None:
                 raise TypeError(f"{fn.__qualname__}: parameter {name!r} has no C type")
             self.types[name] = ctype
-        module = fn.__module__.removeprefix("npu_emu.")
-        self.api = f"{module.removesuffix('.data_buffer')}.{fn.__name__}"
+        self.api = api_name(fn)
 
     def convert(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
         try:
@@ -51,6 +61,29 @@ class _Parameters:
         return bound
 
 
+def api_name(fn: Callable[..., Any]) -> str:
+    """``acl.rt.create_stream``: the name a program calls it by."""
+    module = fn.__module__.removeprefix("npu_emu.")
+    module = _SHOWN_AS.get(module, module)
+    return f"{module}.{fn.__name__}"
+
+
+# Facade modules whose APIs a program reaches under another name (acl.rt's features are set
+# on acl.rt; the data buffer calls are acl's own).
+_SHOWN_AS = {"acl.rt_features": "acl.rt", "acl.data_buffer": "acl"}
+
+
+def _traced(value: Any) -> str:
+    """An argument as a trace event keeps it: plain values as written, anything else (a
+    callback, an array) by its type, whose repr would carry an address or megabytes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return _short(value)
+    if isinstance(value, (tuple, list)) and len(value) <= 8 \
+            and all(v is None or isinstance(v, (bool, int, float, str)) for v in value):
+        return _short(value)
+    return type(value).__name__
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -61,8 +94,15 @@ def _api(on_error: Callable[[AclError], Any],
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         params: list[_Parameters] = []   # read on first call: annotations may name later types
 
+        api = api_name(fn)
+        names = list(inspect.signature(fn).parameters)
+
         @functools.wraps(fn)
         def call(*args: Any, **kwargs: Any) -> Any:
+            bus = current_bus() if _nesting.depth == 0 else None
+            if bus is not None and bus.observed:
+                bus.emit(AclCallMade, api, _arguments(names, args, kwargs))
+            _nesting.depth += 1
             try:
                 if not params:
                     params.append(_Parameters(fn))
@@ -70,11 +110,20 @@ def _api(on_error: Callable[[AclError], Any],
                 return fn(*bound.args, **bound.kwargs)
             except AclError as exc:
                 _last_error[0] = str(exc)
+                if bus is not None and exc.code not in NORMAL_FINISH_CODES:
+                    bus.emit(AclCallFailed, api, code_name(exc.code), exc.code, str(exc))
                 return on_error(exc)
+            finally:
+                _nesting.depth -= 1
         call.value_only = value_only   # type: ignore[attr-defined]
         return call
 
     return wrap
+
+
+def _arguments(names: list[str], args: tuple, kwargs: dict) -> str:
+    shown = [f"{names[i] if i < len(names) else '?'}={_traced(v)}" for i, v in enumerate(args)]
+    return ", ".join(shown + [f"{k}={_traced(v)}" for k, v in kwargs.items()])
 
 
 def acl_call(values: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -30,7 +30,8 @@ def test_missing_wait_is_a_race_naming_both_tasks(capsys):
     status, out = devrun(capsys, "missing_wait.py", "--race-check")
     (line,) = faults(out)
     assert status == 1 and line.startswith("fault: missing_wait.py:")
-    assert "race: Add (task 2, SQE 0 of stream 2) and Relu (task 1, SQE 1 of stream 1)" in line
+    assert ("race: Add (task 2, SQE 0 of consumer (rt_stream 2)) and Relu (task 1, SQE 1 of "
+            "producer (rt_stream 1))") in line
 
 
 def test_deadlock_is_reported_once_with_the_wait_for_chain(capsys):
@@ -51,8 +52,10 @@ def test_label_loop_runs_and_writes_a_perfetto_timeline(capsys, tmp_path):
 def test_autosplit_runs_on_a_950_and_a_910b_fills_the_sq(capsys):
     status, out = devrun(capsys, "autosplit.py", "--soc-version", "Ascend950DT_9571")
     assert status == 0 and "Ascend950DT_9571 (AutoSplit): acc == 18 * x: True" in out
-    status, out = devrun(capsys, "autosplit.py")          # the default chip, a 910B
-    assert status == 0 and "Ascend910B1 (no AutoSplit): the launch returns 507002" in out
+    # the default chip, a 910B: the full SQ is a failed call, reported, and the status says so
+    status, out = devrun(capsys, "autosplit.py")
+    assert status == 1 and "Ascend910B1 (no AutoSplit): the launch returns 507002" in out
+    assert "returned ACL_ERROR_RT_STREAM_TASK_FULL (507002)" in out
 
 
 def test_a_chip_that_is_not_modelled_is_one_line(capsys):
@@ -82,12 +85,15 @@ def test_timeout_aborts_the_model_and_is_a_fault(capsys):
      "current_runtime().set_device(0)\ncurrent_runtime().malloc(-1)\n",
      "error: bad.py:4: InvalidParamError: malloc of -1 bytes"),
 ])
-def test_a_program_error_is_one_line_with_file_and_line(capsys, tmp_path, body, expected):
+def test_a_program_error_is_its_own_traceback_and_one_line_with_file_and_line(
+        capsys, tmp_path, body, expected):
     script = tmp_path / "bad.py"
     script.write_text(body)
     assert main(["devrun", str(script)]) == 1
     out = capsys.readouterr().out
-    assert expected in out and "Traceback" not in out
+    assert expected in out
+    frames = [line for line in out.splitlines() if line.startswith("  File ")]
+    assert frames and all(line.startswith('  File "bad.py"') for line in frames)
 
 
 def test_a_missing_script_is_a_user_error(capsys):
@@ -123,4 +129,5 @@ def test_a_stream_left_waiting_forever_is_a_fault_at_the_end(capsys, tmp_path, e
     out = capsys.readouterr().out
     (line,) = faults(out)
     assert where in line and printed in out
-    assert "stream 1 waits at StreamWaitEvent(e0)" in line and "never recorded" in line
+    assert "stream (rt_stream 1) waits at StreamWaitEvent(e0)" in line   # by its variable
+    assert "for never (event 0), which is never recorded" in line

@@ -21,12 +21,15 @@ def session():
 def test_command_names_and_units(session):
     assert complete(session, "rev") == (0, ["reverse-continue", "reverse-step"])
     assert complete(session, "step p") == (5, ["pass"])
-    assert complete(session, "break ") == (6, ["distribute", "fault", "label", "model", "node",
-                                               "pass", "sqe", "wait"])
+    assert complete(session, "break ") == (6, ["call", "distribute", "fault", "label", "model",
+                                               "node", "pass", "sqe", "wait"])
     assert complete(session, "info n")[1] == ["notifies"]
-    assert complete(session, "handle ")[1] == ["all", "deadlock", "oom", "race", "task",
-                                                "timeout"]
+    assert complete(session, "handle ")[1] == ["acl-error", "all", "deadlock", "oom",
+                                                "python-error", "race", "task", "timeout"]
     assert complete(session, "handle race n") == (12, ["nostop"])
+    assert complete(session, "handle acl-error h") == (17, ["hide"])
+    assert complete(session, "break call acl.rt.stream_w") == (
+        11, ["acl.rt.stream_wait_event"])
     assert complete(session, "nonsense x") == (9, [])
 
 

@@ -43,10 +43,11 @@ def test_unknown_commands_suggest_near_ones():
     ("target pyproject.toml", "pyproject.toml: not a target (an .onnx model, an .om file or "
                               "a .py host program)"),
     ("frob", "unknown command 'frob' (help lists them)"),
-    ("handle segv nostop", "no fault kind 'segv' (deadlock, race, timeout, oom, task, all)"),
-    ("handle deadlock", "usage: handle [KIND|all stop|nostop]"),
+    ("handle segv nostop", "no fault kind 'segv' (deadlock, race, timeout, oom, task, "
+                           "acl-error, python-error, all)"),
+    ("handle deadlock", "usage: handle [KIND|all stop|nostop|hide]"),
     ("handle all ignore", "handle all: 'ignore' is neither stop nor nostop"),
-    ("print 'unterminated", "No closing quotation"),
+    ("info 'unterminated", "No closing quotation"),
 ])
 def test_bad_lines_answer_one_error(session, line, message):
     (out,) = session.execute(line)
@@ -99,7 +100,7 @@ def test_help_lists_commands_and_explains_one(session):
     assert [r[0] for r in table.rows] == [c.name for c in COMMANDS.unique()]
     (one,) = session.execute("help rs")
     assert isinstance(one, Printed) and one.text.startswith(
-        "reverse-step [stage|pass|node|task|sqe|event] [N]\n  Back to")
+        "reverse-step [stage|pass|node|task|sqe|line|event] [N]\n  Back to")
 
 
 def test_break_keeps_the_conditions_quotes(session):
@@ -134,7 +135,7 @@ def test_handle_set_before_the_target_holds_for_its_runs_and_is_saved(session, t
     stop = session.execute("continue")[-1]
     assert isinstance(stop, Stopped) and stop.reasons[0].text == "fault deadlock"
     (table,) = session.execute("handle")
-    assert table.rows[0] == ("deadlock", "stop") and len(table.rows) == 5
+    assert table.rows[0] == ("deadlock", "stop") and len(table.rows) == 7
     session.execute(f"save-script {tmp_path / 's.gwb'}")
     assert "handle deadlock nostop\n" in (tmp_path / "s.gwb").read_text()
 

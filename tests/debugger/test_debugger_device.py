@@ -36,11 +36,11 @@ def test_break_label_and_next_sqe_stays_on_the_stream():
         assert all("LabelSet(L0)" in h.event for h in hits)
         # the default chip (a 910B) has no AutoSplit: the label SQE reached the stream's SQ
         # when the program set the label, after the two binds' ModelMaintaince tasks
-        assert hits[0].where == ("program > label_loop.py:51 in <module> > model 0 > "
-                                 "rt_stream 1 > SQE 1 LabelSet(L0)#3")
+        assert hits[0].where == ("program > label_loop.py:51 in <module> > model 0 > s "
+                                 "(rt_stream 1) > SQE 1 LabelSet(L0)#3")
         d.granularity = "sqe"
         for _ in range(6):
-            assert "rt_stream 1 >" in stopped(d.next()).where
+            assert "rt_stream 1) >" in stopped(d.next()).where
         labels = device_views.labels(d.run.world.runtime)
         assert labels.rows == (("0", "0", "s1", "1"), ("0", "1", "s1", "8"))
         models = device_views.models(d.run.world.runtime)

@@ -180,6 +180,6 @@ def test_reverse_step_takes_every_unit_step_takes(unit):
         assert back.tick == first < second and d.granularity == unit
         assert back.reasons[0].text == f"reverse-step {unit}"
         assert d.reverse_step("frame") == [Error("no stepping unit 'frame' (stage, pass, node, "
-                                                 "task, sqe, event)")]
+                                                 "task, sqe, line, event)")]
     finally:
         d.close()

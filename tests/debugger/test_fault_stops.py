@@ -39,7 +39,7 @@ def test_continue_parks_at_the_deadlock_with_the_blocked_stream_then_ends_as_a_f
     assert streams.rows[2][-1] == "StreamWaitEvent(e0)#1"
     end = finished(deadlock.cont())          # not met again: the run ends
     faults = [line for line in end.summary if line.startswith("fault:")]
-    assert len(faults) == 1 and "deadlock.py:24: deadlock: synchronize stream 2" in faults[0]
+    assert len(faults) == 1 and "deadlock.py:24: deadlock: synchronize consumer (rt_stream 2)" in faults[0]
     assert end.summary == _free_run_summary()   # the same report and exit status
 
 
@@ -55,7 +55,7 @@ def test_every_way_forward_stops_at_the_fault(deadlock, move):
 def test_nostop_runs_on_and_the_fault_is_still_reported(deadlock):
     assert deadlock.fault_stops.handle("deadlock", "nostop") == ["deadlock"]
     end = finished(deadlock.cont())
-    assert any("deadlock: synchronize stream 2" in line for line in end.summary)
+    assert any("deadlock: synchronize consumer (rt_stream 2)" in line for line in end.summary)
     deadlock.restart()
     deadlock.fault_stops.handle("all", "stop")
     assert stopped(deadlock.cont()).event == MESSAGE
@@ -84,5 +84,8 @@ def test_handle_names_a_bad_kind_or_action():
         stops.handle("segv", "stop")
     with pytest.raises(FaultStopError, match="'pass' is neither stop nor nostop"):
         stops.handle("oom", "pass")
+    with pytest.raises(FaultStopError, match="'hide' is neither stop nor nostop"):
+        stops.handle("python-error", "hide")
     assert stops.rows() == tuple((k, "stop") for k in ("deadlock", "race", "timeout", "oom",
-                                                        "task"))
+                                                        "task")) + (
+        ("acl-error", "nostop"), ("python-error", "nostop"))

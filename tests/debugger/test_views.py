@@ -147,7 +147,7 @@ def test_list_and_backtrace_show_where_a_host_program_is_and_a_model_s_frames():
     listed = s.execute("list")[0].text.splitlines()
     assert listed[0] == "deadlock.py:24"
     assert any(line.startswith("=>  24  ret = acl.rt.synchronize_stream") for line in listed)
-    assert s.execute("bt")[0].text == ("#0  deadlock.py:24 in <module>: "
+    assert s.execute("bt")[0].text == ("> #0  deadlock.py:24 in <module>: "
                                        "ret = acl.rt.synchronize_stream(consumer)")
     s.execute(f"target {TINY}")
     assert "not a host program" in s.execute("list")[0].message

@@ -184,14 +184,14 @@ async def test_the_source_pane_lists_what_the_script_submitted_and_marks_each_ro
         await run(pilot, "break fault deadlock", "continue")
         await press(pilot, "6")
         source = app.pane("source")
-        assert source.table.visible_keys == ["1:0", "2:0", "2:1"]   # Relu, the wait, Neg
+        # Relu, the wait, Neg, and the deadlock the run is parked at
+        assert source.table.visible_keys == ["1:0", "2:0", "2:1", "fault:0"]
         assert app.focused is source.table
         await press(pilot, "down")               # stream 2's first SQE: the wait for event 0
         program = (ROOT / DEVRUN / "deadlock.py").read_text().splitlines()
         assert "stream_wait_event" in program[source.marked - 1]
         assert source.table.line("2:0").cells[-1].startswith("stream_wait_event")
-        await run(pilot, "continue")             # the fault, met at the synchronize
-        fault = source.table.line("fault:0")
+        fault = source.table.line("fault:0")     # the fault, met at the synchronize
         assert fault is not None and "deadlock" in fault.cells[-1]
         assert "synchronize_stream" in program[int(fault.cells[0]) - 1]
 

@@ -1,7 +1,8 @@
 """`gewb devrun SCRIPT.py`: run a host program written against ``npu_emu.acl`` on a fresh
 emulated device, print the SQE trace summary and every fault found (deadlock, race, timeout,
-device fault), and exit non-zero when there was one. A fault or a program error is one line,
-with the script's file:line where it applies, never a traceback.
+device fault), and exit non-zero when there was one. A fault is one line with the script's
+file:line; a facade call that returned an error code is a warning where it happened, and
+counted at the end; a Python error is the program's own traceback (its frames only).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from ge_core.ge_options import BY_NAME
 from npu_emu.base.trace import TraceBus
 from npu_emu.driver.soc import DEFAULT_SOC_VERSION
+from npu_emu.acl.call_events import AclCallFailed
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.timeline import Timeline
 from npu_emu.world import World
@@ -27,20 +29,33 @@ def run_script(script: Path, race_check: bool, trace: str | None,
     bus = TraceBus()
     observer = HostProgramObserver(script)
     bus.subscribe(observer)
+
+    def warn(event: object) -> None:   # as it happens, between the program's own prints
+        if isinstance(event, AclCallFailed):
+            print(f"warning: {observer.failed_calls[-1][0]}", flush=True)
+    bus.subscribe(warn)
     timeline = Timeline()
     if trace:
         bus.subscribe(timeline)
     world = World(RuntimeConfig(race_check=race_check, soc_version=soc_version), bus=bus)
-    status, error = run_program(script, world, observer)
+    status, error, traceback = run_program(script, world, observer)
     _print_summary(observer)
     if trace:
         timeline.write(trace)
         print(f"timeline written to {trace}")
     for line in observer.faults:
         print(f"fault: {line}")
+    for line in traceback:
+        print(line)
     if error:
         print(f"error: {error}")
-    return 1 if (observer.faults or error) else status
+    failed = observer.failed_summary()
+    if failed:
+        print(f"warning: {failed}")
+    hint = observer.order_hint() if not race_check else ""
+    if hint:
+        print(hint)
+    return status or (1 if (observer.faults or error or failed) else 0)
 
 
 def _print_summary(observer: HostProgramObserver) -> None:

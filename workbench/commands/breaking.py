@@ -10,7 +10,8 @@ from workbench.commands import sources
 from workbench.commands.command import Command, UsageError, number
 from workbench.debugger.breakpoints import (DISTRIBUTE_TYPES, FAULT_KINDS, KINDS, MODEL_EVENTS,
                                             SQE_TYPES)
-from workbench.debugger.fault_stops import NOSTOP, STOP
+from workbench.debugger.breakpoints import facade_apis
+from workbench.debugger.fault_stops import ACL_ERROR, HIDE, KINDS as HANDLED, NOSTOP, STOP
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL, RT
 
@@ -39,8 +40,8 @@ def _watch(s: DebugSession, args: list[str]) -> list[Outcome]:
 def _handle(s: DebugSession, args: list[str]) -> list[Outcome]:
     """gdb's `handle SIGNAL stop|nostop`, for the runtime's faults."""
     if len(args) not in (0, 2):
-        raise UsageError(f"usage: handle [KIND|all {STOP}|{NOSTOP}] "
-                         f"(KIND: {', '.join(FAULT_KINDS)})")
+        raise UsageError(f"usage: handle [KIND|all {STOP}|{NOSTOP}|{HIDE}] "
+                         f"(KIND: {', '.join(HANDLED)})")
     changed = s.fault_stops.handle(args[0].lower(), args[1].lower()) if args else None
     return [TableOutcome("faults", ("fault", "action"), s.fault_stops.rows(changed))]
 
@@ -96,6 +97,8 @@ def complete_spec(s: DebugSession, words: list[str]) -> list[str]:
         return list(FAULT_KINDS)
     if kind == "model" and n == 1:
         return list(MODEL_EVENTS)
+    if kind == "call" and n == 1:
+        return facade_apis()
     return []
 
 
@@ -125,12 +128,18 @@ COMMANDS = [
                      f"{RT} N",
             f"Stop when the value changes, showing old -> new ({RT}: a runtime stream's state "
             "and SQ position).", _watch, _complete_watch),
-    Command("handle", f"handle [KIND|all {STOP}|{NOSTOP}]",
+    Command("handle", f"handle [KIND|all {STOP}|{NOSTOP}|{HIDE}]",
             f"What a fault ({', '.join(FAULT_KINDS)}) does to a run, as gdb's handle: by "
             "default each kind stops it where the runtime finds it, as `break fault KIND` "
             f"would; {NOSTOP} lets the run go on (the fault is still reported when it ends). "
-            "race needs set race-check on. Without arguments: the table.", _handle,
-            lambda s, w, p: [*FAULT_KINDS, "all"] if not w else [STOP, NOSTOP] if len(w) == 1
+            "race needs set race-check on. A host program's acl-error (a facade call that "
+            "returned an error code) is reported where it happened and the run goes on, as "
+            f"cuda-gdb's api_failures; {STOP} parks before the call returns, {HIDE} reports "
+            "nothing. Its python-error (an exception leaving it) ends the run with its "
+            f"traceback; {STOP} parks at the raise, post-mortem. Without arguments: the table.",
+            _handle,
+            lambda s, w, p: [*HANDLED, "all"] if not w else (
+                [STOP, NOSTOP, HIDE] if w[0] == ACL_ERROR else [STOP, NOSTOP]) if len(w) == 1
             else []),
     Command("enable", "enable ID... | all", "Enable breakpoints or watches.", _enable(True),
             lambda s, w, p: sources.breakpoint_ids(s)),

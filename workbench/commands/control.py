@@ -26,6 +26,11 @@ def _step(s: DebugSession, args: list[str]) -> list[Outcome]:
     return s.debugger_or_fail().step(*_unit_and_count(args, f"step {UNITS}"))
 
 
+def _next(s: DebugSession, args: list[str]) -> list[Outcome]:
+    unit, count = _unit_and_count(args, f"next {UNITS}")
+    return s.debugger_or_fail().next(count, unit)
+
+
 def _reverse_step(s: DebugSession, args: list[str]) -> list[Outcome]:
     return s.debugger_or_fail().reverse_step(*_unit_and_count(args, f"reverse-step {UNITS}"))
 
@@ -58,15 +63,17 @@ COMMANDS = [
     Command("step", f"step {UNITS}",
             "Run to the next unit of that kind (and make it the stepping unit): a compile "
             "stage, a pass or node pass, a node visit or execution, a task distribution, a "
-            "retired SQE, or one trace event.", _step, _complete_step, ("s",)),
-    Command("next", "next [N]",
+            "retired SQE, a host program's Python line, or one trace event.", _step,
+            _complete_step, ("s",)),
+    Command("next", f"next {UNITS}",
             "Like step, but over finer events: whole passes only, the next node in the same "
-            "graph, the next SQE on the same stream.",
-            lambda s, a: s.debugger_or_fail().next(count_arg(a, "next [N]")), aliases=("n",)),
+            "graph, the next SQE on the same stream, the next host line not inside a call.",
+            _next, _complete_step, aliases=("n",)),
     Command("continue", "continue", "Run until a breakpoint or watch stops the target, or it ends.",
             lambda s, a: s.debugger_or_fail().cont(), aliases=("c", "cont")),
     Command("finish", "finish",
-            "Run to the end of the current pass, stage, model execution or phase.",
+            "Run to the end of the current host function (its caller's next line), pass, "
+            "stage, model execution or phase.",
             lambda s, a: s.debugger_or_fail().finish(), aliases=("fin",)),
     Command("run-to", "run-to TICK | run-to KIND [FILTERS]",
             "Run to a tick, or to the first place matching a breakpoint spec (once).",

@@ -2,12 +2,14 @@
 export."""
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
+from workbench.commands.host_commands import locals_table, print_expression
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import event_text
@@ -34,8 +36,9 @@ def _watches(d: Debugger) -> Outcome:
 
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
-    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound),
-    "events": lambda d: device_views.events(d.run.world.runtime),
+    "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound,
+                                              d.handle_names().streams),
+    "events": lambda d: device_views.events(d.run.world.runtime, d.handle_names().events),
     "notifies": lambda d: device_views.notifies(d.run.world.runtime),
     "labels": lambda d: device_views.labels(d.run.world.runtime),
     "models": lambda d: device_views.models(d.run.world.runtime),
@@ -44,6 +47,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "memory-plan": lambda d: model_views.memory_plan(d.state),
     "om": lambda d: model_views.om(d.state),
     "ge-models": lambda d: model_views.ge_models(d.run.world),
+    "locals": locals_table,
     "breakpoints": _breakpoints,
     "watches": _watches,
     "settings": lambda d: TableOutcome("settings", ("setting", "value"),
@@ -70,11 +74,19 @@ def _on(pane: str | None, outcome: Outcome) -> Outcome:
     return replace(outcome, pane=pane)
 
 
-PRINT_USAGE = "print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE]"
+PRINT_USAGE = ("print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE] | "
+               "print EXPR (a host program)")
 
 
-def _print(s: DebugSession, args: list[str]) -> list[Outcome]:
+def _print(s: DebugSession, raw: list[str]) -> list[Outcome]:
+    """Raw: an expression keeps its quotes and spaces (`print d["k"] + 1`)."""
     d = s.debugger_or_fail()
+    text = raw[0] if raw else ""
+    args = text.split()
+    if args and args[0] in ("node", "tensor") and len(args) > 1:
+        args = shlex.split(text)
+    elif text and d.target.runs_code:
+        return [print_expression(d, text)]
     if len(args) == 2 and args[0] == "node":
         return [_on("graph", graph_views.print_node(d.state, args[1]))]
     if len(args) >= 2 and args[0] == "tensor":
@@ -94,7 +106,7 @@ def _where(s: DebugSession, args: list[str]) -> list[Outcome]:
         return [Printed(f"finished at tick {run.tick}")]
     event = run.parked_at
     return [Printed(f"tick {event.tick}: {event_text(event)}\n"
-                    f"  {run.tracker.where(event, d.state.host_where(event))}")]
+                    f"  {d.where(event)}")]
 
 
 def _dump(s: DebugSession, args: list[str]) -> list[Outcome]:
@@ -127,8 +139,9 @@ COMMANDS = [
             "stats (host executor values or constants by name, device memory by address). "
             "At an address, SHAPE and DTYPE as the IR prints them (f32[1,10], [1, 10] f32, "
             "float32): by default the rest of the allocation as f32; ? is a dim that takes "
-            "the rest; it never reads past the allocation.",
-            _print, _complete_print, ("p",)),
+            "the rest; it never reads past the allocation. In a host program, any other "
+            "EXPR is Python evaluated in the selected frame (up, down), as pdb's p.",
+            _print, _complete_print, ("p",), raw=True),
     Command("diff", "diff", "The IR diff of the current pass so far, else of the last pass "
                             "(unified, unchanged nodes hidden).",
             lambda s, a: [_on("passes", graph_views.diff(s.debugger_or_fail()))]),

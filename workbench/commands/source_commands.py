@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def _frames(d: Debugger) -> tuple[SourceLine, ...]:
     """The host program's frames in its script, innermost first (none unless it runs)."""
     program = d.state.program if d.state is not None else None
-    return program.frames() if program is not None else ()
+    return program.frames() if program is not None and not d.run.finished else ()
 
 
 def _list(s: DebugSession, args: list[str]) -> list[Outcome]:
@@ -31,7 +31,8 @@ def _list(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) > 1:
         raise UsageError("usage: list [LINE]")
     here = _frames(d)
-    current = here[0].line if here else None
+    d.frame = min(d.frame, max(len(here) - 1, 0))
+    current = here[d.frame].line if here else None
     center = number(args[0], "the line") if args else current
     if center is None:
         state = "has not started" if not d.run.started else "has finished"
@@ -50,8 +51,8 @@ def _backtrace(s: DebugSession, args: list[str]) -> list[Outcome]:
         if not here:
             return [Printed("no frames: the program is not running")]
         name = d.target.path.name
-        return [Printed("\n".join(f"#{i}  {name}:{f.line} in {f.function}: {f.text}"
-                                  for i, f in enumerate(here)))]
+        return [Printed("\n".join(f"{'> ' if i == d.frame else '  '}#{i}  {name}:{f.line} in "
+                                  f"{f.function}: {f.text}" for i, f in enumerate(here)))]
     frames = compile_frames(d.run.tracker)
     if not frames:
         return [Printed("no frames: not started" if not d.run.started else "no frames")]

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import difflib
 
-from workbench.commands import (breaking, control, inspecting, session_commands,
-                                source_commands)
+from workbench.commands import (breaking, control, host_commands, inspecting,
+                                session_commands, source_commands)
 from workbench.commands.command import Command, UsageError
 
 
@@ -33,7 +33,8 @@ class CommandTable:
 
 
 COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMANDS
-                        + source_commands.COMMANDS + session_commands.COMMANDS)
+                        + source_commands.COMMANDS + host_commands.COMMANDS
+                        + session_commands.COMMANDS)
 QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once
 
 # The commands that move the target (run it, rewind it, reopen it): what a lesson's narration

@@ -15,17 +15,26 @@ or rt_stream, the runtime's that the SQEs run on.
     model [load|execute|finish|abort|unload]  a model (aclmdlRI) completes its load
                                        (LoadComplete), starts or finishes an execution, is
                                        aborted, or GE unloads it
+
+A host program's side, as pdb and cuda-gdb break on it; their conditions are Python evaluated
+in the program's frame (host_frames.py), not over the event's fields:
+    FILE:LINE                          the program is about to run that line (HostLine)
+    call API                           the program is about to call a facade API
+                                       (acl.rt.stream_wait_event): before the call is made
 """
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Callable
 
 from ge_core.events import ModelUnloaded, TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.model_task_type import ModelTaskType
 from ge_core.passes.events import NodeVisited, PassBegin
+from npu_emu.acl.call_events import AclCallMade
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.runtime import FaultFound
@@ -34,10 +43,12 @@ from npu_emu.scheduler.events import (EventWaitBlocked, EventWaitSatisfied, Noti
 from npu_emu.scheduler.task import TaskType
 from workbench.debugger import listen as keys
 from workbench.debugger.conditions import Condition, ConditionError, names_of
+from workbench.debugger.host_frames import FrameCondition
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.pass_names import known_pass_names
 from workbench.debugger.stream_names import LOGICAL, RT
+from workbench.debugger.targets.host_lines import HostLine
 
 FAULT_KINDS = ("deadlock", "race", "timeout", "oom", "task")
 SQE_TYPES = tuple(t.name.lower() for t in TaskType)
@@ -47,7 +58,8 @@ DISTRIBUTE_TYPES = tuple(t.name.lower() for t in ModelTaskType if t <= ModelTask
 MODEL_EVENTS = {"load": ModelLoaded.__name__, "execute": ModelExecuted.__name__,
                 "finish": ModelFinished.__name__, "abort": ModelAborted.__name__,
                 "unload": ModelUnloaded.__name__}
-KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault", "model")
+KINDS = ("pass", "node", "distribute", "sqe", "label", "wait", "fault", "model", "call")
+LINE_SPEC = re.compile(r"(?P<file>[^:\s]+\.py):(?P<line>\d+)")
 
 
 class BreakpointError(ValueError):
@@ -59,7 +71,7 @@ class Breakpoint:
     id: int
     spec: str                       # canonical: "sqe type=label_set stream=1"
     listens: tuple[Listen, ...]
-    condition: Condition | None = None
+    condition: Condition | FrameCondition | None = None
     enabled: bool = True
     hits: int = 0
 
@@ -95,17 +107,21 @@ def condition_failed(bp: Breakpoint, e: TraceEvent, reasons: list[StopReason], e
 
 def parse_breakpoint(ident: int, words: list[str]) -> Breakpoint:
     """``words`` after `break`: a kind, its filters, then optionally `if` and a condition."""
-    condition = None
+    text = None
     if "if" in words:
         at = words.index("if")
         if at == len(words) - 1:
             raise BreakpointError("`if` needs a condition")
-        condition = Condition(" ".join(words[at + 1:]))
+        text = " ".join(words[at + 1:])
         words = words[:at]
     if not words:
-        raise BreakpointError(f"break what? ({', '.join(KINDS)})")
+        raise BreakpointError(f"break what? ({', '.join(KINDS)}, FILE:LINE)")
+    if LINE_SPEC.fullmatch(words[0]) or words[0] == "call":
+        return _host_breakpoint(ident, words, text)
+    condition = Condition(text) if text is not None else None
     if words[0] not in KINDS:
-        raise BreakpointError(f"no breakpoint kind {words[0]!r} ({', '.join(KINDS)})")
+        raise BreakpointError(f"no breakpoint kind {words[0]!r} ({', '.join(KINDS)}, "
+                              f"FILE:LINE)")
     kind, args = words[0], words[1:]
     listens, spec = _PARSERS[kind](args)
     if condition is not None:
@@ -115,6 +131,41 @@ def parse_breakpoint(ident: int, words: list[str]) -> Breakpoint:
             raise BreakpointError(f"condition {condition.text!r}: no {', '.join(unknown)} on "
                                   f"these events (names: {', '.join(sorted(known))})")
     return Breakpoint(ident, " ".join([kind, *spec]), tuple(listens), condition)
+
+
+def _host_breakpoint(ident: int, words: list[str], text: str | None) -> Breakpoint:
+    try:
+        condition = FrameCondition(text) if text is not None else None
+    except ValueError as exc:
+        raise BreakpointError(str(exc)) from None
+    line = LINE_SPEC.fullmatch(words[0])
+    if line is not None:
+        if len(words) > 1:
+            raise BreakpointError("usage: break FILE:LINE [if EXPR]")
+        name, number = line["file"].rsplit("/", 1)[-1], int(line["line"])
+        listen = Listen(HostLine.__name__, _line, number, lambda e, t: e.file == name)
+        return Breakpoint(ident, f"{name}:{number}", (listen,), condition)
+    if len(words) != 2:
+        raise BreakpointError("usage: break call API [if EXPR] (e.g. acl.rt.stream_wait_event)")
+    api = words[1]
+    if api not in facade_apis():
+        near = difflib.get_close_matches(api, facade_apis(), n=3)
+        raise BreakpointError(f"no facade API {api!r}"
+                              + (f" (did you mean {', '.join(near)}?)" if near else ""))
+    return Breakpoint(ident, f"call {api}", (Listen(AclCallMade.__name__, _api, api),),
+                      condition)
+
+
+_line = attrgetter("line")
+_api = attrgetter("api")
+
+
+def facade_apis() -> list[str]:
+    """The facade's APIs by the names a program calls them (acl.rt.create_stream)."""
+    import npu_emu.acl as acl
+    from npu_emu.acl._call import api_name
+    return sorted({api_name(fn) for module in (acl, acl.rt, acl.mdl, acl.util)
+                   for fn in vars(module).values() if hasattr(fn, "value_only")})
 
 
 def _filters(args: list[str], allowed: tuple[str, ...], positional: str | None = None

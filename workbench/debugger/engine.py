@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import replace
+from types import FrameType
 from typing import Callable, Iterator
 
 from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
-from workbench.debugger.breakpoints import Breakpoint, parse_breakpoint
-from workbench.debugger.checkpoint import CheckpointStore, DEFAULT_GAP
-from workbench.debugger.fault_stops import FaultStops
+from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
+from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
+from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
+from workbench.debugger.handle_names import HandleNames
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
@@ -28,8 +30,10 @@ from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable
 from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets import Target
+from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views import graph_views
+from workbench.debugger.views.host_source import code_lines
 from workbench.debugger.views.summary import finish_summary
 from workbench.debugger.watches import Watch, WatchError, parse_watch
 
@@ -52,6 +56,7 @@ class Debugger:
         # Faces' observers of the current run (the TUI's views): given each stop table the run
         # gets, they add checks that only record, never stop. Side runs (diff, replay) get none.
         self.recorders: list[Extra] = []
+        self.frame = 0   # the selected host frame (`up`, `down`): 0 is the innermost
         self.run = self._new_run()
 
     # -- the current run -----------------------------------------------------------------------
@@ -110,7 +115,10 @@ class Debugger:
             return self._resume(tick_target=self.tick + count, target_reason=reason)
         return self._resume(_units(GRANULARITIES[self.granularity].units, count, reason))
 
-    def next(self, count: int = 1) -> list[Outcome]:
+    def next(self, count: int = 1, granularity: str | None = None) -> list[Outcome]:
+        error = self._use_unit(granularity)
+        if error is not None:
+            return [error]
         gran = GRANULARITIES[self.granularity]
         reason = StopReason("next", f"next {gran.name}")
         if gran.name == EVERY_EVENT:
@@ -124,13 +132,19 @@ class Debugger:
     def finish(self) -> list[Outcome]:
         end = self._innermost_end()
         if end is None:
-            return [Error("finish: not inside a phase, stage, pass or model execution")]
+            return [Error("finish: not inside a function, phase, stage, pass or model "
+                          "execution")]
         kinds, test, what = end
         reason = StopReason("finish", f"finish: end of {what}")
         return self._resume(_units({k: test for k in kinds}, 1, reason))
 
     def _innermost_end(self) -> tuple[tuple[str, ...], UnitTest, str] | None:
         t, parked = self.run.tracker, self.run.parked_at
+        frames = self.state.program.live_frames() if self.state and self.state.program else []
+        if len(frames) > 1:   # inside a function of the host program: back in its caller
+            depth, name = len(frames), frames[0].f_code.co_name
+            return ((HostLine.__name__,), lambda e, _: e.depth < depth,
+                    f"function {name}")
         if t.pass_name and not isinstance(parked, PassEnd):
             name, graph = t.pass_name, t.pass_graph
             return ((PassEnd.__name__,), lambda e, _: (e.pass_name, e.graph) == (name, graph),
@@ -244,9 +258,30 @@ class Debugger:
         finally:
             side.close()
 
+    # -- a host program's frames ---------------------------------------------------------------
+    def host_frames(self) -> list[FrameType]:
+        """The parked host program's frames, innermost first (none for a model, or when the
+        program is not parked inside its script)."""
+        program = self.state.program if self.state is not None else None
+        if program is None or self.run.finished:
+            return []
+        return program.live_frames()
+
+    def where(self, event: TraceEvent) -> str:
+        """phase > line > stage > pass > node > model > rt_stream > SQE, a host program's
+        streams by its names."""
+        run = self.run
+        return self.handle_names().text(run.tracker.where(event, run.state.host_where(event)))
+
+    def handle_names(self) -> HandleNames:
+        """A host program's names for its streams and events (none for a model)."""
+        program = self.state.program if self.state is not None else None
+        return program.names if program is not None else HandleNames()
+
     # -- breakpoints and watches ---------------------------------------------------------------
     def add_breakpoint(self, words: list[str]) -> Breakpoint:
         bp = parse_breakpoint(self._next_id, words)
+        self._check_line(bp)
         self._next_id += 1
         self.breakpoints[bp.id] = bp
         return bp
@@ -259,6 +294,20 @@ class Debugger:
         watch.sync(self.state, self.run.world.runtime)
         self.watches[watch.id] = watch
         return watch
+
+    def _check_line(self, bp: Breakpoint) -> None:
+        """`break FILE:LINE` in the host program names a line where a statement starts."""
+        name, _, line = bp.spec.rpartition(":")
+        if not (self.target.runs_code and line.isdigit() and name.endswith(".py")):
+            return
+        if name != self.target.path.name:   # the line hook traces the program's own frames
+            raise BreakpointError(f"break {bp.spec}: only lines of {self.target.path.name}, "
+                                  f"the program, can break")
+        lines = code_lines(self.target.path)
+        if lines and int(line) not in lines:
+            after = [n for n in sorted(lines) if n > int(line)]
+            hint = f" (the next one is {after[0]})" if after else ""
+            raise BreakpointError(f"break {bp.spec}: no statement starts on line {line}{hint}")
 
     def _check_node(self, name: str) -> None:
         """A node watch names a node of the live graph. Before the model is parsed there is no
@@ -310,6 +359,7 @@ class Debugger:
         if run.finished:
             return [Error(f"the target has finished (tick {run.tick}): use goto, reverse-step "
                           f"or restart")]
+        self.frame = 0
         table = self._table(run, stops, extra)
         try:
             with run.gate.parking_on_ctrl_c():   # Ctrl-C in a face: park the target, keep it alive
@@ -321,8 +371,11 @@ class Debugger:
         output = run.take_output()
         if output and show_output:
             outcomes.append(ProgramOutput(output))
+        shown = not self.fault_stops.hidden(ACL_ERROR)
+        if shown and show_output:
+            outcomes += [Printed(f"warning: {text}") for text in run.take_failed_calls()]
         if event is None:
-            outcomes.append(Finished(run.tick, finish_summary(run)))
+            outcomes.append(Finished(run.tick, finish_summary(run, shown)))
             return outcomes
         reasons = table.reasons
         if not reasons:   # no check stopped it: the tick was reached, or a face interrupted
@@ -331,7 +384,7 @@ class Debugger:
                        else StopReason("interrupt", "interrupted")]
         outcomes.append(Stopped(event.tick, event_text(event),
                                 tuple(self._count_hit(r) for r in reasons),
-                                run.tracker.where(event, run.state.host_where(event))))
+                                self.where(event)))
         return outcomes
 
     def _count_hit(self, reason: StopReason) -> StopReason:

@@ -7,6 +7,7 @@ inside a pass, a subgraph's node visits, other streams' SQEs.
     node    a pass visits a node, or the executor runs one   next: a new node, same graph
     task    GE distributes a task to a stream (DistributeTask)   next: same stream
     sqe     the device retires an SQE        next: same stream
+    line    a host program is about to run a Python line   next: not into calls it makes
     event   any trace event (one tick)
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ge_core.passes.events import NodeVisited, PassBegin
 from ge_core.stage_events import StageBegin
 from npu_emu.base.trace import TraceEvent
 from npu_emu.scheduler.events import SqeCompleted
+from workbench.debugger.targets.host_lines import HostLine
 
 if TYPE_CHECKING:
     from workbench.debugger.tracker import Tracker
@@ -73,6 +75,8 @@ GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
                 lambda e, t: stream_of(e), _same_stream(TaskDistributed.__name__)),
     Granularity("sqe", {SqeCompleted.__name__: _always},
                 lambda e, t: stream_of(e), _same_stream(SqeCompleted.__name__)),
+    Granularity("line", {HostLine.__name__: _always}, lambda e, t: t.host_depth or None,
+                lambda depth: {HostLine.__name__: lambda e, t: depth is None or e.depth <= depth}),
     Granularity("event", {}),   # every tick: stepped by tick, not by kind
 )}
 EVERY_EVENT = "event"

@@ -9,7 +9,7 @@ from typing import Any, Callable
 from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
 from workbench.debugger.checkpoint import Checkpoint
-from workbench.debugger.program_output import captured_output
+from workbench.debugger.program_output import OutputBuffer, captured_output
 from workbench.debugger.step_gate import StepGate
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.program import Position, RunState, run_phases
@@ -24,13 +24,15 @@ class Run:
         self.world = World(target.runtime_config())
         self.state: RunState | None = None       # made on the worker, before its first event
         self.tracker = start.tracker.copy() if start is not None else Tracker()
-        self.output: list[str] = []
+        self.output = OutputBuffer()
+        self._reported = 0   # failed facade calls reported so far
         self.hasher: Any | None = None
         if trace_hash:
             self.hasher = start.hasher.copy() if start is not None else hashlib.sha256()
             self.world.bus.subscribe(self._hash)
         self._start = start
         self._offer = offer
+        self.world.bus.subscribe(self._to_program)   # before the gate, which subscribes on start
         self.gate = StepGate(self._main, self.world.bus)
 
     @property
@@ -58,8 +60,16 @@ class Run:
         return self.hasher.hexdigest() if self.hasher is not None else None
 
     def take_output(self) -> str:
-        text, self.output[:] = "".join(self.output), []
-        return text
+        return self.output.take()
+
+    def take_failed_calls(self) -> list[str]:
+        """A host program's failed facade calls not yet reported, each placed in the script."""
+        program = self.state.program if self.state is not None else None
+        if program is None:
+            return []
+        new = program.failed_calls[self._reported:]
+        self._reported = len(program.failed_calls)
+        return [text for text, _ in new]
 
     def close(self) -> None:
         self.gate.close()
@@ -75,6 +85,12 @@ class Run:
                 self.state = self.target.new_state()
                 position = (0, 0)
             run_phases(self.target.phases, self.state, bus, position, self._boundary)
+
+    def _to_program(self, event: TraceEvent) -> None:
+        """A host program's observer sees each event before the gate may park on it."""
+        program = self.state.program if self.state is not None else None
+        if program is not None:
+            program(event)
 
     def _boundary(self, position: Position) -> None:
         if self._offer is not None:

@@ -16,11 +16,29 @@ from typing import Any, Callable, Iterator
 from npu_emu.base.trace import TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
+CLOSE_WAIT_S = 5.0
 
 
 class TargetAbandoned(BaseException):
     """Raised inside the worker to unwind a target the debugger closed while it was parked.
     A BaseException so the target's own ``except Exception`` cannot swallow it."""
+
+
+class _Passing(threading.local):
+    active = False
+
+
+_passing = _Passing()
+
+
+@contextmanager
+def passing_through() -> Iterator[None]:
+    """Inside, on this thread, events reach observers but no gate parks on them."""
+    _passing.active = True
+    try:
+        yield
+    finally:
+        _passing.active = False
 
 
 class StepGate:
@@ -94,14 +112,17 @@ class StepGate:
             signal.signal(signal.SIGINT, previous)
 
     def close(self) -> None:
-        """Abandon a parked target: it unwinds with TargetAbandoned and the thread ends."""
+        """Abandon the target: parked, it unwinds with TargetAbandoned; running, it does at its
+        next abandon point (a host program's next line), so a busy loop ends too. A target
+        stuck where no event comes (a sleep, a C loop) is left to its daemon thread after a
+        while rather than hanging the face that closes it."""
         if self._thread is None or self.finished:
             return
         with self._cond:
             self._closing = True
             self._worker_turn = True
             self._cond.notify_all()
-        self._thread.join()
+        self._thread.join(CLOSE_WAIT_S)
 
     # -- worker side ---------------------------------------------------------------------------
     def _work(self) -> None:
@@ -121,8 +142,16 @@ class StepGate:
 
     def _gate(self, event: TraceEvent) -> None:
         # Closing: the target is unwinding, and its cleanup (finally blocks freeing device
-        # memory) still emits; nobody will resume a park now.
-        if self._closing or not self._stop(event):
+        # memory) still emits; nobody will resume a park now. At an abandon point (a host
+        # program's line) it unwinds from a busy loop that would otherwise never park.
+        if self._closing:
+            if getattr(event, "abandon_point", False) \
+                    and threading.get_ident() == self._thread.ident:
+                raise TargetAbandoned
+            return
+        # An event from an expression the user evaluates in a parked host frame (it may call
+        # the facade) is seen by observers but never parks: the face's thread must not block.
+        if _passing.active or not self._stop(event):
             return
         with self._cond:
             self.parked_at = event

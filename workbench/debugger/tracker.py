@@ -12,6 +12,7 @@ from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import Check
 from workbench.debugger.stream_names import LOGICAL, RT, event_fields
+from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 
@@ -31,6 +32,7 @@ class Tracker:
         self.pass_begin = 0        # the tick of the open pass's PassBegin
         self.last_pass: tuple[str, str, int, int] | None = None   # pass, graph, begin, end tick
         self.bound: dict[int, int] = {}   # rt stream -> GE's logical stream, as tasks go onto it
+        self.host_depth = 0        # a host program's frames at its last line (HostLine)
 
     def copy(self) -> "Tracker":
         twin = copy.copy(self)
@@ -43,7 +45,7 @@ class Tracker:
                 StageBegin.__name__: self._stage, StageEnd.__name__: self._stage_end,
                 PassBegin.__name__: self._pass, PassEnd.__name__: self._pass_end,
                 NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed,
-                TaskDistributed.__name__: self._distributed}
+                TaskDistributed.__name__: self._distributed, HostLine.__name__: self._host_line}
 
     def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
         self.phase = e.phase
@@ -81,6 +83,9 @@ class Tracker:
 
     def _executed(self, e: NodeExecuted, reasons: list) -> None:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
+
+    def _host_line(self, e: HostLine, reasons: list) -> None:
+        self.host_depth = e.depth
 
     def _distributed(self, e: TraceEvent, reasons: list) -> None:
         # DavinciModel bound the rt stream to this logical stream (BindModelStream)

@@ -5,7 +5,7 @@ accesses and the faults found. Arrow keys select an SQE (F9 breaks on it; the so
 the line that submitted it)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -117,7 +117,8 @@ class StreamGrid(TextLines, can_focus=True):
             self.set_lines([[("no streams yet", "dim")]])
             return
         picked = self.selected() if self.has_focus else None
-        heads = [[(f"{RT} {c.stream}" + (f" {c.model}" if c.model else ""), "bold"),
+        heads = [[((f"{c.name} " if c.name else "") + f"{RT} {c.stream}"
+                   + (f" {c.model}" if c.model else ""), "bold"),
                   (c.state, _state_style(c.state)),
                   (f"head {c.head} tail {c.tail} ({c.queue})", "dim")] for c in self.columns]
         rows = max((len(c.window) for c in self.columns), default=0)
@@ -201,16 +202,21 @@ class DevicePane(Pane):
         if event is not None and event.kind == TaskDistributed.__name__:
             note = (f"distributing {event.task_type} of %{event.node} to stream "
                     f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
+        names = d.handle_names()   # a host program's streams and events by its variables
+        live_faults = [names.text(f) for f in faults(rt, d.state)]
         if not rt.devices:   # none yet, or none left: a host program's end resets its device
             return DeviceData(note=note or (ENDED if d.run.finished
                                             else device_views.NO_DEVICE),
-                              faults=faults(rt, d.state))
-        tables = [device_views.events(rt), device_views.notifies(rt), device_views.labels(rt),
-                  device_views.models(rt)]
+                              faults=live_faults)
+        tables = [device_views.events(rt, names.events), device_views.notifies(rt),
+                  device_views.labels(rt), device_views.models(rt)]
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)
-        return DeviceData(stream_columns(rt, nodes), tables, busy_units(rt),
-                          wait_for_chain(rt), races(rt), faults(rt, d.state), note)
+        columns = [replace(c, name=names.stream(c.stream)) for c in stream_columns(rt, nodes)]
+        return DeviceData(columns, tables, busy_units(rt),
+                          [names.text(line) for line in wait_for_chain(rt)],
+                          [(names.text(a), names.text(b), where) for a, b, where in races(rt)],
+                          live_faults, note)
 
     def show(self, data: DeviceData | None) -> None:
         if data is None:

@@ -1,5 +1,7 @@
 """Pane 6, the source of a host program: the line it is parked on (=>), the line that submitted
-the SQE selected (◆) and the lines where faults were met (!). Below the code, what the script
+the SQE selected (◆), the lines where faults, failed API calls and the program's exception were
+met (!), the lines whose SQE a blocked stream waits at (⏸) and line breakpoints (●; F9 sets or
+clears one on the selected row's line, else on the parked line). Below the code, what the script
 put on the device, one row per SQE (events, notifies and labels are SQEs too) and per fault,
 each with its line: moving along the rows marks the line, as selecting an SQE in the device
 pane does."""
@@ -13,7 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from workbench.debugger.targets.host_runner import SourceLine, Submitted
+from npu_emu.runtime import Runtime
+from workbench.debugger.stream_names import RT
+from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
@@ -30,6 +34,22 @@ class SourceData:
     frames: tuple[SourceLine, ...] = ()
     sqes: dict[tuple[int, int], Submitted] = field(default_factory=dict)
     faults: list[tuple[str, SourceLine | None]] = field(default_factory=list)
+    waits: dict[int, str] = field(default_factory=dict)   # line -> the blocked stream(s)
+    breaks: set[int] = field(default_factory=set)          # lines with a line breakpoint
+
+
+def blocked_lines(runtime: Runtime, program: HostProgramObserver) -> dict[int, str]:
+    """Line -> the streams blocked at an SQE that line submitted (a wait that cannot pass)."""
+    lines: dict[int, list[str]] = {}
+    for device in runtime.devices.values():
+        for stream in device.scheduler.streams:
+            task = stream.waiting
+            sub = program.submitted.get((stream.id, task.pos)) if task is not None else None
+            if sub is not None:
+                name = program.names.stream(stream.id)
+                lines.setdefault(sub.site.line, []).append(
+                    f"{name} ({RT} {stream.id})" if name else f"{RT} {stream.id}")
+    return {line: ", ".join(who) for line, who in lines.items()}
 
 
 def _row_key(stream: int, pos: int) -> str:
@@ -40,6 +60,7 @@ class SourcePane(Pane):
     PANE_ID = "source"
     TITLE = "6 Source"
     NEEDS = Capability.SOURCE
+    BREAKS = True   # F9: a line breakpoint
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,8 +89,16 @@ class SourcePane(Pane):
         if program is None:
             return SourceData()
         path = d.target.path
-        return SourceData(path.name, source_lines(path), program.frames(),
-                          dict(program.submitted), list(program.fault_sites))
+        breaks = {int(bp.spec.rpartition(":")[2]) for bp in d.breakpoints.values()
+                  if bp.spec.startswith(f"{path.name}:")}
+        return SourceData(path.name, source_lines(path), program.frames() if not d.run.finished else (),
+                          dict(program.submitted), list(program.fault_sites),
+                          blocked_lines(d.run.world.runtime, program), breaks)
+
+    def breakpoint_spec(self) -> str | None:
+        data = self.data
+        line = self.marked or (data.frames[0].line if data.frames else None)
+        return f"{data.name}:{line}" if data.name and line else None
 
     def unchanged(self, data: SourceData) -> bool:
         return False   # the frames move while the rows stay: cheap to redraw
@@ -127,6 +156,9 @@ class SourcePane(Pane):
         fault_lines = {site.line for _, site in data.faults if site is not None}
         said = [f"{data.name}:{current} in {data.frames[0].function} (parked)" if current else
                 f"{data.name}: not running"]
+        if data.waits:
+            said.append("waiting: " + ", ".join(f"line {n} ({who})"
+                                                for n, who in sorted(data.waits.items())))
         if self.said:
             said.append(self.said)
         line = " · ".join(said)
@@ -136,9 +168,11 @@ class SourcePane(Pane):
         out = Text(no_wrap=True, overflow="ellipsis")
         for n, line in enumerate(highlighted.split("\n", allow_blank=True)[:len(data.lines)], 1):
             gutter = ("=>" if n == current else "◆ " if n == self.marked else
-                      "! " if n in fault_lines else "  ")
+                      "! " if n in fault_lines else "⏸ " if n in data.waits else
+                      "● " if n in data.breaks else "  ")
             style = "bold green" if n == current else "bold yellow" if n == self.marked else \
-                "bold red" if n in fault_lines else "dim"
+                "bold red" if n in fault_lines else "bold magenta" if n in data.waits else \
+                "red" if n in data.breaks else "dim"
             out.append(f"{gutter}{n:4d} ", style=style)
             out.append(line)
             out.append("\n")

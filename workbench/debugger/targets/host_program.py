@@ -8,13 +8,11 @@ from workbench.debugger.targets.program import Phase, RunState
 
 
 def run_host_program(state: RunState, start: int) -> None:
-    world = current_world()
+    """The run (debugger/run.py) hands every event to ``state.program`` before the step gate
+    sees it, so a stop on a failed call already has the call placed and counted."""
     observer = state.program = HostProgramObserver(state.source)
-    world.bus.subscribe(observer)
-    try:
-        state.exit_status, state.error = run_program(state.source, world, observer)
-    finally:
-        world.bus.unsubscribe(observer)
+    state.exit_status, state.error, state.traceback = run_program(
+        state.source, current_world(), observer, trace_lines=True)
     state.faults = observer.faults
 
 

@@ -51,6 +51,7 @@ class RunState:
     outputs: dict[str, Any] | None = None
     exit_status: int = 0
     error: str = ""
+    traceback: tuple[str, ...] = ()   # a host program's own, when an exception ended it
     faults: list[str] = field(default_factory=list)
     program: HostProgramObserver | None = None   # a host program's: its SQEs' and faults' lines
 

@@ -42,6 +42,7 @@ class StreamColumn:
     model: str          # "m0 head", "m0", or ""
     queue: str          # "SQ", or "host buffer" while AutoSplit keeps the SQEs on the host
     window: tuple[SqEntry, ...]
+    name: str = ""      # a host program's variable holding the stream (handle_names.py)
 
 
 @dataclass(frozen=True)

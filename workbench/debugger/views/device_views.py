@@ -22,25 +22,32 @@ def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
     return [(d, s) for d in rt.devices.values() for s in d.scheduler.streams]
 
 
-def streams(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
+def streams(rt: Runtime, logical: dict[int, int] | None = None,
+            names: dict[int, str] | None = None) -> Outcome:
     """The runtime's streams; ``logical``: rt stream id -> the GE logical stream bound to it
-    (a column only when GE has bound one: a host program's streams are the runtime's only)."""
+    (a column only when GE has bound one: a host program's streams are the runtime's only);
+    ``names``: rt stream id -> the host program's variable for it (handle_names.py)."""
     if not rt.devices:
         return Printed(NO_DEVICE)
     bound = (LOGICAL,) if logical else ()
+    named = ("name",) if names else ()
     rows = []
     for d, s in _streams(rt):
-        rows.append((str(d.id), str(s.id), *(str(logical.get(s.id, "-")) for _ in bound),
+        rows.append((str(d.id), str(s.id), *(names.get(s.id, "-") for _ in named),
+                     *(str(logical.get(s.id, "-")) for _ in bound),
                      s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
                      f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
-    return TableOutcome("streams", ("dev", RT, *bound, "state", "next SQE", "pending", "CQ",
+    return TableOutcome("streams", ("dev", RT, *named, *bound, "state", "next SQE", "pending", "CQ",
                                     "model", "waiting at"), tuple(rows))
 
 
-def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra) -> Outcome:
-    """Events or notifies: every id a queued task names or that was ever recorded."""
+def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
+                names: dict[int, str] | None = None) -> Outcome:
+    """Events or notifies: every id a queued task names or that was ever recorded;
+    ``names``: id -> the host program's variable for it."""
+    named = ("name",) if names else ()
     if not rt.devices:
         return Printed(NO_DEVICE)
     attr = f"{what}_id"
@@ -57,19 +64,20 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra) -> Outcome:
             records, waits = users.get(ident, ([], []))
             blocked = [f"s{s.id}" for s in d.scheduler.streams
                        if s.waiting is not None and getattr(s.waiting, attr, None) == ident]
-            rows.append((str(d.id), str(ident), flags_of(d, ident),
+            rows.append((str(d.id), str(ident), *(names.get(ident, "-") for _ in named),
+                         flags_of(d, ident),
                          ",".join(dict.fromkeys(records)) or "-",
                          ",".join(dict.fromkeys(waits)) or "-", ",".join(blocked) or "-"))
-    return TableOutcome(title, ("dev", what, "state", "recorded by", "waited on by",
+    return TableOutcome(title, ("dev", what, *named, "state", "recorded by", "waited on by",
                                      "blocked"), tuple(rows))
 
 
-def events(rt: Runtime) -> Outcome:
+def events(rt: Runtime, names: dict[int, str] | None = None) -> Outcome:
     def state(d: Device, i: int) -> str:
         if d.event_flags[i]:
             return f"recorded at {d.event_times.get(i, 0)} ns"
         return "clear"
-    return _sync_table(rt, "event", "events", state, lambda d: d.event_times)
+    return _sync_table(rt, "event", "events", state, lambda d: d.event_times, names)
 
 
 def notifies(rt: Runtime) -> Outcome:

@@ -14,6 +14,22 @@ def source_lines(script: Path) -> list[str]:
     return linecache.getlines(str(script))
 
 
+def code_lines(script: Path) -> set[int]:
+    """The lines of ``script`` where a statement starts (pdb's breakable lines): a line
+    breakpoint anywhere else would never be hit. Empty when the script does not compile."""
+    try:
+        code = compile("".join(source_lines(script)), str(script), "exec")
+    except (SyntaxError, ValueError):
+        return set()
+    lines: set[int] = set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        lines |= {line for _, _, line in c.co_lines() if line is not None}
+        todo += [k for k in c.co_consts if isinstance(k, type(code))]
+    return lines
+
+
 def window(script: Path, center: int, context: int = 5) -> list[tuple[int, str]]:
     """Numbered lines around ``center``."""
     lines = source_lines(script)
