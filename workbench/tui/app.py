@@ -107,6 +107,7 @@ class WorkbenchApp(App):
         self._panes: list[Pane] = []     # the pane widgets, found once
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
+        self.answers = 0                 # command lines answered: what a headless driver waits on
 
     @property
     def session(self) -> Session:
@@ -269,6 +270,7 @@ class WorkbenchApp(App):
         status_bar = self.query_one(StatusBar)
         status_bar.activity = ""
         if job.line is not None:
+            self.answers += 1
             if not echoed:
                 self.log_pane.command(job.line)
             self._log(message.outcomes)
