@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.containers import Container, Horizontal
 from textual.message import Message
@@ -105,9 +105,13 @@ class WorkbenchApp(App):
         self._job: Job | None = None
         self._quit_when_done = False
         self._panes: list[Pane] = []     # the pane widgets, found once
+        self._pane_spans: list[tuple[int, int, str]] = []   # the pane bar: x from, x to, pane
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
         self.answers = 0                 # command lines answered: what a headless driver waits on
+        # F10's unit when it is not the debugger's: the one it used before an F11 stepped one
+        # finer once, or a coarser one chosen (u, a click on the status bar's unit)
+        self.unit: str | None = None
 
     @property
     def session(self) -> Session:
@@ -446,12 +450,27 @@ class WorkbenchApp(App):
 
     def _pane_bar(self) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
+        self._pane_spans = []
         for n, name in enumerate(keymap.PANES, 1):
             p = self.pane(name)
             style = "bold reverse" if name == self.current else (
                 "dim" if not p.applies(self.kind) else "")
+            start = len(text)
             text.append(f" {n} {keymap.PANE_TITLES[name]} ", style=style)
+            if p.applies(self.kind):
+                self._pane_spans.append((start, len(text), name))
         self.query_one("#panebar", Static).update(text, layout=False)
+
+    @on(events.Click, "#panebar")
+    def pane_bar_clicked(self, event: events.Click) -> None:
+        """A click on a pane's name in the pane bar: as its number key."""
+        name = next((n for start, end, n in self._pane_spans if start <= event.x < end), None)
+        if name is not None:
+            self.action_pane(name)
+
+    def on_pane_title_clicked(self, message: Pane.TitleClicked) -> None:
+        """A click on a pane's title maximises it (again: restores it), as its number key."""
+        self.action_pane(message.pane.PANE_ID)
 
     def watch_current(self, name: str) -> None:
         if not self.is_mounted:
@@ -521,6 +540,9 @@ class WorkbenchApp(App):
         if not line:
             return
         self.command_line.remember(line)
+        words = line.split()
+        if words[0] in ("step", "s", "reverse-step", "rs") and len(words) > 1:
+            self._set_unit(None)   # a typed unit is the stepping unit for good, as in the REPL
         if line in QUIT:
             self.action_quit_app()
             return
@@ -557,11 +579,36 @@ class WorkbenchApp(App):
         self.run_line(keymap.COMMAND_KEYS[what])
 
     def action_step(self) -> None:
-        self.run_line("step")
+        d = self.views.debugger
+        unit = self._set_unit(None)
+        self.run_line(f"step {unit}" if unit and d is not None and unit != d.granularity
+                      else "step")
 
     def action_step_finer(self) -> None:
+        """F11: step into, once: one unit finer than F10's, which stays what it was."""
+        base = self._f10_unit()
+        self._set_unit(base)
+        self.run_line(f"step {keymap.FINER.get(base, 'event')}")
+
+    def action_step_coarser(self) -> None:
+        """u (or a click on the status bar's unit): F10 steps one unit coarser from now."""
+        base = self._f10_unit()
+        coarser = keymap.coarser(base, self.query_one(StatusBar).status.phase)
+        self._set_unit(coarser)
+        self.log_pane.note(f"F10 steps a {coarser} now (F11 one unit finer, once)")
+
+    def _f10_unit(self) -> str:
         d = self.views.debugger
-        self.run_line(f"step {keymap.FINER.get(d.granularity, 'event') if d else 'event'}")
+        return self.unit or (d.granularity if d is not None else "pass")
+
+    def _set_unit(self, unit: str | None) -> str | None:
+        """F10's unit (None: the debugger's own); the status bar shows it. The one before."""
+        before, self.unit = self.unit, unit
+        self.query_one(StatusBar).unit = unit or ""
+        return before
+
+    def on_status_bar_unit_clicked(self) -> None:
+        self.action_step_coarser()
 
     def action_toggle_breakpoint(self) -> None:
         pane = self.focused_pane()

@@ -13,6 +13,16 @@ COMMAND_KEYS = {"continue": "continue", "finish": "finish", "reverse": "reverse-
 FINER = {"stage": "pass", "pass": "node", "node": "event", "task": "sqe", "sqe": "event",
          "event": "event"}
 
+
+
+def coarser(unit: str, phase: str) -> str:
+    """One unit coarser than ``unit``: the inverse of FINER (event goes back to an SQE while
+    the device executes or a host program runs, to a node before)."""
+    if unit == "event":
+        return "sqe" if phase in ("execute", "program") else "node"
+    return next((c for c, f in FINER.items() if f == unit and c != unit), unit)
+
+
 PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
 PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory": "Memory",
                "timeline": "Timeline", "source": "Source", "log": "Log"}
@@ -25,6 +35,7 @@ BINDINGS = [
     Binding("f10", "step", "Step", key_display="F10", id="step"),
     Binding("f11", "step_finer", "In", key_display="F11", id="step-finer"),
     Binding("shift+f11", "debug('finish')", "Fin", key_display="⇧F11", id="finish"),
+    Binding("u", "step_coarser", "Out", show=False, id="step-coarser"),
     Binding("f9", "toggle_breakpoint", "Brk", key_display="F9", id="toggle-breakpoint"),
     Binding("f8", "debug('reverse')", "Back", key_display="F8", id="reverse-step"),
     Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
@@ -52,7 +63,9 @@ BINDINGS = [
 KEY_TABLE = (
     ("F5 / c", "continue: run to the next breakpoint, watch or the end"),
     ("F10 / s", "step one unit of the stepping unit (status bar: step ...)"),
-    ("F11", "step one unit finer (stage > pass > node > event; task > sqe > event)"),
+    ("F11", "step into: one unit finer, once (stage > pass > node > event; task > sqe > "
+            "event); F10 then steps as before"),
+    ("u", "F10 steps one unit coarser (a click on the status bar's unit does too)"),
     ("shift+F11", "finish: run to the end of the pass, stage, execution or phase"),
     ("n", "next: step over finer units (same graph, same stream)"),
     ("F9 / b", "toggle a breakpoint on the selected pass, node or SQE"),
@@ -67,6 +80,8 @@ KEY_TABLE = (
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),
     ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
+    ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
+              "double-click a row: as Enter"),
     ("ctrl+p", "command palette: every command, pane and lesson"),
     ("?", "this key table and every command"),
     ("q", "quit (asks while a command runs)"),

@@ -288,8 +288,11 @@ class TreeTable(Widget, can_focus=True):
             self.post_message(self.Chosen(self, key))
 
     def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the row; a double-click opens it, as Enter."""
         if event.y >= 1:
             self._set_cursor(self.top + event.y - 1)
+            if event.chain == 2:
+                self.action_choose()
 
     # -- drawing --------------------------------------------------------------------------------
     def _style(self, name: str) -> Style:
