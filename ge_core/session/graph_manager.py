@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from ge_core.compiler import CompileOptions, CompilePipeline, CompileResult
+from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import BuildOptions, BuildResult, build_model
 from ge_core.compiler.stream.stream_options import StreamOptions
@@ -83,11 +84,13 @@ class GraphManager:
     def compile(self, graph: ComputeGraph) -> CompileResult:
         return self.optimize(graph).run()
 
-    def build(self, graph: ComputeGraph, history: list[PassRecord] | None = None) -> BuildResult:
+    def build(self, graph: ComputeGraph, history: list[PassRecord] | None = None,
+              on_plan: Callable[[MemoryPlan], None] | None = None) -> BuildResult:
         """Streams, memory and tasks for a compiled graph: ``.ge_model`` is what loads. A graph
         with unknown dims has no static build: the BuildError names the node. ``history``: where
-        the build's pass records go as each pass ends (a debugger parked in the build reads it)."""
-        return build_model(graph, self.build_options, history)
+        the build's pass records go as each pass ends, ``on_plan``: told the memory plan once
+        AssignMemory made it (a debugger parked in the build reads both)."""
+        return build_model(graph, self.build_options, history, on_plan)
 
     def build_root_model(self, graph: ComputeGraph, lowered: bool = False) -> RootModel:
         """What PreRun hands the loader: the built GeModel, or, when ModelManager will load it

@@ -507,12 +507,6 @@ class WorkbenchApp(App):
         if stale:
             self._submit(Job(panes=stale))
 
-    def on_resize(self) -> None:
-        """A resize across WIDE puts the panes side by side (or back one at a time): those now
-        on screen that missed answers while hidden read again, once the screen has its new
-        class (after this refresh)."""
-        self.call_after_refresh(self._read_stale)
-
     def _focus_pane(self, name: str) -> None:
         self.pane(name).focus_main()
 

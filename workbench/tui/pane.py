@@ -41,6 +41,12 @@ class Pane(Vertical):
         if event.widget is self and event.y == 0:
             self.post_message(self.TitleClicked(self))
 
+    def on_show(self) -> None:
+        """Back on screen (a resize across the breakpoints, a number key, a restore): a pane
+        that missed answers while hidden reads again."""
+        if self.stale and self.app.is_mounted:
+            self.app.refresh_pane(self)
+
     def unchanged(self, data: Any) -> bool:
         """Nothing to redraw: every redraw of a region costs a frame of it."""
         return data == self.shown

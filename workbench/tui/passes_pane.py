@@ -32,7 +32,8 @@ class PassesPane(Pane):
     TITLE = "2 Passes"
     KINDS = MODEL_KINDS
     BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", show=False,
-                        id="passes-hide")]
+                        id="passes-hide"),
+                Binding("escape", "close_diff", "Close the diff", show=False, id="passes-close")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -93,6 +94,11 @@ class PassesPane(Pane):
         self.table.set_lines(lines, keep=current)
         if current is not None:
             self.table.move_to(current)
+        last = current or next((k for k in reversed(self.table.visible_keys)
+                                if k in self.spans), None)
+        if self._diff_of is not None and last is not None and (
+                last != self._diff_of or self.spans[last].end is None):
+            self.open_diff(last)   # an open diff follows the target to its newest pass
         done = sum(len(s.passes) for s in data.stages)
         summary = f"{done} passes so far at tick {data.tick}" if done else \
             "no pass has run yet"
@@ -106,14 +112,26 @@ class PassesPane(Pane):
             self.show(self._data)
 
     def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:
-        span = self.spans.get(event.key)
-        if span is None:
+        if event.key not in self.spans:
             return
-        diff = self.query_one("#passes-diff")
-        if diff.display and self._diff_of == event.key:   # Enter again: close it
-            diff.display, self._diff_of = False, None
+        if self._diff_of == event.key:   # Enter again: close it
+            self.action_close_diff()
             return
-        diff.display, self._diff_of = True, event.key
+        self.open_diff(event.key)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc closes an open diff; else it goes on to the app (restore a maximised pane)
+        return self._diff_of is not None if action == "close_diff" else True
+
+    def action_close_diff(self) -> None:
+        self.query_one("#passes-diff").display = False
+        self._diff_of = None
+        self.table.focus()
+
+    def open_diff(self, key: str) -> None:
+        span = self.spans[key]
+        self.query_one("#passes-diff").display = True
+        self._diff_of = key
         text = self.query_one("#passes-diff-text", Static)
         text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)

@@ -13,6 +13,7 @@ shows a tensor from device memory and, beside it, what the reference computed fo
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Iterator
 
 from workbench.debugger.targets.program import Phase, RunState
@@ -72,7 +73,8 @@ def build(state: RunState, start: int) -> None:
     from ge_core.runtime.v1 import ModelManager
     if ModelManager.is_need_hybrid_load(state.graph):
         return
-    state.built = _manager(state).build(state.graph, state.build_passes)
+    state.built = _manager(state).build(state.graph, state.build_passes,
+                                        partial(setattr, state, "memory_plan"))
     state.ge_model = state.built.ge_model
 
 
