@@ -195,11 +195,17 @@ class GraphPane(Pane):
             return text + hint
         cells = sum(len(c) for c in changes.changed().values())
         parts = [f"{cells} cells changed"] if cells else []
-        if changes.added:
-            parts.append(f"+{len(changes.added)} nodes")
-        if changes.removed:
-            gone = ", ".join(changes.removed[:3]) + (", ..." if len(changes.removed) > 3 else "")
-            parts.append(f"-{len(changes.removed)} nodes ({gone})")
+        if changes.added or changes.removed:
+            # net: the nodes of a graph dropped whole (an engine partition merged back) were
+            # never removed one by one
+            live = {n.name for g in graphs for m in (g, *g.subgraphs) for n in m.all_nodes()}
+            added = [n for n in changes.added if n in live]
+            removed = [n for n in changes.removed if n not in live]
+            if added:
+                parts.append(f"+{len(added)} nodes")
+            if removed:
+                gone = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
+                parts.append(f"-{len(removed)} nodes ({gone})")
         if changes.relinked:
             parts.append(f"{len(changes.relinked)} relinked")
         return text + (" · last step: " + ", ".join(parts) if parts else hint)

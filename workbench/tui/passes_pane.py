@@ -59,7 +59,7 @@ class PassesPane(Pane):
         d = views.debugger
         if d is None:
             return None
-        return PassesData(pass_tree(views.spans, d.state, d.tick), d.tick)
+        return PassesData(pass_tree(views.spans, d.tick), d.tick)
 
     def show(self, data: PassesData | None) -> None:
         if data is None:
@@ -85,8 +85,7 @@ class PassesPane(Pane):
                 tone = "current" if p.end is None else ("" if p.changed else "dim")
                 if p.end is None:
                     current = key
-                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None \
-                    and not p.parked else "-"   # a pass stepped through timed the user
+                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None else "-"
                 lines.append(TableLine(key, (p.name, p.graph, "▶ now" if p.end is None else
                                              "yes" if p.changed else "-",
                                              f"{p.delta:+d}" if p.delta else "0", ms),
