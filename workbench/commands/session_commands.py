@@ -86,8 +86,8 @@ def _source(s: Session, args: list[str]) -> list[Outcome]:
 
 def _help(s: Session, args: list[str]) -> list[Outcome]:
     if not args:
-        rows = tuple((c.name, c.usage) for c in s.commands.unique())
-        return [TableOutcome("commands (help COMMAND for more)", ("command", "usage"), rows)]
+        rows = tuple((c.usage, c.summary) for c in s.commands.unique())
+        return [TableOutcome("commands (help COMMAND for more)", ("usage", "does"), rows)]
     cmd = s.commands.lookup(args[0])
     aliases = f"\n  aliases: {', '.join(cmd.aliases)}" if cmd.aliases else ""
     return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")]

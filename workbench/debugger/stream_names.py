@@ -36,7 +36,16 @@ def event_fields(event: TraceEvent) -> list[tuple[str, Any]]:
     return [(shown, getattr(event, name)) for name, shown in shown_names(type(event)).items()]
 
 
+def shown_value(name: str, value: Any) -> Any:
+    """A device address in hex, as every other address is shown (a condition still compares
+    the number: ``if addr == 0x100000c00``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and (
+            name == "addr" or name.endswith("_addr")):
+        return f"{value:#x}"
+    return value
+
+
 def event_text(event: TraceEvent) -> str:
     """The event as TraceEvent.describe() says it, without its tick, in the user's names."""
-    body = " ".join(f"{name}={value}" for name, value in event_fields(event))
+    body = " ".join(f"{name}={shown_value(name, value)}" for name, value in event_fields(event))
     return f"{event.kind} {body}".rstrip()

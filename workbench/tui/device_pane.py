@@ -63,6 +63,7 @@ class StreamGrid(TextLines, can_focus=True):
         self.columns: list[StreamColumn] = []
         self.col = 0
         self.row: int | None = None   # None: follow the head
+        self.empty = "no streams yet"   # what shows without columns
 
     def set_columns(self, columns: list[StreamColumn]) -> None:
         self.columns = columns
@@ -112,8 +113,8 @@ class StreamGrid(TextLines, can_focus=True):
             self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
 
     def _draw(self) -> None:
-        if not self.columns:
-            self.set_lines([[("no streams yet", "dim")]])
+        if not self.columns:   # the pane's note says why when the run has ended
+            self.set_lines([[(self.empty, "dim")]] if self.empty else [])
             return
         picked = self.selected() if self.has_focus else None
         heads = [[(f"{RT} {c.stream}" + (f" {c.model}" if c.model else ""), "bold"),
@@ -230,6 +231,7 @@ class DevicePane(Pane):
         faults_box = self.query_one("#device-faults", Static)
         redraw(faults_box, trouble, trouble.plain, trouble.plain.count("\n"))
         faults_box.display = bool(trouble.plain)
+        self.grid.empty = "" if data.note else "no streams yet"
         self.grid.set_columns(data.columns)
         units = Text("units: ", style="bold")
         for u in data.units:

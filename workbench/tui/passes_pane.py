@@ -20,6 +20,10 @@ from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 
+def _passes(n: int) -> str:
+    return f"{n} pass" if n == 1 else f"{n} passes"
+
+
 @dataclass
 class PassesData:
     stages: list[StageSpan]
@@ -74,7 +78,7 @@ class PassesPane(Pane):
             running = stage.end is None
             kept = [p for p in stage.passes if not hidden or p.changed or p.end is None]
             changed = sum(p.changed for p in stage.passes)
-            title = (f"{stage.name}  ({len(stage.passes)} passes, {changed} changed"
+            title = (f"{stage.name}  ({_passes(len(stage.passes))}, {changed} changed"
                      + (", running" if running else "") + ")")
             lines.append(TableLine(group, (title,), group=True,
                                    tone="current" if running and not kept else ""))
@@ -99,7 +103,7 @@ class PassesPane(Pane):
                 last != self._diff_of or self.spans[last].end is None):
             self.open_diff(last)   # an open diff follows the target to its newest pass
         done = sum(len(s.passes) for s in data.stages)
-        summary = f"{done} passes so far at tick {data.tick}" if done else \
+        summary = f"{_passes(done)} so far at tick {data.tick}" if done else \
             "no pass has run yet"
         self.query_one("#passes-summary", Static).update(
             summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")

@@ -75,7 +75,9 @@ def events(rt: Runtime) -> Outcome:
 
 def notifies(rt: Runtime) -> Outcome:
     def state(d: Device, i: int) -> str:
-        return ("set" if d.notify_flags[i] else "clear") + f", {d.notify_counts.get(i, 0)} records"
+        count = d.notify_counts.get(i, 0)
+        return ("set" if d.notify_flags[i] else "clear") + \
+            f", {count} record{'' if count == 1 else 's'}"
     return _sync_table(rt, "notify", "notifies", state,
                        lambda d: list(d.notify_counts) + [m.end_notify.id for m in rt.models
                                                           if m.device is d])
