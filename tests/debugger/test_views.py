@@ -134,8 +134,8 @@ def test_the_lanes_count_each_stream_s_sqes_and_the_units_in_use():
         by_stream[s[1]] = by_stream.get(s[1], 0) + 1
     shown = {lane.name: lane for lane in lanes(tl, 0, end_ns(tl), 60)}
     for stream, count in by_stream.items():
-        assert shown[f"stream {stream}"].sqes == count
-    assert "#" in shown["stream 1"].cells and len(shown["stream 1"].cells) == 60
+        assert shown[f"rt{stream}"].sqes == count
+    assert "#" in shown["rt1"].cells and len(shown["rt1"].cells) == 60
     assert shown["AI_CORE"].cells.strip(".")   # the convolutions held a core
     d.close()
 

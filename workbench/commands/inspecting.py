@@ -33,10 +33,10 @@ def _watches(d: Debugger) -> Outcome:
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound),
-    "events": lambda d: device_views.events(d.run.world.runtime),
-    "notifies": lambda d: device_views.notifies(d.run.world.runtime),
-    "labels": lambda d: device_views.labels(d.run.world.runtime),
-    "models": lambda d: device_views.models(d.run.world.runtime),
+    "events": lambda d: device_views.events(d.run.world.runtime, d.run.tracker.bound),
+    "notifies": lambda d: device_views.notifies(d.run.world.runtime, d.run.tracker.bound),
+    "labels": lambda d: device_views.labels(d.run.world.runtime, d.run.tracker.bound),
+    "models": lambda d: device_views.models(d.run.world.runtime, d.run.tracker.bound),
     "memory": lambda d: device_views.memory(d.run.world.runtime),
     "gepass": lambda d: gepass_view.gepass(d.state),
     "memory-plan": lambda d: model_views.memory_plan(d.state),

@@ -13,12 +13,22 @@ from __future__ import annotations
 
 from dataclasses import fields
 from functools import cache
-from typing import Any
+from typing import Any, Mapping
 
 from npu_emu.trace import TraceEvent
 
 LOGICAL = "logical_stream"
 RT = "rt_stream"
+
+
+
+def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
+    """One name for a stream wherever a face shows one: ``s0/rt1`` for the runtime's stream 1
+    that GE bound its logical stream 0 to, ``rt1`` for a stream GE did not make (a host
+    program's, one not bound yet); a logical stream alone is ``s0``."""
+    lid = logical.get(rt_id) if logical else None
+    return f"s{lid}/rt{rt_id}" if lid is not None else f"rt{rt_id}"
+
 
 # By event class name: its fields that name a stream, as the user sees them.
 _EVENT_FIELDS = {"TaskDistributed": {"stream_id": LOGICAL, "rt_stream_id": RT}}

@@ -1,22 +1,22 @@
 """Pane 2, the passes: the pipeline as a tree (stage → pass) with what each pass did (changed,
 node delta, time) and where the target is now; `h` hides the passes that changed nothing.
-Enter on a pass shows its IR diff, before → after, highlighted with the IR lexer."""
+Enter on a pass shows its IR diff, before → after, in colour (diff_view): side by side when the
+pane is wide enough; it follows the target to its newest pass, Esc closes it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from workbench.commands.lexers import GeIrLexer
 from workbench.debugger.outcomes import Error, Outcome, Printed
 from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
 from workbench.tui.pane import MODEL_KINDS, Pane
 from workbench.tui.session_views import SessionViews
+from workbench.tui.diff_view import coloured_diff
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 
@@ -143,12 +143,15 @@ class PassesPane(Pane):
         self.diff = outcome
         text = self.query_one("#passes-diff-text", Static)
         if isinstance(outcome, Printed) and outcome.style == "diff":
-            text.update(Syntax(outcome.text, GeIrLexer(), theme="ansi_dark", word_wrap=False,
-                               background_color="default"))
+            text.update(coloured_diff(outcome.text, self.size.width))
         elif isinstance(outcome, Error):
             text.update(Text(f"error: {outcome.message}", style="red"))
         else:
             text.update(getattr(outcome, "text", str(outcome)))
+
+    def on_resize(self) -> None:
+        if self.diff is not None:   # unified or side by side, as the new width has room for
+            self.show_diff(self.diff)
 
     def selected_span(self) -> PassSpan | None:
         key = self.table.cursor_key
