@@ -105,3 +105,19 @@ async def test_a_narrow_key_bar_keeps_the_words_of_f5_f10_and_f11(width):
         text = app.query_one(KeyBar).render().plain
         assert "F5 Cont" in text and "F10 Step" in text and "F11 In" in text, text
         assert len(text.rstrip()) <= width, text   # nothing cut off at the end
+
+
+async def test_log_save_writes_the_log_and_y_copies_the_row_under_the_cursor(tmp_path):
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10")
+        app.session.base_dir = tmp_path
+        app.command_line.value = "log save out.txt"
+        await press(pilot, "colon", "enter")
+        saved = (tmp_path / "out.txt").read_text()
+        assert "> step" in saved and "stopped at tick" in saved
+        await press(pilot, "y")   # the graph pane's cursor row
+        assert app.clipboard and app.clipboard.split()[0] in saved + app.clipboard
+        row = app.pane("graph").table.line(app.pane("graph").table.cursor_key)
+        assert app.clipboard.startswith(row.cells[0])

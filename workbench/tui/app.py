@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
+from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
@@ -44,6 +45,13 @@ from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
+from workbench.tui.tree_table import TreeTable
+
+# A light theme whose coloured text keeps WCAG AA contrast on white (Textual's own light theme
+# draws green and amber text at about 3.5:1): GitHub's light palette, in the theme switcher.
+LIGHT = Theme(name="workbench-light", primary="#0969DA", secondary="#8250DF", accent="#953800",
+              warning="#7D4E00", error="#CF222E", success="#1A7F37", foreground="#1F2328",
+              background="#FFFFFF", surface="#F6F8FA", panel="#EAEEF2", dark=False)
 
 WIDE = 160   # columns from which the panes sit side by side
 ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
@@ -92,6 +100,7 @@ class WorkbenchApp(App):
     def __init__(self, opening: Opening, history_file: str | None = None,
                  deterministic: bool = False) -> None:
         super().__init__()
+        self.register_theme(LIGHT)
         self.opening = opening
         self.views = SessionViews(Session(opening.base_dir))
         self.history_file = history_file if history_file is not None else str(history_path())
@@ -535,12 +544,43 @@ class WorkbenchApp(App):
             return
         self.command_line.remember(line)
         words = line.split()
+        if words[:2] == ["log", "save"]:   # the app's own log: no other face has one
+            self.save_log(" ".join(words[2:]))
+            return
         if words[0] in ("step", "s", "reverse-step", "rs") and len(words) > 1:
             self._set_unit(None)   # a typed unit is the stepping unit for good, as in the REPL
         if line in QUIT:
             self.action_quit_app()
             return
         self.run_line(line)
+
+    def save_log(self, name: str) -> None:
+        """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
+        if not name:
+            self.log_pane.note("usage: log save FILE", style="bold red")
+            return
+        path = self.session.path(name)
+        lines = [line.text for line in self.log_pane.text_log.lines]
+        try:
+            path.write_text("\n".join(lines) + "\n")
+        except OSError as exc:
+            self.log_pane.note(f"error: log save {name}: {exc.strerror}", style="bold red")
+            return
+        self.log_pane.note(f"log saved to {name} ({len(lines)} lines)")
+
+    def action_copy(self) -> None:
+        """y: copy the text selected with the mouse, else the row under the cursor, to the
+        clipboard (OSC 52: through ssh and textual-serve too)."""
+        text = self.screen.get_selected_text() or ""
+        if not text:
+            pane = self.focused_pane()
+            table = next(iter(pane.query(TreeTable)), None) if pane is not None else None
+            key = table.cursor_key if table is not None else None
+            line = table.line(key) if key else None
+            text = "  ".join(c for c in line.cells if c) if line is not None else ""
+        if text:
+            self.copy_to_clipboard(text)
+            self.notify(f"copied {len(text)} characters")
 
     def on_command_line_hint(self, message: CommandLine.Hint) -> None:
         self._hint(message.text)

@@ -49,6 +49,7 @@ BINDINGS = [
     *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
+    Binding("y", "copy", "Copy", id="copy", show=False),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
     Binding("s", "step", "Step", show=False, id="letter-step"),
     Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
@@ -82,6 +83,8 @@ KEY_TABLE = (
     ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
     ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
               "double-click a row: as Enter"),
+    ("y", "copy the text selected with the mouse, else the row under the cursor (OSC 52)"),
+    (":log save FILE", "write the log to FILE"),
     ("ctrl+p", "command palette: every command, pane and lesson"),
     ("?", "this key table and every command"),
     ("q", "quit (asks while a command runs)"),

@@ -50,16 +50,16 @@ class TreeTable(Widget, can_focus=True):
     DEFAULT_CSS = """
     TreeTable { height: 1fr; }
     TreeTable > .tree-table--header { text-style: bold; background: $panel; }
-    TreeTable > .tree-table--cursor { background: $accent 40%; }
+    TreeTable > .tree-table--cursor { background: $accent 30%; }
     TreeTable:focus > .tree-table--cursor { background: $accent; color: $text; }
-    TreeTable > .tree-table--changed { color: $warning; text-style: bold; }
-    TreeTable > .tree-table--group { color: $secondary; text-style: bold; }
-    TreeTable > .tree-table--current { color: $success; text-style: bold; }
+    TreeTable > .tree-table--changed { color: $text-warning; text-style: bold; }
+    TreeTable > .tree-table--group { color: $text-secondary; text-style: bold; }
+    TreeTable > .tree-table--current { color: $text-success; text-style: bold; }
     TreeTable > .tree-table--dim { color: $text-muted; }
-    TreeTable > .tree-table--added { color: $success; }
-    TreeTable > .tree-table--error { color: $error; }
+    TreeTable > .tree-table--added { color: $text-success; }
+    TreeTable > .tree-table--error { color: $text-error; }
     TreeTable > .tree-table--selected { text-style: reverse; }
-    TreeTable > .tree-table--relinked { color: $warning; text-style: italic; }
+    TreeTable > .tree-table--relinked { color: $text-warning; text-style: italic; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", show=False), Binding("down", "cursor(1)", show=False),
