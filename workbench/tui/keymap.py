@@ -83,6 +83,8 @@ KEY_TABLE = (
     ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
     ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
               "double-click a row: as Enter"),
+    ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG (edges "
+          "say out→in anchor; ┆ control; boxes coloured by stream)"),
     ("y", "copy the text selected with the mouse, else the row under the cursor (OSC 52)"),
     (":log save FILE", "write the log to FILE"),
     ("ctrl+p", "command palette: every command, pane and lesson"),
