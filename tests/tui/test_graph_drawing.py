@@ -49,3 +49,20 @@ async def test_a_control_edge_is_dashed_and_labelled():
     g.add_edge("a", "b", label="ctrl", control=True)
     lines = draw(g, "a").lines
     assert "┆ctrl" in lines[1] and lines[-2].strip() == "▼"
+
+
+async def test_the_filter_survives_enter_on_a_filtered_node_and_enter_in_it_moves_to_the_list():
+    app = make_app(TINY)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute", "continue")
+        graph = app.pane("graph")
+        graph.table.focus()
+        await press(pilot, "slash", "r", "e", "l", "u", "enter")
+        assert app.focused is graph.table
+        shown = [k for k in graph.table.visible_keys if not k.startswith("graph:")]
+        assert shown and all("relu" in k.partition("#")[0] for k in shown), shown
+        await press(pilot, "enter")        # anchors of the filtered node
+        after = [k for k in graph.table.visible_keys if not k.startswith("graph:")]
+        assert all("relu" in k.partition("#")[0] for k in after), after
+        assert any("#" in k for k in after)   # its anchors are open under it

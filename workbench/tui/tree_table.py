@@ -173,13 +173,17 @@ class TreeTable(Widget, can_focus=True):
                         wanted.add(parent)
                         j = self._index.get(parent)
                         parent = self.lines[j].parent if j is not None else None
+        matched = set()   # membership only: rows shown by the filter (their detail lines too)
         for i, line in enumerate(self.lines):
             ok = line.parent is None or (shown.get(line.parent, True)
                                          and line.parent not in self.collapsed)
             if line.group:
                 shown[line.key] = ok
             if ok and self.filter:
-                ok = line.key in wanted if line.group else self._matches(line)
+                ok = line.key in wanted if line.group else (
+                    line.parent in matched or self._matches(line))
+                if ok and not line.group:
+                    matched.add(line.key)
             if ok:
                 visible.append(i)
         self._visible = visible
