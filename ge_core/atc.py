@@ -16,6 +16,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.om.compile_cache import CompileCache, cache_key
 from ge_core.om.om_file import om_bytes
 from ge_core.session.graph_manager import GraphManager
+from npu_emu.world import current_runtime
 
 
 @dataclass
@@ -45,14 +46,16 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
                                       compile_options.autofuse,
                                       sorted(compile_options.user_input_shapes.items()),
                                       build_options.stream, build_options.memory,
-                                      build_options.multi_batch_with_switchn))
+                                      build_options.multi_batch_with_switchn,
+                                      build_options.soc_version
+                                      or current_runtime().config.soc_version))
                     ) if use_cache else ""
     must_run = compile_options.check_equivalence or compile_options.dump is not None \
         or build_options.dump is not None
     if use_cache and not must_run and (data := cache.get(key)) is not None:
         out_path.write_bytes(data)
         return AtcResult(graph, None, None, out_path, cache.path(key))
-    manager = GraphManager(compile_options, build_options)
+    manager = GraphManager(compile_options, build_options, offline=True)
     compiled = manager.compile(graph)
     built = manager.build(graph)
     if out_path is not None:

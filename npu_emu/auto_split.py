@@ -1,16 +1,17 @@
 """AutoSplit (seed 002, §3.4): a model stream's SQEs are kept in a host buffer instead of the
-device SQ, so a stream is not limited by SQ depth. When a stream's count plus the reserve
-reaches HOST_SQ_MAX_COUNT, a slave stream is created; the full stream ends with a StreamActive
-that hands control to the slave, and later SQEs go to the slave. At LoadComplete every stream
-(slaves included) gets its SQ, the buffers are sent in one batch (SqSwitchStreamBatch +
-SendSqe), and the bindings reach the hardware (EnterBindStream)."""
+device SQ, so a stream is not limited by SQ depth. Only chips with the persistent-stream
+unlimited-depth feature do it (soc.py: the 950 class). When a stream's count plus the SQE to add,
+CAPTURE_TASK_RESERVED_NUM and the chip's expandStreamRsvTaskNum reaches HOST_SQ_MAX_COUNT
+(task_david.cc's TryCreateAutoSplitSlaveStream), a slave stream is created; the full stream
+ends with a StreamActive that hands control to the slave, and later SQEs go to the slave. At
+LoadComplete every stream (slaves included) gets its SQ, the buffers are sent in one batch
+(SqSwitchStreamBatch + SendSqe), and the bindings reach the hardware (EnterBindStream)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from npu_emu.device import SqeSubmitted
-from npu_emu.errors import InvalidParamError
 from npu_emu.stream import Stream, StreamActiveTask, StreamState
 from npu_emu.task import Task
 from npu_emu.trace import TraceEvent
@@ -30,12 +31,9 @@ class SlaveStreamCreated(TraceEvent):
 class AutoSplitSqContext:
     """Per model: the tail stream of each bound stream's chain and its SQE count."""
 
-    def __init__(self, model: Model, max_count: int, reserve: int) -> None:
-        if not 0 < reserve < max_count:
-            raise InvalidParamError(f"AutoSplit reserve {reserve} must be in 1..{max_count - 1}")
+    def __init__(self, model: Model, max_count: int) -> None:
         self.model = model
         self.max_count = max_count
-        self.reserve = reserve
         self._tail: dict[int, Stream] = {}   # bound stream id -> the stream now receiving SQEs
 
     def bind(self, stream: Stream) -> None:
@@ -44,7 +42,8 @@ class AutoSplitSqContext:
 
     def append(self, stream: Stream, task: Task) -> None:
         tail = self._tail[stream.id]
-        if len(tail.host_buffer) + self.reserve >= self.max_count:
+        soc = self.model.device.runtime.config.soc
+        if soc.auto_split_full(len(tail.host_buffer), 1, self.max_count):
             tail = self._split(stream, tail)
         tail.device.place(tail, task, tail.host_buffer)
 

@@ -100,7 +100,7 @@ class Device:
         if not 0 <= priority <= 7:
             raise InvalidParamError(f"stream priority {priority} (0 highest .. 7)")
         stream = Stream(self, context, rt.next_id("stream"), len(self.scheduler.streams),
-                        priority, rt.config.sq_depth, persistent)
+                        priority, rt.config.device_sq_depth, persistent)
         self.scheduler.add_stream(stream)
         return stream
 

@@ -23,7 +23,7 @@ class FusionTask(Task):
         if len(subtasks) < 2 or any(t.unit < 0 for t in subtasks):
             raise InvalidParamError("a fusion launch needs two or more sub-tasks that each run "
                                     "on an execution unit")
-        super().__init__(TaskType.KERNEL_FUSION, "Fusion(" + "+".join(t.name for t in subtasks)
+        super().__init__(TaskType.FUSION_KERNEL, "Fusion(" + "+".join(t.name for t in subtasks)
                          + ")", max(t.duration for t in subtasks), kind=EFFECT, unit=GANG,
                          reads=sum((t.reads for t in subtasks), ()),
                          writes=sum((t.writes for t in subtasks), ()))

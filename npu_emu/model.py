@@ -80,8 +80,7 @@ class Model:
         self.has_end_graph = False
         self.running = False
         self.exec_stream: Stream | None = None
-        self.auto_split = AutoSplitSqContext(self, cfg.host_sq_max_count,
-                                             cfg.auto_split_reserve) if auto_split else None
+        self.auto_split = AutoSplitSqContext(self, cfg.host_sq_max_count) if auto_split else None
         self._own_stream: Stream | None = None
 
     def __repr__(self) -> str:

@@ -22,6 +22,8 @@ from npu_emu.kernel_task import KernelTable
 from npu_emu.memory import ALIGNMENT, HostMemory
 from npu_emu.model import Model
 from npu_emu.notify import Notify
+from npu_emu.soc import (DEFAULT_SOC_VERSION, FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH,
+                         HOST_SQ_MAX_COUNT, SocProfile, soc_profile)
 from npu_emu.stream import Stream
 from npu_emu.trace import TraceBus, TraceEvent
 
@@ -30,43 +32,51 @@ from npu_emu.trace import TraceBus, TraceEvent
 class RuntimeConfig:
     device_count: int = 1
     memory_bytes: int = 2 << 30          # VGG-19 fits; pages are mapped lazily
-    sq_depth: int = 1024                 # a device SQ's fixed depth
+    soc_version: str = DEFAULT_SOC_VERSION   # the chip (soc.py): its limits and features
+    sq_depth: int | None = None          # a device SQ's fixed depth; None: the chip's rtsqDepth
     max_events: int = 65536
     max_notifies: int = 8192
-    auto_split: bool = True
-    host_sq_max_count: int = 32767       # HOST_SQ_MAX_COUNT: AutoSplit's limit per stream
-    auto_split_reserve: int = 33         # 32 spare SQEs + the StreamActive to the slave
+    host_sq_max_count: int = HOST_SQ_MAX_COUNT   # AutoSplit's limit per stream
     race_check: bool = False
     cost: CostModel = field(default_factory=CostModel)
 
     def __post_init__(self) -> None:
         """A config is checked whole when made (acl.json fields arrive here as JSON values), so
         a bad one is refused before any device is built from it."""
+        soc_profile(self.soc_version)   # a chip that is not modelled is refused here
         for name, (lo, hi) in _INT_FIELDS.items():
             value = getattr(self, name)
+            if value is None and name == "sq_depth":
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise InvalidParamError(f"runtime config {name}={value!r}: an int in "
                                         f"[{lo}, {hi}] is needed")
-        for name in ("auto_split", "race_check"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidParamError(f"runtime config {name}={getattr(self, name)!r}: "
-                                        f"true or false is needed")
+        if not isinstance(self.race_check, bool):
+            raise InvalidParamError(f"runtime config race_check={self.race_check!r}: "
+                                    f"true or false is needed")
         if self.memory_bytes % ALIGNMENT:
             raise InvalidParamError(f"runtime config memory_bytes={self.memory_bytes}: a "
                                     f"multiple of {ALIGNMENT} is needed")
-        if self.auto_split_reserve >= self.host_sq_max_count:
-            raise InvalidParamError(f"runtime config auto_split_reserve="
-                                    f"{self.auto_split_reserve} leaves no room under "
-                                    f"host_sq_max_count={self.host_sq_max_count}")
+        if self.soc.auto_split_full(0, 1, self.host_sq_max_count):
+            raise InvalidParamError(f"runtime config host_sq_max_count={self.host_sq_max_count}"
+                                    f" leaves no room for an SQE beside AutoSplit's reserve")
         if not isinstance(self.cost, CostModel):
             raise InvalidParamError("runtime config cost: a CostModel is needed")
+
+    @property
+    def soc(self) -> SocProfile:
+        return soc_profile(self.soc_version)
+
+    @property
+    def device_sq_depth(self) -> int:
+        return self.soc.rtsq_depth if self.sq_depth is None else self.sq_depth
 
 
 # The ranges a config's int fields may take: up to 64 devices of at most 1 TiB each (pages are
 # mapped lazily), SQs and tables no larger than the runtime's own limits.
 _INT_FIELDS = {"device_count": (1, 64), "memory_bytes": (ALIGNMENT, 1 << 40),
                "sq_depth": (1, 1 << 16), "max_events": (1, 1 << 20), "max_notifies": (1, 1 << 20),
-               "host_sq_max_count": (2, 1 << 20), "auto_split_reserve": (0, 1 << 20)}
+               "host_sq_max_count": (2, 1 << 20)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +121,12 @@ class Runtime:
             self.config = replace(self.config, **changes)
         except TypeError as exc:   # a field RuntimeConfig does not have
             raise InvalidParamError(f"runtime config: {exc}") from exc
+
+    def set_soc_version(self, soc_version: str) -> None:
+        """rtSetSocVersion: the chip this runtime drives (GE calls it with ge.socVersion). Like
+        any configuration it must come before a device is set, unless it names the same chip."""
+        if soc_version != self.config.soc_version:
+            self.configure(soc_version=soc_version)
 
     def next_id(self, kind: str) -> int:
         n = self._ids.get(kind, 0)
@@ -229,11 +245,28 @@ class Runtime:
         self.device().host_copy(dst, src, count)
 
     def model_build_begin(self, auto_split: bool | None = None) -> Model:
-        """aclmdlRIBuildBegin: a new model on the current device, empty and building."""
+        """aclmdlRIBuildBegin: a new model on the current device, empty and building; its
+        streams grow by AutoSplit where the chip supports it (``auto_split`` overrides that, for
+        tests that compare the two on one chip)."""
         model = Model(self.device(), self.next_id("model"),
-                      self.config.auto_split if auto_split is None else auto_split)
+                      self.config.soc.persistent_stream_unlimited_depth
+                      if auto_split is None else auto_split)
         self.models.append(model)
         return model
+
+    # -- what the chip can do: GE asks these (soc.py) -------------------------------------------
+    def get_max_stream_and_task(self) -> tuple[int, int]:
+        """rtGetMaxStreamAndTask: streams a device may have, tasks one stream may hold."""
+        soc = self.config.soc
+        return soc.max_alloc_stream_num, soc.max_task_num_per_stream
+
+    def get_rt_capability(self, feature: int) -> bool:
+        """rtGetRtCapability for FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH: the chip must
+        support it and a context must be current (api_impl.cc's HandlePersistentStreamFeature),
+        so an offline build with no device set is told no."""
+        if feature != FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH:
+            raise InvalidParamError(f"rtGetRtCapability: feature type {feature} is not modelled")
+        return self.config.soc.persistent_stream_unlimited_depth and self.current_context is not None
 
     # -- handles for the pyACL facade: deterministic ints, never id() --------------------------
     def handle(self, obj: Any) -> int:

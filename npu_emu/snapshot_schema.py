@@ -60,9 +60,8 @@ COST = Inline(CostModel, {**{name: INT for name in ("launch_ns", "aicpu_launch_n
                                                       "hccl_bytes_per_ns")},
                           "units": Map(Enum(Unit), INT)})
 CONFIG = Inline(RuntimeConfig, {**{name: INT for name in (
-    "device_count", "memory_bytes", "sq_depth", "max_events", "max_notifies",
-    "host_sq_max_count", "auto_split_reserve")}, "auto_split": BOOL, "race_check": BOOL,
-    "cost": COST})
+    "device_count", "memory_bytes", "max_events", "max_notifies", "host_sq_max_count")},
+    "soc_version": STR, "sq_depth": Opt(INT), "race_check": BOOL, "cost": COST})
 BLOCKED = Inline(BlockedStream, {"stream_id": INT, "sqe": STR, "waits_for": STR})
 
 
@@ -163,7 +162,7 @@ SPECS = [
         "labels": ref(LabelAllocator), "end_notify": ref(Notify), "has_end_graph": BOOL,
         "running": BOOL, "exec_stream": Opt(ref(Stream)),
         "auto_split": Opt(ref(AutoSplitSqContext)), "_own_stream": Opt(ref(Stream))}),
-    _spec(AutoSplitSqContext, {"model": ref(Model), "max_count": INT, "reserve": INT,
+    _spec(AutoSplitSqContext, {"model": ref(Model), "max_count": INT,
                                "_tail": Map(INT, ref(Stream))}),
     _spec(LabelAllocator, {"model": ref(Model), "max_labels": INT, "labels": Seq(ref(Label))}),
     _spec(Label, {"model": ref(Model), "id": INT, "stream": Opt(ref(Stream)), "pos": INT}),

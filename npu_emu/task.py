@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 class TaskType(IntEnum):
+    """ts_task_type_t, as the runtime numbers it (src/runtime/core/inc/task/task_base.hpp)."""
     KERNEL_AICORE = 0
     KERNEL_AICPU = 1
     EVENT_RECORD = 2
@@ -44,7 +45,7 @@ class TaskType(IntEnum):
     HOSTFUNC_CALLBACK = 72
     STREAM_LABEL_SWITCH_BY_INDEX = 75
     STREAM_LABEL_GOTO = 77
-    KERNEL_FUSION = 107
+    FUSION_KERNEL = 107       # task_base.hpp: TS_TASK_TYPE_FUSION_KERNEL
 
 
 PLAIN = 0

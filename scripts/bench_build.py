@@ -1,6 +1,6 @@
 """Build benchmark: memory plans against the lower bound, events against the minimum.
 
-    python scripts/bench_build.py [--models resnet50,vgg19] [--parallel N] [--json]
+    python scripts/bench_build.py [--models resnet50,vgg19] [--parallel N] [--json] [--smoke]
 
 Per light model: parse, compile_graph, then GE's build (build_model: logical streams, memory,
 sync events, split, tasks) with ge.streamMaxParallelNum = N (default 1, as GE). Prints the
@@ -14,6 +14,7 @@ Target: planned / lower bound <= 1.05 everywhere. `--json` prints one object:
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import sys
 from pathlib import Path
@@ -44,7 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--parallel", type=int, default=1, help="ge.streamMaxParallelNum")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="seconds, for CI: squeezenet only")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds the whole run may take; past it every "
+                         "thread's stack is printed and it fails")
     args = ap.parse_args(argv)
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    if args.smoke:
+        args.models = "squeezenet"
     runs = {name: build(name, args.parallel) for name in filter(None, args.models.split(","))}
     mem = {n: round(b.memory.mem_over_lower_bound, 4) for n, b in runs.items()}
     noreuse = {n: round(b.memory.no_reuse_bytes / b.memory.lower_bound_bytes, 2)

@@ -1,16 +1,21 @@
-"""Compile-time benchmark: GE Workbench's pipeline vs onnxruntime session creation.
+"""Compile-time benchmark: GE Workbench's ATC vs onnxruntime session creation.
 
-    python scripts/bench_compile.py [--models resnet50,vgg19] [--repeat 3] [--json]
+    python scripts/bench_compile.py [--models resnet50,vgg19] [--repeat 3] [--json] [--smoke]
 
-Per light model: parse + full compile pipeline, and onnxruntime InferenceSession creation with
-every graph optimisation on, side by side in one run (interleaved), median ratio printed. Then
-the pipeline alone on synthetic graphs of 1k, 10k and 50k nodes: time per node must stay flat
-(a quadratic pass shows up here first). `--json` prints one object:
-{"compile_over_ort": {MODEL: ratio}, "us_per_node": {"1k": x, "10k": y, "50k": z}}
+Per light model: parse + the three optimisation stages + GE's build (streams, sync events,
+memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creation with every
+graph optimisation on, side by side in one run (interleaved), median ratio printed. Then the
+same on three graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in
+and a synthetic graph of what the passes look for. Time per node must stay flat on each (a
+quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
+on one thread), which other load on a shared machine disturbs least. `--smoke` is one small
+model and 1k nodes per shape, for CI. `--json` prints one object:
+{"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import statistics
 import sys
@@ -27,22 +32,51 @@ MODELS = ("bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet
 
 
 def compile_once(model: onnx.ModelProto | str) -> float:
-    from ge_core.compiler import CompileOptions, compile_graph
+    from ge_core.atc import atc
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
     from ge_core.parser import parse_onnx
-    start = time.perf_counter()
-    compile_graph(parse_onnx(model), CompileOptions(dump=None))
-    return time.perf_counter() - start
+    start = time.process_time()
+    atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions())
+    return time.process_time() - start
 
 
-def ort_once(path: str) -> float:
+def ort_once(path: str | bytes) -> float:
     import onnxruntime as ort
     opts = ort.SessionOptions()
     opts.log_severity_level = 3  # the light models' unused initializers make it chatty
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = 1
-    start = time.perf_counter()
+    start = time.process_time()
     ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    return time.perf_counter() - start
+    return time.process_time() - start
+
+
+def _model(name: str, nodes: list, x: str, inits: list | None = None) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, name,
+                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 16])],
+                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 16])],
+                              inits or [])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def chain(n_nodes: int) -> onnx.ModelProto:
+    """A plain chain of Relus: one stream, every tensor dead as soon as the next is made."""
+    nodes = [helper.make_node("Relu", ["input" if i == 0 else f"r{i - 1}"], [f"r{i}"], f"relu{i}")
+             for i in range(n_nodes)]
+    return _model(f"chain_{n_nodes}", nodes, f"r{n_nodes - 1}")
+
+
+def wide(n_nodes: int, width: int = 64) -> onnx.ModelProto:
+    """Fan-out/fan-in blocks: one tensor read by ``width`` Relus whose outputs a Sum joins, so
+    ``width`` tensors are live at once and every join has ``width`` producers."""
+    nodes, x = [], "input"
+    for b in range(max(1, n_nodes // (width + 1))):
+        branches = [f"b{b}_r{i}" for i in range(width)]
+        nodes += [helper.make_node("Relu", [x], [r], r) for r in branches]
+        nodes.append(helper.make_node("Sum", branches, [f"b{b}_s"], f"b{b}_sum"))
+        x = f"b{b}_s"
+    return _model(f"wide_{n_nodes}", nodes, x)
 
 
 def synthetic(n_nodes: int) -> onnx.ModelProto:
@@ -65,10 +99,10 @@ def synthetic(n_nodes: int) -> onnx.ModelProto:
             helper.make_node("Add", [p + "g", x], [p + "out"], p + "residual"),
         ]
         x = p + "out"
-    graph = helper.make_graph(nodes, f"synthetic_{n_nodes}",
-                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 16])],
-                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 16])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return _model(f"synthetic_{n_nodes}", nodes, x, inits)
+
+
+SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,9 +111,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="1k,10k,50k")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true",
+                    help="seconds, for CI: squeezenet once and 1k nodes per shape")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds the whole run may take; past it every "
+                         "thread's stack is printed and it fails")
     args = ap.parse_args(argv)
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    if args.smoke:
+        args.models, args.repeat, args.sizes = "squeezenet", 1, "1k"
     ratios: dict[str, float] = {}
     rows = []
+    warm = synthetic(64)   # untimed: the first compile also imports GE, the first session ORT
+    compile_once(warm)
+    ort_once(warm.SerializeToString())
     for name in filter(None, args.models.split(",")):
         path = str(LIGHT / f"light_{name}.onnx")
         ours, theirs = [], []
@@ -89,19 +134,22 @@ def main(argv: list[str] | None = None) -> int:
         o, t = statistics.median(ours), statistics.median(theirs)
         ratios[name] = round(o / t, 3)
         rows.append((name, o * 1e3, t * 1e3, o / t))
-    per_node: dict[str, float] = {}
+    per_node: dict[str, dict[str, float]] = {shape: {} for shape in SHAPES}
     for label in filter(None, args.sizes.split(",")):
         n = int(label.rstrip("k")) * 1000
-        model = synthetic(n)
-        times = [compile_once(model) for _ in range(max(1, args.repeat if n <= 10_000 else 1))]
-        per_node[label] = round(statistics.median(times) / n * 1e6, 2)
+        for shape, make in SHAPES.items():
+            model = make(n)
+            n_real = len(model.graph.node)
+            times = [compile_once(model) for _ in range(max(1, args.repeat if n <= 10_000 else 1))]
+            per_node[shape][label] = round(statistics.median(times) / n_real * 1e6, 2)
     if args.json:
         print(json.dumps({"compile_over_ort": ratios, "us_per_node": per_node}))
         return 0
     print(f"{'model':<14}{'gewb ms':>10}{'ort ms':>10}{'ratio':>8}")
     for name, o, t, r in rows:
         print(f"{name:<14}{o:>10.1f}{t:>10.1f}{r:>8.2f}")
-    print("synthetic: " + ", ".join(f"{k}: {v} us/node" for k, v in per_node.items()))
+    for shape, sizes in filter(lambda item: item[1], per_node.items()):
+        print(f"{shape}: " + ", ".join(f"{k}: {v} us/node" for k, v in sizes.items()))
     return 0
 
 

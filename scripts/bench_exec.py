@@ -11,6 +11,10 @@ model and input go through every side, timed alternately, and the medians are co
   own numpy work (the scheduler, args tables, copies of results into device memory).
 
     python scripts/bench_exec.py [--models resnet50,vgg19] [--repeat 5] [--json] [--blas-as-set]
+                                 [--smoke] [--timeout SECONDS]
+
+`--smoke` runs squeezenet once per side, for CI; --timeout bounds the whole run (every thread's
+stack is printed past it).
 
 Each side runs its library's own kernels for this CPU. Where the environment forces OpenBLAS
 onto another core type or cache size (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE: the development
@@ -41,6 +45,7 @@ if not HAVE_THREADPOOLCTL:
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import faulthandler  # noqa: E402
 import functools  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
@@ -50,12 +55,12 @@ from typing import Any, Callable, Iterator, Sequence  # noqa: E402
 
 import onnx  # noqa: E402
 
-from ge_core.atc import atc  # noqa: E402
 from ge_core.compiler import CompileOptions  # noqa: E402
-from ge_core.compiler.model_builder import BuildOptions  # noqa: E402
 from ge_core.executor import HostExecutor  # noqa: E402
+from ge_core.ge_options import RunMode  # noqa: E402
 from ge_core.parser import parse_onnx  # noqa: E402
-from ge_core.runtime.v1 import DavinciModel, GraphLoader, ModelManager  # noqa: E402
+from ge_core.runtime.v1 import DavinciModel  # noqa: E402
+from ge_core.session import GraphManager  # noqa: E402
 from npu_emu.kernel_task import KernelTask  # noqa: E402
 from npu_emu.world import World  # noqa: E402
 from workbench.conformance.light_random import ort_session, randomise_weights  # noqa: E402
@@ -114,15 +119,13 @@ class KernelClock:
 
 @contextlib.contextmanager
 def loaded_on_device(model: onnx.ModelProto) -> Iterator[DavinciModel]:
-    """``model`` compiled, built and loaded on a fresh emulated NPU (GE's defaults)."""
-    built = atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions()).built
-    with World().entered() as world:
-        world.runtime.set_device(0)
-        model_id = GraphLoader.load_model_online(built.ge_model)
-        try:
-            yield ModelManager.get_instance().get_model(model_id)
-        finally:
-            GraphLoader.unload_model(model_id)
+    """``model`` compiled, built and loaded sunk on a fresh emulated NPU (GE's defaults)."""
+    manager = GraphManager(CompileOptions(dump=None))
+    graph = manager.parse(model)
+    manager.compile(graph)
+    root = manager.build_root_model(graph, RunMode.SINK)
+    with World().entered(), manager.loaded(root, RunMode.SINK) as device:
+        yield device
 
 
 def bench_model(path: str, repeat: int) -> Timing:
@@ -166,7 +169,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--blas-as-set", action="store_true",
                         help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE as the environment sets "
                              "them (default: restart without)")
+    parser.add_argument("--smoke", action="store_true", help="squeezenet, one run per side")
+    parser.add_argument("--timeout", type=float, default=3600,
+                        help="seconds the whole run may take; past it every "
+                             "thread's stack is printed and it fails")
     args = parser.parse_args(argv)
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    if args.smoke:
+        args.models, args.repeat = "squeezenet", 1
     chosen = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in chosen if m not in models]
     if unknown:

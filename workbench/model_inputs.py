@@ -18,11 +18,12 @@ import numpy as np
 from ge_core.executor import random_feeds, with_gear
 from ge_core.graph import ComputeGraph
 from ge_core.graph.multi_batch_gears import Gears
-from workbench.cli.tensor_files import TensorFileError, load_tensor
+from workbench.tensor_files import TensorFileError, load_tensor
 
 
-class ModelInputError(ValueError):
-    """A given input that cannot be used; the message names it."""
+class InputSpecError(ValueError):
+    """A NAME=FILE input spec that cannot be used; the message names it (not GE's
+    ModelInputError, which the runtime raises for inputs that do not match the model)."""
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,10 @@ def read_inputs(graph: ComputeGraph, specs: Sequence[str] = ()) -> UserInputs:
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or name not in names:
-            raise ModelInputError(f"input {spec}: expected NAME=FILE with NAME one of "
+            raise InputSpecError(f"input {spec}: expected NAME=FILE with NAME one of "
                                   f"{', '.join(names)}")
         try:
             values[name] = load_tensor(path)
         except TensorFileError as exc:
-            raise ModelInputError(f"input {spec}: {exc}") from exc
+            raise InputSpecError(f"input {spec}: {exc}") from exc
     return UserInputs(values)

@@ -4,27 +4,21 @@ language's lexer. Ctrl-C during `continue` parks the target and returns to the p
 or `quit` leaves. A script run with `source` that names host programs asks first (y/N)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Iterable
 
 from workbench.commands.completion import complete
+from workbench.commands.history import history_path
 from workbench.commands.render import render
-from workbench.commands.session import Session
-from workbench.commands.table import COMMANDS
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Outcome, Printed, Quit
 from workbench.script.consent import Consent
 
 PROMPT = "(gewb) "
 BANNER = "GE Workbench debugger: `help` lists the commands, Ctrl-D or `quit` leaves."
-QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once
 
 
-def history_path() -> Path:
-    return Path(os.environ.get("GEWB_HISTORY", Path.home() / ".gewb_history"))
-
-
-def _completer(session: Session):
+def _completer(session: DebugSession):
     from prompt_toolkit.completion import Completer, Completion
 
     class SessionCompleter(Completer):
@@ -43,7 +37,10 @@ def _show(outcomes: list[Outcome]) -> None:
 
     from workbench.commands.lexers import GeIrLexer
     for o in outcomes:
-        text = "\n".join(render(o))
+        lines = render(o)
+        if not lines:   # quit, show: nothing to print
+            continue
+        text = "\n".join(lines)
         lexer = {"ir": GeIrLexer, "diff": DiffLexer}.get(o.style) if isinstance(o, Printed) \
             else None
         if lexer is None:
@@ -67,7 +64,7 @@ def run_repl(target: str | None) -> int:
     from prompt_toolkit.lexers import PygmentsLexer
 
     from workbench.commands.lexers import GwbLexer
-    session = Session(Path.cwd(), consent=Consent(ask=ask_yes_no))
+    session = DebugSession(Path.cwd(), consent=Consent(ask=ask_yes_no))
     if target:
         _show(session.execute(f"target {target}"))
     prompt = PromptSession(history=FileHistory(str(history_path())),

@@ -8,8 +8,8 @@ nodes and lifts lone ones back to the op they were; no pattern is written by han
    REGISTER_LOWERINGs - AddN, LeakyRelu, Elu, Log, ClipByValue - in lowering_impl.cpp, those
    with an ONNX op here) on float tensors of known shape;
 2. grouping, in topological order: an op joins the group of its first producer that is
-   already in one, unless that would close a cycle (another of its producers outside the group
-   depends on the group); groups of one are left alone (GE's lifting);
+   already in one, unless that would close a cycle once the groups are fused (GE's
+   CycleDetector); groups of one are left alone (GE's lifting);
 3. each group becomes ``autofuse_<n>_<Type>_<Type>...`` (GE's CreateFuseNodeName), type
    AscBackend, its steps recorded for the kernel (npu_emu/kernels/asc_backend.py): the group's
    outside inputs are its inputs, each value read outside the group one of its outputs.
@@ -63,15 +63,14 @@ def can_fuse(node: Node) -> bool:
 
 
 def _groups(graph: ComputeGraph) -> list[list[Node]]:
-    order = graph.topological_sort()
-    position = {node: i for i, node in enumerate(order)}
     group_of: dict[Node, int] = {}
     groups: list[list[Node]] = []
-    for node in order:
+    for node in graph.topological_sort():
         if not can_fuse(node):
             continue
         target = next((group_of[p] for p in node.in_data_nodes()
-                       if p in group_of and _joins(node, groups[group_of[p]], position)), None)
+                       if p in group_of and not _has_cycle(node, groups[group_of[p]],
+                                                           group_of, groups)), None)
         if target is None:
             target = len(groups)
             groups.append([])
@@ -80,25 +79,28 @@ def _groups(graph: ComputeGraph) -> list[list[Node]]:
     return [g for g in groups if len(g) >= MIN_GROUP]
 
 
-def _joins(node: Node, group: list[Node], position: dict[Node, int]) -> bool:
-    """No producer of ``node`` outside ``group`` depends on the group: fused, the group would
-    both feed that producer and wait for it."""
-    members = set(group)
-    outside = [p for p in node.in_nodes() if p not in members]
-    if not outside:
-        return True
-    limit = max(position[p] for p in outside)
+def _has_cycle(node: Node, group: list[Node], group_of: dict[Node, int],
+               groups: list[list[Node]]) -> bool:
+    """GE's CycleDetector::HasDetectedCycle for ``node`` joining ``group``, on the graph as it
+    will be once every group so far is one fused node: a path leaving the merged group and
+    coming back into it would be a cycle. Checking only ``node``'s own producers misses a path
+    through another group (YOLOv8's box decoding: x1y1 + x2y2 in one group, x2y2 - x1y1 in
+    another, each feeding the other)."""
+    merged = set(group)
+    merged.add(node)
     seen: set[Node] = set()
-    stack = [s for m in group for s in m.out_nodes() if s not in members]
+    stack = [s for m in merged for s in m.out_nodes() if s not in merged]
     while stack:
         n = stack.pop()
-        if n in seen or position[n] > limit:
+        if n in merged:
+            return True
+        if n in seen:
             continue
-        if n in outside:
-            return False
-        seen.add(n)
-        stack.extend(n.out_nodes())
-    return True
+        # Another group is one node once fused: reaching one member reaches all its outputs.
+        members = groups[group_of[n]] if n in group_of else [n]
+        seen.update(members)
+        stack.extend(s for m in members for s in m.out_nodes())
+    return False
 
 
 def _fuse(graph: ComputeGraph, group: list[Node], n: int) -> Node:

@@ -112,15 +112,9 @@ class CompilePipeline:
     def _stage_table(self, stepping: bool) -> list[tuple[str, Callable[[], Iterator[Step] | None],
                                                          str | None]]:
         """(stage, body, GE's dump stage after it)."""
-        g = self.graph
         return [
             ("Prepare", self._prepare, None),
-            ("OptimizeOriginalGraph",
-             lambda: self._passes("OptimizeOriginalGraph", g, [
-                 *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes(),
-                 *pass_lists.autofuse_passes(self.options.autofuse),
-                 *pass_lists.multi_batch_passes(self._multi_batch)]),
-             "PreRunAfterOptimizeOriginalGraph"),
+            ("OptimizeOriginalGraph", self._optimize_original, "PreRunAfterOptimizeOriginalGraph"),
             ("EnginePlacer", self._place, None),
             ("Partition", self._partition, None),
             ("OptimizeSubgraph", lambda: self._optimize_parts(stepping), None),
@@ -171,6 +165,18 @@ class CompilePipeline:
             self.checker = EquivalenceChecker(g, self.options.equivalence_seed)
             self.result.equivalence = self.checker.report
         self.dumper.stage(g, "PreRunAfterPrepare")
+
+    def _optimize_original(self) -> Iterator[Step]:
+        g = self.graph
+        yield from self._passes("OptimizeOriginalGraph", g, [
+            *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes(),
+            *pass_lists.autofuse_passes(self.options.autofuse),
+            *pass_lists.multi_batch_passes(self._multi_batch)])
+        if self._multi_batch:
+            # A gear whose shapes come from Shape ops knows them only once its shape arithmetic
+            # is folded (as a fixed-shape build folds it): the loader's per-gear output dims
+            # are taken again from the folded gears.
+            set_dynamic_output_dims(g)
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
         first = len(self.result.passes)

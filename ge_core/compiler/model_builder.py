@@ -6,7 +6,8 @@
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
-    SplitStreams           streams longer than the device allows, cut (skipped with AutoSplit)
+    SplitStreams           streams longer than the chip allows, cut (skipped where the runtime
+                           grows them itself: AutoSplit, npu_emu/soc.py)
     GenTask                the ModelTaskDef: tasks per stream
 
 GE generates tasks before splitting and refreshes them after; counting each node's tasks up
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ge_core.compiler.compile_pipeline import StageRecord
+from ge_core.compiler.failed_branch import compile_failed_branches
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.ops.host_cpu_ops import HOST_ONLY_DTYPES, host_cpu_reason
 from ge_core.compiler.label import assign_functional_labels
@@ -36,7 +38,7 @@ from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, INFER_DEFERRED
 from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
@@ -51,6 +53,10 @@ class BuildOptions:
     # A multi-batch Case as a StreamSwitchN over gear streams, not labels (GE r1.x's env switch)
     multi_batch_with_switchn: bool = field(
         default_factory=lambda: bool(os.environ.get(SWITCHN_ENV)))
+    # ge.socVersion: the chip to build for; GraphManager hands it to the runtime (GE's
+    # rtSetSocVersion, gelib.cc), and the build asks the runtime for the chip's limits. None:
+    # the chip the runtime drives already.
+    soc_version: str | None = None
 
 
 @dataclass
@@ -83,7 +89,22 @@ class BuildError(ValueError):
     """The graph cannot be built statically; the message names the node at fault."""
 
 
+def static_build_refusal(graph: ComputeGraph) -> str | None:
+    """Why ``graph`` cannot be built statically (the build's one line), or None if it can."""
+    try:
+        _check_static(graph)
+    except BuildError as exc:
+        return str(exc)
+    return None
+
+
 def _check_static(graph: ComputeGraph) -> None:
+    for sub in graph.subgraphs:   # a branch that could not be inferred says why first
+        if INFER_DEFERRED in sub.attrs:
+            raise BuildError(
+                f"graph {graph.name}: branch {sub.name} cannot be shape-inferred for these "
+                f"inputs ({sub.attrs[INFER_DEFERRED]}), so it infers when taken: a static build "
+                f"needs every shape known; GE runs such a model hybrid (gewb exec --mode hybrid)")
     for node in graph.all_nodes():
         reason = host_cpu_reason(node)
         if reason is not None:
@@ -111,6 +132,7 @@ def _check_static(graph: ComputeGraph) -> None:
 
 def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord] | None,
            on_plan: Callable[[MemoryPlan], None] | None) -> BuildResult:
+    compile_failed_branches(graph)
     _check_static(graph)
     stages: list[StageRecord] = []
 

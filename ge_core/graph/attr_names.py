@@ -15,6 +15,10 @@ ATTR_NAME_PARENT_NODE_INDEX = "parent_node_index"   # a body's Data: the parent'
 OPSET = "opset"                            # ours, on the root graph: the ONNX opset read
 SOURCE = "source"                          # ours, on the root graph: the file it came from
 SCAN_KEPT_REASON = "_scan_kept_reason"     # ours: why ScanPass left a Scan for the host CPU
+INFER_DEFERRED = "_infer_deferred"           # ours, on an If/Case branch: why its InferShape
+                                           # failed at compile time (it infers when taken)
+INFER_ALWAYS_FAILS = "_infer_always_fails"   # ours, on such a branch: its failing node's input
+                                           # shapes were all known, so taking it always fails
 SCAN_STATE = "_scan_state"                 # ours: a Loop body's state Data that ScanPass made
                                            # from a Scan's: its shape is the Loop input's
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ge_core.graph.anchor import (GraphError, InControlAnchor, InDataAnchor, OutControlAnchor,
                                   OutDataAnchor)
+from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, INFER_ALWAYS_FAILS
 from ge_core.graph.node import Node
 
 if TYPE_CHECKING:
@@ -18,8 +19,25 @@ InAnchor = InDataAnchor | InControlAnchor
 class GraphUtils:
     @staticmethod
     def is_unknown_shape_graph(graph: ComputeGraph) -> bool:
-        """Some op's output dims are known only at run time (GE's IsUnknownShapeGraph)."""
-        return any(d.shape.is_unknown for n in graph.all_nodes() for d in n.op_desc.output_descs)
+        """Some op's output dims are known only at run time (GE's IsUnknownShapeGraph). A branch
+        that always fails for these shapes does not count: a static build makes it a
+        FailedBranch (ge_core/compiler/failed_branch.py)."""
+        return any(d.shape.is_unknown for n in graph.all_nodes()
+                   if not n.graph.attrs.get(INFER_ALWAYS_FAILS) for d in n.op_desc.output_descs)
+
+    @staticmethod
+    def get_in_node_cross_subgraph(anchor: InDataAnchor) -> Node | None:
+        """The node whose value ``anchor`` reads, seen through subgraph Data nodes to the parent's
+        input they stand for (GE's NodeUtils::GetInNodeCrossSubgraph): a weight the gear passes
+        moved to the root is still that Const inside each gear."""
+        peer = anchor.peer
+        while peer is not None and peer.owner.type == "Data":
+            parent_index = peer.owner.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
+            parent = peer.owner.graph.parent_node
+            if parent_index is None or parent is None:
+                return peer.owner
+            peer = parent.in_data_anchors[parent_index].peer
+        return None if peer is None else peer.owner
 
     @staticmethod
     def add_edge(src: OutAnchor, dst: InAnchor) -> None:

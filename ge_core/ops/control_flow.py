@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ge_core.graph.attr_names import ATTR_NAME_BATCH_NUM, ATTR_NAME_PARENT_NODE_INDEX
+from ge_core.graph.attr_names import (ATTR_NAME_BATCH_NUM, ATTR_NAME_PARENT_NODE_INDEX,
+                                      INFER_ALWAYS_FAILS, INFER_DEFERRED)
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.node import Node
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
@@ -24,18 +25,30 @@ def _results(body: ComputeGraph) -> list[GeTensorDesc]:
     return net_output.op_desc.input_descs
 
 
+def _giving(branches: list[ComputeGraph]) -> list[ComputeGraph]:
+    """The branches that can give a result: one whose InferShape failed on shapes all known
+    fails whenever it is taken. None can: the first one's error."""
+    giving = [b for b in branches if not b.attrs.get(INFER_ALWAYS_FAILS)]
+    if not giving:
+        raise ShapeError(str(branches[0].attrs[INFER_DEFERRED]))
+    return giving
+
+
 @register("If")
 def _if(ctx: InferShapeContext) -> None:
     # Output i is then's or else's result i: the shape that covers both.
-    then_out = _results(_body(ctx, "then_branch"))
-    else_out = _results(_body(ctx, "else_branch"))
-    if len(then_out) != len(else_out) or len(then_out) != ctx.n_outputs:
-        raise ShapeError(f"branches give {len(then_out)} and {len(else_out)} results for "
+    outs = [_results(b) for b in _giving([_body(ctx, "then_branch"), _body(ctx, "else_branch")])]
+    if any(len(out) != ctx.n_outputs for out in outs):
+        raise ShapeError(f"branches give {[len(out) for out in outs]} results for "
                          f"{ctx.n_outputs} outputs")
-    for i, (a, b) in enumerate(zip(then_out, else_out)):
-        if a.dtype != b.dtype:
-            raise ShapeError(f"output {i} is {a.dtype.short} in then, {b.dtype.short} in else")
-        ctx.set_output(i, merge(dims_of(a.shape), dims_of(b.shape)), a.dtype)
+    for i, results in enumerate(zip(*outs)):
+        if len({r.dtype for r in results}) != 1:
+            raise ShapeError(f"output {i} is {results[0].dtype.short} in then, "
+                             f"{results[1].dtype.short} in else")
+        dims = dims_of(results[0].shape)
+        for r in results[1:]:
+            dims = merge(dims, dims_of(r.shape))
+        ctx.set_output(i, dims, results[0].dtype)
 
 
 @register("Loop")
@@ -102,7 +115,8 @@ def _case(ctx: InferShapeContext) -> None:
     # Output i is branch k's result i for the k input 0 picks. A multi-batch Case takes the
     # largest gear's shape, so its buffer holds any gear's (GE's UpdateOutputForMultiBatch);
     # any other takes the shape that covers every branch.
-    branches = [_results(ctx.node.graph.subgraph(name)) for name in ctx.op_desc.subgraph_names]
+    branches = [_results(b) for b in _giving([ctx.node.graph.subgraph(name)
+                                              for name in ctx.op_desc.subgraph_names])]
     if not branches or any(len(b) != ctx.n_outputs for b in branches):
         raise ShapeError(f"branches give {[len(b) for b in branches]} results for "
                          f"{ctx.n_outputs} outputs")
@@ -118,3 +132,10 @@ def _case(ctx: InferShapeContext) -> None:
         for r in results[1:]:
             dims = merge(dims, dims_of(r.shape))
         ctx.set_output(i, dims, results[0].dtype)
+
+
+@register("FailedBranch")
+def _failed_branch(ctx: InferShapeContext) -> None:
+    # A static build's stand-in for a branch that always fails (ge_core/compiler/
+    # failed_branch.py): its outputs are the parent's, set when it was made.
+    pass

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.graph.attr_names import ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_WEIGHTS, OPSET
+from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
+from ge_core.graph.graph_utils import GraphUtils
 from ge_core.graph.node import Node
 from ge_core.graph.types import DataType
 from ge_core.ops.data_type import data_type_from_onnx
@@ -70,18 +71,10 @@ class InferShapeContext:
         Slice, Pad...); None when it is only known at run time."""
         if not self.has_input(idx):
             return None
-        peer = self.node.in_data_anchors[idx].peer
-        while peer is not None and peer.owner.type == "Data":
-            # A subgraph's Data stands for its parent's input: a weight the gear passes moved
-            # to the root is still a constant here (GE's GetInputConstData crosses subgraphs).
-            parent_index = peer.owner.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
-            parent = peer.owner.graph.parent_node
-            if parent_index is None or parent is None:
-                return None
-            peer = parent.in_data_anchors[parent_index].peer
-        if peer is None or peer.owner.type != "Const":
+        source = GraphUtils.get_in_node_cross_subgraph(self.node.in_data_anchors[idx])
+        if source is None or source.type != "Const":
             return None
-        return peer.owner.op_desc.get_attr(ATTR_NAME_WEIGHTS).data
+        return source.op_desc.get_attr(ATTR_NAME_WEIGHTS).data
 
     def const_ints(self, idx: int) -> list[int] | None:
         value = self.const(idx)

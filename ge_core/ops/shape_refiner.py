@@ -4,7 +4,14 @@
 of its consumers, so a pass that rewrote a node can re-infer it and its consumers see the change.
 ``infer_graph(graph)`` does that in topological order, entering a node's subgraphs after the node's
 inputs are known (their Data nodes read the parent's input descs) and before the node itself
-(whose outputs come from the subgraphs' NetOutput). ``infer_for_inputs`` infers a copy of an op
+(whose outputs come from the subgraphs' NetOutput). An If or Case branch whose InferShape fails
+for the shapes at hand does not fail the graph: the branch may never be taken (a model serving
+8 kHz and 16 kHz audio squeezes a dim only the other rate makes 1), so from the failing node on
+its shapes become unknown, as GE's UpdateOutputFromSubgraphs makes a parent output unknown when
+its branches disagree; it runs with run-time InferShape if taken, and the error is reported
+then. When the failing node's input shapes were all known, taking the branch always fails: it
+gives the parent no result (If and Case take their outputs from the other branches), and a
+static build compiles it to a FailedBranch node that reports the error when taken. ``infer_for_inputs`` infers a copy of an op
 for the inputs one execution has (GE's InferShape at run time), leaving its graph untouched.
 """
 from __future__ import annotations
@@ -12,7 +19,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ge_core.graph.anchor import GraphError
-from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OPSET
+from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INFER_ALWAYS_FAILS, INFER_DEFERRED,
+                                      OPSET)
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.events import DescUpdated
 from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
@@ -68,9 +76,32 @@ def update_peer_input_desc(node: Node) -> None:
 
 def infer_graph(graph: ComputeGraph) -> None:
     for node in graph.topological_sort():
+        branching = node.type in _BRANCHING
         for name in node.op_desc.subgraph_names:
-            infer_graph(graph.subgraph(name))
+            (_infer_branch if branching else infer_graph)(graph.subgraph(name))
         infer_shape(node)
+
+
+_BRANCHING = frozenset({"If", "Case"})   # ops that run one of their subgraphs, maybe none
+
+
+def _infer_branch(branch: ComputeGraph) -> None:
+    branch.attrs.pop(INFER_DEFERRED, None)
+    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
+    order = branch.topological_sort()
+    try:
+        infer_graph(branch)
+    except InferShapeError as err:
+        if err.node_name not in {n.name for n in order}:
+            raise   # a failure inside a nested branch's own parent: not this branch's to defer
+        branch.attrs[INFER_DEFERRED] = str(err)
+        at = next(i for i, n in enumerate(order) if n.name == err.node_name)
+        if not any(d.shape.is_unknown for d in order[at].op_desc.input_descs if not d.absent):
+            branch.attrs[INFER_ALWAYS_FAILS] = True   # no run-time shape can differ from these
+        for node in order[at:]:
+            for desc in node.op_desc.output_descs:
+                desc.shape = desc.origin_shape = GeShape.unknown_rank()
+            update_peer_input_desc(node)
 
 
 # The throwaway graphs' bus: no observer, so their edits cost nothing.

@@ -110,8 +110,14 @@ def _load(src: str | os.PathLike | onnx.ModelProto) -> tuple[str, str | None, on
     return path, path, model
 
 
+PROTOBUF_DEPTH = 100   # protobuf's default recursion limit (upb_DecodeOptions_MaxDepth)
+
+
 def _unreadable(err: Exception) -> str:
     """Why onnx.load failed, in the user's terms (protobuf's DecodeError names no class)."""
+    if isinstance(err, DecodeError) and "MaxDepth" in str(err):   # upb's recursion limit
+        return (f"its messages nest deeper than protobuf's limit of {PROTOBUF_DEPTH} levels; "
+                f"an If, Loop or Scan body takes 3")
     if isinstance(err, DecodeError):
         return "its protobuf bytes do not decode: truncated or corrupt"
     if isinstance(err, OSError):

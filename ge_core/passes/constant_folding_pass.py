@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ge_core.graph import GeTensorDesc, Node
+from ge_core.graph import GeTensorDesc, GraphUtils, Node
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.graph.types import DataType
 from ge_core.passes.base_node_pass import BaseNodePass
@@ -103,7 +103,9 @@ def _known_inputs(node: Node) -> Values | None:
                 return None
             values.append(None)
             continue
-        value = const_value(anchor.peer.owner)
+        # A gear's weights are Data reading the root's Consts (ChangeConstToData); seen through,
+        # a gear folds its shape arithmetic as a fixed-shape build does.
+        value = const_value(GraphUtils.get_in_node_cross_subgraph(anchor))
         if value is None and node.type in SHAPE_READERS and (dims := static_dims(desc)) is not None:
             value = np.broadcast_to(np.zeros((), np.uint8), dims)  # a stand-in of that shape
         if value is None:

@@ -3,7 +3,9 @@
 InferShape then finds static shapes, which make Shape and Size foldable, and so on.
 
 A round is InferShape over the whole graph, then one GEPass of ConstantFoldingPass (which already
-cascades along chains of foldable nodes); the loop stops at the first round that folds nothing.
+cascades along chains of foldable nodes) and CondRemovePass (an If or Case whose condition folded
+becomes the branch it takes, as GE's InferShapeForPreprocess runs them together; it joins a round
+that has such a node); the loop stops at the first round that changes nothing.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Generator, NamedTuple
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.ops import infer_graph
+from ge_core.passes.cond_remove_pass import CondRemovePass, constant_condition
 from ge_core.passes.constant_folding_pass import ConstantFoldingPass
 from ge_core.passes.ge_pass import GEPass
 from ge_core.passes.graph_pass import GraphPass
@@ -49,7 +52,7 @@ class InferShapeAndFoldPass(GraphPass):
             self.round = rounds
             infer_graph(graph)
             before = graph.edits.snapshot()
-            ge_pass = self.ge_pass = GEPass(graph, [ConstantFoldingPass()])
+            ge_pass = self.ge_pass = GEPass(graph, [ConstantFoldingPass(), *_cond_remove(graph)])
             yield from ge_pass.walk()
             self.warnings.extend(ge_pass.report.warnings)
             if not graph.edits.since(before).any:
@@ -59,6 +62,13 @@ class InferShapeAndFoldPass(GraphPass):
         self.warnings.append(f"graph {graph.name}: still folding after {self.max_rounds} rounds "
                              f"of InferShape and ConstantFoldingPass")
         return True
+
+
+def _cond_remove(graph: ComputeGraph) -> list[CondRemovePass]:
+    """CondRemovePass joins a round only when it has work (an If or Case whose condition is a
+    Const by then), so other models' node-visit steps stay as they were."""
+    return [CondRemovePass()] if any(constant_condition(n) is not None
+                                     for n in graph.all_nodes()) else []
 
 
 def infer_and_fold(graph: ComputeGraph, max_rounds: int = MAX_ROUNDS) -> FoldRounds:

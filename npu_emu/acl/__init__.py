@@ -29,7 +29,7 @@ from npu_emu.world import current_runtime, drop_implicit_world
 
 MAX_CONFIG_BYTES = 1 << 20   # an acl.json is a few lines; a path to anything larger is a mistake
 
-__all__ = ["init", "finalize", "get_recent_err_msg", "rt", "mdl", "util", "create_data_buffer",
+__all__ = ["init", "finalize", "get_recent_err_msg", "get_soc_name", "rt", "mdl", "util", "create_data_buffer",
            "destroy_data_buffer", "get_data_buffer_addr", "get_data_buffer_size",
            "get_data_buffer_size_v2", "update_data_buffer"]
 
@@ -37,7 +37,7 @@ __all__ = ["init", "finalize", "get_recent_err_msg", "rt", "mdl", "util", "creat
 @acl_call()
 def init(config_path: Text = "") -> int:
     """``config_path``: an acl.json; its ``"npu_emu"`` object, if any, sets RuntimeConfig
-    fields (e.g. ``{"npu_emu": {"host_sq_max_count": 8, "auto_split_reserve": 1}}``). As aclInit
+    fields (e.g. ``{"npu_emu": {"soc_version": "Ascend950", "host_sq_max_count": 48}}``). As aclInit
     answers: a file that cannot be read is ACL_ERROR_INVALID_FILE, one that is not a JSON
     object ACL_ERROR_PARSE_FILE, a field npu_emu cannot take ACL_ERROR_FILE_ATTR_INVALID."""
     runtime = current_runtime()
@@ -52,6 +52,11 @@ def init(config_path: Text = "") -> int:
                 from None
     runtime.initialized = True
     return 0
+
+
+def get_soc_name() -> str:
+    """aclrtGetSocName: the SoC version this runtime drives (npu_emu/soc.py's chips)."""
+    return current_runtime().config.soc_version
 
 
 def _npu_emu_settings(path: str) -> dict:

@@ -77,7 +77,7 @@ def known_ops() -> list[str]:
 def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.kernels import elementwise, linalg, nn, reduce, tensor  # noqa: F401
-    from npu_emu.kernels import asc_backend, fused, hccl, multi_batch  # noqa: F401
+    from npu_emu.kernels import asc_backend, control_flow, fused, hccl, multi_batch  # noqa: F401
     from npu_emu.kernels import cast  # noqa: F401
     from npu_emu.kernels import ml  # noqa: F401
     from npu_emu.kernels import attention, quant, rnn, sequence, string, training  # noqa: F401

@@ -1,12 +1,16 @@
-"""Lesson: AutoSplit, and what happens without it.
+"""Lesson: AutoSplit on a chip that has it, and what a chip without it does.
 
-A model stream with 20 SQEs. With AutoSplit (the default) the SQEs wait in a host buffer, and
-because this lesson shrinks HOST_SQ_MAX_COUNT to 8, the runtime creates slave streams, each
-activated by a StreamActive at the end of the one before; everything reaches the device at
-LoadComplete. Without AutoSplit the SQEs go straight into the bound stream's device SQ, which
-here holds 16: the 17th launch fails with ACL_ERROR_RT_STREAM_TASK_FULL (507002).
+A model stream with 20 SQEs, built by hand (aclmdlRI). On a 950-class chip the runtime has
+AutoSplit (the persistent-stream unlimited-depth feature): the SQEs wait in a host buffer, and
+because this lesson shrinks HOST_SQ_MAX_COUNT to 48, a stream is full at 7 SQEs (7 + the next
++ 32 reserved + the 950's 8 for the stream extension reach 48); the runtime creates slave
+streams, each activated by a StreamActive at the end of the one before, and everything reaches
+the device at LoadComplete. A 910B has no AutoSplit: the SQEs go straight into the bound
+stream's device SQ, which here holds 16, and the 17th launch fails with
+ACL_ERROR_RT_STREAM_TASK_FULL (507002); that is why GE splits long streams itself when it
+builds for a 910B (SplitStreams, maxTaskNumPerStream).
 
-    gewb devrun sample_models/devrun/autosplit.py --trace autosplit.json
+    gewb devrun sample_models/devrun/autosplit.py --soc-version Ascend950
 """
 import numpy as np
 
@@ -18,7 +22,7 @@ from npu_emu.world import current_runtime
 TASKS = 20
 N = 16
 
-current_runtime().configure(host_sq_max_count=8, auto_split_reserve=1, sq_depth=16)
+current_runtime().configure(host_sq_max_count=48, sq_depth=16)
 acl.init()
 acl.rt.set_device(0)
 x = np.arange(N, dtype=np.float32)
@@ -40,17 +44,17 @@ def build(model):
 
 
 model, _ = acl.mdl.ri_build_begin(0)
-assert build(model) == 0
-acl.mdl.ri_build_end(model, None)
-assert acl.mdl.ri_execute(model, -1) == 0
-acc = np.zeros(N, np.float32)
-acl.rt.memcpy(acl.util.numpy_to_ptr(acc), acc.nbytes, acc_dev, acc.nbytes,
-              ACL_MEMCPY_DEVICE_TO_HOST)
-print("AutoSplit: acc == 18 * x:", bool(np.array_equal(acc, (TASKS - 2) * x)))
-
-plain = current_runtime().model_build_begin(auto_split=False)
-ret = build(current_runtime().handle(plain))
-print("without AutoSplit the launch returns", ret,
-      "(ACL_ERROR_RT_STREAM_TASK_FULL)" if ret == ACL_ERROR_RT_STREAM_TASK_FULL else "")
-print(" ", acl.get_recent_err_msg())
+ret = build(model)
+if ret == 0:
+    acl.mdl.ri_build_end(model, None)
+    assert acl.mdl.ri_execute(model, -1) == 0
+    acc = np.zeros(N, np.float32)
+    acl.rt.memcpy(acl.util.numpy_to_ptr(acc), acc.nbytes, acc_dev, acc.nbytes,
+                  ACL_MEMCPY_DEVICE_TO_HOST)
+    print(acl.get_soc_name(), "(AutoSplit): acc == 18 * x:",
+          bool(np.array_equal(acc, (TASKS - 2) * x)))
+else:
+    print(acl.get_soc_name(), "(no AutoSplit): the launch returns", ret,
+          "(ACL_ERROR_RT_STREAM_TASK_FULL)" if ret == ACL_ERROR_RT_STREAM_TASK_FULL else "")
+    print(" ", acl.get_recent_err_msg())
 acl.finalize()

@@ -48,10 +48,19 @@ def test_label_loop_runs_and_writes_a_perfetto_timeline(capsys, tmp_path):
     assert sum(e["ph"] == "X" for e in events) > 50 and any(e["ph"] == "f" for e in events)
 
 
-def test_autosplit_lesson_shows_slaves_and_the_full_sq(capsys):
-    status, out = devrun(capsys, "autosplit.py")
-    assert status == 0 and "AutoSplit: acc == 18 * x: True" in out
-    assert "returns 507002" in out
+def test_autosplit_runs_on_a_950_and_a_910b_fills_the_sq(capsys):
+    status, out = devrun(capsys, "autosplit.py", "--soc-version", "Ascend950DT_9571")
+    assert status == 0 and "Ascend950DT_9571 (AutoSplit): acc == 18 * x: True" in out
+    status, out = devrun(capsys, "autosplit.py")          # the default chip, a 910B
+    assert status == 0 and "Ascend910B1 (no AutoSplit): the launch returns 507002" in out
+
+
+def test_a_chip_that_is_not_modelled_is_one_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["devrun", str(SAMPLES / "autosplit.py"), "--soc-version", "Ascend310P3"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == ("gewb devrun: error: argument --soc-version: 'Ascend310P3': not a modelled "
+                   "chip; the chips are Ascend910B*, Ascend950*")
 
 
 def test_capture_executes_100_times_race_free(capsys):

@@ -1,6 +1,7 @@
 """`gewb exec`: a model run once on the emulated NPU; its outputs summarised, written to an .npz
 by output name; the device time; the timeline; one-line errors."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +9,8 @@ import pytest
 from ge_core.om import save_om
 from workbench.cli import main
 from v1_testing import TINY, feeds_for, ge_model, host_outputs
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_exec_onnx_prints_outputs_and_device_time_and_writes_them(tmp_path, capsys):
@@ -33,9 +36,10 @@ def test_exec_om_runs_the_file_as_compiled(tmp_path, capsys):
     assert "tiny.om: sink (v1 DavinciModel)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("streams, count", [("single", 1), ("auto", 6)])
-def test_streams_choose_single_or_parallel(streams, count, capsys):
-    assert main(["exec", TINY, "--streams", streams]) == 0
+@pytest.mark.parametrize("streams, count", [(["--single-stream"], 1),
+                                            (["--stream-max-parallel-num", "4"], 6)])
+def test_stream_options_choose_single_or_parallel(streams, count, capsys):
+    assert main(["exec", TINY, *streams]) == 0
     assert f"{count} stream{'s' * (count != 1)}," in capsys.readouterr().out
 
 
@@ -57,8 +61,25 @@ def test_bad_arguments_are_one_line(args, message, capsys):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
-def test_streams_with_an_om_is_refused(tmp_path, capsys):
+@pytest.mark.parametrize("option", [["--single-stream"], ["--input-shape", "input:1,3,8,8"],
+                                    ["--no-reuse"]])
+def test_build_options_with_an_om_are_refused(option, tmp_path, capsys):
     om = tmp_path / "tiny.om"
     save_om(ge_model(), om)
-    assert main(["exec", str(om), "--streams", "single"]) == 2
-    assert "an OM's streams were fixed" in capsys.readouterr().err
+    assert main(["exec", str(om), *option]) == 2
+    assert f"{option[0]} applies to an .onnx model: an OM's options were fixed" in \
+        capsys.readouterr().err
+
+
+def test_the_chip_decides_whether_ge_splits_a_long_stream(capsys):
+    """A 910B (the default) has no AutoSplit, so GE's build cuts the 25-task chain at the
+    40-task limit into two streams; a 950's runtime grows streams itself, and GE, asking it,
+    keeps the chain on one. The outputs are the same."""
+    chain = str(ROOT / "sample_models" / "long_chain.onnx")
+    outs = {}
+    for soc, streams in (("Ascend910B1", 3), ("Ascend950", 2)):
+        assert main(["exec", chain, "--max-task-count", "40", "--soc-version", soc]) == 0
+        text = capsys.readouterr().out
+        assert f"sink (v1 DavinciModel): {streams} streams" in text, soc
+        outs[soc] = text.splitlines()[1]
+    assert outs["Ascend910B1"] == outs["Ascend950"]

@@ -43,3 +43,9 @@ def test_a_topic_with_two_lessons_or_none_is_one_line_naming_them(capsys):
 def test_every_lesson_header_parses():
     lessons = all_lessons()
     assert all(lesson.summary and lesson.steps > 0 for lesson in lessons)
+
+
+def test_the_readme_counts_the_lessons_the_tree_has():
+    readme = (LESSONS_DIR.parents[1] / "README.md").read_text()
+    count = len(list(LESSONS_DIR.glob("*.gwb")))
+    assert f"`gewb lessons` lists {count} lessons" in readme

@@ -9,7 +9,7 @@ import pytest
 
 from v1_testing import TINY
 from workbench.cli import main
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error
 
 UNWRITABLE = "/proc/gewb-no/such"   # no folder can be made under /proc, even by root
@@ -45,8 +45,8 @@ def test_a_folder_given_as_an_output_file_is_one_line(tmp_path, capsys):
     assert "cannot write (it is a folder)" in capsys.readouterr().err
 
 
-def _session(tmp_path: Path) -> Session:
-    session = Session(base_dir=tmp_path)
+def _session(tmp_path: Path) -> DebugSession:
+    session = DebugSession(base_dir=tmp_path)
     session.execute(f"target {TINY}")
     session.execute("step stage")
     return session

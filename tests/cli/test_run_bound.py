@@ -9,7 +9,7 @@ import pytest
 
 from onnx_cases import counting_loop, save
 from workbench.cli import main
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 
 LOOPS = {"no exit": None, "1e12 trips": 10**12}
 
@@ -26,12 +26,12 @@ def _one_line_error(capsys) -> str:
 
 
 def test_exec_ends_the_model_at_its_timeout(endless, capsys):
-    assert main(["exec", endless, "--timeout", "5"]) == 2
+    assert main(["exec", endless, "--exec-timeout", "5"]) == 2
     assert "did not finish within 5 ms of device time and was aborted" in _one_line_error(capsys)
 
 
 def test_graph_run_ends_at_its_timeout(endless, capsys):
-    assert main(["graph", endless, "--run", "--timeout", "5"]) == 2
+    assert main(["graph", endless, "--run", "--exec-timeout", "5"]) == 2
     err = _one_line_error(capsys)
     assert "the run did not finish within its timeout of 5 ms (ge.exec.graphExecTimeout" in err
     assert "in Loop Loop_0 at iteration " in err
@@ -40,7 +40,7 @@ def test_graph_run_ends_at_its_timeout(endless, capsys):
 def test_a_loop_that_ends_still_runs(tmp_path, capsys):
     """Five trips: v + 5 on the device and on the host (the bound is not hit)."""
     model = save(counting_loop(5), tmp_path, "five")
-    assert main(["exec", model, "--timeout", "5"]) == 0
+    assert main(["exec", model, "--exec-timeout", "5"]) == 0
     device = capsys.readouterr().out
     assert main(["graph", model, "--run"]) == 0
     host = capsys.readouterr().out
@@ -49,7 +49,7 @@ def test_a_loop_that_ends_still_runs(tmp_path, capsys):
 
 
 def test_the_debugger_continue_ends_with_the_same_message(endless):
-    session = Session(base_dir=Path(endless).parent)
+    session = DebugSession(base_dir=Path(endless).parent)
     for line in (f"target {endless}", "set exec-timeout 5"):
         session.execute(line)
     (stop,) = session.execute("continue")   # the timeout stops the run (by default) ...
@@ -62,5 +62,5 @@ def test_the_debugger_continue_ends_with_the_same_message(endless):
 @pytest.mark.parametrize("value", ["0", "-2", "soon"])
 def test_a_bad_timeout_is_refused(value, capsys):
     with pytest.raises(SystemExit):
-        main(["exec", "x.onnx", "--timeout", value])
-    assert "--timeout" in capsys.readouterr().err
+        main(["exec", "x.onnx", "--exec-timeout", value])
+    assert "--exec-timeout" in capsys.readouterr().err

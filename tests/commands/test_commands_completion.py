@@ -6,14 +6,14 @@ from pygments.token import Error as ErrorToken, Keyword, Name
 
 from workbench.commands.completion import complete
 from workbench.commands.lexers import GeIrLexer, GwbLexer
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def session():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     yield s
     s.close()
 

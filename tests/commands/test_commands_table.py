@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from workbench.commands.command import UsageError
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.commands.table import COMMANDS
 from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, TableOutcome
 
@@ -18,7 +18,7 @@ SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
 
 @pytest.fixture
 def session():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     yield s
     s.close()
 
@@ -72,10 +72,11 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("info everything", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
-    ("set colour red", "no setting 'colour' (settings: seed, exclude-engines, race-check, "
-                        "stream-max-parallel-num, single-stream, minimise-events, max-task-count, "
-                        "hcom-parallel, input, input-shape, dynamic-batch-size, "
-                        "dynamic-image-size, dynamic-dims, switchn, autofuse, exec-timeout)"),
+    ("set colour red", "no setting 'colour' (settings: seed, race-check, input, "
+                        "exclude-engines, autofuse, input-shape, dynamic-batch-size, "
+                        "dynamic-image-size, dynamic-dims, switchn, stream-max-parallel-num, "
+                        "single-stream, notify, hcom-parallel, minimise-events, soc-version, "
+                        "max-task-count, auto-split, no-reuse, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),
@@ -146,7 +147,7 @@ def test_comments_and_blank_lines_do_nothing(session):
 
 def test_a_corrupted_om_target_ends_its_run_with_one_line_naming_the_file(tmp_path):
     (tmp_path / "model.om").write_bytes(b"IMOD")
-    s = Session(base_dir=tmp_path)
+    s = DebugSession(base_dir=tmp_path)
     s.execute("target model.om")
     out = s.execute("continue")[-1]
     (line,) = out.summary
@@ -178,8 +179,32 @@ def test_every_command_the_table_or_the_banner_names_has_help(session):
     offered = set(COMMANDS.names()) | set(BANNER.split("`")[1::2])
     assert {"quit", "help", "source"} <= offered
     for name in sorted(offered):
-        (out,) = session.execute(f"help {name}")
+        out, *table = session.execute(f"help {name}")
         cmd = COMMANDS.lookup(name)
+        assert len(table) == (cmd.help_table is not None), name
         assert isinstance(out, Printed) and out.text.startswith(cmd.usage), name
         assert cmd.help.endswith("."), name
     assert COMMANDS.lookup("exit").name == COMMANDS.lookup("q").name == "quit"
+
+
+def test_show_names_a_pane_as_data_and_prints_nothing_headless(tmp_path):
+    """`show PANE` is for the app (it brings the pane forward); in a transcript and at the REPL
+    it prints nothing, and a pane that is not there is one usage line."""
+    from workbench.commands.render import transcript_entry
+    from workbench.debugger.outcomes import Show
+    session = DebugSession(base_dir=tmp_path)
+    assert session.execute("show device") == [Show("device")]
+    assert transcript_entry("show device", [Show("device")]) == ["> show device"]
+    [error] = session.execute("show nowhere")
+    assert isinstance(error, Error) and error.message.startswith("usage: show graph|passes|")
+
+
+def test_a_lessons_output_names_the_pane_that_shows_it():
+    session = DebugSession(base_dir=ROOT / "sample_models")
+    session.execute("target tiny_cnn.onnx")
+    session.execute("step pass 3")
+    panes = {line: session.execute(line)[0].pane for line in
+             ("diff", "passes", "info memory-plan", "print node conv1", "info breakpoints")}
+    session.close()
+    assert panes == {"diff": "passes", "passes": "passes", "info memory-plan": "memory",
+                     "print node conv1": "graph", "info breakpoints": None}

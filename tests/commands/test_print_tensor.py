@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Printed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +17,7 @@ X = np.linspace(-1, 1, 256, dtype=np.float32)
 @pytest.fixture(scope="module")
 def parked():
     """producer_consumer.py parked at its stream wait: x is in device memory."""
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     for line in ["target sample_models/devrun/producer_consumer.py", "break wait event",
                  "continue"]:
         s.execute(line)
@@ -26,7 +26,7 @@ def parked():
     s.close()
 
 
-def _print(s: Session, line: str) -> Printed | Error:
+def _print(s: DebugSession, line: str) -> Printed | Error:
     (out,) = s.execute(line)
     return out
 
@@ -57,8 +57,8 @@ def test_dtype_and_shape_as_the_ir_prints_them(parked, spec, shape, dtype):
     n = int(np.prod([int(d) for d in shape.partition("[")[2][:-1].split(",")]))
     # the summary line: numpy's statistics of the bytes the program wrote, read as dtype
     f = X.view(np.uint8).view(dtype)[:n].astype(np.float64)
-    assert out.text.splitlines()[1] == (f"  min {f.min():.6g} max {f.max():.6g} "
-                                        f"mean {f.mean():.6g} std {f.std():.6g}")
+    assert out.text.splitlines()[1] == (f"  min {f.min():.5g} max {f.max():.5g} "
+                                        f"mean {f.mean():.5g} std {f.std():.5g}")
 
 
 def test_the_values_are_the_programs(parked):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Printed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def session():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     s.execute("target sample_models/tiny_cnn.onnx")
     yield s
     s.close()
@@ -38,7 +38,7 @@ def test_before_the_model_is_parsed_the_name_is_said_to_be_unchecked(session):
 
 
 def test_a_host_program_has_no_nodes_to_watch():
-    s = Session(base_dir=ROOT)
+    s = DebugSession(base_dir=ROOT)
     s.execute("target sample_models/devrun/label_loop.py")
     (out,) = s.execute("watch node conv1 anchors")
     assert out == Error("watch node conv1: label_loop.py is a host program, with no graph "

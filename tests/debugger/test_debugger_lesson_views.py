@@ -140,7 +140,8 @@ def test_the_dvpp_engines_optimizer_is_a_breakpoint_where_it_runs():
 
 
 @pytest.mark.parametrize("settings, streams", [
-    ({}, 2), ({"max_task_count": 40}, 3), ({"single_stream": True}, 1)])
+    ({}, 2), ({"max_task_count": 40}, 3), ({"single_stream": True}, 1),
+    ({"max_task_count": 40, "auto_split": True}, 2)])   # the device splits: SplitStreams not
 def test_stream_settings_reach_the_build(settings, streams):
     d = debugger(CHAIN, **settings)
     try:
@@ -192,3 +193,23 @@ def test_an_if_loop_model_runs_to_the_end_with_the_source_model_as_its_reference
     assert not any("error" in line for line in end.summary), end.summary
     # the Relu after the If, read from device memory beside the parsed model's host reference
     assert "device memory" in printed.text and "max abs difference 0" in printed.text
+
+
+def test_the_options_set_once_lacked_reach_the_build():
+    """notify and no-reuse (and auto-split, above) were gewb compile's only; `set` takes them."""
+    from ge_core.graph.attr_names import ATTR_MODEL_NOTIFY_NUM
+    built = {}
+    for name, settings in (("default", {}), ("no_reuse", {"no_reuse": True}),
+                           ("notify", {"notify": True})):
+        d = debugger("sample_models/parallel_branches.onnx", **settings)
+        try:
+            finished(d.cont())
+            built[name] = d.state.built, d.state.ge_model
+        finally:
+            d.close()
+    plan, model = built["default"]
+    assert built["no_reuse"][0].memory.feature_map_bytes == plan.memory.no_reuse_bytes > \
+        plan.memory.feature_map_bytes
+    notify_model = built["notify"][1]
+    assert model.task_def.event_num > 0 and notify_model.task_def.event_num == 0
+    assert int(notify_model.task_def.attr[ATTR_MODEL_NOTIFY_NUM]) == model.task_def.event_num

@@ -6,7 +6,7 @@ from __future__ import annotations
 from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
 
 from ge_core.graph.attr_names import STREAM_ID
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
                                                    wait_for_chain)
@@ -142,7 +142,7 @@ def test_the_lanes_count_each_stream_s_sqes_and_the_units_in_use():
 
 
 def test_list_and_backtrace_show_where_a_host_program_is_and_a_model_s_frames():
-    s = Session(ROOT)
+    s = DebugSession(ROOT)
     s.execute(f"target {DEVRUN}/deadlock.py")
     s.execute("break fault deadlock")
     s.execute("continue")

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from fuzz import fuzz  # noqa: E402
 from fuzzing.targets import TARGETS, gwb_scripts  # noqa: E402
-from fuzzing.verdict import CORRUPT, OK, TYPED  # noqa: E402
+from fuzzing.verdict import CORRUPT, OK, RAW, TYPED  # noqa: E402
 
-BUDGET = 40          # cases per target: the six take ~35 s together on the 2-core machine
+BUDGET = 40          # cases per target: the eight take ~110 s together on the 2-core machine
 CASE_TIMEOUT = 120   # seconds; the worker is killed and the case counted a hang past it
 
 
@@ -62,3 +62,15 @@ def test_the_gwb_target_calls_a_program_run_without_consent_corruption(in_proces
     monkeypatch.setattr(session, "check_program", lambda *args: None)
     kind, ran = _gwb([b"source inner.gwb"], True, None, in_process)
     assert (kind, ran) == (CORRUPT, ["unnamed_canary.py"])
+
+
+def test_the_escape_target_sees_a_sequence_that_reaches_the_output_raw(in_process, monkeypatch):
+    """The oracle can fail: with the one escaping function letting everything through, a `say`
+    line's screen clear reaches the output raw."""
+    import re
+
+    import workbench.terminal_text as terminal_text
+    from fuzzing.targets import escape_text
+    assert escape_text.run(("\x1b[2J", "say"), in_process).kind == OK
+    monkeypatch.setattr(terminal_text, "_CONTROL", re.compile("(?!)"))
+    assert escape_text.run(("\x1b[2J", "say"), in_process).kind == RAW

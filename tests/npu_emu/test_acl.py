@@ -90,11 +90,12 @@ def test_model_ri_calls_and_capture_calls(fresh):
 
 def test_acl_json_configures_the_runtime(tmp_path):
     cfg = tmp_path / "acl.json"
-    cfg.write_text(json.dumps({"npu_emu": {"host_sq_max_count": 8, "auto_split_reserve": 1}}))
+    cfg.write_text(json.dumps({"npu_emu": {"host_sq_max_count": 48, "soc_version": "Ascend950"}}))
     rt = make_runtime()
     with World(runtime=rt).entered():
         assert acl.init(str(cfg)) == 0
-        assert current_runtime().config.host_sq_max_count == 8
+        assert current_runtime().config.host_sq_max_count == 48
+        assert current_runtime().config.soc.config == "950"
         assert acl.finalize() == 0
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"npu_emu": {"no_such_knob": 1}}))

@@ -173,7 +173,8 @@ def test_acl_init_of_a_file_that_cannot_be_read_is_an_invalid_file(tmp_path):
 
 def test_a_runtime_config_is_checked_when_made():
     for bad in [{"memory_bytes": -512}, {"memory_bytes": 1000}, {"sq_depth": "8"},
-                {"race_check": 1}, {"auto_split_reserve": 8, "host_sq_max_count": 8}]:
+                {"race_check": 1}, {"host_sq_max_count": 41, "soc_version": "Ascend950"},
+                {"soc_version": "Ascend310"}, {"soc_version": 910}]:
         with pytest.raises(InvalidParamError):
             RuntimeConfig(**bad)
 

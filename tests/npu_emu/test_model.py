@@ -20,7 +20,8 @@ def test_stream_flags_are_the_runtimes():
     assert (ACL_MODEL_STREAM_FLAG_HEAD, ACL_MODEL_STREAM_FLAG_DEFAULT) == (0x0, 0x7FFFFFFF)
 
 
-def test_model_streams_are_inactive_until_execute_and_results_repeat(rt):
+def test_model_streams_are_inactive_until_execute_and_results_repeat(rt950):
+    rt = rt950
     s = rt.create_stream()
     model = rt.model_build_begin()
     model.set_name("double")
@@ -138,8 +139,10 @@ def test_stream_switch_takes_the_branch_its_condition_picks(rt):
 
 def test_autosplit_creates_slave_streams_and_gives_the_same_results():
     results = {}
-    for limit, split in ((8, True), (32767, True), (None, False)):
-        config = {"host_sq_max_count": limit, "auto_split_reserve": 1} if limit else {}
+    # on a 950, a stream holding 7 SQEs is full at a limit of 48: 7 + 1 + 32 reserved + 8 >= 48
+    for limit, split in ((48, True), (32767, True), (None, False)):
+        config = {"host_sq_max_count": limit} if limit else {}
+        config["soc_version"] = "Ascend950"
         rt = make_runtime(**config)
         with World(runtime=rt).entered():
             rt.set_device(0)
@@ -147,11 +150,11 @@ def test_autosplit_creates_slave_streams_and_gives_the_same_results():
             assert model.execute() == 0
             results[(limit, split)] = read(rt, acc)
         slaves = [e for e in rt.recorder.events if isinstance(e, SlaveStreamCreated)]
-        assert (len(slaves) > 0) == (limit == 8)
-        if limit == 8:
+        assert (len(slaves) > 0) == (limit == 48)
+        if limit == 48:
             assert all(len(s.sq.entries) <= 8 for s in model.streams)
             assert len(model.streams) == 2 + len(slaves)
-    first = results[(8, True)]
+    first = results[(48, True)]
     assert all(np.array_equal(first, r) for r in results.values())
 
 
@@ -255,3 +258,19 @@ def test_destroying_a_model_autosplit_never_sent_tells_the_hardware_nothing(rt):
     model.bind_stream(s, ACL_MODEL_STREAM_FLAG_HEAD)   # in the host buffer until LoadComplete
     model.destroy()
     assert _maintenance(rt) == [] and s.model is None
+
+
+def test_without_autosplit_a_910b_model_stream_takes_its_sqes_at_once(rt):
+    """The 910B has no AutoSplit: a bound stream's launches go straight into its device SQ, and
+    GE's build must have split the streams to fit (maxTaskNumPerStream)."""
+    s = rt.create_stream()
+    model = rt.model_build_begin()
+    model.bind_stream(s, ACL_MODEL_STREAM_FLAG_HEAD)
+    x, y = vec(rt, np.arange(8, dtype=np.float32)), empty(rt, (8,))
+    s.launch_kernel("Add", [x, x], [y])
+    model.end_task(s)
+    assert model.auto_split is None
+    assert s.state == StreamState.INACTIVE and s.pending == 2
+    model.build_end()
+    assert model.execute() == 0
+    np.testing.assert_array_equal(read(rt, y), 2 * np.arange(8))

@@ -32,3 +32,29 @@ def test_devices_contexts_and_default_streams():
     rt.destroy_context(ctx)
     rt.reset_device(1)
     assert rt.devices == {} and rt.current_context is None
+
+
+def test_the_runtime_is_the_one_object_behind_the_acl_api_and_ge():
+    """Seed 003 §1.3.1: the runtime's global object owns devices, contexts and handles, and every
+    API reaches the same one: a stream made through acl.rt is the runtime's, GE's ModelManager
+    lives in the same world, and another world sees none of it."""
+    from ge_core.runtime.v1.model_manager import ModelManager
+    from npu_emu import acl
+    from npu_emu.stream import Stream
+
+    first = World()
+    with first.entered():
+        assert acl.rt.set_device(0) == 0
+        handle, ret = acl.rt.create_stream()
+        assert ret == 0
+        stream = current_runtime().resolve(handle, Stream)
+        assert stream in current_runtime().device(0).scheduler.streams
+        assert ModelManager.get_instance() is ModelManager.get_instance()
+        manager = ModelManager.get_instance()
+    with World().entered():
+        assert ModelManager.get_instance() is not manager
+        acl.rt.set_device(0)
+        assert acl.rt.destroy_stream(handle) != 0     # not a handle in this world
+    with first.entered():
+        assert acl.rt.destroy_stream(handle) == 0
+        acl.rt.reset_device(0)

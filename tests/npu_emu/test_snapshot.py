@@ -43,8 +43,8 @@ def sample_runtime(script: Path):
 def rich_runtime():
     """Every saved class at once: a fused launch, HCCL, a model mid-build with labels, switches
     and activations, a capture in progress with a task group, facade handles, a kernel binary
-    and its function, a deadlock."""
-    rt = make_runtime(race_check=True)
+    and its function, a deadlock; on a 950, so the model grows by AutoSplit."""
+    rt = make_runtime(race_check=True, soc_version="Ascend950")
     with World(runtime=rt).entered():
         assert acl.init() == 0 and acl.rt.set_device(0) == 0
         dev = rt.device(0)

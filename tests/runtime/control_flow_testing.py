@@ -198,3 +198,44 @@ def assert_same(got: dict, expected: dict) -> None:
     assert list(got) == list(expected)
     for name, want in expected.items():
         np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def squeezing_if_model() -> onnx.ModelProto:
+    """z = -(c ? relu(x) : squeeze(x, axis 2)) with x [1, 128, k]: for k != 1 the else branch
+    cannot be shape-inferred (a model serving two audio rates squeezes a dim only one rate makes
+    1), yet onnxruntime runs the then branch and fails only if else is taken."""
+    axes = helper.make_tensor("axes", T.INT64, [1], [2])
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [],
+                               [vi("t", [1, 128, "k"])])
+    else_g = helper.make_graph([helper.make_node("Constant", [], ["axes"], value=axes),
+                                helper.make_node("Squeeze", ["x", "axes"], ["e"])], "else", [],
+                               [vi("e", [1, 128])])
+    return model([helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                                   else_branch=else_g),
+                  helper.make_node("Neg", ["y"], ["z"])],
+                 [vi("x", [1, 128, "k"]), vi("c", [], T.BOOL)], [vi("z", [1, 128, "k"])],
+                 "squeezing_if")
+
+
+def squeeze_if_one_model() -> onnx.ModelProto:
+    """z = -(shape(x)[2] == 1 ? squeeze(x, axis 2) : x), x [1, 128, k], as silero-vad's exporter
+    writes it: once k is known the condition folds, and CondRemovePass keeps the branch taken
+    (for k != 1 the other one cannot even be shape-inferred)."""
+    ints = {"two": [2], "one": [1]}
+    consts = [helper.make_node("Constant", [], [n], value=helper.make_tensor(n, T.INT64, [1], v))
+              for n, v in ints.items()]
+    then_g = helper.make_graph([helper.make_node("Squeeze", ["x", "two"], ["t"])], "then", [],
+                               [vi("t", None)])
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                               [vi("e", None)])
+    nodes = consts + [helper.make_node("Shape", ["x"], ["s"]),
+                      helper.make_node("Gather", ["s", "two"], ["k"]),
+                      helper.make_node("Equal", ["k", "one"], ["c1"]),
+                      helper.make_node("Squeeze", ["c1"], ["c"]),
+                      helper.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                                       else_branch=else_g),
+                      helper.make_node("Neg", ["y"], ["z"])]
+    proto = helper.make_model(helper.make_graph(nodes, "squeeze_if_one",
+                                                [vi("x", [1, 128, "k"])], [vi("z", None)]),
+                              opset_imports=[helper.make_opsetid("", 17)])
+    return proto

@@ -4,6 +4,8 @@ the session's other models in graph id order, never one with HCCL tasks, when th
 room (GE's model_executor.cc)."""
 import contextvars
 
+import numpy as np
+
 import pytest
 
 from ge_core.om.model_task_type import ModelTaskType
@@ -13,7 +15,7 @@ from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
 from ge_core.runtime.v1.model_executor import MAX_STREAMS, GraphNode
 from npu_emu.device import MemAlloc
 from npu_emu.world import World, current_world
-from v1_testing import device_world, events, feeds_for, ge_model, om_of
+from v1_testing import TINY, device_world, events, feeds_for, ge_model, om_of
 
 
 def test_get_instance_answers_the_current_worlds_manager():
@@ -171,3 +173,51 @@ def test_check_and_release_event_unloads_until_the_events_fit():
         with pytest.raises(GeError, match="check and release event failed"):
             executor.check_and_release_event(node)
         assert _loaded(executor) == [False, False, False, False]
+
+
+def test_static_and_hybrid_models_share_one_id_sequence_each_kept_in_its_own_map():
+    """Seed 000 §2.3: ModelManager is the process's registry of loaded models; a DavinciModel
+    goes to model_map and a HybridDavinciModel to hybrid_model_map, under one id sequence, and
+    each is found (and unloaded) by its id alone."""
+    from onnx import TensorProto, helper
+
+    from ge_core.compiler import CompileOptions, compile_graph
+    from ge_core.parser import parse_onnx
+    from ge_core.runtime.hybrid import HybridDavinciModel
+    relu = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "dynamic_relu",
+                             [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])])
+    dynamic = parse_onnx(helper.make_model(relu, opset_imports=[helper.make_opsetid("", 17)]))
+    compile_graph(dynamic, CompileOptions(dump=None))
+    with device_world():
+        manager = ModelManager.get_instance()
+        static_id = manager.load_model(ge_model())
+        hybrid_id = manager.load_model(dynamic)
+        again_id = manager.load_model(ge_model())
+        assert (static_id, hybrid_id, again_id) == (1, 2, 3)
+        assert sorted(manager.model_map) == [static_id, again_id]
+        assert list(manager.hybrid_model_map) == [hybrid_id]
+        assert isinstance(manager.get_hybrid_model(hybrid_id), HybridDavinciModel)
+        assert manager.get_hybrid_model(static_id) is None
+        manager.unload(hybrid_id)
+        manager.unload(static_id)
+        assert list(manager.model_map) == [again_id] and manager.hybrid_model_map == {}
+
+
+def test_graph_executor_is_a_stateless_facade_over_the_current_worlds_models():
+    """Seed 000 §3.5: GraphExecutor keeps nothing of its own; each call is forwarded to the
+    model the current world's ModelManager holds under that id, so the same id means another
+    model (or none) in another world."""
+    from ge_core.runtime.v1.graph_executor import GraphExecutor
+    from v1_testing import host_outputs
+    feeds = feeds_for()
+    assert not [n for n in vars(GraphExecutor) if not n.startswith("__")
+                and not isinstance(vars(GraphExecutor)[n], staticmethod)]
+    with device_world():
+        model_id = GraphLoader.load_model_online(ge_model())
+        (prob,) = GraphExecutor.execute_graph(model_id, feeds).values()
+        expected = host_outputs(TINY, feeds)
+        np.testing.assert_allclose(prob, next(iter(expected.values())), rtol=1e-5, atol=1e-6)
+        with device_world():
+            with pytest.raises(InvalidModelIdError):
+                GraphExecutor.execute_graph(model_id, feeds)

@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from workbench.script.lesson import LESSONS_DIR, LessonError, all_lessons, read_lesson
+from workbench.script.lesson import (LESSONS_DIR, LessonError, all_lessons, read_lesson,
+                                    unpaused_narration)
 
 TOPICS = range(1, 23)
 
@@ -59,3 +60,22 @@ def test_a_lesson_names_in_its_header_every_program_it_runs():
         if opened:
             assert any(line.endswith("--allow-programs") and "gewb run" in line
                        for line in lesson.header), lesson.name
+
+
+@pytest.mark.parametrize("lesson", all_lessons(), ids=lambda lsn: lsn.name)
+def test_every_lesson_pauses_before_it_moves_on_from_what_it_narrates(lesson):
+    """Once the target has moved, a `say` speaks about where it is: a `pause` must follow it
+    before the next command that moves the target, or the app runs on under the narration."""
+    from workbench.commands.table import MOVING
+    assert unpaused_narration(lesson.path, MOVING) == []
+
+
+def test_the_pause_rule_names_narration_that_runs_on_unread(tmp_path):
+    from workbench.commands.table import MOVING
+    script = tmp_path / "99_x.gwb"
+    script.write_text("# Lesson: x.\nsay intro, before anything moves: no pause needed\n"
+                      "target light:a\nstep stage\nsay here the graph is parsed\n"
+                      "say (one block)\ninfo om\nc\nsay paused after\npause\ncontinue\n"
+                      "say the end\nprint node x\n")
+    assert unpaused_narration(script, MOVING) == [
+        "99_x.gwb:5: its narration has no `pause` before `c` moves the target on"]

@@ -10,10 +10,10 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from workbench.cli import main
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Error, Finished
 from workbench.script.consent import Consent, ConsentRefused, named_programs
-from workbench.script.replay import replay
+from workbench.commands.replay import replay
 
 # A host program that leaves a mark when it runs: the honest test of "it did not run".
 PROGRAM = "from pathlib import Path\nPath(__file__).with_name('ran.txt').write_text('ran')\n"
@@ -74,7 +74,7 @@ def test_no_is_refused_before_anything_runs(folder):
 def test_a_line_the_user_types_is_their_consent(folder):
     def never(question: str) -> bool:
         raise AssertionError("asked")
-    session = Session(base_dir=folder, consent=Consent(ask=never))
+    session = DebugSession(base_dir=folder, consent=Consent(ask=never))
     session.execute("target prog.py")
     assert isinstance(session.execute("continue")[-1], Finished) and _ran(folder)
     session.close()
@@ -83,7 +83,7 @@ def test_a_line_the_user_types_is_their_consent(folder):
 def test_source_asks_and_a_nested_script_keeps_its_own_limits(folder):
     (folder / "outer.gwb").write_text("source s.gwb\n")
     answers = iter([True])
-    session = Session(base_dir=folder, consent=Consent(ask=lambda q: next(answers)))
+    session = DebugSession(base_dir=folder, consent=Consent(ask=lambda q: next(answers)))
     outcomes = session.execute("source outer.gwb")
     assert not any(isinstance(o, Error) for o in outcomes) and _ran(folder)
     assert session.programs is None and session.base_dir == folder   # typing again after it
@@ -95,7 +95,7 @@ def test_source_asks_and_a_nested_script_keeps_its_own_limits(folder):
 
 def test_a_script_that_sources_itself_is_one_line(folder):
     (folder / "loop.gwb").write_text("source loop.gwb\n")
-    session = Session(base_dir=folder)
+    session = DebugSession(base_dir=folder)
     (out,) = [o for o in session.execute("source loop.gwb") if isinstance(o, Error)]
     assert out.message == "loop.gwb:1: source loop.gwb: it is running already (a script " \
                           "sourcing itself)"
@@ -114,7 +114,7 @@ def test_the_repl_asks_y_n(folder, tmp_path, monkeypatch, capsys):
 
 
 def test_save_script_names_the_programs_it_opens(folder):
-    session = Session(base_dir=folder)
+    session = DebugSession(base_dir=folder)
     session.execute("target prog.py")
     session.execute("save-script saved/again.gwb")
     session.close()

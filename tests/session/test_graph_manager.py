@@ -11,6 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ge_core.compiler import CompileOptions
 from ge_core.executor import random_feeds
+from ge_core.ge_options import GE_OPTIONS, RunMode
 from ge_core.om import GeModel
 from ge_core.runtime.errors import GeError
 from ge_core.runtime.hybrid import HybridDavinciModel
@@ -80,7 +81,7 @@ def test_hybrid_can_be_chosen_for_a_built_model(manager):
     graph = manager.parse(TINY)
     manager.compile(graph)
     feeds = random_feeds(graph, 1)
-    got = manager.run(manager.build(graph).ge_model, feeds, hybrid=True)["prob"]
+    got = manager.run(manager.build(graph).ge_model, feeds, RunMode.HYBRID)["prob"]
     np.testing.assert_allclose(got, _onnxruntime(TINY, feeds), rtol=1e-4, atol=1e-6)
     assert ModelManager.get_instance().hybrid_model_map == {}
 
@@ -90,3 +91,41 @@ def test_a_static_graph_not_built_is_refused_in_one_line(manager):
     manager.compile(graph)
     with pytest.raises(GeError, match=f"graph {graph.name} is not built"):
         manager.load(graph)
+
+
+@pytest.mark.parametrize("asked, built, runs", [
+    (RunMode.AUTO, True, RunMode.SINK), (RunMode.SINK, True, RunMode.SINK),
+    (RunMode.HYBRID, False, RunMode.HYBRID), (RunMode.V2, True, RunMode.V2)])
+def test_the_manager_plans_the_mode_of_a_static_model(manager, asked, built, runs):
+    graph = manager.parse(TINY)
+    manager.compile(graph)
+    plan = manager.prepare(graph, asked)
+    assert isinstance(plan.root, GeModel) is built and plan.mode is runs and plan.why is None
+    feeds = random_feeds(graph, 2)
+    np.testing.assert_allclose(manager.run(plan.root, feeds, plan.mode)["prob"],
+                               _onnxruntime(TINY, feeds), rtol=1e-4, atol=1e-6)
+
+
+def test_auto_says_why_a_model_with_unknown_dims_runs_hybrid(manager):
+    graph = manager.parse(_dynamic_batch())
+    manager.compile(graph)
+    plan = manager.prepare(graph)
+    assert plan.root is graph and plan.mode is RunMode.HYBRID
+    assert plan.why == ("mode auto loads it hybrid, not sunk: node x (Data) output 0 has dims "
+                        "known only at run time")
+    assert manager.build_for(graph, RunMode.V2) is None   # v2 lowers it unbuilt
+
+
+def test_every_ge_option_in_the_map_reaches_the_managers_options():
+    """Each row's key, given a value other than its default, changes what the manager holds."""
+    values = {"exclude-engines": "AiCoreEngine", "input-shape": "x:2,4",
+              "dynamic-batch-size": "1,2", "dynamic-image-size": "8,8;16,16",
+              "dynamic-dims": "1;2", "stream-max-parallel-num": "3", "max-task-count": "100",
+              "exec-timeout": "7"}
+    default = GraphManager.from_ge_options({})
+    for option in GE_OPTIONS:
+        value = option.to_ge(True) if option.type is bool else values[option.name]
+        given = GraphManager.from_ge_options({option.key: value})
+        assert (given.compile_options, given.build_options, given.exec_timeout_ms) != \
+            (default.compile_options, default.build_options, default.exec_timeout_ms), option.key
+        assert option.from_ge(value) == (True if option.type is bool else option.parse(value))

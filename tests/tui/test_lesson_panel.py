@@ -1,5 +1,5 @@
 """Lessons in the app: L lists them (`gewb lessons`' list), Enter plays one in a fresh session
-with its narration beside the panes, Enter / space go on at each pause, and every lesson plays
+with its narration beside the panes, space goes on at each pause, and every lesson plays
 to its end with no error line."""
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ pytestmark = pytest.mark.asyncio
 
 
 async def _play_to_the_end(pilot) -> int:
-    """Enter at each pause until the lesson has run its last line; the pauses it made."""
+    """Space at each pause until the lesson has run its last line; the pauses it made."""
     app = pilot.app
     pauses = 0
     while app.lesson_paused or not app.lesson.done:
         if app.lesson_paused:
-            await press(pilot, "enter")
+            await press(pilot, "space")
             pauses += 1
         else:
             await settle(pilot)
@@ -40,12 +40,12 @@ async def test_l_lists_the_lessons_and_enter_plays_one_in_a_fresh_session():
         assert [str(o.id) for o in app.focused.options] == [str(lsn.path)
                                                             for lsn in all_lessons()]
         await press(pilot, "down", "enter")   # the second lesson
-        assert app.lesson.path.stem == names[1] and app.session is not before
+        assert app.lesson.script.stem == names[1] and app.session is not before
         assert not panel.listing and names[1] in panel.text.plain
         assert app.session.settings.max_task_count != 40   # nothing carried over
         pauses = await _play_to_the_end(pilot)
         assert pauses > 0 and "end of the lesson" in panel.text.plain
-        said = [line for line in (app.lesson.path.read_text().splitlines())
+        said = [line for line in (app.lesson.script.read_text().splitlines())
                 if line.startswith("say ")]
         assert said[0][4:] in panel.text.plain and said[-1][4:] in panel.text.plain
         await press(pilot, "L")
@@ -72,7 +72,8 @@ async def test_a_lesson_with_a_host_program_asks_before_running_it(answer):
             assert app.session.debugger is not None and app.lesson is not None
         else:
             assert app.session.debugger is None and app.lesson is None
-            assert "its host programs were not run" in panel.text.plain
+            assert "not run (you answered no; --allow-programs agrees up front)" in \
+                panel.text.plain
 
 
 async def test_a_lesson_opens_no_program_its_header_does_not_name(tmp_path):

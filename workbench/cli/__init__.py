@@ -13,6 +13,10 @@ from typing import Callable, Sequence
 
 from workbench.cli.user_error import UserError
 from workbench.output_path import OutputPathError
+from workbench.terminal_text import PrintableStream
+
+# faces that draw on the terminal themselves (the app, the REPL's prompt, the server's log)
+INTERACTIVE = ("tui", "repl", "serve")
 
 __all__ = ["UserError", "main"]
 
@@ -81,6 +85,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:  # the main job: the workbench app on the bundled sample
         args = parser.parse_args(["tui"])
+    if args.command in INTERACTIVE:   # the app and the REPL escape what they show themselves
+        return _run(args)
+    saved = sys.stdout, sys.stderr   # what a model or script says is printed escaped
+    sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
     except (UserError, OutputPathError) as exc:

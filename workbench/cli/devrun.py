@@ -8,15 +8,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ge_core.ge_options import BY_NAME
 from npu_emu.runtime import RuntimeConfig
+from npu_emu.soc import DEFAULT_SOC_VERSION
 from npu_emu.timeline import Timeline
 from npu_emu.trace import TraceBus
 from npu_emu.world import World
+from workbench.cli.ge_option_flags import add_ge_option
 from workbench.cli.user_error import UserError
 from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
 
 
-def run_script(script: Path, race_check: bool, trace: str | None) -> int:
+def run_script(script: Path, race_check: bool, trace: str | None,
+               soc_version: str = DEFAULT_SOC_VERSION) -> int:
     if not script.is_file():
         raise UserError(f"no such script: {script}")
     script = script.resolve()
@@ -26,7 +30,7 @@ def run_script(script: Path, race_check: bool, trace: str | None) -> int:
     timeline = Timeline()
     if trace:
         bus.subscribe(timeline)
-    world = World(RuntimeConfig(race_check=race_check), bus=bus)
+    world = World(RuntimeConfig(race_check=race_check, soc_version=soc_version), bus=bus)
     status, error = run_program(script, world, observer)
     _print_summary(observer)
     if trace:
@@ -51,7 +55,7 @@ def _print_summary(observer: HostProgramObserver) -> None:
 
 
 def _cmd_devrun(args: argparse.Namespace) -> int:
-    return run_script(Path(args.script), args.race_check, args.trace)
+    return run_script(Path(args.script), args.race_check, args.trace, args.soc_version)
 
 
 def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
@@ -62,4 +66,5 @@ def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
                    help="check stream orderings against memory accesses (happens-before)")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    add_ge_option(p, BY_NAME["soc-version"])
     p.set_defaults(func=_cmd_devrun)

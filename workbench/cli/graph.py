@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, HOST_NODE_NS
-from workbench.cli.exec import timeout_ms
+from ge_core.exec_timeout import HOST_NODE_NS
+from ge_core.ge_options import Stage
+from workbench.cli.ge_option_flags import add_ge_options
 from workbench.cli.model_files import SAMPLE, load_model
 from workbench.cli.user_error import UserError
 from workbench.output_path import write_output
@@ -22,7 +23,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
         write_output(args.dot, lambda p: p.write_text(to_dot(graph)), "--dot")
         print(f"dot written to {args.dot}")
     if args.run:
-        _run_on_host(graph, args.timeout)
+        _run_on_host(graph, args.exec_timeout)
     return 0
 
 
@@ -42,8 +43,8 @@ def add_graph_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("graph", help="parse an ONNX model and print GE's IR, one node a line")
     p.add_argument("model", nargs="?", default=str(SAMPLE), help="an .onnx file (default: sample)")
     p.add_argument("--dot", metavar="FILE", help="also write a Graphviz dot file")
-    p.add_argument("--run", action="store_true", help="run it on the host reference executor")
-    p.add_argument("--timeout", type=timeout_ms, default=DEFAULT_EXEC_TIMEOUT_MS, metavar="MS",
-                   help="with --run: end a run that takes longer (the host counts "
-                        f"{HOST_NODE_NS // 1000} us a node); -1: never")
+    p.add_argument("--run", action="store_true",
+                   help="run it on the host reference executor (--exec-timeout bounds it: "
+                        f"the host counts {HOST_NODE_NS // 1000} us a node)")
+    add_ge_options(p, frozenset({Stage.EXECUTE}))
     p.set_defaults(func=_cmd_graph)

@@ -1,6 +1,7 @@
 """`gewb run FILE.gwb`: replay a script headless, print its transcript, and with --expect fail
 with a diff when the transcript is not the expected one (how CI checks the lessons). A script
-that runs host programs needs --allow-programs (workbench/script/consent.py)."""
+that runs host programs, or writes outside its folder (or --output-dir), needs
+--allow-programs (workbench/script/consent.py, access.py)."""
 from __future__ import annotations
 
 import argparse
@@ -12,15 +13,18 @@ from workbench.cli.user_error import UserError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from workbench.script.access import Access
     from workbench.script.consent import Consent, ConsentRefused
-    from workbench.script.replay import replay
+    from workbench.commands.replay import replay
     from workbench.script.script_lines import ScriptError, read_script
     script = Path(args.script)
     if not script.is_file():
         raise UserError(f"no such script: {script}")
     try:
         result = replay(script, keep_going=args.keep_going,
-                        consent=Consent(allow=args.allow_programs))
+                        consent=Consent(allow=args.allow_programs),
+                        access=Access(output_dir=Path(args.output_dir)
+                                      if args.output_dir else None))
     except (ScriptError, ConsentRefused) as exc:
         raise UserError(str(exc)) from None
     if args.expect is None:
@@ -56,4 +60,7 @@ def add_run_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-programs", action="store_true",
                    help="let the script run the host programs (.py) its `# programs:` header "
                         "names; they run with your rights")
+    p.add_argument("--output-dir", metavar="DIR",
+                   help="where the script's save-script, dump and export land (default: its "
+                        "own folder; elsewhere only where its `# writes:` header names)")
     p.set_defaults(func=_cmd_run)

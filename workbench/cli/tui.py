@@ -45,12 +45,15 @@ def opening_for(spec: str | None, cwd: Path) -> Opening:
     return Opening(cwd, target=spec)
 
 
-def run_tui(spec: str | None, allow_programs: bool = False) -> int:
+def run_tui(spec: str | None, allow_programs: bool = False, served: str | None = None) -> int:
     # Under `gewb serve` the screen is a browser's: Textual's web driver, not a terminal.
     if "TEXTUAL_DRIVER" not in os.environ and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TERMINAL, file=sys.stderr)
         return 2
     opening = replace(opening_for(spec, Path.cwd()), allow_programs=allow_programs)
+    if served is not None:   # a tab of `gewb serve`: its sandbox, as the server decided it
+        from workbench.script.access import Access
+        opening = replace(opening, access=Access.from_json(served))
     from workbench.tui.app import WorkbenchApp
     WorkbenchApp(opening).run()
     return 0
@@ -64,4 +67,5 @@ def add_tui_parser(sub: argparse._SubParsersAction) -> None:
                         ".gwb lesson to play (a path, or its name as `gewb lessons` lists it)")
     p.add_argument(FLAG, action="store_true", dest="allow_programs",
                    help="let a lesson run the host programs its header names without asking")
-    p.set_defaults(func=lambda args: run_tui(args.target, args.allow_programs))
+    p.add_argument("--served", metavar="POLICY", help=argparse.SUPPRESS)   # gewb serve's tabs
+    p.set_defaults(func=lambda args: run_tui(args.target, args.allow_programs, args.served))

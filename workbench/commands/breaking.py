@@ -15,12 +15,12 @@ from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL, RT
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 _IF = re.compile(r"\s+if\s+")
 
 
-def _break(s: Session, args: list[str]) -> list[Outcome]:
+def _break(s: DebugSession, args: list[str]) -> list[Outcome]:
     """Raw: the condition after `if` keeps its quotes (`if "conv" in node`)."""
     parts = _IF.split(" " + (args[0] if args else ""), maxsplit=1)
     words = shlex.split(parts[0]) + (["if", parts[1]] if len(parts) > 1 else [])
@@ -28,7 +28,7 @@ def _break(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"breakpoint {bp.id}: {bp.text}")]
 
 
-def _watch(s: Session, args: list[str]) -> list[Outcome]:
+def _watch(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     w = d.add_watch(args)
     unchecked = w.node is not None and (d.state is None or d.state.graph is None)
@@ -36,7 +36,7 @@ def _watch(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"watch {w.id}: {w.spec} = {w.value}{note}")]
 
 
-def _handle(s: Session, args: list[str]) -> list[Outcome]:
+def _handle(s: DebugSession, args: list[str]) -> list[Outcome]:
     """gdb's `handle SIGNAL stop|nostop`, for the runtime's faults."""
     if len(args) not in (0, 2):
         raise UsageError(f"usage: handle [KIND|all {STOP}|{NOSTOP}] "
@@ -45,7 +45,7 @@ def _handle(s: Session, args: list[str]) -> list[Outcome]:
     return [TableOutcome("faults", ("fault", "action"), s.fault_stops.rows(changed))]
 
 
-def _ids(s: Session, args: list[str], usage: str) -> list[int]:
+def _ids(s: DebugSession, args: list[str], usage: str) -> list[int]:
     d = s.debugger_or_fail()
     if args == ["all"]:
         return [*d.breakpoints, *d.watches]
@@ -59,7 +59,7 @@ def _ids(s: Session, args: list[str], usage: str) -> list[int]:
 
 
 def _enable(on: bool):
-    def run(s: Session, args: list[str]) -> list[Outcome]:
+    def run(s: DebugSession, args: list[str]) -> list[Outcome]:
         ids = _ids(s, args, f"{'enable' if on else 'disable'} ID... | all")
         for i in ids:
             s.debugger_or_fail().find(i).enabled = on
@@ -67,14 +67,14 @@ def _enable(on: bool):
     return run
 
 
-def _delete(s: Session, args: list[str]) -> list[Outcome]:
+def _delete(s: DebugSession, args: list[str]) -> list[Outcome]:
     ids = _ids(s, args, "delete ID... | all")
     for i in ids:
         s.debugger_or_fail().delete(i)
     return [Printed(f"deleted {', '.join(map(str, ids)) or 'nothing'}")]
 
 
-def complete_spec(s: Session, words: list[str]) -> list[str]:
+def complete_spec(s: DebugSession, words: list[str]) -> list[str]:
     """Completions for a breakpoint spec (`break` and `run-to` share it)."""
     if not words:
         return list(KINDS)
@@ -99,7 +99,7 @@ def complete_spec(s: Session, words: list[str]) -> list[str]:
     return []
 
 
-def _complete_watch(s: Session, words: list[str], partial: str) -> list[str]:
+def _complete_watch(s: DebugSession, words: list[str], partial: str) -> list[str]:
     n = len(words)
     if n == 0:
         return ["node", "event", "notify", RT]

@@ -5,14 +5,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from workbench.debugger.outcomes import Outcome
+from workbench.debugger.outcomes import Outcome, TableOutcome
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
-Handler = Callable[["Session", list[str]], list[Outcome]]
+Handler = Callable[["DebugSession", list[str]], list[Outcome]]
 # (session, the words before the one being typed, its start) -> candidates for it
-Completer = Callable[["Session", list[str], str], list[str]]
+Completer = Callable[["DebugSession", list[str], str], list[str]]
 
 
 class UsageError(ValueError):
@@ -29,6 +29,7 @@ class Command:
     aliases: tuple[str, ...] = ()
     raw: bool = False      # the handler takes the rest of the line as one word (say, break)
     record: bool = True    # save-script keeps it
+    help_table: Callable[[], TableOutcome] | None = None   # `help NAME` shows it below the text
 
     @property
     def summary(self) -> str:

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from workbench.commands.command import UsageError
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
-def complete(session: Session, text: str) -> tuple[int, list[str]]:
+def complete(session: DebugSession, text: str) -> tuple[int, list[str]]:
     """Candidates for the word ending ``text`` (the text before the cursor), and where in
     ``text`` that word starts."""
     words = text.split()

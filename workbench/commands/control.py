@@ -8,7 +8,7 @@ from workbench.debugger.granularity import GRANULARITIES
 from workbench.debugger.outcomes import Outcome
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
 UNITS = f"[{'|'.join(GRANULARITIES)}] [N]"
@@ -22,15 +22,15 @@ def _unit_and_count(args: list[str], usage: str) -> tuple[str | None, int]:
     return None, count_arg(args, usage)
 
 
-def _step(s: Session, args: list[str]) -> list[Outcome]:
+def _step(s: DebugSession, args: list[str]) -> list[Outcome]:
     return s.debugger_or_fail().step(*_unit_and_count(args, f"step {UNITS}"))
 
 
-def _reverse_step(s: Session, args: list[str]) -> list[Outcome]:
+def _reverse_step(s: DebugSession, args: list[str]) -> list[Outcome]:
     return s.debugger_or_fail().reverse_step(*_unit_and_count(args, f"reverse-step {UNITS}"))
 
 
-def _run_to(s: Session, args: list[str]) -> list[Outcome]:
+def _run_to(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
         raise UsageError("usage: run-to TICK | run-to BREAKPOINT-SPEC (e.g. pass PrunePass)")
     d = s.debugger_or_fail()
@@ -39,16 +39,16 @@ def _run_to(s: Session, args: list[str]) -> list[Outcome]:
     return d.run_to(args)
 
 
-def _complete_step(s: Session, words: list[str], partial: str) -> list[str]:
+def _complete_step(s: DebugSession, words: list[str], partial: str) -> list[str]:
     return list(GRANULARITIES) if not words else []
 
 
-def _complete_run_to(s: Session, words: list[str], partial: str) -> list[str]:
+def _complete_run_to(s: DebugSession, words: list[str], partial: str) -> list[str]:
     from workbench.commands.breaking import complete_spec
     return complete_spec(s, words)
 
 
-def _goto(s: Session, args: list[str]) -> list[Outcome]:
+def _goto(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: goto TICK")
     return s.debugger_or_fail().goto(number(args[0], "the tick"))

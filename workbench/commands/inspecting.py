@@ -2,6 +2,8 @@
 export."""
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from workbench.commands import sources
@@ -14,7 +16,7 @@ from workbench.debugger.views import (device_views, gepass_view, graph_views, mo
                                       timeline_views)
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 
 def _breakpoints(d: Debugger) -> Outcome:
@@ -49,28 +51,41 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
 }
 
 
-def _info(s: Session, args: list[str]) -> list[Outcome]:
+def _info(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1 or args[0] not in INFO:
         raise UsageError(f"usage: info {'|'.join(INFO)}")
-    return [INFO[args[0]](s.debugger_or_fail())]
+    return [_on(INFO_PANES.get(args[0]), INFO[args[0]](s.debugger_or_fail()))]
+
+
+# the app's pane that shows what an `info` table shows (a lesson's `info streams` brings the
+# device pane forward); the others have none
+INFO_PANES = {"streams": "device", "events": "device", "notifies": "device", "labels": "device",
+              "models": "device", "memory": "memory", "memory-plan": "memory"}
+
+
+def _on(pane: str | None, outcome: Outcome) -> Outcome:
+    """``outcome``, marked as what the app's ``pane`` shows (a plain word: the face decides)."""
+    if pane is None or not isinstance(outcome, (Printed, TableOutcome)):
+        return outcome
+    return replace(outcome, pane=pane)
 
 
 PRINT_USAGE = "print node NAME | print tensor NAME | print tensor 0xADDR [SHAPE] [DTYPE]"
 
 
-def _print(s: Session, args: list[str]) -> list[Outcome]:
+def _print(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if len(args) == 2 and args[0] == "node":
-        return [graph_views.print_node(d.state, args[1])]
+        return [_on("graph", graph_views.print_node(d.state, args[1]))]
     if len(args) >= 2 and args[0] == "tensor":
         if args[1].lower().startswith("0x"):
-            return [device_views.device_tensor(d.run.world.runtime, args[1:])]
+            return [_on("memory", device_views.device_tensor(d.run.world.runtime, args[1:]))]
         if len(args) == 2:
             return [graph_views.graph_tensor(d.state, args[1])]
     raise UsageError(f"usage: {PRINT_USAGE}")
 
 
-def _where(s: Session, args: list[str]) -> list[Outcome]:
+def _where(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     run = d.run
     if not run.started:
@@ -82,20 +97,23 @@ def _where(s: Session, args: list[str]) -> list[Outcome]:
                     f"  {run.tracker.where(event, d.state.host_where(event))}")]
 
 
-def _dump(s: Session, args: list[str]) -> list[Outcome]:
+def _dump(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: dump DIR")
     d = s.debugger_or_fail()
-    return [graph_views.dump(d.state, s.path(args[0]), args[0], d.tick)]
+    return [graph_views.dump(d.state, lambda files: s.save(args[0], files, "dump"), args[0],
+                             d.tick)]
 
 
-def _export(s: Session, args: list[str]) -> list[Outcome]:
+def _export(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2 or args[0] != "trace":
         raise UsageError("usage: export trace FILE.json")
-    return [timeline_views.export_trace(s.debugger_or_fail(), s.path(args[1]), args[1])]
+    name = args[1]
+    return [timeline_views.export_trace(
+        s.debugger_or_fail(), lambda text: s.save(name, {Path(name).name: text}, "export"), name)]
 
 
-def _complete_print(s: Session, words: list[str], partial: str) -> list[str]:
+def _complete_print(s: DebugSession, words: list[str], partial: str) -> list[str]:
     if not words:
         return ["node", "tensor"]
     return sources.node_names(s) if len(words) == 1 else []
@@ -113,13 +131,13 @@ COMMANDS = [
             _print, _complete_print, ("p",)),
     Command("diff", "diff", "The IR diff of the current pass so far, else of the last pass "
                             "(unified, unchanged nodes hidden).",
-            lambda s, a: [graph_views.diff(s.debugger_or_fail())]),
+            lambda s, a: [_on("passes", graph_views.diff(s.debugger_or_fail()))]),
     Command("passes", "passes", "The pass table: every pass run so far, changed or not.",
-            lambda s, a: [graph_views.passes(s.debugger_or_fail().state)]),
+            lambda s, a: [_on("passes", graph_views.passes(s.debugger_or_fail().state))]),
     Command("where", "where", "stage > pass > node, or model > stream > SQE.", _where,
             aliases=("w",)),
     Command("timeline", "timeline", "The device timeline so far, one bar per stream.",
-            lambda s, a: [timeline_views.timeline(s.debugger_or_fail())]),
+            lambda s, a: [_on("timeline", timeline_views.timeline(s.debugger_or_fail()))]),
     Command("dump", "dump DIR", "Write the graph(s) as text and dot into DIR.", _dump,
             lambda s, w, p: [f for f in sources.files(s, p) if f.endswith("/")]),
     Command("export", "export trace FILE.json",

@@ -5,33 +5,40 @@ from __future__ import annotations
 from functools import singledispatch
 
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Pause, Printed, ProgramOutput,
-                                         Quit, Say, Stopped, TableOutcome)
+                                         Quit, Say, Show, Stopped, TableOutcome)
+from workbench.terminal_text import printable
 
 PROMPT = "> "
 
 
-@singledispatch
 def render(outcome: Outcome) -> list[str]:
+    """An outcome's lines, as every face shows them: what the model, the script or the program
+    said in them escaped (terminal_text.py), never sent to a terminal raw."""
+    return [printable(line) for line in _lines(outcome)]
+
+
+@singledispatch
+def _lines(outcome: Outcome) -> list[str]:
     raise TypeError(f"no rendering for {type(outcome).__name__}")
 
 
-@render.register
+@_lines.register
 def _(o: Stopped) -> list[str]:
     reasons = "; ".join(r.text for r in o.reasons)
     return [f"stopped at tick {o.tick}: {reasons}", f"  event: {o.event}", f"  where: {o.where}"]
 
 
-@render.register
+@_lines.register
 def _(o: Finished) -> list[str]:
     return [f"finished at tick {o.tick}"] + [f"  {line}" for line in o.summary]
 
 
-@render.register
+@_lines.register
 def _(o: Printed) -> list[str]:
     return o.text.splitlines() or [""]
 
 
-@render.register
+@_lines.register
 def _(o: TableOutcome) -> list[str]:
     rows = [o.headers, *o.rows]
     widths = [max(len(r[c]) for r in rows) for c in range(len(o.headers))]
@@ -39,29 +46,34 @@ def _(o: TableOutcome) -> list[str]:
     return [f"{o.title}:"] + ["  " + line for line in lines]
 
 
-@render.register
+@_lines.register
 def _(o: Error) -> list[str]:
     return [f"error: {o.message}"]
 
 
-@render.register
+@_lines.register
 def _(o: ProgramOutput) -> list[str]:
     return [f"| {line}".rstrip() for line in o.text.splitlines()]
 
 
-@render.register
+@_lines.register
 def _(o: Say) -> list[str]:
     return o.text.splitlines() or [""]
 
 
-@render.register
+@_lines.register
 def _(o: Pause) -> list[str]:
     return ["[pause]"]
 
 
-@render.register
+@_lines.register
 def _(o: Quit) -> list[str]:
     return []
+
+
+@_lines.register
+def _(o: Show) -> list[str]:
+    return []   # the app brings the pane forward; a transcript has none
 
 
 def echoed(line: str) -> bool:

@@ -1,11 +1,13 @@
 """A session: the debugger of the current target, the command table, and the log of every
-command with what it answered. All three faces drive a Session: the REPL and the TUI with typed
+command with what it answered. All three faces drive a DebugSession: the REPL and the TUI with typed
 lines, `gewb run` with a script's. Relative paths resolve against ``base_dir`` (the working
 directory for the REPL, the script's directory for a script).
 
 A line the user types may open any target. While a script runs (``running``), only the host
 programs the user agreed to let it run (workbench/script/consent.py) can be opened; ``consent``
-is how this session's face agrees: a flag given up front, or a question it asks."""
+is how this session's face agrees: a flag given up front, or a question it asks. What the
+session may read, run and write is ``access``'s to decide (workbench/script/access.py): the
+user's own, or a served tab's sandbox."""
 from __future__ import annotations
 
 import shlex
@@ -22,6 +24,7 @@ from workbench.debugger.fault_stops import FaultStops
 from workbench.debugger.outcomes import Error, Outcome
 from workbench.debugger.targets import Target, open_target
 from workbench.debugger.targets.settings import Settings, with_setting
+from workbench.script.access import Access, input_files
 from workbench.script.consent import Consent, check_program
 
 
@@ -32,11 +35,12 @@ class Entry:
     recorded: bool   # save-script keeps it: a recordable command that did not fail
 
 
-class Session:
+class DebugSession:
     def __init__(self, base_dir: Path | None = None, trace_hash: bool = False,
-                 consent: Consent = Consent()) -> None:
+                 consent: Consent = Consent(), access: Access = Access()) -> None:
         self.base_dir = base_dir if base_dir is not None else Path.cwd()
         self.consent = consent
+        self.access = access
         self.programs: frozenset[Path] | None = None   # None: the user is typing
         self.scripts: list[Path] = []   # the scripts running, innermost last
         self.commands = COMMANDS
@@ -99,8 +103,11 @@ class Session:
 
     def open(self, spec: str) -> Target:
         target = open_target(spec, self.base_dir, self.settings)
-        if self.programs is not None and target.runs_code:
-            check_program(spec, target.path, self.programs)
+        self.access.check_read(target.path, spec, "target")
+        if target.runs_code:
+            if self.programs is not None:
+                check_program(spec, target.path, self.programs)
+            self.access.check_run(target.path, spec)
         if self.debugger is None:
             self.debugger = Debugger(target, trace_hash=self.trace_hash,
                                      fault_stops=self.fault_stops)
@@ -109,12 +116,27 @@ class Session:
         return target
 
     def configure(self, name: str, value: str) -> None:
+        if name == "input":   # its files are read relative to the working directory
+            for file in input_files(value):
+                self.access.check_read(Path(file), f"{name} {value}", "set")
         self.settings = with_setting(self.settings, name, value)
         if self.debugger is not None:
             self.debugger.retarget(self.debugger.target.with_settings(self.settings))
 
     def path(self, text: str) -> Path:
-        return self.base_dir / text
+        """A file a command reads (source)."""
+        path = self.base_dir / text
+        self.access.check_read(path, text, "open")
+        return path
+
+    def save(self, text: str, files: dict[str, str | bytes], what: str) -> None:
+        """Save ``files``: one at ``text`` (save-script, export), or several into the folder
+        ``text`` (dump); where they may go is ``access``'s to decide."""
+        # a script's line (self.programs set, paths from its folder) writes only where allowed
+        scripted = self.programs is not None
+        base = self.access.write_base(self.base_dir) if scripted else self.base_dir
+        self.access.write(base / text, text, files, what,
+                          self.base_dir if scripted else None, self.programs or frozenset())
 
     def close(self) -> None:
         if self.debugger is not None:

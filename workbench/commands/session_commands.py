@@ -9,23 +9,25 @@ from typing import TYPE_CHECKING
 from workbench.commands import sources
 from workbench.commands.command import Command, UsageError
 from workbench.commands.render import PROMPT, echoed
-from workbench.debugger.outcomes import Error, Outcome, Pause, Printed, Quit, Say, TableOutcome
+from workbench.debugger.outcomes import (Error, Outcome, Pause, Printed, Quit, Say, Show,
+                                         TableOutcome)
 from workbench.debugger.targets import settings as settings_mod
-from workbench.output_path import write_output
-from workbench.script.consent import PROGRAMS_TAG, consent_to_programs
-from workbench.script.script_lines import command_lines, read_script
+from workbench.script.consent import PROGRAMS_TAG
+from workbench.script.player import Player
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
+
+SOURCE_DEPTH = 32   # scripts sourcing scripts: past this, one line (not Python's RecursionError)
 
 
-def _target(s: Session, args: list[str]) -> list[Outcome]:
+def _target(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: target FILE.onnx | FILE.om | FILE.py | light:NAME")
     return [Printed(f"target {s.open(args[0]).label}")]
 
 
-def _set(s: Session, args: list[str]) -> list[Outcome]:
+def _set(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 2:
         raise UsageError(f"usage: set NAME VALUE ({', '.join(settings_mod.names())})")
     s.configure(args[0], args[1])
@@ -33,17 +35,17 @@ def _set(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"{args[0]} = {args[1]}{note}")]
 
 
-def _save_script(s: Session, args: list[str]) -> list[Outcome]:
+def _save_script(s: DebugSession, args: list[str]) -> list[Outcome]:
     if len(args) != 1:
         raise UsageError("usage: save-script FILE.gwb")
-    path = s.path(args[0])
+    path = s.base_dir / args[0]
     lines = [_relocated(line, s.base_dir, path.parent) for line in s.recorded_lines()]
     programs = dict.fromkeys(line.split()[1] for line in lines
                              if line.startswith("target ") and line.lower().endswith(".py"))
     header = "# GE Workbench session (gewb run replays it)\n" + (
         f"#   {PROGRAMS_TAG} {' '.join(programs)}\n" if programs else "")
     text = header + "".join(line + "\n" for line in lines)
-    write_output(path, lambda p: p.write_text(text), "save-script")
+    s.save(args[0], {path.name: text}, "save-script")
     return [Printed(f"saved {len(lines)} commands to {args[0]}")]
 
 
@@ -58,9 +60,10 @@ def _relocated(line: str, base: Path, script_dir: Path) -> str:
     return f"{words[0]} {os.path.relpath(base / words[1], script_dir)}"
 
 
-def _source(s: Session, args: list[str]) -> list[Outcome]:
-    """A script's command lines, run in this session as if typed (gdb's source); the host
-    programs its header names only with the user's consent."""
+def _source(s: DebugSession, args: list[str]) -> list[Outcome]:
+    """A script's command lines, run in this session as if typed (gdb's source), by the one
+    player: the host programs its header names only with the user's consent, the first line
+    that fails stops it."""
     if len(args) != 1:
         raise UsageError("usage: source FILE.gwb")
     script = s.path(args[0])
@@ -68,29 +71,44 @@ def _source(s: Session, args: list[str]) -> list[Outcome]:
         raise UsageError(f"no such script: {args[0]}")
     if script.resolve() in s.scripts:
         raise UsageError(f"source {args[0]}: it is running already (a script sourcing itself)")
-    text = read_script(script)
-    programs = consent_to_programs(script, text, s.consent)
+    if len(s.scripts) >= SOURCE_DEPTH:
+        raise UsageError(f"source {args[0]}: scripts nest deeper than the source nesting limit "
+                         f"({SOURCE_DEPTH})")
+    player = Player.open(script)
+    player.agree(s.consent)
     outcomes: list[Outcome] = []
-    with s.running(script.resolve(), programs):
-        for lineno, line in command_lines(script, text):
-            answered, _ = s.run_line(line)
-            outcomes += [Printed(PROMPT + line)] if echoed(line) else []
-            outcomes += [o for o in answered if not isinstance(o, Error)]
-            errors = [o.message for o in answered if isinstance(o, Error)]
-            if errors:
-                return outcomes + [Error(f"{script.name}:{lineno}: {errors[0]}")]
-            if any(isinstance(o, Quit) for o in answered):
-                break
-    return outcomes
+    for played in player.play(s, lambda line: s.run_line(line)[0]):
+        outcomes += [Printed(PROMPT + line) for _, line in played.lines if echoed(line)]
+        outcomes += played.outcomes
+    return outcomes + ([Error(player.stopped)] if player.stopped else [])
 
 
-def _help(s: Session, args: list[str]) -> list[Outcome]:
+# the app's panes, as `show` names them (and the app's pane keys 1..7 order them)
+PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
+
+
+def _show(s: DebugSession, args: list[str]) -> list[Outcome]:
+    """A lesson chooses the app's pane: plain data the app acts on; the REPL and a transcript
+    show nothing (there is no pane to bring forward)."""
+    if len(args) != 1 or args[0] not in PANES:
+        raise UsageError(f"usage: show {'|'.join(PANES)}")
+    return [Show(args[0])]
+
+
+def _help(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
         rows = tuple((c.usage, c.summary) for c in s.commands.unique())
         return [TableOutcome("commands (help COMMAND for more)", ("usage", "does"), rows)]
     cmd = s.commands.lookup(args[0])
     aliases = f"\n  aliases: {', '.join(cmd.aliases)}" if cmd.aliases else ""
-    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")]
+    table = [cmd.help_table()] if cmd.help_table is not None else []
+    return [Printed(f"{cmd.usage}\n  {cmd.help}{aliases}")] + table
+
+
+def _settings_table() -> TableOutcome:
+    return TableOutcome("settings (GE's options: ge_core/ge_options.py)",
+                        ("setting", "GE option", "default", "meaning"),
+                        tuple(settings_mod.help_rows()))
 
 
 COMMANDS = [
@@ -99,10 +117,11 @@ COMMANDS = [
             "written against npu_emu.acl. Breakpoints and watches are kept.", _target,
             lambda s, w, p: sources.files(s, p, (".onnx", ".om", ".py")) if not w else []),
     Command("set", "set NAME VALUE",
-            "Change a target setting; the target restarts. "
-            + "; ".join(f"{k}: {v}" for k, v in settings_mod.HELP.items()) + ".", _set,
+            "Change a target setting; the target restarts. The settings after the debugger's "
+            "own are GE's options, named as `gewb compile` and `gewb exec` name them.", _set,
             lambda s, w, p: settings_mod.names() if not w else
-            (["on", "off"] if w[0] == "race-check" else [])),
+            settings_mod.choices(w[0]) if len(w) == 1 else [],
+            help_table=_settings_table),
     Command("save-script", "save-script FILE.gwb",
             "Save the target, its settings and the commands so far as a script that "
             "`gewb run` replays to the same transcript.", _save_script,
@@ -115,6 +134,9 @@ COMMANDS = [
             lambda s, a: [Say(a[0] if a else "")], raw=True),
     Command("pause", "pause", "A lesson waits here for the reader (scripts run on).",
             lambda s, a: [Pause()]),
+    Command("show", f"show {'|'.join(PANES)}",
+            "A lesson brings a pane of the app forward (as its key 1..7 would); the REPL and "
+            "`gewb run` show nothing.", _show, lambda s, w, p: list(PANES) if not w else []),
     Command("help", "help [COMMAND]", "The commands, or one command's help.", _help,
             lambda s, w, p: s.commands.names() if not w else [], ("h", "?")),
     Command("quit", "quit", "Leave the debugger (Ctrl-D too); in a script, stop there.",

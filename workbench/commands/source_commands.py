@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING
 
 from workbench.commands.command import Command, UsageError, number
 from workbench.debugger.outcomes import Outcome, Printed
+from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import compile_frames, window
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
     from workbench.debugger.engine import Debugger
     from workbench.debugger.targets.host_runner import SourceLine
-
-HOST = "host program"
 
 
 def _frames(d: Debugger) -> tuple[SourceLine, ...]:
@@ -23,10 +22,11 @@ def _frames(d: Debugger) -> tuple[SourceLine, ...]:
     return program.frames() if program is not None else ()
 
 
-def _list(s: Session, args: list[str]) -> list[Outcome]:
+def _list(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
-    if d.target.kind != HOST:
-        raise UsageError(f"list: {d.target.path.name} is an {d.target.kind}, not a host program "
+    if not d.target.kind.has(Capability.SOURCE):
+        raise UsageError(f"list: {d.target.path.name} is an {d.target.kind.label}, not a host "
+                         f"program "
                          f"(`print node NAME` and `diff` show its IR)")
     if len(args) > 1:
         raise UsageError("usage: list [LINE]")
@@ -41,11 +41,11 @@ def _list(s: Session, args: list[str]) -> list[Outcome]:
     return [Printed(f"{d.target.path.name}:{center}\n" + "\n".join(lines))]
 
 
-def _backtrace(s: Session, args: list[str]) -> list[Outcome]:
+def _backtrace(s: DebugSession, args: list[str]) -> list[Outcome]:
     d = s.debugger_or_fail()
     if args:
         raise UsageError("usage: backtrace")
-    if d.target.kind == HOST:
+    if d.target.kind.has(Capability.SOURCE):
         here = _frames(d)
         if not here:
             return [Printed("no frames: the program is not running")]

@@ -34,3 +34,10 @@ class CommandTable:
 
 COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMANDS
                         + source_commands.COMMANDS + session_commands.COMMANDS)
+QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once
+
+# The commands that move the target (run it, rewind it, reopen it): what a lesson's narration
+# says about where the target is holds only until the next one (lesson.py's pause rule).
+MOVING = frozenset(name for cmd in [*control.COMMANDS, *map(COMMANDS.lookup, ("target", "set",
+                                                                              "source"))]
+                   for name in (cmd.name, *cmd.aliases))

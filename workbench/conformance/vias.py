@@ -12,8 +12,8 @@ import onnx
 
 from ge_core.compiler import CompileOptions
 from ge_core.executor import HostExecutor
+from ge_core.ge_options import RunMode
 from ge_core.om import GeModel, load_om_bytes, om_bytes
-from ge_core.runtime.v2 import execute_v2
 from ge_core.session import GraphManager
 from npu_emu.world import World
 
@@ -57,8 +57,8 @@ def run_on_device_v2(model: str | onnx.ModelProto, feeds: dict[str, Any]) -> lis
     is lowered as compiled), then GE's v2 runtime on the emulated device, in a world of its
     own."""
     with World().entered():
-        root = MANAGER.build_root_model(_compiled(model), lowered=True)
-        return list(execute_v2(root, feeds).outputs.values())
+        root = MANAGER.build_root_model(_compiled(model), RunMode.V2)
+        return list(MANAGER.run(root, feeds, RunMode.V2).values())
 
 
 @register_via("device-hybrid")
@@ -66,7 +66,7 @@ def run_on_device_hybrid(model: str | onnx.ModelProto, feeds: dict[str, Any]) ->
     """Parse, compile, then a HybridDavinciModel on the emulated device: every shape inferred
     at run time, host-scheduled node by node, in a world of its own."""
     with World().entered():
-        return list(MANAGER.run(_compiled(model), feeds, hybrid=True).values())
+        return list(MANAGER.run(_compiled(model), feeds, RunMode.HYBRID).values())
 
 
 @register_via("device")

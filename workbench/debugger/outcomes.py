@@ -34,6 +34,7 @@ class Finished:
 class Printed:
     text: str
     style: str = "text"  # text, ir, diff or tensor: what a face may highlight it as
+    pane: str | None = None   # the app's pane that shows this (graph, passes, device, memory)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class TableOutcome:
     title: str
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    pane: str | None = None   # the app's pane that shows this
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,16 @@ class Pause:
 
 
 @dataclass(frozen=True)
+class Show:
+    """`show PANE`: a lesson brings a pane of the app forward (the app's choice of pane made
+    explicit); the REPL and transcripts show nothing."""
+    pane: str
+
+
+@dataclass(frozen=True)
 class Quit:
     """`quit`: the face leaves (the REPL, the app), a script stops there."""
 
 
-Outcome = Union[Stopped, Finished, Printed, TableOutcome, Error, ProgramOutput, Say, Pause, Quit]
+Outcome = Union[Stopped, Finished, Printed, TableOutcome, Error, ProgramOutput, Say, Pause, Show,
+                Quit]

@@ -1,5 +1,5 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
-(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass), the engines' graph
+(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass and CondRemovePass), the engines' graph
 optimizers (DVPP's joins only a graph that asks for it), ScanPass (only a graph with a Scan
 runs it), and the build's passes: the logical stream chain (multi- and single-stream) and
 InsertSyncNodes' steps.
@@ -40,6 +40,7 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler import pass_lists
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
+    from ge_core.passes.cond_remove_pass import CondRemovePass
     from ge_core.passes.constant_folding_pass import ConstantFoldingPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
@@ -47,7 +48,8 @@ def known_pass_names() -> tuple[str, ...]:
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    names = {p.name for p in passes} | {ConstantFoldingPass.name, MultiBatchClonePass.name,
-                                        DvppGraphOptimizer.name, ScanPass.name}
+    names = {p.name for p in passes} | {ConstantFoldingPass.name, CondRemovePass.name,
+                                        MultiBatchClonePass.name, DvppGraphOptimizer.name,
+                                        ScanPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))

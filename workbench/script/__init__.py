@@ -1,10 +1,10 @@
-"""Record and replay: .gwb scripts are command lines (plus `say` and `pause` for lessons).
+"""Scripts: .gwb files are command lines (plus `say` and `pause` for lessons).
 
-    replay        a script headless, its transcript (`gewb run`)
+    player        the one player every face plays a script with (gewb run, source, the app)
     lesson        the lessons in sample_models/lessons
     consent       the host programs a script may run, with the user's consent
     script_lines  a script's text (UTF-8, or one line naming the bad byte) and command lines
 
-Nothing is imported here: the command language imports consent, and replay imports the
-command language.
+Nothing here imports the command language (workbench/commands): the faces hand the player how to
+run a line. Headless replay into a transcript is workbench/commands/replay.py.
 """

@@ -6,9 +6,11 @@ lesson) must not run one unasked. A script names the programs it runs in a heade
     #   programs: ../devrun/missing_wait.py
 
 (paths as its `target` lines write them, relative to the script's folder), so the user knows
-what they agree to. `gewb run --allow-programs` agrees up front; the REPL and the TUI ask (y/N)
-through an ``Ask`` callback. While the script runs, its session opens only the programs agreed
-to (Session.programs); a line typed by the user is the user's own consent.
+what they agree to; a file it saves outside its own folder (save-script, dump, export) is named
+the same way in a ``# writes:`` line and agreed to with them (workbench/script/access.py).
+`gewb run --allow-programs` agrees up front; the REPL and the TUI ask (y/N) through an ``Ask``
+callback. While the script runs, its session opens only the programs agreed
+to (DebugSession.programs); a line typed by the user is the user's own consent.
 """
 from __future__ import annotations
 
@@ -17,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from workbench.terminal_text import printable
+
 PROGRAMS_TAG = "programs:"
+WRITES_TAG = "writes:"   # files a script saves outside its folder (access.py), agreed alike
 FLAG = "--allow-programs"
 Ask = Callable[[str], bool]   # a y/N question -> yes?
 
@@ -35,14 +40,18 @@ class Consent:
 
 def named_programs(text: str) -> list[str]:
     """The programs the ``# programs:`` lines of a script's opening comments name, in order."""
+    return _named(text, PROGRAMS_TAG)
+
+
+def _named(text: str, tag: str) -> list[str]:
     names: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
         body = stripped.lstrip("#").strip()
-        if body.startswith(PROGRAMS_TAG):
-            names += body[len(PROGRAMS_TAG):].replace(",", " ").split()
+        if body.startswith(tag):
+            names += body[len(tag):].replace(",", " ").split()
     return names
 
 
@@ -52,21 +61,36 @@ def shown(path: Path) -> str:
     return relative if not relative.startswith("..") else str(path)
 
 
+def _asked(script: Path, text: str) -> tuple[frozenset[Path], str]:
+    """The programs and the outside files (resolved) ``script``'s header names, and the words
+    that name them."""
+    def resolved(tag: str) -> tuple[Path, ...]:
+        return tuple(dict.fromkeys((script.parent / n).resolve() for n in _named(text, tag)))
+    programs, writes = resolved(PROGRAMS_TAG), resolved(WRITES_TAG)
+    runs = (f"runs the host program{'s' if len(programs) > 1 else ''} "
+            f"{', '.join(shown(p) for p in programs)}") if programs else ""
+    saves = f"writes {', '.join(shown(p) for p in writes)}" if writes else ""
+    return (frozenset(programs + writes),
+            printable(f"{script.name} {' and '.join(filter(None, (runs, saves)))}"))
+
+
+def question(script: Path, text: str) -> str | None:
+    """What a face that asks shows the user (None: the script needs no consent)."""
+    paths, what = _asked(script, text)
+    return f"{what} (Python, with your rights). Run it?" if paths else None
+
+
 def consent_to_programs(script: Path, text: str, consent: Consent) -> frozenset[Path]:
-    """The programs (resolved) that ``script`` may run, once the user agreed to every one its
-    header names; ConsentRefused, naming them, if not."""
-    paths = tuple(dict.fromkeys((script.parent / name).resolve()
-                                for name in named_programs(text)))
-    if not paths:
-        return frozenset()
-    listed = ", ".join(shown(p) for p in paths)
-    what = f"{script.name} runs the host program{'s' if len(paths) > 1 else ''} {listed}"
-    if consent.allow:
-        return frozenset(paths)
+    """The programs (resolved) that ``script`` may run, and the files outside its folder it may
+    write, once the user agreed to every one its header names; ConsentRefused, naming them, if
+    not."""
+    paths, what = _asked(script, text)
+    if not paths or consent.allow:
+        return paths
     if consent.ask is None:
         raise ConsentRefused(f"{what}: pass {FLAG} to let it (it runs with your rights)")
-    if consent.ask(f"{what} (Python, with your rights). Run it?"):
-        return frozenset(paths)
+    if consent.ask(question(script, text)):
+        return paths
     raise ConsentRefused(f"{what}: not run (you answered no; {FLAG} agrees up front)")
 
 

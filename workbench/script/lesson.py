@@ -5,15 +5,16 @@ name is the teaching order. Its header is the comment block it opens with; the f
 ``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
 `gewb lessons` lists. A lesson that opens a host program names it in a ``programs:`` header line
 (what the user agrees to run: consent.py). Its steps are its command lines; each has a
-``.expected.txt`` transcript beside it, which CI replays it against. `gewb run` replays a lesson
-straight through; a face that waits (the app) plays it a line at a time and stops at each
-`pause` (``Playing``).
+``.expected.txt`` transcript beside it, which CI replays it against. Every face plays it with the
+one player (player.py): `gewb run` straight through, the app a step at a time, waiting at each
+`pause`.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 from workbench.script.consent import named_programs
 from workbench.script.script_lines import ScriptError, command_lines, read_script
@@ -31,7 +32,7 @@ class LessonError(ValueError):
 class Lesson:
     path: Path
     header: tuple[str, ...]   # the opening comment lines, without their "# "
-    steps: int                # command lines
+    steps: int                # command lines (a `pause` is a wait, not a step)
 
     @property
     def name(self) -> str:
@@ -73,11 +74,35 @@ def read_lesson(path: Path) -> Lesson:
         if line.startswith("#"):
             if steps == 0:
                 header.append(raw.lstrip()[1:].removeprefix(" "))
-        elif line:
+        elif line and line != "pause":
             steps += 1
     if not header or HEADER_TAG not in header[0]:
         raise LessonError(f"{path.name}: its first line must be '# {HEADER_TAG} <summary>.'")
     return Lesson(path, tuple(header), steps)
+
+
+def unpaused_narration(path: Path, moving: Collection[str]) -> list[str]:
+    """Where a lesson's narration would go untrue unread: once the target has first moved
+    (any command named in ``moving``: it runs, rewinds or reopens the target), every `say`
+    block speaks about where the target is, so a `pause` must come after it before the next
+    command that moves the target. In the app the student reads at the pause; without it the
+    target runs on (to its end) under the narration. One ``file:line: ...`` per block."""
+    problems: list[str] = []
+    moved = False
+    said: int | None = None   # the first line of a `say` block not yet paused after
+    for lineno, line in command_lines(path):
+        word = line.split(None, 1)[0]
+        if word == "say":
+            said = lineno if said is None and moved else said
+        elif word == "pause":
+            said = None
+        elif word in moving:
+            if said is not None:
+                problems.append(f"{path.name}:{said}: its narration has no `pause` before "
+                                f"`{line}` moves the target on")
+                said = None
+            moved = True
+    return problems
 
 
 def all_lessons(directory: Path = LESSONS_DIR) -> list[Lesson]:
@@ -98,25 +123,3 @@ def find_lesson(name: str, directory: Path = LESSONS_DIR) -> Lesson:
         raise LessonError(f"{name!r} names {len(prefix)} lessons: "
                           f"{', '.join(lsn.name for lsn in prefix)}")
     raise LessonError(f"no lesson {name!r} (`gewb lessons` lists them)")
-
-
-@dataclass
-class Playing:
-    """A script being played a command line at a time, with the line numbers errors are
-    reported at."""
-    path: Path
-    lines: list[tuple[int, str]] = field(init=False)
-    at: int = 0
-
-    def __post_init__(self) -> None:
-        self.lines = command_lines(self.path)
-
-    def next_line(self) -> tuple[int, str] | None:
-        if self.done:
-            return None
-        self.at += 1
-        return self.lines[self.at - 1]
-
-    @property
-    def done(self) -> bool:
-        return self.at >= len(self.lines)

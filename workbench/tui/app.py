@@ -1,13 +1,14 @@
 """The workbench app: coordination only. A key or a typed command becomes a command line of the
-one command table, run by the Session in a worker thread (the target parks at the step gate);
+one command table, run by the DebugSession in a worker thread (the target parks at the step gate);
 the worker then reads, for each pane on screen, the view data it draws, and posts one message
 with the answer. On the UI thread the log prints the outcomes as the REPL does, the status bar
 shows where the target is, and each pane draws what it read. Errors are state: a red line in
 the log and the status bar, never a crash."""
 from __future__ import annotations
 
+import io
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -23,26 +24,30 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
-from workbench.commands.session import Session
-from workbench.debugger.outcomes import Error, Finished, Outcome, Pause, Say
-from workbench.repl import QUIT, history_path
-from workbench.script.consent import FLAG, Consent, consent_to_programs, named_programs
-from workbench.script.lesson import Playing
-from workbench.script.script_lines import ScriptError, read_script
+from workbench.commands.history import history_path
+from workbench.commands.session import DebugSession
+from workbench.commands.table import QUIT
+from workbench.debugger.outcomes import Error, Finished, Outcome, Printed, Show
+from workbench.script.player import Player
+from workbench.script.access import Access
 from workbench.tui import keymap
 from workbench.tui.command_line import CommandLine, session_completer
 from workbench.tui.device_pane import DevicePane, StreamGrid
 from workbench.tui.graph_pane import GraphPane
 from workbench.tui.key_bar import KeyBar
 from workbench.tui.lesson_panel import LessonPanel
+from workbench.tui.lesson_play import LessonPlay, shown_pane
 from workbench.tui.log_pane import LogPane
 from workbench.tui.memory_pane import MemoryPane
 from workbench.tui.palette import WorkbenchCommands
-from workbench.tui.pane import HOST_KINDS, Pane
+from workbench.debugger.targets.target_kind import Capability, TargetKind
+from workbench.tui.pane import Pane
 from workbench.tui.passes_pane import PassesPane
-from workbench.tui.screens import HelpScreen, programs_question, quit_question
+from workbench.tui.screens import HelpScreen, quit_question
 from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
+from workbench.serve.tab_status import TabStatus, report
+from workbench.tui.control_filter import ControlFilter
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 from workbench.tui.tree_table import TreeTable
@@ -55,6 +60,7 @@ LIGHT = Theme(name="workbench-light", primary="#0969DA", secondary="#8250DF", ac
 
 WIDE = 160   # columns from which the panes sit side by side
 ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
+CONTROL_FILTER = ControlFilter()
 SLOW = 1.0   # seconds after which a command is shown as running (and its keys dimmed)
 
 
@@ -65,6 +71,7 @@ class Opening:
     target: str | None = None
     lesson: Path | None = None
     allow_programs: bool = False   # --allow-programs: the lesson's host programs agreed to
+    access: Access = Access()      # what its sessions may touch (a served tab: its sandbox)
 
 
 @dataclass
@@ -74,7 +81,7 @@ class Job:
     read: Callable[[SessionViews], Any] | None = None
     then: Callable[[Any], None] | None = None
     panes: list[Pane] = field(default_factory=list)
-    lesson_line: int | None = None
+    lesson: Player | None = None   # a lesson's next step, played on the worker
 
 
 class Answered(Message):
@@ -102,13 +109,13 @@ class WorkbenchApp(App):
         super().__init__()
         self.register_theme(LIGHT)
         self.opening = opening
-        self.views = SessionViews(Session(opening.base_dir))
+        self.access = replace(opening.access, deliver=self._deliver) \
+            if opening.access.served else opening.access
+        self.views = SessionViews(DebugSession(opening.base_dir, access=self.access))
         self.history_file = history_file if history_file is not None else str(history_path())
         self.deterministic = deterministic   # snapshots: no wall-clock times on screen
-        self.kind = ""
-        self.lesson = Playing(opening.lesson) if opening.lesson is not None else None
-        self.lesson_paused = False
-        self._lesson_programs: frozenset[Path] = frozenset()
+        self.kind: TargetKind | None = None
+        self.lessons = LessonPlay(self)
         self._deferred: list[Answered] = []   # answers that came while a modal was up
         self._queue: deque[Job] = deque()
         self._job: Job | None = None
@@ -122,9 +129,26 @@ class WorkbenchApp(App):
         # finer once, or a coarser one chosen (u, a click on the status bar's unit)
         self.unit: str | None = None
 
+    def get_line_filters(self):
+        """Textual's filters, and the net under every line: no control character drawn raw."""
+        return [*super().get_line_filters(), CONTROL_FILTER]
+
     @property
-    def session(self) -> Session:
+    def session(self) -> DebugSession:
         return self.views.session
+
+    @property
+    def lesson(self) -> Player | None:
+        """The lesson playing (or stopped at its end), if any."""
+        return self.lessons.player
+
+    @property
+    def lesson_paused(self) -> bool:
+        return self.lessons.paused
+
+    def _deliver(self, name: str, data: bytes) -> None:
+        """A served tab's saved file, sent to its browser (called from the session's worker)."""
+        self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -168,12 +192,12 @@ class WorkbenchApp(App):
         if self.deterministic:   # snapshots: a cursor caught mid-blink would differ
             for field in self.query(Input):
                 field.cursor_blink = False
-        self.query_one(LessonPanel).display = self.lesson is not None
+        self.query_one(LessonPanel).display = self.opening.lesson is not None
         self._layout_panes()
         self.watch(self.screen, "maximized", self._maximized, init=False)
         self.watch(self.screen, "focused", lambda _: self._refresh_keys(), init=False)
-        if self.lesson is not None:
-            self._begin_lesson(self.lesson.path)
+        if self.opening.lesson is not None:
+            self.lessons.begin(self.opening.lesson, self.opening.allow_programs)
         elif self.opening.target is not None:
             self.run_line(f"target {self.opening.target}")
         self._focus_pane(self.current)
@@ -191,9 +215,13 @@ class WorkbenchApp(App):
         self.session.close()
 
     # -- running commands -------------------------------------------------------------------------
-    def run_line(self, line: str, lesson_line: int | None = None) -> None:
+    def run_line(self, line: str) -> None:
         """Queue a command line; the log shows it when it runs."""
-        self._submit(Job(line=line, lesson_line=lesson_line))
+        self._submit(Job(line=line))
+
+    def run_lesson_step(self, player: Player) -> None:
+        """Queue a lesson's next step (its first line is what the log shows)."""
+        self._submit(Job(line=player.next_line(), lesson=player))
 
     def read_job(self, read: Callable[[SessionViews], Any], then: Callable[[Any], None]) -> None:
         """Read the parked world on the worker (never while a command runs), then ``then``."""
@@ -238,10 +266,12 @@ class WorkbenchApp(App):
         views = self.views
         data: dict[str, Any] = {}
         try:
-            if job.line is not None:
-                # a lesson's line opens only the programs agreed to; a typed one is the user's
-                self.session.programs = self._lesson_programs \
-                    if job.lesson_line is not None else None
+            if job.lesson is not None:   # by the one player: its consent, its errors
+                played = result = job.lesson.step(self.session, self.session.execute)
+                outcomes = [*played.outcomes, *(Error(e) for e in played.errors)]
+                views.attach()
+                views.answered(outcomes)
+            elif job.line is not None:
                 outcomes = self.session.execute(job.line)   # a bad line answers an Error
                 views.attach()
                 views.answered(outcomes)
@@ -309,9 +339,24 @@ class WorkbenchApp(App):
         if self._quit_when_done:
             self.exit()
             return
-        if job.lesson_line is not None:
-            self._lesson_answered(job, message.outcomes)
+        if job.lesson is not None:
+            self.lessons.answered(message.result, message.outcomes)
+        elif job.line is not None and (pane := shown_pane(
+                [o for o in message.outcomes if isinstance(o, Show)])) is not None:
+            self.bring_forward(pane, message.outcomes)   # a typed `show PANE`
         self._refresh_keys()
+        if self.access.served:
+            self._report(message.status, status_bar.error)
+
+    def _report(self, status: Status, error: str) -> None:
+        """Where this served tab is, for the teacher's view."""
+        lesson, opened = self.lesson, self.opening.lesson
+        report(TabStatus(
+            lesson=lesson.script.stem if lesson is not None else opened.stem if opened else "",
+            step=f"{lesson.at}/{len(lesson.lines)}" if lesson is not None else "",
+            last_stop=f"{status.target} tick {status.tick}"
+                      + (f": {status.reason}" if status.reason else ""),
+            last_error=error))
 
     def _refresh_keys(self) -> None:
         """The key bar dims what no longer applies (one line: cheap to redraw)."""
@@ -336,47 +381,23 @@ class WorkbenchApp(App):
 
     def _log(self, outcomes: list[Outcome]) -> None:
         self.log_pane.outcomes(outcomes)
-        for o in outcomes:
-            if isinstance(o, Say):
-                self.query_one(LessonPanel).say(o.text)
 
-    # -- lessons ----------------------------------------------------------------------------------
-    def _lesson_step(self) -> None:
-        nxt = self.lesson.next_line() if self.lesson is not None else None
-        if nxt is None:
-            if self.lesson is not None:
-                self.query_one(LessonPanel).ended("end of the lesson")
-            return
-        lineno, line = nxt
-        self.run_line(line, lesson_line=lineno)
-
-    def _lesson_answered(self, job: Job, outcomes: list[Outcome]) -> None:
-        errors = [o for o in outcomes if isinstance(o, Error)]
-        if errors:
-            where = f"{self.lesson.path.name}:{job.lesson_line}"
-            self.query_one(LessonPanel).ended(f"lesson stopped at {where}: {errors[0].message}")
-            self.lesson = None
-        elif any(isinstance(o, Pause) for o in outcomes):
-            self.lesson_paused = True
-            self.query_one(LessonPanel).paused()
-        else:
-            self._lesson_step()
-
+    # -- lessons (lesson_play.py plays them) ----------------------------------------------------
     def action_lesson_next(self) -> None:
-        self.lesson_paused = False
-        self._lesson_step()
+        if self.lesson_paused:   # (Enter on the lesson panel comes here unchecked)
+            self.lessons.step()
 
     def action_lessons(self) -> None:
         """L: the lessons panel's list (again: the panel goes away, unless a lesson plays)."""
         panel = self.query_one(LessonPanel)
         if panel.display and panel.listing:
-            panel.display = self.lesson is not None and not self.lesson.done
+            panel.display = self.lessons.playing
             if panel.display:
-                panel.start(self.lesson.path.stem)   # back to the narration, from the top
+                panel.narration()   # back to the narration
             self._focus_pane(self.current)
             return
         panel.display = True
-        panel.show_list(self.lesson.path if self.lesson is not None else None)
+        panel.show_list(self.lesson.script if self.lesson is not None else None)
 
     def on_lesson_panel_chosen(self, message: LessonPanel.Chosen) -> None:
         self.play_lesson(message.path)
@@ -389,44 +410,12 @@ class WorkbenchApp(App):
             return
         self._queue.clear()
         self.session.close()
-        self.views = SessionViews(Session(path.parent))
-        self.lesson, self.lesson_paused = Playing(path), False
+        self.views = SessionViews(DebugSession(path.parent, access=self.access))
         self.log_pane.note(f"lesson {path.stem}", style="bold")
         self._focus_pane(self.current)
-        self._begin_lesson(path)
+        self.lessons.begin(path, self.opening.allow_programs)
 
-    def _begin_lesson(self, path: Path) -> None:
-        """Play once the user agrees to the host programs the lesson's header names (asked,
-        unless --allow-programs agreed up front): until then none of its lines runs."""
-        try:
-            text = read_script(path)
-        except ScriptError as exc:
-            self._lesson_refused(str(exc))
-            return
-        agreed = consent_to_programs(path, text, Consent(allow=True))
-        if not agreed or self.opening.allow_programs:
-            self._start_lesson(path, agreed)
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._start_lesson(path, agreed)
-            else:
-                self._lesson_refused(f"{path.name}: its host programs were not run (you "
-                                     f"answered no; {FLAG} agrees up front)")
-        self.query_one(LessonPanel).start(path.stem)
-        self.push_screen(programs_question(
-            f"{path.name} runs {', '.join(named_programs(text))}: Python, with your rights. "
-            f"Run it?"), answered)
-
-    def _start_lesson(self, path: Path, programs: frozenset[Path]) -> None:
-        self._lesson_programs = programs   # its `target X.py` lines may open only these
-        self.query_one(LessonPanel).start(path.stem)
-        self._lesson_step()
-
-    def _lesson_refused(self, message: str) -> None:
-        self.lesson = None
-        self.query_one(LessonPanel).ended(message)
+    def lesson_refused(self, message: str) -> None:
         self.log_pane.note(message, style="bold red")
         self.query_one(StatusBar).error = message
 
@@ -442,12 +431,12 @@ class WorkbenchApp(App):
         shown), and the pane bar."""
         applies = [p for p in self.panes if p.applies(self.kind)]
         if self.pane(self.current) not in applies:
-            self.current = "device" if self.kind in HOST_KINDS else "graph"
+            self.current = "device" if self._host() else "graph"
         for p in self.panes:
             p.set_class(p not in applies, "-absent")
             p.set_class(p.PANE_ID == self.current, "-current")
         panes = self.query_one("#panes")
-        host = self.kind in HOST_KINDS
+        host = self._host()
         panes.set_class(host, "-host")
         # side by side, a host program's source takes the first column, as the graph does
         source = self.pane("source")
@@ -456,6 +445,10 @@ class WorkbenchApp(App):
         elif not host and panes.children[-1] is not source:
             panes.move_child(source, after=panes.children[-1])
         self._pane_bar()
+
+    def _host(self) -> bool:
+        """A host program's target: its source takes the graph's place."""
+        return self.kind is not None and self.kind.has(Capability.SOURCE)
 
     def _pane_bar(self) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -503,6 +496,26 @@ class WorkbenchApp(App):
         self._focus_pane(name)
         if pane.stale:
             self.refresh_pane(pane)
+
+    def bring_forward(self, name: str, outcomes: list[Outcome]) -> None:
+        """The pane a lesson's output belongs on (or its `show PANE`) comes to the front: the
+        one shown on a narrow screen, focused on a wide one; a diff opens in the passes pane's
+        diff view. A pane the target does not have stays away."""
+        pane = self.pane(name)
+        if not pane.applies(self.kind):
+            return
+        if self.screen.maximized not in (None, pane):
+            self.screen.minimize()
+        if name != "log":
+            self.current = name
+        if not isinstance(self.focused, (Input, OptionList)):   # not from what the user types
+            self._focus_pane(name)
+        if pane.stale:
+            self.refresh_pane(pane)
+        # text for the passes pane is a diff's (the pass table is a table): its diff view
+        diffs = [o for o in outcomes if isinstance(o, Printed) and o.pane == name == "passes"]
+        if diffs:
+            self.query_one(PassesPane).open_diff(diffs[-1])
 
     def _maximized(self, widget: Widget | None) -> None:
         """A pane restored (any way: a number key, Esc): the panes back on screen that missed
@@ -697,8 +710,7 @@ class WorkbenchApp(App):
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
         if action == "focus_command":   # a `:` typed in an input is the input's
             return False if isinstance(self.focused, Input) else True
-        if action == "lesson_next":   # Enter stays the command line's and the lesson list's
-            return True if self.lesson_paused and self.focused is not self.command_line \
-                and not isinstance(self.focused, OptionList) else False
+        if action == "lesson_next":   # space in an input is the input's
+            return True if self.lesson_paused and not isinstance(self.focused, Input) else False
         return True
 

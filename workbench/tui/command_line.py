@@ -13,7 +13,7 @@ from textual.widgets import Input
 from workbench.commands.completion import complete
 
 if TYPE_CHECKING:
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
 
 Completer = Callable[[str], tuple[int, list[str]]]
 
@@ -97,7 +97,7 @@ class CommandLine(Input):
             self.line, self.text = line, text
 
 
-def session_completer(session: Callable[[], Session], busy: Callable[[], bool]) -> Completer:
+def session_completer(session: Callable[[], DebugSession], busy: Callable[[], bool]) -> Completer:
     """Command names always; arguments from the live target only while it is parked. The
     session is asked for each time: playing a lesson starts a fresh one."""
     def run(text: str) -> tuple[int, list[str]]:

@@ -16,8 +16,9 @@ from textual.widgets import Input, Static
 
 from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections,
                                                   node_anchors, node_row)
+from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
-from workbench.tui.pane import MODEL_KINDS, Pane
+from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
@@ -46,7 +47,7 @@ class GraphPane(Pane):
     PANE_ID = "graph"
     BREAKS = True
     TITLE = "1 Graph"
-    KINDS = MODEL_KINDS
+    NEEDS = Capability.GRAPH
     # priority, as `:` (keymap.py): the filter text typed right after `/` reaches the filter
     BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter",
                         priority=True),

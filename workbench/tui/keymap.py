@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from workbench.commands.session_commands import PANES  # `show PANE` names them too
+
 # action name -> the command line it runs (F10 and F11 depend on the stepping unit: app.py)
 COMMAND_KEYS = {"continue": "continue", "finish": "finish", "reverse": "reverse-step",
                 "next": "next"}
@@ -23,7 +25,6 @@ def coarser(unit: str, phase: str) -> str:
     return next((c for c, f in FINER.items() if f == unit and c != unit), unit)
 
 
-PANES = ("graph", "passes", "device", "memory", "timeline", "source", "log")
 PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory": "Memory",
                "timeline": "Timeline", "source": "Source", "log": "Log"}
 
@@ -55,8 +56,9 @@ BINDINGS = [
     Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
     Binding("c", "debug('continue')", "Continue", show=False, id="letter-continue"),
     Binding("b", "toggle_breakpoint", "Break", show=False, id="letter-break"),
-    # a lesson waits at `pause` for the reader
-    Binding("enter,space", "lesson_next", "Go on", key_display="⏎", id="lesson-next",
+    # a lesson waits at `pause` for the reader: space goes on (Enter stays the focused row's,
+    # except on the lesson panel: lesson_panel.py)
+    Binding("space", "lesson_next", "Go on", key_display="␣", id="lesson-next",
             priority=True),
 ]
 
@@ -76,7 +78,7 @@ KEY_TABLE = (
     (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
     ("Esc", "leave the command line; restore a maximised pane"),
     ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
-    ("Enter / space", "a lesson paused at `pause`: go on"),
+    ("space", "a lesson paused at `pause`: go on (Enter too, on the lesson panel)"),
     ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),

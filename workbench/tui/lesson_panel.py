@@ -1,17 +1,20 @@
 """The lessons panel at the side: the lessons in teaching order (`gewb lessons`' list), one
-chosen to play with Enter; while one plays, its narration (its `say` lines) and at each
-`pause` the prompt to go on."""
+chosen to play with Enter; while one plays, its narration: each `say` block one paragraph of
+prose (the file's line breaks joined, wrapped to the panel), a rule between paragraphs, the
+newest at the top. At a `pause` the border says how to go on (space, or Enter here)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, Rule, Static
 from textual.widgets.option_list import Option
 
+from workbench.terminal_text import printable
 from workbench.script.lesson import Lesson, LessonError, all_lessons
 
 
@@ -22,15 +25,18 @@ class LessonPanel(Vertical):
             super().__init__()
             self.path = path
 
+    # Enter on the narration goes on, as space does anywhere (the app's lesson_next)
+    BINDINGS = [Binding("enter", "go_on", "Go on", show=False)]
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.text = Text()
+        self.paragraphs: list[Text] = []
+        self.lesson_title = ""
         self.lessons: list[Lesson] = []
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="lesson-list")
-        with VerticalScroll(id="lesson-scroll"):
-            yield Static("", id="lesson-text", markup=False)
+        yield VerticalScroll(id="lesson-scroll")
 
     def on_mount(self) -> None:
         self.border_title = "Lessons"
@@ -65,23 +71,68 @@ class LessonPanel(Vertical):
         self.post_message(self.Chosen(Path(event.option.id)))
 
     def start(self, title: str) -> None:
-        """A lesson begins: the narration replaces the list."""
-        self.text = Text(f"{title}\n", style="bold")
+        """A lesson begins: its narration, from its title, replaces the list."""
+        self.paragraphs, self.lesson_title = [], title
+        scroll = self.query_one("#lesson-scroll", VerticalScroll)
+        scroll.remove_children()
+        scroll.mount(Static(Text(title, style="bold"), classes="lesson-title", markup=False))
+        self.narration()
+
+    def narration(self) -> None:
+        """The narration on screen (not the list), at the newest paragraph."""
         self.border_title = "Lesson"
+        self.border_subtitle = ""
         self.query_one(OptionList).display = False
         self.query_one("#lesson-scroll").display = True
-        self._add(Text())
+        self.call_after_refresh(self._to_newest)   # once it is laid out again
 
-    def say(self, text: str) -> None:
-        self._add(Text(text + "\n"))
+    def say(self, paragraph: str) -> None:
+        """One `say` block: a paragraph, wrapped to the panel, a rule above it."""
+        self._add(Text(printable(paragraph)))
 
     def paused(self) -> None:
-        self._add(Text("\n[Enter or space: go on]\n\n", style="bold yellow"))
+        self.border_subtitle = "space: go on"
 
     def ended(self, how: str) -> None:
-        self._add(Text(f"\n{how}\n(L: the lessons)\n", style="bold"))
+        self._add(Text(f"{how}\n(L: the lessons)", style="bold"))
 
-    def _add(self, more: Text) -> None:
-        self.text.append_text(more)
-        self.query_one("#lesson-text", Static).update(self.text)
-        self.query_one("#lesson-scroll", VerticalScroll).scroll_end(animate=False)
+    @property
+    def text(self) -> Text:
+        """The narration so far, as plain text would read it (the title, then each
+        paragraph)."""
+        return Text("\n\n").join([Text(self.lesson_title), *self.paragraphs])
+
+    def _add(self, paragraph: Text) -> None:
+        self.border_subtitle = ""
+        scroll = self.query_one("#lesson-scroll", VerticalScroll)
+        self.paragraphs.append(paragraph)
+        for older in scroll.query(Paragraph):
+            older.remove_class("-newest")
+        scroll.mount_all([Rule(classes="lesson-rule"),
+                          Paragraph(paragraph, classes="lesson-paragraph -newest")])
+
+    def _to_newest(self) -> None:
+        newest = self.query(".-newest")
+        if newest:
+            newest.first(Paragraph).into_view()
+
+    async def action_go_on(self) -> None:
+        await self.app.run_action("lesson_next")
+
+
+class Paragraph(Static):
+    """One paragraph of narration. The newest is scrolled into view with its start showing:
+    all of it when it fits (the older ones above it), else from its first line, not the
+    narration's end, which is where the reader goes on."""
+
+    def __init__(self, text: Text, classes: str) -> None:
+        super().__init__(text, classes=classes, markup=False)
+
+    def on_resize(self) -> None:
+        if self.has_class("-newest"):   # laid out (or rewrapped)
+            self.into_view()
+
+    def into_view(self) -> None:
+        # (a region taller than the view scrolls to its top; a shorter one just into view)
+        if isinstance(self.parent, VerticalScroll):
+            self.parent.scroll_to_widget(self, animate=False)

@@ -42,7 +42,10 @@ class LogPane(Pane):
     def outcomes(self, outcomes: list[Outcome]) -> None:
         log = self.text_log
         for o in outcomes:
-            text = "\n".join(render(o))
+            lines = render(o)
+            if not lines:   # quit, show: nothing to log
+                continue
+            text = "\n".join(lines)
             if isinstance(o, Printed) and o.style in ("ir", "diff"):
                 log.write(Syntax(text, GeIrLexer(), theme="ansi_dark", word_wrap=True,
                                  background_color="default"))

@@ -6,8 +6,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.debugger.views.memory_map import MemoryView, buffers_of, memory_view
-from workbench.tui.pane import MODEL_KINDS, Pane, redraw
+from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
@@ -25,7 +26,7 @@ def bar(first: int, last: int, ops: int, width: int) -> str:
 class MemoryPane(Pane):
     PANE_ID = "memory"
     TITLE = "4 Memory"
-    KINDS = MODEL_KINDS
+    NEEDS = Capability.GRAPH
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,7 +66,7 @@ class MemoryPane(Pane):
             if table.lines:
                 table.set_lines([])
             note = ("an OM file carries no memory plan: open its ONNX model to see it"
-                    if getattr(self.app, "kind", "") == "OM model" else
+                    if _built_elsewhere(getattr(self.app, "kind", None)) else
                     "no memory plan yet: it is made by the build's AssignMemory stage")
             redraw(summary, note, note, note)   # a new text may wrap to another height
             return
@@ -84,3 +85,8 @@ class MemoryPane(Pane):
                                              bar(r.first, r.last, view.ops, width)),
                                    f"seg:{segment}", 1, tone=tone))
         table.set_lines(lines, keep=next(iter(sorted(self.selected)), None))
+
+
+def _built_elsewhere(kind: TargetKind | None) -> bool:
+    """A target not built in this session (an OM file): it carries no memory plan to show."""
+    return kind is not None and not kind.has(Capability.BUILD)

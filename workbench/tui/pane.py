@@ -10,17 +10,16 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.tui.session_views import SessionViews
 
-MODEL_KINDS = ("ONNX model", "OM model")
 NEVER = object()   # what a pane has shown before its first show
-HOST_KINDS = ("host program",)
 
 
 class Pane(Vertical):
     PANE_ID = ""
     TITLE = ""
-    KINDS: tuple[str, ...] = MODEL_KINDS + HOST_KINDS   # the targets it shows something for
+    NEEDS: Capability | None = None   # what a target must have for it to show something
     ALLOW_MAXIMIZE = True
     BREAKS = False   # F9 can break on what is selected here
     can_focus = False
@@ -63,8 +62,8 @@ class Pane(Vertical):
                 self.screen.set_focus(widget)
                 return
 
-    def applies(self, kind: str) -> bool:
-        return not kind or kind in self.KINDS
+    def applies(self, kind: TargetKind | None) -> bool:
+        return kind is None or self.NEEDS is None or kind.has(self.NEEDS)
 
     def read(self, views: SessionViews) -> Any:
         """On the worker, while the target is parked: the data ``show`` draws."""

@@ -14,7 +14,8 @@ from textual.widgets import Static
 
 from workbench.debugger.outcomes import Error, Outcome, Printed
 from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
-from workbench.tui.pane import MODEL_KINDS, Pane
+from workbench.debugger.targets.target_kind import Capability
+from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.diff_view import coloured_diff
 from workbench.tui.tree_table import Column, TableLine, TreeTable
@@ -34,7 +35,7 @@ class PassesPane(Pane):
     PANE_ID = "passes"
     BREAKS = True
     TITLE = "2 Passes"
-    KINDS = MODEL_KINDS
+    NEEDS = Capability.GRAPH
     BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", show=False,
                         id="passes-hide"),
                 Binding("escape", "close_diff", "Close the diff", show=False, id="passes-close")]
@@ -138,6 +139,11 @@ class PassesPane(Pane):
         text = self.query_one("#passes-diff-text", Static)
         text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
+
+    def open_diff(self, outcome: Outcome) -> None:
+        """A diff the log printed (a lesson's `diff`), open in the diff view."""
+        self.query_one("#passes-diff").display, self._diff_of = True, None
+        self.show_diff(outcome)
 
     def show_diff(self, outcome: Outcome) -> None:
         self.diff = outcome

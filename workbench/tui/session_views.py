@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.commands.session import Session
+from workbench.commands.session import DebugSession
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Outcome, Stopped
+from workbench.debugger.targets.target_kind import TargetKind
 from workbench.debugger.views.device_state import TaskNodes
 from workbench.debugger.views.pass_tree import PassSpans
 from workbench.debugger.views.step_changes import ChangeRecorder, StepChanges
@@ -19,7 +20,7 @@ REEXECUTED = ("goto", "reverse")   # stop reasons after which the last events we
 @dataclass(frozen=True)
 class Status:
     target: str = "no target"
-    kind: str = ""
+    kind: TargetKind | None = None
     phase: str = ""
     granularity: str = ""
     tick: int = 0
@@ -29,7 +30,7 @@ class Status:
 
 
 class SessionViews:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: DebugSession) -> None:
         self.session = session
         self.changes = ChangeRecorder()
         self.spans = PassSpans()

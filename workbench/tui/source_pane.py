@@ -15,7 +15,8 @@ from textual.widgets import Static
 
 from workbench.debugger.targets.host_runner import SourceLine, Submitted
 from workbench.debugger.views.host_source import source_lines
-from workbench.tui.pane import HOST_KINDS, Pane, redraw
+from workbench.debugger.targets.target_kind import Capability
+from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
@@ -38,7 +39,7 @@ def _row_key(stream: int, pos: int) -> str:
 class SourcePane(Pane):
     PANE_ID = "source"
     TITLE = "6 Source"
-    KINDS = HOST_KINDS
+    NEEDS = Capability.SOURCE
 
     def __init__(self) -> None:
         super().__init__()

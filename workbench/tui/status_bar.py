@@ -9,6 +9,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from workbench.terminal_text import printable
 from workbench.tui.session_views import Status
 
 
@@ -28,7 +29,7 @@ class StatusBar(Static):
     def render(self) -> Text:
         s = self.status
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f" {s.target} ", style="bold reverse")
+        text.append(f" {printable(s.target)} ", style="bold reverse")
         unit = self.unit or s.granularity
         if s.kind:
             phase = "finished" if s.finished else (s.phase or "not started")
@@ -39,11 +40,11 @@ class StatusBar(Static):
             self._unit_span = (start, len(text))
             text.append(f" · tick {s.tick} ")
         if self.activity:
-            text.append(f"· {self.activity} ", style="bold yellow")
+            text.append(f"· {printable(self.activity)} ", style="bold yellow")
         elif self.error:
-            text.append(f"· {self.error} ", style="bold red")
+            text.append(f"· {printable(self.error)} ", style="bold red")
         elif s.reason and s.reason != f"step {s.granularity}":
-            text.append(f"· {s.reason}", style="cyan")
+            text.append(f"· {printable(s.reason)}", style="cyan")
         return text
 
     def on_click(self, event: events.Click) -> None:

@@ -11,6 +11,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from workbench.terminal_text import printable
+
 Run = tuple[str, str]    # text, style ("bold green", "" for none)
 Line = list[Run]
 
@@ -45,7 +47,7 @@ class TextLines(Widget):
             return
         relayout = len(lines) != len(self.lines)
         self.lines = lines
-        self._strips = [Strip([Segment(text, _style(style)) for text, style in line if text])
+        self._strips = [Strip([Segment(printable(text), _style(style)) for text, style in line if text])
                         for line in lines]
         self.refresh(layout=relayout)
 

@@ -18,6 +18,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.strip import Strip
 
+from workbench.terminal_text import printable
+
 ARROW = "→"
 
 
@@ -29,6 +31,9 @@ class TableLine:
     depth: int = 0
     group: bool = False         # a group header: one title cell, collapsible
     tone: str = ""   # "", current, dim, added, relinked, error, selected: a component class
+
+    def __post_init__(self) -> None:   # names come from the model: shown escaped
+        object.__setattr__(self, "cells", tuple(printable(c) for c in self.cells))
 
 
 @dataclass(frozen=True, slots=True)

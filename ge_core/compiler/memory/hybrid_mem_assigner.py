@@ -4,7 +4,10 @@ GE runs BinaryBlock and MaxBlock, and in MemoryPriority mode four BinaryBlock va
 reuse any big-enough released block ("range"), trying the smallest or largest first, among
 equals the first or last released (frfr / frlr). We run them all (they are cheap here) plus our
 two offset assigners (greedy_mem_assigner.py); ties go to the earlier in this table, so the
-choice is deterministic.
+choice is deterministic. The offset assigners check each item against every one placed, which
+is quadratic: by default they run on graphs of at most OFFSET_ASSIGNER_MAX_ITEMS tensors (every
+light model), and a bigger graph keeps GE's own block assigners, which are linear. Naming them
+in the options runs them whatever the size.
 """
 from __future__ import annotations
 
@@ -35,10 +38,13 @@ ASSIGNERS: dict[str, Callable[[], MemAssigner]] = {
     "greedy_by_size": GreedyBySizeMemAssigner,
     "best_fit_search": BestFitSearchMemAssigner,
 }
+QUADRATIC = frozenset({"greedy_by_size", "best_fit_search"})
+OFFSET_ASSIGNER_MAX_ITEMS = 4096
 
 
 class HybridMemAssigner:
     def __init__(self, names: tuple[str, ...] | None = None) -> None:
+        self.by_default = names is None
         names = tuple(ASSIGNERS) if names is None else names
         unknown = [n for n in names if n not in ASSIGNERS]
         if unknown or not names:
@@ -48,6 +54,9 @@ class HybridMemAssigner:
 
     def assign(self, info: MemAssistInfo) -> tuple[FmLayout, dict[str, int]]:
         """The smallest layout, and every assigner's total in the order they ran."""
-        layouts = [ASSIGNERS[n]().assign(info) for n in self.names]
+        names = self.names
+        if self.by_default and len(info.items) > OFFSET_ASSIGNER_MAX_ITEMS:
+            names = tuple(n for n in names if n not in QUADRATIC)
+        layouts = [ASSIGNERS[n]().assign(info) for n in names]
         best = min(layouts, key=lambda layout: layout.total)
-        return best, {n: layout.total for n, layout in zip(self.names, layouts)}
+        return best, {n: layout.total for n, layout in zip(names, layouts)}

@@ -10,4 +10,5 @@ class MemoryOptions:
     continuous_concat: bool = False   # lesson: Concat asks for its inputs side by side
                                       # (continuous_input), so they never need a copy
     assigners: tuple[str, ...] | None = None  # which assigners the hybrid runs; None: all
+                                             # (the quadratic ones on small graphs only)
     no_reuse_ops: tuple[str, ...] = ()  # GE's OP_NO_REUSE_MEM: op names or types never reused

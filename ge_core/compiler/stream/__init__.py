@@ -10,7 +10,7 @@ default does not load the allocator.
 from ge_core.lazy_names import lazy_names
 
 _WHERE = {"unordered_dependencies": "happens_before", "StreamAllocator": "stream_allocator",
-          "assign_streams": "stream_allocator", "MAX_TASK_COUNT": "stream_options",
+          "assign_streams": "stream_allocator",
           "StreamOptions": "stream_options", "SplitReport": "stream_report",
           "StreamReport": "stream_report", "StreamSplit": "stream_report",
           "default_task_count": "stream_split", "split_streams": "stream_split",

@@ -8,13 +8,14 @@ already orders its ends. The reduction of a DAG is unique, so its dependency edg
 minimum event set; GE's local rules (same sender, same receiver, activation) can leave more,
 e.g. in a diamond where one branch's event is implied by the other's. The same reduction over
 the events actually kept names those redundant ones; OptimizeByTransitiveReduction (off by
-default: ``minimise_events``) drops them.
+default: ``minimise_events``) drops them. The reduction is asked edge by edge of vector clocks
+(happens_before.py), so this costs time linear in the graph.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ge_core.compiler.stream.happens_before import happens_before
+from ge_core.compiler.stream.happens_before import HappensBefore
 from ge_core.compiler.stream.stream_utils import StreamAllocationError
 from ge_core.compiler.stream.sync_events import SyncEvent, SyncPass, SyncState
 from ge_core.compiler.stream.topo_order import model_order
@@ -28,14 +29,15 @@ class Minimality:
 
 
 def minimality(state: SyncState) -> Minimality:
-    import networkx as nx   # a compile that asks nothing of it does not load it
+    if not state.dependencies:
+        return Minimality(0, ())   # one stream (or streams that never meet): nothing to order
     nodes = model_order(state.root)
-    needed = nx.transitive_reduction(happens_before(nodes, state.dependencies))
-    minimum = sum(1 for pair in dict.fromkeys(state.dependencies) if needed.has_edge(*pair))
-    kept = nx.transitive_reduction(happens_before(nodes, [(e.src, e.dst) for e in state.events]))
+    needed = HappensBefore(nodes, state.dependencies)
+    minimum = sum(1 for pair in dict.fromkeys(state.dependencies) if not needed.implied(*pair))
+    kept = HappensBefore(nodes, [(e.src, e.dst) for e in state.events])
     first: dict[tuple, SyncEvent] = {}
     for event in state.events:
-        if kept.has_edge(event.src, event.dst):
+        if not kept.implied(event.src, event.dst):
             first.setdefault((event.src, event.dst), event)
     redundant = tuple(e for e in state.events if first.get((e.src, e.dst)) is not e)
     if len(state.events) - len(redundant) != minimum:

@@ -4,18 +4,16 @@
     enable_single_stream      ge.enableSingleStream
     use_notify                ge.event=notify: notifies instead of events
     minimise_events           ours: drop the events the transitive reduction shows redundant
-    max_task_count            rtGetMaxStreamAndTask's maxTaskNumPerStream (see MAX_TASK_COUNT)
-    unlimited_stream_depth    FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH: the runtime splits
-                              streams itself (AutoSplit), so GE's SplitStreams is skipped
+    max_task_count            the tasks a stream may hold; None: ask the runtime
+                              (rtGetMaxStreamAndTask's maxTaskNumPerStream, by chip: soc.py)
+    unlimited_stream_depth    whether the runtime grows model streams itself (AutoSplit), so
+                              GE's SplitStreams is skipped; None: ask the runtime
+                              (FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH)
     hcom_parallel             ge.hcomParallel: AllReduceParallel moves AllReduce's successors
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
-# maxTaskNumPerStream per chip config (hicann/runtime src/runtime/config/*/dev_info_reg.cc).
-MAX_TASK_COUNT = {"910B": 2013, "910_93": 2013, "cloud": 2042, "dc": 2042, "950": 2014,
-                  "610_lite": 1024}
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -24,17 +22,11 @@ class StreamOptions:
     enable_single_stream: bool = False
     use_notify: bool = False
     minimise_events: bool = False
-    max_task_count: int = MAX_TASK_COUNT["910B"]
-    unlimited_stream_depth: bool = False
+    max_task_count: int | None = None
+    unlimited_stream_depth: bool | None = None
     hcom_parallel: bool = False
 
     def __post_init__(self) -> None:
         if self.stream_max_parallel_num < 1:
             raise ValueError(f"stream_max_parallel_num must be >= 1, "
                              f"got {self.stream_max_parallel_num}")
-
-    @staticmethod
-    def for_chip(chip: str, **options) -> "StreamOptions":
-        if chip not in MAX_TASK_COUNT:
-            raise ValueError(f"unknown chip {chip!r}; chips: {', '.join(MAX_TASK_COUNT)}")
-        return replace(StreamOptions(**options), max_task_count=MAX_TASK_COUNT[chip])

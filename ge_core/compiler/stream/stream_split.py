@@ -1,6 +1,6 @@
 """SplitStreams: a logical stream longer than a physical stream can hold is cut into several.
 
-A physical stream holds ``max_task_count`` tasks (rtGetMaxStreamAndTask; 2013 on 910B), less
+A physical stream holds ``max_task_count`` tasks (rtGetMaxStreamAndTask: 2013 on a 910B), less
 kReservedTaskNum = 27 (7 DFX + 20) that GE keeps free. Walking the nodes in build order, a node
 whose tasks would pass that starts a new stream, except a stream's first node, a node owning a
 body, a body's first-active StreamActive and the label ops (their jumps must stay on one
@@ -11,8 +11,8 @@ What starts the new stream is GE's rule: if a StreamActive started the logical s
 starts the new stream too (inside a body, the body's first-active does); otherwise nothing
 activates it and it is a HEAD stream that waits on the event pair from the model's start.
 
-The emulated device can grow a stream without limit (AutoSplit,
-FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH): then ``unlimited_stream_depth`` skips all this.
+A runtime that grows model streams itself (AutoSplit: a 950 answers yes to
+FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH once a device is set) makes GE skip all this.
 """
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_STREAM_NU
                                       ATTR_NAME_ACTIVE_STREAM_LIST,
                                       ATTR_NAME_CONTINUOUS_STREAM_LABEL,
                                       ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, EVENT_ID, HEAD_STREAMS)
+from npu_emu.soc import FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH
+from npu_emu.world import current_runtime
 
 RESERVED_TASK_NUM = 27  # kReservedTaskNum
 LABEL_OP_TYPES = frozenset({"LabelSet", "LabelGotoEx", "LabelSwitchByIndex"})
@@ -44,19 +46,35 @@ def default_task_count(node: Node) -> int:
     return 1 if stream_of(node) != INVALID_STREAM and launches_task(node) else 0
 
 
+def _device_limits(options: StreamOptions) -> tuple[bool, int]:
+    """Whether the runtime grows model streams itself, and the tasks a stream may hold: GE asks
+    the runtime (rtGetRtCapability(FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH) and
+    rtGetMaxStreamAndTask, stream_allocator.cc), so both come from the chip the world's runtime
+    drives (npu_emu/soc.py); an option given explicitly wins."""
+    runtime = current_runtime()
+    unlimited = options.unlimited_stream_depth
+    if unlimited is None:
+        unlimited = runtime.get_rt_capability(FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH)
+    max_task_count = options.max_task_count
+    if max_task_count is None:
+        max_task_count = runtime.get_max_stream_and_task()[1]
+    return unlimited, max_task_count
+
+
 def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_count,
                   options: StreamOptions | None = None) -> SplitReport:
     options = options or StreamOptions()
+    unlimited, max_task_count = _device_limits(options)
     splits: tuple[StreamSplit, ...] = ()
-    if not options.unlimited_stream_depth:
-        splits = _StreamSplitter(graph, task_count, options.max_task_count).run()
+    if not unlimited:
+        splits = _StreamSplitter(graph, task_count, max_task_count).run()
     tasks: dict[int, int] = {}
     for node in model_order(graph):
         if stream_of(node) != INVALID_STREAM:
             tasks[stream_of(node)] = tasks.get(stream_of(node), 0) + task_count(node)
     graph.attrs[ATTR_MODEL_STREAM_NUM] = len(tasks)
     graph.attrs[HEAD_STREAMS] = head_streams(graph)
-    return SplitReport(options.unlimited_stream_depth, options.max_task_count, len(tasks),
+    return SplitReport(unlimited, max_task_count, len(tasks),
                        tuple(sorted(tasks.items())), splits, tuple(graph.attrs[HEAD_STREAMS]))
 
 

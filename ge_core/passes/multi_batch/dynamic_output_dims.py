@@ -24,7 +24,8 @@ def set_dynamic_output_dims(graph: ComputeGraph) -> None:
                 entries.append(_entry(gear, index, desc.shape.dims))
         else:
             entries.append(_entry(STATIC_OUTPUT, index, out.op_desc.input_descs[index].shape.dims))
-    out.op_desc.set_attr(ATTR_NAME_DYNAMIC_OUTPUT_DIMS, entries)
+    if out.op_desc.get_attr(ATTR_NAME_DYNAMIC_OUTPUT_DIMS) != entries:   # set again only if new
+        out.op_desc.set_attr(ATTR_NAME_DYNAMIC_OUTPUT_DIMS, entries)
 
 
 def _entry(gear: int, index: int, dims: tuple[int, ...]) -> str:

@@ -1,6 +1,7 @@
 """The gear options of ATC and a session: which input dims are dynamic and which values they may
 take (GE's compiler/graph/preprocess/multi_batch_options.cc and the checks of
-compiler/api/aclgrph/option_utils.cc).
+compiler/api/aclgrph/option_utils.cc); their
+GE option keys are in ge_core/ge_options.py.
 
     --input_shape         ge.inputShape        "x:-1,3,224,224;y:1,-1"   -1 marks a dynamic dim
     --dynamic_batch_size  ge.dynamicBatchSize  "1,2,4"                   the batch dim N only
@@ -24,12 +25,6 @@ MIN_SHAPES_COUNT = 2           # GE's kMinShapesCount
 IMAGE_SIZE_DIMS = 2            # GE's kDynamicImgSizeDynamciDimsNum: H and W
 NCHW_H, NCHW_W, NHWC_H, NHWC_W = 2, 3, 1, 2
 
-# GE's option keys (ge_common_api_types.h)
-INPUT_SHAPE = "ge.inputShape"
-DYNAMIC_BATCH_SIZE = "ge.dynamicBatchSize"
-DYNAMIC_IMAGE_SIZE = "ge.dynamicImageSize"
-DYNAMIC_DIMS = "ge.dynamicDims"
-
 
 class DynamicInputType(IntEnum):
     """GE's DynamicInputType (framework_types_internal.h), stamped on the Case."""
@@ -49,11 +44,6 @@ class MultiBatchOptions:
     dynamic_batch_size: str = ""
     dynamic_image_size: str = ""
     dynamic_dims: str = ""
-
-    @classmethod
-    def from_ge_options(cls, options: dict[str, str]) -> MultiBatchOptions:
-        return cls(options.get(INPUT_SHAPE, ""), options.get(DYNAMIC_BATCH_SIZE, ""),
-                   options.get(DYNAMIC_IMAGE_SIZE, ""), options.get(DYNAMIC_DIMS, ""))
 
     @property
     def enabled(self) -> bool:

@@ -20,9 +20,11 @@ class Target:
 
 
 def _load() -> dict[str, Target]:
-    from fuzzing.targets import acl_calls, commands, exec_args, gwb_scripts, om_files, onnx_files
+    from fuzzing.targets import (acl_calls, commands, escape_text, exec_args, gwb_scripts,
+                                 om_files, onnx_files, serve_requests)
     return {t.name: t for t in (onnx_files.TARGET, om_files.TARGET, commands.TARGET,
-                                gwb_scripts.TARGET, acl_calls.TARGET, exec_args.TARGET)}
+                                gwb_scripts.TARGET, acl_calls.TARGET, exec_args.TARGET,
+                                serve_requests.TARGET, escape_text.TARGET)}
 
 
 TARGETS = _load()

@@ -1,4 +1,4 @@
-"""Debugger command lines on live targets: each case opens one target in a fresh Session and
+"""Debugger command lines on live targets: each case opens one target in a fresh DebugSession and
 runs a few lines through it, as the REPL, the TUI and scripts do. A bad line must answer with
 one Error naming what is wrong (the case counts as a typed error); a raw Python error or
 "internal error" counts against us."""
@@ -38,19 +38,19 @@ def setup(workdir: str) -> Path:
 
 def run(case: tuple, workdir: Path) -> Verdict:
     from workbench.commands.render import transcript_entry
-    from workbench.commands.session import Session
+    from workbench.commands.session import DebugSession
     from workbench.debugger.outcomes import Error
     which, lines = case
     spec = TARGETS[which]
     target = str(workdir / spec) if spec.endswith(".om") else str(SAMPLES / spec)
     release_last_case()   # the last case's runtimes and the device memory they reserved
-    session = Session(base_dir=workdir)
+    session = DebugSession(base_dir=workdir)
     refused = False
     try:
         for line in [f"target {target}", *lines]:
             try:
                 outcomes = session.execute(line)
-            except BaseException as exc:   # noqa: BLE001 - Session.execute must not raise
+            except BaseException as exc:   # noqa: BLE001 - DebugSession.execute must not raise
                 return Verdict(UNCAUGHT, f"{line!r}: {type(exc).__name__}: {exc}")
             refused = refused or any(isinstance(o, Error) for o in outcomes)
             text = "\n".join(transcript_entry(line, outcomes)) if line.strip() else ""

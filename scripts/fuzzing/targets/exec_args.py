@@ -1,7 +1,7 @@
 """`gewb exec` with the arguments users get wrong: --input files of the wrong shape, dtype or
 kind, names that are not inputs, --output / --trace onto paths that cannot be written, every
---mode and --streams. An input whose shape is not the model's must be refused in every mode:
-running on it and exiting 0 is silent corruption."""
+--mode and the stream options. An input whose shape is not the model's must be refused in every
+mode: running on it and exiting 0 is silent corruption."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,7 +24,8 @@ def cases() -> st.SearchStrategy:
     inputs = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(VARIANTS)), max_size=2)
     return st.tuples(st.integers(0, len(SEEDS) - 1), st.one_of(st.just([]), mutations()),
                      st.sampled_from((None, "auto", "sink", "hybrid", "v2")),
-                     st.sampled_from((None, "single", "auto")), inputs,
+                     st.sampled_from((None, ("--single-stream",),
+                                      ("--stream-max-parallel-num", "4"))), inputs,
                      st.sampled_from(PATHS), st.sampled_from(PATHS))
 
 
@@ -82,7 +83,7 @@ def run(case: tuple, workdir: str) -> Verdict:
                     np.shape(_array(variant, shape, elem))) != shape:
             mismatched[name] = f"{name}: {variant} for {list(shape)}"
     argv += [] if mode is None else ["--mode", mode]
-    argv += [] if streams is None else ["--streams", streams]
+    argv += [] if streams is None else list(streams)
     argv += [] if output is None else ["--output", output + ".npz"]
     argv += [] if trace is None else ["--trace", trace + ".json"]
     verdict = judge_cli(argv)

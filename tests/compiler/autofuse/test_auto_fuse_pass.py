@@ -22,12 +22,12 @@ from npu_emu.world import World
 X = np.random.default_rng(3).standard_normal((4, 3)).astype(np.float32)
 
 
-def _model(nodes, outputs, inits, x_type=T.FLOAT):
+def _model(nodes, outputs, inits, x_type=T.FLOAT, opset=17, x_shape=(4, 3)):
     graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", x_type, [4, 3])],
+        nodes, "g", [helper.make_tensor_value_info("x", x_type, list(x_shape))],
         [helper.make_tensor_value_info(name, x_type, shape) for name, shape in outputs],
         [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def chain_model():
@@ -90,6 +90,34 @@ def test_a_group_never_closes_a_cycle():
         ["AscBackend", "MatMul", "Mul"]
     np.testing.assert_allclose(HostExecutor(graph).run({"x": X})["y"],
                                _onnxruntime(diamond_model(), {"x": X})[0], rtol=1e-6)
+
+
+def box_decoding_model():
+    """YOLOv8's dist2bbox, the smallest graph of it that made a cycle: lt, rb = split(x);
+    x1y1 = anchor - lt; x2y2 = anchor + rb; y = cat((x1y1 + x2y2) / 2, x2y2 - x1y1)."""
+    return _model([helper.make_node("Split", ["x"], ["lt", "rb"], axis=1, num_outputs=2),
+                   helper.make_node("Sub", ["anchor", "lt"], ["x1y1"]),
+                   helper.make_node("Add", ["anchor", "rb"], ["x2y2"]),
+                   helper.make_node("Add", ["x1y1", "x2y2"], ["s"]),
+                   helper.make_node("Div", ["s", "two"], ["c_xy"]),
+                   helper.make_node("Sub", ["x2y2", "x1y1"], ["wh"]),
+                   helper.make_node("Concat", ["c_xy", "wh"], ["y"], axis=1)],
+                  [("y", [4, 4])], {"anchor": np.arange(8, dtype=np.float32).reshape(4, 2),
+                                    "two": np.array(2, np.float32)}, opset=18, x_shape=[4, 4])
+
+
+def test_two_groups_that_would_feed_each_other_are_not_both_made():
+    # Joining each op to its first producer's group made {x1y1, +, /2} and {x2y2, -}, each
+    # reading the other: fused, neither could start (the issue's "cycle through node
+    # autofuse_57_Sub_Add_Div"). The detector, run on the fused graph, sends x2y2 - x1y1 to
+    # x1y1's group instead, and the lone x2y2 stays as it was.
+    proto = box_decoding_model()
+    graph = _fused(proto)
+    graph.topological_sort()   # raises on a cycle
+    assert [n.name for n in graph if n.type == "AscBackend"] == ["autofuse_0_Sub_Add_Div_Sub"]
+    x = np.random.default_rng(4).standard_normal((4, 4)).astype(np.float32)
+    np.testing.assert_allclose(HostExecutor(graph).run({"x": x})["y"],
+                               _onnxruntime(proto, {"x": x})[0], rtol=1e-6)
 
 
 def test_lone_pointwise_ops_and_integer_chains_stay():

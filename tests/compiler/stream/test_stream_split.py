@@ -10,12 +10,27 @@ from stream_testing import VECTOR, Builder, if_with_body, streams
 SMALL = StreamOptions(max_task_count=32)  # 32 - 27 reserved: five tasks a stream
 
 
-def test_options_know_the_chips_limits():
-    assert StreamOptions().max_task_count == 2013
-    assert StreamOptions.for_chip("610_lite", minimise_events=True) == StreamOptions(
-        max_task_count=1024, minimise_events=True)
-    with pytest.raises(ValueError, match="unknown chip 'x'; chips: 910B"):
-        StreamOptions.for_chip("x")
+def test_the_build_asks_the_runtime_for_the_chips_limits():
+    """GE learns a chip's limits from the runtime (rtGetMaxStreamAndTask and
+    rtGetRtCapability): a 910B holds 2013 tasks a stream and has no AutoSplit, so GE splits; a
+    950 with a device set grows streams itself, so GE skips the split; without a device set
+    (an offline build) the runtime answers no, and GE splits for the 950 too."""
+    from npu_emu.runtime import RuntimeConfig
+    from npu_emu.world import World
+    for soc, set_device, skipped, limit in (("Ascend910B1", True, False, 2013),
+                                            ("Ascend950DT_9571", True, True, 2014),
+                                            ("Ascend950DT_9571", False, False, 2014)):
+        world = World(RuntimeConfig(soc_version=soc))
+        with world.entered():
+            if set_device:
+                world.runtime.set_device(0)
+            g = chain(3)
+            assign_streams(g.graph)
+            report = split_streams(g.graph)
+        assert (report.skipped, report.max_task_count) == (skipped, limit), soc
+    # an option given explicitly still wins (lesson 08 shrinks the limit to see a split)
+    with World(RuntimeConfig(soc_version="Ascend950")).entered():
+        assert split_streams(chain(12).graph, options=SMALL).max_task_count == 32
     with pytest.raises(ValueError, match="stream_max_parallel_num must be >= 1"):
         StreamOptions(stream_max_parallel_num=0)
 

@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE
 from ge_core.compiler.model_builder import BuildError, build_model
+from ge_core.ge_options import RunMode
 from ge_core.parser import parse_onnx
 from ge_core.runtime.errors import ModelInputError
 from ge_core.runtime.hybrid import HYBRID_LOWERING
@@ -86,7 +87,7 @@ def test_hybrid_run_gives_onnxruntimes_outputs():
                                 providers=["CPUExecutionProvider"]).run(None, {"x": X})
     graph, _ = compiled(model)
     with World().entered():
-        got = GraphManager().run(graph, {"x": X}, hybrid=True)
+        got = GraphManager().run(graph, {"x": X}, mode=RunMode.HYBRID)
     np.testing.assert_allclose(got["y"], want[0], rtol=1e-6)
     assert got["text"].tolist() == want[1].tolist()
 
@@ -103,7 +104,7 @@ def test_a_sequence_round_trip_through_host_and_device():
     compiled_graph, _ = compiled(model)
     assert compiled_graph.find_node("square").op_desc.get_attr("engine") == "VectorEngine"
     with World().entered():
-        got = GraphManager().run(compiled_graph, {"x": X}, hybrid=True)["y"]
+        got = GraphManager().run(compiled_graph, {"x": X}, mode=RunMode.HYBRID)["y"]
     np.testing.assert_array_equal(got, X[1] * X[1])
 
 
@@ -123,7 +124,8 @@ def test_a_string_input_is_described_and_fed_as_host_strings():
     assert (x.name, x.dtype, x.reserved) == ("x", np.dtype(object), 0)
     data = STRNORM / "test_data_set_0"
     with World().entered():
-        got = GraphManager().run(graph, {"x": _suite_tensor(data / "input_0.pb")}, hybrid=True)
+        got = GraphManager().run(graph, {"x": _suite_tensor(data / "input_0.pb")},
+                                 mode=RunMode.HYBRID)
     assert got["y"].tolist() == _suite_tensor(data / "output_0.pb").tolist()
 
 
@@ -132,5 +134,5 @@ def test_a_string_input_is_described_and_fed_as_host_strings():
 def test_numbers_fed_for_a_string_input_are_refused_in_one_line(feed, said):
     graph, _ = compiled(onnx.load(str(STRNORM / "model.onnx")))
     with World().entered(), pytest.raises(ModelInputError) as refused:
-        GraphManager().run(graph, {"x": feed}, hybrid=True)
+        GraphManager().run(graph, {"x": feed}, mode=RunMode.HYBRID)
     assert str(refused.value) == f"input x: {said}, the model takes strings"

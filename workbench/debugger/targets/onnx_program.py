@@ -33,24 +33,9 @@ def _manager(state: RunState) -> GraphManager:
     """The run's options as GraphManager's: made afresh by each phase, since the manager holds
     nothing else (a checkpoint copies only the state). GE is imported here, by the first phase
     run, not when a target is opened: a face shows its first screen without loading GE."""
-    from ge_core.compiler import CompileOptions
-    from ge_core.compiler.model_builder import BuildOptions
-    from ge_core.compiler.stream.stream_options import StreamOptions
-    from ge_core.passes.multi_batch import MultiBatchOptions
     from ge_core.session import GraphManager
-    settings = state.settings
     shapes = _inputs(state).shapes if state.graph is not None else {}
-    engines = tuple(filter(None, settings.exclude_engines.split(",")))
-    stream = StreamOptions(stream_max_parallel_num=settings.stream_max_parallel_num,
-                           enable_single_stream=settings.single_stream,
-                           minimise_events=settings.minimise_events,
-                           max_task_count=settings.max_task_count,
-                           hcom_parallel=settings.hcom_parallel)
-    gears = MultiBatchOptions(settings.input_shape, settings.dynamic_batch_size,
-                              settings.dynamic_image_size, settings.dynamic_dims)
-    return GraphManager(CompileOptions(exclude_engines=engines, dump=None, multi_batch=gears,
-                                       autofuse=settings.autofuse, user_input_shapes=shapes),
-                        BuildOptions(stream=stream, multi_batch_with_switchn=settings.switchn))
+    return GraphManager.from_ge_options(state.settings.ge_options(), user_input_shapes=shapes)
 
 
 def parse(state: RunState, start: int) -> None:
@@ -69,13 +54,10 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 
 def build(state: RunState, start: int) -> None:
-    """A static build, unless ModelManager will load the model hybrid (GE builds none then)."""
-    from ge_core.runtime.v1 import ModelManager
-    if ModelManager.is_need_hybrid_load(state.graph):
-        return
-    state.built = _manager(state).build(state.graph, state.build_passes,
-                                        partial(setattr, state, "memory_plan"))
-    state.ge_model = state.built.ge_model
+    """PreRun's Build, as GraphManager decides it: none for a model it will load hybrid."""
+    state.built = _manager(state).build_for(state.graph, history=state.build_passes,
+                                            on_plan=partial(setattr, state, "memory_plan"))
+    state.ge_model = state.built.ge_model if state.built is not None else None
 
 
 def read_om(state: RunState, start: int) -> None:
@@ -91,12 +73,11 @@ def load(state: RunState, start: int) -> None:
 def execute(state: RunState, start: int) -> None:
     from ge_core.executor import ExecutionError, HostExecutor
     feeds = _inputs(state).feeds(state.graph, state.settings.seed)
-    timeout = state.settings.exec_timeout
-    state.outputs = _manager(state).execute(state.model, feeds, timeout)
+    state.outputs = _manager(state).execute(state.model, feeds)
     reference = _reference_graph(state)
     if reference is None:
         return
-    executor = HostExecutor(reference, keep_values=True, timeout_ms=timeout)
+    executor = HostExecutor(reference, keep_values=True, timeout_ms=state.settings.exec_timeout)
     try:
         executor.run(feeds)
     except ExecutionError:   # a graph the build lowered control flow in: no host reference

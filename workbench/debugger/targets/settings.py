@@ -1,104 +1,67 @@
 """A target's settings: what, besides the target file, decides what a run does. They are part of
-a saved session (`set NAME VALUE` lines), so replaying it reproduces the run."""
+a saved session (`set NAME VALUE` lines), so replaying it reproduces the run.
+
+The debugger's own three come first; the rest are GE's options, a field for each row of
+ge_core/ge_options.py under the row's name, so `set NAME` takes what `gewb compile --NAME` and
+`gewb exec --NAME` take."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from dataclasses import fields, make_dataclass, replace
 
-from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.exec_timeout import DEFAULT_EXEC_TIMEOUT_MS, parse_timeout
+from ge_core.ge_options import GE_OPTIONS, GeOption, option_map, shown_value
 
 
 class SettingError(ValueError):
     """A bad `set`: the message names the setting."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    seed: int = 0                  # the seed of the ONNX model's generated inputs
-    exclude_engines: str = ""      # ge.exec.exclude_engines: A,B
-    race_check: bool = False       # the runtime's happens-before race detector
-    stream_max_parallel_num: int = 1  # ge.streamMaxParallelNum: more streams on branchy models
-    single_stream: bool = False    # ge.enableSingleStream: every node on one stream
-    minimise_events: bool = False  # drop the events the transitive reduction finds redundant
-    max_task_count: int = StreamOptions.max_task_count  # maxTaskNumPerStream: SplitStreams cuts
-    hcom_parallel: bool = False    # ge.hcomParallel: AllReduce's successors on new streams
-    input: str = ""                # NAME=FILE.npy,...: the model's inputs (their shapes too)
-    input_shape: str = ""          # ge.inputShape: NAME:d,d;... (-1: dynamic, or a gear decides)
-    dynamic_batch_size: str = ""   # ge.dynamicBatchSize: N,N,... (one copy of the graph each)
-    dynamic_image_size: str = ""   # ge.dynamicImageSize: H,W;H,W
-    dynamic_dims: str = ""         # ge.dynamicDims: D,D;D,D
-    switchn: bool = False          # gears sunk as a StreamSwitchN over gear streams, not labels
-    autofuse: bool = False         # GE's autofuse (AUTOFUSE_FLAGS=--enable_autofuse=true)
-    exec_timeout: int = DEFAULT_EXEC_TIMEOUT_MS  # ge.exec.graphExecTimeout, ms of device time
+# The debugger's own settings, not GE's: (name, type, default, help)
+DEBUGGER_SETTINGS = (
+    ("seed", int, 0, "seed of the generated model inputs"),
+    ("race-check", bool, False, "check stream orderings against memory accesses (the "
+                                "runtime's happens-before race detector)"),
+    ("input", str, "", "NAME=FILE.npy,...: input values (others seeded random); their shapes "
+                       "fix the model's symbolic dims"),
+)
+_OWN = {name: GeOption(name, "", kind, default, text, stage=None)
+        for name, kind, default, text in DEBUGGER_SETTINGS}
+_ALL: dict[str, GeOption] = {**_OWN, **{o.name: o for o in GE_OPTIONS}}
 
-
-def _flag(text: str) -> bool:
-    if text in ("on", "true", "1", "yes"):
-        return True
-    if text in ("off", "false", "0", "no"):
-        return False
-    raise ValueError("expected on or off")
-
-
-def _task_count(text: str) -> int:
-    from ge_core.compiler.stream.stream_split import RESERVED_TASK_NUM   # the build's module
-    count = int(text)
-    if count <= RESERVED_TASK_NUM:
-        raise ValueError(f"a stream keeps {RESERVED_TASK_NUM} tasks in reserve: give more")
-    return count
-
-
-_PARSERS: dict[str, Callable[[str], Any]] = {"seed": int, "exclude_engines": str,
-                                             "race_check": _flag, "stream_max_parallel_num": int,
-                                             "single_stream": _flag, "minimise_events": _flag,
-                                             "max_task_count": _task_count,
-                                             "hcom_parallel": _flag, "input": str,
-                                             "input_shape": str, "dynamic_batch_size": str,
-                                             "dynamic_image_size": str, "dynamic_dims": str,
-                                             "switchn": _flag, "autofuse": _flag,
-                                             "exec_timeout": parse_timeout}
-HELP = {
-    "seed": "seed of the generated model inputs (default 0)",
-    "exclude-engines": "engines the placer may not use, A,B (ge.exec.exclude_engines)",
-    "race-check": "on/off: check stream orderings against memory accesses",
-    "stream-max-parallel-num": "new streams per engine, round-robin (ge.streamMaxParallelNum)",
-    "single-stream": "on/off: every node on one stream (ge.enableSingleStream)",
-    "minimise-events": "on/off: keep only the events no other ordering implies",
-    "max-task-count": "tasks a stream may hold (maxTaskNumPerStream); SplitStreams cuts longer "
-                      "ones",
-    "hcom-parallel": "on/off: an AllReduce's successors get new streams (ge.hcomParallel)",
-    "input": "NAME=FILE.npy,...: input values (others seeded random); their shapes fix the "
-             "model's symbolic dims",
-    "input-shape": "input dims NAME:D,D;... (ge.inputShape): fixes symbolic dims (every one "
-                   "known: sunk, else hybrid); -1 where a gear decides",
-    "dynamic-batch-size": "gears of the batch dim: N,N,... (ge.dynamicBatchSize)",
-    "dynamic-image-size": "gears of an image's H,W: H,W;H,W (ge.dynamicImageSize)",
-    "dynamic-dims": "gears of the -1 dims: D,D;D,D (ge.dynamicDims)",
-    "switchn": "on/off: sink the gears as a StreamSwitchN over gear streams, not labels",
-    "autofuse": "on/off: fuse pointwise chains into AscBackend nodes (GE's autofuse)",
-    "exec-timeout": "ms of device time an execution may run before it is ended, -1 never "
-                    "(ge.exec.graphExecTimeout)",
-}
+Settings = make_dataclass(
+    "Settings", [(o.attr, o.type, o.default) for o in _ALL.values()], frozen=True,
+    namespace={"__doc__": "Every setting's value, by its name as an identifier "
+                          "(stream_max_parallel_num)",
+               "ge_options": lambda self: option_map(vars(self))})
 
 
 def names() -> list[str]:
-    return [f.name.replace("_", "-") for f in fields(Settings)]
+    return list(_ALL)
+
+
+def choices(name: str) -> list[str]:
+    """What completes `set NAME `'s value."""
+    option = _ALL.get(name)
+    return list(option.choices) if option is not None else []
+
+
+def help_rows() -> list[tuple[str, str, str, str]]:
+    """(setting, GE's option, default, meaning): `help set`'s table."""
+    return [(o.name, o.key or "(debugger)", shown_value(o, o.default), o.help)
+            for o in _ALL.values()]
 
 
 def with_setting(settings: Settings, name: str, text: str) -> Settings:
-    key = name.replace("-", "_")
-    if key not in _PARSERS:
+    option = _ALL.get(name)
+    if option is None:
         raise SettingError(f"no setting {name!r} (settings: {', '.join(names())})")
     try:
-        value = _PARSERS[key](text)
+        value = option.parse(text)
     except ValueError as exc:
         raise SettingError(f"set {name}: bad value {text!r}: {exc}") from exc
-    return replace(settings, **{key: value})
+    return replace(settings, **{option.attr: value})
 
 
 def shown(settings: Settings) -> list[tuple[str, str]]:
     """Every setting as (name, value text), the way `set` takes it."""
-    def text(v: Any) -> str:
-        return ("on" if v else "off") if isinstance(v, bool) else str(v)
-    return [(f.name.replace("_", "-"), text(getattr(settings, f.name))) for f in fields(Settings)]
+    return [(o.name, shown_value(o, getattr(settings, f.name)))
+            for o, f in zip(_ALL.values(), fields(Settings))]

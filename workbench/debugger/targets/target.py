@@ -11,9 +11,7 @@ from workbench.debugger.targets.host_program import HOST_PROGRAM_PHASES
 from workbench.debugger.targets.onnx_program import OM_PHASES, ONNX_PHASES
 from workbench.debugger.targets.program import Phase, RunState
 from workbench.debugger.targets.settings import Settings
-
-
-HOST_PROGRAM = "host program"
+from workbench.debugger.targets.target_kind import Capability, TargetKind
 
 
 class TargetError(ValueError):
@@ -24,7 +22,7 @@ class TargetError(ValueError):
 class Target:
     spec: str                 # as written: shown in transcripts, saved in scripts
     path: Path
-    kind: str
+    kind: TargetKind
     phases: tuple[Phase, ...]
     granularity: str          # the stepping unit a session starts with
     settings: Settings = Settings()
@@ -33,7 +31,8 @@ class Target:
         return RunState(self.path, self.settings)
 
     def runtime_config(self) -> RuntimeConfig:
-        return RuntimeConfig(race_check=self.settings.race_check)
+        return RuntimeConfig(race_check=self.settings.race_check,
+                             soc_version=self.settings.soc_version)
 
     def with_settings(self, settings: Settings) -> "Target":
         return replace(self, settings=settings)
@@ -41,11 +40,12 @@ class Target:
     @property
     def runs_code(self) -> bool:
         """A host program: opening it runs Python with the user's rights."""
-        return self.kind == HOST_PROGRAM
+        return self.kind.has(Capability.SOURCE)
 
     @property
     def label(self) -> str:
-        return f"{self.path.name}: {self.kind}, phases {' > '.join(p.name for p in self.phases)}"
+        phases = " > ".join(p.name for p in self.phases)
+        return f"{self.path.name}: {self.kind.label}, phases {phases}"
 
 
 def light_model(name: str) -> Path:
@@ -60,9 +60,10 @@ def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> T
         raise TargetError(f"no such target: {spec}")
     suffix = path.suffix.lower()
     if suffix == ".onnx":
-        return Target(spec, path.resolve(), "ONNX model", ONNX_PHASES, "pass", settings)
+        return Target(spec, path.resolve(), TargetKind.ONNX_MODEL, ONNX_PHASES, "pass", settings)
     if suffix == ".py":
-        return Target(spec, path.resolve(), HOST_PROGRAM, HOST_PROGRAM_PHASES, "sqe", settings)
+        return Target(spec, path.resolve(), TargetKind.HOST_PROGRAM,
+                      HOST_PROGRAM_PHASES, "sqe", settings)
     if suffix == ".om":
-        return Target(spec, path.resolve(), "OM model", OM_PHASES, "task", settings)
+        return Target(spec, path.resolve(), TargetKind.OM_MODEL, OM_PHASES, "task", settings)
     raise TargetError(f"{spec}: not a target (an .onnx model, an .om file or a .py host program)")

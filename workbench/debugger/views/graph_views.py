@@ -3,8 +3,7 @@ last pass, graph dumps. Functions of the debugger's state returning outcomes."""
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -15,7 +14,7 @@ from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import RunState
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.compile_report import type_delta_text
-from workbench.output_path import file_stem, output_dir, write_output
+from workbench.output_path import file_stem
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger
@@ -77,18 +76,19 @@ def diff(debugger: Debugger) -> Outcome:
     return ir_diff(debugger, name, graph, begin, end, label)
 
 
-def dump(state: RunState | None, directory: Path, shown_dir: str, tick: int) -> Outcome:
-    """The graph as text and dot, named like GE's dumps but by tick."""
+def dump(state: RunState | None, save: Callable[[dict[str, str]], None], shown_dir: str,
+         tick: int) -> Outcome:
+    """The graph as text and dot, named like GE's dumps but by tick; ``save`` puts the files
+    in the folder the user named (or, in a served tab, in the browser)."""
     if state is None or state.graph is None:
         return Error("dump: there is no graph yet")
-    directory = output_dir(directory, "dump")
-    written = []
+    files: dict[str, str] = {}
     for g in state.graphs():
         stem = f"ge_tick_{tick:08d}_{file_stem(g.name)}"
-        for name, text in ((f"{stem}.txt", dump_graph(g, Detail.NO_DATA)),
-                           (f"{stem}.dot", to_dot(g))):
-            write_output(directory / name, lambda p, t=text: p.write_text(t), "dump")
-        written += [f"{stem}.txt", f"{stem}.dot"]
+        files[f"{stem}.txt"] = dump_graph(g, Detail.NO_DATA)
+        files[f"{stem}.dot"] = to_dot(g)
+    save(files)
+    written = list(files)
     return Printed(f"dumped {len(written)} files to {shown_dir}: {', '.join(written[:4])}"
                    + (", ..." if len(written) > 4 else ""))
 

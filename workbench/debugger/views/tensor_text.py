@@ -1,5 +1,7 @@
 """Tensors as text: a one-line summary (dtype, shape, min/max/mean) and numpy's own printout
-with summary stats, in a fixed format so transcripts compare byte for byte."""
+with summary stats, in a fixed format so transcripts compare byte for byte. The stats show five
+significant digits: a float32 sum's last digits depend on the order the CPU's BLAS kernel adds
+in, which differs from one processor to the next."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,7 +27,7 @@ def stats(v: np.ndarray) -> str:
     distinct, copies = _distinct(v)
     f = distinct.astype(np.float64)
     with np.errstate(all="ignore"):   # inf - inf in std: the stats say nan, no warning
-        text = f"min {f.min():.6g} max {f.max():.6g} mean {f.mean():.6g} std {f.std():.6g}"
+        text = f"min {f.min():.5g} max {f.max():.5g} mean {f.mean():.5g} std {f.std():.5g}"
     nans = int(np.isnan(f).sum()) * copies if v.dtype.kind == "f" else 0
     return text + (f" nan {nans}" if nans else "")
 

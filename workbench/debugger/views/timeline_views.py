@@ -4,8 +4,7 @@ tick with their observers attached: determinism makes the replay the same run.""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ge_core.passes.events import PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
@@ -14,7 +13,6 @@ from npu_emu.trace import TraceEvent
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import stream_label
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
-from workbench.output_path import write_output
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger
@@ -70,7 +68,7 @@ def timeline(debugger: Debugger) -> Outcome:
                         tuple(rows))
 
 
-def export_trace(debugger: Debugger, path: Path, shown: str) -> Outcome:
+def export_trace(debugger: Debugger, save: Callable[[str], None], shown: str) -> Outcome:
     tl, spans = _replayed(debugger)
     trace: dict[str, Any] = tl.to_chrome()
     events = trace["traceEvents"]
@@ -82,6 +80,6 @@ def export_trace(debugger: Debugger, path: Path, shown: str) -> Outcome:
     for level, name, begin, end in spans.spans:
         events.append({"name": name, "cat": "ge", "ph": "X", "pid": GE_PID, "tid": level,
                        "ts": begin, "dur": max(end - begin, 1)})
-    write_output(path, lambda p: p.write_text(json.dumps(trace)), "export")
+    save(json.dumps(trace))
     return Printed(f"trace written to {shown}: {len(tl.slices)} SQEs, "
                    f"{len(spans.spans)} compile spans")

@@ -4,8 +4,8 @@ import shutil
 from pathlib import Path
 
 from workbench.cli import main
-from workbench.commands.session import Session
-from workbench.script.replay import replay
+from workbench.commands.session import DebugSession
+from workbench.commands.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ SESSION = ["target tiny_cnn.onnx", "break pass IdentityRemovePass", "watch node 
 
 def test_a_saved_session_replays_to_the_same_transcript_byte_for_byte(tmp_path):
     shutil.copy(ROOT / "sample_models" / "tiny_cnn.onnx", tmp_path)
-    session = Session(base_dir=tmp_path)
+    session = DebugSession(base_dir=tmp_path)
     for line in SESSION + ["print node no_such_node", "frobnicate"]:
         session.execute(line)   # the two failing lines are not saved
     session.execute("save-script lesson.gwb")
@@ -33,7 +33,7 @@ def test_a_saved_session_replays_to_the_same_transcript_byte_for_byte(tmp_path):
 
 
 def test_save_script_elsewhere_keeps_the_target_reachable(tmp_path):
-    session = Session(base_dir=ROOT)
+    session = DebugSession(base_dir=ROOT)
     session.execute("target sample_models/tiny_cnn.onnx")
     session.execute("step stage")
     session.execute(f"save-script {tmp_path / 'sub' / 's.gwb'}")

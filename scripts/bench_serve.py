@@ -1,0 +1,249 @@
+"""Load test of `gewb serve`: the server on a free loopback port, and N simulated students
+speaking textual-serve's websocket protocol. Each plays lesson 01: Enter at each pause, then
+steps (s), a key every 1-3 s, for --duration seconds.
+
+    python scripts/bench_serve.py --tabs 30 --json
+    python scripts/bench_serve.py --smoke          # 2 tabs, 10 s: that it works
+
+Prints {"tabs", "rss_mb_per_tab", "first_screen_s": {p50, p95},
+"key_to_frame_ms": {p50, p95}, "keys_without_frame", "errors"}: errors are a tab that did not
+connect, never drew the lesson or closed; a key whose screen did not change in 5 s is counted
+apart. Only loopback traffic; every loop is bounded.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = "01_ir_nodes_and_anchors.gwb"
+FIRST_SAY = "The parser turns"   # lesson 01's first narration: the tab's first real screen
+ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-B]|.)")
+PAUSES = 3                       # lesson 01's pauses: Enter at each, then steps
+KEY_WAIT = 5.0                   # seconds a key's frame is waited for
+
+
+def _die_with_parent() -> None:
+    """The server dies with whoever started it (a fuzz worker killed on a hang included)."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """`gewb serve` in a subprocess on a free loopback port; ``url`` holds the token."""
+
+    def __init__(self, *args: str, lesson: str = LESSON, cwd: Path = ROOT) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "workbench.cli", "serve", lesson, "--host", "127.0.0.1",
+             "--port", str(self.port), *args], cwd=cwd, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, preexec_fn=_die_with_parent)
+        self.lines: list[str] = []
+        line = self.proc.stdout.readline()   # the first line names the URL with the token
+        self.lines.append(line)
+        match = re.search(r"\?token=(\S+)", line)
+        if match is None:
+            self.stop()
+            raise RuntimeError(f"gewb serve did not start: {line}{self.proc.stdout.read()}")
+        self.token = match.group(1)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = f"{self.base}/?token={self.token}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws/{self.token}"
+        self._wait_listening()
+
+    def _wait_listening(self, seconds: float = 60) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gewb serve exited: {self.proc.stdout.read()}")
+            time.sleep(0.1)
+        raise RuntimeError("gewb serve did not listen in 60 s")
+
+    def tab_pids(self) -> list[int]:
+        """The tab processes: the server's children (each leads its own process group)."""
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(stat[1]) == self.proc.pid:
+                    pids.append(int(entry.name))
+        return pids
+
+    def stop(self, timeout: float = 30) -> float:
+        """SIGTERM, and the seconds the server took to exit."""
+        start = time.monotonic()
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        return time.monotonic() - start
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class Student:
+    """One browser tab, as textual-serve's page speaks to the server."""
+    ws_url: str
+    origin: str | None = None
+    screen: bytearray = field(default_factory=bytearray)
+    texts: list[str] = field(default_factory=list)   # the JSON messages (downloads ...)
+    frames: int = 0
+
+    async def connect(self, session, width: int = 160, height: int = 48):
+        headers = {"Origin": self.origin} if self.origin else {}
+        self.ws = await session.ws_connect(f"{self.ws_url}?width={width}&height={height}",
+                                           headers=headers)
+        await self.ws.send_json(["resize", {"width": width, "height": height}])
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        import aiohttp
+        async for message in self.ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.screen += message.data
+                self.frames += 1
+            elif message.type == aiohttp.WSMsgType.TEXT:
+                self.texts.append(message.data)
+
+    def text(self) -> str:
+        return ANSI.sub(b"", bytes(self.screen)).decode("utf-8", "ignore")
+
+    async def until(self, seen, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while not seen(self):
+            if time.monotonic() > deadline or self._reader.done():
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
+    async def key(self, keys: str) -> float | None:
+        """Send keys; the milliseconds until the next frame (None: none came)."""
+        before, start = self.frames, time.monotonic()
+        await self.ws.send_json(["stdin", keys])
+        if await self.until(lambda s: s.frames > before, KEY_WAIT):
+            return (time.monotonic() - start) * 1000
+        return None
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+
+
+async def _student(ws_url: str, duration: float, rng: random.Random, out: dict) -> None:
+    import aiohttp
+    start = time.monotonic()
+    async with aiohttp.ClientSession() as session:
+        try:
+            tab = await Student(ws_url).connect(session)
+        except aiohttp.ClientError as exc:
+            out["errors"].append(f"connect: {exc}")
+            return
+        try:
+            if not await tab.until(lambda s: FIRST_SAY in s.text(), 120):
+                out["errors"].append("no first screen in 120 s")
+                return
+            out["first_screen_s"].append(time.monotonic() - start)
+            presses = 0
+            while time.monotonic() - start < duration:
+                await asyncio.sleep(rng.uniform(1, 3))
+                ms = await tab.key("\r" if presses < PAUSES else "s")
+                presses += 1
+                if ms is None:   # a key that changed nothing on screen (or a tab that is slow)
+                    out["keys_without_frame"] += 1
+                else:
+                    out["key_to_frame_ms"].append(ms)
+                if tab._reader.done():
+                    out["errors"].append("the tab closed")
+                    return
+        finally:
+            await tab.close()
+
+
+def _percentiles(values: list[float], scale: int = 1) -> dict[str, float | None]:
+    if not values:
+        return {"p50": None, "p95": None}
+    p95 = statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 \
+        else values[0]
+    return {"p50": round(statistics.median(values), scale), "p95": round(p95, scale)}
+
+
+def bench(tabs: int, duration: float, seed: int = 0) -> dict:
+    server = Served("--max-sessions", str(tabs))
+    out: dict = {"errors": [], "first_screen_s": [], "key_to_frame_ms": [],
+                 "keys_without_frame": 0}
+    rss: list[float] = []
+
+    async def run() -> None:
+        async def sample() -> None:   # RSS per tab near the end, while every tab is open
+            await asyncio.sleep(max(duration - 2, 1))
+            rss.extend(rss_mb(p) for p in server.tab_pids())
+        await asyncio.gather(sample(), *(
+            _student(server.ws_url, duration, random.Random(seed * 1000 + i), out)
+            for i in range(tabs)))
+    try:
+        asyncio.run(run())
+    finally:
+        server.stop()
+    return {"tabs": tabs,
+            "rss_mb_per_tab": round(sum(rss) / len(rss), 1) if rss else None,
+            "first_screen_s": _percentiles(out["first_screen_s"], 2),
+            "key_to_frame_ms": _percentiles(out["key_to_frame_ms"], 0),
+            "keys_without_frame": out["keys_without_frame"],
+            "errors": len(out["errors"]),
+            **({"error_kinds": sorted(set(out["errors"]))} if out["errors"] else {})}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tabs", type=int, default=30)
+    p.add_argument("--duration", type=float, default=60, help="seconds each student plays")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--smoke", action="store_true", help="2 tabs for 10 s")
+    p.add_argument("--json", action="store_true", help="the result as one JSON line")
+    args = p.parse_args()
+    if args.smoke:
+        args.tabs, args.duration = 2, 10
+    os.environ.setdefault("PYTHONPATH", str(ROOT))
+    result = bench(args.tabs, args.duration, args.seed)
+    print(json.dumps(result) if args.json else json.dumps(result, indent=2))
+    return 1 if result["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

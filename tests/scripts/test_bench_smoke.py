@@ -1,0 +1,52 @@
+"""Benchmarks that cannot rot: each scripts/bench_*.py runs its --smoke size here, so a renamed
+command, a changed API or a hang fails CI rather than the next measurement.
+
+Each smoke prints its --json object (checked for the keys a report reads) and is bounded twice:
+by its own --timeout (faulthandler prints every thread's stack, then the run fails) and by the
+subprocess timeout here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BOUND = 240   # seconds; the smokes take seconds alone, tens on a loaded 2-core machine
+
+# bench_tui.py is left out here while its hang is being fixed in the app work (its own issue);
+# every other benchmark is listed, and the last test keeps the list complete.
+SMOKES = {
+    "bench_build.py": {"mem_over_lb", "noreuse_over_lb", "events", "streams"},
+    "bench_compile.py": {"compile_over_ort", "us_per_node"},
+    "bench_debugger.py": {"gate_overhead_0bp", "gate_overhead_10bp", "reverse_step_ms",
+                          "checkpoints", "checkpoint_mib"},
+    "bench_exec.py": {"host_over_ort", "device_over_ort", "device_overhead"},
+    "bench_scheduler.py": {"sqe_per_s_free", "sqe_per_s_recording", "sqe_per_s_minimal_des",
+                           "recording_over_minimal"},
+}
+ELSEWHERE = {"bench_tui.py"}
+
+
+@pytest.mark.parametrize("script", sorted(SMOKES))
+def test_smoke_runs_and_reports(script: str) -> None:
+    pytest.importorskip("onnxruntime")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--smoke", "--json",
+                           "--timeout", str(BOUND - 20)], capture_output=True, text=True,
+                          timeout=BOUND, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert SMOKES[script] <= set(report), (script, sorted(report))
+    numbers = [v for value in report.values()
+               for v in (value.values() if isinstance(value, dict) else [value])]
+    assert all(v is not None for v in numbers), report
+
+
+def test_every_benchmark_has_a_smoke() -> None:
+    scripts = {p.name for p in (ROOT / "scripts").glob("bench_*.py")}
+    assert scripts == set(SMOKES) | ELSEWHERE
