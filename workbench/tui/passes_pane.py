@@ -102,7 +102,7 @@ class PassesPane(Pane):
                                 if k in self.spans), None)
         if self._diff_of is not None and last is not None and (
                 last != self._diff_of or self.spans[last].end is None):
-            self.open_diff(last)   # an open diff follows the target to its newest pass
+            self.open_pass_diff(last)   # an open diff follows the target to its newest pass
         done = sum(len(s.passes) for s in data.stages)
         summary = f"{_passes(done)} so far at tick {data.tick}" if done else \
             "no pass has run yet"
@@ -121,18 +121,18 @@ class PassesPane(Pane):
         if self._diff_of == event.key:   # Enter again: close it
             self.action_close_diff()
             return
-        self.open_diff(event.key)
+        self.open_pass_diff(event.key)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc closes an open diff; else it goes on to the app (restore a maximised pane)
-        return self._diff_of is not None if action == "close_diff" else True
+        return self.query_one("#passes-diff").display if action == "close_diff" else True
 
     def action_close_diff(self) -> None:
         self.query_one("#passes-diff").display = False
         self._diff_of = None
         self.table.focus()
 
-    def open_diff(self, key: str) -> None:
+    def open_pass_diff(self, key: str) -> None:
         span = self.spans[key]
         self.query_one("#passes-diff").display = True
         self._diff_of = key
