@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import json
 import os
 import resource
@@ -109,8 +110,12 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true",
                     help="a run of seconds (the sample CNN, 5 presses, 400 nodes): it works")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds the whole run may take; past it every "
+                         "thread's stack is printed and it fails")
     ap.add_argument("--first-screen-child", metavar="TARGET", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.first_screen_child:
         asyncio.run(_first_screen_child(args.first_screen_child))
         return 0
