@@ -121,3 +121,23 @@ async def test_log_save_writes_the_log_and_y_copies_the_row_under_the_cursor(tmp
         assert app.clipboard and app.clipboard.split()[0] in saved + app.clipboard
         row = app.pane("graph").table.line(app.pane("graph").table.cursor_key)
         assert app.clipboard.startswith(row.cells[0])
+
+
+async def test_slash_searches_the_focused_pane_and_n_and_shift_n_move_between_matches():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["f10"] * 6, "2")
+        passes = app.pane("passes")
+        passes.table.focus()
+        await press(pilot, "slash", *"pass", "enter")
+        first = passes.table.cursor_key
+        assert "pass" in " ".join(passes.table.line(first).cells).lower()
+        await press(pilot, "n")
+        second = passes.table.cursor_key
+        assert second != first and app.views.debugger.tick > 0
+        tick = app.views.debugger.tick
+        await press(pilot, "N")
+        assert passes.table.cursor_key == first and app.views.debugger.tick == tick
+        await press(pilot, "escape", "n")     # the search is over: n is gdb's next again
+        assert app.views.debugger.tick > tick

@@ -122,6 +122,8 @@ class WorkbenchApp(App):
         self._quit_when_done = False
         self._panes: list[Pane] = []     # the pane widgets, found once
         self._pane_spans: list[tuple[int, int, str]] = []   # the pane bar: x from, x to, pane
+        self._search = ""                       # the text / searched for, until Esc
+        self._search_pane: Pane | None = None   # ... in this pane
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
         self.answers = 0                 # command lines answered: what a headless driver waits on
@@ -556,6 +558,10 @@ class WorkbenchApp(App):
         if not line:
             return
         self.command_line.remember(line)
+        if line.startswith("/"):   # a search typed after / (action_search)
+            self._search = line[1:].strip()
+            self._find(1)
+            return
         words = line.split()
         if words[:2] == ["log", "save"]:   # the app's own log: no other face has one
             self.save_log(" ".join(words[2:]))
@@ -566,6 +572,31 @@ class WorkbenchApp(App):
             self.action_quit_app()
             return
         self.run_line(line)
+
+    def action_search(self) -> None:
+        """/ (the graph pane's / filters instead): search the focused pane's rows, or the log;
+        Enter finds the first match, n and N the next and previous ones until Esc."""
+        self._search_pane = self.focused_pane()
+        self.command_line.value = "/"
+        self.command_line.cursor_position = 1
+        self.screen.set_focus(self.command_line)
+
+    def action_search_next(self, step: int) -> None:
+        self._find(step)
+
+    def _find(self, step: int) -> None:
+        pane = self._search_pane or self.focused_pane()
+        if pane is None or not self._search:
+            return
+        pane.focus_main()
+        if pane is self.log_pane:
+            found = self.log_pane.text_log.find(self._search, step)
+        else:
+            table = next((t for t in pane.query(TreeTable) if t.display), None)
+            found = table is not None and table.find(self._search, step)
+        if not found:
+            self.notify(f"/{self._search}: no match in {pane.TITLE.split()[-1]}",
+                        severity="warning")
 
     def save_log(self, name: str) -> None:
         """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
@@ -614,6 +645,7 @@ class WorkbenchApp(App):
         self.screen.set_focus(self.command_line)
 
     def key_escape(self) -> None:
+        self._search = ""   # n and N are gdb's next again
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")
@@ -708,6 +740,10 @@ class WorkbenchApp(App):
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "pane":
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
+        if action == "search_next":   # n and N after a search; else n is gdb's next
+            return bool(self._search)
+        if action == "search":
+            return not isinstance(self.focused, Input)
         if action == "focus_command":   # a `:` typed in an input is the input's
             return False if isinstance(self.focused, Input) else True
         if action == "lesson_next":   # space in an input is the input's

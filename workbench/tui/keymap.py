@@ -51,6 +51,10 @@ BINDINGS = [
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
     Binding("y", "copy", "Copy", id="copy", show=False),
+    # / searches the focused pane; n and N go on while a search is on (before gdb's n)
+    Binding("slash", "search", "Search", show=False, id="search"),
+    Binding("n", "search_next(1)", "Next match", show=False, id="search-next"),
+    Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous"),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
     Binding("s", "step", "Step", show=False, id="letter-step"),
     Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
@@ -82,7 +86,9 @@ KEY_TABLE = (
     ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),
-    ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
+    ("/ · n · N", "search the focused pane's rows or the log (the graph pane: filter); next, "
+                  "previous match until Esc (then n is next again)"),
+    ("h · + - [ ] 0", "hide unchanged passes · timeline zoom, scroll, fit"),
     ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
               "double-click a row: as Enter"),
     ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG (edges "

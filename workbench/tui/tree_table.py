@@ -125,6 +125,17 @@ class TreeTable(Widget, can_focus=True):
         self._measure()
         self.refresh_rows()
 
+    def find(self, text: str, step: int = 1) -> bool:
+        """The cursor to the next shown line (``step`` -1: the previous) whose cells hold
+        ``text``, from the cursor round; False if none does."""
+        needle, n = text.lower(), len(self._visible)
+        for k in range(1, n + 1):
+            i = (self.cursor + step * k) % n
+            if any(needle in c.lower() for c in self.lines[self._visible[i]].cells):
+                self._set_cursor(i)
+                return True
+        return False
+
     def set_filter(self, text: str) -> None:
         self.filter = text.lower()
         self._recompute(self.cursor_key)
