@@ -2,6 +2,7 @@
 keypress to the screen updated.
 
     python scripts/bench_tui.py [--model resnet50] [--nodes 20000] [--presses 40] [--json]
+    python scripts/bench_tui.py --smoke     # seconds: the sample CNN, 5 presses, 400 nodes
 
 first_screen_s: from launching a Python process to the app's first full screen on the model
 (target opened, every pane drawn); the process is timed from outside, so interpreter start and
@@ -14,12 +15,15 @@ pass granularity on bench_compile's synthetic graph of --nodes nodes. The steps 
 reported as p50 and p95. Targets: first screen <= 1.5 s, step p50 <= 50 ms, step_20k p50 <=
 150 ms. `--json` prints one object with those four keys. The same figures in CPU time (all of
 the process's threads) go to stderr: on a shared machine the wall clock also counts the time
-other processes had the cores.
+other processes had the cores. Every wait is bounded (headless.TIMEOUT): a key the app drops
+fails with the app's state instead of hanging. `--smoke` checks the benchmark runs, not the
+targets: its figures are of a small model.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import json
 import os
 import resource
@@ -35,10 +39,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from workbench.tui.headless import key_to_screen, settle  # noqa: E402
+from workbench.tui.headless import TIMEOUT, key_to_screen, settle  # noqa: E402
 
 SIZE = (160, 50)
 READY = "first screen"
+SMOKE_MODEL = "sample_models/tiny_cnn.onnx"
 
 
 def _app(target: str, base: Path):
@@ -67,7 +72,7 @@ def first_screen_s(target: str) -> tuple[float, float]:
             break
     else:
         raise RuntimeError("the app never showed its first screen")
-    child.wait()
+    child.wait(timeout=TIMEOUT)
     return elapsed, cpu
 
 
@@ -103,13 +108,21 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=20_000)
     ap.add_argument("--presses", type=int, default=40)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a run of seconds (the sample CNN, 5 presses, 400 nodes): it works")
+    ap.add_argument("--timeout", type=float, default=3600,
+                    help="seconds the whole run may take; past it every "
+                         "thread's stack is printed and it fails")
     ap.add_argument("--first-screen-child", metavar="TARGET", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.first_screen_child:
         asyncio.run(_first_screen_child(args.first_screen_child))
         return 0
     model = f"light:{args.model}"
-    first, first_cpu = min(first_screen_s(model) for _ in range(3))
+    if args.smoke:
+        model, args.nodes, args.presses = SMOKE_MODEL, 400, 5
+    first, first_cpu = min(first_screen_s(model) for _ in range(1 if args.smoke else 3))
     step, step_cpu = asyncio.run(_presses(model, ROOT, ["step"], args.presses))
     sqe, sqe_cpu = asyncio.run(_presses(model, ROOT, ["run-to sqe", "step sqe"], args.presses))
     import onnx

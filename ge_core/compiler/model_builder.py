@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from ge_core.compiler.compile_pipeline import StageRecord
 from ge_core.compiler.failed_branch import compile_failed_branches
@@ -68,11 +69,20 @@ class BuildResult:
 
 
 def build_model(graph: ComputeGraph, options: BuildOptions | None = None,
-                history: list[PassRecord] | None = None) -> BuildResult:
-    """``history``: where the stream passes' records go as each ends, so one who looks while
-    the build runs (a debugger parked in it) sees the passes done so far."""
+                history: list[PassRecord] | None = None,
+                on_plan: Callable[[MemoryPlan], None] | None = None) -> BuildResult:
+    """``history``: where the stream passes' records go as each ends, and ``on_plan`` is told
+    the memory plan once AssignMemory has made it, so one who looks while the build runs (a
+    debugger parked in it) sees the passes done so far and the plan the offsets come from."""
     with gc_paused(graph.bus):
-        return _build(graph, options or BuildOptions(), history)
+        return _build(graph, options or BuildOptions(), history, on_plan)
+
+
+def _told(plan: MemoryPlan, on_plan: Callable[[MemoryPlan], None] | None) -> MemoryPlan:
+    """Hand the plan on before AssignMemory's StageEnd, where a debugger may park."""
+    if on_plan is not None:
+        on_plan(plan)
+    return plan
 
 
 class BuildError(ValueError):
@@ -120,8 +130,8 @@ def _check_static(graph: ComputeGraph) -> None:
                                  f"addresses a feature map has")
 
 
-def _build(graph: ComputeGraph, options: BuildOptions,
-           history: list[PassRecord] | None) -> BuildResult:
+def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord] | None,
+           on_plan: Callable[[MemoryPlan], None] | None) -> BuildResult:
     compile_failed_branches(graph)
     _check_static(graph)
     stages: list[StageRecord] = []
@@ -143,7 +153,7 @@ def _build(graph: ComputeGraph, options: BuildOptions,
             stream_options = replace(options.stream, enable_single_stream=True)
     allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
-    plan = stage("AssignMemory", lambda: assign_memory(graph, options.memory))
+    plan = stage("AssignMemory", lambda: _told(assign_memory(graph, options.memory), on_plan))
     if plan.feature_map_bytes + plan.zero_copy_bytes > FEATURE_MAP_SPAN:
         raise BuildError(f"graph {graph.name}: the feature map needs "
                          f"{plan.feature_map_bytes + plan.zero_copy_bytes:,} bytes, more than "

@@ -26,10 +26,11 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from ge_core.compiler import CompileOptions, CompilePipeline, CompileResult, DumpConfig
 from ge_core.compiler.graph_prepare import InputShape
+from ge_core.compiler.memory.mem_map import MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import (BuildOptions, BuildResult, build_model,
                                             static_build_refusal)
@@ -116,15 +117,17 @@ class GraphManager:
     def compile(self, graph: ComputeGraph) -> CompileResult:
         return self.optimize(graph).run()
 
-    def build(self, graph: ComputeGraph, history: list[PassRecord] | None = None) -> BuildResult:
+    def build(self, graph: ComputeGraph, history: list[PassRecord] | None = None,
+              on_plan: Callable[[MemoryPlan], None] | None = None) -> BuildResult:
         """Streams, memory and tasks for a compiled graph: ``.ge_model`` is what loads. A graph
         with unknown dims has no static build: the BuildError names the node. ``history``: where
-        the build's pass records go as each pass ends (a debugger parked in the build reads it)."""
+        the build's pass records go as each pass ends, ``on_plan``: told the memory plan once
+        AssignMemory made it (a debugger parked in the build reads both)."""
         if self.build_options.soc_version is not None:   # GE's rtSetSocVersion (gelib.cc)
             current_runtime().set_soc_version(self.build_options.soc_version)
         if not self.offline:
             self.open_device()
-        return build_model(graph, self.build_options, history)
+        return build_model(graph, self.build_options, history, on_plan)
 
     # -- the run mode (GE's ModelManager decides; a face may ask for one runtime) ------------
     @staticmethod
@@ -142,9 +145,11 @@ class GraphManager:
         return mode is RunMode.AUTO or not any(n.op_desc.subgraph_names for n in graph)
 
     def build_for(self, graph: ComputeGraph, mode: RunMode = RunMode.AUTO,
-                  history: list[PassRecord] | None = None) -> BuildResult | None:
+                  history: list[PassRecord] | None = None,
+                  on_plan: Callable[[MemoryPlan], None] | None = None) -> BuildResult | None:
         """PreRun's Build for ``mode``: None when the mode runs the compiled graph unbuilt."""
-        return self.build(graph, history) if self.needs_static_build(graph, mode) else None
+        return self.build(graph, history, on_plan) if self.needs_static_build(graph, mode) \
+            else None
 
     def build_root_model(self, graph: ComputeGraph, mode: RunMode = RunMode.AUTO) -> RootModel:
         """What PreRun hands the loader: the built GeModel, or the compiled graph itself."""

@@ -97,7 +97,8 @@ def test_bad_uses_answer_one_error_naming_the_fault(session, line, message):
 def test_help_lists_commands_and_explains_one(session):
     (table,) = session.execute("help")
     assert isinstance(table, TableOutcome)
-    assert [r[0] for r in table.rows] == [c.name for c in COMMANDS.unique()]
+    assert [r[0] for r in table.rows] == [c.usage for c in COMMANDS.unique()]
+    assert all(r[1] for r in table.rows)   # each with a line saying what it does
     (one,) = session.execute("help rs")
     assert isinstance(one, Printed) and one.text.startswith(
         "reverse-step [stage|pass|node|task|sqe|line|event] [N]\n  Back to")

@@ -37,12 +37,12 @@ def test_break_label_and_next_sqe_stays_on_the_stream():
         # the default chip (a 910B) has no AutoSplit: the label SQE reached the stream's SQ
         # when the program set the label, after the two binds' ModelMaintaince tasks
         assert hits[0].where == ("program > label_loop.py:51 in <module> > model 0 > s "
-                                 "(rt_stream 1) > SQE 1 LabelSet(L0)#3")
+                                 "(stream rt1) > SQE 1 LabelSet(L0)#3")
         d.granularity = "sqe"
         for _ in range(6):
-            assert "rt_stream 1) >" in stopped(d.next()).where
+            assert "stream rt1) >" in stopped(d.next()).where
         labels = device_views.labels(d.run.world.runtime)
-        assert labels.rows == (("0", "0", "s1", "1"), ("0", "1", "s1", "8"))
+        assert labels.rows == (("0", "0", "rt1", "1"), ("0", "1", "rt1", "8"))
         models = device_views.models(d.run.world.runtime)
         assert models.rows[0][:4] == ("0", "model0", "loaded", "yes")
         end = finished(d.cont())
@@ -58,7 +58,7 @@ def test_break_wait_event_stops_at_the_consumers_wait():
         s = stopped(d.cont())   # the consumer is stream 3 (the new context's default is 1)
         assert s.event == "EventWaitBlocked event_id=0 rt_stream=3 time_ns=0"
         events = device_views.events(d.run.world.runtime)
-        assert events.rows == (("0", "0", "clear", "s2", "s3", "s3"),)
+        assert events.rows == (("0", "0", "clear", "rt2", "rt3", "rt3"),)
         s = stopped(d.cont())
         assert s.event == "EventWaitSatisfied event_id=0 rt_stream=3 time_ns=2008"
         streams = device_views.streams(d.run.world.runtime)
@@ -143,7 +143,7 @@ def test_device_memory_tensor_and_timeline():
         assert shown.text.splitlines()[0] == f"tensor {x_addr:#x}: f32[4] (device 0 memory)"
         assert "[-1.      -0.99216 -0.98431 -0.97647]" in shown.text
         tl = timeline_views.timeline(d)
-        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["rt_stream 2"]
+        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["rt2"]
     finally:
         d.close()
 

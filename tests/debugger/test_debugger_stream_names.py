@@ -42,7 +42,7 @@ def test_break_sqe_by_rt_stream_and_where_says_rt_stream():
     try:
         d.add_breakpoint(["sqe", "rt_stream=3", "if", "rt_stream == 3"])
         s = stopped(d.cont())
-        assert " > consumer (rt_stream 3) > SQE " in s.where   # by its variable, too
+        assert " > consumer (stream rt3) > SQE " in s.where   # by its variable, too
     finally:
         d.close()
 

@@ -148,7 +148,7 @@ async def test_the_timeline_draws_stream_and_unit_lanes_and_zooms():
         await press(pilot, "f5")
         timeline = app.pane("timeline")
         names = [lane.name for lane in timeline.current_lanes()]
-        assert "stream 1" in names and "AI_CORE" in names
+        assert "s0/rt1" in names and "AI_CORE" in names
         assert any("#" in lane.cells for lane in timeline.current_lanes())
         full = timeline.window()
         timeline.focus_main()

@@ -99,11 +99,11 @@ async def test_stepping_sqes_of_the_label_loop_shows_label_and_notify_state():
         assert [e.name for e in head.window if e.mark == "next"] == ["LabelSet(L0)"]
         assert _column(app, 4).state == "blocked on notify 0 (end of model 0)"
         labels = _sync_table(app, "labels")
-        assert ("0", "0", "s1", "1") in labels.rows and ("0", "1", "s1", "8") in labels.rows
+        assert ("0", "0", "rt1", "1") in labels.rows and ("0", "1", "rt1", "8") in labels.rows
         assert _sync_table(app, "notifies").rows[0][2] == "clear, 0 records"
         await run(pilot, "delete all", "break sqe type=model_end_graph")
         await press(pilot, "f5", "f10")     # the EndGraph records the model's end notify
-        assert _sync_table(app, "notifies").rows[0][2].endswith("1 records")
+        assert _sync_table(app, "notifies").rows[0][2].endswith("1 record")
         assert not _column(app, 4).state.startswith("blocked")
 
 
@@ -115,7 +115,7 @@ async def test_the_deadlock_sample_shows_the_blocked_stream_and_the_wait_for_cha
         await press(pilot, "f5")
         assert _column(app, 2).state == "blocked on event 0"
         chain = app.pane("device").data.chain
-        assert chain == ["stream 2 waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream 2) "
+        assert chain == ["rt2 waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream 2) "
                          "for event 0, which is never recorded"]
         source = app.pane("source")
         await press(pilot, "6")
@@ -137,7 +137,7 @@ async def test_f5_parks_at_the_deadlock_with_no_breakpoint_set():
         status = app.query_one("#status").status
         assert status.reason == "fault deadlock" and not status.finished
         assert _column(app, 2).state == "blocked on event 0"
-        assert app.pane("device").data.chain[0].startswith("stream 2 waits at StreamWaitEvent")
+        assert app.pane("device").data.chain[0].startswith("rt2 waits at StreamWaitEvent")
         await press(pilot, "f5")            # on to the end, the fault not met again
         assert app.query_one("#status").status.finished
         assert "stopped at tick 9: fault deadlock" in log_text(app)

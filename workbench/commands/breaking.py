@@ -116,7 +116,8 @@ def _complete_watch(s: DebugSession, words: list[str], partial: str) -> list[str
 
 COMMANDS = [
     Command("break", "break KIND [FILTERS] [if CONDITION]",
-            f"Stop when: pass NAME | node NAME|type=T | distribute [type=T] [{LOGICAL}=N] "
+            "Stop the target where a pass, node, task, SQE, label, wait, fault or model event "
+            f"happens. KIND: pass NAME | node NAME|type=T | distribute [type=T] [{LOGICAL}=N] "
             f"[{RT}=N] [node=NAME] | sqe [type=T] [{RT}=N] | label [ID] | wait event|notify "
             "[ID] | fault [deadlock|race|timeout|oom|task] | model "
             f"[load|execute|finish|abort|unload]. {LOGICAL} is GE's stream (stream "

@@ -1,6 +1,7 @@
 """A command: its name, usage and help, what it does, and how its arguments complete."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -29,6 +30,11 @@ class Command:
     raw: bool = False      # the handler takes the rest of the line as one word (say, break)
     record: bool = True    # save-script keeps it
     help_table: Callable[[], TableOutcome] | None = None   # `help NAME` shows it below the text
+
+    @property
+    def summary(self) -> str:
+        """The help's first sentence: the one line `help` lists the command with."""
+        return re.split(r"(?<![ (]e\.g)\.\s", self.help, maxsplit=1)[0].rstrip(".")
 
 
 def count_arg(args: list[str], usage: str, at: int = 0) -> int:

@@ -97,8 +97,8 @@ def _show(s: DebugSession, args: list[str]) -> list[Outcome]:
 
 def _help(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
-        rows = tuple((c.name, c.usage) for c in s.commands.unique())
-        return [TableOutcome("commands (help COMMAND for more)", ("command", "usage"), rows)]
+        rows = tuple((c.usage, c.summary) for c in s.commands.unique())
+        return [TableOutcome("commands (help COMMAND for more)", ("usage", "does"), rows)]
     cmd = s.commands.lookup(args[0])
     aliases = f"\n  aliases: {', '.join(cmd.aliases)}" if cmd.aliases else ""
     table = [cmd.help_table()] if cmd.help_table is not None else []

@@ -16,7 +16,8 @@ from workbench.debugger.stream_names import RT
 
 CREATORS = frozenset({"acl.rt.create_stream", "acl.rt.create_stream_with_config",
                       "acl.rt.create_event"})
-_STREAM = re.compile(rf"\b(?:{RT}|stream) (\d+)")
+# a stream as the faces name it: rt_stream 1, stream 1, stream rt1, stream s0/rt1
+_STREAM = re.compile(rf"\b(?:{RT} |stream (?:s\d+/)?(?:rt)?)(\d+)\b")
 _EVENT = re.compile(r"\bevent (\d+)")
 
 
@@ -51,10 +52,12 @@ class HandleNames:
 
     def text(self, message: str) -> str:
         """``message`` (a fault chain, a race report) with each named stream and event as
-        `name (rt_stream N)`, `name (event N)`."""
+        `name (rt_stream N)` (as the message names it), `name (event N)`."""
         def stream(m: re.Match) -> str:
             name = self.streams.get(int(m[1]))
-            return f"{name} ({RT} {m[1]})" if name else m[0]
+            if not name:
+                return m[0]
+            return f"{name} ({m[0]})" if "rt" in m[0] else f"{name} ({RT} {m[1]})"
 
         def event(m: re.Match) -> str:
             name = self.events.get(int(m[1]))

@@ -13,13 +13,23 @@ from __future__ import annotations
 
 from dataclasses import fields
 from functools import cache
-from typing import Any
+from typing import Any, Mapping
 
 from ge_core.events import TaskDistributed
 from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
 RT = "rt_stream"
+
+
+
+def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
+    """One name for a stream wherever a face shows one: ``s0/rt1`` for the runtime's stream 1
+    that GE bound its logical stream 0 to, ``rt1`` for a stream GE did not make (a host
+    program's, one not bound yet); a logical stream alone is ``s0``."""
+    lid = logical.get(rt_id) if logical else None
+    return f"s{lid}/rt{rt_id}" if lid is not None else f"rt{rt_id}"
+
 
 # By event class name: its fields that name a stream, as the user sees them.
 _EVENT_FIELDS = {TaskDistributed.__name__: {"stream_id": LOGICAL, "rt_stream_id": RT}}
@@ -37,7 +47,16 @@ def event_fields(event: TraceEvent) -> list[tuple[str, Any]]:
     return [(shown, getattr(event, name)) for name, shown in shown_names(type(event)).items()]
 
 
+def shown_value(name: str, value: Any) -> Any:
+    """A device address in hex, as every other address is shown (a condition still compares
+    the number: ``if addr == 0x100000c00``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and (
+            name == "addr" or name.endswith("_addr")):
+        return f"{value:#x}"
+    return value
+
+
 def event_text(event: TraceEvent) -> str:
     """The event as TraceEvent.describe() says it, without its tick, in the user's names."""
-    body = " ".join(f"{name}={value}" for name, value in event_fields(event))
+    body = " ".join(f"{name}={shown_value(name, value)}" for name, value in event_fields(event))
     return f"{event.kind} {body}".rstrip()

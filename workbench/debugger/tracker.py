@@ -11,7 +11,7 @@ from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import Check
-from workbench.debugger.stream_names import LOGICAL, RT, event_fields
+from workbench.debugger.stream_names import LOGICAL, RT, event_fields, stream_label
 from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
@@ -97,18 +97,19 @@ class Tracker:
         parts = [p for p in (self.phase, source, stage, self.pass_name, self.inner_pass) if p]
         if self.node:
             parts.append(f"%{self.node} ({self.node_type})")
-        parts += _device_where(event)
+        parts += _device_where(event, self.bound)
         return " > ".join(parts) or "(not started)"
 
 
-def _device_where(event: TraceEvent | None) -> list[str]:
-    """model > rt_stream > SQE, from the event's task; else the streams the event names
+def _device_where(event: TraceEvent | None, bound: dict[int, int]) -> list[str]:
+    """model > stream > SQE, from the event's task; else the streams the event names
     (a DistributeTask's logical_stream and the rt_stream bound to it)."""
     task = getattr(event, "task", None)
     if task is not None and task.stream is not None:
         stream = task.stream
         model = [f"model {stream.model.id}"] if stream.model is not None else []
-        return model + [f"{RT} {stream.id}", f"SQE {task.pos} {task}"]
+        return model + [f"stream {stream_label(stream.id, bound)}",
+                        f"SQE {task.pos} {task}"]
     if event is None:
         return []
     return [f"{name} {value}" for name, value in event_fields(event)

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
+from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
@@ -49,6 +50,13 @@ from workbench.serve.tab_status import TabStatus, report
 from workbench.tui.control_filter import ControlFilter
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
+from workbench.tui.tree_table import TreeTable
+
+# A light theme whose coloured text keeps WCAG AA contrast on white (Textual's own light theme
+# draws green and amber text at about 3.5:1): GitHub's light palette, in the theme switcher.
+LIGHT = Theme(name="workbench-light", primary="#0969DA", secondary="#8250DF", accent="#953800",
+              warning="#7D4E00", error="#CF222E", success="#1A7F37", foreground="#1F2328",
+              background="#FFFFFF", surface="#F6F8FA", panel="#EAEEF2", dark=False)
 
 WIDE = 160   # columns from which the panes sit side by side
 ROOMY = 200  # ... and from which the graph and passes panes have room for whole names
@@ -99,6 +107,7 @@ class WorkbenchApp(App):
     def __init__(self, opening: Opening, history_file: str | None = None,
                  deterministic: bool = False) -> None:
         super().__init__()
+        self.register_theme(LIGHT)
         self.opening = opening
         self.access = replace(opening.access, deliver=self._deliver) \
             if opening.access.served else opening.access
@@ -112,8 +121,15 @@ class WorkbenchApp(App):
         self._job: Job | None = None
         self._quit_when_done = False
         self._panes: list[Pane] = []     # the pane widgets, found once
+        self._pane_spans: list[tuple[int, int, str]] = []   # the pane bar: x from, x to, pane
+        self._search = ""                       # the text / searched for, until Esc
+        self._search_pane: Pane | None = None   # ... in this pane
         self._slow = None                # the timer that shows a long command as running
         self._shown_running = False      # ... and whether it has
+        self.answers = 0                 # command lines answered: what a headless driver waits on
+        # F10's unit when it is not the debugger's: the one it used before an F11 stepped one
+        # finer once, or a coarser one chosen (u, a click on the status bar's unit)
+        self.unit: str | None = None
 
     def get_line_filters(self):
         """Textual's filters, and the net under every line: no control character drawn raw."""
@@ -299,6 +315,7 @@ class WorkbenchApp(App):
         status_bar = self.query_one(StatusBar)
         status_bar.activity = ""
         if job.line is not None:
+            self.answers += 1
             if not echoed:
                 self.log_pane.command(job.line)
             self._log(message.outcomes)
@@ -437,12 +454,27 @@ class WorkbenchApp(App):
 
     def _pane_bar(self) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
+        self._pane_spans = []
         for n, name in enumerate(keymap.PANES, 1):
             p = self.pane(name)
             style = "bold reverse" if name == self.current else (
                 "dim" if not p.applies(self.kind) else "")
+            start = len(text)
             text.append(f" {n} {keymap.PANE_TITLES[name]} ", style=style)
+            if p.applies(self.kind):
+                self._pane_spans.append((start, len(text), name))
         self.query_one("#panebar", Static).update(text, layout=False)
+
+    @on(events.Click, "#panebar")
+    def pane_bar_clicked(self, event: events.Click) -> None:
+        """A click on a pane's name in the pane bar: as its number key."""
+        name = next((n for start, end, n in self._pane_spans if start <= event.x < end), None)
+        if name is not None:
+            self.action_pane(name)
+
+    def on_pane_title_clicked(self, message: Pane.TitleClicked) -> None:
+        """A click on a pane's title maximises it (again: restores it), as its number key."""
+        self.action_pane(message.pane.PANE_ID)
 
     def watch_current(self, name: str) -> None:
         if not self.is_mounted:
@@ -499,12 +531,6 @@ class WorkbenchApp(App):
         if stale:
             self._submit(Job(panes=stale))
 
-    def on_resize(self) -> None:
-        """A resize across WIDE puts the panes side by side (or back one at a time): those now
-        on screen that missed answers while hidden read again, once the screen has its new
-        class (after this refresh)."""
-        self.call_after_refresh(self._read_stale)
-
     def _focus_pane(self, name: str) -> None:
         self.pane(name).focus_main()
 
@@ -532,10 +558,73 @@ class WorkbenchApp(App):
         if not line:
             return
         self.command_line.remember(line)
+        if line.startswith("/"):   # a search typed after / (action_search)
+            self._search = line[1:].strip()
+            self._find(1)
+            return
+        words = line.split()
+        if words[:2] == ["log", "save"]:   # the app's own log: no other face has one
+            self.save_log(" ".join(words[2:]))
+            return
+        if words[0] in ("step", "s", "reverse-step", "rs") and len(words) > 1:
+            self._set_unit(None)   # a typed unit is the stepping unit for good, as in the REPL
         if line in QUIT:
             self.action_quit_app()
             return
         self.run_line(line)
+
+    def action_search(self) -> None:
+        """/ (the graph pane's / filters instead): search the focused pane's rows, or the log;
+        Enter finds the first match, n and N the next and previous ones until Esc."""
+        self._search_pane = self.focused_pane()
+        self.command_line.value = "/"
+        self.command_line.cursor_position = 1
+        self.screen.set_focus(self.command_line)
+
+    def action_search_next(self, step: int) -> None:
+        self._find(step)
+
+    def _find(self, step: int) -> None:
+        pane = self._search_pane or self.focused_pane()
+        if pane is None or not self._search:
+            return
+        pane.focus_main()
+        if pane is self.log_pane:
+            found = self.log_pane.text_log.find(self._search, step)
+        else:
+            table = next((t for t in pane.query(TreeTable) if t.display), None)
+            found = table is not None and table.find(self._search, step)
+        if not found:
+            self.notify(f"/{self._search}: no match in {pane.TITLE.split()[-1]}",
+                        severity="warning")
+
+    def save_log(self, name: str) -> None:
+        """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
+        if not name:
+            self.log_pane.note("usage: log save FILE", style="bold red")
+            return
+        path = self.session.path(name)
+        lines = [line.text for line in self.log_pane.text_log.lines]
+        try:
+            path.write_text("\n".join(lines) + "\n")
+        except OSError as exc:
+            self.log_pane.note(f"error: log save {name}: {exc.strerror}", style="bold red")
+            return
+        self.log_pane.note(f"log saved to {name} ({len(lines)} lines)")
+
+    def action_copy(self) -> None:
+        """y: copy the text selected with the mouse, else the row under the cursor, to the
+        clipboard (OSC 52: through ssh and textual-serve too)."""
+        text = self.screen.get_selected_text() or ""
+        if not text:
+            pane = self.focused_pane()
+            table = next(iter(pane.query(TreeTable)), None) if pane is not None else None
+            key = table.cursor_key if table is not None else None
+            line = table.line(key) if key else None
+            text = "  ".join(c for c in line.cells if c) if line is not None else ""
+        if text:
+            self.copy_to_clipboard(text)
+            self.notify(f"copied {len(text)} characters")
 
     def on_command_line_hint(self, message: CommandLine.Hint) -> None:
         self._hint(message.text)
@@ -556,6 +645,7 @@ class WorkbenchApp(App):
         self.screen.set_focus(self.command_line)
 
     def key_escape(self) -> None:
+        self._search = ""   # n and N are gdb's next again
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")
@@ -568,11 +658,36 @@ class WorkbenchApp(App):
         self.run_line(keymap.COMMAND_KEYS[what])
 
     def action_step(self) -> None:
-        self.run_line("step")
+        d = self.views.debugger
+        unit = self._set_unit(None)
+        self.run_line(f"step {unit}" if unit and d is not None and unit != d.granularity
+                      else "step")
 
     def action_step_finer(self) -> None:
+        """F11: step into, once: one unit finer than F10's, which stays what it was."""
+        base = self._f10_unit()
+        self._set_unit(base)
+        self.run_line(f"step {keymap.FINER.get(base, 'event')}")
+
+    def action_step_coarser(self) -> None:
+        """u (or a click on the status bar's unit): F10 steps one unit coarser from now."""
+        base = self._f10_unit()
+        coarser = keymap.coarser(base, self.query_one(StatusBar).status.phase)
+        self._set_unit(coarser)
+        self.log_pane.note(f"F10 steps a {coarser} now (F11 one unit finer, once)")
+
+    def _f10_unit(self) -> str:
         d = self.views.debugger
-        self.run_line(f"step {keymap.FINER.get(d.granularity, 'event') if d else 'event'}")
+        return self.unit or (d.granularity if d is not None else "pass")
+
+    def _set_unit(self, unit: str | None) -> str | None:
+        """F10's unit (None: the debugger's own); the status bar shows it. The one before."""
+        before, self.unit = self.unit, unit
+        self.query_one(StatusBar).unit = unit or ""
+        return before
+
+    def on_status_bar_unit_clicked(self) -> None:
+        self.action_step_coarser()
 
     def action_toggle_breakpoint(self) -> None:
         pane = self.focused_pane()
@@ -625,6 +740,10 @@ class WorkbenchApp(App):
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "pane":
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
+        if action == "search_next":   # n and N after a search; else n is gdb's next
+            return bool(self._search)
+        if action == "search":
+            return not isinstance(self.focused, Input)
         if action == "focus_command":   # a `:` typed in an input is the input's
             return False if isinstance(self.focused, Input) else True
         if action == "lesson_next":   # space in an input is the input's

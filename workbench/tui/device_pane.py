@@ -19,7 +19,7 @@ from textual.widgets import Static
 from ge_core.events import TaskDistributed
 from workbench.commands.render import render
 from workbench.debugger.outcomes import Outcome, TableOutcome
-from workbench.debugger.stream_names import RT
+from workbench.debugger.stream_names import stream_label
 from workbench.debugger.views import device_views
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
                                                    busy_units, faults, node_of_task, races,
@@ -42,6 +42,7 @@ class DeviceData:
     races: list[tuple[str, str, str]] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)
     note: str = ""
+    logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's, to name them
 
 
 class StreamGrid(TextLines, can_focus=True):
@@ -64,6 +65,8 @@ class StreamGrid(TextLines, can_focus=True):
         self.columns: list[StreamColumn] = []
         self.col = 0
         self.row: int | None = None   # None: follow the head
+        self.empty = "no streams yet"   # what shows without columns
+        self.logical: dict[int, int] = {}   # rt stream -> GE's logical stream: their names
 
     def set_columns(self, columns: list[StreamColumn]) -> None:
         self.columns = columns
@@ -113,11 +116,11 @@ class StreamGrid(TextLines, can_focus=True):
             self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
 
     def _draw(self) -> None:
-        if not self.columns:
-            self.set_lines([[("no streams yet", "dim")]])
+        if not self.columns:   # the pane's note says why when the run has ended
+            self.set_lines([[(self.empty, "dim")]] if self.empty else [])
             return
         picked = self.selected() if self.has_focus else None
-        heads = [[((f"{c.name} " if c.name else "") + f"{RT} {c.stream}"
+        heads = [[((f"{c.name} " if c.name else "") + stream_label(c.stream, self.logical)
                    + (f" {c.model}" if c.model else ""), "bold"),
                   (c.state, _state_style(c.state)),
                   (f"head {c.head} tail {c.tail} ({c.queue})", "dim")] for c in self.columns]
@@ -175,6 +178,7 @@ class DevicePane(Pane):
     def compose(self) -> ComposeResult:
         yield Static("", id="device-note", markup=False)
         yield Static("", id="device-faults", markup=False)
+        yield Static("", id="device-more", markup=False)
         with HorizontalScroll(id="device-streams"):
             yield StreamGrid(id="stream-grid")
         with VerticalScroll(id="device-tables"):
@@ -201,22 +205,24 @@ class DevicePane(Pane):
         event = d.run.parked_at
         if event is not None and event.kind == TaskDistributed.__name__:
             note = (f"distributing {event.task_type} of %{event.node} to stream "
-                    f"{event.rt_stream_id} (model {event.model_id}, task {event.index})")
+                    f"{stream_label(event.rt_stream_id, {event.rt_stream_id: event.stream_id})} "
+                    f"(model {event.model_id}, task {event.index})")
         names = d.handle_names()   # a host program's streams and events by its variables
         live_faults = [names.text(f) for f in faults(rt, d.state)]
         if not rt.devices:   # none yet, or none left: a host program's end resets its device
             return DeviceData(note=note or (ENDED if d.run.finished
                                             else device_views.NO_DEVICE),
                               faults=live_faults)
-        tables = [device_views.events(rt, names.events), device_views.notifies(rt),
-                  device_views.labels(rt), device_views.models(rt)]
+        bound = dict(d.run.tracker.bound)
+        tables = [device_views.events(rt, bound, names.events), device_views.notifies(rt, bound),
+                  device_views.labels(rt, bound), device_views.models(rt, bound)]
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)
         columns = [replace(c, name=names.stream(c.stream)) for c in stream_columns(rt, nodes)]
-        return DeviceData(columns, tables, busy_units(rt),
-                          [names.text(line) for line in wait_for_chain(rt)],
+        return DeviceData(columns, tables, busy_units(rt, bound),
+                          [names.text(line) for line in wait_for_chain(rt, bound)],
                           [(names.text(a), names.text(b), where) for a, b, where in races(rt)],
-                          live_faults, note)
+                          live_faults, note, bound)
 
     def show(self, data: DeviceData | None) -> None:
         if data is None:
@@ -225,19 +231,11 @@ class DevicePane(Pane):
         note = self.query_one("#device-note", Static)
         redraw(note, Text(data.note, style="italic"), data.note, bool(data.note))
         note.display = bool(data.note)
-        trouble = Text()
-        if data.chain:
-            trouble.append("wait-for chain:\n", style="bold red")
-            for link in data.chain:
-                trouble.append(f"  {link}\n", style="red")
-        for first, second, where in data.races:
-            trouble.append(f"race on {where}:\n  {first}\n  {second}\n", style="bold red")
-        for f in data.faults:
-            trouble.append(f"fault: {f}\n", style="red")
-        faults_box = self.query_one("#device-faults", Static)
-        redraw(faults_box, trouble, trouble.plain, trouble.plain.count("\n"))
-        faults_box.display = bool(trouble.plain)
+        self._trouble()
+        self.grid.empty = "" if data.note else "no streams yet"
+        self.grid.logical = data.logical
         self.grid.set_columns(data.columns)
+        self._more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
             units.append(f"{u.unit} {len(u.busy)}/{u.total}  ", style="" if u.busy else "dim")
@@ -248,6 +246,51 @@ class DevicePane(Pane):
                units.plain, units.plain.count("\n"))
         redraw(self.query_one("#device-sync", Static), _tables(data.tables), data.tables,
                tuple(len(getattr(t, "rows", ())) for t in data.tables))
+
+    def _trouble(self) -> None:
+        """The wait-for chain, races and faults in red; on a short pane (80x24) folded to a
+        few lines so the SQE lists stay in sight (maximised, 3, it unfolds)."""
+        data = self.data
+        lines: list[tuple[str, str]] = []
+        if data.chain:
+            lines.append(("wait-for chain:", "bold red"))
+            lines += [(f"  {link}", "red") for link in data.chain]
+        for first, second, where in data.races:
+            lines += [(f"race on {where}:", "bold red"), (f"  {first}", "red"),
+                      (f"  {second}", "red")]
+        lines += [(f"fault: {f}", "red") for f in data.faults]
+        room = max(self.size.height // 3, 3) if self.screen.maximized is not self else 60
+        if len(lines) > room:
+            hidden = len(lines) - room + 1
+            lines = lines[:room - 1] + [(f"  … {hidden} more lines (3 maximises the pane)",
+                                         "italic red")]
+        trouble = Text("\n".join(text for text, _ in lines))
+        start = 0
+        for text, style in lines:
+            trouble.stylize(style, start, start + len(text))
+            start += len(text) + 1
+        faults_box = self.query_one("#device-faults", Static)
+        redraw(faults_box, trouble, trouble.plain, len(lines))
+        faults_box.display = bool(lines)
+
+    def _more_streams(self) -> None:
+        """`+N more streams →` while columns are off screen to the right."""
+        scroll = self.query_one("#device-streams")
+        step = COLUMN_WIDTH + 1
+        shown = max(scroll.size.width // step, 1) if scroll.size.width else len(self.data.columns)
+        first = int(scroll.scroll_x) // step
+        more = max(len(self.data.columns) - first - shown, 0)
+        hint = self.query_one("#device-more", Static)
+        text = f"+{more} more stream{'s' if more > 1 else ''} → (right arrow)" if more else ""
+        redraw(hint, Text(text, style="italic"), text, bool(text))
+        hint.display = bool(text)
+
+    def on_resize(self) -> None:
+        self._trouble()
+        self._more_streams()
+
+    def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
+        self._more_streams()   # the grid scrolled to the selected column
 
     def breakpoint_spec(self) -> str | None:
         picked = self.grid.selected()

@@ -1,19 +1,23 @@
 """Pane 1, the graph: every node with its type, engine, stream id, memory offset and output
 descs, grouped by graph (engine partitions and If/Loop bodies in place); the cells the last
 step changed shown old→new; Enter opens a node's anchors and peers under it. A filter box
-narrows the rows (Enter in it jumps to the first match)."""
+narrows the rows (Enter in it jumps to the first match). v draws the selected node's
+neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections, node_anchors,
                                                   node_row)
+from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
@@ -34,6 +38,11 @@ class GraphData:
     current: str | None = None             # the row of the node the target is at
 
 
+# a node's box in the drawing, by its stream (no stream: bold)
+STREAM_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue",
+                 "bold red")
+
+
 class GraphPane(Pane):
     PANE_ID = "graph"
     BREAKS = True
@@ -41,7 +50,8 @@ class GraphPane(Pane):
     NEEDS = Capability.GRAPH
     # priority, as `:` (keymap.py): the filter text typed right after `/` reaches the filter
     BINDINGS = [Binding("slash", "filter", "Filter", show=False, id="graph-filter",
-                        priority=True)]
+                        priority=True),
+                Binding("v", "view", "Draw", show=False, id="graph-view")]
 
     class NodeSelected(Message):
         def __init__(self, node: str | None) -> None:
@@ -54,6 +64,7 @@ class GraphPane(Pane):
         self._seen: tuple | None = None   # what the last read was of: run, graphs, generation
         self._current: str | None = None
         self.summary = ""
+        self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
         self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
         self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
 
@@ -65,6 +76,8 @@ class GraphPane(Pane):
                          Column("engine", 6, 20, name=True),
                          Column("stream", 6, 10), Column("offset", 6, 24),
                          Column("output", 8, 60)], id="graph-table")
+        with VerticalScroll(id="graph-dag"):
+            yield Static("", id="graph-dag-text", markup=False)
 
     @property
     def table(self) -> TreeTable:
@@ -196,11 +209,17 @@ class GraphPane(Pane):
             return text + hint
         cells = sum(len(c) for c in changes.changed().values())
         parts = [f"{cells} cells changed"] if cells else []
-        if changes.added:
-            parts.append(f"+{len(changes.added)} nodes")
-        if changes.removed:
-            gone = ", ".join(changes.removed[:3]) + (", ..." if len(changes.removed) > 3 else "")
-            parts.append(f"-{len(changes.removed)} nodes ({gone})")
+        if changes.added or changes.removed:
+            # net: the nodes of a graph dropped whole (an engine partition merged back) were
+            # never removed one by one
+            live = {n.name for g in graphs for m in (g, *g.subgraphs) for n in m.all_nodes()}
+            added = [n for n in changes.added if n in live]
+            removed = [n for n in changes.removed if n not in live]
+            if added:
+                parts.append(f"+{len(added)} nodes")
+            if removed:
+                gone = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
+                parts.append(f"-{len(removed)} nodes ({gone})")
         if changes.relinked:
             parts.append(f"{len(changes.relinked)} relinked")
         return text + (" · last step: " + ", ".join(parts) if parts else hint)
@@ -239,6 +258,43 @@ class GraphPane(Pane):
 
     def on_tree_table_highlighted(self, event: TreeTable.Highlighted) -> None:
         self.post_message(self.NodeSelected(self.selected_node()))
+        if self.query_one("#graph-dag").display:   # the drawing follows the cursor
+            self._draw_selected()
+
+    def action_view(self) -> None:
+        """v: draw the selected node's neighbourhood under the table (again: put it away)."""
+        dag = self.query_one("#graph-dag")
+        dag.display = not dag.display
+        if dag.display:
+            self._draw_selected()
+
+    def _draw_selected(self) -> None:
+        key = self.table.cursor_key
+        if key is None or key.startswith("graph:"):
+            return
+        graph, _, name = key.partition("#")[0].partition("/")
+
+        def read(views: SessionViews) -> Drawing | None:
+            node = find_node(views.debugger.state if views.debugger else None, graph, name)
+            return draw(neighbourhood(node), name) if node is not None else None
+        self.app.read_job(read, self.show_drawing)
+
+    def show_drawing(self, drawing: Drawing | None) -> None:
+        self.drawing = drawing
+        text = Text(no_wrap=True)
+        if drawing is not None:
+            text = Text("\n".join(drawing.lines), no_wrap=True)
+            offsets = [0]
+            for line in drawing.lines:
+                offsets.append(offsets[-1] + len(line) + 1)
+            for box in drawing.boxes:
+                start = offsets[box.row] + box.col
+                style = STREAM_STYLES[box.stream % len(STREAM_STYLES)] \
+                    if box.stream is not None else "bold"
+                if box.node == drawing.centre:
+                    style += " reverse"
+                text.stylize(style, start, start + box.width)
+        self.query_one("#graph-dag-text", Static).update(text)
 
     def selected_node(self) -> str | None:
         key = self.table.cursor_key

@@ -17,6 +17,23 @@ from workbench.tui.keymap import BINDINGS, PANE_KEYS_LABEL
 
 FIRST = ("lesson_next",)   # shown first when they apply: what the reader is waiting on
 SAID_ELSEWHERE = ("focus_command",)   # the command line's placeholder says `:` already
+KEPT = ("lesson_next", "debug('continue')", "step", "step_finer")   # their words go last
+
+
+def _fit(entries: list[Shown], width: int) -> list[Shown]:
+    """Short of room, keys lose their words from the end of the bar (Lessons, Quit ...) so
+    the stepping keys' words stay; theirs go only if nothing else is left to drop."""
+    def length(es: list[Shown]) -> int:
+        return sum(len(e.key) + len(e.what) + 2 if e.what else len(e.key) + 1 for e in es)
+    out = list(entries)
+    for kept in (False, True):
+        for i in reversed(range(len(out))):
+            if length(out) <= width:
+                return out
+            e = out[i]
+            if e.what and (e.action in KEPT or e.name in KEPT) == kept:
+                out[i] = Shown(e.key, "", e.live, e.action)
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,6 +86,7 @@ class KeyBar(Widget):
         if not roomy:
             entries = [Shown(e.key, e.what if e.live else "", e.live, e.action)
                        for e in entries if e.name not in SAID_ELSEWHERE]
+            entries = _fit(entries, self.size.width)
         pad = " " if roomy else ""
         text = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
@@ -80,8 +98,8 @@ class KeyBar(Widget):
                 self._spans.append((start, len(text), e.action))
         return text
 
-    def on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         for start, end, action in self._spans:
             if start <= event.x < end:
-                self.app.run_action(action)
+                await self.app.run_action(action)
                 return

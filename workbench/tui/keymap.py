@@ -15,6 +15,16 @@ COMMAND_KEYS = {"continue": "continue", "finish": "finish", "reverse": "reverse-
 FINER = {"stage": "pass", "pass": "node", "node": "event", "task": "sqe", "sqe": "event",
          "event": "event"}
 
+
+
+def coarser(unit: str, phase: str) -> str:
+    """One unit coarser than ``unit``: the inverse of FINER (event goes back to an SQE while
+    the device executes or a host program runs, to a node before)."""
+    if unit == "event":
+        return "sqe" if phase in ("execute", "program") else "node"
+    return next((c for c, f in FINER.items() if f == unit and c != unit), unit)
+
+
 PANE_TITLES = {"graph": "Graph", "passes": "Passes", "device": "Device", "memory": "Memory",
                "timeline": "Timeline", "source": "Source", "log": "Log"}
 
@@ -26,6 +36,7 @@ BINDINGS = [
     Binding("f10", "step", "Step", key_display="F10", id="step"),
     Binding("f11", "step_finer", "In", key_display="F11", id="step-finer"),
     Binding("shift+f11", "debug('finish')", "Fin", key_display="⇧F11", id="finish"),
+    Binding("u", "step_coarser", "Out", show=False, id="step-coarser"),
     Binding("f9", "toggle_breakpoint", "Brk", key_display="F9", id="toggle-breakpoint"),
     Binding("f8", "debug('reverse')", "Back", key_display="F8", id="reverse-step"),
     Binding("ctrl+c", "interrupt", "Stop", key_display="^C", id="interrupt", priority=True),
@@ -39,6 +50,11 @@ BINDINGS = [
     *[Binding(str(i), f"pane('{name}')", PANE_TITLES[name], id=f"pane-{name}",
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
+    Binding("y", "copy", "Copy", id="copy", show=False),
+    # / searches the focused pane; n and N go on while a search is on (before gdb's n)
+    Binding("slash", "search", "Search", show=False, id="search"),
+    Binding("n", "search_next(1)", "Next match", show=False, id="search-next"),
+    Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous"),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
     Binding("s", "step", "Step", show=False, id="letter-step"),
     Binding("n", "debug('next')", "Next", show=False, id="letter-next"),
@@ -54,7 +70,9 @@ BINDINGS = [
 KEY_TABLE = (
     ("F5 / c", "continue: run to the next breakpoint, watch or the end"),
     ("F10 / s", "step one unit of the stepping unit (status bar: step ...)"),
-    ("F11", "step one unit finer (stage > pass > node > event; task > sqe > event)"),
+    ("F11", "step into: one unit finer, once (stage > pass > node > event; task > sqe > "
+            "event); F10 then steps as before"),
+    ("u", "F10 steps one unit coarser (a click on the status bar's unit does too)"),
     ("shift+F11", "finish: run to the end of the pass, stage, execution or phase"),
     ("n", "next: step over finer units (same graph, same stream)"),
     ("F9 / b", "toggle a breakpoint on the selected pass, node or SQE"),
@@ -68,7 +86,15 @@ KEY_TABLE = (
     ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),
-    ("/ · h · + - [ ] 0", "graph filter · hide unchanged passes · timeline zoom, scroll, fit"),
+    ("/ · n · N", "search the focused pane's rows or the log (the graph pane: filter); next, "
+                  "previous match until Esc (then n is next again)"),
+    ("h · + - [ ] 0", "hide unchanged passes · timeline zoom, scroll, fit"),
+    ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
+              "double-click a row: as Enter"),
+    ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG (edges "
+          "say out→in anchor; ┆ control; boxes coloured by stream)"),
+    ("y", "copy the text selected with the mouse, else the row under the cursor (OSC 52)"),
+    (":log save FILE", "write the log to FILE"),
     ("ctrl+p", "command palette: every command, pane and lesson"),
     ("?", "this key table and every command"),
     ("q", "quit (asks while a command runs)"),

@@ -84,6 +84,20 @@ class LineLog(Widget, can_focus=True):
         self.top = None if top >= end else top
         self.refresh()
 
+    def find(self, text: str, step: int = 1) -> bool:
+        """Scroll so the next line (``step`` -1: the previous) holding ``text`` is the top one,
+        from the top line shown, round; False if no line holds it."""
+        needle, n = text.lower(), len(self.lines)
+        first = self._first()
+        for k in range(1, n + 1):
+            i = (first + step * k) % n
+            if needle in self.lines[i].text.lower():
+                end = max(n - self.size.height, 0)
+                self.top = None if i >= end else i
+                self.refresh()
+                return True
+        return False
+
     def action_scroll(self, delta: int) -> None:
         self.scroll_lines(delta)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import Static
 
 from workbench.debugger.targets.target_kind import Capability, TargetKind
@@ -26,6 +28,23 @@ class Pane(Vertical):
         super().__init__(id=self.PANE_ID, classes="pane")
         self.stale = True
         self.shown: Any = NEVER   # the data last drawn
+
+    class TitleClicked(Message):
+        """A click on the pane's title (its top border): the app maximises the pane."""
+
+        def __init__(self, pane: Pane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def on_click(self, event: events.Click) -> None:
+        if event.widget is self and event.y == 0:
+            self.post_message(self.TitleClicked(self))
+
+    def on_show(self) -> None:
+        """Back on screen (a resize across the breakpoints, a number key, a restore): a pane
+        that missed answers while hidden reads again."""
+        if self.stale and self.app.is_mounted:
+            self.app.refresh_pane(self)
 
     def unchanged(self, data: Any) -> bool:
         """Nothing to redraw: every redraw of a region costs a frame of it."""

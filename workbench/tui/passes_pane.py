@@ -1,24 +1,28 @@
 """Pane 2, the passes: the pipeline as a tree (stage → pass) with what each pass did (changed,
 node delta, time) and where the target is now; `h` hides the passes that changed nothing.
-Enter on a pass shows its IR diff, before → after, highlighted with the IR lexer."""
+Enter on a pass shows its IR diff, before → after, in colour (diff_view): side by side when the
+pane is wide enough; it follows the target to its newest pass, Esc closes it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from workbench.commands.lexers import GeIrLexer
 from workbench.debugger.outcomes import Error, Outcome, Printed
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
+from workbench.tui.diff_view import coloured_diff
 from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+
+def _passes(n: int) -> str:
+    return f"{n} pass" if n == 1 else f"{n} passes"
 
 
 @dataclass
@@ -33,7 +37,8 @@ class PassesPane(Pane):
     TITLE = "2 Passes"
     NEEDS = Capability.GRAPH
     BINDINGS = [Binding("h", "hide_unchanged", "Hide unchanged", show=False,
-                        id="passes-hide")]
+                        id="passes-hide"),
+                Binding("escape", "close_diff", "Close the diff", show=False, id="passes-close")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,7 +64,7 @@ class PassesPane(Pane):
         d = views.debugger
         if d is None:
             return None
-        return PassesData(pass_tree(views.spans, d.state, d.tick), d.tick)
+        return PassesData(pass_tree(views.spans, d.tick), d.tick)
 
     def show(self, data: PassesData | None) -> None:
         if data is None:
@@ -74,7 +79,7 @@ class PassesPane(Pane):
             running = stage.end is None
             kept = [p for p in stage.passes if not hidden or p.changed or p.end is None]
             changed = sum(p.changed for p in stage.passes)
-            title = (f"{stage.name}  ({len(stage.passes)} passes, {changed} changed"
+            title = (f"{stage.name}  ({_passes(len(stage.passes))}, {changed} changed"
                      + (", running" if running else "") + ")")
             lines.append(TableLine(group, (title,), group=True,
                                    tone="current" if running and not kept else ""))
@@ -85,8 +90,7 @@ class PassesPane(Pane):
                 tone = "current" if p.end is None else ("" if p.changed else "dim")
                 if p.end is None:
                     current = key
-                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None \
-                    and not p.parked else "-"   # a pass stepped through timed the user
+                ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None else "-"
                 lines.append(TableLine(key, (p.name, p.graph, "▶ now" if p.end is None else
                                              "yes" if p.changed else "-",
                                              f"{p.delta:+d}" if p.delta else "0", ms),
@@ -94,8 +98,13 @@ class PassesPane(Pane):
         self.table.set_lines(lines, keep=current)
         if current is not None:
             self.table.move_to(current)
+        last = current or next((k for k in reversed(self.table.visible_keys)
+                                if k in self.spans), None)
+        if self._diff_of is not None and last is not None and (
+                last != self._diff_of or self.spans[last].end is None):
+            self.open_pass_diff(last)   # an open diff follows the target to its newest pass
         done = sum(len(s.passes) for s in data.stages)
-        summary = f"{done} passes so far at tick {data.tick}" if done else \
+        summary = f"{_passes(done)} so far at tick {data.tick}" if done else \
             "no pass has run yet"
         self.query_one("#passes-summary", Static).update(
             summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")
@@ -107,14 +116,26 @@ class PassesPane(Pane):
             self.show(self._data)
 
     def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:
-        span = self.spans.get(event.key)
-        if span is None:
+        if event.key not in self.spans:
             return
-        diff = self.query_one("#passes-diff")
-        if diff.display and self._diff_of == event.key:   # Enter again: close it
-            diff.display, self._diff_of = False, None
+        if self._diff_of == event.key:   # Enter again: close it
+            self.action_close_diff()
             return
-        diff.display, self._diff_of = True, event.key
+        self.open_pass_diff(event.key)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Esc closes an open diff; else it goes on to the app (restore a maximised pane)
+        return self.query_one("#passes-diff").display if action == "close_diff" else True
+
+    def action_close_diff(self) -> None:
+        self.query_one("#passes-diff").display = False
+        self._diff_of = None
+        self.table.focus()
+
+    def open_pass_diff(self, key: str) -> None:
+        span = self.spans[key]
+        self.query_one("#passes-diff").display = True
+        self._diff_of = key
         text = self.query_one("#passes-diff-text", Static)
         text.update(f"diff of {span.name} on {span.graph}: re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
@@ -128,12 +149,15 @@ class PassesPane(Pane):
         self.diff = outcome
         text = self.query_one("#passes-diff-text", Static)
         if isinstance(outcome, Printed) and outcome.style == "diff":
-            text.update(Syntax(outcome.text, GeIrLexer(), theme="ansi_dark", word_wrap=False,
-                               background_color="default"))
+            text.update(coloured_diff(outcome.text, self.size.width))
         elif isinstance(outcome, Error):
             text.update(Text(f"error: {outcome.message}", style="red"))
         else:
             text.update(getattr(outcome, "text", str(outcome)))
+
+    def on_resize(self) -> None:
+        if self.diff is not None:   # unified or side by side, as the new width has room for
+            self.show_diff(self.diff)
 
     def selected_span(self) -> PassSpan | None:
         key = self.table.cursor_key

@@ -26,10 +26,10 @@ class HelpScreen(ModalScreen[None]):
             keys.add_row(Text(key), Text(what))
         commands = Table(title="commands (type after :)", title_justify="left", box=None,
                          padding=(0, 2, 0, 0), title_style="bold")
-        commands.add_column("command", style="bold")
-        commands.add_column("usage")
+        commands.add_column("usage", style="bold")
+        commands.add_column("does")
         for c in COMMANDS.unique():
-            commands.add_row(Text(c.name), Text(c.usage))
+            commands.add_row(Text(c.usage), Text(c.summary))
         with VerticalScroll(id="help-body"):
             yield Static(keys)
             yield Static(commands)

@@ -3,7 +3,7 @@
 + / - zoom, [ / ] scroll, 0 fits the whole run."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import groupby
 
 from textual.app import ComposeResult
@@ -22,6 +22,7 @@ NAME = 12
 @dataclass(eq=False)
 class TimelineData:
     timeline: Timeline   # a copy: the run goes on appending to its own
+    logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's: their names
 
     def __eq__(self, other: object) -> bool:   # slices are only ever appended
         return isinstance(other, TimelineData) and \
@@ -54,7 +55,8 @@ class TimelinePane(Pane):
             views.lanes.current(views.debugger) else Timeline()
         copy = Timeline()
         copy.slices, copy.flows = list(tl.slices), list(tl.flows)
-        return TimelineData(copy)
+        d = views.debugger
+        return TimelineData(copy, dict(d.run.tracker.bound) if d is not None else {})
 
     def show(self, data: TimelineData | None) -> None:
         if data is not None:
@@ -93,7 +95,7 @@ class TimelinePane(Pane):
         tl = self.data.timeline if self.data else None
         if tl is None or not tl.slices:
             return []
-        return lanes(tl, *self.window(), self._width())
+        return lanes(tl, *self.window(), self._width(), self.data.logical)
 
     def redraw(self) -> None:
         text = self.query_one("#timeline-text", TextLines)
@@ -112,7 +114,7 @@ class TimelinePane(Pane):
                              else "cyan"))
             line.append((f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%", ""))
             lines.append(line)
-        found = links(self.data.timeline)
+        found = links(self.data.timeline, self.data.logical)
         if found:
             lines += [[("", "")], [("event links (record -> wait):", "bold")]]
             lines += [[(f"  {link}", "")] for link in found[:20]]

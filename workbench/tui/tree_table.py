@@ -55,16 +55,16 @@ class TreeTable(Widget, can_focus=True):
     DEFAULT_CSS = """
     TreeTable { height: 1fr; }
     TreeTable > .tree-table--header { text-style: bold; background: $panel; }
-    TreeTable > .tree-table--cursor { background: $accent 40%; }
+    TreeTable > .tree-table--cursor { background: $accent 30%; }
     TreeTable:focus > .tree-table--cursor { background: $accent; color: $text; }
-    TreeTable > .tree-table--changed { color: $warning; text-style: bold; }
-    TreeTable > .tree-table--group { color: $secondary; text-style: bold; }
-    TreeTable > .tree-table--current { color: $success; text-style: bold; }
+    TreeTable > .tree-table--changed { color: $text-warning; text-style: bold; }
+    TreeTable > .tree-table--group { color: $text-secondary; text-style: bold; }
+    TreeTable > .tree-table--current { color: $text-success; text-style: bold; }
     TreeTable > .tree-table--dim { color: $text-muted; }
-    TreeTable > .tree-table--added { color: $success; }
-    TreeTable > .tree-table--error { color: $error; }
+    TreeTable > .tree-table--added { color: $text-success; }
+    TreeTable > .tree-table--error { color: $text-error; }
     TreeTable > .tree-table--selected { text-style: reverse; }
-    TreeTable > .tree-table--relinked { color: $warning; text-style: italic; }
+    TreeTable > .tree-table--relinked { color: $text-warning; text-style: italic; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", show=False), Binding("down", "cursor(1)", show=False),
@@ -125,6 +125,17 @@ class TreeTable(Widget, can_focus=True):
         self._measure()
         self.refresh_rows()
 
+    def find(self, text: str, step: int = 1) -> bool:
+        """The cursor to the next shown line (``step`` -1: the previous) whose cells hold
+        ``text``, from the cursor round; False if none does."""
+        needle, n = text.lower(), len(self._visible)
+        for k in range(1, n + 1):
+            i = (self.cursor + step * k) % n
+            if any(needle in c.lower() for c in self.lines[self._visible[i]].cells):
+                self._set_cursor(i)
+                return True
+        return False
+
     def set_filter(self, text: str) -> None:
         self.filter = text.lower()
         self._recompute(self.cursor_key)
@@ -178,13 +189,17 @@ class TreeTable(Widget, can_focus=True):
                         wanted.add(parent)
                         j = self._index.get(parent)
                         parent = self.lines[j].parent if j is not None else None
+        matched = set()   # membership only: rows shown by the filter (their detail lines too)
         for i, line in enumerate(self.lines):
             ok = line.parent is None or (shown.get(line.parent, True)
                                          and line.parent not in self.collapsed)
             if line.group:
                 shown[line.key] = ok
             if ok and self.filter:
-                ok = line.key in wanted if line.group else self._matches(line)
+                ok = line.key in wanted if line.group else (
+                    line.parent in matched or self._matches(line))
+                if ok and not line.group:
+                    matched.add(line.key)
             if ok:
                 visible.append(i)
         self._visible = visible
@@ -293,8 +308,11 @@ class TreeTable(Widget, can_focus=True):
             self.post_message(self.Chosen(self, key))
 
     def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the row; a double-click opens it, as Enter."""
         if event.y >= 1:
             self._set_cursor(self.top + event.y - 1)
+            if event.chain == 2:
+                self.action_choose()
 
     # -- drawing --------------------------------------------------------------------------------
     def _style(self, name: str) -> Style:

@@ -13,6 +13,7 @@ shows a tensor from device memory and, beside it, what the reference computed fo
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Iterator
 
 from workbench.debugger.targets.program import Phase, RunState
@@ -54,7 +55,8 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
 
 def build(state: RunState, start: int) -> None:
     """PreRun's Build, as GraphManager decides it: none for a model it will load hybrid."""
-    state.built = _manager(state).build_for(state.graph, history=state.build_passes)
+    state.built = _manager(state).build_for(state.graph, history=state.build_passes,
+                                            on_plan=partial(setattr, state, "memory_plan"))
     state.ge_model = state.built.ge_model if state.built is not None else None
 
 

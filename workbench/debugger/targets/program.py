@@ -17,6 +17,7 @@ from workbench.debugger.targets.settings import Settings
 
 if TYPE_CHECKING:
     from ge_core.compiler import CompilePipeline
+    from ge_core.compiler.memory.mem_map import MemoryPlan
     from ge_core.compiler.model_builder import BuildResult
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
@@ -45,6 +46,7 @@ class RunState:
     pipeline: CompilePipeline | None = None
     built: BuildResult | None = None
     build_passes: list[PassRecord] = field(default_factory=list)   # as each build pass ends
+    memory_plan: MemoryPlan | None = None   # once the build's AssignMemory has made it
     ge_model: GeModel | None = None       # what load loads: the build's, or an OM file's
     model: DavinciModel | None = None     # loaded on the run's device
     executor: HostExecutor | None = None

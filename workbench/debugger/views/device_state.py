@@ -17,6 +17,7 @@ from npu_emu.scheduler.cost_model import GANG, Unit
 from npu_emu.scheduler.events import SqeSubmitted, StreamState
 from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.run import Run
+from workbench.debugger.stream_names import stream_label
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
@@ -155,7 +156,7 @@ def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
     return columns
 
 
-def busy_units(rt: Runtime) -> list[UnitUse]:
+def busy_units(rt: Runtime, logical: dict[int, int] | None = None) -> list[UnitUse]:
     """Each unit kind of each device: how many there are and which SQEs hold one now."""
     out = []
     for d in rt.devices.values():
@@ -165,13 +166,13 @@ def busy_units(rt: Runtime) -> list[UnitUse]:
                 continue
             t = s.sq.entries[s.sq.head]
             for u in (t.units if t.unit == GANG else (t.unit,) if t.unit >= 0 else ()):
-                busy.setdefault(u, []).append(f"{t.name} (s{s.id} SQE {t.pos})")
+                busy.setdefault(u, []).append(f"{t.name} ({stream_label(s.id, logical)} SQE {t.pos})")
         for unit, total in sorted(d.cost.units.items()):
             out.append(UnitUse(unit.name, total, tuple(busy.get(int(unit), ()))))
     return out
 
 
-def wait_for_chain(rt: Runtime) -> list[str]:
+def wait_for_chain(rt: Runtime, logical: dict[int, int] | None = None) -> list[str]:
     """Once the device found a deadlock: for each stream still stuck in it, the SQE it waits at
     and why that wait can never pass (a stream merely waiting in a healthy run is not one)."""
     lines = []
@@ -180,7 +181,7 @@ def wait_for_chain(rt: Runtime) -> list[str]:
         for s in d.scheduler.streams:
             if s.id in stuck and s.state == StreamState.BLOCKED and s.waiting is not None \
                     and s.waiting.kind in (EVENT_WAIT, NOTIFY_WAIT):
-                lines.append(f"stream {s.id} waits at {s.waiting.where()} for "
+                lines.append(f"{stream_label(s.id, logical)} waits at {s.waiting.where()} for "
                              f"{waits_for(d.scheduler, s.waiting)}")
     return lines
 

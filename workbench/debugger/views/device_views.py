@@ -11,7 +11,7 @@ from npu_emu.core.stream import Stream
 from npu_emu.runtime import Runtime
 from npu_emu.scheduler.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
-from workbench.debugger.stream_names import LOGICAL, RT
+from workbench.debugger.stream_names import LOGICAL, RT, stream_label
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.tensor_spec import INFERRED, parse_tensor_spec, spec_text
 
@@ -44,6 +44,7 @@ def streams(rt: Runtime, logical: dict[int, int] | None = None,
 
 
 def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
+                logical: dict[int, int] | None = None,
                 names: dict[int, str] | None = None) -> Outcome:
     """Events or notifies: every id a queued task names or that was ever recorded;
     ``names``: id -> the host program's variable for it."""
@@ -59,10 +60,10 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
                 ident = getattr(t, attr, None)
                 if ident is not None:
                     side = 1 if t.kind >= EVENT_WAIT else 0   # waits, or records
-                    users.setdefault(ident, ([], []))[side].append(f"s{s.id}")
+                    users.setdefault(ident, ([], []))[side].append(stream_label(s.id, logical))
         for ident in sorted(set(users) | set(extra(d))):
             records, waits = users.get(ident, ([], []))
-            blocked = [f"s{s.id}" for s in d.scheduler.streams
+            blocked = [stream_label(s.id, logical) for s in d.scheduler.streams
                        if s.waiting is not None and getattr(s.waiting, attr, None) == ident]
             rows.append((str(d.id), str(ident), *(names.get(ident, "-") for _ in named),
                          flags_of(d, ident),
@@ -72,36 +73,41 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
                                      "blocked"), tuple(rows))
 
 
-def events(rt: Runtime, names: dict[int, str] | None = None) -> Outcome:
+def events(rt: Runtime, logical: dict[int, int] | None = None,
+           names: dict[int, str] | None = None) -> Outcome:
+    """``logical`` (here and below): rt stream id -> GE's logical stream, to name streams;
+    ``names``: event id -> the host program's variable for it."""
     def state(d: Device, i: int) -> str:
         if d.event_flags[i]:
             return f"recorded at {d.event_times.get(i, 0)} ns"
         return "clear"
-    return _sync_table(rt, "event", "events", state, lambda d: d.event_times, names)
+    return _sync_table(rt, "event", "events", state, lambda d: d.event_times, logical, names)
 
 
-def notifies(rt: Runtime) -> Outcome:
+def notifies(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
     def state(d: Device, i: int) -> str:
-        return ("set" if d.notify_flags[i] else "clear") + f", {d.notify_counts.get(i, 0)} records"
+        count = d.notify_counts.get(i, 0)
+        return ("set" if d.notify_flags[i] else "clear") + \
+            f", {count} record{'' if count == 1 else 's'}"
     return _sync_table(rt, "notify", "notifies", state,
                        lambda d: list(d.notify_counts) + [m.end_notify.id for m in rt.models
-                                                          if m.device is d])
+                                                          if m.device is d], logical)
 
 
-def labels(rt: Runtime) -> Outcome:
+def labels(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
     rows = tuple((str(m.id), str(label.id),
-                  f"s{label.stream.id}" if label.stream is not None else "-",
+                  stream_label(label.stream.id, logical) if label.stream is not None else "-",
                   str(label.pos) if label.stream is not None else "unset")
                  for m in rt.models for label in m.labels.labels)
     if not rows:
         return Printed("no labels (no model has created one)")
-    return TableOutcome("labels", ("model", "label", RT, "SQE"), rows)
+    return TableOutcome("labels", ("model", "label", "stream", "SQE"), rows)
 
 
-def models(rt: Runtime) -> Outcome:
+def models(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
     rows = tuple((str(m.id), m.name, m.state.value, "yes" if m.running else "-",
-                  ",".join(f"s{s.id}" for s in m.streams) or "-",
-                  ",".join(f"s{s.id}" for s in m.head_streams) or "-",
+                  ",".join(stream_label(s.id, logical) for s in m.streams) or "-",
+                  ",".join(stream_label(s.id, logical) for s in m.head_streams) or "-",
                   str(sum(len(s.sq.entries) for s in m.streams)), str(len(m.labels.labels)))
                  for m in rt.models)
     if not rows:

@@ -51,7 +51,7 @@ def _hex_list(value: object) -> str:
 
 
 _FORMAT: dict[str, Callable[[object], str]] = {
-    "stream": lambda v: "-" if v is None else str(v),
+    "stream": lambda v: "-" if v is None or v == -1 else str(v),   # -1: GE's kInvalidStream
     "engine": lambda v: "-" if not v else str(v),
     "offset": _hex_list,
 }

@@ -22,10 +22,10 @@ class MemoryView:
 
 
 def memory_view(state: RunState | None) -> MemoryView | None:
-    """None until the build's memory assignment has finished."""
-    if state is None or state.built is None:
+    """None until the build's memory assignment has finished (AssignMemory, not the build)."""
+    plan = state.memory_plan if state is not None else None
+    if plan is None:
         return None
-    plan = state.built.memory
     rows = tuple(sorted((r for r in plan.rows if r.segment in DRAWN),
                         key=lambda r: (DRAWN.index(r.segment), r.offset, r.label)))
     sizes = {FEATURE_MAP: plan.feature_map_bytes, WEIGHT: plan.weight_bytes,

@@ -17,11 +17,9 @@ def memory_plan(state: RunState | None) -> Outcome:
     """Memory assignment's result: every feature-map and zero-copy buffer with its offset, size,
     lifetime (first writer to last reader, by op index) and stream, and the figures that judge
     it: the assigner HybridMemAssigner kept, each one's total, the lower bound, no reuse."""
-    built = state.built if state is not None else None
-    if built is None:
-        return Printed("no memory plan yet: the build phase makes it (print node shows the "
-                       "offsets AssignMemory writes as it goes)")
-    plan = built.memory
+    plan = state.memory_plan if state is not None else None
+    if plan is None:
+        return Printed("no memory plan yet: the build's AssignMemory stage makes it")
     rows = tuple((r.segment, str(r.offset), str(r.size),
                   f"{r.first}-{r.last} {plan.op_names[r.first]}..{plan.op_names[r.last]}",
                   f"s{r.stream}", r.label + "".join(f" ={a}" for a in r.aliases))

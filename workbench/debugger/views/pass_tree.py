@@ -3,10 +3,14 @@ changed the graph, its node delta and time, and where the target is now; and the
 pass, before -> after, re-executed from the debugger's checkpoints.
 
 Spans are kept by tick: runs are deterministic, so a span seen by one run holds for every re-run
-(a reverse step does not lose the passes it goes back over, it only hides those now ahead)."""
+(a reverse step does not lose the passes it goes back over, it only hides those now ahead).
+A pass's time is the CPU time of the run's thread between its PassBegin and PassEnd: the thread
+waits without CPU while the target is parked, so a pass stepped through is timed as well as one
+run through (a pass record's wall time would count the user's pause)."""
 from __future__ import annotations
 
 import difflib
+import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -33,8 +37,7 @@ class PassSpan:
     changed: bool = False
     added: int = 0
     removed: int = 0
-    seconds: float | None = None   # wall time from the pass record (not in the trace)
-    parked: bool = False           # the target stopped inside it: its wall time is the user's
+    seconds: float | None = None   # CPU seconds of the run's thread (not in the trace)
 
     @property
     def delta(self) -> int:
@@ -59,7 +62,7 @@ class PassSpans(RunRecorder):
         self.passes: dict[int, PassSpan] = {}     # by begin tick
         self._open_pass: int | None = None
         self._open_stage: int | None = None
-        self._begun_in = 0   # the command the open pass began in
+        self._began_cpu = 0.0   # the run thread's CPU time at the open pass's PassBegin
 
     def new_run(self, run: Run) -> None:
         if run.target is not self.target:   # another target or new settings: another program
@@ -70,13 +73,13 @@ class PassSpans(RunRecorder):
     def record(self, e: TraceEvent) -> None:
         if isinstance(e, PassBegin):
             self.passes[e.tick] = PassSpan(e.stage, e.pass_name, e.graph, e.tick)
-            self._open_pass, self._begun_in = e.tick, self.generation
+            self._open_pass, self._began_cpu = e.tick, time.thread_time()
         elif isinstance(e, PassEnd):
             begin = self._open_pass
             if begin is not None and begin in self.passes:
                 self.passes[begin] = replace(self.passes[begin], end=e.tick, changed=e.changed,
                                              added=e.nodes_added, removed=e.nodes_removed,
-                                             parked=self.generation != self._begun_in)
+                                             seconds=time.thread_time() - self._began_cpu)
             self._open_pass = None
         elif isinstance(e, StageBegin):
             self.stages[e.tick] = StageSpan(e.stage, e.tick)
@@ -86,19 +89,14 @@ class PassSpans(RunRecorder):
             self._open_stage = None
 
 
-def pass_tree(spans: PassSpans, state: RunState | None, tick: int) -> list[StageSpan]:
+def pass_tree(spans: PassSpans, tick: int) -> list[StageSpan]:
     """The stages and passes begun up to ``tick``; a pass still open there has no end."""
-    seconds = _seconds(state)
-    seen: dict[tuple[str, str, str], int] = {}
     stages: list[StageSpan] = []
     begins = sorted(b for b in spans.stages if b <= tick)
     for begin in sorted(b for b in spans.passes if b <= tick):
         span = spans.passes[begin]
-        key = (span.stage, span.name, span.graph)
-        n = seen[key] = seen.get(key, -1) + 1
         if span.end is not None and span.end > tick:
-            span = replace(span, end=None)
-        span = replace(span, seconds=seconds.get((*key, n)))
+            span = replace(span, end=None, seconds=None)
         while begins and begins[0] <= begin:
             s = spans.stages[begins.pop(0)]
             stages.append(StageSpan(s.name, s.begin, s.end if s.end and s.end <= tick else None))
@@ -109,22 +107,6 @@ def pass_tree(spans: PassSpans, state: RunState | None, tick: int) -> list[Stage
         s = spans.stages[b]
         stages.append(StageSpan(s.name, s.begin, s.end if s.end and s.end <= tick else None))
     return stages
-
-
-def _seconds(state: RunState | None) -> dict[tuple[str, str, str, int], float]:
-    """Each pass record's wall time, by (stage, pass, graph, occurrence)."""
-    records = []
-    if state is not None and state.pipeline is not None:
-        records += state.pipeline.result.passes
-    if state is not None and state.built is not None:
-        records += state.built.passes
-    out: dict[tuple[str, str, str, int], float] = {}
-    seen: dict[tuple[str, str, str], int] = {}
-    for r in records:
-        key = (r.stage, r.name, r.graph)
-        n = seen[key] = seen.get(key, -1) + 1
-        out[(*key, n)] = r.seconds
-    return out
 
 
 def ir_diff(debugger: Debugger, name: str, graph: str, begin: int, end: int,

@@ -17,8 +17,10 @@ from workbench.debugger.views.run_recorder import RunRecorder
 class StepChanges:
     # node -> column -> (old, new): the first old and the last new of the command
     cells: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
-    added: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
+    # ordered sets of node names, net over the command: a node added and removed again in it
+    # (a pass's temporary, a rebuilt graph) is neither; one removed and added again relinked
+    added: dict[str, None] = field(default_factory=dict)
+    removed: dict[str, None] = field(default_factory=dict)
     relinked: dict[str, None] = field(default_factory=dict)   # ordered set of node names
 
     @property
@@ -56,9 +58,13 @@ class ChangeRecorder(RunRecorder):
         elif isinstance(e, DescUpdated):
             self._cell(e.node, f"output {e.output}", e.old, e.new)
         elif isinstance(e, NodeAdded):
-            ch.added.append(e.node)
+            if ch.removed.pop(e.node, False) is None:   # back under its name: it moved
+                ch.relinked[e.node] = None
+            else:
+                ch.added[e.node] = None
         elif isinstance(e, NodeRemoved):
-            ch.removed.append(e.node)
+            if ch.added.pop(e.node, False) is not None:   # not one this command added
+                ch.removed[e.node] = None
         else:   # AnchorLinked / AnchorUnlinked: "node:idx" or "node:ctrl" on both ends
             ch.relinked[e.src.rpartition(":")[0]] = None
             ch.relinked[e.dst.rpartition(":")[0]] = None

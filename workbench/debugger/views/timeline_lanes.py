@@ -11,6 +11,7 @@ from npu_emu.scheduler.cost_model import Unit
 from npu_emu.scheduler.events import EventRecorded, EventWaitSatisfied, SqeDispatched
 from npu_emu.timeline import Timeline
 from workbench.debugger.run import Run
+from workbench.debugger.stream_names import stream_label
 from workbench.debugger.views.run_recorder import RunRecorder
 
 BUSY, IDLE = "#", "."
@@ -42,8 +43,10 @@ def end_ns(tl: Timeline) -> int:
     return max((s[7] for s in tl.slices), default=0)
 
 
-def lanes(tl: Timeline, start: int, end: int, width: int) -> list[Lane]:
-    """Stream lanes then unit lanes over [start, end) ns in ``width`` columns."""
+def lanes(tl: Timeline, start: int, end: int, width: int,
+          logical: dict[int, int] | None = None) -> list[Lane]:
+    """Stream lanes then unit lanes over [start, end) ns in ``width`` columns; ``logical``:
+    rt stream -> GE's logical stream, to name the lanes as every face names streams."""
     span = max(end - start, 1)
     width = max(width, 1)
 
@@ -61,7 +64,7 @@ def lanes(tl: Timeline, start: int, end: int, width: int) -> list[Lane]:
         for s in mine:
             for c in cols(s[6], s[7]):
                 cells[min(c, width - 1)] = BUSY
-        out.append(Lane(f"stream {stream}", len(mine), _busy(mine, start, end), "".join(cells)))
+        out.append(Lane(stream_label(stream, logical), len(mine), _busy(mine, start, end), "".join(cells)))
     for unit in sorted({s[2] for s in tl.slices if s[2] >= 0}):
         counts = [0] * width
         mine = [s for s in inside if s[2] == unit]
@@ -77,7 +80,7 @@ def _busy(slices: list, start: int, end: int) -> int:
     return sum(min(s[7], end) - max(s[6], start) for s in slices)
 
 
-def links(tl: Timeline) -> list[str]:
+def links(tl: Timeline, logical: dict[int, int] | None = None) -> list[str]:
     """Event record -> wait links, one line per (event, recording stream, waiting stream)."""
     groups: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
     for event_id, rec_s, rec_ns, wait_s, wait_ns in tl.flows:
@@ -86,6 +89,7 @@ def links(tl: Timeline) -> list[str]:
     for (event_id, rec_s, wait_s), times in sorted(groups.items()):
         rec_ns, wait_ns = times[0]
         more = f" (x{len(times)})" if len(times) > 1 else ""
-        lines.append(f"event {event_id}: s{rec_s} records at {rec_ns} ns -> s{wait_s} "
+        lines.append(f"event {event_id}: {stream_label(rec_s, logical)} records at {rec_ns} ns "
+                     f"-> {stream_label(wait_s, logical)} "
                      f"passes its wait at {wait_ns} ns{more}")
     return lines

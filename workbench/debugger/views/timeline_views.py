@@ -11,7 +11,7 @@ from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.stream_names import RT
+from workbench.debugger.stream_names import stream_label
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 if TYPE_CHECKING:
@@ -61,8 +61,9 @@ def timeline(debugger: Debugger) -> Outcome:
             for col in range(s[6] * BAR // end, max(s[7] * BAR // end, s[6] * BAR // end + 1)):
                 bar[min(col, BAR - 1)] = "#"
         busy = sum(s[7] - s[6] for s in mine)
-        rows.append((f"{RT} {stream}", str(len(mine)), f"{busy}", "".join(bar)))
-    return TableOutcome(f"device timeline, 0 .. {end} ns", (RT, "SQEs", "busy ns",
+        rows.append((stream_label(stream, debugger.run.tracker.bound), str(len(mine)),
+                     f"{busy}", "".join(bar)))
+    return TableOutcome(f"device timeline, 0 .. {end} ns", ("stream", "SQEs", "busy ns",
                                                            f"0 {'-' * (BAR - 4)} {end} ns"),
                         tuple(rows))
 

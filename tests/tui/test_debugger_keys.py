@@ -1,0 +1,143 @@
+"""Keys and mouse as in VS Code, gdb and pudb, and the headless driver the benchmark uses:
+every wait bounded; F11 one unit finer once; clicks on the key bar, the pane bar, a row and a
+pane's title."""
+from __future__ import annotations
+
+import pytest
+
+from workbench.tui.headless import Stuck, key_to_screen
+from workbench.tui.key_bar import KeyBar
+from workbench.tui.status_bar import StatusBar
+
+from tui_testing import TINY, log_text, make_app, press, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_key_to_its_answer_on_screen_counts_each_step_and_never_hangs():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(5):   # quick steps: each answered and drawn, none missed
+            before = app.views.debugger.tick
+            wall, _ = await key_to_screen(pilot, "f10", timeout=20)
+            await settle(pilot)
+            assert app.views.debugger.tick > before and wall < 20
+        # a key that runs no command: a one-line failure naming the state, not a hang
+        with pytest.raises(Stuck, match=r"f12: no answer on screen in 0.3 s: busy=False, "
+                                        r"running nothing, 0 queued, \d+ answered"):
+            await key_to_screen(pilot, "f12", timeout=0.3)
+
+
+def _status(app) -> str:
+    return app.query_one(StatusBar).render().plain
+
+
+async def test_f11_steps_one_unit_finer_once_and_f10_steps_as_before():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f11")
+        d = app.views.debugger
+        assert app.query_one(StatusBar).status.reason == "step node"   # it stepped a node
+        assert "step pass" in _status(app)    # ... and F10's unit is still the pass
+        await press(pilot, "f10")
+        assert d.granularity == "pass" and app.query_one(StatusBar).status.reason == "step pass"
+        await press(pilot, "f11", "shift+f11", "f10")   # into, out: F10 is the pass again
+        assert d.granularity == "pass" and app.query_one(StatusBar).status.reason == "step pass"
+        await press(pilot, "u")                # one unit coarser, from now on
+        assert "step stage" in _status(app)
+        await press(pilot, "f10")
+        assert d.granularity == "stage" and app.query_one(StatusBar).status.reason == "step stage"
+
+
+async def test_the_status_bar_says_each_thing_once_and_a_click_on_its_unit_goes_coarser():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10")
+        text = _status(app)
+        assert text.count("step pass") == 1, text
+        await pilot.click("#status", offset=(text.index("step pass") + 2, 0))
+        await settle(pilot)
+        assert "step stage" in _status(app)
+
+
+async def test_a_click_on_a_key_of_the_key_bar_runs_it():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        bar = app.query_one(KeyBar)
+        x = bar.render().plain.index("F10")
+        await pilot.click(KeyBar, offset=(x, 0))
+        await settle(pilot)
+        assert app.views.debugger.tick > 0
+        assert "> step" in log_text(app)
+
+
+async def test_the_pane_bar_and_a_panes_title_take_clicks_and_a_double_click_opens_a_row():
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10")
+        text = app.query_one("#panebar").render().plain
+        await pilot.click("#panebar", offset=(text.index("Passes"), 0))
+        await settle(pilot)
+        assert app.current == "passes"
+        passes = app.pane("passes")
+        row = next(i for i, k in enumerate(passes.table.visible_keys) if k in passes.spans)
+        await pilot.double_click(passes.table, offset=(4, row + 1 - passes.table.top))
+        await settle(pilot)
+        assert passes.query_one("#passes-diff").display
+        span = passes.spans[passes.table.visible_keys[row]]
+        assert passes.diff is not None and passes.diff.text.startswith(span.name)
+        await pilot.click(passes, offset=(3, 0))   # the title
+        await settle(pilot)
+        assert app.screen.maximized is passes
+
+
+@pytest.mark.parametrize("width", [60, 80])
+async def test_a_narrow_key_bar_keeps_the_words_of_f5_f10_and_f11(width):
+    app = make_app(TINY)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10")
+        text = app.query_one(KeyBar).render().plain
+        assert "F5 Cont" in text and "F10 Step" in text and "F11 In" in text, text
+        assert len(text.rstrip()) <= width, text   # nothing cut off at the end
+
+
+async def test_log_save_writes_the_log_and_y_copies_the_row_under_the_cursor(tmp_path):
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10")
+        app.session.base_dir = tmp_path
+        app.command_line.value = "log save out.txt"
+        await press(pilot, "colon", "enter")
+        saved = (tmp_path / "out.txt").read_text()
+        assert "> step" in saved and "stopped at tick" in saved
+        await press(pilot, "y")   # the graph pane's cursor row
+        assert app.clipboard and app.clipboard.split()[0] in saved + app.clipboard
+        row = app.pane("graph").table.line(app.pane("graph").table.cursor_key)
+        assert app.clipboard.startswith(row.cells[0])
+
+
+async def test_slash_searches_the_focused_pane_and_n_and_shift_n_move_between_matches():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["f10"] * 6, "2")
+        passes = app.pane("passes")
+        passes.table.focus()
+        await press(pilot, "slash", *"pass", "enter")
+        first = passes.table.cursor_key
+        assert "pass" in " ".join(passes.table.line(first).cells).lower()
+        await press(pilot, "n")
+        second = passes.table.cursor_key
+        assert second != first and app.views.debugger.tick > 0
+        tick = app.views.debugger.tick
+        await press(pilot, "N")
+        assert passes.table.cursor_key == first and app.views.debugger.tick == tick
+        await press(pilot, "escape", "n")     # the search is over: n is gdb's next again
+        assert app.views.debugger.tick > tick

@@ -1,0 +1,63 @@
+"""Coloured diffs: removed lines red, added green, the changed words marked inside a changed
+line; side by side from 160 columns."""
+from __future__ import annotations
+
+import pytest
+from rich.table import Table
+from rich.text import Text
+
+from workbench.tui.diff_view import ADDED, ADDED_WORD, REMOVED, REMOVED_WORD, coloured_diff
+
+from tui_testing import TINY, make_app, press, run, settle
+
+DIFF = """--- g before P
++++ g after P ran
+@@ -2 +2 @@
+-%conv1 : Conv(%x:0, %w:0) stream=-1
++%conv1 : Conv(%x:0, %w:0) stream=0
+@@ -5 +4,0 @@
+-%dead : Identity(%conv1:0)"""
+
+
+def _styled(text: Text, style: str) -> list[str]:
+    return [text.plain[s.start:s.end] for s in text.spans if str(s.style) == style]
+
+
+def test_a_changed_line_marks_the_words_that_changed_in_colour():
+    out = coloured_diff(DIFF, 80)
+    assert isinstance(out, Text)
+    lines = out.plain.splitlines()
+    assert "-%conv1 : Conv(%x:0, %w:0) stream=-1" in lines and "-%dead : Identity(%conv1:0)" in lines
+    assert _styled(out, REMOVED_WORD) == ["-1"] and _styled(out, ADDED_WORD) == ["0"]
+    removed = [s for s in out.spans if str(s.style) == REMOVED]
+    added = [s for s in out.spans if str(s.style) == ADDED]
+    assert any(out.plain[s.start:s.end].startswith("%dead") for s in removed)
+    assert added
+
+
+def test_from_160_columns_the_diff_is_side_by_side():
+    table = coloured_diff(DIFF, 160)
+    assert isinstance(table, Table) and len(table.columns) == 2
+    left, right = table.columns[0]._cells, table.columns[1]._cells
+    row = next(i for i, c in enumerate(left) if str(c).startswith("%conv1"))
+    assert str(right[row]).endswith("stream=0")
+    assert any(str(c).startswith("%dead") for c in left)
+
+
+@pytest.mark.asyncio
+async def test_the_passes_pane_shows_a_pass_diff_in_colour_side_by_side_when_maximised():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute", "continue")
+        passes = app.pane("passes")
+        key = next(k for k, s in passes.spans.items() if s.changed and s.end is not None)
+        passes.table.focus()
+        passes.table.move_to(key)
+        await press(pilot, "enter")
+        shown = passes.query_one("#passes-diff-text").content
+        assert isinstance(shown, Text) and any(str(s.style) in (REMOVED, ADDED)
+                                               for s in shown.spans)
+        await press(pilot, "2")                # maximised: 200 columns
+        shown = passes.query_one("#passes-diff-text").content
+        assert isinstance(shown, Table)

@@ -1,0 +1,61 @@
+"""Panes never stale or contradictory: the memory plan as soon as AssignMemory made it, every
+pane redrawn after a resize, the diff view following the current pass."""
+from __future__ import annotations
+
+import pytest
+
+from tui_testing import TINY, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_the_memory_pane_shows_the_plan_as_soon_as_assign_memory_made_it():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        d = app.views.debugger
+        for _ in range(40):   # to the stage after AssignMemory
+            await run(pilot, "step stage")
+            if d.run.tracker.stage == "InsertSyncNodes":
+                break
+        assert d.state.built is None and d.state.memory_plan is not None   # mid-build
+        memory = app.pane("memory")
+        assert memory.view is not None and memory.view.rows
+        assert [k for k in memory.table_keys() if not k.startswith("seg:")]
+        await run(pilot, "info memory-plan")
+        assert "no memory plan yet" not in app.log_pane.text_log.lines[-1].text
+
+
+async def test_every_pane_redraws_after_a_resize_from_narrow_to_wide():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10")
+        await pilot.resize_terminal(200, 60)
+        await settle(pilot)
+        await pilot.pause()
+        await settle(pilot)
+        passes = app.pane("passes")
+        assert passes.display and passes.spans, "the passes pane kept its empty first answer"
+        assert not any(p.stale for p in app._shown_panes())
+
+
+async def test_the_diff_follows_the_current_pass_and_esc_closes_it():
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "f10", "2")
+        passes = app.pane("passes")
+        await press(pilot, "enter")                 # the current pass's diff
+        first = passes.diff
+        assert passes.query_one("#passes-diff").display and first is not None
+        await run(pilot, "break pass PrunePass")
+        await press(pilot, "f5")
+        assert passes.diff is not first and passes.diff.text.startswith("PrunePass"), \
+            passes.diff.text
+        assert passes.table.size.height >= 5       # the list stays usable beside the diff
+        await press(pilot, "escape")
+        assert not passes.query_one("#passes-diff").display
+        assert app.focused is passes.table
+        await press(pilot, "2", "escape")           # maximised: Esc restores as before
+        assert app.screen.maximized is None

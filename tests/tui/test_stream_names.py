@@ -1,0 +1,50 @@
+"""Streams with one name: `s0/rt1` where GE bound its logical stream 0 to the runtime's stream
+1, `rt1` where no GE stream is bound; a hint when streams are off screen; a long wait-for chain
+folds at 80x24 so the SQE lists stay in sight."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from workbench.debugger.stream_names import stream_label
+
+from tui_testing import DEVRUN, TINY, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_stream_has_one_name_in_every_pane():
+    assert stream_label(1, {1: 0}) == "s0/rt1" and stream_label(3) == "rt3"
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute", "continue", "delete all", "break sqe", "continue")
+        bound = app.views.debugger.run.tracker.bound
+        assert bound   # GE's logical streams, bound to the runtime's as tasks go onto them
+        grid = app.query_one("#stream-grid")
+        heads = ["".join(t for t, _ in grid.lines[0][i:i + 1]).strip()
+                 for i in range(0, len(grid.lines[0]), 2)]
+        rt, logical = next(iter(bound.items()))
+        assert any(h.startswith(f"s{logical}/rt{rt}") for h in heads), heads
+        await run(pilot, "where")
+        assert re.search(r" > stream (s\d+/)?rt\d+ > SQE ", app.log_pane.text_log.lines[-1].text)
+        await run(pilot, "delete all", "continue")
+        names = [lane.name for lane in app.pane("timeline").current_lanes()]
+        assert f"s{logical}/rt{rt}" in names, names
+
+
+async def test_streams_off_screen_are_hinted_and_a_long_chain_folds_at_80x24():
+    app = make_app(f"{DEVRUN}/deadlock.py")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5", "3")   # parked at the deadlock
+        device = app.pane("device")
+        assert device.data.chain
+        columns = len(device.data.columns)
+        hint = device.query_one("#device-more")
+        if columns > 2:   # two 31-column streams fit in 80 columns
+            assert hint.display and f"+{columns - 2} more stream" in str(hint.render())
+        faults = device.query_one("#device-faults")
+        assert faults.size.height <= max(device.size.height // 3, 3)
+        assert device.query_one("#device-streams").size.height >= 4   # the SQE lists show

@@ -1,0 +1,124 @@
+"""A node's neighbourhood as a small drawn DAG, a terminal Netron for the selected node: its
+producers and consumers two hops out, layered by networkx's topological generations, one box
+per node, box-drawing edges between them (control edges dashed) labelled with their anchors'
+indices (`0→1`: out anchor 0 to in anchor 1). Plain text and where each box is, with its
+stream, so a face colours nodes by stream. No Textual here."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+
+from ge_core.graph import Node
+from ge_core.graph.attr_names import STREAM_ID
+
+BOX = 22            # the widest box, in columns
+GAP = 2             # columns between boxes of one layer
+LAYER = 4           # rows from one layer's boxes to the next's: box, label, turn, arrow
+
+
+@dataclass(frozen=True)
+class Box:
+    row: int
+    col: int
+    width: int
+    node: str
+    stream: int | None
+
+
+@dataclass(frozen=True)
+class Drawing:
+    lines: list[str]
+    boxes: list[Box]
+    centre: str
+
+
+def neighbourhood(node: Node, hops: int = 2) -> nx.MultiDiGraph:
+    """The nodes within ``hops`` edges of ``node`` (either way) and the edges among them."""
+    g = nx.MultiDiGraph()
+    seen, frontier = {node.name: node}, [node]
+    for _ in range(hops):
+        nxt = []
+        for n in frontier:
+            for peer in _peers(n):
+                if peer.name not in seen:
+                    seen[peer.name] = peer
+                    nxt.append(peer)
+        frontier = nxt
+    for n in seen.values():
+        stream = n.op_desc.get_attr(STREAM_ID)
+        g.add_node(n.name, type=n.type, stream=stream if stream is not None and stream >= 0
+                   else None)
+    for n in seen.values():
+        for a in n.out_data_anchors:
+            for p in a.peers:
+                if p.owner.name in seen:
+                    g.add_edge(n.name, p.owner.name, label=f"{a.idx}→{p.idx}", control=False)
+        for p in n.out_control_anchor.peers:
+            if p.owner.name in seen:
+                g.add_edge(n.name, p.owner.name, label="ctrl", control=True)
+    return g
+
+
+def _peers(n: Node) -> list[Node]:
+    out = [a.peer.owner for a in n.in_data_anchors if a.peer is not None]
+    out += [p.owner for a in n.out_data_anchors for p in a.peers]
+    out += [p.owner for p in n.in_control_anchor.peers]
+    out += [p.owner for p in n.out_control_anchor.peers]
+    return out
+
+
+def draw(g: nx.MultiDiGraph, centre: str) -> Drawing:
+    layers = [sorted(layer) for layer in nx.topological_generations(g)]
+    texts = {n: _box_text(n, g.nodes[n]["type"]) for n in g}
+    widths = [sum(len(texts[n]) for n in layer) + GAP * (len(layer) - 1) for layer in layers]
+    width = max(widths, default=0)
+    grid = [[" "] * width for _ in range(max(len(layers) * LAYER - (LAYER - 1), 0))]
+    boxes, centre_x, row_of = [], {}, {}
+    for i, layer in enumerate(layers):
+        x = (width - widths[i]) // 2
+        for n in layer:
+            text = texts[n]
+            grid[i * LAYER][x:x + len(text)] = list(text)
+            boxes.append(Box(i * LAYER, x, len(text), n, g.nodes[n]["stream"]))
+            centre_x[n], row_of[n] = x + len(text) // 2, i * LAYER
+            x += len(text) + GAP
+    for src, dst, data in g.edges(data=True):
+        _edge(grid, centre_x[src], row_of[src], centre_x[dst], row_of[dst], data["label"],
+              data["control"])
+    return Drawing(["".join(r).rstrip() for r in grid], boxes, centre)
+
+
+def _box_text(name: str, op_type: str) -> str:
+    text = f"{name}:{op_type}"
+    return f"[{text if len(text) <= BOX - 2 else text[:BOX - 3] + '…'}]"
+
+
+def _put(grid: list[list[str]], row: int, col: int, ch: str) -> None:
+    if 0 <= row < len(grid) and 0 <= col < len(grid[row]):
+        here = grid[row][col]
+        grid[row][col] = ch if here == " " or here == ch else (
+            "┼" if here in "│┆─┄╭╮╰╯" else here)
+
+
+def _edge(grid, x0: int, y0: int, x1: int, y1: int, label: str, control: bool) -> None:
+    """Down from the producer's box, along the turn row, down into the consumer's box."""
+    down, across = ("┆", "┄") if control else ("│", "─")
+    _put(grid, y0 + 1, x0, down)
+    for i, ch in enumerate(label):   # the anchors' indices beside the edge's first step
+        if 0 <= y0 + 1 < len(grid) and 0 <= x0 + 1 + i < len(grid[0]) \
+                and grid[y0 + 1][x0 + 1 + i] == " ":
+            grid[y0 + 1][x0 + 1 + i] = ch
+    turn = y0 + 2
+    if x1 != x0:
+        _put(grid, turn, x0, "╰" if x1 > x0 else "╯")
+        for x in range(min(x0, x1) + 1, max(x0, x1)):
+            _put(grid, turn, x, across)
+        _put(grid, turn, x1, "╮" if x1 > x0 else "╭")
+    else:
+        _put(grid, turn, x0, down)
+    for y in range(turn + 1, y1):
+        if grid[y][x1] == " " or y % LAYER != 0:
+            _put(grid, y, x1, down)
+    if 0 <= y1 - 1 < len(grid):
+        grid[y1 - 1][x1] = "▼"   # the arrow wins over whatever crossed there

@@ -1,0 +1,93 @@
+"""An IR diff as a person reads one (Compiler Explorer's opt-pipeline view): removed lines red,
+added lines green, and inside a changed line the words that changed marked; side by side when
+there is room. Plain rich renderables: the passes pane shows them, no widget here."""
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+REMOVED, ADDED = "red", "green"
+REMOVED_WORD, ADDED_WORD = "bold white on dark_red", "bold white on dark_green"
+HEADER = "bold cyan"
+SIDE_BY_SIDE = 160   # columns from which the two sides sit next to each other
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _pairs(lines: list[str]) -> list[tuple[str | None, str | None]]:
+    """Rows of (old, new): a run of removed lines beside the added lines that follow it (the
+    same node before and after, most often); headers and hunk marks as (line, None)."""
+    rows: list[tuple[str | None, str | None]] = []
+    old: list[str] = []
+    new: list[str] = []
+
+    def flush() -> None:
+        for i in range(max(len(old), len(new))):
+            rows.append((old[i] if i < len(old) else None, new[i] if i < len(new) else None))
+        old.clear()
+        new.clear()
+
+    for line in lines:
+        if line.startswith(("---", "+++", "@@")):
+            flush()
+            rows.append((line, line))
+        elif line.startswith("-"):
+            if new:
+                flush()
+            old.append(line[1:])
+        elif line.startswith("+"):
+            new.append(line[1:])
+        else:
+            flush()
+            rows.append((line[1:], line[1:]))
+    flush()
+    return rows
+
+
+def _marked(old: str | None, new: str | None) -> tuple[Text | None, Text | None]:
+    """The two sides, the words that differ between them marked."""
+    if old is None or new is None:
+        return (Text(old, style=REMOVED) if old is not None else None,
+                Text(new, style=ADDED) if new is not None else None)
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    left, right = Text(style=REMOVED), Text(style=ADDED)
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        same = op == "equal"
+        left.append("".join(a[i1:i2]), style=None if same else REMOVED_WORD)
+        right.append("".join(b[j1:j2]), style=None if same else ADDED_WORD)
+    return left, right
+
+
+def coloured_diff(text: str, width: int) -> RenderableType:
+    """A unified diff's text, coloured; side by side from SIDE_BY_SIDE columns."""
+    rows = _pairs(text.splitlines())
+    if width >= SIDE_BY_SIDE:
+        table = Table.grid(expand=True, padding=(0, 1))
+        table.add_column(ratio=1, overflow="fold")
+        table.add_column(ratio=1, overflow="fold")
+        for old, new in rows:
+            if old is not None and old == new:
+                style = HEADER if old.startswith(("---", "+++", "@@")) else "dim"
+                table.add_row(Text(old, style=style), Text(new, style=style))
+            else:
+                left, right = _marked(old, new)
+                table.add_row(left or "", right or "")
+        return table
+    out = Text(no_wrap=True)
+    for old, new in rows:
+        if old is not None and old == new:
+            header = old.startswith(("---", "+++", "@@"))
+            out.append(old if header else " " + old, style=HEADER if header else "dim")
+            out.append("\n")
+            continue
+        left, right = _marked(old, new)
+        for sign, side in (("-", left), ("+", right)):
+            if side is not None:
+                out.append(sign, style=side.style)
+                out.append_text(side)
+                out.append("\n")
+    out.rstrip()
+    return out
