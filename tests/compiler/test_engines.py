@@ -16,6 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.engine_placer import ENGINE_BY_NAME, EnginePlacer, EnginePlacerError
 from ge_core.compiler.task import generate_tasks
+from ge_core.ge_options import RunMode
 from ge_core.graph import ComputeGraph, GeShape, GeTensorDesc, OpDesc
 from ge_core.graph.attr_names import ENGINE, OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph.types import DataType
@@ -100,7 +101,8 @@ def test_dvpp_takes_image_normalisation_only_when_asked():
     expected = onnxruntime(image_model(prior=True), x)
     for hybrid in (False, True):
         with World().entered():
-            got = manager.run(ge_model if not hybrid else graph, x, hybrid=hybrid)["y"]
+            got = manager.run(ge_model if not hybrid else graph, x,
+                              RunMode.HYBRID if hybrid else RunMode.AUTO)["y"]
         np.testing.assert_array_equal(got, expected)
 
 

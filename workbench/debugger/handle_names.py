@@ -16,8 +16,8 @@ from workbench.debugger.stream_names import RT
 
 CREATORS = frozenset({"acl.rt.create_stream", "acl.rt.create_stream_with_config",
                       "acl.rt.create_event"})
-# a stream as the faces name it: rt_stream 1, stream 1, stream rt1, stream s0/rt1
-_STREAM = re.compile(rf"\b(?:{RT} |stream (?:s\d+/)?(?:rt)?)(\d+)\b")
+# a stream as the faces name it: rt_stream 1, stream 1, stream rt1, stream s0/rt1, rt1, s0/rt1
+_STREAM = re.compile(rf"\b(?:{RT} |stream (?:s\d+/)?(?:rt)?|(?:s\d+/)?rt)(\d+)\b")
 _EVENT = re.compile(r"\bevent (\d+)")
 
 
