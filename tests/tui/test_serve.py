@@ -79,7 +79,8 @@ class Browser:
     def until(self, seen: Callable[[str], bool], what: str, seconds: float = 90) -> None:
         deadline = time.monotonic() + seconds
         while not seen(self.screen()):
-            assert time.monotonic() < deadline, f"{what} never reached the browser"
+            assert time.monotonic() < deadline, \
+                f"{what} never reached the browser; it shows: ...{self.screen()[-3000:]!r}"
             self.page.wait_for_timeout(200)   # (Playwright's loop delivers the frames)
 
     def command(self, line: str) -> None:
@@ -115,7 +116,8 @@ def test_a_student_cannot_run_a_program_or_touch_a_server_path_and_saves_downloa
     with sync_playwright() as p:
         b = Browser(p, served.url)
         try:
-            b.until(lambda s: FIRST_SAY in s, "the first narration")
+            # the lesson parked at its first pause: what the student types now is a command
+            b.until(lambda s: FIRST_SAY in s and "[pause]" in s, "the first pause")
             b.command(f"target {program}")
             b.until(lambda s: "runs only the host programs" in s, "the program's refusal")
             b.command(f"source {secret}")
