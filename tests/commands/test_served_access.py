@@ -71,3 +71,14 @@ def test_a_served_tab_delivers_what_it_saves(tab, tmp_path):
 def test_the_policy_crosses_to_the_tab_process_whole():
     access = Access.served_tab(LESSON, frozenset({PROGRAM}))
     assert Access.from_json(access.to_json()) == access
+
+
+def test_a_served_tab_cannot_probe_which_server_paths_exist(tab, tmp_path):
+    """The refusal comes before the look: a missing and an existing file outside the sandbox
+    answer alike (a "no such target" would tell the student the path is free)."""
+    session, _ = tab
+    there = tmp_path / "there.onnx"
+    there.write_bytes(b"x")
+    answers = [_error(session.execute(f"target {p}")).replace(str(p), "PATH")
+               for p in (there, tmp_path / "missing.onnx")]
+    assert answers[0] == answers[1] and "a served tab opens only" in answers[0]

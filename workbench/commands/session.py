@@ -23,6 +23,7 @@ from workbench.debugger.engine import Debugger
 from workbench.debugger.fault_stops import FaultStops
 from workbench.debugger.outcomes import Error, Outcome
 from workbench.debugger.targets import Target, open_target
+from workbench.debugger.targets.target import target_path
 from workbench.debugger.targets.settings import Settings, with_setting
 from workbench.script.access import Access, input_files
 from workbench.script.consent import Consent, check_program
@@ -102,8 +103,10 @@ class DebugSession:
         return self.debugger
 
     def open(self, spec: str) -> Target:
+        # the sandbox decides before the file is looked at: a served tab must not learn
+        # whether a path outside it exists ("no such target" against a refusal)
+        self.access.check_read(target_path(spec, self.base_dir), spec, "target")
         target = open_target(spec, self.base_dir, self.settings)
-        self.access.check_read(target.path, spec, "target")
         if target.runs_code:
             if self.programs is not None:
                 check_program(spec, target.path, self.programs)

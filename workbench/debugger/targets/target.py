@@ -54,8 +54,13 @@ def light_model(name: str) -> Path:
     return Path(find_spec("onnx").origin).parent / "backend" / "test" / "data" / "light" / f"light_{name}.onnx"
 
 
+def target_path(spec: str, base_dir: Path) -> Path:
+    """The file a `target` spec names (light:NAME: one of the onnx wheel's light models)."""
+    return light_model(spec[6:]) if spec.startswith("light:") else base_dir / spec
+
+
 def open_target(spec: str, base_dir: Path, settings: Settings = Settings()) -> Target:
-    path = light_model(spec[6:]) if spec.startswith("light:") else base_dir / spec
+    path = target_path(spec, base_dir)
     if not path.is_file():
         raise TargetError(f"no such target: {spec}")
     suffix = path.suffix.lower()
