@@ -30,6 +30,10 @@ CASES = {
                   {"activation": "Relu", "strides": [2, 2]}),
     "BatchNormalization": ([randn(2, 8, 5, 5), *BN_PARAMS], {}),
     "FusedBatchNormRelu": ([randn(2, 8, 5, 5), *BN_PARAMS], {}),
+    "MaxPool": ([randn(1, 8, 11, 11)], {"kernel_shape": [3, 3], "strides": [2, 2],
+                                        "pads": [1, 1, 1, 1]}),
+    "AveragePool": ([randn(1, 8, 11, 10)], {"kernel_shape": [3, 2], "strides": [2, 1],
+                                            "pads": [1, 0, 1, 1]}),
 }
 WINOGRAD = ([np.abs(randn(1, 128, 28, 28)), np.abs(randn(128, 128, 3, 3, seed=1))],
             {"pads": [1, 1, 1, 1]})
@@ -56,6 +60,18 @@ def test_winograd_conv_writes_its_tiles_into_the_buffer():
     out = np.empty_like(want)
     assert get_kernel("Conv")(*inputs, out=(out,), **attrs)[0] is out
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-5)
+
+
+def test_flat_im2col_conv_adds_its_bias_into_the_buffer():
+    # a depthwise 3x3 conv takes the flat im2col path, whose crop pass adds the bias
+    x, w, b = randn(1, 8, 9, 9), randn(8, 1, 3, 3, seed=1), randn(8, seed=2)
+    attrs = {"group": 8, "pads": [1, 1, 1, 1]}
+    want = get_kernel("Conv")(x, w, **attrs)[0] + b.reshape(8, 1, 1)
+    out = np.empty_like(want)
+    assert get_kernel("Conv")(x, w, b, out=(out,), **attrs)[0] is out
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(get_kernel("Conv")(x, w, b, **attrs)[0], want, rtol=1e-6,
+                               atol=1e-6)
 
 
 @pytest.mark.parametrize("op", sorted(CASES))
