@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from npu_emu.op_impl.broadcast import call, repeated_run, row_by_row
+from npu_emu.op_impl.broadcast import repeated_run, row_by_row
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import immutable, prepared
 from npu_emu.op_impl.reduce import dtype_limits
@@ -109,8 +109,11 @@ def _channel_shape(x: np.ndarray) -> tuple[int, ...]:
     return (-1, *(1,) * (x.ndim - 2))
 
 
-def _add_bias(y: np.ndarray, b: np.ndarray) -> None:
-    call(np.add, y, b.reshape(_channel_shape(y)), out=y)
+def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """y + b per channel, into ``out`` (y itself by default). The bias repeats over the spatial
+    dims, the rows ``broadcast.call`` finds by looking; here they are known."""
+    with row_by_row(math.prod(y.shape[2:])):
+        return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
 def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
@@ -282,9 +285,12 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     if flat is not None:
         cols, row = flat
         y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
-        y = as_strided(y, (n, m, *g.out), (*y.strides[:2], *(r * y.itemsize for r in row)))
+        # the crop as a view of the fresh product (ndarray over its buffer: as_strided's
+        # checks cost more than a small conv's whole crop)
+        y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
+                       (*y.strides[:2], *(r * y.itemsize for r in row)))
         if b is not None:
-            return call(np.add, y, b.reshape(_channel_shape(y)), out=dst), True
+            return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
         if dst is None:
             return y.copy(), False
         np.copyto(dst, y)
