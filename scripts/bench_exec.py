@@ -7,8 +7,12 @@ rewritten model and input go through every side, timed alternately, and the medi
 - host: GE's host reference executor, node by node (no compile);
 - device: compiled, built and loaded once (not timed) as GE's v1 runtime loads it, then each
   timed run is one NnExecute: inputs copied in, the sunk model executed on the emulated NPU,
-  outputs copied out. Its overhead is the share of that wall time spent outside the kernels'
+  outputs copied out. Its overhead is the share of that time spent outside the kernels'
   own numpy work (the scheduler, args tables, copies of results into device memory).
+
+Times are CPU seconds of this process, as in bench_compile: every side runs on this one thread,
+and on a machine shared with other work a wall clock measures the others' load more than the
+code (medians of wall-time ratios swung by 1.5x between runs of the same tree).
 
     python scripts/bench_exec.py [--models resnet50,vgg19] [--repeat 5] [--json] [--blas-as-set]
                                  [--smoke] [--timeout SECONDS]
@@ -67,6 +71,7 @@ from workbench.conformance.light_random import ort_session, randomise_weights  #
 from workbench.conformance.suites import dummy_feeds, light_models  # noqa: E402
 
 SEED = 0
+CLOCK = time.process_time  # see the module's docstring
 
 
 def ort_version() -> str:
@@ -93,8 +98,8 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 
 @dataclass
 class Timing:
-    ms: dict[str, float]       # side -> median wall ms
-    device_overhead: float     # median share of a device run's wall time outside kernels
+    ms: dict[str, float]       # side -> median CPU ms
+    device_overhead: float     # median share of a device run's CPU time outside kernels
 
 
 class KernelClock:
@@ -109,11 +114,11 @@ class KernelClock:
     def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)  # keeps writes_out: the task must still hand the kernel its outputs
         def timed(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
+            start = CLOCK()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - start
+                self.seconds += CLOCK() - start
         return timed
 
 
@@ -147,12 +152,12 @@ def bench_model(path: str, repeat: int) -> Timing:
         for _ in range(repeat):  # interleaved, so a noisy spell hits every side alike
             for key, fn in runs.items():
                 clock.seconds = 0.0
-                start = time.perf_counter()
+                start = CLOCK()
                 fn()
-                wall = time.perf_counter() - start
-                times[key].append(wall * 1e3)
+                spent = CLOCK() - start
+                times[key].append(spent * 1e3)
                 if key == "device":
-                    overhead.append((wall - clock.seconds) / wall)
+                    overhead.append((spent - clock.seconds) / spent)
     return Timing({k: statistics.median(v) for k, v in times.items()},
                   statistics.median(overhead))
 
