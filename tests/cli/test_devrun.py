@@ -46,6 +46,15 @@ def test_synchronizing_a_capturing_stream_is_refused_and_the_capture_goes_on(cap
     assert "capture_end returned 0" in out and "y == relu(x): True" in out
 
 
+def test_two_devices_each_driven_by_a_thread_with_its_own_context(capsys):
+    status, out = devrun(capsys, "devices_and_contexts.py")
+    assert status == 1 and faults(out) == []          # 1: the two refused create_streams
+    for device in (0, 1):
+        assert (f"thread {device}: {{'create_stream before a context': 107002, 'device': "
+                f"{device}, 'its own context current': True, 'y == x * x': True}}") in out
+    assert "main thread: still device 0 and its own context: True" in out
+
+
 def test_deadlock_is_reported_once_with_the_wait_for_chain(capsys):
     status, out = devrun(capsys, "deadlock.py")
     (line,) = faults(out)
