@@ -22,7 +22,7 @@ from ge_core.graph import DataType, GeTensorDesc, OpDesc
 from ge_core.model_task_type import KernelType
 from ge_core.ops.shape_refiner import infer_for_inputs
 from ge_core.runtime.errors import GeError
-from ge_core.runtime.op_kernel import UNIT_OF_KERNEL_TYPE, OpKernel, tensor_args
+from ge_core.runtime.op_kernel import OpKernel, tensor_args
 from npu_emu.core.kernel_task import TensorArg
 from npu_emu.core.stream import Stream
 from npu_emu.scheduler.cost_model import Unit
