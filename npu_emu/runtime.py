@@ -8,6 +8,7 @@ advances only inside the API calls of whichever thread drives it.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -93,13 +94,22 @@ class FaultFound(TraceEvent):
     message: str
 
 
+class ThreadContext(threading.local):
+    """The calling thread's current context: the runtime keeps it thread-local
+    (InnerThreadLocalContainer::curCtx_, src/runtime/core/inc/common/inner_thread_local.hpp),
+    so a thread starts with none and aclrtSetDevice / aclrtSetCurrentContext set it for the
+    calling thread only."""
+
+    context: Context | None = None
+
+
 class Runtime:
     def __init__(self, config: RuntimeConfig | None = None, bus: TraceBus | None = None) -> None:
         self.config = config or RuntimeConfig()
         self.bus = bus or TraceBus()
         self.devices: dict[int, Device] = {}
         self.contexts: list[Context] = []
-        self.current_context: Context | None = None
+        self._thread = ThreadContext()
         self.kernels = KernelTable()
         self.host = HostMemory()
         self.models: list[Model] = []
@@ -112,6 +122,15 @@ class Runtime:
         self.initialized = False   # acl.init / acl.finalize
         if self.config.race_check:
             self.enable_race_check()
+
+    @property
+    def current_context(self) -> Context | None:
+        """The calling thread's current context (None until it sets a device or a context)."""
+        return self._thread.context
+
+    @current_context.setter
+    def current_context(self, ctx: Context | None) -> None:
+        self._thread.context = ctx
 
     def configure(self, **changes: Any) -> None:
         """Change the config before any device is set (a lesson shrinking HOST_SQ_MAX_COUNT)."""
@@ -211,9 +230,13 @@ class Runtime:
             self.current_context = None
 
     def context(self) -> Context:
-        if self.current_context is None:
-            raise ContextError("no current context: call set_device first")
-        return self.current_context
+        ctx = self.current_context
+        if ctx is None:
+            raise ContextError("no current context in this thread: call set_device or "
+                               "set_context first (a context is current per thread)")
+        if ctx.destroyed:
+            raise ContextError(f"the current context ({ctx.id}) was destroyed")
+        return ctx
 
     def device(self, device_id: int | None = None) -> Device:
         if device_id is None:

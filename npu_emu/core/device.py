@@ -166,7 +166,7 @@ class Device:
     # -- host waits ----------------------------------------------------------------------------
     def synchronize_stream(self, stream: Stream, timeout_ms: int = -1) -> int:
         rt = self.runtime
-        rt.capture.check_not_capturing_any("synchronize a stream")
+        rt.capture.check_not_captured(stream)
         ts = self.scheduler
         deadline = None if timeout_ms < 0 else ts.now + timeout_ms * 1_000_000
         if not ts.drain(stream, deadline):

@@ -40,6 +40,8 @@ class CaptureLink(Protocol):
 
     def check_not_capturing_any(self, what: str) -> None: ...
 
+    def check_not_captured(self, stream: SchedStream) -> None: ...
+
 
 class DeviceConfig(Protocol):
     """The part of the runtime's configuration a device is built from."""

@@ -6,8 +6,9 @@ model instead of running, so the model can then execute many times with no host 
   that waits on it joins the capture (it gets a head stream of its own in the model). Before
   capture end, every joined stream must be joined back: its last captured task records an event
   that an already-joined stream waits on.
-- While a capture is open, synchronizing or querying a stream, event or device is an error and
-  invalidates the capture (the runtime's global capture mode).
+- Synchronizing a capturing stream is an error (ACL_ERROR_RT_STREAM_CAPTURED) that leaves the
+  capture as it was; while a capture is open, querying a stream or an event, or synchronizing
+  an event or the device, is an error and invalidates the capture.
 - Task groups (aclmdlRICaptureTaskGrpBegin/End) mark captured tasks whose parameters can later be
   replaced: between TaskUpdateBegin(stream, group) and TaskUpdateEnd the stream's launches become
   the group's new tasks instead of running.
@@ -144,6 +145,16 @@ class CaptureManager:
     def model_of(self, stream: Stream) -> Model | None:
         session = self._sessions.get(stream.id)
         return session.model if session else None
+
+    def check_not_captured(self, stream: Stream) -> None:
+        """A stream that is capturing cannot be synchronized: its tasks run only when the
+        captured model does. The runtime refuses before anything happens, so the capture goes
+        on (ApiErrorDecorator::StreamSynchronize, src/runtime/api/impl/api_error.cc:
+        RT_ERROR_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURED 107027); a stream outside the
+        capture synchronizes as ever."""
+        if stream.id in self._sessions:
+            raise CaptureError(f"Synchronizing a stream: stream (stream_id={stream.id}) during "
+                               f"the capture stage is not supported")
 
     def check_not_capturing_any(self, what: str) -> None:
         if not self._sessions:

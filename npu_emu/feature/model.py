@@ -211,12 +211,19 @@ class Model:
                                                     f"WaitEndGraph(m{self.id})"))
 
     def execute(self, timeout_ms: int = -1) -> int:
-        """aclmdlRIExecute: run on the model's own stream and wait for the end-of-graph
-        notify. Returns 0, 507023 (aborted) or 507046 (timed out; the model is aborted)."""
+        """aclmdlRIExecute (rtModelExecuteSync): run on the model's own stream and wait for the
+        end-of-graph notify. Returns 0, 507023 (aborted) or 507046 (timed out; the model is
+        aborted)."""
+        stream = self.own_stream()
+        self.execute_async(stream)
+        return self.device.synchronize_stream(stream, timeout_ms)
+
+    def own_stream(self) -> Stream:
+        """The stream a synchronous execution runs on: the runtime's, no context's, made on
+        first use (Model::ExecuteSync's GetExecuteStream, src/runtime/feature/model/model.cc)."""
         if self._own_stream is None:
             self._own_stream = self.device.new_stream(None)
-        self.execute_async(self._own_stream)
-        return self.device.synchronize_stream(self._own_stream, timeout_ms)
+        return self._own_stream
 
     def abort(self) -> None:
         """aclmdlRIAbort: stop the running execution; its waiter finishes with 507023."""

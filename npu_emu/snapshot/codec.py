@@ -98,14 +98,14 @@ class Decoder:
             if not isinstance(fields, dict) or set(fields) != set(spec.fields):
                 raise refuse(f"object {i} ({spec.name}) does not have the fields "
                              f"{sorted(spec.fields)}")
+            for name, value in spec.transient.items():   # first: a field may be a property
+                object.__setattr__(obj, name, value())       # that stores into one
             for name, field in spec.fields.items():
                 try:
                     value = field.decode(fields[name], self)
                 except SnapshotError as exc:
                     raise refuse(f"{spec.name}.{name} of object {i}: {exc}") from None
                 object.__setattr__(obj, name, value)
-            for name, value in spec.transient.items():
-                object.__setattr__(obj, name, value())
         for i, (entry, obj) in enumerate(zip(self.entries, self.objects)):
             after = self.by_name[entry["class"]].after
             if after is not None:

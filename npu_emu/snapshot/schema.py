@@ -27,7 +27,7 @@ from npu_emu.feature.capture import CaptureManager, CaptureSession, TaskGroup
 from npu_emu.feature.fusion_launch import FusionTask
 from npu_emu.feature.hccl import HcclTask
 from npu_emu.feature.model import EndGraphTask, Model, ModelExecuteTask, ModelState
-from npu_emu.runtime import Fault, Runtime, RuntimeConfig
+from npu_emu.runtime import Fault, Runtime, RuntimeConfig, ThreadContext
 from npu_emu.scheduler.cost_model import CostModel, Unit
 from npu_emu.scheduler.events import StreamState
 from npu_emu.scheduler.sq_cq import CompletionQueue, SubmissionQueue
@@ -117,7 +117,8 @@ SPECS = [
         "host": ref(HostMemory), "models": Seq(ref(Model)), "capture": ref(CaptureManager),
         "faults": Seq(Inline(Fault, {"kind": STR, "message": STR})),
         "handles": Map(INT, HANDLE), "_ids": Map(STR, INT), "initialized": BOOL},
-        {"bus": lambda: None, "race_detector": lambda: None, "_handle_of": dict}),
+        {"bus": lambda: None, "race_detector": lambda: None, "_handle_of": dict,
+         "_thread": ThreadContext}),
     _spec(KernelTable, {"_by_name": Map(STR, INT)}, getters={"_by_name": _no_kernels}),
     _spec(HostMemory, {"_next": INT, "_arrays": Map(INT, Array()), "_starts": Seq(INT)},
           {"_by_id": dict}, after=check_host_memory),

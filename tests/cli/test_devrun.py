@@ -34,6 +34,27 @@ def test_missing_wait_is_a_race_naming_both_tasks(capsys):
             "producer (rt_stream 1))") in line
 
 
+def test_synchronizing_a_capturing_stream_is_refused_and_the_capture_goes_on(capsys):
+    """capture_sync.py: aclrtSynchronizeStream on the capturing stream returns 107027 with the
+    runtime's message; the capture still ends into a model whose execution computes y."""
+    status, out = devrun(capsys, "capture_sync.py")
+    assert status == 1 and faults(out) == []          # 1: an API call failed, no fault
+    assert "warning: capture_sync.py:30: acl.rt.synchronize_stream returned " \
+           "ACL_ERROR_RT_STREAM_CAPTURED (107027)" in out
+    assert "synchronize_stream(s) while capturing returned 107027" in out
+    assert "stream (stream_id=1) during the capture stage is not supported" in out
+    assert "capture_end returned 0" in out and "y == relu(x): True" in out
+
+
+def test_two_devices_each_driven_by_a_thread_with_its_own_context(capsys):
+    status, out = devrun(capsys, "devices_and_contexts.py")
+    assert status == 1 and faults(out) == []          # 1: the two refused create_streams
+    for device in (0, 1):
+        assert (f"thread {device}: {{'create_stream before a context': 107002, 'device': "
+                f"{device}, 'its own context current': True, 'y == x * x': True}}") in out
+    assert "main thread: still device 0 and its own context: True" in out
+
+
 def test_deadlock_is_reported_once_with_the_wait_for_chain(capsys):
     status, out = devrun(capsys, "deadlock.py")
     (line,) = faults(out)

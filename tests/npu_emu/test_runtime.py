@@ -34,6 +34,35 @@ def test_devices_contexts_and_default_streams():
     assert rt.devices == {} and rt.current_context is None
 
 
+def test_the_current_context_is_the_calling_threads():
+    """The runtime's current context is thread-local (curCtx_, inner_thread_local.hpp): a new
+    thread starts with none, and what it sets never changes another thread's."""
+    import threading
+    rt = Runtime(RuntimeConfig(device_count=2, memory_bytes=1 << 20))
+    rt.set_device(0)
+    main = rt.context()
+    seen = {}
+
+    def worker():
+        seen["at start"] = rt.current_context
+        try:
+            rt.create_stream()
+        except ContextError as exc:
+            seen["error"] = str(exc)
+        rt.set_device(1)
+        seen["own"] = rt.create_context(1)
+        seen["current"] = rt.context()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen["at start"] is None and "no current context in this thread" in seen["error"]
+    assert seen["current"] is seen["own"] and seen["own"].device.id == 1
+    assert rt.context() is main and main.device.id == 0
+    rt.destroy_context(seen["own"])   # another thread's context, destroyed from this one
+    assert rt.context() is main
+
+
 def test_the_runtime_is_the_one_object_behind_the_acl_api_and_ge():
     """Seed 003 §1.3.1: the runtime's global object owns devices, contexts and handles, and every
     API reaches the same one: a stream made through acl.rt is the runtime's, GE's ModelManager

@@ -38,11 +38,42 @@ def test_device_equals_host(path):
 
 
 def test_host_arrays_are_copied_in_and_out():
+    """Sync mode copies with aclrtMemcpy, on no stream (GE's CopyInputData / CopyOutputData
+    when not is_async_mode_): the host writes the input and reads the output, no memcpy SQE."""
+    from npu_emu.driver.events import HostMemAccess
     feeds = feeds_for()
     m = ge_model()
     with device_world() as world:
-        load(m).nn_execute(feeds)
-        assert _memcpys(world) == 2    # the input H2D, the output D2H
+        model = load(m)
+        before = len(events(world, HostMemAccess))
+        model.nn_execute(feeds)
+        accesses = events(world, HostMemAccess)[before:]
+        assert _memcpys(world) == 0
+        assert [a.write for a in accesses] == [True, False]   # the input in, the output out
+
+
+def test_sync_mode_runs_the_model_with_acl_mdl_ri_execute_on_the_runtimes_stream():
+    """GE's NnExecute without a stream: the model stream is a forbidden one, and
+    aclmdlRIExecute (rtModelExecuteSync) runs the model on the runtime's own stream, no
+    context's, and waits; with a stream, the execution is queued there (aclmdlRIExecuteAsync)."""
+    from npu_emu.feature.model import ModelExecuted
+    feeds = feeds_for()
+    m = ge_model()
+    with device_world() as world:
+        model = load(m)
+        model.nn_execute(feeds)
+        (sync,) = events(world, ModelExecuted)
+        own = model.rt_model.own_stream()
+        assert sync.stream_id == own.id and own.context is None
+        assert own not in world.runtime.context().streams
+        caller = world.runtime.create_stream()
+        x = _device_buffer(world, feeds["input"])
+        (expected,) = host_outputs(TINY, feeds).values()
+        y = _device_buffer(world, np.zeros_like(expected))
+        model.nn_execute([x], [y], stream=caller)
+        assert caller.synchronize() == 0
+        assert events(world, ModelExecuted)[-1].stream_id == caller.id
+        np.testing.assert_allclose(_read(world, y, expected), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_bound_device_buffers_need_no_copy_and_receive_the_output():

@@ -68,6 +68,31 @@ def test_notify_sync_models_run_too():
     np.testing.assert_array_equal(first["prob"], second["prob"])
 
 
+def test_a_notify_model_waits_on_notifies_each_wait_clearing_its_own():
+    """ge.event=notify: the streams wait on notifies, never on an event; a notify is one-shot,
+    so each wait clears the notify it passed and the next execution's wait blocks again until
+    its record: two executions, race-checked, both right."""
+    from npu_emu.scheduler.events import (EventWaitBlocked, NotifyRecorded, NotifyWaitBlocked,
+                                          NotifyWaitSatisfied)
+    feeds = feeds_for(light("inception_v1"))
+    m = ge_model(light("inception_v1"), stream_max_parallel_num=4, use_notify=True)
+    assert m.task_def.event_num == 0
+    with device_world(race_check=True) as world:
+        model = load(m)
+        first = model.nn_execute(feeds)
+        records = len(events(world, NotifyRecorded))
+        second = model.nn_execute(feeds)
+        assert not world.runtime.faults
+        assert not events(world, EventWaitBlocked)
+        satisfied = events(world, NotifyWaitSatisfied)
+        waits = {e.notify_id for e in satisfied}
+        assert waits and not any(model.device.notify_flags[i] for i in waits)
+        assert len(events(world, NotifyRecorded)) == 2 * records
+        assert events(world, NotifyWaitBlocked)
+    for name, value in first.items():
+        np.testing.assert_array_equal(value, second[name])
+
+
 def _traced_run() -> str:
     m = ge_model()
     with device_world() as world:

@@ -11,7 +11,9 @@ Entry point, shaped like aclopExecuteV2 (op type, inputs, attributes -> outputs)
         stream   the npu_emu stream (default: the current runtime's default stream)
 
     The op is looked up in the current world's cache for the stream first (single_op_manager():
-    ``get_resource(stream).hits / misses``); a miss compiles, builds (static) and loads it.
+    ``get_resource(stream).hits / misses``); a miss compiles it and builds its tasks
+    (single_op_model.py: TbeOpTask, AiCpuCCTask, AiCpuTask), which each call launches on the
+    stream.
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.runtime.op_kernel import LATEST_OPSET
 from ge_core.runtime.single_op.single_op_cache import (OpKey, SingleOpCache, SingleOpManager,
                                                        freeze_attrs, single_op_manager)
+from ge_core.runtime.single_op.op_task import (AiCpuCCTask, AiCpuTask, MemcpyAsyncTask,
+                                               OpTask, TbeOpTask)
 from ge_core.runtime.single_op.single_op_model import (DynamicSingleOp, SingleOp,
                                                        SingleOpModel, single_op_graph)
 from ge_core.runtime.v2 import default_stream
@@ -39,7 +43,7 @@ def op_key(op_type: str, inputs: Sequence[np.ndarray | None], attrs: dict[str, A
     return OpKey(op_type, shapes, dtypes, freeze_attrs(attrs), num_outputs, opset, dynamic)
 
 
-def build_op(key: OpKey, attrs: dict[str, Any], stream: Stream) -> SingleOp:
+def build_op(key: OpKey, attrs: dict[str, Any], stream: Stream) -> SingleOp | DynamicSingleOp:
     descs = [None if shape is None else GeTensorDesc(GeShape(shape),
                                                      DataType.from_numpy(np.dtype(dtype)))
              for shape, dtype in zip(key.shapes, key.dtypes)]
@@ -58,6 +62,6 @@ def execute_single_op(op_type: str, inputs: Sequence[np.ndarray | None],
     return list(op.execute(inputs).outputs.values())
 
 
-__all__ = ["DynamicSingleOp", "OpKey", "SingleOp", "SingleOpCache", "SingleOpManager",
-           "SingleOpModel",
+__all__ = ["AiCpuCCTask", "AiCpuTask", "DynamicSingleOp", "MemcpyAsyncTask", "OpKey", "OpTask",
+           "SingleOp", "SingleOpCache", "SingleOpManager", "SingleOpModel", "TbeOpTask",
            "execute_single_op", "op_key", "single_op_graph", "single_op_manager"]

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ge_core.runtime.single_op.single_op_model import SingleOp
+from ge_core.runtime.single_op.single_op_model import DynamicSingleOp, SingleOp
 from npu_emu.core.stream import Stream
 from npu_emu.world import current_world
 
@@ -42,11 +42,12 @@ class SingleOpCache:
     """One stream's compiled ops (GE's StreamResource)."""
 
     stream: Stream
-    ops: dict[OpKey, SingleOp] = field(default_factory=dict)
+    ops: dict[OpKey, SingleOp | DynamicSingleOp] = field(default_factory=dict)
     hits: int = 0
     misses: int = 0
 
-    def get_or_build(self, key: OpKey, build: Callable[[], SingleOp]) -> SingleOp:
+    def get_or_build(self, key: OpKey, build: Callable[[], SingleOp | DynamicSingleOp]
+                     ) -> SingleOp | DynamicSingleOp:
         op = self.ops.get(key)
         if op is None:
             self.misses += 1

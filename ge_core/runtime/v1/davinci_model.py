@@ -79,7 +79,6 @@ class DavinciModel:
         self.stream_sync_timeout_ms = -1        # ge.exec.streamSyncTimeout: -1 waits forever
         self.last_status = 0                    # of the last execution that finished
         self.last_execute_ns = 0                # its device time, inputs in to outputs out
-        self._exec_stream: Stream | None = None
         self._aborted = False
 
     def __repr__(self) -> str:
@@ -192,36 +191,37 @@ class DavinciModel:
         model allows), else the outputs come back as host arrays by name. ``stream``: queue
         the execution there and return at once (the caller synchronizes; async mode).
         ``timeout_ms``: of device time (None: the model's stream_sync_timeout_ms)."""
-        sync = stream is None
-        if not sync and outputs is None:
+        if stream is not None and outputs is None:
             raise ModelOutputError("an execution queued on the caller's stream writes its "
                                    "outputs to the caller's device buffers: give them")
-        stream = stream or self._model_stream()
         start = self.device.now
-        if self._aborted:
-            self._reset_sync_objects(stream)
-        self.io.copy_in(inputs, outputs, stream)
-        self.rt_model.execute_async(stream)
-        self.io.copy_out(outputs, stream, self.resolve)
-        if not sync:
+        if stream is not None:   # async mode: everything queued on the caller's stream
+            if self._aborted:
+                self._reset_sync_objects(stream)
+            self.io.copy_in(inputs, outputs, stream)
+            self.rt_model.execute_async(stream)
+            self.io.copy_out(outputs, stream, self.resolve)
             return None
+        # Sync mode (DavinciModel::InitModelStream, NnExecute): the model's stream is a
+        # forbidden one (RT_STREAM_FORBIDDEN_DEFAULT), which takes no task: the data is copied
+        # with aclrtMemcpy, and aclmdlRIExecute (rtModelExecuteSync) runs the model on the
+        # runtime's own stream and waits, aborting it on a timeout.
+        own = self.rt_model.own_stream()
+        if self._aborted:
+            self._reset_sync_objects(own)
+        self.io.copy_in(inputs, outputs, None)
         if timeout_ms is None:
             timeout_ms = self.stream_sync_timeout_ms
-        status = stream.synchronize(timeout_ms)
+        status = self.rt_model.execute(timeout_ms)
         if status == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT:
             self._aborted = True
-            stream.synchronize()   # the abort released the stream's wait: drain what is left
+            own.synchronize()   # the abort released the stream's wait: drain what is left
             raise ModelExecuteTimeout(f"model {self.model_id} ({self.name}) did not finish "
                                       f"within {timeout_ms} ms of device time and was aborted")
+        self.io.copy_out(outputs, None, self.resolve)
         self.last_status = status
         self.last_execute_ns = self.device.now - start
         return None if outputs is not None else self.io.host_outputs()
-
-    def _model_stream(self) -> Stream:
-        """InitModelStream: the model's own execution stream, made on first use."""
-        if self._exec_stream is None:
-            self._exec_stream = self.context.create_stream()
-        return self._exec_stream
 
     def _reset_sync_objects(self, stream: Stream) -> None:
         """An aborted run may leave an event recorded that nobody waited on: clear them so the
@@ -265,8 +265,8 @@ class DavinciModel:
         finally:
             if self.rt_model is not None and self.rt_model.state is not ModelState.DESTROYED:
                 self.rt_model.destroy()
-            for stream in [*self.streams, self._exec_stream]:
-                if stream is not None and stream in stream.context.streams:
+            for stream in self.streams:
+                if stream in stream.context.streams:
                     stream.context.destroy_stream(stream)
             for event in self.events:
                 event.destroyed = True

@@ -62,8 +62,10 @@ class ModelDataCopy:
                 offset.bound = offset.internal
 
     # -- before the execution ------------------------------------------------------------------
-    def copy_in(self, inputs: Inputs, outputs: Buffers, stream: Stream) -> None:
-        """CopyModelData: bind or copy in each input; bind each zero-copy output."""
+    def copy_in(self, inputs: Inputs, outputs: Buffers, stream: Stream | None) -> None:
+        """CopyModelData: bind or copy in each input; bind each zero-copy output. A copy is
+        queued on ``stream`` (async mode: aclrtMemcpyAsync), or done now without one (sync
+        mode: aclrtMemcpy; GE's DavinciModel::CopyInputData picks by is_async_mode_)."""
         values, dims = self._checked_inputs(inputs)
         self._check_outputs(outputs)
         for offset, value, shape in zip(self.zero_copy_inputs, values, dims):
@@ -75,7 +77,7 @@ class ModelDataCopy:
             if value.nbytes:
                 host = self._staged("in", io)
                 self.runtime.host.view(host, shape, io.dtype)[...] = value.reshape(shape)
-                stream.memcpy_async(offset.internal, host, value.nbytes)
+                self._copy(stream, offset.internal, host, value.nbytes)
         for j, offset in enumerate(self.zero_copy_outputs):
             if offset is not None:
                 offset.bind(outputs[j].addr if outputs is not None else offset.internal)
@@ -116,16 +118,24 @@ class ModelDataCopy:
             _check_buffer(io, buffer, ModelOutputError)
 
     # -- after the execution -------------------------------------------------------------------
-    def copy_out(self, outputs: Buffers, stream: Stream, resolve: Callable[[int], int]) -> None:
-        """CopyOutputData, queued after the execution: each output the model did not write
-        straight into its destination is copied there from where it lives."""
+    def copy_out(self, outputs: Buffers, stream: Stream | None,
+                 resolve: Callable[[int], int]) -> None:
+        """CopyOutputData, after the execution (queued on ``stream``, or done now): each output
+        the model did not write straight into its destination is copied there from where it
+        lives."""
         for io in self.outputs:
             if not io.nbytes:
                 continue
             src = resolve(io.logical_addr)
             dst = outputs[io.index].addr if outputs is not None else self._staged("out", io)
             if dst != src:
-                stream.memcpy_async(dst, src, io.nbytes)
+                self._copy(stream, dst, src, io.nbytes)
+
+    def _copy(self, stream: Stream | None, dst: int, src: int, count: int) -> None:
+        if stream is None:
+            self.runtime.memcpy(dst, src, count)
+        else:
+            stream.memcpy_async(dst, src, count)
 
     def host_outputs(self) -> Outputs:
         """The outputs as host arrays, shaped by the model's output descs (a static model's

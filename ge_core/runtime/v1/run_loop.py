@@ -69,9 +69,16 @@ class ModelRunLoop:
 
     # -- the loop's thread ---------------------------------------------------------------------
     def _run(self) -> None:
+        # A new thread has no current context: GE's DavinciModel::Run sets the model's device
+        # first (ModelUtils::SetDevice, runtime/v1/graph/load/model_manager/davinci_model.cc).
+        # It waits for its turn, as every call on the device does.
+        first = True
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._turn == LOOP)
+            if first:
+                self.model.runtime.set_device(self.model.device.id)
+                first = False
             try:
                 while (item := self.data_inputer.pop()) is not None:
                     self._execute(item)

@@ -4,7 +4,8 @@ import pytest
 
 from npu_emu_testing import empty, read, vec
 from npu_emu.base.errors import (ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
-                                 ACL_ERROR_RT_STREAM_UNJOINED, CaptureError)
+                                 ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_UNJOINED,
+                                 CaptureError)
 from npu_emu.feature.capture import (ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
                                      ACL_MODEL_RI_CAPTURE_STATUS_NONE)
 from npu_emu.feature.model import ModelExecuted
@@ -63,12 +64,35 @@ def test_a_task_update_replaces_the_group_between_executions(rt):
         rt.capture.task_update_end(s)
 
 
-def test_synchronizing_while_capturing_is_an_error_and_invalidates_the_capture(rt):
+def test_a_captured_stream_cannot_be_synchronized_and_its_capture_goes_on(rt):
+    """The runtime refuses aclrtSynchronizeStream on a capturing stream with
+    ACL_ERROR_RT_STREAM_CAPTURED (api_error.cc) and nothing else: the capture stays active and
+    ends into a model that runs; a stream outside the capture synchronizes as ever."""
     s, other = rt.create_stream(), rt.create_stream()
     rt.capture.begin(s)
     s.launch_timed("K", 10)
-    with pytest.raises(CaptureError, match="cannot synchronize a stream while"):
-        other.synchronize()
+    other.launch_timed("eager", 5)
+    assert other.synchronize() == 0
+
+    def retired():
+        return [e.task.name for e in rt.recorder.events if type(e).__name__ == "SqeCompleted"]
+    assert any(name.startswith("eager") for name in retired())
+    with pytest.raises(CaptureError, match=rf"stream \(stream_id={s.id}\) during the capture "
+                                           r"stage is not supported") as err:
+        s.synchronize()
+    assert err.value.code == ACL_ERROR_RT_STREAM_CAPTURED
+    assert rt.capture.status(s)[0] == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE
+    model = rt.capture.end(s)
+    assert not any(name.startswith("K") for name in retired())
+    run = rt.create_stream()
+    model.execute_async(run)
+    assert run.synchronize() == 0 and any(name.startswith("K") for name in retired())
+
+
+def test_querying_while_capturing_is_an_error_and_invalidates_the_capture(rt):
+    s = rt.create_stream()
+    rt.capture.begin(s)
+    s.launch_timed("K", 10)
     with pytest.raises(CaptureError, match="cannot query a stream"):
         s.query()
     with pytest.raises(CaptureError) as err:

@@ -99,9 +99,13 @@ def state_of(path):
 
 
 def attributes(obj):
+    """What an object holds: its attributes, slots, and properties that store (the runtime's
+    current context, kept per thread)."""
     names = set(getattr(obj, "__dict__", {}))
     return names | {n for c in type(obj).__mro__ for n in getattr(c, "__slots__", ())
-                    if hasattr(obj, n)}
+                    if hasattr(obj, n)} | \
+        {n for c in type(obj).__mro__ for n, v in vars(c).items()
+         if isinstance(v, property) and v.fset is not None}
 
 
 @pytest.mark.parametrize("script", SAMPLES, ids=lambda p: p.stem)

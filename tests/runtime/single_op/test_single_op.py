@@ -1,13 +1,17 @@
 """Single op (aclopExecute): one op compiled into Data -> op -> NetOutput through the normal
 compile and build, cached per stream by (type, shapes, dtypes, attributes), executed on the
-device; static and dynamic variants."""
+device as GE's SingleOpModel does it: BuildTaskList makes TbeOpTask / AiCpuCCTask / AiCpuTask,
+ExecuteAsync writes the caller's buffers into their args and launches them; static and dynamic
+variants."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ge_core.runtime.single_op import (DynamicSingleOp, SingleOp, execute_single_op,
-                                       single_op_graph, single_op_manager)
+from ge_core.runtime.single_op import (AiCpuCCTask, DynamicSingleOp, MemcpyAsyncTask,
+                                       SingleOp, TbeOpTask, execute_single_op, single_op_graph,
+                                       single_op_manager)
+from ge_core.stage_events import StageBegin
 from ge_core.runtime.v2 import default_stream
 from npu_emu.op_impl import get_kernel
 from npu_emu.runtime import RuntimeConfig
@@ -77,8 +81,8 @@ def test_a_dynamic_op_serves_every_shape_of_its_rank(world):
     cache = _cache()
     assert (cache.hits, cache.misses) == (2, 1)
     (op,) = cache.ops.values()
-    assert isinstance(op, DynamicSingleOp)
-    assert op.executor.graph.main.count("InferShape") == 1
+    assert isinstance(op, DynamicSingleOp) and op.hybrid_model is None
+    assert isinstance(op.op_task, TbeOpTask) and op.executions == 3
 
 
 def test_static_and_dynamic_agree(world):
@@ -97,6 +101,7 @@ def test_a_shape_that_depends_on_an_input_value_makes_the_op_dynamic(world):
         np.testing.assert_allclose(y, a.sum(axis=axis), rtol=1e-5)
     (op,) = _cache().ops.values()
     assert isinstance(op, DynamicSingleOp) and op.executions == 2
+    assert op.op_task is None and op.hybrid_model is not None   # NeedHybridModel: infer depend
 
 
 def test_scalars_and_absent_optional_inputs(world):
@@ -115,3 +120,40 @@ def test_each_stream_has_its_own_cache(world):
     assert _cache().misses == 1 and _cache(other).misses == 1
     single_op_manager().release_resource(other)
     assert other.id not in single_op_manager().resources
+
+
+def test_build_task_list_picks_the_task_by_kernel_type(world):
+    """A float Add is a TBE kernel, an int32 Add CANN's AI CPU kernel (KERNEL, AI_CPU): one
+    task each, and the arg table points each input and output at its entry in the task's args."""
+    x = np.arange(6, dtype=np.int32)
+    np.testing.assert_array_equal(execute_single_op("Add", [x, x])[0], 2 * x)
+    execute_single_op("Add", [_x(6), _x(6)])
+    ints, floats = _cache().ops.values()
+    assert [type(t) for t in ints.tasks] == [AiCpuCCTask]
+    assert [type(t) for t in floats.tasks] == [TbeOpTask]
+    (task,) = floats.tasks
+    assert floats.arg_table == [[(task, 0)], [(task, 1)], [(task, 2)]]
+
+
+def test_an_execution_launches_the_tasks_no_model_and_no_executor(world):
+    """Each call is one ExecuteAsync: the task straight on the stream, with the caller's
+    buffers in its args (not the model's feature map), and no Init / Main of a v2 executor."""
+    stages: list[str] = []
+    world.bus.subscribe(lambda e: stages.append(e.stage) if isinstance(e, StageBegin) else None)
+    a, b = _x(2, 3), _x(2, 3, seed=1)
+    execute_single_op("Mul", [a, b])
+    first = stages.index("BuildOp")
+    np.testing.assert_array_equal(execute_single_op("Mul", [b, a])[0], a * b)
+    assert stages[first:] == ["BuildOp", "ExecuteAsync", "ExecuteAsync"]
+    (op,) = _cache().ops.values()
+    fm = op.memory.segment("feature_map")
+    assert not any(fm.device_base <= addr < fm.device_base + fm.size for addr in op.tasks[0].args)
+
+
+def test_an_op_a_pass_removed_copies_its_input_to_its_output(world):
+    """Identity leaves Data -> NetOutput: no kernel, a device-to-device copy instead (GE's
+    MemcpyAddrAsyncPass), so the output is the input, not whatever the buffer held."""
+    a = _x(2, 3)
+    np.testing.assert_array_equal(execute_single_op("Identity", [a])[0], a)
+    (op,) = _cache().ops.values()
+    assert [type(t) for t in op.tasks] == [MemcpyAsyncTask]
