@@ -14,16 +14,21 @@ runs on meanwhile and must not run without it.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Iterator
 
 from npu_emu.base.trace import TraceBus
 
 
-@contextmanager
-def gc_paused(bus: TraceBus) -> Iterator[None]:
+def gc_paused(bus: TraceBus) -> AbstractContextManager[None]:
     """Pause the collector for the block, unless an observer of ``bus`` may park."""
-    if bus.may_park or not gc.isenabled():
+    return nullcontext() if bus.may_park else collector_paused()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the collector for a block that never parks (it emits nothing)."""
+    if not gc.isenabled():
         yield
         return
     gc.disable()

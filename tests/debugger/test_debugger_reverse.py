@@ -61,6 +61,31 @@ def test_reverse_step_by_unit_and_reverse_continue():
         d.close()
 
 
+def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
+    """A hit several checkpoints back is found (each stretch between checkpoints is re-run,
+    newest first) and lands on the forward run's state; a hit after the newest checkpoint is
+    found by re-running from that checkpoint alone."""
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        hit = stopped(d.cont())
+        digest = d.run.trace_hash()
+        d.delete(1)
+        stopped(d.run_to_tick(hit.tick + 400))
+        assert len([t for t in d.checkpoints._ticks if t > hit.tick]) >= 3
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        starts = []
+        scan = d._scan_hits
+        d._scan_hits = lambda start, last: starts.append(start) or scan(start, last)
+        back = stopped(d.reverse_continue())
+        assert (back.tick, back.event, d.run.trace_hash()) == (hit.tick, hit.event, digest)
+        assert len(starts) >= 2 and starts[0] is not None   # from the newest checkpoint back
+        assert [s.tick for s in starts if s is not None] == sorted(
+            (s.tick for s in starts if s is not None), reverse=True)
+    finally:
+        d.close()
+
+
 def test_goto_from_the_end_and_forward_again():
     d = debugger(TINY, trace_hash=True)
     try:
