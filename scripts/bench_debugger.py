@@ -1,6 +1,7 @@
 """Debugger benchmark: what the step gate costs a free run, and how fast reverse stepping is.
 
-    python scripts/bench_debugger.py [--model resnet50] [--repeat 5] [--json] [--smoke]
+    python scripts/bench_debugger.py [--model resnet50] [--repeat 5] [--ticks 1k,10k,100k,1M]
+                                     [--json] [--smoke]
 
 Free-run overhead: ResNet-50 light end to end (parse > compile > execute) under the debugger's
 `continue` with 0 and with 10 breakpoints that never hit, against the same program run with no
@@ -180,10 +181,16 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="seconds, for CI (see above)")
+    ap.add_argument("--ticks", default=",".join(TICKS),
+                    help=f"where to go back from, some of {','.join(TICKS)}")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take")
     args = ap.parse_args()
     faulthandler.dump_traceback_later(args.timeout, exit=True)
-    ticks = {"1k": TICKS["1k"]} if args.smoke else TICKS
+    chosen = args.ticks.split(",")
+    unknown = [t for t in chosen if t not in TICKS]
+    if unknown:
+        ap.error(f"--ticks: no {', '.join(unknown)} (one of {', '.join(TICKS)})")
+    ticks = {"1k": TICKS["1k"]} if args.smoke else {t: TICKS[t] for t in chosen}
     with tempfile.TemporaryDirectory() as tmp:
         if args.smoke:
             args.repeat = 1
