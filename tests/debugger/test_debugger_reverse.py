@@ -100,6 +100,23 @@ def test_goto_from_the_end_and_forward_again():
         d.close()
 
 
+def test_a_run_resumed_from_any_checkpoint_ends_on_the_forward_runs_trace_hash():
+    """Checkpoints every ~20 ticks: from each of a spread of ticks, deep ones included, a
+    re-run resumed from the newest checkpoint before it runs on to the same end."""
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        end = finished(d.cont())
+        final = d.run.trace_hash()
+        starts = set()
+        for tick in range(end.tick // 4, end.tick, end.tick // 4):
+            stopped(d.goto(tick))
+            starts.add(d.run.start_tick)
+            assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == final
+        assert len(starts - {0}) >= 2
+    finally:
+        d.close()
+
+
 def test_reverse_on_a_host_program_reexecutes_from_the_start():
     d = debugger(f"{DEVRUN}/label_loop.py", trace_hash=True)
     try:
