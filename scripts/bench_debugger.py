@@ -207,6 +207,11 @@ def main() -> int:
                       f"on a synthetic model of {n} nodes", file=sys.stderr)
                 measured = reverse_at(synthetic_target(n, Path(tmp)), tick, args.repeat)
             reverse[label] = measured
+            if measured is not None:   # as it comes: the deep ticks take minutes
+                print(f"at {label}: reverse-step ms {[round(t) for t in measured.step_ms]}, "
+                      f"reverse-continue ms {[round(t) for t in measured.continue_ms]}, "
+                      f"{measured.checkpoints} checkpoints of {measured.mib:.1f} MiB",
+                      file=sys.stderr)
 
     def each(value) -> dict:
         return {k: None if v is None else value(v) for k, v in reverse.items()}
