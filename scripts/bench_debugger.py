@@ -1,20 +1,27 @@
 """Debugger benchmark: what the step gate costs a free run, and how fast reverse stepping is.
 
-    python scripts/bench_debugger.py [--model resnet50] [--repeat 3] [--json] [--smoke]
+    python scripts/bench_debugger.py [--model resnet50] [--repeat 5] [--ticks 1k,10k,100k,1M]
+                                     [--json] [--smoke]
 
 Free-run overhead: ResNet-50 light end to end (parse > compile > execute) under the debugger's
 `continue` with 0 and with 10 breakpoints that never hit, against the same program run with no
 debugger at all (no observer, so no event is even built). Runs are interleaved and the medians
-compared, since these machines are noisy. Reverse-step latency: park at tick N (1k, 10k, 100k),
-then time `reverse-step` at event granularity (a re-execution to tick N-1 from the newest
-checkpoint). A tick beyond the program's end is measured on bench_compile's synthetic model,
-sized to reach it (about 30 ticks a node: 5000 nodes for 100k, 40000 for 1M), said on stderr.
-`--json` prints one object with keys gate_overhead_0bp, gate_overhead_10bp, reverse_step_ms
-{"1k", "10k", "100k", "1M"}, checkpoints (how many the debugger held at each) and
-checkpoint_mib (the memory they held: every object reachable from them but code, counted
-once, numpy buffers included). `--smoke` measures a 200-node
-synthetic model once, reverse-stepping at tick 1k only, in seconds (for CI). The whole run is
-bounded by --timeout: past it, every thread's stack is printed and the run fails.
+compared, since these machines are noisy.
+
+Going back: park at tick N (1k, 10k, 100k, 1M), then time --repeat `reverse-step`s at event
+granularity (each a re-execution from the newest checkpoint) and --repeat `reverse-continue`s
+from N to the last begin of the pass under way at N (`break pass NAME`; the last SQE retired
+when no pass is), p50 and p95. A tick beyond the program's end is measured on bench_compile's
+synthetic model, sized to reach it (about 30 ticks a node: 5000 nodes for 100k, 40000 for 1M),
+said on stderr.
+
+`--json` prints one object with keys gate_overhead_0bp, gate_overhead_10bp, reverse_step_ms,
+reverse_step_p95_ms, reverse_continue_ms, reverse_continue_p95_ms (each {"1k", "10k", "100k",
+"1M"}), checkpoints (how many the debugger held at each) and checkpoint_mib (the memory they
+held: every object reachable from them but code, counted once, numpy buffers included).
+`--smoke` measures a 200-node synthetic model once, going back from tick 1k only, in seconds
+(for CI). The whole run is bounded by --timeout: past it, every thread's stack is printed and
+the run fails.
 """
 from __future__ import annotations
 
@@ -28,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 # Single-threaded BLAS (before numpy loads): its thread pool's jitter on these 2-core machines
@@ -102,24 +110,60 @@ def deep_bytes(roots: list) -> int:
     return total
 
 
-def reverse_step_ms(target: Target, tick: int,
-                    repeat: int) -> tuple[float, int, float] | None:
-    """The median ms of a reverse-step at ``tick``, the checkpoints held then and their MiB."""
+@dataclass
+class Reverse:
+    """What going back from tick N cost: ms of each reverse-step and reverse-continue, and the
+    checkpoints the debugger held then."""
+    step_ms: list[float]
+    continue_ms: list[float]   # none when no pass began and no SQE retired before N
+    checkpoints: int
+    mib: float
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile to 0.1, by the nearest rank (a handful of samples: no
+    interpolation); None of no samples."""
+    ordered = sorted(values)
+    return round(ordered[round(q * (len(ordered) - 1))], 1) if ordered else None
+
+
+def reverse_at(target: Target, tick: int, repeat: int) -> Reverse | None:
+    """Park at ``tick``, then time ``repeat`` reverse-steps at event granularity (each from
+    where the last landed) and ``repeat`` reverse-continues back to the last begin of the pass
+    under way at ``tick`` (or the last SQE retired), each from ``tick`` again."""
     d = Debugger(target)
     d.step("event")
     outcomes = d.run_to_tick(tick)
     if type(outcomes[-1]).__name__ != "Stopped":
         d.close()
         return None
-    times = []
+    tracker = d.run.tracker
+    name = tracker.pass_name or (tracker.last_pass[0] if tracker.last_pass else "")
+    steps, conts = [], []
     for _ in range(repeat):
+        steps.append(timed(d.reverse_step))
+    d.add_breakpoint(["pass", name] if name else ["sqe"])
+    for _ in range(repeat):
+        d.goto(tick)
         start = time.perf_counter()
-        d.reverse_step()
-        times.append(time.perf_counter() - start)
+        outcomes = d.reverse_continue()
+        conts.append(time.perf_counter() - start)
+        if type(outcomes[-1]).__name__ == "Error":   # before the first pass (parse): no hit
+            print(f"reverse-continue at tick {tick}: {outcomes[-1].message}", file=sys.stderr)
+            conts = []
+            break
     held = len(d.checkpoints)
     mib = deep_bytes([d.checkpoints]) / 2**20
     d.close()
-    return statistics.median(times) * 1e3, held, mib
+    return Reverse([t * 1e3 for t in steps], [t * 1e3 for t in conts], held, mib)
+
+
+def timed(call) -> float:
+    start = time.perf_counter()
+    outcomes = call()
+    elapsed = time.perf_counter() - start
+    assert type(outcomes[-1]).__name__ == "Stopped", outcomes
+    return elapsed
 
 
 def synthetic_target(n_nodes: int, directory: Path) -> Target:
@@ -134,13 +178,19 @@ def synthetic_target(n_nodes: int, directory: Path) -> Target:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="resnet50", help="a light model's name")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true", help="seconds, for CI (see above)")
+    ap.add_argument("--ticks", default=",".join(TICKS),
+                    help=f"where to go back from, some of {','.join(TICKS)}")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds the whole run may take")
     args = ap.parse_args()
     faulthandler.dump_traceback_later(args.timeout, exit=True)
-    ticks = {"1k": TICKS["1k"]} if args.smoke else TICKS
+    chosen = args.ticks.split(",")
+    unknown = [t for t in chosen if t not in TICKS]
+    if unknown:
+        ap.error(f"--ticks: no {', '.join(unknown)} (one of {', '.join(TICKS)})")
+    ticks = {"1k": TICKS["1k"]} if args.smoke else {t: TICKS[t] for t in chosen}
     with tempfile.TemporaryDirectory() as tmp:
         if args.smoke:
             args.repeat = 1
@@ -148,28 +198,40 @@ def main() -> int:
         else:
             target = open_target(f"light:{args.model}", ROOT)
         zero, ten = overheads(target, args.repeat)
-        reverse: dict[str, tuple[float, int, float] | None] = {}
+        reverse: dict[str, Reverse | None] = {}
         for label, tick in ticks.items():
-            measured = reverse_step_ms(target, tick, args.repeat)
+            measured = reverse_at(target, tick, args.repeat)
             if measured is None:
                 n = max(5000, tick // TICKS_PER_NODE)
-                print(f"{args.model} ends before tick {tick}: reverse-step at {label} measured "
+                print(f"{args.model} ends before tick {tick}: going back at {label} measured "
                       f"on a synthetic model of {n} nodes", file=sys.stderr)
-                measured = reverse_step_ms(synthetic_target(n, Path(tmp)), tick, args.repeat)
+                measured = reverse_at(synthetic_target(n, Path(tmp)), tick, args.repeat)
             reverse[label] = measured
+            if measured is not None:   # as it comes: the deep ticks take minutes
+                print(f"at {label}: reverse-step ms {[round(t) for t in measured.step_ms]}, "
+                      f"reverse-continue ms {[round(t) for t in measured.continue_ms]}, "
+                      f"{measured.checkpoints} checkpoints of {measured.mib:.1f} MiB",
+                      file=sys.stderr)
+
+    def each(value) -> dict:
+        return {k: None if v is None else value(v) for k, v in reverse.items()}
     result = {"gate_overhead_0bp": round(zero, 4), "gate_overhead_10bp": round(ten, 4),
-              "reverse_step_ms": {k: None if v is None else round(v[0], 1)
-                                  for k, v in reverse.items()},
-              "checkpoints": {k: None if v is None else v[1] for k, v in reverse.items()},
-              "checkpoint_mib": {k: None if v is None else round(v[2], 1)
-                                 for k, v in reverse.items()}}
+              "reverse_step_ms": each(lambda v: percentile(v.step_ms, 0.5)),
+              "reverse_step_p95_ms": each(lambda v: percentile(v.step_ms, 0.95)),
+              "reverse_continue_ms": each(lambda v: percentile(v.continue_ms, 0.5)),
+              "reverse_continue_p95_ms": each(lambda v: percentile(v.continue_ms, 0.95)),
+              "checkpoints": each(lambda v: v.checkpoints),
+              "checkpoint_mib": each(lambda v: round(v.mib, 1))}
     if args.json:
         print(json.dumps(result))
     else:
         print(f"gate overhead, 0 breakpoints:  {zero:+.1%}")
         print(f"gate overhead, 10 breakpoints: {ten:+.1%}   (target <= 15%)")
-        for k, v in result["reverse_step_ms"].items():
-            print(f"reverse-step at tick {k}: {v} ms with {result['checkpoints'][k]} "
+        for k in result["reverse_step_ms"]:
+            print(f"at tick {k}: reverse-step p50 {result['reverse_step_ms'][k]} ms, p95 "
+                  f"{result['reverse_step_p95_ms'][k]} ms; reverse-continue p50 "
+                  f"{result['reverse_continue_ms'][k]} ms, p95 "
+                  f"{result['reverse_continue_p95_ms'][k]} ms; {result['checkpoints'][k]} "
                   f"checkpoints of {result['checkpoint_mib'][k]} MiB   (target <= 150 ms)")
     return 0
 

@@ -50,9 +50,11 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
     for g in family.values():
         fields_ = dict(g.__dict__)
         by_name = fields_.pop("_nodes")
+        order = fields_.pop("_order")   # a cache of nodes: mapped, not walked by deepcopy
         new = memo[id(g)]
         new.__dict__.update(copy.deepcopy(fields_, memo))
         new._nodes = {name: memo[id(n)] for name, n in by_name.items()}
+        new._order = None if order is None else [memo[id(n)] for n in order]
 
 
 def _node_shell(n: Node, memo: dict[int, object]) -> None:

@@ -20,6 +20,7 @@ from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Callable
 
 from npu_emu.base.errors import AclError, FeatureNotSupportedError, TaskFaultError
+from npu_emu.base.gc_pause import gc_paused
 from npu_emu.scheduler.cost_model import GANG, Unit
 from npu_emu.scheduler.events import (EventRecorded, EventWaitBlocked, EventWaitSatisfied,
                                       LabelJumped, NotifyRecorded, NotifyWaitBlocked,
@@ -322,18 +323,20 @@ class TaskScheduler:
 
     def run(self, waiter: str = "run the device") -> None:
         """Run until nothing is in flight; raise DeadlockError if streams are left blocked."""
-        self._advance(1 << 62)
+        with gc_paused(self.bus):   # a recording observer keeps an event or two per SQE
+            self._advance(1 << 62)
         self.raise_if_deadlocked(waiter)
 
     def drain(self, s: SchedStream, deadline: int | None = None, waiter: str = "") -> bool:
         """Drive until ``s`` has no pending SQE. False if ``deadline`` (ns) came first."""
-        while not stream_done(s):
-            status = self._advance(1 << 62, s, deadline)
-            if status == DEADLINE or (status == STALLED and deadline is not None):
-                self.now = max(self.now, deadline)
-                return False
-            if status == STALLED and not stream_done(s):
-                raise self.device.deadlock_error(waiter or f"synchronize stream {s.id}")
+        with gc_paused(self.bus):   # as in run()
+            while not stream_done(s):
+                status = self._advance(1 << 62, s, deadline)
+                if status == DEADLINE or (status == STALLED and deadline is not None):
+                    self.now = max(self.now, deadline)
+                    return False
+                if status == STALLED and not stream_done(s):
+                    raise self.device.deadlock_error(waiter or f"synchronize stream {s.id}")
         return True
 
     def host_issue(self, cost_ns: int) -> int:

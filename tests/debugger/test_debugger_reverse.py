@@ -61,6 +61,31 @@ def test_reverse_step_by_unit_and_reverse_continue():
         d.close()
 
 
+def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
+    """A hit several checkpoints back is found (each stretch between checkpoints is re-run,
+    newest first) and lands on the forward run's state; a hit after the newest checkpoint is
+    found by re-running from that checkpoint alone."""
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        hit = stopped(d.cont())
+        digest = d.run.trace_hash()
+        d.delete(1)
+        stopped(d.run_to_tick(hit.tick + 400))
+        assert len([t for t in d.checkpoints._ticks if t > hit.tick]) >= 3
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        starts = []
+        scan = d._scan_hits
+        d._scan_hits = lambda start, last: starts.append(start) or scan(start, last)
+        back = stopped(d.reverse_continue())
+        assert (back.tick, back.event, d.run.trace_hash()) == (hit.tick, hit.event, digest)
+        assert len(starts) >= 2 and starts[0] is not None   # from the newest checkpoint back
+        assert [s.tick for s in starts if s is not None] == sorted(
+            (s.tick for s in starts if s is not None), reverse=True)
+    finally:
+        d.close()
+
+
 def test_goto_from_the_end_and_forward_again():
     d = debugger(TINY, trace_hash=True)
     try:
@@ -71,6 +96,23 @@ def test_goto_from_the_end_and_forward_again():
         assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == final
         assert "not started" in d.goto(0)[0].text
         assert isinstance(d.goto(-1)[0], Error)
+    finally:
+        d.close()
+
+
+def test_a_run_resumed_from_any_checkpoint_ends_on_the_forward_runs_trace_hash():
+    """Checkpoints every ~20 ticks: from each of a spread of ticks, deep ones included, a
+    re-run resumed from the newest checkpoint before it runs on to the same end."""
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        end = finished(d.cont())
+        final = d.run.trace_hash()
+        starts = set()
+        for tick in range(end.tick // 4, end.tick, end.tick // 4):
+            stopped(d.goto(tick))
+            starts.add(d.run.start_tick)
+            assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == final
+        assert len(starts - {0}) >= 2
     finally:
         d.close()
 

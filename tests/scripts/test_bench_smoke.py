@@ -23,6 +23,7 @@ SMOKES = {
     "bench_build.py": {"mem_over_lb", "noreuse_over_lb", "events", "streams"},
     "bench_compile.py": {"compile_over_ort", "us_per_node"},
     "bench_debugger.py": {"gate_overhead_0bp", "gate_overhead_10bp", "reverse_step_ms",
+                          "reverse_step_p95_ms", "reverse_continue_ms", "reverse_continue_p95_ms",
                           "checkpoints", "checkpoint_mib"},
     "bench_exec.py": {"host_over_ort", "device_over_ort", "device_overhead"},
     "bench_scheduler.py": {"sqe_per_s_free", "sqe_per_s_recording", "sqe_per_s_minimal_des",

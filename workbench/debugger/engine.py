@@ -18,7 +18,7 @@ from ge_core.stage_events import StageEnd
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
-from workbench.debugger.checkpoint import DEFAULT_GAP, CheckpointStore
+from workbench.debugger.checkpoint import DEFAULT_GAP, Checkpoint, CheckpointStore
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.handle_names import HandleNames
@@ -212,10 +212,21 @@ class Debugger:
                                                      f"({bp.text})", bp.id))
 
     def _breakpoint_hits_before(self, tick: int) -> list[tuple[int, Breakpoint]]:
-        """Re-run from the start to just before ``tick``, noting where breakpoints match."""
+        """Where breakpoints match before ``tick``: re-runs back from the newest checkpoint, one
+        stretch between checkpoints at a time, until a stretch has a hit (or the start is
+        reached), so going back to a recent hit re-executes no more than a reverse-step does."""
+        last = tick - 1   # the last tick the stretch scans
+        while last >= 1:
+            start = self.checkpoints.before(last)   # a stretch of at least one event
+            hits = self._scan_hits(start, last)
+            if hits or start is None:
+                return hits
+            last = start.tick
+        return []
+
+    def _scan_hits(self, start: Checkpoint | None, last: int) -> list[tuple[int, Breakpoint]]:
+        """The breakpoint hits of a re-run from ``start`` to tick ``last``."""
         hits: list[tuple[int, Breakpoint]] = []
-        if tick <= 1:
-            return hits
 
         def hit(bp: Breakpoint, e: TraceEvent, reasons: list, error: str = "") -> None:
             hits.append((e.tick, bp))   # a condition that failed stopped a forward run too
@@ -224,12 +235,12 @@ class Debugger:
             for bp in self.breakpoints.values():
                 if bp.enabled:
                     install(bp.entries(hit, hit), table, run.tracker)
-        scan = self._new_run()
+        scan = Run(self.target, start, self.checkpoints.offer, self.trace_hash)
         try:
-            scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(tick - 1))
+            scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(last))
         finally:
             scan.close()
-        return [(t, bp) for t, bp in hits if t < tick]
+        return [(t, bp) for t, bp in hits if t <= last]
 
     def replay_with(self, observers: list[Callable[[TraceEvent], None]]) -> None:
         """Re-run from the start to the current tick (or the end) with extra observers: how

@@ -126,7 +126,7 @@ class StepGate:
 
     # -- worker side ---------------------------------------------------------------------------
     def _work(self) -> None:
-        self._bus.subscribe(self._gate)
+        self._bus.subscribe(self._gate, parks=True)
         try:
             self.result = self._target()
         except TargetAbandoned:
