@@ -12,6 +12,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         hand-written pattern fusions beside autofuse (04)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
+    same_engine_branches three convolution branches from one input, all on the AI Core: how
+                        many streams they get is ge.streamMaxParallelNum's to say (25)
     image_and_features  image normalisation the DVPP engine claims beside a Conv on the AI
                         Core: two engines, two streams, running at once (05)
     sync_patterns       a chain of convolutions read by a chain of vector ops across two
@@ -66,6 +68,23 @@ def _const(name: str, values, dtype=np.float32) -> onnx.TensorProto:
 def _weights(rng: np.random.Generator, name: str, *shape: int) -> onnx.TensorProto:
     fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
     return _const(name, rng.standard_normal(shape) / np.sqrt(fan_in))
+
+
+def same_engine_branches() -> onnx.ModelProto:
+    """x feeds three Conv > Relu branches that meet in two Adds: one engine, three branches
+    with nothing between them, so only the per-engine stream limit keeps them apart or
+    together."""
+    rng = np.random.default_rng(25)
+    nodes = []
+    for b in "abc":
+        nodes += [helper.make_node("Conv", ["x", f"conv_{b}.w"], [f"{b}1"], f"conv_{b}",
+                                   pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"{b}1"], [f"{b}2"], f"relu_{b}")]
+    nodes += [helper.make_node("Add", ["a2", "b2"], ["ab"], "join_ab"),
+              helper.make_node("Add", ["ab", "c2"], ["out"], "join_c")]
+    inits = [_weights(rng, f"conv_{b}.w", 4, 4, 3, 3) for b in "abc"]
+    return _model("same_engine_branches", nodes, [_vi("x", [1, 4, 8, 8])],
+                  [_vi("out", [1, 4, 8, 8])], inits)
 
 
 def fold_and_infer() -> onnx.ModelProto:
@@ -299,6 +318,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
     "fusion_routes": fusion_routes,
     "parallel_branches": parallel_branches,
+    "same_engine_branches": same_engine_branches,
     "image_and_features": image_and_features,
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
