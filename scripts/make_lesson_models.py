@@ -24,7 +24,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         allows is split (08)
     allreduce_step      a data-parallel training step: one gradient AllReduced (HCCL), the
                         next layer's compute independent of it (06, 13)
-    if_loop             an If and a Loop: labels and stream switching on the device (18)
+    if_loop             an If and a Loop: labels, and a branch's own stream started by its
+                        StreamActive, on the device (18)
     dynamic_batch       a batch dim known only at run time: hybrid execution (15)
     scan_if             a Scan over a dynamic number of rows, then an If on their sum: control
                         flow hybrid (v2's If and While kernels) and sunk (labels) (18)
@@ -252,16 +253,18 @@ def allreduce_step() -> onnx.ModelProto:
 
 
 def if_loop() -> onnx.ModelProto:
-    """acc = Loop 3 times (acc + x), then If(c) -> acc * 2 else -acc: both bodies become label
-    jumps on one stream."""
+    """acc = Loop 3 times (acc + x), then If(c) -> Relu(acc * 2) else -acc: both become label
+    jumps, and the then branch's two engines (Vector, AI Core) give it a stream of its own
+    that the branch's StreamActive starts."""
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"], "loop_cond"),
          helper.make_node("Add", ["acc_in", "x"], ["acc_out"], "loop_add")],
         "loop_body",
         [_vi("i", [], T.INT64), _vi("cond_in", [], T.BOOL), _vi("acc_in", [2, 4])],
         [_vi("cond_out", [], T.BOOL), _vi("acc_out", [2, 4])])
-    then_g = helper.make_graph([helper.make_node("Add", ["acc", "acc"], ["doubled"], "double")],
-                               "then_branch", [], [_vi("doubled", [2, 4])])
+    then_g = helper.make_graph([helper.make_node("Add", ["acc", "acc"], ["doubled"], "double"),
+                                helper.make_node("Relu", ["doubled"], ["kept"], "keep")],
+                               "then_branch", [], [_vi("kept", [2, 4])])
     else_g = helper.make_graph([helper.make_node("Neg", ["acc"], ["negated"], "negate")],
                                "else_branch", [], [_vi("negated", [2, 4])])
     nodes = [

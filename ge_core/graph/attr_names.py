@@ -56,6 +56,11 @@ NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEN
 LABEL_ID = "_label_id"                     # on LabelSet / LabelGoto (GE: ATTR_NAME_LABEL_SWITCH_
                                            # INDEX, "_label_switch_index")
 ATTR_NAME_LABEL_SWITCH_LIST = "_label_switch_list"   # the labels LabelSwitchByIndex picks from
+# Ours, not GE's: GE keeps a lowered body as a subgraph, which its stream passes assign apart.
+# Our label makers inline bodies into the parent graph, so the nodes say where they came from.
+LABEL_REGION = "_label_region"             # on a maker's own nodes: "<graph>/<node>" it lowered
+LABEL_BODIES = "_label_bodies"             # list: the bodies a node lies in, outer first, each
+                                           # "<region>:<k>", k the body's place in its region
 
 # -- multi-batch gears (GE's graph/passes/multi_batch/, ge_attr_define.cc) ------------------------
 ATTR_NAME_BATCH_NUM = "_batch_num"         # Case (and what it lowers to): how many gears
