@@ -26,6 +26,9 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         next layer's compute independent of it (06, 13)
     if_loop             an If and a Loop: labels, and a branch's own stream started by its
                         StreamActive, on the device (18)
+    switch_merge        TensorFlow's cond as GE's own Switch and Merge ops (not ONNX): a branch
+                        per value of a bool, lowered to StreamSwitch, StreamActive and
+                        StreamMerge across streams (24)
     dynamic_batch       a batch dim known only at run time: hybrid execution (15)
     scan_if             a Scan over a dynamic number of rows, then an If on their sum: control
                         flow hybrid (v2's If and While kernels) and sunk (labels) (18)
@@ -276,6 +279,23 @@ def if_loop() -> onnx.ModelProto:
                   [_vi("out", [2, 4])], [_const("trips", 3, np.int64)])
 
 
+def switch_merge() -> onnx.ModelProto:
+    """out = Merge(c ? Relu((x - 1) * 2) : -(x - 1)) + 1, written as TensorFlow's cond is:
+    Switch(h, c) gives h = x - 1 to one branch only; Merge takes the result of the branch that
+    ran. Switch and Merge are GE's ops (no ONNX schema), so the model is not checked."""
+    nodes = [
+        helper.make_node("Sub", ["x", "one"], ["h"], "shift"),
+        helper.make_node("Switch", ["h", "c"], ["h_f", "h_t"], "switch"),
+        helper.make_node("Neg", ["h_f"], ["neg"], "negate"),
+        helper.make_node("Mul", ["h_t", "two"], ["twice"], "double"),
+        helper.make_node("Relu", ["twice"], ["kept"], "keep"),
+        helper.make_node("Merge", ["neg", "kept"], ["merged"], "merge"),
+        helper.make_node("Add", ["merged", "one"], ["out"], "add_one"),
+    ]
+    return _model("switch_merge", nodes, [_vi("x", [2, 4]), _vi("c", [], T.BOOL)],
+                  [_vi("out", [2, 4])], [_const("two", 2.0), _const("one", 1.0)], check=False)
+
+
 def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
     """A conv, a chain of ``chain`` element-wise ops, a global pool; the batch dim is a name,
     not a number, so every shape is known only per run. Ten kernels: enough for the host's
@@ -328,6 +348,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "long_chain": long_chain,
     "allreduce_step": allreduce_step,
     "if_loop": if_loop,
+    "switch_merge": switch_merge,
     "dynamic_batch": dynamic_batch,
     "scan_if": scan_if,
 }

@@ -47,6 +47,8 @@ ATTR_NAME_ACTIVE_LABEL_LIST = "_active_label_list"    # StreamActive: the labels
 ATTR_NAME_SUBGRAPH_FIRST_ACTIVE = "_subgraph_first_active"  # a body's first StreamActive
                                            # (GE: "subgraph_first_active")
 ATTR_NAME_STREAM_SWITCH_COND = "switch_condition"     # StreamSwitch's compare mode (0 = equal)
+ATTR_NAME_SWITCH_TRUE_BRANCH_FLAG = "_switch_true_branch_flag"   # StreamSwitch: starts Switch's
+                                           # true branch (pred == 1) or its false one (pred == 0)
 HCOM_ATTR_FUSION = "fusion"                # an HcomAllReduce's fusion id (> 0: fused)
 EVENT_ID = "event_id"                      # on Send / Recv (GE: SEND_ / RECV_ATTR_EVENT_ID)
 NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEND_ / RECV_ATTR_
