@@ -280,11 +280,11 @@ def if_loop() -> onnx.ModelProto:
 
 
 def switch_merge() -> onnx.ModelProto:
-    """out = Merge(c ? Relu((x - 1) * 2) : -(x - 1)) + 1, written as TensorFlow's cond is:
-    Switch(h, c) gives h = x - 1 to one branch only; Merge takes the result of the branch that
+    """out = Merge(c ? Relu((x + 1) * 2) : -(x + 1)) + 1, written as TensorFlow's cond is:
+    Switch(h, c) gives h = x + 1 to one branch only; Merge takes the result of the branch that
     ran. Switch and Merge are GE's ops (no ONNX schema), so the model is not checked."""
     nodes = [
-        helper.make_node("Sub", ["x", "one"], ["h"], "shift"),
+        helper.make_node("Add", ["x", "one"], ["h"], "shift"),
         helper.make_node("Switch", ["h", "c"], ["h_f", "h_t"], "switch"),
         helper.make_node("Neg", ["h_f"], ["neg"], "negate"),
         helper.make_node("Mul", ["h_t", "two"], ["twice"], "double"),
