@@ -160,11 +160,12 @@ def _merge(ctx: InferShapeContext) -> None:
         ctx.set_output(1, [], DataType.DT_INT32)
 
 
-@register("MemcpyAsync")
-def _memcpy_async(ctx: InferShapeContext) -> None:
-    ctx.set_output_desc(0, ctx.op_desc.input_descs[0])
-
-
 @register("StreamSwitch", "StreamActive")
 def _no_outputs(ctx: InferShapeContext) -> None:
     """They start streams and give no tensor."""
+
+
+@register("MemcpyAsync")
+def _memcpy_async(ctx: InferShapeContext) -> None:
+    """The pass or maker that adds a copy gives its output the desc of the buffer it fills (a
+    Case branch's copy fills the largest gear's): there is nothing to infer."""
