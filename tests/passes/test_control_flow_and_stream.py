@@ -111,3 +111,16 @@ def test_a_split_branch_stream_is_started_through_a_stream_active(cond):
     out, states = _run(built.ge_model, cond)
     np.testing.assert_allclose(out, _expected(X, cond), rtol=1e-6)
     assert all(s == StreamState.INACTIVE for s in states), states
+
+
+def test_a_switch_on_a_float_is_refused_in_one_line():
+    from onnx import TensorProto as T, helper
+    from ge_core.graph import GraphError
+    nodes = [helper.make_node("Switch", ["x", "c"], ["f", "t"], "sw"),
+             helper.make_node("Merge", ["f", "t"], ["y"], "m")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, [2]),
+                                           helper.make_tensor_value_info("c", T.FLOAT, [])],
+                              [helper.make_tensor_value_info("y", T.FLOAT, [2])])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(GraphError, match=r"node sw \(Switch\): its pred c:0 is f32\[\]"):
+        atc(parse_onnx(proto), CompileOptions(dump=None), BuildOptions())

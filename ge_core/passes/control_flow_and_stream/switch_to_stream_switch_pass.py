@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
+from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
 from ge_core.graph.anchor import OutDataAnchor
 from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_LABEL_LIST, ATTR_NAME_STREAM_LABEL,
                                       ATTR_NAME_STREAM_SWITCH_COND, ATTR_NAME_SWITCH_DATA_TYPE,
@@ -38,7 +38,13 @@ class SwitchToStreamSwitchPass(GraphPass):
         switches = [n for n in graph if n.type == "Switch"]
         by_pred: dict[tuple[str, int], list[Node]] = {}
         for switch in switches:
-            pred = switch.in_data_anchors[SWITCH_PRED].peer
+            data, pred = (a.peer for a in switch.in_data_anchors[:2])
+            if data is None or pred is None:
+                raise GraphError(f"node {switch.name} (Switch): needs its data and pred inputs")
+            desc = pred.owner.op_desc.output_descs[pred.idx]
+            if desc.dtype != DataType.DT_BOOL:
+                raise GraphError(f"node {switch.name} (Switch): its pred {pred.label} is {desc}; "
+                                 f"GE's SwitchToStreamSwitchPass takes a bool only")
             by_pred.setdefault((pred.owner.name, pred.idx), []).append(switch)
         for group in by_pred.values():
             self._replace(graph, group)
@@ -46,8 +52,6 @@ class SwitchToStreamSwitchPass(GraphPass):
 
     def _replace(self, graph: ComputeGraph, switches: list[Node]) -> None:
         pred = switches[0].in_data_anchors[SWITCH_PRED].peer
-        if pred.owner.op_desc.output_descs[pred.idx].dtype != DataType.DT_BOOL:
-            raise ValueError(f"Switch {switches[0].name}: its pred must be bool, as GE's")
         cast = self._add(graph, f"{pred.owner.name}_Cast", "Cast", [pred], 1, {"to": ONNX_INT32})
         cast.op_desc.output_descs[0] = pred.owner.op_desc.output_descs[pred.idx].copy()
         cast.op_desc.output_descs[0].dtype = DataType.DT_INT32
