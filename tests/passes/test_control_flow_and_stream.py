@@ -10,11 +10,13 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from onnx import TensorProto as T, helper
 
 from ge_core.atc import atc
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.model_builder import BuildOptions
 from ge_core.compiler.stream.stream_options import StreamOptions
+from ge_core.graph import GraphError
 from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_STREAM_LABEL,
                                       HEAD_STREAMS, STREAM_ID)
 from ge_core.parser import parse_onnx
@@ -114,8 +116,6 @@ def test_a_split_branch_stream_is_started_through_a_stream_active(cond):
 
 
 def test_a_switch_on_a_float_is_refused_in_one_line():
-    from onnx import TensorProto as T, helper
-    from ge_core.graph import GraphError
     nodes = [helper.make_node("Switch", ["x", "c"], ["f", "t"], "sw"),
              helper.make_node("Merge", ["f", "t"], ["y"], "m")]
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, [2]),
