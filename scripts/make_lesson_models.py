@@ -12,6 +12,8 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         hand-written pattern fusions beside autofuse (04)
     parallel_branches   three independent branches on AI Core, Vector and AI CPU that join:
                         logical streams, events, memory reuse across streams (05, 06, 07, 09)
+    same_engine_branches three convolution branches from one input, all on the AI Core: how
+                        many streams they get is ge.streamMaxParallelNum's to say (25)
     image_and_features  image normalisation the DVPP engine claims beside a Conv on the AI
                         Core: two engines, two streams, running at once (05)
     sync_patterns       a chain of convolutions read by a chain of vector ops across two
@@ -22,7 +24,11 @@ Each model is as small as its lesson allows, so every lesson replays in a few se
                         allows is split (08)
     allreduce_step      a data-parallel training step: one gradient AllReduced (HCCL), the
                         next layer's compute independent of it (06, 13)
-    if_loop             an If and a Loop: labels and stream switching on the device (18)
+    if_loop             an If and a Loop: labels, and a branch's own stream started by its
+                        StreamActive, on the device (18)
+    switch_merge        TensorFlow's cond as GE's own Switch and Merge ops (not ONNX): a branch
+                        per value of a bool, lowered to StreamSwitch, StreamActive and
+                        StreamMerge across streams (24)
     dynamic_batch       a batch dim known only at run time: hybrid execution (15)
     scan_if             a Scan over a dynamic number of rows, then an If on their sum: control
                         flow hybrid (v2's If and While kernels) and sunk (labels) (18)
@@ -66,6 +72,23 @@ def _const(name: str, values, dtype=np.float32) -> onnx.TensorProto:
 def _weights(rng: np.random.Generator, name: str, *shape: int) -> onnx.TensorProto:
     fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else shape[0]
     return _const(name, rng.standard_normal(shape) / np.sqrt(fan_in))
+
+
+def same_engine_branches() -> onnx.ModelProto:
+    """x feeds three Conv > Relu branches that meet in two Adds: one engine, three branches
+    with nothing between them, so only the per-engine stream limit keeps them apart or
+    together."""
+    rng = np.random.default_rng(25)
+    nodes = []
+    for b in "abc":
+        nodes += [helper.make_node("Conv", ["x", f"conv_{b}.w"], [f"{b}1"], f"conv_{b}",
+                                   pads=[1, 1, 1, 1]),
+                  helper.make_node("Relu", [f"{b}1"], [f"{b}2"], f"relu_{b}")]
+    nodes += [helper.make_node("Add", ["a2", "b2"], ["ab"], "join_ab"),
+              helper.make_node("Add", ["ab", "c2"], ["out"], "join_c")]
+    inits = [_weights(rng, f"conv_{b}.w", 4, 4, 3, 3) for b in "abc"]
+    return _model("same_engine_branches", nodes, [_vi("x", [1, 4, 8, 8])],
+                  [_vi("out", [1, 4, 8, 8])], inits)
 
 
 def fold_and_infer() -> onnx.ModelProto:
@@ -233,16 +256,18 @@ def allreduce_step() -> onnx.ModelProto:
 
 
 def if_loop() -> onnx.ModelProto:
-    """acc = Loop 3 times (acc + x), then If(c) -> acc * 2 else -acc: both bodies become label
-    jumps on one stream."""
+    """acc = Loop 3 times (acc + x), then If(c) -> Relu(acc * 2) else -acc: both become label
+    jumps, and the then branch's two engines (Vector, AI Core) give it a stream of its own
+    that the branch's StreamActive starts."""
     body = helper.make_graph(
         [helper.make_node("Identity", ["cond_in"], ["cond_out"], "loop_cond"),
          helper.make_node("Add", ["acc_in", "x"], ["acc_out"], "loop_add")],
         "loop_body",
         [_vi("i", [], T.INT64), _vi("cond_in", [], T.BOOL), _vi("acc_in", [2, 4])],
         [_vi("cond_out", [], T.BOOL), _vi("acc_out", [2, 4])])
-    then_g = helper.make_graph([helper.make_node("Add", ["acc", "acc"], ["doubled"], "double")],
-                               "then_branch", [], [_vi("doubled", [2, 4])])
+    then_g = helper.make_graph([helper.make_node("Add", ["acc", "acc"], ["doubled"], "double"),
+                                helper.make_node("Relu", ["doubled"], ["kept"], "keep")],
+                               "then_branch", [], [_vi("kept", [2, 4])])
     else_g = helper.make_graph([helper.make_node("Neg", ["acc"], ["negated"], "negate")],
                                "else_branch", [], [_vi("negated", [2, 4])])
     nodes = [
@@ -252,6 +277,23 @@ def if_loop() -> onnx.ModelProto:
     ]
     return _model("if_loop", nodes, [_vi("x", [2, 4]), _vi("c", [], T.BOOL)],
                   [_vi("out", [2, 4])], [_const("trips", 3, np.int64)])
+
+
+def switch_merge() -> onnx.ModelProto:
+    """out = Merge(c ? Relu((x + 1) * 2) : -(x + 1)) + 1, written as TensorFlow's cond is:
+    Switch(h, c) gives h = x + 1 to one branch only; Merge takes the result of the branch that
+    ran. Switch and Merge are GE's ops (no ONNX schema), so the model is not checked."""
+    nodes = [
+        helper.make_node("Add", ["x", "one"], ["h"], "shift"),
+        helper.make_node("Switch", ["h", "c"], ["h_f", "h_t"], "switch"),
+        helper.make_node("Neg", ["h_f"], ["neg"], "negate"),
+        helper.make_node("Mul", ["h_t", "two"], ["twice"], "double"),
+        helper.make_node("Relu", ["twice"], ["kept"], "keep"),
+        helper.make_node("Merge", ["neg", "kept"], ["merged"], "merge"),
+        helper.make_node("Add", ["merged", "one"], ["out"], "add_one"),
+    ]
+    return _model("switch_merge", nodes, [_vi("x", [2, 4]), _vi("c", [], T.BOOL)],
+                  [_vi("out", [2, 4])], [_const("two", 2.0), _const("one", 1.0)], check=False)
 
 
 def dynamic_batch(chain: int = 8) -> onnx.ModelProto:
@@ -299,12 +341,14 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "fold_and_infer": fold_and_infer,
     "fusion_routes": fusion_routes,
     "parallel_branches": parallel_branches,
+    "same_engine_branches": same_engine_branches,
     "image_and_features": image_and_features,
     "sync_patterns": sync_patterns,
     "memory_reuse": memory_reuse,
     "long_chain": long_chain,
     "allreduce_step": allreduce_step,
     "if_loop": if_loop,
+    "switch_merge": switch_merge,
     "dynamic_batch": dynamic_batch,
     "scan_if": scan_if,
 }

@@ -171,6 +171,7 @@ class CompilePipeline:
         yield from self._passes("OptimizeOriginalGraph", g, [
             *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes(),
             *pass_lists.autofuse_passes(self.options.autofuse),
+            *pass_lists.control_flow_stream_passes(g),
             *pass_lists.multi_batch_passes(self._multi_batch)])
         if self._multi_batch:
             # A gear whose shapes come from Shape ops knows them only once its shape arithmetic

@@ -1,8 +1,9 @@
 """ModelBuilder: an optimised graph -> a GeModel the device can run (GE's model_builder.cc).
 
     AssignFunctionalLabels If/Loop/Case bodies inlined between label nodes (ge_core.compiler.label),
-                           a stage only when the graph has them; such a graph gets one stream (a
-                           multi-batch Case may instead become a StreamSwitchN over gear streams)
+                           each body's streams started by its StreamActive; a stage only when the
+                           graph has them (a multi-batch Case may instead become a StreamSwitchN
+                           over gear streams)
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ge_core.compiler.compile_pipeline import StageRecord
@@ -38,7 +39,7 @@ from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, INFER_DEFERRED
+from ge_core.graph.attr_names import INFER_DEFERRED
 from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import FEATURE_MAP_SPAN, tensor_size
 from ge_core.passes import PassRecord
@@ -148,9 +149,6 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
     if any(node.op_desc.subgraph_names for node in graph):   # a stage only where there is work
         stage("AssignFunctionalLabels",
               lambda: assign_functional_labels(graph, options.multi_batch_with_switchn))
-        if graph.attrs.get(ATTR_MODEL_LABEL_NUM):
-            # A label jumps within its stream: a lowered If or Loop must not be cut across streams.
-            stream_options = replace(options.stream, enable_single_stream=True)
     allocator = StreamAllocator(graph, stream_options, history)
     stage("AssignLogicalStreams", allocator.assign_logical_streams)
     plan = stage("AssignMemory", lambda: _told(assign_memory(graph, options.memory), on_plan))

@@ -17,6 +17,9 @@ from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
 from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
+from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass, MergeInputMemcpyPass,
+                                                    MergeToStreamMergePass,
+                                                    SwitchToStreamSwitchPass)
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
 from ge_core.passes.identity_pass import IdentityPass
 from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
@@ -69,6 +72,16 @@ def autofuse_passes(enabled: bool) -> list[GraphPass]:
     """GE's AutofuseOptimize (GraphManager::AfterPrecisionRefine): after the original graph's
     pattern fusions, before stage 1's clean-up; only when AUTOFUSE_FLAGS enables it."""
     return [AutoFusePass()] if enabled else []
+
+
+def control_flow_stream_passes(graph: ComputeGraph) -> list[GraphPass]:
+    """TensorFlow-style Switch/Merge as GE's stream ops (passes/control_flow_and_stream), just
+    before MultiBatchPass as in GE's OptimizeStage1_3 (GE runs MergeInputMemcpyPass earlier, in
+    OptimizeStage1_1); only when the graph has them, so other models' pass tables stay."""
+    if not any(n.type in ("Switch", "Merge") for n in graph):
+        return []
+    return [MergeInputMemcpyPass(), MergeToStreamMergePass(), SwitchToStreamSwitchPass(),
+            AttachStreamLabelPass()]
 
 
 def multi_batch_passes(multi_batch: bool) -> list[GraphPass]:

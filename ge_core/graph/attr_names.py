@@ -47,6 +47,8 @@ ATTR_NAME_ACTIVE_LABEL_LIST = "_active_label_list"    # StreamActive: the labels
 ATTR_NAME_SUBGRAPH_FIRST_ACTIVE = "_subgraph_first_active"  # a body's first StreamActive
                                            # (GE: "subgraph_first_active")
 ATTR_NAME_STREAM_SWITCH_COND = "switch_condition"     # StreamSwitch's compare mode (0 = equal)
+ATTR_NAME_SWITCH_TRUE_BRANCH_FLAG = "_switch_true_branch_flag"   # StreamSwitch: starts Switch's
+                                           # true branch (pred == 1) or its false one (pred == 0)
 HCOM_ATTR_FUSION = "fusion"                # an HcomAllReduce's fusion id (> 0: fused)
 EVENT_ID = "event_id"                      # on Send / Recv (GE: SEND_ / RECV_ATTR_EVENT_ID)
 NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEND_ / RECV_ATTR_
@@ -56,6 +58,11 @@ NOTIFY_ID = "notify_id"                    # on SendNotify / RecvNotify (GE: SEN
 LABEL_ID = "_label_id"                     # on LabelSet / LabelGoto (GE: ATTR_NAME_LABEL_SWITCH_
                                            # INDEX, "_label_switch_index")
 ATTR_NAME_LABEL_SWITCH_LIST = "_label_switch_list"   # the labels LabelSwitchByIndex picks from
+# Ours, not GE's: GE keeps a lowered body as a subgraph, which its stream passes assign apart.
+# Our label makers inline bodies into the parent graph, so the nodes say where they came from.
+LABEL_REGION = "_label_region"             # on a maker's own nodes: "<graph>/<node>" it lowered
+LABEL_BODIES = "_label_bodies"             # list: the bodies a node lies in, outer first, each
+                                           # "<region>:<k>", k the body's place in its region
 
 # -- multi-batch gears (GE's graph/passes/multi_batch/, ge_attr_define.cc) ------------------------
 ATTR_NAME_BATCH_NUM = "_batch_num"         # Case (and what it lowers to): how many gears

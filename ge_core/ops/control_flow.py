@@ -9,6 +9,7 @@ from ge_core.graph.attr_names import (ATTR_NAME_BATCH_NUM, ATTR_NAME_PARENT_NODE
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.node import Node
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
+from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import ShapeError, dims_of, merge
@@ -140,3 +141,31 @@ def _failed_branch(ctx: InferShapeContext) -> None:
     # A static build's stand-in for a branch that always fails (ge_core/compiler/
     # failed_branch.py): its outputs are the parent's, set when it was made.
     pass
+
+
+# -- TensorFlow-style control flow and GE's stream ops (passes/control_flow_and_stream) --------
+@register("Switch")
+def _switch(ctx: InferShapeContext) -> None:
+    # Switch(data, pred): output 0 (pred false) and output 1 (pred true) are both data's.
+    for i in range(ctx.n_outputs):
+        ctx.set_output_desc(i, ctx.op_desc.input_descs[0])
+
+
+@register("Merge", "StreamMerge")
+def _merge(ctx: InferShapeContext) -> None:
+    # Output 0 is whichever input arrived (the inputs agree: GE's MergeInferShape); output 1,
+    # if the model reads it, that input's index.
+    ctx.set_output_desc(0, ctx.op_desc.input_descs[0])
+    if ctx.n_outputs > 1:
+        ctx.set_output(1, [], DataType.DT_INT32)
+
+
+@register("StreamSwitch", "StreamActive")
+def _no_outputs(ctx: InferShapeContext) -> None:
+    """They start streams and give no tensor."""
+
+
+@register("MemcpyAsync")
+def _memcpy_async(ctx: InferShapeContext) -> None:
+    """The pass or maker that adds a copy gives its output the desc of the buffer it fills (a
+    Case branch's copy fills the largest gear's): there is nothing to infer."""

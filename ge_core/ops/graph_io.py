@@ -13,7 +13,7 @@ GE_NODE_TYPES = frozenset({"Data", "Const", "NetOutput"})
 # them.
 RTS_OPS = frozenset({"Send", "Recv", "SendNotify", "RecvNotify", "StreamActive", "StreamSwitch",
                      "StreamSwitchN", "LabelSet", "LabelGoto", "LabelGotoEx",
-                     "LabelSwitchByIndex", "MemcpyAsync"})
+                     "LabelSwitchByIndex", "MemcpyAsync", "StreamMerge"})
 
 
 @register("Data")

@@ -13,6 +13,8 @@ NOT_GE: dict[str, str] = {
     "ConvBiasAddFusionPass": "FE fuses a Conv's bias in its own passes",
     "BatchNormReluFusionPass": "FE fuses activations in UB fusion (Tbe*FusionPass)",
     "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
+    "AssignLabelBodyStreamsPass": "GE runs the logical stream passes on each If/While body "
+                                  "as a graph of its own; ours are inlined first",
 }
 MARK = " (not GE)"
 

@@ -125,7 +125,7 @@ def test_exec_runs_a_loop_sunk_in_v2_and_hybrid_as_onnxruntime_does(capsys, tmp_
     x = np.array([0.5, -2.0], np.float32)
     np.save(tmp_path / "x.npy", x)
     (want,) = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})
-    for mode, about in [("auto", "sink (v1 DavinciModel): 1 stream"), ("v2", "v2 (ExecuteGraph"),
+    for mode, about in [("auto", "sink (v1 DavinciModel): "), ("v2", "v2 (ExecuteGraph"),
                         ("hybrid", "hybrid (HybridDavinciModel")]:
         out_file = tmp_path / f"{mode}.npz"
         code, out, _ = run(capsys, "exec", path, "--mode", mode, "--input",

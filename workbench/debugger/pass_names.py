@@ -17,7 +17,8 @@ def _build_pass_names() -> set[str]:
                                                           OptimizeBySendEvents,
                                                           OptimizeByStreamActivate)
     from ge_core.compiler.stream.logical_stream_allocator import LogicalStreamAllocator
-    from ge_core.compiler.stream.logical_stream_passes import RefreshContinuousStreamsPass
+    from ge_core.compiler.stream.logical_stream_passes import (AssignLabelBodyStreamsPass,
+                                                               RefreshContinuousStreamsPass)
     from ge_core.compiler.stream.stream_active import (SetActiveStreamsByLabel,
                                                        SetActiveStreamsForSubgraphs)
     from ge_core.compiler.stream.stream_options import StreamOptions
@@ -28,7 +29,8 @@ def _build_pass_names() -> set[str]:
                   InsertSyncEvents, OptimizeBySendEvents, OptimizeByRecvEvents,
                   OptimizeByStreamActivate, OptimizeByTransitiveReduction,
                   RefreshContinuousEvents, GenerateSyncEventNodes)
-    names = {RefreshContinuousStreamsPass.name} | {step.name for step in sync_steps}
+    names = {RefreshContinuousStreamsPass.name, AssignLabelBodyStreamsPass.name} | {
+        step.name for step in sync_steps}
     for single in (False, True):
         chain = LogicalStreamAllocator(StreamOptions(enable_single_stream=single)).chain()
         names |= {p.name for p in chain}
@@ -41,11 +43,17 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
     from ge_core.passes.cond_remove_pass import CondRemovePass
+    from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass,
+                                                        MergeInputMemcpyPass,
+                                                        MergeToStreamMergePass,
+                                                        SwitchToStreamSwitchPass)
     from ge_core.passes.constant_folding_pass import ConstantFoldingPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
     passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
+    passes += [MergeInputMemcpyPass(), MergeToStreamMergePass(), SwitchToStreamSwitchPass(),
+               AttachStreamLabelPass()]   # only a graph with Switch or Merge runs them
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
     names = {p.name for p in passes} | {ConstantFoldingPass.name, CondRemovePass.name,

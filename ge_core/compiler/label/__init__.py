@@ -1,5 +1,6 @@
 """Label lowering: functional control flow (If, Loop, a multi-batch Case) turned into label tasks
-on one stream, so a model with control flow can be sunk to the device (GE's
+on the parent's stream, each body's other streams started by its StreamActive, so a model with
+control flow can be sunk to the device (GE's
 compiler/graph/label/); a multi-batch Case may instead become a StreamSwitchN over one stream per
 gear (stream_switch_n_maker.py).
 

@@ -2,10 +2,10 @@
 make one (ge_core/passes/multi_batch), whose branch index MapIndex computes on the device.
 
     LabelSwitchByIndex(index, [b_0 .. b_n-1])     GE allocates the leave label first
-    LabelSet(b_0)   ...branch 0...   MemcpyAsync(result -> out)       LabelGotoEx(leave)
-    LabelSet(b_1)   ...branch 1...   MemcpyAsync(result -> ref out)   LabelGotoEx(leave)
+    LabelSet(b_0)   StreamActive_0   ...branch 0...   MemcpyAsync(result -> out)   LabelGotoEx
+    LabelSet(b_1)   StreamActive_1   ...branch 1...   MemcpyAsync(-> ref out)      LabelGotoEx
     ...
-    LabelSet(b_n-1) ...branch n-1... MemcpyAsync(result -> ref out)
+    LabelSet(b_n-1) StreamActive_n-1 ...branch n-1... MemcpyAsync(-> ref out)
     LabelSet(leave)
 
 As with If, the first branch's copy owns each output buffer and the others write into it by ref.
@@ -32,8 +32,8 @@ class CaseLabelMaker(LabelMaker):
         self._keep_gear_attrs(switch.op_desc)
         outputs: list[OutDataAnchor] = []
         for i, (name, enter) in enumerate(zip(names, enters)):
-            self.label_set(enter)
-            results = self.inline(self.node.graph.subgraph(name), [])
+            body = self.enter_body(enter, f"StreamActive_{i}")
+            results = self.inline(self.node.graph.subgraph(name), [], body)
             if len(results) != len(self.node.out_data_anchors):
                 raise self.fail(f"branch {name} returns {len(results)} values for "
                                 f"{len(self.node.out_data_anchors)} outputs")

@@ -2,8 +2,9 @@
 
     idx = Cast(cond, int32)                  GE switches on the predicate as an index:
     LabelSwitchByIndex(idx, [else, then])      false -> 0 -> else, true -> 1 -> then
-    LabelSet(then)   ...then branch...   MemcpyAsync(result -> out)       LabelGotoEx(leave)
-    LabelSet(else)   ...else branch...   MemcpyAsync(result -> ref out)
+    LabelSet(then)   ThenStreamActive   ...then branch...   MemcpyAsync(result -> out)
+                                                                LabelGotoEx(leave)
+    LabelSet(else)   ElseStreamActive   ...else branch...   MemcpyAsync(result -> ref out)
     LabelSet(leave)
 
 Both branches write the If's outputs into one buffer per output: the then branch's copy owns it,
@@ -23,16 +24,17 @@ class IfLabelMaker(LabelMaker):
         then_enter, else_enter, leave = (self.allocator.new_label() for _ in range(3))
         index = self.compute("Cast", [self.parent_input(0)], to=ONNX_INT32)
         self.label_switch(index, [else_enter, then_enter])
-        self.label_set(then_enter)
-        outputs = [self.copy(r) for r in self._branch("then_branch")]
+        then_body = self.enter_body(then_enter, "ThenStreamActive")
+        outputs = [self.copy(r) for r in self._branch("then_branch", then_body)]
         self.label_goto(leave)
-        self.label_set(else_enter)
-        outputs = [self.copy(r, into=o) for r, o in zip(self._branch("else_branch"), outputs)]
+        else_body = self.enter_body(else_enter, "ElseStreamActive")
+        outputs = [self.copy(r, into=o)
+                   for r, o in zip(self._branch("else_branch", else_body), outputs)]
         self.label_set(leave)
         return outputs
 
-    def _branch(self, attr: str) -> list[OutDataAnchor]:
-        results = self.inline(self.body(attr), [])
+    def _branch(self, attr: str, body_id: str) -> list[OutDataAnchor]:
+        results = self.inline(self.body(attr), [], body_id)
         if len(results) != len(self.node.out_data_anchors):
             raise self.fail(f"{attr} returns {len(results)} values for "
                             f"{len(self.node.out_data_anchors)} outputs")

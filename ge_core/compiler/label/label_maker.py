@@ -10,8 +10,12 @@ in program order: the label nodes and the body nodes between them, nothing else.
 the region reads from outside runs before its first node, and every other node after its last,
 so no unrelated task lands inside a branch (skipped) or a loop (repeated).
 
-The whole region must be on one stream, where the labels are: the build assigns a lowered graph
-a single stream (model_builder.py).
+Each body starts, as in GE's LabelMaker::AddStreamActive, with a StreamActive after its entry
+LabelSet (``_subgraph_first_active``): the body's nodes may sit on streams of their own, which
+that node starts when control reaches the body; a body not taken starts none of them. Which
+streams a body gets is the stream passes' to say (AssignLabelBodyStreamsPass), from what the
+maker leaves on the nodes: LABEL_REGION on its own nodes (labels, copies, counters: the parent's
+stream, where the jumps are) and LABEL_BODIES on each inlined body node.
 """
 from __future__ import annotations
 
@@ -21,10 +25,11 @@ from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.task.task_builder import task_count
 from ge_core.graph import ComputeGraph, Node, OpDesc
 from ge_core.graph.anchor import OutDataAnchor
-from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_LABEL_SWITCH_LIST,
-                                      ATTR_NAME_PARENT_NODE_INDEX, ATTR_NAME_RTS_LABEL_NODE,
-                                      ATTR_NAME_WEIGHTS, ENGINE, LABEL_ID, NO_REUSE_MEM_FLAG,
-                                      REUSE_INPUT_INDEX)
+from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_INDEX,
+                                      ATTR_NAME_LABEL_SWITCH_LIST, ATTR_NAME_PARENT_NODE_INDEX,
+                                      ATTR_NAME_RTS_LABEL_NODE, ATTR_NAME_SUBGRAPH_FIRST_ACTIVE,
+                                      ATTR_NAME_WEIGHTS, ENGINE, LABEL_BODIES, LABEL_ID,
+                                      LABEL_REGION, NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX)
 from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
 from ge_core.graph.ge_tensor import GeTensor
 from ge_core.ops.shape_refiner import infer_shape
@@ -45,6 +50,8 @@ class LabelMaker:
         self.graph: ComputeGraph = node.graph
         self.allocator = allocator
         self.region: list[Node] = []    # the lowered nodes in program order
+        self.region_id = f"{self.graph.name}/{node.name}"
+        self._bodies = 0
         self._placer = EnginePlacer()
 
     def run(self) -> None:
@@ -89,6 +96,7 @@ class LabelMaker:
             op.input_descs[k] = src.owner.op_desc.output_descs[src.idx].copy()
         op.set_attr(ENGINE, self._placer.place(node).name)
         if in_region:
+            op.set_attr(LABEL_REGION, self.region_id)
             self.region.append(node)
         return node
 
@@ -125,15 +133,31 @@ class LabelMaker:
         return self._label_node("LabelSwitchByIndex", [index],
                                 {ATTR_NAME_LABEL_SWITCH_LIST: label_ids})
 
-    def _label_node(self, op_type: str, inputs: list[OutDataAnchor], attrs: dict) -> Node:
-        return self._add(op_type, inputs, 0, {ATTR_NAME_RTS_LABEL_NODE: True, **attrs})
+    def enter_body(self, label_id: int, active_name: str) -> str:
+        """A body's entry: LabelSet, then the StreamActive that starts the body's other streams
+        (GE names it ``<node>/<active_name>``); returns the body's id for ``inline``."""
+        self.label_set(label_id)
+        self._label_node("StreamActive", [], {ATTR_NAME_SUBGRAPH_FIRST_ACTIVE: True,
+                                              ATTR_NAME_ACTIVE_STREAM_LIST: []},
+                         name=f"{self.node.name}/{active_name}")
+        return self.new_body()
+
+    def new_body(self) -> str:
+        self._bodies += 1
+        return f"{self.region_id}:{self._bodies - 1}"
+
+    def _label_node(self, op_type: str, inputs: list[OutDataAnchor], attrs: dict,
+                    name: str | None = None) -> Node:
+        return self._add(op_type, inputs, 0, {ATTR_NAME_RTS_LABEL_NODE: True, **attrs},
+                         name=name)
 
     # -- bodies --------------------------------------------------------------------------------
-    def inline(self, body: ComputeGraph, formal: Sequence[OutDataAnchor | None]
+    def inline(self, body: ComputeGraph, formal: Sequence[OutDataAnchor | None], body_id: str
                ) -> list[OutDataAnchor]:
-        """Clone ``body`` into the region. A body Data with ``index`` k reads ``formal[k]``, one
-        with ``parent_node_index`` k the parent's input k. Returns what the body's NetOutput
-        reads, in order."""
+        """Clone ``body`` into the region, each clone marked as lying in ``body_id`` (from
+        ``enter_body``). A body Data with ``index`` k reads ``formal[k]``, one with
+        ``parent_node_index`` k the parent's input k. Returns what the body's NetOutput reads,
+        in order."""
         clones: dict[str, Node] = {}
         sources: dict[str, OutDataAnchor] = {}   # body Data name -> the tensor it stands for
         results: list[OutDataAnchor] = []
@@ -155,6 +179,7 @@ class LabelMaker:
                 continue
             clone = op.clone()
             clone.name = self.graph.unique_name(f"{self.node.name}/{node.name}")
+            clone.set_attr(LABEL_BODIES, [body_id, *(op.get_attr(LABEL_BODIES) or ())])
             new = self.graph.add_node(clone)
             for k, src in enumerate(srcs):
                 if src is not None:

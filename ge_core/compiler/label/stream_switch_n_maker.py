@@ -51,7 +51,7 @@ class StreamSwitchNMaker(LabelMaker):
         copies: list[list[OutDataAnchor]] = []
         for i, name in enumerate(self.node.op_desc.subgraph_names):
             start = len(self.region)
-            results = self.inline(self.node.graph.subgraph(name), [])
+            results = self.inline(self.node.graph.subgraph(name), [], self.new_body())
             if len(results) != len(self.node.out_data_anchors):
                 raise self.fail(f"branch {name} returns {len(results)} values for "
                                 f"{len(self.node.out_data_anchors)} outputs")

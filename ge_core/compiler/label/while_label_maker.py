@@ -5,13 +5,16 @@ condition is a trip count and a flag).
     LabelSet(cond)
     idx = Cast(Less(iter, M) And flag, int32)                without M: Cast(flag)
     LabelSwitchByIndex(idx, [exit, body])                    as GE: false -> 0 -> leave
-    LabelSet(body)
+    LabelSet(body)   EnterStreamActive
     ...body (reads iter, flag, v_k)...
     snapshot flag', v'_k (MemcpyAsync)                       a body may return v_j as v'_k
     rows_j <- ScatterND(rows_j, [[iter]], [y_j])             scan output j: this step's row
     iter <- iter + 1, flag <- flag', v_k <- v'_k             MemcpyAsync by ref
     LabelGotoEx(cond)
     LabelSet(exit)                                           the Loop's outputs: v_k, rows_j
+
+The condition is the maker's own nodes on the parent's stream, not a body of its own as GE's
+While cond graph is: GE's CondStreamActive would start nothing here, so there is none.
 
 Memory: every node from the first init copy to the exit is marked no_reuse_mem_flag. A loop runs
 its ops again, so a tensor the planner frees at its last reader in program order may still be
@@ -58,8 +61,8 @@ class WhileLabelMaker(LabelMaker):
             go = self.compute("And", [self.compute("Less", [counter, max_trip]), flag])
         self.label_switch(self.compute("Cast", [go], to=ONNX_INT32), [leave, body_enter])
 
-        self.label_set(body_enter)
-        results = self.inline(self.body("body"), [counter, flag, *carried])
+        body = self.enter_body(body_enter, "EnterStreamActive")
+        results = self.inline(self.body("body"), [counter, flag, *carried], body)
         snapshots = [self.copy(r) for r in results[:1 + len(carried)]]
         written = []
         if rows:

@@ -28,7 +28,7 @@ from ge_core.om.logical_memory import align, tensor_size
 ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 # GE-local ops whose output is every one of their inputs: the gears of a multi-batch model write
 # their results into one buffer, since only one gear runs (GE's Merge with mbatch-inserted-node).
-MERGE_OPS = frozenset({"Merge"})
+MERGE_OPS = frozenset({"Merge", "StreamMerge"})
 WEIGHT_OPS = frozenset({"Const", "Constant"})
 VARIABLE_OPS = frozenset({"Variable"})
 RT_MEMORY_HBM = 0x2  # every feature map here lives in HBM; pools are per (memory type, stream)

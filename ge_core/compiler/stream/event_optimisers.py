@@ -64,15 +64,15 @@ class OptimizeByStreamActivate(SyncPass):
     sender's stream after the sender (or that the sender itself starts): the activation orders
     them.
 
-    GE's OptimizeSyncEvents then also drops every event sent from a StreamSwitch; that is sound
-    only once switch lowering has given each switch the streams it starts, which this build
-    does not do yet, so the rule waits for it."""
+    As GE's OptimizeSyncEvents, every event a StreamSwitch sends goes too: a switch's readers are
+    its branches, which it starts itself (passes/control_flow_and_stream)."""
     name = "OptimizeByStreamActivate"
 
     def run(self, graph: ComputeGraph) -> bool:
         self._ids = op_ids(graph)
         self._activators = activators(graph)
-        dropped = [e for e in self.state.events if self._activated_by_sender(e.src, e.dst)]
+        dropped = [e for e in self.state.events if e.src.type == "StreamSwitch"
+                   or self._activated_by_sender(e.src, e.dst)]
         for event in dropped:
             self.state.remove(event)
         return bool(dropped)

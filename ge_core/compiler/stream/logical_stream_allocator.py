@@ -3,6 +3,7 @@
     multi-stream   UpdateForMdeGroup -> AssignByLabel -> IndependentStream -> AssignByDependency
                    -> NodeStreamUpdate -> UpdateForParallelGroup -> AllReduceParallel
                    -> UpdateForSkippedEngine -> OptimizeIneffectiveMultiStream
+                   [-> AssignLabelBodyStreams (not GE), once label lowering inlined bodies]
     single stream  SingleStream -> NodeStreamUpdate -> UpdateForSkippedEngine
 
 The chain runs on the root graph, then on each If/Loop body (a body's default stream is its
@@ -14,13 +15,15 @@ from __future__ import annotations
 
 from ge_core.compiler.stream.logical_stream_pass import LogicalStreamContext, LogicalStreamPass
 from ge_core.compiler.stream.logical_stream_passes import (
-    AllReduceParallelPass, AssignByDependencyPass, AssignByLabelPass, IndependentStreamPass,
+    AllReduceParallelPass, AssignByDependencyPass, AssignByLabelPass, AssignLabelBodyStreamsPass,
+    IndependentStreamPass,
     NodeStreamUpdatePass, OptimizeIneffectiveMultiStreamPass, RefreshContinuousStreamsPass,
     SingleStreamPass, UpdateForMdeGroupPass, UpdateForParallelGroupPass,
     UpdateForSkippedEnginePass)
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.topo_order import fix_build_order
 from ge_core.graph import ComputeGraph
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM
 from ge_core.passes import PassManager, PassRecord
 
 STAGE = "AssignLogicalStreams"
@@ -45,7 +48,10 @@ class LogicalStreamAllocator:
     def assign(self, root: ComputeGraph) -> int:
         """Set ``stream_id`` on every node of ``root`` and its bodies; the number of streams."""
         fix_build_order(root)
-        per_graph = _manager(self.chain(), self.history)
+        chain = self.chain()
+        if not self.ctx.options.enable_single_stream and root.attrs.get(ATTR_MODEL_LABEL_NUM):
+            chain.append(AssignLabelBodyStreamsPass(self.ctx))
+        per_graph = _manager(chain, self.history)
         for graph in [root] + root.subgraphs:
             per_graph.run(graph)
         _manager([RefreshContinuousStreamsPass(self.ctx)], self.history).run(root)

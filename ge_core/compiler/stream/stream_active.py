@@ -8,11 +8,11 @@ InsertSyncNodesByLogicStream fill the lists:
   nodes carrying those ``_stream_label``s, in the list's order (a StreamSwitchN's i-th stream
   is gear i's).
 - SetActiveStreamsForSubgraphs: an If/Loop body runs on its parent's stream; any further stream
-  its own parallel branches got is started by the body's first-active StreamActive, on the
-  parent's stream, ahead of the body's other work. GE's label lowering makes that node; ours
-  (ge_core/compiler/label) builds a graph with control flow on one stream, so this matters only
-  to a body assigned streams by hand, whose extra streams must never be HEAD streams that would
-  run whether or not the branch is taken.
+  it got is started by the body's first-active StreamActive, on the parent's stream, ahead of
+  the body's other work, so it is never a HEAD stream that would run whether or not the branch
+  is taken. GE's label makers add that node to each body (label_maker.cc, AddStreamActive), and
+  so do ours; ours inline the body, so its nodes are found by their LABEL_BODIES, the k-th
+  first-active StreamActive of a region starting the region's body k.
 """
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, active_streams
 from ge_core.compiler.stream.topo_order import model_order
 from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_LABEL_LIST, ATTR_NAME_ACTIVE_STREAM_LIST,
-                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, ENGINE, LOGIC_STREAM_ID,
-                                      STREAM_ID)
+                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, ENGINE, LABEL_BODIES,
+                                      LABEL_REGION, LOGIC_STREAM_ID, STREAM_ID)
 from ge_core.passes import GraphPass
 
 RTS_ENGINE = "DNN_VM_RTS"
@@ -75,10 +75,35 @@ class SetActiveStreamsForSubgraphs(GraphPass):
     covers_subgraphs = True
 
     def run(self, graph: ComputeGraph) -> bool:
-        changed = False
+        changed = activate_inlined_bodies(graph)
         for body in graph.subgraphs:
             changed |= activate_body_streams(body)
         return changed
+
+
+def activate_inlined_bodies(graph: ComputeGraph) -> bool:
+    """Give each inlined body's first-active StreamActive the body's streams other than its
+    own (the nodes directly in the body: a nested body's extra streams are its own
+    StreamActive's to start); whether the graph changed."""
+    order = model_order(graph)
+    streams: dict[str, set[int]] = {}
+    for node in order:
+        inside = node.op_desc.get_attr(LABEL_BODIES)
+        if inside and not stream_label(node):
+            streams.setdefault(inside[-1], set()).add(stream_of(node))
+    seen: dict[str, int] = {}
+    changed = False
+    for node in order:
+        region = node.op_desc.get_attr(LABEL_REGION)
+        if region is None or not node.op_desc.get_attr(ATTR_NAME_SUBGRAPH_FIRST_ACTIVE):
+            continue
+        seen[region] = seen.get(region, -1) + 1
+        body = f"{region}:{seen[region]}"
+        wanted = sorted(streams.get(body, set()) - {INVALID_STREAM, stream_of(node)})
+        if active_streams(node) != wanted:
+            node.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, wanted)
+            changed = True
+    return changed
 
 
 def activate_body_streams(body: ComputeGraph) -> bool:

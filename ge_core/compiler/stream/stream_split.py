@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ge_core.compiler.stream.stream_active import activate_body_streams, head_streams
+from ge_core.compiler.stream.stream_active import RTS_ENGINE, activate_body_streams, head_streams
 from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_report import SplitReport, StreamSplit
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
@@ -27,11 +27,12 @@ from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocati
 from ge_core.compiler.stream.sync_event_nodes import generate_sync_nodes
 from ge_core.compiler.stream.sync_events import EVENT, SyncEvent
 from ge_core.compiler.stream.topo_order import model_order
-from ge_core.graph import ComputeGraph, Node
+from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_STREAM_NUM,
                                       ATTR_NAME_ACTIVE_STREAM_LIST,
                                       ATTR_NAME_CONTINUOUS_STREAM_LABEL,
-                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, EVENT_ID, HEAD_STREAMS)
+                                      ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, ENGINE, EVENT_ID,
+                                      HEAD_STREAMS, LOGIC_STREAM_ID, STREAM_ID)
 from npu_emu.driver.soc import FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH
 from npu_emu.world import current_runtime
 
@@ -145,11 +146,37 @@ class _StreamSplitter:
         self.next_event += 1
 
     def _activate_new_streams(self) -> None:
-        """GE's UpdateActiveStreams: whatever started a logical stream starts its new ones."""
+        """GE's UpdateActiveStreams: whatever started a logical stream starts its new ones. A
+        StreamSwitch starts one stream only: where its branch's stream was split, GE puts a
+        StreamActive after it, on a stream of its own, that the switch starts and that starts
+        the branch's streams (UpdateActiveStreamsForSwitchNode, InsertActiveNodesAfterSwitch)."""
         for node in model_order(self.root):
             listed = active_streams(node)
             grown = sorted(set(listed + [s for old in listed for s in self.added.get(old, ())]))
-            if set(grown) != set(listed):
+            if set(grown) == set(listed):
+                continue
+            if node.type == "StreamSwitch":
+                self._active_after_switch(node, grown)
+            else:
                 node.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, grown)
         for body in self.root.subgraphs:
             activate_body_streams(body)
+
+    def _active_after_switch(self, switch: Node, streams: list[int]) -> None:
+        graph = switch.graph
+        stream = self.next_stream
+        self.next_stream += 1
+        active = graph.add_node(OpDesc(graph.unique_name(f"{switch.name}_StreamActive_0"),
+                                       "StreamActive"))
+        for key, value in ((STREAM_ID, stream), (LOGIC_STREAM_ID, stream), (ENGINE, RTS_ENGINE),
+                           (ATTR_NAME_ACTIVE_STREAM_LIST, streams)):
+            active.op_desc.set_attr(key, value)
+        for head in switch.out_control_nodes():   # the branch's first nodes now follow it
+            if stream_of(head) in streams:
+                GraphUtils.remove_edge(switch.out_control_anchor, head.in_control_anchor)
+                GraphUtils.add_edge(active.out_control_anchor, head.in_control_anchor)
+        GraphUtils.add_edge(switch.out_control_anchor, active.in_control_anchor)
+        switch.op_desc.set_attr(ATTR_NAME_ACTIVE_STREAM_LIST, [stream])
+        order = [n for n in graph if n is not active]
+        at = order.index(switch) + 1
+        graph.reorder(order[:at] + [active] + order[at:])

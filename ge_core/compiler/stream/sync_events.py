@@ -14,7 +14,7 @@ from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocati
                                                   stream_of)
 from ge_core.compiler.stream.topo_order import model_order, op_ids
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.attr_names import LOGIC_STREAM_ID
+from ge_core.graph.attr_names import LABEL_BODIES, LOGIC_STREAM_ID
 from ge_core.passes import GraphPass
 
 EVENT, NOTIFY = "event", "notify"
@@ -117,7 +117,7 @@ class InsertSyncEvents(SyncPass):
             raise StreamAllocationError(
                 f"node {dst.name} ({dst.type}) has no stream but must wait for {src.name} "
                 f"({src.type}) on stream {src_stream}")
-        if self._activated_after(src, dst_stream):
+        if self._activated_after(src, dst_stream) or _enters_inlined_body(src, dst):
             return
         self.state.add(src, dst)
 
@@ -141,3 +141,14 @@ class InsertSyncEvents(SyncPass):
         if end is not None:
             for dst in parent.out_nodes():
                 self._insert(end, dst)
+
+
+def _enters_inlined_body(src: Node, dst: Node) -> bool:
+    """``dst`` lies in an If/Loop/Case body that label lowering inlined and ``src`` does not (ours:
+    GE keeps bodies as subgraphs). The label maker ordered every producer from outside a region
+    before the region's head on the parent's stream, and the body starts only later there (its
+    StreamActive or a jump), so the event adds no order. It would do harm: in a loop its wait
+    comes round on every trip but its record only once, and in a branch not taken it would be
+    recorded and never waited."""
+    inside = dst.op_desc.get_attr(LABEL_BODIES)
+    return bool(inside) and not set(inside) <= set(src.op_desc.get_attr(LABEL_BODIES) or ())

@@ -240,6 +240,9 @@ BUILDERS_BY_TYPE: dict[str, TaskBuilder] = {
     "StreamActive": _ONE_PER_ACTIVE_STREAM,
     "StreamSwitch": TaskBuilder(_stream_switch),
     "StreamSwitchN": TaskBuilder(_stream_switch_n),
+    # GE's StreamMergeOp copies input 0 to the output; here the planner gives a merge's inputs
+    # and output one buffer (mem_assist_info.py), which the branch's MemcpyAsync filled.
+    "StreamMerge": _NO_TASK,
     "LabelSet": TaskBuilder(_label_set),
     "LabelGoto": TaskBuilder(_label_goto_unsupported),
     "LabelGotoEx": TaskBuilder(_label_goto),

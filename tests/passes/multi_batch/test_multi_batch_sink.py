@@ -49,7 +49,8 @@ def test_a_shape_in_no_gear_is_refused_in_one_line(conv_om):
 
 def test_labels_route_switches_on_mapindex():
     # CaseOpLabelMaker: LabelSwitchByIndex over the gears' labels, its index MapIndex's, run as
-    # an AI CPU kernel; one stream. The loader's jump lands on the gear's label.
+    # an AI CPU kernel; the label tasks on one stream, a gear's other streams started by its
+    # StreamActive. The loader's jump lands on the gear's label.
     ge_model = compile_gears(conv_model(), **BATCH)
     tasks = ge_model.task_def.task
     switch = next(t for t in tasks if t.HasField("label_switch_by_index"))
@@ -57,7 +58,13 @@ def test_labels_route_switches_on_mapindex():
     kernel_ex = [OpDef.FromString(ge_model.task_def.op[t.id]).type
                  for t in tasks if t.type == ModelTaskType.KERNEL_EX]
     assert kernel_ex == ["MapIndex"]
-    assert ge_model.task_def.stream_num == 1
+    labels = {t.stream_id for t in tasks if t.type in (
+        ModelTaskType.LABEL_SET, ModelTaskType.STREAM_LABEL_GOTO,
+        ModelTaskType.STREAM_LABEL_SWITCH_BY_INDEX)}
+    assert len(labels) == 1
+    started = {t.stream_active.active_stream_id for t in tasks
+               if t.type == ModelTaskType.STREAM_ACTIVE and t.stream_id in labels}
+    assert started and started.isdisjoint(ge_model.head_streams)
     run = run_sunk(conv_model(), ge_model, {"x": _x(2, 3, 4, 4)})
     jumps = [e.label_id for e in run.events if isinstance(e, LabelJumped)]
     # Labels: leave first (GE's order), then one per gear: gear 1 is label 2.

@@ -4,6 +4,8 @@ from ge_core.compiler.stream.logical_stream_passes.all_reduce_parallel_pass impo
 from ge_core.compiler.stream.logical_stream_passes.assign_by_dependency_pass import (
     AssignByDependencyPass)
 from ge_core.compiler.stream.logical_stream_passes.assign_by_label_pass import AssignByLabelPass
+from ge_core.compiler.stream.logical_stream_passes.assign_label_body_streams_pass import (
+    AssignLabelBodyStreamsPass)
 from ge_core.compiler.stream.logical_stream_passes.independent_stream_pass import (
     IndependentStreamPass)
 from ge_core.compiler.stream.logical_stream_passes.node_stream_update_pass import (
@@ -21,6 +23,6 @@ from ge_core.compiler.stream.logical_stream_passes.update_for_skipped_engine_pas
     UpdateForSkippedEnginePass)
 
 __all__ = ["AllReduceParallelPass", "AssignByDependencyPass", "AssignByLabelPass",
-           "IndependentStreamPass", "NodeStreamUpdatePass", "OptimizeIneffectiveMultiStreamPass",
+           "AssignLabelBodyStreamsPass", "IndependentStreamPass", "NodeStreamUpdatePass", "OptimizeIneffectiveMultiStreamPass",
            "RefreshContinuousStreamsPass", "SingleStreamPass", "UpdateForMdeGroupPass",
            "UpdateForParallelGroupPass", "UpdateForSkippedEnginePass"]

@@ -1,0 +1,72 @@
+"""AssignLabelBodyStreamsPass (not GE): the streams of the If/While/Case bodies that label
+lowering inlined into the parent graph (ge_core/compiler/label/label_maker.py).
+
+GE keeps a lowered body as a subgraph and runs the logical stream passes on it as a graph of its
+own (logical_stream_allocator.cc): the body's label nodes take its parent's stream
+(NodeStreamUpdatePass, ``_rts_label_node``), its first new stream is its parent's, and each
+other stream it needs is new, started by the body's first-active StreamActive
+(StreamAllocator::SetActiveStreamsForSubgraphs). Our bodies are inlined before the passes run,
+so the chain assigned them as part of the parent graph; this pass gives them what GE's
+per-body assignment would:
+
+- a region's own nodes (labels, StreamActives, copies, a loop's counter) one stream, the one
+  its first node got: the parent's stream, where the jumps are;
+- each body's streams, lowest first: the lowest becomes the parent's stream, each other a new
+  stream no node outside the body uses, so it runs only when the body's StreamActive starts it
+  (a branch not taken starts none of them).
+
+Outer regions go first: an inner region lies in an outer body and moves with it, then gets its
+own. Nodes with a ``_stream_label`` keep their stream (AssignByLabel's; GE's
+SetActiveStreamsForSubgraphs skips them too), and nodes on no stream stay there.
+"""
+from __future__ import annotations
+
+from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
+from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, set_stream, stream_label,
+                                                  stream_of)
+from ge_core.graph import ComputeGraph, Node
+from ge_core.graph.attr_names import LABEL_BODIES, LABEL_REGION
+
+
+def bodies_of(node: Node) -> list[str]:
+    """The inlined bodies ``node`` lies in, outer first."""
+    return list(node.op_desc.get_attr(LABEL_BODIES) or ())
+
+
+def region_of(body: str) -> str:
+    return body.rpartition(":")[0]
+
+
+class AssignLabelBodyStreamsPass(LogicalStreamPass):
+    name = "AssignLabelBodyStreamsPass"
+
+    def run(self, graph: ComputeGraph) -> bool:
+        nodes = [n for n in graph.topological_sort()
+                 if not stream_label(n) and stream_of(n) != INVALID_STREAM]
+        depth: dict[str, int] = {}
+        for node in nodes:
+            region = node.op_desc.get_attr(LABEL_REGION)
+            if region is not None:
+                depth.setdefault(region, len(bodies_of(node)))
+        changed = False
+        for region in sorted(depth, key=depth.__getitem__):
+            changed |= self._assign(region, depth[region], nodes)
+        return changed
+
+    def _assign(self, region: str, depth: int, nodes: list[Node]) -> bool:
+        spine = [n for n in nodes if n.op_desc.get_attr(LABEL_REGION) == region]
+        parent = stream_of(spine[0])
+        changed = False
+        for node in spine:
+            changed |= set_stream(node, parent)
+        bodies: dict[str, list[Node]] = {}
+        for node in nodes:
+            inside = bodies_of(node)
+            if len(inside) > depth and region_of(inside[depth]) == region:
+                bodies.setdefault(inside[depth], []).append(node)
+        for members in bodies.values():
+            streams = sorted({stream_of(n) for n in members})
+            remap = {s: parent if i == 0 else self.ctx.new_stream() for i, s in enumerate(streams)}
+            for node in members:
+                changed |= set_stream(node, remap[stream_of(node)])
+        return changed
