@@ -4,12 +4,15 @@ to the panel, a rule between paragraphs, the newest at the top), the output of i
 a pause space goes on while Enter on a row does what it does elsewhere."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 from textual.widgets import Rule
 
+from workbench.script.player import Player
 from workbench.tui.lesson_panel import LessonPanel
 
-from tui_testing import ROOT, make_app, press, settle
+from tui_testing import ROOT, log_text, make_app, press, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -175,3 +178,43 @@ async def test_a_pane_brought_forward_leaves_the_command_line_its_focus(tmp_path
         app.action_focus_command()
         await _until_paused(pilot)
         assert app.current == "passes" and app.focused is app.command_line
+
+
+async def test_a_command_typed_while_the_lesson_starts_waits_for_its_first_pause(tmp_path,
+                                                                                 monkeypatch):
+    """`:` pressed before the lesson parks opens the command line at once and keeps it while
+    the lesson's first answers come (its target loading moved the focus to a pane, and the
+    rest of the line went to the app: a space went on, n was gdb's next); Enter queues the
+    line until the lesson pauses, instead of running it between the lesson's steps."""
+    gates = [threading.Event(), threading.Event()]   # the lesson's first two steps wait
+    step = Player.step
+
+    def gated(self, host, run):
+        if self.at < len(gates):
+            assert gates[self.at].wait(30), "the test never opened the gate"
+        return step(self, host, run)
+    monkeypatch.setattr(Player, "step", gated)
+    lesson = _lesson(tmp_path, f"target {TINY}", "step stage", "say Parked here.", "pause",
+                     "step stage", "say Gone on.", "pause")
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in ("colon", *"info"):
+            await pilot.press(key)
+        gates[0].set()   # the target loads: a new kind of target, the panes laid out again
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if app.answers:
+                break
+        assert app.kind is not None and app.focused is app.command_line
+        for key in (*" breakpoints", "enter"):
+            await pilot.press("space" if key == " " else key)
+        assert not app.lesson_paused and app.answers == 1   # still in its second step
+        assert "info breakpoints: runs when the lesson pauses" in log_text(app)
+        gates[1].set()
+        await _until_paused(pilot)
+        await settle(pilot)
+        log = log_text(app)
+        assert log.index("Parked here.") < log.index("> info breakpoints")
+        assert "Gone on." not in app.query_one(LessonPanel).text.plain and app.lesson_paused
+        assert app.focused is not app.command_line   # Enter left the command line, as always

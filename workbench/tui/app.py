@@ -234,12 +234,23 @@ class WorkbenchApp(App):
 
     def _submit(self, job: Job) -> None:
         self._queue.append(job)
+        if self._held(job):
+            self.log_pane.note(f"{job.line}: runs when the lesson pauses")
         self._next()
 
+    def _held(self, job: Job) -> bool:
+        """A command of the user's while a lesson plays on (not at a pause) waits for it to
+        park: run between the lesson's steps it would move the target under the lesson."""
+        return job.line is not None and job.lesson is None and self.lessons.running
+
     def _next(self) -> None:
-        if self.busy or not self._queue:
+        if self.busy:
             return
-        job = self._queue.popleft()
+        at = next((i for i, j in enumerate(self._queue) if not self._held(j)), None)
+        if at is None:
+            return
+        job = self._queue[at]
+        del self._queue[at]
         if job.line is not None or not job.panes:
             job.panes = self._shown_panes()
         for pane in self.panes:
@@ -327,9 +338,12 @@ class WorkbenchApp(App):
         if message.status.kind != self.kind:
             self.kind = message.status.kind
             self._layout_panes()
-            owner = next((n for n in (self.focused.ancestors_with_self if self.focused
-                                      else ()) if isinstance(n, Pane)), None)
-            if owner is None or not owner.applies(self.kind):   # its pane went away
+            focused = self.focused
+            owner = next((n for n in (focused.ancestors_with_self if focused else ())
+                          if isinstance(n, Pane)), None)
+            # only a focus whose pane went away moves: the command line keeps what is typed
+            # in it (a `:` pressed while a lesson's first steps still ran)
+            if focused is None or (owner is not None and not owner.applies(self.kind)):
                 self._focus_pane(self.current)
         for pane in job.panes:
             self._show(pane, message.data.get(pane.PANE_ID))
