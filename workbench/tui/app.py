@@ -603,14 +603,18 @@ class WorkbenchApp(App):
         if pane is None or not self._search:
             return
         pane.focus_main()
-        if pane is self.log_pane:
-            found = self.log_pane.text_log.find(self._search, step)
-        else:
-            table = next((t for t in pane.query(TreeTable) if t.display), None)
-            found = table is not None and table.find(self._search, step)
-        if not found:
-            self.notify(f"/{self._search}: no match in {pane.TITLE.split()[-1]}",
-                        severity="warning")
+        if not pane.find(self._search, step):
+            self.no_match(self._search, pane.TITLE.split()[-1])
+
+    def no_match(self, text: str, where: str) -> None:
+        """Said in the log and the status bar, as an error is: a toast goes unread."""
+        message = f"no match for {text} in {where}"
+        self.log_pane.note(message, style="bold yellow")
+        self.query_one(StatusBar).error = message
+
+    def searched(self, pane: Pane, text: str) -> None:
+        """A pane's own search box found ``text`` (the graph's filter): n and N go on in it."""
+        self._search, self._search_pane = text, pane
 
     def save_log(self, name: str) -> None:
         """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
@@ -659,7 +663,10 @@ class WorkbenchApp(App):
         self.screen.set_focus(self.command_line)
 
     def key_escape(self) -> None:
-        self._search = ""   # n and N are gdb's next again
+        if self._search:   # n and N are gdb's next again; the match's mark goes
+            self._search = ""
+            for pane in self.panes:
+                pane.end_search()
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")

@@ -25,12 +25,14 @@ from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamCo
                                                    busy_units, faults, node_of_task, races,
                                                    stream_columns, wait_for_chain)
 from workbench.tui.pane import Pane, redraw
+from workbench.tui.search import next_match
 from workbench.tui.session_views import SessionViews
 from workbench.tui.text_lines import TextLines
 
 COLUMN_WIDTH = 30
 ENDED = "no device now: the run has finished (F8 steps back into it)"
 MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
+HEADS = 3   # lines atop each stream column: its name, its state, head and tail
 
 
 @dataclass
@@ -115,6 +117,31 @@ class StreamGrid(TextLines, can_focus=True):
             entry = picked[0].window[picked[1]]
             self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
 
+    def find(self, text: str, step: int = 1) -> bool:
+        """Stream by stream, top to bottom: the next stream head or SQE whose text holds
+        ``text``, marked; an SQE found is selected too (F9 breaks on it, the source pane
+        shows its line)."""
+        width, texts = COLUMN_WIDTH + 1, self.texts
+        rows = len(texts)
+        cells = [texts[r][c * width:(c + 1) * width] for c in range(len(self.columns))
+                 for r in range(rows)]
+        at = None
+        if self.match is not None and self.search == text.lower():
+            c, start = divmod(self.match[1], width)
+            at = (c * rows + self.match[0], start)
+        found = next_match(cells, text, at, step)
+        if found is None:
+            self.show_match(text, None)
+            return False
+        c, r = divmod(found[0], rows)
+        if r >= HEADS and r - HEADS < len(self.columns[c].window):
+            self.col, self.row = c, r - HEADS
+            self._draw()
+            entry = self.columns[c].window[self.row]
+            self.post_message(self.Selected(self.columns[c].stream, entry.pos, entry.task_type))
+        self.show_match(text, (r, c * width + found[1], c * width + found[2]))
+        return True
+
     def _draw(self) -> None:
         if not self.columns:   # the pane's note says why when the run has ended
             self.set_lines([[(self.empty, "dim")]] if self.empty else [])
@@ -191,6 +218,12 @@ class DevicePane(Pane):
 
     def focus_main(self) -> None:
         self.screen.set_focus(self.grid)
+
+    def find(self, text: str, step: int = 1) -> bool:
+        return self.grid.find(text, step)
+
+    def end_search(self) -> None:
+        self.grid.end_search()
 
     @property
     def grid(self) -> StreamGrid:
