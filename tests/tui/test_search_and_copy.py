@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from textual import events
 
 from workbench.tui.screens import HelpScreen
 from workbench.tui.status_bar import StatusBar
@@ -148,3 +149,23 @@ async def test_a_mouse_selection_in_the_log_is_copied_by_y_and_ctrl_c():
         app.copy_to_clipboard("")
         await press(pilot, "ctrl+c")   # no command runs: ctrl+c copies, as in a terminal
         assert app.clipboard == wanted
+
+
+async def test_the_text_typed_in_a_burst_after_slash_is_the_search_s():
+    """As a paste or a quick typist sends it: the letters after `/` are not the letters' keys
+    (b set a breakpoint, c continued); in the graph pane they are its filter's."""
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f10", "f10", "2")
+        tick = app.views.debugger.tick
+        for key in ("slash", *"bcn"):   # no wait between the keys
+            app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        await settle(pilot)
+        assert app.command_line.value == "/bcn" and app.views.debugger.tick == tick
+        assert not app.views.debugger.breakpoints
+        await press(pilot, "escape", "1")
+        for key in ("slash", *"relu"):
+            app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        await settle(pilot)
+        assert app.pane("graph").query_one("#graph-filter").value == "relu"

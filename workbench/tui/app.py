@@ -763,8 +763,9 @@ class WorkbenchApp(App):
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
             return bool(self._search)
-        if action == "search":
-            return not isinstance(self.focused, Input)
+        if action == "search":   # the graph pane's / is its filter (its own binding)
+            return not isinstance(self.focused, Input) and not isinstance(
+                self.focused_pane() if self.is_mounted else None, GraphPane)
         if action == "focus_command":   # a `:` typed in an input is the input's
             return False if isinstance(self.focused, Input) else True
         if action == "lesson_next":   # space in an input is the input's

@@ -51,8 +51,9 @@ BINDINGS = [
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
     Binding("y", "copy", "Copy", id="copy", show=False),
-    # / searches the focused pane; n and N go on while a search is on (before gdb's n)
-    Binding("slash", "search", "Search", show=False, id="search"),
+    # / searches the focused pane; n and N go on while a search is on (before gdb's n).
+    # priority, as `:`: the text typed right after it reaches the command line
+    Binding("slash", "search", "Search", show=False, id="search", priority=True),
     Binding("n", "search_next(1)", "Next match", show=False, id="search-next"),
     Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous"),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
