@@ -218,3 +218,17 @@ async def test_a_command_typed_while_the_lesson_starts_waits_for_its_first_pause
         assert log.index("Parked here.") < log.index("> info breakpoints")
         assert "Gone on." not in app.query_one(LessonPanel).text.plain and app.lesson_paused
         assert app.focused is not app.command_line   # Enter left the command line, as always
+
+
+async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_keys():
+    """`:` moved the focus to the command line under the dialog: the dialog's y and n then went
+    into the hidden line, and nothing could answer it."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]   # the question
+        for key in ("colon", "slash", "y"):   # (no settling: the dialog holds the answers)
+            await pilot.press(key)
+        await _until_paused(pilot)
+        assert app.command_line.value == "" and app.lesson_paused

@@ -763,6 +763,9 @@ class WorkbenchApp(App):
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
             return bool(self._search)
+        if action in ("search", "focus_command") and self.is_mounted and \
+                self.screen is not self.screen_stack[0]:
+            return False   # a dialog or the help is up: its keys are its own
         if action == "search":   # the graph pane's / is its filter (its own binding)
             return not isinstance(self.focused, Input) and not isinstance(
                 self.focused_pane() if self.is_mounted else None, GraphPane)
