@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from textual import events
 from textual.widgets import Rule
 
 from workbench.script.player import Player
@@ -232,3 +233,19 @@ async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_key
             await pilot.press(key)
         await _until_paused(pilot)
         assert app.command_line.value == "" and app.lesson_paused
+
+
+async def test_a_command_typed_in_one_go_with_the_answer_to_the_question_reaches_the_line():
+    """`y:info break` typed as one burst: the keys after y came while the dialog was still on
+    the screen, and were lost on it."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in ("y", "colon", *"info"):   # no wait between the keys
+            app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.command_line.value:
+                break
+        assert app.command_line.value == "info" and app.focused is app.command_line

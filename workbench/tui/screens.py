@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -97,13 +98,15 @@ class HelpScreen(ModalScreen[None]):
 
 
 class Question(ModalScreen[bool]):
-    """A yes/no question: y answers yes, n or Esc no."""
+    """A yes/no question: y answers yes, n or Esc no (keys, not bindings: a binding's action
+    runs after the keys typed behind it have been handed out, and those must not be lost)."""
 
-    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+    ANSWERS = {"y": True, "n": False, "escape": False}
 
     def __init__(self, text: str, yes: str, no: str) -> None:
         super().__init__()
         self.text, self.yes, self.no = text, yes, no
+        self.answered = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="question-box"):
@@ -112,10 +115,24 @@ class Question(ModalScreen[bool]):
             yield Button(f"{self.no} (n)", id="answer-no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "answer-yes")
+        if not self.answered:
+            self.answer(event.button.id == "answer-yes")
 
-    def action_answer(self, answer: bool) -> None:
+    def answer(self, answer: bool) -> None:
+        self.answered = True
         self.dismiss(answer)
+
+    def on_key(self, event: events.Key) -> None:
+        """y, n, Esc answer; a key typed on after the answer, before the dialog has gone
+        (`y:info` in one go), is the app's once the dialog is gone, not lost on it."""
+        if self.answered:
+            event.stop()
+            event.prevent_default()
+            self.app.call_later(self.app.post_message, events.Key(event.key, event.character))
+        elif event.key in self.ANSWERS:
+            event.stop()
+            event.prevent_default()
+            self.answer(self.ANSWERS[event.key])
 
 
 def quit_question() -> Question:
