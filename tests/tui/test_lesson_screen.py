@@ -249,3 +249,21 @@ async def test_a_command_typed_in_one_go_with_the_answer_to_the_question_reaches
             if app.command_line.value:
                 break
         assert app.command_line.value == "info" and app.focused is app.command_line
+
+
+async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrapped_rows():
+    """Beside the panel the device pane is narrow, and each link of the chain wraps to two or
+    three rows: folded by lines, the chain and the fault filled the pane and pushed the SQE
+    lists off it."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _until_paused(pilot)
+        await press(pilot, "space")
+        await _until_paused(pilot)   # the deadlock: its chain
+        device = app.pane("device")
+        assert device.data.chain and app.current == "device"
+        faults = device.query_one("#device-faults")
+        assert "more line" in str(faults.render())   # folded
+        assert faults.size.height <= max(device.size.height // 3, 3)
+        assert device.query_one("#device-streams").size.height >= 4   # the SQE lists show

@@ -293,10 +293,16 @@ class DevicePane(Pane):
                       (f"  {second}", "red")]
         lines += [(f"fault: {f}", "red") for f in data.faults]
         room = max(self.size.height // 3, 3) if self.screen.maximized is not self else 60
-        if len(lines) > room:
-            hidden = len(lines) - room + 1
-            lines = lines[:room - 1] + [(f"  … {hidden} more lines (3 maximises the pane)",
-                                         "italic red")]
+        # rows on screen, not lines: a long chain link wraps to two or three
+        width = max(self.size.width - 4, 10)   # the border and the padding
+        rows = [max(len(Text(text).wrap(self.app.console, width)), 1) for text, _ in lines]
+        if sum(rows) > room:
+            keep = 0
+            while keep < len(lines) and sum(rows[:keep + 1]) <= room - 1:
+                keep += 1
+            hidden = len(lines) - keep
+            lines = lines[:keep] + [(f"  … {hidden} more line{'s' if hidden > 1 else ''} "
+                                     f"(3 maximises the pane)", "italic red")]
         trouble = Text("\n".join(text for text, _ in lines))
         start = 0
         for text, style in lines:
