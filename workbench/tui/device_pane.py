@@ -293,23 +293,23 @@ class DevicePane(Pane):
                       (f"  {second}", "red")]
         lines += [(f"fault: {f}", "red") for f in data.faults]
         room = max(self.size.height // 3, 3) if self.screen.maximized is not self else 60
-        # rows on screen, not lines: a long chain link wraps to two or three
+        # rows on screen, not lines: a long chain link wraps to two or three; short of room,
+        # a line a row, cut at the pane's edge, and the lines past the room folded
         width = max(self.size.width - 4, 10)   # the border and the padding
-        rows = [max(len(Text(text).wrap(self.app.console, width)), 1) for text, _ in lines]
-        if sum(rows) > room:
-            keep = 0
-            while keep < len(lines) and sum(rows[:keep + 1]) <= room - 1:
-                keep += 1
-            hidden = len(lines) - keep
-            lines = lines[:keep] + [(f"  … {hidden} more line{'s' if hidden > 1 else ''} "
-                                     f"(3 maximises the pane)", "italic red")]
+        wrap = sum(max(len(Text(text).wrap(self.app.console, width)), 1)
+                   for text, _ in lines) <= room
+        if len(lines) > room:
+            hidden = len(lines) - room + 1
+            lines = lines[:room - 1] + [(f"  … {hidden} more lines (3 maximises the pane)",
+                                         "italic red")]
         trouble = Text("\n".join(text for text, _ in lines))
         start = 0
         for text, style in lines:
             trouble.stylize(style, start, start + len(text))
             start += len(text) + 1
         faults_box = self.query_one("#device-faults", Static)
-        redraw(faults_box, trouble, trouble.plain, len(lines))
+        faults_box.set_class(not wrap, "-cut")   # (app.tcss: no wrapping, an ellipsis)
+        redraw(faults_box, trouble, (trouble.plain, wrap), (len(lines), wrap))
         faults_box.display = bool(lines)
 
     def _more_streams(self) -> None:
