@@ -268,3 +268,18 @@ async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrap
         shown = [line.text.strip() for line in faults.render_lines(faults.region.reset_offset)]
         assert shown[1].startswith(device.data.chain[0][:20]) and shown[1].endswith("…")
         assert device.query_one("#device-streams").size.height >= 4   # the SQE lists show
+
+
+async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
+    """A table's header wrapped at the pane's edge ("waited on" / "by  blocked" on two
+    rows), out of line with its rows: they scroll sideways instead."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await _until_paused(pilot)
+        device = app.pane("device")
+        sync = device.query_one("#device-sync")
+        lines = str(sync.render()).splitlines()
+        assert any("waited on by" in line for line in lines)
+        assert sync.size.height == len(lines)   # one row a line: none wrapped
+        assert sync.size.width > device.query_one("#device-tables").size.width
