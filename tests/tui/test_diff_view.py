@@ -61,3 +61,21 @@ async def test_the_passes_pane_shows_a_pass_diff_in_colour_side_by_side_when_max
         await press(pilot, "2")                # maximised: 200 columns
         shown = passes.query_one("#passes-diff-text").content
         assert isinstance(shown, Table)
+
+
+@pytest.mark.asyncio
+async def test_a_pass_that_changed_only_what_the_ir_dump_leaves_out_says_so():
+    """AssignByDependencyPass changes the stream subgraphs' streams, not the IR: the tree's
+    `changed` says yes, so its diff must not flatly say it changed nothing."""
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to pass NodeStreamUpdatePass")
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        key = next(k for k, s in passes.spans.items() if s.name == "AssignByDependencyPass")
+        assert passes.spans[key].changed
+        passes.open_pass_diff(key)
+        await settle(pilot)
+        assert "did not change graph tiny_cnn's IR; the pass reports a change" in \
+            passes.diff.text

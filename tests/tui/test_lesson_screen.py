@@ -4,12 +4,16 @@ to the panel, a rule between paragraphs, the newest at the top), the output of i
 a pause space goes on while Enter on a row does what it does elsewhere."""
 from __future__ import annotations
 
+import threading
+
 import pytest
+from textual import events
 from textual.widgets import Rule
 
+from workbench.script.player import Player
 from workbench.tui.lesson_panel import LessonPanel
 
-from tui_testing import ROOT, make_app, press, settle
+from tui_testing import ROOT, log_text, make_app, press, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -175,3 +179,107 @@ async def test_a_pane_brought_forward_leaves_the_command_line_its_focus(tmp_path
         app.action_focus_command()
         await _until_paused(pilot)
         assert app.current == "passes" and app.focused is app.command_line
+
+
+async def test_a_command_typed_while_the_lesson_starts_waits_for_its_first_pause(tmp_path,
+                                                                                 monkeypatch):
+    """`:` pressed before the lesson parks opens the command line at once and keeps it while
+    the lesson's first answers come (its target loading moved the focus to a pane, and the
+    rest of the line went to the app: a space went on, n was gdb's next); Enter queues the
+    line until the lesson pauses, instead of running it between the lesson's steps."""
+    gates = [threading.Event(), threading.Event()]   # the lesson's first two steps wait
+    step = Player.step
+
+    def gated(self, host, run):
+        if self.at < len(gates):
+            assert gates[self.at].wait(30), "the test never opened the gate"
+        return step(self, host, run)
+    monkeypatch.setattr(Player, "step", gated)
+    lesson = _lesson(tmp_path, f"target {TINY}", "step stage", "say Parked here.", "pause",
+                     "step stage", "say Gone on.", "pause")
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in ("colon", *"info"):
+            await pilot.press(key)
+        gates[0].set()   # the target loads: a new kind of target, the panes laid out again
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if app.answers:
+                break
+        assert app.kind is not None and app.focused is app.command_line
+        for key in (*" breakpoints", "enter"):
+            await pilot.press("space" if key == " " else key)
+        assert not app.lesson_paused and app.answers == 1   # still in its second step
+        assert "info breakpoints: runs when the lesson pauses" in log_text(app)
+        gates[1].set()
+        await _until_paused(pilot)
+        await settle(pilot)
+        log = log_text(app)
+        assert log.index("Parked here.") < log.index("> info breakpoints")
+        assert "Gone on." not in app.query_one(LessonPanel).text.plain and app.lesson_paused
+        assert app.focused is not app.command_line   # Enter left the command line, as always
+
+
+async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_keys():
+    """`:` moved the focus to the command line under the dialog: the dialog's y and n then went
+    into the hidden line, and nothing could answer it."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]   # the question
+        for key in ("colon", "slash", "y"):   # (no settling: the dialog holds the answers)
+            await pilot.press(key)
+        await _until_paused(pilot)
+        assert app.command_line.value == "" and app.lesson_paused
+
+
+async def test_a_command_typed_in_one_go_with_the_answer_to_the_question_reaches_the_line():
+    """`y:info break` typed as one burst: the keys after y came while the dialog was still on
+    the screen, and were lost on it."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in ("y", "colon", *"info"):   # no wait between the keys
+            app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.command_line.value:
+                break
+        assert app.command_line.value == "info" and app.focused is app.command_line
+
+
+async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrapped_rows():
+    """Beside the panel the device pane is narrow, and each link of the chain wraps to two or
+    three rows: counted by lines, the chain and the fault filled the pane and pushed the SQE
+    lists off it. Short of room each line takes one row, cut at the pane's edge."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _until_paused(pilot)
+        await press(pilot, "space")
+        await _until_paused(pilot)   # the deadlock: its chain
+        device = app.pane("device")
+        assert device.data.chain and app.current == "device"
+        faults = device.query_one("#device-faults")
+        assert faults.size.height <= max(device.size.height // 3, 3)
+        shown = [line.text.strip() for line in faults.render_lines(faults.region.reset_offset)]
+        assert shown[1].startswith(device.data.chain[0][:20]) and shown[1].endswith("…")
+        assert device.query_one("#device-streams").size.height >= 4   # the SQE lists show
+
+
+async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
+    """A table's header wrapped at the pane's edge ("waited on" / "by  blocked" on two
+    rows), out of line with its rows: they scroll sideways instead."""
+    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await _until_paused(pilot)
+        device = app.pane("device")
+        sync = device.query_one("#device-sync")
+        lines = str(sync.render()).splitlines()
+        assert any("waited on by" in line for line in lines)
+        assert sync.size.height == len(lines)   # one row a line: none wrapped
+        assert sync.size.width > device.query_one("#device-tables").size.width

@@ -234,12 +234,23 @@ class WorkbenchApp(App):
 
     def _submit(self, job: Job) -> None:
         self._queue.append(job)
+        if self._held(job):
+            self.log_pane.note(f"{job.line}: runs when the lesson pauses")
         self._next()
 
+    def _held(self, job: Job) -> bool:
+        """A command of the user's while a lesson plays on (not at a pause) waits for it to
+        park: run between the lesson's steps it would move the target under the lesson."""
+        return job.line is not None and job.lesson is None and self.lessons.running
+
     def _next(self) -> None:
-        if self.busy or not self._queue:
+        if self.busy:
             return
-        job = self._queue.popleft()
+        at = next((i for i, j in enumerate(self._queue) if not self._held(j)), None)
+        if at is None:
+            return
+        job = self._queue[at]
+        del self._queue[at]
         if job.line is not None or not job.panes:
             job.panes = self._shown_panes()
         for pane in self.panes:
@@ -327,9 +338,12 @@ class WorkbenchApp(App):
         if message.status.kind != self.kind:
             self.kind = message.status.kind
             self._layout_panes()
-            owner = next((n for n in (self.focused.ancestors_with_self if self.focused
-                                      else ()) if isinstance(n, Pane)), None)
-            if owner is None or not owner.applies(self.kind):   # its pane went away
+            focused = self.focused
+            owner = next((n for n in (focused.ancestors_with_self if focused else ())
+                          if isinstance(n, Pane)), None)
+            # only a focus whose pane went away moves: the command line keeps what is typed
+            # in it (a `:` pressed while a lesson's first steps still ran)
+            if focused is None or (owner is not None and not owner.applies(self.kind)):
                 self._focus_pane(self.current)
         for pane in job.panes:
             self._show(pane, message.data.get(pane.PANE_ID))
@@ -589,14 +603,18 @@ class WorkbenchApp(App):
         if pane is None or not self._search:
             return
         pane.focus_main()
-        if pane is self.log_pane:
-            found = self.log_pane.text_log.find(self._search, step)
-        else:
-            table = next((t for t in pane.query(TreeTable) if t.display), None)
-            found = table is not None and table.find(self._search, step)
-        if not found:
-            self.notify(f"/{self._search}: no match in {pane.TITLE.split()[-1]}",
-                        severity="warning")
+        if not pane.find(self._search, step):
+            self.no_match(self._search, pane.TITLE.split()[-1])
+
+    def no_match(self, text: str, where: str) -> None:
+        """Said in the log and the status bar, as an error is: a toast goes unread."""
+        message = f"no match for {text} in {where}"
+        self.log_pane.note(message, style="bold yellow")
+        self.query_one(StatusBar).error = message
+
+    def searched(self, pane: Pane, text: str) -> None:
+        """A pane's own search box found ``text`` (the graph's filter): n and N go on in it."""
+        self._search, self._search_pane = text, pane
 
     def save_log(self, name: str) -> None:
         """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
@@ -645,7 +663,10 @@ class WorkbenchApp(App):
         self.screen.set_focus(self.command_line)
 
     def key_escape(self) -> None:
-        self._search = ""   # n and N are gdb's next again
+        if self._search:   # n and N are gdb's next again; the match's mark goes
+            self._search = ""
+            for pane in self.panes:
+                pane.end_search()
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")
@@ -742,8 +763,12 @@ class WorkbenchApp(App):
             return True if self.pane(str(parameters[0])).applies(self.kind) else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
             return bool(self._search)
-        if action == "search":
-            return not isinstance(self.focused, Input)
+        if action in ("search", "focus_command") and self.is_mounted and \
+                self.screen is not self.screen_stack[0]:
+            return False   # a dialog or the help is up: its keys are its own
+        if action == "search":   # the graph pane's / is its filter (its own binding)
+            return not isinstance(self.focused, Input) and not isinstance(
+                self.focused_pane() if self.is_mounted else None, GraphPane)
         if action == "focus_command":   # a `:` typed in an input is the input's
             return False if isinstance(self.focused, Input) else True
         if action == "lesson_next":   # space in an input is the input's

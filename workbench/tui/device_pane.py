@@ -25,12 +25,14 @@ from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamCo
                                                    busy_units, faults, node_of_task, races,
                                                    stream_columns, wait_for_chain)
 from workbench.tui.pane import Pane, redraw
+from workbench.tui.search import next_match
 from workbench.tui.session_views import SessionViews
 from workbench.tui.text_lines import TextLines
 
 COLUMN_WIDTH = 30
 ENDED = "no device now: the run has finished (F8 steps back into it)"
 MARKS = {NEXT: "▶", RUNNING: "●", DONE: " "}
+HEADS = 3   # lines atop each stream column: its name, its state, head and tail
 
 
 @dataclass
@@ -115,6 +117,31 @@ class StreamGrid(TextLines, can_focus=True):
             entry = picked[0].window[picked[1]]
             self.post_message(self.Selected(picked[0].stream, entry.pos, entry.task_type))
 
+    def find(self, text: str, step: int = 1) -> bool:
+        """Stream by stream, top to bottom: the next stream head or SQE whose text holds
+        ``text``, marked; an SQE found is selected too (F9 breaks on it, the source pane
+        shows its line)."""
+        width, texts = COLUMN_WIDTH + 1, self.texts
+        rows = len(texts)
+        cells = [texts[r][c * width:(c + 1) * width] for c in range(len(self.columns))
+                 for r in range(rows)]
+        at = None
+        if self.match is not None and self.search == text.lower():
+            c, start = divmod(self.match[1], width)
+            at = (c * rows + self.match[0], start)
+        found = next_match(cells, text, at, step)
+        if found is None:
+            self.show_match(text, None)
+            return False
+        c, r = divmod(found[0], rows)
+        if r >= HEADS and r - HEADS < len(self.columns[c].window):
+            self.col, self.row = c, r - HEADS
+            self._draw()
+            entry = self.columns[c].window[self.row]
+            self.post_message(self.Selected(self.columns[c].stream, entry.pos, entry.task_type))
+        self.show_match(text, (r, c * width + found[1], c * width + found[2]))
+        return True
+
     def _draw(self) -> None:
         if not self.columns:   # the pane's note says why when the run has ended
             self.set_lines([[(self.empty, "dim")]] if self.empty else [])
@@ -192,6 +219,12 @@ class DevicePane(Pane):
     def focus_main(self) -> None:
         self.screen.set_focus(self.grid)
 
+    def find(self, text: str, step: int = 1) -> bool:
+        return self.grid.find(text, step)
+
+    def end_search(self) -> None:
+        self.grid.end_search()
+
     @property
     def grid(self) -> StreamGrid:
         return self.query_one(StreamGrid)
@@ -260,6 +293,11 @@ class DevicePane(Pane):
                       (f"  {second}", "red")]
         lines += [(f"fault: {f}", "red") for f in data.faults]
         room = max(self.size.height // 3, 3) if self.screen.maximized is not self else 60
+        # rows on screen, not lines: a long chain link wraps to two or three; short of room,
+        # a line a row, cut at the pane's edge, and the lines past the room folded
+        width = max(self.size.width - 4, 10)   # the border and the padding
+        wrap = sum(max(len(Text(text).wrap(self.app.console, width)), 1)
+                   for text, _ in lines) <= room
         if len(lines) > room:
             hidden = len(lines) - room + 1
             lines = lines[:room - 1] + [(f"  … {hidden} more lines (3 maximises the pane)",
@@ -270,7 +308,8 @@ class DevicePane(Pane):
             trouble.stylize(style, start, start + len(text))
             start += len(text) + 1
         faults_box = self.query_one("#device-faults", Static)
-        redraw(faults_box, trouble, trouble.plain, len(lines))
+        faults_box.set_class(not wrap, "-cut")   # (app.tcss: no wrapping, an ellipsis)
+        redraw(faults_box, trouble, (trouble.plain, wrap), (len(lines), wrap))
         faults_box.display = bool(lines)
 
     def _more_streams(self) -> None:

@@ -202,7 +202,7 @@ class GraphPane(Pane):
         graphs = state.graphs()
         nodes = sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
         text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
-        hint = " · / filters · Enter: anchors"
+        hint = " · / filters · Enter: anchors · v: draw"
         if reexecuted:
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
@@ -247,6 +247,10 @@ class GraphPane(Pane):
         keys = [k for k in self.table.visible_keys if not k.startswith("graph:")]
         if keys:
             self.table.move_to(keys[0])
+            if event.value:   # n and N go through the rows it left
+                self.app.searched(self, event.value)
+        elif event.value:
+            self.app.no_match(event.value, "Graph")
         event.input.display = bool(event.value)   # an empty filter hides its box again
         self.table.focus()
 

@@ -51,8 +51,9 @@ BINDINGS = [
               group=_PANE_GROUP) for i, name in enumerate(PANES, 1)],
     Binding("question_mark", "help", "Help", id="help", show=False),
     Binding("y", "copy", "Copy", id="copy", show=False),
-    # / searches the focused pane; n and N go on while a search is on (before gdb's n)
-    Binding("slash", "search", "Search", show=False, id="search"),
+    # / searches the focused pane; n and N go on while a search is on (before gdb's n).
+    # priority, as `:`: the text typed right after it reaches the command line
+    Binding("slash", "search", "Search", show=False, id="search", priority=True),
     Binding("n", "search_next(1)", "Next match", show=False, id="search-next"),
     Binding("N", "search_next(-1)", "Previous match", show=False, id="search-previous"),
     # gdb / pudb letters: only when no input has the focus (an input takes printable keys)
@@ -77,23 +78,27 @@ KEY_TABLE = (
     ("n", "next: step over finer units (same graph, same stream)"),
     ("F9 / b", "toggle a breakpoint on the selected pass, node or SQE"),
     ("F8", "reverse-step: back one unit (re-executes to it)"),
-    ("ctrl+c", "interrupt a running command: the target parks, the app stays"),
+    ("ctrl+c", "interrupt a running command: the target parks, the app stays (none runs: "
+               "copy the mouse's selection)"),
     ("1 .. 7", "show a pane (narrow) / maximise it; again or Esc restores"),
     (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
-    ("Esc", "leave the command line; restore a maximised pane"),
+    ("Esc", "leave the command line; end a search; restore a maximised pane"),
     ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
     ("space", "a lesson paused at `pause`: go on (Enter too, on the lesson panel)"),
-    ("Enter", "on a node: its anchors and peers; on a pass: its IR diff"),
+    ("Enter", "on a node: its anchors and peers (v draws it); on a pass: its IR diff"),
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),
-    ("/ · n · N", "search the focused pane's rows or the log (the graph pane: filter); next, "
-                  "previous match until Esc (then n is next again)"),
+    ("/ · n · N", "find in the focused pane (rows, stream columns, lanes, source code, log) "
+                  "or in the help, the match marked; next, previous match until Esc (then n "
+                  "is gdb's next again); the graph pane's / filters its rows"),
     ("h · + - [ ] 0", "hide unchanged passes · timeline zoom, scroll, fit"),
     ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
-              "double-click a row: as Enter"),
-    ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG (edges "
-          "say out→in anchor; ┆ control; boxes coloured by stream)"),
-    ("y", "copy the text selected with the mouse, else the row under the cursor (OSC 52)"),
+              "double-click a row: as Enter; drag over text: select it (y copies)"),
+    ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG under the "
+          "table, following the cursor; again: put it away (edges say out→in anchor; ┆ "
+          "control; boxes coloured by stream)"),
+    ("y", "copy the text selected with the mouse (drag over it), else the row under the "
+          "cursor, to the clipboard (OSC 52: through ssh and gewb serve too)"),
     (":log save FILE", "write the log to FILE"),
     ("ctrl+p", "command palette: every command, pane and lesson"),
     ("?", "this key table and every command"),

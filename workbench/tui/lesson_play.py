@@ -42,6 +42,11 @@ class LessonPlay:
     def playing(self) -> bool:
         return self.player is not None and not self.player.done
 
+    @property
+    def running(self) -> bool:
+        """Playing on: neither at a pause nor at its end (nor stopped)."""
+        return self.playing and not self.paused
+
     def begin(self, path: Path, allow_programs: bool) -> None:
         """Play once the user agrees to the host programs the lesson's header names (asked,
         unless --allow-programs agreed up front): until then none of its lines runs."""

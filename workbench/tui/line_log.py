@@ -2,15 +2,20 @@
 tree table it keeps its own top line instead of a growing virtual size, so writing a line
 redraws the log alone, not the whole screen (a relayout). Lines are rendered when written, at
 the width the log has then, and again when that width changes (a line written before the log
-had its size would otherwise keep the wrong wrap)."""
+had its size would otherwise keep the wrong wrap). `/` finds text in it (the match marked), and
+the mouse selects it."""
 from __future__ import annotations
 
 from rich.console import RenderableType
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
+
+from workbench.tui.search import Match, next_match
+from workbench.tui.strip_marks import mark, selected, selection_text
 
 
 class LineLog(Widget, can_focus=True):
@@ -28,6 +33,8 @@ class LineLog(Widget, can_focus=True):
         self.top: int | None = None   # None: follow the end
         self._width = 0               # the width the lines were rendered at
         self._base = None             # rich_style walks the ancestors: once per restyle
+        self.search = ""              # the text `/` found last
+        self.match: Match | None = None   # ... where
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -44,6 +51,9 @@ class LineLog(Widget, can_focus=True):
             del self.lines[:dropped]
             if self.top is not None:
                 self.top = max(0, self.top - dropped)
+            if self.match is not None:
+                line, start, end = self.match
+                self.match = (line - dropped, start, end) if line >= dropped else None
         self.refresh()
 
     def _render(self, renderable: RenderableType) -> list[Strip]:
@@ -63,6 +73,7 @@ class LineLog(Widget, can_focus=True):
             strips = self._render(renderable)
             self.lines += strips
             self.written.append((renderable, len(strips)))
+        self.match = None   # wrapped anew: the match moved
         self.refresh()
 
     def _first(self) -> int:
@@ -76,7 +87,15 @@ class LineLog(Widget, can_focus=True):
             self._base = self.rich_style
         if n >= len(self.lines):
             return Strip.blank(width, self._base)
-        return self.lines[n].crop_extend(0, width, self._base)
+        # each character's offset (x, line) for a selection to come; once per line written
+        strip = self.lines[n].apply_offsets(0, n)
+        return selected(self, mark(strip, self.match, n), n).crop_extend(0, width, self._base)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        return selection_text([line.text for line in self.lines], selection)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def scroll_lines(self, delta: int) -> None:
         end = max(len(self.lines) - self.size.height, 0)
@@ -85,18 +104,23 @@ class LineLog(Widget, can_focus=True):
         self.refresh()
 
     def find(self, text: str, step: int = 1) -> bool:
-        """Scroll so the next line (``step`` -1: the previous) holding ``text`` is the top one,
-        from the top line shown, round; False if no line holds it."""
-        needle, n = text.lower(), len(self.lines)
-        first = self._first()
-        for k in range(1, n + 1):
-            i = (first + step * k) % n
-            if needle in self.lines[i].text.lower():
-                end = max(n - self.size.height, 0)
-                self.top = None if i >= end else i
-                self.refresh()
-                return True
-        return False
+        """Mark the next occurrence of ``text`` (``step`` -1: the previous) from the last one
+        found, else from the top line shown, round; scroll it into view. False if none."""
+        at = self.match[:2] if self.match is not None and self.search == text.lower() \
+            else (self._first(), -1)
+        found = next_match([line.text for line in self.lines], text, at, step)
+        self.search, self.match = text.lower(), found
+        if found is not None:
+            first = self._first()
+            if not first <= found[0] < first + self.size.height:
+                end = max(len(self.lines) - self.size.height, 0)
+                self.top = None if found[0] >= end else found[0]
+        self.refresh()
+        return found is not None
+
+    def end_search(self) -> None:
+        self.search, self.match = "", None
+        self.refresh()
 
     def action_scroll(self, delta: int) -> None:
         self.scroll_lines(delta)

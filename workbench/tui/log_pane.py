@@ -32,6 +32,12 @@ class LogPane(Pane):
     def text_log(self) -> LineLog:
         return self.query_one(LineLog)
 
+    def find(self, text: str, step: int = 1) -> bool:
+        return self.text_log.find(text, step)
+
+    def end_search(self) -> None:
+        self.text_log.end_search()
+
     def command(self, line: str) -> None:
         if echoed(line):
             self.text_log.write(Text(PROMPT + line, style="bold"))

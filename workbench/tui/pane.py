@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.tui.session_views import SessionViews
+from workbench.tui.tree_table import TreeTable
 
 NEVER = object()   # what a pane has shown before its first show
 
@@ -75,6 +76,16 @@ class Pane(Vertical):
     def breakpoint_spec(self) -> str | None:
         """The `break` arguments for what is selected here (F9), if anything."""
         return None
+
+    def find(self, text: str, step: int = 1) -> bool:
+        """`/`, n and N: the next occurrence of ``text`` (``step`` -1: the previous) in what
+        the pane shows, brought into view and marked; False if there is none. Here: the rows
+        of its table, the cursor on the row found."""
+        table = next((t for t in self.query(TreeTable) if t.display), None)
+        return table is not None and table.find(text, step)
+
+    def end_search(self) -> None:
+        """Esc: the search is over, its mark goes."""
 
 
 def redraw(static: Static, content: Any, key: Any, shape: Any = None) -> None:

@@ -21,6 +21,8 @@ from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLi
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
+from workbench.tui.search import Match, next_match
+from workbench.tui.strip_marks import MATCH_STYLE
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
@@ -67,6 +69,8 @@ class SourcePane(Pane):
         self.data = SourceData()
         self.marked: int | None = None   # the line of the selected SQE or fault
         self.said = ""                   # what the where line says about it
+        self.search = ""                 # the text `/` found last in the code
+        self.found: Match | None = None  # ... where (line from 0)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="source-where", markup=False)
@@ -116,6 +120,23 @@ class SourcePane(Pane):
                  for n, (text, site) in enumerate(data.faults)]
         if rows != self.table.lines:
             self.table.set_lines(rows)
+        self.redraw()
+
+    def find(self, text: str, step: int = 1) -> bool:
+        """The code first (the match marked); with no match there, the rows of what the
+        script submitted."""
+        at = self.found[:2] if self.found is not None and self.search == text.lower() \
+            else None
+        found = next_match([line.rstrip("\n") for line in self.data.lines], text, at, step)
+        self.search, self.found = text.lower(), found
+        if found is None:
+            self.redraw()
+            return super().find(text, step)
+        self.redraw(scroll_to=found[0] + 1)
+        return True
+
+    def end_search(self) -> None:
+        self.search, self.found = "", None
         self.redraw()
 
     def select_sqe(self, stream: int | None, pos: int | None) -> None:
@@ -174,7 +195,10 @@ class SourcePane(Pane):
                 "bold red" if n in fault_lines else "bold magenta" if n in data.waits else \
                 "red" if n in data.breaks else "dim"
             out.append(f"{gutter}{n:4d} ", style=style)
+            start = len(out)
             out.append(line)
+            if self.found is not None and self.found[0] == n - 1:
+                out.stylize(MATCH_STYLE, start + self.found[1], start + self.found[2])
             out.append("\n")
         body.update(out)
         target = scroll_to or current

@@ -82,6 +82,12 @@ class TimelinePane(Pane):
         self.start, self.span = 0, None
         self.redraw()
 
+    def find(self, text: str, step: int = 1) -> bool:
+        return self.query_one("#timeline-text", TextLines).find(text, step)
+
+    def end_search(self) -> None:
+        self.query_one("#timeline-text", TextLines).end_search()
+
     def window(self) -> tuple[int, int]:
         """The emulated time shown, [start, end) ns."""
         total = end_ns(self.data.timeline) if self.data else 0

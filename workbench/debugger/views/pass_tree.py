@@ -130,4 +130,10 @@ def span_diff(debugger: Debugger, span: PassSpan) -> Outcome:
     if span.begin > debugger.tick:
         return Error(f"{span.name} has not run yet at tick {debugger.tick}")
     end, label = (span.end, "ran") if span.end is not None else (debugger.tick, "so far")
-    return ir_diff(debugger, span.name, span.graph, span.begin, end, label)
+    diff = ir_diff(debugger, span.name, span.graph, span.begin, end, label)
+    if span.changed and isinstance(diff, Printed) and diff.style != "diff":
+        # the pass returned "changed" for what the IR dump does not hold (a logical stream
+        # pass's stream subgraphs): the tree's `changed` column says yes, so say why both hold
+        return Printed(f"{diff.text}'s IR; the pass reports a change to state the IR dump "
+                       f"does not show")
+    return diff
