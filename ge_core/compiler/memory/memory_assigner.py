@@ -9,7 +9,7 @@ Reads ``stream_id`` from each node (0 where the stream allocator has not run: on
 from __future__ import annotations
 
 from ge_core.compiler.memory.graph_mem_assigner import ZERO_COPY, GraphMemAssigner
-from ge_core.compiler.memory.hybrid_mem_assigner import HybridMemAssigner
+from ge_core.compiler.memory.hybrid_mem_assigner import HybridMemAssigner, assigner_names
 from ge_core.compiler.memory.mem_assist_info import build_mem_assist_info
 from ge_core.compiler.memory.mem_map import VARIABLE, WEIGHT, MemoryPlan
 from ge_core.compiler.memory.mem_options import MemoryOptions
@@ -19,7 +19,7 @@ from ge_core.graph import ComputeGraph
 def assign_memory(graph: ComputeGraph, options: MemoryOptions | None = None) -> MemoryPlan:
     options = options or MemoryOptions()
     info = build_mem_assist_info(graph, options)
-    layout, totals = HybridMemAssigner(options.assigners).assign(info)
+    layout, totals = HybridMemAssigner(assigner_names(options)).assign(info)
     graph_assigner = GraphMemAssigner(info, layout)
     rows = graph_assigner.assign()
     sizes = graph_assigner.segment_bytes
