@@ -81,6 +81,12 @@ NO_REUSE_MEM_FLAG = "no_reuse_mem_flag"    # the op's memory is never reused (GE
 REUSE_INPUT_INDEX = "reuse_input_index"
 ATTR_NAME_CONTINUOUS_INPUT = "continuous_input"     # inputs side by side in one block
 ATTR_NAME_CONTINUOUS_OUTPUT = "continuous_output"   # outputs side by side in one block
+# GE's no-task marks (ge_attr_define.cc; set by ConcatNotaskPass): the op launches no task, its
+# inputs sit side by side with no padding, its output is their memory from this dim on.
+ATTR_NAME_NOTASK = "_no_task"
+ATTR_NAME_NOPADDING_CONTINUOUS_INPUT = "_no_padding_continuous_input"
+ATTR_NAME_OUTPUT_REUSE_INPUT = "_output_reuse_input"
+ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX = "_reuse_input_on_dim_index"
 
 # -- tensor descs, as the OM file stores them ---------------------------------------------------
 ORIGIN_SHAPE = "origin_shape"              # GE: TensorUtils' origin_shape

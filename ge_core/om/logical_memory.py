@@ -23,11 +23,16 @@ def align(n: int, to: int = MEM_ALIGN_SIZE) -> int:
     return -(-n // to) * to
 
 
-def tensor_size(desc: GeTensorDesc) -> int:
-    """GE's tensor size: raw bytes rounded up to 32, plus 32; an empty tensor takes 32."""
+def raw_bytes(desc: GeTensorDesc) -> int:
+    """The tensor's data bytes, no padding (GE's nopadding size)."""
     n = desc.shape.num_elements()
     if n is None:
         raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
     item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
         desc.dtype.to_numpy().itemsize
-    return align(n * item, 32) + 32
+    return n * item
+
+
+def tensor_size(desc: GeTensorDesc) -> int:
+    """GE's tensor size: raw bytes rounded up to 32, plus 32; an empty tensor takes 32."""
+    return align(raw_bytes(desc), 32) + 32

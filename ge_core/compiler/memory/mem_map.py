@@ -31,6 +31,8 @@ class MemRow:
     segment: str
     aliases: tuple[str, ...] = ()   # GE-local outputs sharing the buffer (Reshape, Flatten ...)
     accesses: tuple[int, ...] = ()  # op indices that write or read it, for happens-before
+    within: str = ""            # the buffer this one is a slice of (a no-task Concat's input
+                                # inside the Concat's output), which may share its bytes
 
     @property
     def end(self) -> int:

@@ -21,8 +21,6 @@ def shown_assigner(name: str) -> str:
 @dataclass(frozen=True)
 class MemoryOptions:
     disable_reuse: bool = False       # ge.exec.disableReuseMemory=1: every tensor its own block
-    continuous_concat: bool = False   # lesson: Concat asks for its inputs side by side
-                                      # (continuous_input), so they never need a copy
     memory_priority: bool = False     # ge.exec.memoryOptimizationPolicy=MemoryPriority: the
                                       # hybrid adds the four range BinaryBlock variants
     offset_assigners: bool = False    # not GE: the hybrid adds our two offset assigners
