@@ -8,7 +8,7 @@ translation at DavinciModel init). Offsets are aligned, and every tensor sized, 
 from __future__ import annotations
 
 from ge_core.graph import GeTensorDesc
-from ge_core.graph.types import DataType
+from ge_core.graph.ge_tensor import raw_bytes
 
 MEM_ALIGN_SIZE = 512                    # offsets are aligned to this (mem_assigner.h)
 
@@ -21,16 +21,6 @@ FEATURE_MAP_SPAN = VAR_BASE - FEATURE_MAP_BASE   # a feature map larger would re
 
 def align(n: int, to: int = MEM_ALIGN_SIZE) -> int:
     return -(-n // to) * to
-
-
-def raw_bytes(desc: GeTensorDesc) -> int:
-    """The tensor's data bytes, no padding (GE's nopadding size)."""
-    n = desc.shape.num_elements()
-    if n is None:
-        raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
-    item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
-        desc.dtype.to_numpy().itemsize
-    return n * item
 
 
 def tensor_size(desc: GeTensorDesc) -> int:

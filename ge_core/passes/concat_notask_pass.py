@@ -26,15 +26,14 @@ subgraphs, this model at the root graph only.
 """
 from __future__ import annotations
 
-from ge_core.compiler.memory.mem_assist_info import ALIAS_OPS
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.anchor import OutDataAnchor
 from ge_core.graph.attr_names import (ATTR_NAME_CONTINUOUS_INPUT, ATTR_NAME_CONTINUOUS_OUTPUT,
                                       ATTR_NAME_NOPADDING_CONTINUOUS_INPUT, ATTR_NAME_NOTASK,
                                       ATTR_NAME_OUTPUT_REUSE_INPUT,
                                       ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX, REUSE_INPUT_INDEX)
-from ge_core.graph.compute_graph import NETOUTPUT
-from ge_core.om.logical_memory import raw_bytes
+from ge_core.graph.compute_graph import ALIAS_OPS, NETOUTPUT
+from ge_core.graph.ge_tensor import raw_bytes
 from ge_core.passes.graph_pass import GraphPass
 
 CONCAT_TYPES = frozenset({"Concat"})

@@ -217,3 +217,15 @@ def test_the_options_set_once_lacked_reach_the_build():
     notify_model = built["notify"][1]
     assert model.task_def.event_num > 0 and notify_model.task_def.event_num == 0
     assert int(notify_model.task_def.attr[ATTR_MODEL_NOTIFY_NUM]) == model.task_def.event_num
+
+
+def test_info_memory_plan_names_the_fixed_feature_map_hccls_buffers_make():
+    d = debugger("sample_models/allreduce_step.onnx")
+    try:
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())
+        title = model_views.memory_plan(d.state).title
+        fixed = d.state.built.memory.fixed_feature_map_bytes
+    finally:
+        d.close()
+    assert fixed > 0 and f"fixed feature map {fixed} B" in title

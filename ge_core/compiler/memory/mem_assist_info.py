@@ -25,12 +25,9 @@ from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_NAME_CONTINUOUS_INPUT, ATTR_NAME_CONTINUOUS_OUTPUT,
                                       ATTR_NAME_NOPADDING_CONTINUOUS_INPUT, NO_REUSE_MEM_FLAG,
                                       REUSE_INPUT_INDEX, STREAM_ID, WORKSPACE_BYTES)
-from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
+from ge_core.graph.compute_graph import ALIAS_OPS, DATA_TYPES, NETOUTPUT
 from ge_core.om.logical_memory import align, raw_bytes, tensor_size
 
-# GE-local ops whose output 0 is their input 0 (hicann/ge compiler/engines/local_engine/:
-# "output reuses input").
-ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 # GE-local ops whose output is every one of their inputs: the gears of a multi-batch model write
 # their results into one buffer, since only one gear runs (GE's Merge with mbatch-inserted-node).
 MERGE_OPS = frozenset({"Merge"})

@@ -32,7 +32,10 @@ def memory_plan(state: RunState | None) -> Outcome:
              f"{shown_assigner(plan.assigner)} "
              f"(lower bound {plan.lower_bound_bytes} B, no reuse {plan.no_reuse_bytes} B; "
              f"assigners tried: {totals}); weights {plan.weight_bytes} B, zero-copy "
-             f"{plan.zero_copy_bytes} B")
+             f"{plan.zero_copy_bytes} B" + (
+                 f"; fixed feature map {plan.fixed_feature_map_bytes} B (HCCL's buffers: a "
+                 f"user may provide it, SetGraphFixedFeatureMemoryBase)"
+                 if plan.fixed_feature_map_bytes else ""))
     return TableOutcome(title, ("segment", "offset", "bytes", "ops (first-last)", LOGICAL,
                                 "buffer"), rows)
 
