@@ -54,6 +54,15 @@ def _soc_version(text: str) -> str:
     return text
 
 
+MEMORY_PRIORITY = "MemoryPriority"   # GE's kMemoryPriority (ge_types.h)
+
+
+def _memory_policy(text: str) -> str:
+    if text not in ("", MEMORY_PRIORITY):
+        raise ValueError(f"expected {MEMORY_PRIORITY} (or nothing: GE's default)")
+    return text
+
+
 def _parallel_num(text: str) -> int:
     count = int(text)
     if count < 1:
@@ -151,6 +160,14 @@ GE_OPTIONS: tuple[GeOption, ...] = (
              "SplitStreams; GE asks the runtime, and a 950 says yes", _B),
     GeOption("no-reuse", "ge.exec.disableReuseMemory", bool, False,
              "every tensor its own memory block", _B),
+    GeOption("memory-optimization-policy", "ge.exec.memoryOptimizationPolicy", str, "",
+             f"{MEMORY_PRIORITY}: HybridMemAssigner also runs its four range BinaryBlock "
+             "variants (GE's other MemoryPriority effects, on folding, topological order and "
+             "streams, are not modelled)", _B, "POLICY", parse_text=_memory_policy),
+    GeOption("offset-assigners", "gewb.offsetAssigners", bool, False,
+             "(not GE) HybridMemAssigner also runs this project's offset assigners, "
+             "greedy_by_size and best_fit_search, which place a tensor across two freed "
+             "blocks and often reach the lower bound", _B),
     GeOption("exec-timeout", "ge.exec.graphExecTimeout", int, DEFAULT_EXEC_TIMEOUT_MS,
              "ms of device time an execution may run before it is ended, -1 never", _X, "MS",
              parse_text=parse_timeout),

@@ -11,7 +11,8 @@
                             pool; results merged in subgraph order, so the outcome never depends
                             on which thread finished first
     MergeSubgraph           the subgraphs stitched back into one graph
-    OptimizeAfterMerge      stage 3: what the merge made possible
+    OptimizeAfterMerge      stage 3: what the merge made possible; last, ConcatNotaskPass
+                            (a Concat whose inputs can sit side by side launches no task)
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
 debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records. Between
@@ -217,7 +218,8 @@ class CompilePipeline:
     def _optimize_after_merge(self) -> Iterator[Step]:
         yield from self._passes("OptimizeAfterMerge", self.graph,
                                 pass_lists.after_merge_passes()
-                                + pass_lists.multi_batch_passes(self._multi_batch))
+                                + pass_lists.multi_batch_passes(self._multi_batch)
+                                + pass_lists.concat_notask(self.graph))
         self._place_new_nodes()
 
     def _place_new_nodes(self) -> None:

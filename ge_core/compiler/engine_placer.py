@@ -14,9 +14,9 @@ from typing import Callable, Iterable
 from ge_core.ops.host_cpu_ops import HOST_CPU_ENGINE, host_cpu_reason
 from ge_core.graph import ComputeGraph, Node
 from ge_core.compiler.op_stores import (AICPU_ASCEND_ENGINE, AICPU_ASCEND_OPS, DSA_ENGINE,
-                                        DSA_OPS, DVPP_ENGINE, GE_DELETED_OPS, dvpp_unsupported)
+                                        DSA_OPS, DVPP_ENGINE, GE_DELETED_OPS,
+                                        aicore_dtype_unsupported, dvpp_unsupported)
 from ge_core.graph.attr_names import ATTR_NAME_OP_SPECIFIED_ENGINE_NAME, ENGINE
-from ge_core.graph.types import DataType
 from ge_core.ops.graph_io import RTS_OPS
 
 # Ops that launch no kernel: GE-local (compiler/engines/local_engine/ in hicann/ge: output reuses
@@ -59,13 +59,12 @@ VECTOR_OPS |= {"CumSum", "Trilu", "EyeLike", "Range", "OneHot", "GatherElements"
                "DepthToSpace", "ReverseSequence", "CenterCropPad", "Bernoulli",
                "RandomUniform", "RandomUniformLike", "RandomNormal", "RandomNormalLike"}
 HCCL_OPS = frozenset({"HcomAllReduce", "HcomAllGather", "HcomBroadcast", "HcomReduceScatter"})
-_FLOAT = {DataType.DT_FLOAT, DataType.DT_FLOAT16, DataType.DT_BF16, DataType.DT_UNDEFINED}
 
 
-def _float_io(node: Node) -> bool:
-    """AI Core and Vector kernels are float kernels; integer tensors go to AI CPU."""
-    descs = node.op_desc.input_descs + node.op_desc.output_descs
-    return all(d.dtype in _FLOAT for d in descs if not d.absent)
+def _store_dtypes(node: Node) -> bool:
+    """The AI Core and Vector stores take an op only in the dtypes they list for it
+    (op_stores.AICORE_DTYPES); an op in others goes on to an AI CPU engine."""
+    return aicore_dtype_unsupported(node) is None
 
 
 @dataclass(frozen=True)
@@ -91,9 +90,9 @@ def _with_op_store_engines(engines: tuple[Engine, ...]) -> tuple[Engine, ...]:
 
 
 ENGINES: tuple[Engine, ...] = tuple(sorted((
-    Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _float_io(n)
+    Engine("AIcoreEngine", 1, lambda n: n.type in AICORE_OPS and _store_dtypes(n)
            or n.type in QUANT_OPS),
-    Engine("VectorEngine", 2, lambda n: n.type in VECTOR_OPS and _float_io(n)),
+    Engine("VectorEngine", 2, lambda n: n.type in VECTOR_OPS and _store_dtypes(n)),
     Engine("DNN_VM_RTS", 2, lambda n: n.type in RTS_OPS, attach=True),
     Engine("DNN_HCCL", 2, lambda n: n.type in HCCL_OPS, independent=True),
     Engine("DNN_VM_AICPU", 4, lambda n: n.type not in GE_LOCAL_OPS and host_cpu_reason(n) is None,

@@ -45,6 +45,67 @@ DSA_OPS = frozenset({"DSAGenBitMask", "DSARandomNormal", "DSARandomTruncatedNorm
 GE_DELETED_OPS = frozenset({"Identity", "IdentityN", "Shape", "Size", "Rank", "Snapshot",
                             "StopGradient", "PreventGradient", "GuaranteeConst"})
 
+# The AI Core op store's dtypes per op, for the ops whose kernels take more than float: the
+# union of the DataType lists of each op's definition in hicann/ops-math (math/*/op_host and
+# conversion/*/op_host *_def.cpp, read for ONNX's name of the op: Max is Maximum, Where is
+# SelectV2, Split is SplitV, ArgMax is ArgMaxV2). Those definitions configure the AI Core for
+# ascend950; we take them for every chip. A union is coarser than the store, which lists
+# allowed combinations row by row. An op not listed here is taken as float only (_FLOATS).
+_FLOATS = frozenset({"DT_FLOAT", "DT_FLOAT16", "DT_BF16"})
+_COMPARE = _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8", "DT_UINT64"}
+_MOVE = _FLOATS | {"DT_BOOL", "DT_INT8", "DT_UINT8", "DT_INT16", "DT_UINT16", "DT_INT32",
+                   "DT_UINT32", "DT_INT64", "DT_UINT64"}
+_AICORE_DTYPE_NAMES: dict[str, frozenset[str]] = {
+    "Add": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Sub": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Mul": _FLOATS | {"DT_BOOL", "DT_DOUBLE", "DT_INT16", "DT_INT32", "DT_INT64", "DT_INT8",
+                      "DT_UINT8"},
+    "Div": _FLOATS | {"DT_INT32", "DT_INT8", "DT_UINT8"},
+    "Max": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Min": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Mod": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Abs": _FLOATS | {"DT_INT16", "DT_INT32", "DT_INT64", "DT_INT8"},
+    "Neg": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8"},
+    "Sign": _MOVE - {"DT_BOOL"},
+    "Pow": _FLOATS | {"DT_INT16", "DT_INT32", "DT_INT8", "DT_UINT8"},
+    "Cast": _MOVE | {"DT_DOUBLE", "DT_INT4"},
+    "Equal": _COMPARE | {"DT_DOUBLE"},
+    "Less": _COMPARE | {"DT_DOUBLE"},
+    "Greater": _COMPARE,
+    "Where": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "ArgMax": _FLOATS | {"DT_INT32", "DT_INT64"},
+    "ArgMin": _FLOATS | {"DT_INT32", "DT_INT64"},
+    "ReduceSum": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64"},
+    "ReduceMean": _FLOATS | {"DT_INT32", "DT_INT64"},
+    "ReduceMax": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "ReduceMin": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "ReduceProd": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "CumSum": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT64", "DT_UINT8"},
+    "Range": _FLOATS | {"DT_DOUBLE", "DT_INT32", "DT_INT64"},
+    "OneHot": _FLOATS | {"DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Expand": _FLOATS | {"DT_BOOL", "DT_INT32", "DT_INT64", "DT_INT8", "DT_UINT8"},
+    "Concat": _MOVE | {"DT_DOUBLE"},
+    "Split": _MOVE,
+    "Slice": _MOVE,
+    "Tile": _MOVE,
+    "Transpose": _MOVE,
+    "Pad": _MOVE | {"DT_DOUBLE"},
+}
+AICORE_DTYPES: dict[str, frozenset[DataType]] = {
+    op: frozenset(DataType[name] for name in names) for op, names in _AICORE_DTYPE_NAMES.items()}
+FLOAT_DTYPES = frozenset(DataType[name] for name in _FLOATS)
+
+
+def aicore_dtype_unsupported(node: Node) -> str | None:
+    """Why the AI Core op store refuses ``node``'s tensors, or None: every input and output
+    dtype must be one the store lists for the op (an unknown dtype, not yet inferred, passes)."""
+    allowed = AICORE_DTYPES.get(node.type, FLOAT_DTYPES)
+    for d in node.op_desc.input_descs + node.op_desc.output_descs:
+        if not d.absent and d.dtype != DataType.DT_UNDEFINED and d.dtype not in allowed:
+            return f"the AI Core store's {node.type} takes no {d.dtype.name}"
+    return None
+
+
 _IMAGE_DTYPES = (DataType.DT_UINT8, DataType.DT_FLOAT)
 _WIDTH = (6, 4096)    # widthMin .. widthMax
 _HEIGHT = (4, 8192)

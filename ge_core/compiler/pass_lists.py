@@ -16,6 +16,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
+from ge_core.passes.concat_notask_pass import CONCAT_TYPES, ConcatNotaskPass
 from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass, MergeInputMemcpyPass,
                                                     MergeToStreamMergePass,
@@ -105,3 +106,11 @@ def engine_passes(engine: str) -> list[GraphPass]:
 
 def after_merge_passes() -> list[GraphPass]:
     return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass()]
+
+
+def concat_notask(graph: ComputeGraph) -> list[GraphPass]:
+    """GE's OptimizeStage2 ends with ConcatNotaskPass, once the graph is stable
+    (graph_manager.cc). It joins only when the graph has a Concat, so other models' pass
+    tables stay as they were."""
+    return [ConcatNotaskPass()] if any(n.type in CONCAT_TYPES for n in graph.all_nodes()) \
+        else []

@@ -88,6 +88,13 @@ NO_REUSE_MEM_FLAG = "no_reuse_mem_flag"    # the op's memory is never reused (GE
 REUSE_INPUT_INDEX = "reuse_input_index"
 ATTR_NAME_CONTINUOUS_INPUT = "continuous_input"     # inputs side by side in one block
 ATTR_NAME_CONTINUOUS_OUTPUT = "continuous_output"   # outputs side by side in one block
+# GE's no-task marks (ge_attr_define.cc; set by ConcatNotaskPass): the op launches no task, its
+# inputs sit side by side with no padding, its output is their memory from this dim on.
+ATTR_NAME_NOTASK = "_no_task"
+ATTR_NAME_NOPADDING_CONTINUOUS_INPUT = "_no_padding_continuous_input"
+ATTR_NAME_OUTPUT_REUSE_INPUT = "_output_reuse_input"
+ATTR_NAME_REUSE_INPUT_ON_DIM_INDEX = "_reuse_input_on_dim_index"
+ATTR_NAME_IS_FIXED_ADDR_PRIOR = "_is_fixed_addr_prior"   # its memory may not move (HCCL's ops)
 
 # -- tensor descs, as the OM file stores them ---------------------------------------------------
 ORIGIN_SHAPE = "origin_shape"              # GE: TensorUtils' origin_shape
@@ -102,6 +109,7 @@ ATTR_MODEL_STREAM_NUM = "stream_num"
 ATTR_MODEL_EVENT_NUM = "event_num"
 ATTR_MODEL_NOTIFY_NUM = "notify_num"
 ATTR_MODEL_LABEL_NUM = "label_num"
+ATTR_MODEL_SUB_MEMORY_INFO = "sub_memory_info"   # the feature map's sub memories (mem_map)
 HEAD_STREAMS = "head_streams"              # ours: the streams nothing activates (bound HEAD)
 
 # Annotations GE's compiler adds to an op (stream, engine, memory offsets ...): watchable like any

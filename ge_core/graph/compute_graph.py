@@ -16,6 +16,9 @@ from npu_emu.world import current_bus
 
 DATA_TYPES = frozenset({"Data", "RefData"})
 NETOUTPUT = "NetOutput"
+# GE-local ops whose output 0 is their input 0 (hicann/ge compiler/engines/local_engine/:
+# "output reuses input"): views, which launch nothing and own no memory.
+ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 
 
 @dataclass(slots=True)

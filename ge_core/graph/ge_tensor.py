@@ -60,6 +60,16 @@ class GeTensorDesc:
         return "absent" if self.absent else f"{self.dtype.short}{self.shape}"
 
 
+def raw_bytes(desc: GeTensorDesc) -> int:
+    """The tensor's data bytes, no padding (GE's nopadding size; tensor_size pads it)."""
+    n = desc.shape.num_elements()
+    if n is None:
+        raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
+    item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
+        desc.dtype.to_numpy().itemsize
+    return n * item
+
+
 class GeTensor:
     """A constant: a desc plus host data (weights, folded constants)."""
 

@@ -8,7 +8,7 @@ translation at DavinciModel init). Offsets are aligned, and every tensor sized, 
 from __future__ import annotations
 
 from ge_core.graph import GeTensorDesc
-from ge_core.graph.types import DataType
+from ge_core.graph.ge_tensor import raw_bytes
 
 MEM_ALIGN_SIZE = 512                    # offsets are aligned to this (mem_assigner.h)
 
@@ -25,9 +25,4 @@ def align(n: int, to: int = MEM_ALIGN_SIZE) -> int:
 
 def tensor_size(desc: GeTensorDesc) -> int:
     """GE's tensor size: raw bytes rounded up to 32, plus 32; an empty tensor takes 32."""
-    n = desc.shape.num_elements()
-    if n is None:
-        raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
-    item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
-        desc.dtype.to_numpy().itemsize
-    return align(n * item, 32) + 32
+    return align(raw_bytes(desc), 32) + 32

@@ -8,6 +8,13 @@ each segment one device block - allocated here, provided by the user (set featur
 const memory base), or shared with another model loaded from the same weights - and translates
 an address by its segment: device = segment's device base + (logical - segment's logical base).
 
+The fixed feature map (DavinciModel::InitFixedFeatureMap): when the user provides fixed feature
+memory (SetGraphFixedFeatureMemoryBase) and the model has fixed sub memories (graph_mem_splitter:
+where HCCL's buffers are), those sub memories lie end to end in the user's memory and the model
+allocates only the rest of its feature map, the refreshable part, which a feature memory base
+given later re-points. Without it the model allocates all of it (GE mallocs the fixed part in
+the session's allocator; here it is part of the model's one block).
+
     memory = ModelMemory.allocate(device, ge_model)       # or with bases the caller provides
     memory.translate(logical_addr) -> device address
     memory.release()                                      # frees only what it allocated
@@ -20,7 +27,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ge_core.graph import ComputeGraph, GeTensor
-from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
+from ge_core.compiler.memory.graph_mem_splitter import SubMemoryInfo, decode
+from ge_core.graph.attr_names import ATTR_MODEL_SUB_MEMORY_INFO, ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
 from ge_core.om.logical_memory import (FEATURE_MAP_BASE, HOST_FM_BASE, VAR_BASE, WEIGHT_BASE,
                                        tensor_size)
 from ge_core.runtime.errors import ModelLoadError
@@ -32,7 +40,9 @@ if TYPE_CHECKING:
     from npu_emu.core.kernel_task import TensorArg
 
 FEATURE_MAP, VARIABLE, WEIGHT = "feature_map", "variable", "weight"
-LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE}
+FIXED_FEATURE_MAP = "fixed_feature_map"
+LOGICAL_BASE = {FEATURE_MAP: FEATURE_MAP_BASE, VARIABLE: VAR_BASE, WEIGHT: WEIGHT_BASE,
+                FIXED_FEATURE_MAP: FEATURE_MAP_BASE}
 VARIABLE_OPS = frozenset({"Variable"})
 
 
@@ -42,10 +52,11 @@ class Segment:
     size: int
     device_base: int      # 0 when size is 0: nothing lives there
     owned: bool           # allocated by this ModelMemory (and so freed by it)
+    offset: int = 0       # where in its region it starts (a feature map's sub memory)
 
     @property
     def logical_base(self) -> int:
-        return LOGICAL_BASE[self.name]
+        return LOGICAL_BASE[self.name] + self.offset
 
     def contains(self, logical: int) -> bool:
         return self.logical_base <= logical < self.logical_base + self.size
@@ -60,6 +71,27 @@ def variable_bytes(graph: ComputeGraph) -> int:
             if VAR_BASE <= addr < WEIGHT_BASE:
                 end = max(end, addr + tensor_size(desc))
     return end - VAR_BASE
+
+
+def fixed_sub_memories(ge_model: GeModel) -> tuple[SubMemoryInfo, ...]:
+    return tuple(s for s in decode(ge_model.task_def.attr[ATTR_MODEL_SUB_MEMORY_INFO]) if s.fixed)
+
+
+def fixed_feature_bytes(ge_model: GeModel) -> int:
+    """The fixed feature memory a user must provide (GE's summary GetFixedFeatureMemorySize)."""
+    return sum(s.size for s in fixed_sub_memories(ge_model))
+
+
+def _refreshable(total: int, fixed: tuple[SubMemoryInfo, ...]) -> list[tuple[int, int]]:
+    """The feature map's (offset, size) ranges outside the fixed sub memories."""
+    ranges, at = [], 0
+    for sub in sorted(fixed, key=lambda s: s.base):
+        if sub.base > at:
+            ranges.append((at, sub.base - at))
+        at = sub.base + sub.size
+    if total > at:
+        ranges.append((at, total - at))
+    return ranges
 
 
 def segment_sizes(ge_model: GeModel) -> dict[str, int]:
@@ -96,9 +128,13 @@ class ModelMemory:
                  provided: dict[str, int] | None = None) -> "ModelMemory":
         """One block per non-empty segment: the device base in ``provided`` (by segment name)
         when given - the caller owns it - else a fresh allocation. Weights given here are the
-        caller's to fill; allocated ones are filled from the model."""
+        caller's to fill; allocated ones are filled from the model. With FIXED_FEATURE_MAP
+        provided, the feature map's fixed sub memories lie there and the rest in its own block."""
         provided = provided or {}
         sizes = segment_sizes(ge_model)
+        fixed = fixed_sub_memories(ge_model) if FIXED_FEATURE_MAP in provided else ()
+        if fixed and FEATURE_MAP not in provided:
+            sizes[FEATURE_MAP] -= sum(s.size for s in fixed)
         need = sum(size for name, size in sizes.items() if name not in provided)
         if need > device.memory.free_bytes():   # the plan against the device, before any malloc
             plan = ", ".join(f"{name.replace('_', ' ')} {size:,} B"
@@ -109,7 +145,12 @@ class ModelMemory:
         segments: list[Segment] = []
         try:
             for name, size in sizes.items():
-                if size == 0:
+                if name == FEATURE_MAP and fixed:
+                    segments += _fixed_segments(fixed, provided[FIXED_FEATURE_MAP])
+                    base = provided.get(FEATURE_MAP) or (device.malloc(size) if size else 0)
+                    segments += _laid(_refreshable(segment_sizes(ge_model)[FEATURE_MAP], fixed),
+                                      base, FEATURE_MAP not in provided)
+                elif size == 0:
                     segments.append(Segment(name, 0, 0, False))
                 elif name in provided:
                     segments.append(Segment(name, size, provided[name], False))
@@ -135,11 +176,14 @@ class ModelMemory:
                              f"({', '.join(f'{s.name} {s.size} B' for s in self.segments)})")
 
     def rebase(self, name: str, device_base: int) -> None:
-        """Point a segment at memory the caller provides (UpdateGraphFeatureMemoryBase)."""
-        old = self.segment(name)
-        if old.owned:
-            self.device.free(old.device_base)
-        self.segments[self.segments.index(old)] = Segment(name, old.size, device_base, False)
+        """Point a segment at memory the caller provides (UpdateGraphFeatureMemoryBase): the
+        feature map's refreshable parts lie end to end from ``device_base``."""
+        old = [s for s in self.segments if s.name == name]
+        for s in old:
+            if s.owned:
+                self.device.free(s.device_base)
+        new = _laid([(s.offset, s.size) for s in old], device_base, False)
+        self.segments = [s for s in self.segments if s.name != name] + new
 
     def release(self) -> None:
         for s in self.segments:
@@ -150,6 +194,24 @@ class ModelMemory:
     @property
     def total_bytes(self) -> int:
         return sum(s.size for s in self.segments)
+
+
+def _fixed_segments(fixed: tuple[SubMemoryInfo, ...], base: int) -> list[Segment]:
+    """InitFixedFeatureMap: the fixed sub memories end to end in the user's memory."""
+    out, at = [], base
+    for sub in fixed:
+        out.append(Segment(FIXED_FEATURE_MAP, sub.size, at, False, sub.base))
+        at += sub.size
+    return out
+
+
+def _laid(ranges: list[tuple[int, int]], base: int, owned: bool) -> list[Segment]:
+    """Feature-map ranges end to end from ``base``; the first owns the block when ``owned``."""
+    out, at = [], base
+    for k, (offset, size) in enumerate(ranges):
+        out.append(Segment(FEATURE_MAP, size, at if size else 0, owned and k == 0, offset))
+        at += size
+    return out or [Segment(FEATURE_MAP, 0, 0, False)]
 
 
 def trans_all_var_data(memory: ModelMemory, graph: ComputeGraph) -> int:

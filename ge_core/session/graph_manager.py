@@ -35,7 +35,7 @@ from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.model_builder import (BuildOptions, BuildResult, build_model,
                                             static_build_refusal)
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.ge_options import BY_NAME, GE_OPTIONS, RunMode
+from ge_core.ge_options import BY_NAME, GE_OPTIONS, MEMORY_PRIORITY, RunMode
 from ge_core.graph import ComputeGraph
 from ge_core.passes import PassRecord
 from ge_core.passes.multi_batch import MultiBatchOptions
@@ -98,7 +98,10 @@ class GraphManager:
                                unlimited_stream_depth=True if v["auto_split"] else None,
                                hcom_parallel=v["hcom_parallel"])
         build_options = BuildOptions(
-            stream, MemoryOptions(disable_reuse=v["no_reuse"]), dump,
+            stream, MemoryOptions(
+                disable_reuse=v["no_reuse"],
+                memory_priority=v["memory_optimization_policy"] == MEMORY_PRIORITY,
+                offset_assigners=v["offset_assigners"]), dump,
             soc_version=options.get(BY_NAME["soc-version"].key),
             **({"multi_batch_with_switchn": env["switchn"]} if "switchn" in env else {}))
         return cls(compile_options, build_options, v["exec_timeout"])

@@ -11,7 +11,8 @@
 Compiling and executing are separate (GE's lazy loading): build_graph / compile_graph only
 compile; a graph takes device memory when it first runs. fork_graph makes a second graph id on
 the same compiled model, loaded on its own (inference instances without a second compile).
-set_graph_const_memory_base / update_graph_feature_memory_base let the user own the memory.
+set_graph_const_memory_base / update_graph_feature_memory_base / set_graph_fixed_feature_memory_base
+let the user own the memory.
 The session compiles the graph it is given in place, as `gewb compile` does.
 """
 from __future__ import annotations
@@ -25,7 +26,8 @@ import numpy as np
 from ge_core.graph import ComputeGraph
 from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, model_inputs, model_outputs
-from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device, segment_sizes
+from ge_core.runtime.model_memory import (FEATURE_MAP, WEIGHT, fixed_feature_bytes,
+                                          host_to_device, segment_sizes)
 from ge_core.runtime.v1.data_inputer import Callback, Inputs
 from ge_core.runtime.v1.model_executor import GraphNode, ModelExecutor
 from ge_core.runtime.v1.model_manager import ModelManager
@@ -48,6 +50,7 @@ class CompiledGraphSummary:
 
     const_memory_size: int
     feature_memory_size: int
+    fixed_feature_memory_size: int   # the part whose address may not move (HCCL's buffers)
     stream_num: int
     event_num: int
     inputs: tuple[IoDesc, ...]
@@ -102,7 +105,8 @@ class Session:
         if not node.built:
             raise GeError(f"graph {graph_id} is not compiled")
         model, sizes = node.ge_model, segment_sizes(node.ge_model)
-        return CompiledGraphSummary(sizes[WEIGHT], sizes[FEATURE_MAP], model.stream_num,
+        return CompiledGraphSummary(sizes[WEIGHT], sizes[FEATURE_MAP], fixed_feature_bytes(model),
+                                    model.stream_num,
                                     model.task_def.event_num,
                                     tuple(model_inputs(model.graph)),
                                     tuple(model_outputs(model.graph)))
@@ -115,7 +119,7 @@ class Session:
         self._build(node)
         self.executor.graph_nodes[new_graph_id] = replace(
             node, graph_id=new_graph_id, model_id=None, load_seq=0, feature_map_base=None,
-            const_memory_base=None)
+            const_memory_base=None, fixed_feature_map_base=None)
 
     # -- memory the user owns ------------------------------------------------------------------
     def set_graph_const_memory_base(self, graph_id: int, addr: int, size: int) -> None:
@@ -138,6 +142,26 @@ class Session:
         if node.model_id is not None:
             self.executor.wait()
             self.executor.model(node).update_feature_map_base(addr)
+
+    def set_graph_fixed_feature_memory_base(self, graph_id: int, addr: int, size: int) -> None:
+        """The fixed part of the feature map at ``addr`` (``size`` >= the summary's
+        fixed_feature_memory_size), before the graph first runs (GE's
+        SetGraphFixedFeatureMemoryBase, graph_manager.cc): the model then allocates only the
+        rest. A graph with no fixed part ignores it, as GE does (with a warning)."""
+        node = self.executor.graph_node(graph_id)
+        if not node.built:
+            raise GeError(f"graph {graph_id} is not compiled: compile it before setting its "
+                          f"fixed feature memory")
+        if node.model_id is not None:
+            raise GeError(f"graph {graph_id} has run: its fixed feature memory is set before "
+                          f"the first run")
+        if size > 0 and addr == 0:
+            raise GeError(f"graph {graph_id}: fixed feature memory of {size} bytes at address 0")
+        need = self.get_compiled_graph_summary(graph_id).fixed_feature_memory_size
+        if need and size < need:
+            raise GeError(f"graph {graph_id}: fixed feature memory of {size} bytes at "
+                          f"{addr:#x}, it needs {need}")
+        node.fixed_feature_map_base = addr if need and addr else None
 
     def _summary_for(self, node: GraphNode, kind: str, size: int,
                      addr: int) -> CompiledGraphSummary:

@@ -7,7 +7,8 @@ A GE Session compiles parallel_branches.onnx and runs it three ways:
   a second graph with ge.exec.streamSyncTimeout = 2 ms: its execution takes longer, the stream
                    sync times out, the model is aborted, and it runs again with more time
 
-This lesson makes the AI CPU slow (1.5 ms per kernel; the model has two) so the timeout bites.
+This lesson makes the AI Core's cube unit slow (3 ms over conv_b, the model's Conv after the
+fused FusedConv) so the timeout bites.
 
     gewb devrun sample_models/devrun/run_loop.py
 """
@@ -23,7 +24,8 @@ from npu_emu.world import current_runtime
 
 MODEL = Path(__file__).resolve().parents[1] / "parallel_branches.onnx"
 
-current_runtime().configure(cost=replace(CostModel(), aicpu_launch_ns=1_500_000))
+CONV_FLOPS = 2 * 4 * 8 * 8 * 4 * 3 * 3   # conv_b: a 3x3 convolution, 4 channels to 4, 8x8
+current_runtime().configure(cost=replace(CostModel(), cube_flops_per_ns=CONV_FLOPS / 3_000_000))
 session = Session()
 session.add_graph(1, MODEL)
 x = np.random.default_rng(0).random((1, 4, 8, 8), dtype=np.float32)

@@ -46,7 +46,7 @@ def test_compile_exec_and_set_list_the_tables_options_under_its_names(capsys):
 VALUES = {"exclude-engines": "AiCoreEngine", "input-shape": "x:2,4", "dynamic-batch-size": "1,2",
           "dynamic-image-size": "8,8;16,16", "dynamic-dims": "1;2",
           "stream-max-parallel-num": "3", "max-task-count": "100", "exec-timeout": "7",
-          "soc-version": "Ascend950"}
+          "soc-version": "Ascend950", "memory-optimization-policy": "MemoryPriority"}
 
 
 @pytest.mark.parametrize("option", GE_OPTIONS, ids=lambda o: o.name)

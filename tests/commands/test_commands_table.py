@@ -77,7 +77,8 @@ def test_bad_lines_answer_one_error(session, line, message):
                         "exclude-engines, autofuse, input-shape, dynamic-batch-size, "
                         "dynamic-image-size, dynamic-dims, switchn, stream-max-parallel-num, "
                         "single-stream, notify, hcom-parallel, minimise-events, soc-version, "
-                        "max-task-count, auto-split, no-reuse, exec-timeout)"),
+                        "max-task-count, auto-split, no-reuse, memory-optimization-policy, "
+                        "offset-assigners, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),

@@ -138,15 +138,29 @@ def test_ai_core_runs_beside_dvpp_on_a_stream_of_its_own():
 
 
 def test_integer_ops_run_on_canns_own_ai_cpu_kernels_before_tensorflows():
-    # Add has an AI CPU kernel in hicann/ops-math (AICPU_ASCEND, cost 3); Max only TF's (cost 4)
+    # The AI Core store's Add and Maximum take no int16 (hicann/ops-math's definitions); Add has
+    # an AI CPU kernel in hicann/ops-math (AICPU_ASCEND, cost 3), Max only TF's (cost 4)
     nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="add"),
              helper.make_node("Max", ["s", "b"], ["y"], name="max")]
-    graph = onnx_graph(nodes, {"a": [4], "b": [4]}, {"y": [4]}, elem=TensorProto.INT64)
+    graph = onnx_graph(nodes, {"a": [4], "b": [4]}, {"y": [4]}, elem=TensorProto.INT16)
     engines = {n.name: n.op_desc.get_attr(ENGINE) for n in graph}
     assert (engines["add"], engines["max"]) == ("DNN_VM_AICPU_ASCEND", "DNN_VM_AICPU")
     tasks = generate_tasks(annotate_build(graph)).task
     kinds = [(T(t.type).name, t.kernel.context.kernel_type) for t in tasks if t.type != T.END_GRAPH]
     assert kinds == [("KERNEL", KernelType.AI_CPU), ("KERNEL_EX", 0)]
+
+
+@pytest.mark.parametrize("elem, div_engine", [(TensorProto.INT32, "VectorEngine"),
+                                               (TensorProto.INT64, "DNN_VM_AICPU_ASCEND")])
+def test_the_vector_store_takes_the_integer_dtypes_it_lists(elem, div_engine):
+    """Add and Max take int32 and int64 on the AI Core; Div int32 but not int64."""
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="add"),
+             helper.make_node("Max", ["s", "b"], ["m"], name="max"),
+             helper.make_node("Div", ["m", "b"], ["y"], name="div")]
+    graph = onnx_graph(nodes, {"a": [4], "b": [4]}, {"y": [4]}, elem=elem)
+    engines = {n.name: n.op_desc.get_attr(ENGINE) for n in graph}
+    assert (engines["add"], engines["max"]) == ("VectorEngine",) * 2
+    assert engines["div"] == div_engine
 
 
 def test_dsa_ops_become_dsa_tasks():

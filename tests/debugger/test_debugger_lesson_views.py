@@ -151,8 +151,9 @@ def test_stream_settings_reach_the_build(settings, streams):
         d.close()
 
 
-def test_info_memory_plan_shows_a_buffer_shared_across_streams_and_the_assigners_tried():
-    d = debugger("sample_models/memory_reuse.onnx")
+@pytest.mark.parametrize("offset_assigners", [False, True])
+def test_info_memory_plan_shows_the_assigners_tried_and_what_crosses_streams(offset_assigners):
+    d = debugger("sample_models/memory_reuse.onnx", offset_assigners=offset_assigners)
     try:
         assert "no memory plan yet" in model_views.memory_plan(d.state).text
         d.add_breakpoint(["distribute"])
@@ -163,10 +164,13 @@ def test_info_memory_plan_shows_a_buffer_shared_across_streams_and_the_assigners
         d.close()
     assert isinstance(plan, TableOutcome)
     rows = {row[-1]: row for row in plan.rows}
-    # conv_a (AI Core stream) and mul_c (Vector stream) share offset 0: an event orders them
-    assert rows["conv_a:0"][1] == rows["mul_c:0"][1] and rows["conv_a:0"][4] != rows["mul_c:0"][4]
+    # conv_a (AI Core stream) and mul_c (Vector stream): GE's blocks stay in their stream's
+    # pool; our offset assigners share the offset, since an event orders the two lives
+    assert rows["conv_a:0"][4] != rows["mul_c:0"][4]
+    assert (rows["conv_a:0"][1] == rows["mul_c:0"][1]) == offset_assigners
     assert f"by {built.assigner}" in plan.title
-    assert all(f"{name} {total}" in plan.title for name, total in built.assigner_totals.items())
+    assert ("best_fit_search (not GE) 3072" in plan.title) == offset_assigners
+    assert all(f" {total}" in plan.title for total in built.assigner_totals.values())
 
 
 def test_the_pass_table_has_the_build_passes_with_the_events_left_after_each_step():
@@ -213,3 +217,15 @@ def test_the_options_set_once_lacked_reach_the_build():
     notify_model = built["notify"][1]
     assert model.task_def.event_num > 0 and notify_model.task_def.event_num == 0
     assert int(notify_model.task_def.attr[ATTR_MODEL_NOTIFY_NUM]) == model.task_def.event_num
+
+
+def test_info_memory_plan_names_the_fixed_feature_map_hccls_buffers_make():
+    d = debugger("sample_models/allreduce_step.onnx")
+    try:
+        d.add_breakpoint(["distribute"])
+        stopped(d.cont())
+        title = model_views.memory_plan(d.state).title
+        fixed = d.state.built.memory.fixed_feature_map_bytes
+    finally:
+        d.close()
+    assert fixed > 0 and f"fixed feature map {fixed} B" in title

@@ -23,11 +23,11 @@ def test_text_shows_header_partitions_resources_and_tasks(tmp_path):
     for line in ["header:", "  magic                   0x444f4d49", "  headsize                256",
                  "  version                 0x20000000", "  platform_version        npu_emu",
                  "partitions:", "  streams 1 (head 0), events 0, notifies 0, labels 0",
-                 "stream 0: 40 tasks", "     0  KERNEL        n1 (FusedConv)  block_dim=1",
-                 "    39  END_GRAPH     NetOutput (NetOutput)"]:
+                 "stream 0: 32 tasks", "     0  KERNEL        n1 (FusedConv)  block_dim=1",
+                 "    31  END_GRAPH     NetOutput (NetOutput)"]:
         assert line in text.splitlines(), line
     assert f"{path}: {path.stat().st_size:,} bytes" == text.splitlines()[0]
-    assert "kernels: Concat, FusedConv, GlobalAveragePool, MaxPool, Softmax" in text
+    assert "kernels: FusedConv, GlobalAveragePool, MaxPool, Softmax" in text   # no-task Concats
 
 
 def test_json_has_the_same_facts_and_partitions_tile_the_file(tmp_path):
@@ -43,6 +43,6 @@ def test_json_has_the_same_facts_and_partitions_tile_the_file(tmp_path):
     assert (model["stream_num"], model["head_streams"]) == (2, [0, 1])
     assert model["weight_size"] == parts[1]["size"]
     tasks = [t for s in info["streams"] for t in s["tasks"]]
-    assert len(tasks) == 40 and {s["stream_id"] for s in info["streams"]} == {0, 1}
+    assert len(tasks) == 32 and {s["stream_id"] for s in info["streams"]} == {0, 1}
     assert tasks[0] == {"type": "KERNEL", "op": "n1", "op_type": "FusedConv",
                         "kernel": "FusedConv", "block_dim": 1}

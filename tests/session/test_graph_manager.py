@@ -121,7 +121,8 @@ def test_every_ge_option_in_the_map_reaches_the_managers_options():
     values = {"exclude-engines": "AiCoreEngine", "input-shape": "x:2,4",
               "dynamic-batch-size": "1,2", "dynamic-image-size": "8,8;16,16",
               "dynamic-dims": "1;2", "stream-max-parallel-num": "3", "max-task-count": "100",
-              "exec-timeout": "7", "soc-version": "Ascend950"}
+              "exec-timeout": "7", "soc-version": "Ascend950",
+              "memory-optimization-policy": "MemoryPriority"}
     default = GraphManager.from_ge_options({})
     for option in GE_OPTIONS:
         value = option.to_ge(True) if option.type is bool else values[option.name]

@@ -42,6 +42,7 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler import pass_lists
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
+    from ge_core.passes.concat_notask_pass import ConcatNotaskPass
     from ge_core.passes.cond_remove_pass import CondRemovePass
     from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass,
                                                         MergeInputMemcpyPass,
@@ -58,6 +59,6 @@ def known_pass_names() -> tuple[str, ...]:
         passes += pass_lists.engine_passes(engine)
     names = {p.name for p in passes} | {ConstantFoldingPass.name, CondRemovePass.name,
                                         MultiBatchClonePass.name, DvppGraphOptimizer.name,
-                                        ScanPass.name}
+                                        ScanPass.name, ConcatNotaskPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))

@@ -74,7 +74,8 @@ class GraphMemAssigner:
     def _rows(self) -> list[MemRow]:
         info = self.info
         rows = [MemRow(self.address[s.label], s.size, s.first, max(s.accesses), s.label,
-                       s.stream, s.segment, tuple(s.aliases), s.accesses)
+                       s.stream, s.segment, tuple(s.aliases), s.accesses,
+                       info.within.get(s.label, ""))
                 for s in info.symbols.values()]
         rows += [MemRow(self.address[i.key], i.size, i.first, i.last, i.key, i.stream,
                         FEATURE_MAP, (), i.accesses)

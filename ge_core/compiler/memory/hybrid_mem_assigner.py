@@ -1,13 +1,15 @@
 """HybridMemAssigner: run several assigners, keep the smallest (hybrid_mem_assigner.cc).
 
-GE runs BinaryBlock and MaxBlock, and in MemoryPriority mode four BinaryBlock variants that
-reuse any big-enough released block ("range"), trying the smallest or largest first, among
-equals the first or last released (frfr / frlr). We run them all (they are cheap here) plus our
-two offset assigners (greedy_mem_assigner.py); ties go to the earlier in this table, so the
-choice is deterministic. The offset assigners check each item against every one placed, which
-is quadratic: by default they run on graphs of at most OFFSET_ASSIGNER_MAX_ITEMS tensors (every
-light model), and a bigger graph keeps GE's own block assigners, which are linear. Naming them
-in the options runs them whatever the size.
+GE runs BinaryBlock and MaxBlock. Under ge.exec.memoryOptimizationPolicy=MemoryPriority
+(BlockMemAssigner's IsMemoryPriorityMode) it adds four BinaryBlock variants that reuse any
+big-enough released block ("range"), trying the smallest or largest first, among equals the
+first or last released (frfr / frlr). GE sorts the runs by total with std::sort and keeps the
+first; over so few runs libstdc++ sorts by insertion, which keeps equal totals in GE's order, so
+a tie goes to the earlier in that order - here ``min``, which keeps the first of equals.
+
+The project's own offset assigners (greedy_mem_assigner.py) are not GE's: they run only when
+asked (``MemoryOptions.offset_assigners``), and every face marks them "(not GE)". They check
+each item against every one placed, which is quadratic in the tensors.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from ge_core.compiler.memory.greedy_mem_assigner import (BestFitSearchMemAssigne
 from ge_core.compiler.memory.max_block_mem_assigner import MaxBlockMemAssigner
 from ge_core.compiler.memory.mem_assigner import FmLayout, MemAssigner
 from ge_core.compiler.memory.mem_assist_info import MemAssistInfo
+from ge_core.compiler.memory.mem_options import NOT_GE, MemoryOptions
 
 
 def _range_binary(ascending: bool, first_release: bool) -> Callable[[], MemAssigner]:
@@ -38,14 +41,21 @@ ASSIGNERS: dict[str, Callable[[], MemAssigner]] = {
     "greedy_by_size": GreedyBySizeMemAssigner,
     "best_fit_search": BestFitSearchMemAssigner,
 }
-QUADRATIC = frozenset({"greedy_by_size", "best_fit_search"})
-OFFSET_ASSIGNER_MAX_ITEMS = 4096
+GE_DEFAULT = ("binary_block", "max_block")
+MEMORY_PRIORITY = tuple(n for n in ASSIGNERS if n.startswith("range_"))
+
+
+def assigner_names(options: MemoryOptions) -> tuple[str, ...]:
+    """The assigners a build runs, in GE's order: the named ones, or GE's two, MemoryPriority's
+    four and then ours as the options ask."""
+    if options.assigners is not None:
+        return options.assigners
+    return (GE_DEFAULT + (MEMORY_PRIORITY if options.memory_priority else ())
+            + (tuple(NOT_GE) if options.offset_assigners else ()))
 
 
 class HybridMemAssigner:
-    def __init__(self, names: tuple[str, ...] | None = None) -> None:
-        self.by_default = names is None
-        names = tuple(ASSIGNERS) if names is None else names
+    def __init__(self, names: tuple[str, ...]) -> None:
         unknown = [n for n in names if n not in ASSIGNERS]
         if unknown or not names:
             raise ValueError(f"unknown memory assigner(s) {', '.join(unknown) or '(none)'}; "
@@ -54,9 +64,6 @@ class HybridMemAssigner:
 
     def assign(self, info: MemAssistInfo) -> tuple[FmLayout, dict[str, int]]:
         """The smallest layout, and every assigner's total in the order they ran."""
-        names = self.names
-        if self.by_default and len(info.items) > OFFSET_ASSIGNER_MAX_ITEMS:
-            names = tuple(n for n in names if n not in QUADRATIC)
-        layouts = [ASSIGNERS[n]().assign(info) for n in names]
+        layouts = [ASSIGNERS[n]().assign(info) for n in self.names]
         best = min(layouts, key=lambda layout: layout.total)
-        return best, {n: layout.total for n, layout in zip(names, layouts)}
+        return best, {n: layout.total for n, layout in zip(self.names, layouts)}

@@ -6,11 +6,16 @@
   multi-batch Merge joins its inputs' buffers into one, which every gear writes;
 - each symbol's segment: weights, variables, zero-copy graph inputs/outputs, or feature map;
 - items: what a feature-map assigner places. An item is a symbol, a workspace, or a
-  continuous group (several symbols side by side in one block, as an op asked for).
+  continuous group (several symbols side by side in one block, as an op asked for). A
+  no-padding group (a no-task Concat's inputs: ConcatNotaskPass) lies end to end inside the
+  Concat's output, one block from its first input's writer to the output's last reader, reused
+  like any output (GE's BlockMemAssigner gives the inputs no memory of their own and starts the
+  block's life at the first of them: GetContinuousNodeLifeTimeBegin).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ge_core.compiler.memory.block_mem_stream import HappensBefore, build_happens_before
 from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO_COPY_INPUT,
@@ -18,14 +23,11 @@ from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO
 from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_NAME_CONTINUOUS_INPUT, ATTR_NAME_CONTINUOUS_OUTPUT,
-                                      NO_REUSE_MEM_FLAG, REUSE_INPUT_INDEX, STREAM_ID,
-                                      WORKSPACE_BYTES)
-from ge_core.graph.compute_graph import DATA_TYPES, NETOUTPUT
-from ge_core.om.logical_memory import align, tensor_size
+                                      ATTR_NAME_NOPADDING_CONTINUOUS_INPUT, NO_REUSE_MEM_FLAG,
+                                      REUSE_INPUT_INDEX, STREAM_ID, WORKSPACE_BYTES)
+from ge_core.graph.compute_graph import ALIAS_OPS, DATA_TYPES, NETOUTPUT
+from ge_core.om.logical_memory import align, raw_bytes, tensor_size
 
-# GE-local ops whose output 0 is their input 0 (hicann/ge compiler/engines/local_engine/:
-# "output reuses input").
-ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 # GE-local ops whose output is every one of their inputs: the gears of a multi-batch model write
 # their results into one buffer, since only one gear runs (GE's Merge with mbatch-inserted-node).
 MERGE_OPS = frozenset({"Merge", "StreamMerge"})
@@ -51,6 +53,13 @@ class MemSymbol:
     @property
     def accesses(self) -> tuple[int, ...]:
         return tuple(sorted({self.first, *self.writers, *self.readers}))
+
+
+@dataclass
+class ContinuousGroup:
+    labels: list[str]          # the symbols side by side, in input or output order
+    whole: str | None = None   # no padding: the no-task Concat's output, which they make up
+    sizes: list[int] = field(default_factory=list)  # no padding: each one's data bytes
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,7 @@ class MemAssistInfo:
     workspaces: dict[str, list[int]]   # node name -> workspace sizes (GE's workspace_bytes)
     reuse: bool                        # False: ge.exec.disableReuseMemory
     warnings: list[str]
+    within: dict[str, str] = field(default_factory=dict)  # slice symbol -> the one it lies in
 
     def can_reuse(self, item: MemItem) -> bool:
         return self.reuse and item.reusable
@@ -130,9 +140,10 @@ def build_mem_assist_info(graph: ComputeGraph, options: MemoryOptions) -> MemAss
     groups = _continuous_groups(order, symbols, anchor_symbol, options, warnings)
     workspaces = {n.name: list(n.op_desc.get_attr(WORKSPACE_BYTES) or []) for n in order}
     items, placement = _items(order, op_stream, no_reuse, symbols, groups, workspaces)
+    within = {label: g.whole for g in groups if g.whole for label in g.labels}
     return MemAssistInfo(order, op_stream, build_happens_before(order, op_stream), symbols,
                          anchor_symbol, items, placement, workspaces, not options.disable_reuse,
-                         warnings)
+                         warnings, within)
 
 
 def _segment(node: Node) -> str:
@@ -213,19 +224,30 @@ def _merge(node: Node, symbols: dict[str, MemSymbol], anchor_symbol: dict[str, s
 
 def _continuous_groups(order: list[Node], symbols: dict[str, MemSymbol],
                        anchor_symbol: dict[str, str], options: MemoryOptions,
-                       warnings: list[str]) -> list[list[str]]:
-    """Symbols an op needs side by side: its inputs (continuous_input; Concat on the lesson
-    switch) or its outputs (continuous_output). GE would insert a copy where a tensor cannot
-    join (a graph input, a weight, a tensor already in another group); we leave those groups
-    out and say why."""
-    groups: list[list[str]] = []
+                       warnings: list[str]) -> list[ContinuousGroup]:
+    """Symbols an op needs side by side: its inputs (continuous_input, or with no padding a
+    no-task Concat's) or its outputs (continuous_output). GE would insert a copy where a tensor
+    cannot join (a graph input, a weight, a tensor already in another group); we leave those
+    groups out and say why. A no-task Concat has no copy to fall back on: ConcatNotaskPass
+    checked its inputs, so one that cannot join is an error."""
+    groups: list[ContinuousGroup] = []
     grouped: set[str] = set()
     for node in order:
+        inputs = [anchor_symbol[a.peer.label] for a in node.in_data_anchors
+                  if a.peer is not None]
+        if node.op_desc.get_attr(ATTR_NAME_NOPADDING_CONTINUOUS_INPUT):
+            group = ContinuousGroup(inputs, anchor_symbol[node.out_data_anchors[0].label],
+                                    [raw_bytes(d) for d in node.op_desc.input_descs])
+            problem = _group_problem(inputs + [group.whole], symbols, grouped)
+            if problem:
+                raise ValueError(f"{node.name}: no-task Concat's inputs cannot lie side by "
+                                 f"side: {problem}")
+            groups.append(group)
+            grouped.update(group.labels)
+            continue
         wanted = []
-        if node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_INPUT) or \
-                (options.continuous_concat and node.type == "Concat"):
-            wanted.append(("input", [anchor_symbol[a.peer.label] for a in node.in_data_anchors
-                                     if a.peer is not None]))
+        if node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_INPUT):
+            wanted.append(("input", inputs))
         if node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_OUTPUT):
             wanted.append(("output", [anchor_symbol[a.label] for a in node.out_data_anchors]))
         for kind, labels in wanted:
@@ -235,7 +257,7 @@ def _continuous_groups(order: list[Node], symbols: dict[str, MemSymbol],
             if problem:
                 warnings.append(f"{node.name}: continuous {kind} not honoured: {problem}")
                 continue
-            groups.append(labels)
+            groups.append(ContinuousGroup(labels))
             grouped.update(labels)
     return groups
 
@@ -253,9 +275,9 @@ def _group_problem(labels: list[str], symbols: dict[str, MemSymbol], grouped: se
 
 def _items(order: list[Node], op_stream: list[int], no_reuse: list[bool],
            symbols: dict[str, MemSymbol],
-           groups: list[list[str]], workspaces: dict[str, list[int]]
+           groups: list[ContinuousGroup], workspaces: dict[str, list[int]]
            ) -> tuple[list[MemItem], dict[str, tuple[str, int]]]:
-    group_of = {label: g for g in groups for label in g}
+    group_of = {label: g for g in groups for label in [*g.labels, *filter(None, [g.whole])]}
     by_writer: dict[int, list[MemSymbol]] = {}
     for sym in symbols.values():
         if sym.segment == FEATURE_MAP:
@@ -275,8 +297,8 @@ def _items(order: list[Node], op_stream: list[int], no_reuse: list[bool],
                                      tuple(sorted({i, *sym.writers})), readers, not sym.no_reuse,
                                      same_stream(sym.stream, readers), ((sym.label, 0),)))
                 placement[sym.label] = (sym.label, 0)
-            elif group[0] not in placement:  # the earliest member's writer opens the group
-                items.append(_group_item(group, symbols, placement))
+            elif group.labels[0] not in placement:  # the earliest writer opens the group
+                items.append(_group_item(group, symbols, placement, same_stream))
         for k, size in enumerate(workspaces[node.name]):
             key = f"{node.name}:ws{k}"
             items.append(MemItem(key, WORKSPACE, size, op_stream[i], RT_MEMORY_HBM, (i,), (),
@@ -285,16 +307,31 @@ def _items(order: list[Node], op_stream: list[int], no_reuse: list[bool],
     return items, placement
 
 
-def _group_item(group: list[str], symbols: dict[str, MemSymbol],
-                placement: dict[str, tuple[str, int]]) -> MemItem:
-    key = f"continuous({','.join(group)})"
+def _group_item(group: ContinuousGroup, symbols: dict[str, MemSymbol],
+                placement: dict[str, tuple[str, int]],
+                same_stream: Callable[[int, tuple[int, ...]], bool]) -> MemItem:
+    """Padded groups align each member to 512 and are never reused; a no-padding group packs
+    its members by their data bytes inside the whole, and is reused like an output."""
+    key = f"continuous({','.join(group.labels)})"
     members, offset = [], 0
-    for label in group:
+    for k, label in enumerate(group.labels):
         members.append((label, offset))
         placement[label] = (key, offset)
-        offset += align(symbols[label].size)
-    syms = [symbols[label] for label in group]
+        if group.whole:
+            symbols[label].size = group.sizes[k]   # its slice: no padding up to the next
+            offset += group.sizes[k]
+        else:
+            offset += align(symbols[label].size)
+    syms = [symbols[label] for label in group.labels]
     first = min(syms, key=lambda s: s.first)
-    return MemItem(key, CONTINUOUS, offset, first.stream, RT_MEMORY_HBM,
-                   tuple(sorted({s.first for s in syms})),
-                   tuple(r for s in syms for r in s.readers), False, False, tuple(members))
+    writers = tuple(sorted({w for s in syms for w in (s.first, *s.writers)}))
+    readers = tuple(r for s in syms for r in s.readers)
+    if group.whole is None:
+        return MemItem(key, CONTINUOUS, offset, first.stream, RT_MEMORY_HBM, writers, readers,
+                       False, False, tuple(members))
+    whole = symbols[group.whole]
+    placement[group.whole] = (key, 0)
+    readers += tuple(whole.readers)
+    return MemItem(key, CONTINUOUS, max(offset, whole.size), first.stream, RT_MEMORY_HBM,
+                   writers, readers, not any(s.no_reuse for s in (*syms, whole)),
+                   same_stream(first.stream, readers), ((group.whole, 0), *members))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ge_core.compiler.memory.block_mem_stream import HappensBefore
+from ge_core.compiler.memory.graph_mem_splitter import SubMemoryInfo
 
 # Segments (hicann/ge compiler/graph/build/memory/):
 # each has its own logical base (ge_core/om/logical_memory.py).
@@ -31,6 +32,8 @@ class MemRow:
     segment: str
     aliases: tuple[str, ...] = ()   # GE-local outputs sharing the buffer (Reshape, Flatten ...)
     accesses: tuple[int, ...] = ()  # op indices that write or read it, for happens-before
+    within: str = ""            # the buffer this one is a slice of (a no-task Concat's input
+                                # inside the Concat's output), which may share its bytes
 
     @property
     def end(self) -> int:
@@ -51,6 +54,7 @@ class MemoryPlan:
     variable_bytes: int
     zero_copy_bytes: int
     warnings: tuple[str, ...] = ()
+    sub_memories: tuple[SubMemoryInfo, ...] = ()   # GraphMemSplitter's, fixed ones flagged
 
     def segment(self, name: str) -> list[MemRow]:
         return [r for r in self.rows if r.segment == name]
@@ -61,6 +65,11 @@ class MemoryPlan:
             if r.label == label or label in r.aliases:
                 return r
         raise KeyError(f"no buffer for {label}")
+
+    @property
+    def fixed_feature_map_bytes(self) -> int:
+        """What a user's fixed feature memory must hold (GE's fixed feature memory size)."""
+        return sum(s.size for s in self.sub_memories if s.fixed)
 
     @property
     def mem_over_lower_bound(self) -> float:

@@ -41,6 +41,8 @@ def find_overlaps(plan: MemoryPlan) -> list[Overlap]:
     for row in rows:
         active = [r for r in active if r.end > row.offset]
         for other in active:
+            if row.within == other.label or other.within == row.label:
+                continue   # a slice of the buffer it lies in
             if FEATURE_MAP not in (row.segment, other.segment) or row.segment != other.segment:
                 out.append(Overlap(other, row, "a buffer outside the feature map is shared"))
             elif not (hb.before(other.accesses, (row.first,)) or

@@ -14,7 +14,8 @@ from typing import Callable
 
 from ge_core.graph import Node
 from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_BATCH_NUM,
-                                      ATTR_NAME_LABEL_SWITCH_LIST, ATTR_NAME_PRED_VALUE,
+                                      ATTR_NAME_LABEL_SWITCH_LIST, ATTR_NAME_NOTASK,
+                                      ATTR_NAME_PRED_VALUE,
                                       ATTR_NAME_STREAM_SWITCH_COND, ATTR_NAME_SWITCH_DATA_TYPE,
                                       ENGINE, EVENT_ID, INPUT_OFFSET, LABEL_ID, NOTIFY_ID,
                                       OUTPUT_OFFSET, STREAM_ID, WORKSPACE)
@@ -266,6 +267,8 @@ BUILDERS_BY_ENGINE: dict[str, TaskBuilder] = {
 def builder_for(node: Node) -> TaskBuilder:
     if node.type == "NetOutput" and node.graph.parent_graph is not None:
         return _NO_TASK  # a subgraph's NetOutput hands results to its parent, it ends nothing
+    if node.op_desc.get_attr(ATTR_NAME_NOTASK):
+        return _NO_TASK  # ConcatNotaskPass's: its inputs already are its output
     builder = BUILDERS_BY_TYPE.get(node.type)
     if builder is not None:
         return builder

@@ -13,7 +13,8 @@ from typing import Iterator
 from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
-                                      ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM, OUTPUT_OFFSET,
+                                      ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM,
+                                      ATTR_MODEL_SUB_MEMORY_INFO, OUTPUT_OFFSET,
                                       WORKSPACE, WORKSPACE_BYTES)
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
@@ -98,6 +99,8 @@ def _set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
     model.attr[ATTR_MODEL_NOTIFY_NUM] = str(count(ATTR_MODEL_NOTIFY_NUM, notifies))
     model.attr[ATTR_MODEL_LABEL_NUM] = str(count(ATTR_MODEL_LABEL_NUM, labels))
     model.memory_size = feature_map_size(graph)
+    if ATTR_MODEL_SUB_MEMORY_INFO in graph.attrs:
+        model.attr[ATTR_MODEL_SUB_MEMORY_INFO] = graph.attrs[ATTR_MODEL_SUB_MEMORY_INFO]
     model.weight_size = weights_size(graph)
 
 

@@ -22,9 +22,10 @@ class GraphLoader:
     @staticmethod
     def load_model_online(model: RootModel, session_id: int = 0,
                           feature_map_base: int | None = None,
-                          weights_base: int | None = None) -> int:
+                          weights_base: int | None = None,
+                          fixed_feature_map_base: int | None = None) -> int:
         return ModelManager.get_instance().load_model(model, session_id, feature_map_base,
-                                                      weights_base)
+                                                      weights_base, fixed_feature_map_base)
 
     @staticmethod
     def load_model_from_data(data: bytes, source: str = "<model data>",

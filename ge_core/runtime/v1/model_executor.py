@@ -21,7 +21,7 @@ from ge_core.graph import ComputeGraph
 from ge_core.om.ge_model import GeModel
 from ge_core.runtime.errors import GeError
 from ge_core.runtime.model_io import DeviceBuffer
-from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, segment_sizes
+from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, fixed_feature_bytes, segment_sizes
 from ge_core.runtime.v1.data_inputer import Callback, Inputs, Outputs
 from ge_core.runtime.v1.graph_executor import GraphExecutor
 from ge_core.runtime.v1.graph_loader import GraphLoader
@@ -49,6 +49,7 @@ class GraphNode:
     load_seq: int = 0                         # when it was loaded: oldest is released first
     feature_map_base: int | None = None       # memory the user provides
     const_memory_base: int | None = None
+    fixed_feature_map_base: int | None = None
 
     @property
     def built(self) -> bool:
@@ -82,7 +83,8 @@ class ModelExecutor:
         self.check_and_release_event(node)
         node.model_id = GraphLoader.load_model_online(node.ge_model, self.session_id,
                                                       node.feature_map_base,
-                                                      node.const_memory_base)
+                                                      node.const_memory_base,
+                                                      node.fixed_feature_map_base)
         self._loads += 1
         node.load_seq = self._loads
         self.model(node).stream_sync_timeout_ms = int(node.options.get(STREAM_SYNC_TIMEOUT, -1))
@@ -97,6 +99,8 @@ class ModelExecutor:
         sizes = segment_sizes(node.ge_model)
         if node.feature_map_base is not None:
             sizes[FEATURE_MAP] = 0
+        elif node.fixed_feature_map_base is not None:
+            sizes[FEATURE_MAP] -= fixed_feature_bytes(node.ge_model)
         if node.const_memory_base is not None:
             sizes[WEIGHT] = 0
         need = sum(sizes.values())

@@ -25,7 +25,7 @@ from ge_core.ops.host_cpu_ops import needs_host
 from ge_core.runtime.errors import GeError, InvalidModelIdError
 from ge_core.runtime.hybrid.hybrid_davinci_model import HybridDavinciModel
 from ge_core.runtime.model_io import DeviceBuffer
-from ge_core.runtime.model_memory import FEATURE_MAP, WEIGHT, host_to_device
+from ge_core.runtime.model_memory import FEATURE_MAP, FIXED_FEATURE_MAP, WEIGHT, host_to_device
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
 from ge_core.runtime.v1.davinci_model import DavinciModel
 from npu_emu.world import current_world
@@ -98,21 +98,25 @@ class ModelManager:
 
     def load_model(self, model: RootModel, session_id: int = 0,
                    feature_map_base: int | None = None,
-                   weights_base: int | None = None) -> int:
+                   weights_base: int | None = None,
+                   fixed_feature_map_base: int | None = None) -> int:
         """Load ``model`` on the current device; returns its model id (GE's LoadModelOnline).
         A model with unknown dims loads as a HybridDavinciModel, any other as a DavinciModel,
         sunk. ``feature_map_base`` / ``weights_base``: memory the caller provides for a static
         model's feature map (set feature memory base) or weights (set const memory base, filled
-        by the caller); otherwise it allocates its feature map and shares weights where it can."""
+        by the caller); otherwise it allocates its feature map and shares weights where it can.
+        ``fixed_feature_map_base``: where the feature map's fixed part lies (InitFixedFeatureMap)."""
         if self.is_need_hybrid_load(model):
-            if feature_map_base is not None or weights_base is not None:
+            if feature_map_base is not None or weights_base is not None or \
+                    fixed_feature_map_base is not None:
                 raise GeError(f"model {model.name} has unknown dims: its memory is allocated "
                               f"at each execution, no base can be provided")
             return self.load_hybrid_model(root_graph(model))
         if not isinstance(model, GeModel):
             raise GeError(f"graph {model.name} is not built: a static model loads from its "
                           f"GeModel (build it first)")
-        return self._load_davinci_model(model, session_id, feature_map_base, weights_base)
+        return self._load_davinci_model(model, session_id, feature_map_base, weights_base,
+                                        fixed_feature_map_base)
 
     def load_hybrid_model(self, graph: ComputeGraph, stream: Stream | None = None,
                           executor: str = "sequential") -> int:
@@ -125,10 +129,13 @@ class ModelManager:
         return model_id
 
     def _load_davinci_model(self, ge_model: GeModel, session_id: int,
-                            feature_map_base: int | None, weights_base: int | None) -> int:
+                            feature_map_base: int | None, weights_base: int | None,
+                            fixed_feature_map_base: int | None = None) -> int:
         model_id = self.generate_model_id()
         model = DavinciModel(model_id, ge_model, session_id)
         provided = {} if feature_map_base is None else {FEATURE_MAP: feature_map_base}
+        if fixed_feature_map_base is not None:
+            provided[FIXED_FEATURE_MAP] = fixed_feature_map_base
         shared = None
         if weights_base is not None:
             provided[WEIGHT] = weights_base

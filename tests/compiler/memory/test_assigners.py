@@ -4,6 +4,7 @@ import pytest
 from ge_core.compiler.memory import (ASSIGNERS, MemoryOptions, assign_memory,
                                      check_no_overlap)
 from ge_core.compiler.memory.binary_block_mem_assigner import BinaryBlockMemAssigner
+from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.graph import dump_graph
 from mem_testing import GraphBuilder, light_graph
 
@@ -23,7 +24,7 @@ def small_takes_big() -> GraphBuilder:
 
 
 def test_each_assigners_total():
-    plan = assign_memory(small_takes_big().graph)
+    plan = assign_memory(small_takes_big().graph, MemoryOptions(assigners=tuple(ASSIGNERS)))
     check_no_overlap(plan)
     # Live at big2: s1, s2, big2. BinaryBlock keeps sizes in their own buckets, so s2 opens a
     # small block and big2 takes big1's. MaxBlock (and the "range" variants) let s2 take big1's
@@ -39,8 +40,36 @@ def test_each_assigners_total():
         "greedy_by_size": BIG + 2 * 512,
         "best_fit_search": BIG + 2 * 512,
     }
-    assert plan.assigner == "binary_block"  # ties go to the earliest: GE's own first
+    assert plan.assigner == "binary_block"  # ties go to the earliest, as GE's sort keeps them
     assert plan.feature_map_bytes == min(plan.assigner_totals.values())
+
+
+def test_a_default_build_runs_ges_two_and_the_options_add_the_others():
+    graph = small_takes_big().graph
+    assert list(assign_memory(graph).assigner_totals) == ["binary_block", "max_block"]
+    priority = assign_memory(graph, MemoryOptions(memory_priority=True)).assigner_totals
+    assert list(priority) == ["binary_block", "max_block",
+                              "range_binary_block_descending_frfr",
+                              "range_binary_block_ascending_frfr",
+                              "range_binary_block_descending_frlr",
+                              "range_binary_block_ascending_frlr"]
+    ours = assign_memory(graph, MemoryOptions(offset_assigners=True)).assigner_totals
+    assert list(ours) == ["binary_block", "max_block", "greedy_by_size", "best_fit_search"]
+
+
+def test_ge_options_reach_the_memory_options():
+    from ge_core.session.graph_manager import GraphManager
+    memory = GraphManager.from_ge_options({
+        "ge.exec.memoryOptimizationPolicy": "MemoryPriority",
+        "gewb.offsetAssigners": "1"}).build_options.memory
+    assert memory.memory_priority and memory.offset_assigners
+    plain = GraphManager.from_ge_options({}).build_options.memory
+    assert not plain.memory_priority and not plain.offset_assigners
+
+
+def test_ours_are_marked_not_ge():
+    assert shown_assigner("best_fit_search") == "best_fit_search (not GE)"
+    assert shown_assigner("binary_block") == "binary_block"
 
 
 def test_binary_block_ranges_double_and_merge_thin_ones():

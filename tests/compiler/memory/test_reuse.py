@@ -3,6 +3,7 @@ blocks."""
 import pytest
 
 from ge_core.compiler.memory import ASSIGNERS, MemoryOptions, assign_memory, check_no_overlap
+from ge_core.passes.concat_notask_pass import ConcatNotaskPass
 from mem_testing import (BLOCK, GraphBuilder, chain, offset, overlaps, relu_then_reshape,
                          relus)
 
@@ -105,8 +106,10 @@ def concat_graph() -> GraphBuilder:
     return b
 
 
-def test_concat_inputs_continuous_when_the_lesson_asks():
-    plan = assign_memory(concat_graph().graph, MemoryOptions(continuous_concat=True))
+def test_concat_inputs_continuous_when_the_op_asks():
+    b = concat_graph()
+    b.graph.find_node("concat").op_desc.set_attr("continuous_input", True)
+    plan = assign_memory(b.graph)
     check_no_overlap(plan)
     p, q, t = (plan.row(f"{n}:0") for n in "pqt")
     assert (q.offset, t.offset) == (p.offset + BLOCK, p.offset + BLOCK + 2048)  # 2032 -> 2048
@@ -119,6 +122,32 @@ def test_concat_inputs_are_not_continuous_by_default():
     plan = assign_memory(concat_graph().graph)
     check_no_overlap(plan)
     assert plan.feature_map_bytes == 3072 == plan.lower_bound_bytes  # u shares with q
+
+
+def no_task_concat() -> GraphBuilder:
+    """a, b (f32[1,8] and f32[1,24]: 32 and 96 data bytes) -> no-task concat -> r, then k
+    reuses what the concat's block held."""
+    b = GraphBuilder()
+    x = b.data(shape=(1, 8))
+    a = b.node("a", "Relu", x, shape=(1, 8))
+    c = b.node("c", "Relu", x, shape=(1, 24))
+    cat = b.node("cat", "Concat", a, c, shape=(1, 32), axis=1)
+    r = b.node("r", "Relu", cat, shape=(1, 32))
+    k = b.node("k", "Relu", r, shape=(1, 32))
+    b.output(b.node("y", "Relu", k, shape=(1, 32)))
+    assert ConcatNotaskPass().run(b.graph)
+    return b
+
+
+def test_a_no_task_concats_inputs_lie_end_to_end_inside_its_output():
+    plan = assign_memory(no_task_concat().graph)
+    check_no_overlap(plan)
+    a, c, cat = plan.row("a:0"), plan.row("c:0"), plan.row("cat:0")
+    assert (a.offset, c.offset) == (cat.offset, cat.offset + 32)   # no padding between
+    assert (a.size, c.size, a.within, c.within) == (32, 96, "cat:0", "cat:0")
+    assert cat.last == plan.row("r:0").first
+    # the block is reused once r has read the concat: k takes it
+    assert plan.row("k:0").offset == cat.offset
 
 
 def test_continuous_input_that_cannot_be_honoured_says_why():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.passes import not_ge
 from workbench.debugger.stream_names import LOGICAL
 
@@ -73,7 +74,7 @@ def build_summary(built: BuildResult) -> str:
         + (f", {s.redundant_found} redundant" if s.redundant_found else "")
         + (f", {s.redundant_removed} removed" if s.redundant_removed else ""),
         f"  memory: feature map {m.feature_map_bytes} B = {m.mem_over_lower_bound:.3f} x lower "
-        f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; {m.assigner}); "
+        f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; {shown_assigner(m.assigner)}); "
         f"weights {m.weight_bytes} B, zero-copy {m.zero_copy_bytes} B",
     ]
     tasks = built.ge_model.tasks_by_stream()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.compiler.memory.mem_map import (FEATURE_MAP, VARIABLE, WEIGHT, ZERO_COPY_INPUT,
                                              ZERO_COPY_OUTPUT, MemRow)
 from workbench.debugger.targets.program import RunState
@@ -35,7 +36,7 @@ def memory_view(state: RunState | None) -> MemoryView | None:
                      for name in DRAWN)
     summary = (f"feature map {plan.feature_map_bytes} B = {plan.mem_over_lower_bound:.3f} x "
                f"lower bound {plan.lower_bound_bytes} B (no reuse {plan.no_reuse_bytes} B; "
-               f"{plan.assigner})")
+               f"{shown_assigner(plan.assigner)})")
     return MemoryView(rows, len(plan.op_names), segments, summary)
 
 

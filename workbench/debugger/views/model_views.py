@@ -6,6 +6,7 @@ The OM writer and GE's runtime are imported by the commands that read them: load
 debugger they would cost every face's start (the app's first screen) most of GE."""
 from __future__ import annotations
 
+from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.compiler.memory.mem_map import FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT
 from npu_emu.world import World
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
@@ -25,11 +26,16 @@ def memory_plan(state: RunState | None) -> Outcome:
                   f"s{r.stream}", r.label + "".join(f" ={a}" for a in r.aliases))
                  for r in plan.rows if r.segment in (FEATURE_MAP, ZERO_COPY_INPUT,
                                                      ZERO_COPY_OUTPUT))
-    totals = ", ".join(f"{name} {total}" for name, total in plan.assigner_totals.items())
-    title = (f"memory plan: feature map {plan.feature_map_bytes} B by {plan.assigner} "
+    totals = ", ".join(f"{shown_assigner(name)} {total}"
+                       for name, total in plan.assigner_totals.items())
+    title = (f"memory plan: feature map {plan.feature_map_bytes} B by "
+             f"{shown_assigner(plan.assigner)} "
              f"(lower bound {plan.lower_bound_bytes} B, no reuse {plan.no_reuse_bytes} B; "
              f"assigners tried: {totals}); weights {plan.weight_bytes} B, zero-copy "
-             f"{plan.zero_copy_bytes} B")
+             f"{plan.zero_copy_bytes} B" + (
+                 f"; fixed feature map {plan.fixed_feature_map_bytes} B (HCCL's buffers: a "
+                 f"user may provide it, SetGraphFixedFeatureMemoryBase)"
+                 if plan.fixed_feature_map_bytes else ""))
     return TableOutcome(title, ("segment", "offset", "bytes", "ops (first-last)", LOGICAL,
                                 "buffer"), rows)
 
