@@ -123,9 +123,10 @@ def test_each_stream_has_its_own_cache(world):
 
 
 def test_build_task_list_picks_the_task_by_kernel_type(world):
-    """A float Add is a TBE kernel, an int32 Add CANN's AI CPU kernel (KERNEL, AI_CPU): one
-    task each, and the arg table points each input and output at its entry in the task's args."""
-    x = np.arange(6, dtype=np.int32)
+    """A float Add is a TBE kernel, an int16 Add (not in the AI Core store's dtypes) CANN's AI
+    CPU kernel (KERNEL, AI_CPU): one task each, and the arg table points each input and output
+    at its entry in the task's args."""
+    x = np.arange(6, dtype=np.int16)
     np.testing.assert_array_equal(execute_single_op("Add", [x, x])[0], 2 * x)
     execute_single_op("Add", [_x(6), _x(6)])
     ints, floats = _cache().ops.values()
