@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any, Mapping
 
 from ge_core.events import TaskDistributed
-from ge_core.runtime.stream_label import stream_label as ge_stream_label
+from ge_core.stream_label import stream_label as ge_stream_label
 from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
@@ -25,7 +25,7 @@ RT = "rt_stream"
 
 
 def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
-    """One name for a stream wherever a face shows one (ge_core/runtime/stream_label.py):
+    """One name for a stream wherever a face shows one (ge_core/stream_label.py):
     ``s0/rt1`` for the runtime's stream 1 that GE bound its logical stream 0 to, ``rt1`` for a
     stream GE did not make (a host program's, one not bound yet); ``logical``: rt stream id ->
     the logical stream bound to it."""

@@ -8,8 +8,8 @@ import copy
 from ge_core.events import TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
-from ge_core.runtime.stream_label import logical_stream_name
-from ge_core.runtime.stream_label import stream_label as pair_label
+from ge_core.stream_label import logical_stream_name
+from ge_core.stream_label import stream_label as pair_label
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import Check
