@@ -14,6 +14,7 @@ from typing import Any
 
 from npu_emu.base.errors import (AclError, ContextError, FeatureNotSupportedError,
                                  InvalidDeviceError, InvalidHandleError, InvalidParamError)
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceBus, TraceEvent
 from npu_emu.core.context import Context
 from npu_emu.core.device import Device
@@ -118,6 +119,7 @@ class Runtime:
         self.handles: dict[int, Any] = {}
         self._handle_of: dict[int, int] = {}   # id(obj) -> handle (lookup only)
         self._ids: dict[str, int] = {}
+        self.stream_names: dict[int, str] = {}   # rt stream id -> the name GE gave it
         self.race_detector = None
         self.initialized = False   # acl.init / acl.finalize
         if self.config.race_check:
@@ -151,6 +153,14 @@ class Runtime:
         n = self._ids.get(kind, 0)
         self._ids[kind] = n + 1
         return n
+
+    def name_stream(self, rt_id: int, name: str) -> None:
+        """The layer that binds a stream of its own to this one names the pair (the hook of
+        npu_emu/base/stream_name.py)."""
+        self.stream_names[rt_id] = name
+
+    def stream_name(self, rt_id: int) -> str:
+        return self.stream_names.get(rt_id) or rt_stream_name(rt_id)
 
     def report_fault(self, kind: str, message: str) -> None:
         self.faults.append(Fault(kind, message))

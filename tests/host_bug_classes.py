@@ -15,16 +15,16 @@ EXPECTED = {
          "warning: 2 API calls failed, the first at unpacked_handle.py:11",
          "exit status 0"], 11),
     "wrong_stream.py": (
-        ["hint: rt_stream 0 and producer (rt_stream 1) wrote device memory with nothing "
+        ["hint: stream rt0 and producer (stream rt1) wrote device memory with nothing "
          "ordering them", "exit status 0"], None),
     "freed_buffer.py": (
-        ["fault: freed_buffer.py:12: task: Relu (task 0, SQE 0 of stream (rt_stream 1)) "
+        ["fault: freed_buffer.py:12: task: Relu (task 0, SQE 0 of stream (stream rt1)) "
          "failed: access at 0x100000200: block 0x100000200 was freed",
          "warning: 1 API call failed, the first at freed_buffer.py:12"], 12),
     "forgotten_record.py": (
-        ["fault: forgotten_record.py:16: deadlock: synchronize consumer (rt_stream 2) can never "
-         "finish: consumer (rt_stream 2) waits at StreamWaitEvent(e0) (task 1, SQE 0 of "
-         "consumer (rt_stream 2)) for y_ready (event 0), which is never recorded"], 16),
+        ["fault: forgotten_record.py:16: deadlock: synchronize consumer (stream rt2) can never "
+         "finish: consumer (stream rt2) waits at StreamWaitEvent(e0) (task 1, SQE 0 of "
+         "consumer (stream rt2)) for y_ready (event 0), which is never recorded"], 16),
     "raise_in_helper.py": (
         ["Traceback (most recent call last):",
          '  File "raise_in_helper.py", line 14, in <module>', "    print(scale(data, 0))",

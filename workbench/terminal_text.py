@@ -27,6 +27,8 @@ def _escaped(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """``text`` with every control character but newline and tab shown escaped."""
+    if text.isprintable():   # no Cc or Cf character at all: the common case, in C
+        return text
     return _CONTROL.sub(_escaped, text)
 
 

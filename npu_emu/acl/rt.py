@@ -105,7 +105,7 @@ def create_stream_with_config(priority: UInt32 = 0, flag: UInt32 = 0) -> tuple[i
 def destroy_stream(stream: Handle) -> int:
     s = stream_of(stream)
     if s.context is None:   # the runtime's own (a model's, a capture's): not the caller's
-        raise InvalidHandleError(f"stream {s.id} belongs to the runtime, not to a context")
+        raise InvalidHandleError(f"stream {s.label} belongs to the runtime, not to a context")
     s.context.destroy_stream(s)
     return 0
 

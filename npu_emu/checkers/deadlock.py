@@ -37,10 +37,11 @@ def deadlock_error(ts: TaskScheduler, waiter: str) -> DeadlockError:
     blocked = tuple(BlockedStream(s.id, s.waiting.where(), waits_for(ts, s.waiting))
                     for s in ts.streams if s.state == StreamState.BLOCKED)
     if blocked:
-        why = "; ".join(f"stream {b.stream_id} waits at {b.sqe} for {b.waits_for}"
+        name = ts.device.runtime.stream_name
+        why = "; ".join(f"stream {name(b.stream_id)} waits at {b.sqe} for {b.waits_for}"
                         for b in blocked)
     else:
-        idle = [f"stream {s.id} ({s.pending} SQEs) is inactive" for s in ts.streams
+        idle = [f"stream {s.label} ({s.pending} SQEs) is inactive" for s in ts.streams
                 if s.state == StreamState.INACTIVE and s.model is not None and s.pending]
         why = "no stream is running" + (": " + ", ".join(idle) if idle else "")
     message = f"{waiter} can never finish: {why}"
@@ -66,7 +67,7 @@ def waits_for(ts: TaskScheduler, t: Task) -> str:
         for task in s.queued():
             if task.type in recorders and getattr(task, attr) == ident:
                 if s.state == StreamState.INACTIVE:
-                    return (f"{what}, recorded only by {task.where()}, and stream {s.id} is "
+                    return (f"{what}, recorded only by {task.where()}, and stream {s.label} is "
                             f"inactive (never activated)")
-                return f"{what}, recorded by {task.where()}, which stream {s.id} never reaches"
+                return f"{what}, recorded by {task.where()}, which stream {s.label} never reaches"
     return f"{what}, which is never {never}"

@@ -28,7 +28,7 @@ class Context:
 
     def destroy_stream(self, stream: Stream) -> None:
         if stream is self.default_stream or stream not in self.streams:
-            raise InvalidHandleError(f"stream {stream.id} is not a destroyable stream of "
+            raise InvalidHandleError(f"stream {stream.label} is not a destroyable stream of "
                                      f"context {self.id}")
         self.device.synchronize_stream(stream)
         stream.destroyed = True

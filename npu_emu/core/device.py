@@ -112,7 +112,7 @@ class Device:
     # -- tasks ---------------------------------------------------------------------------------
     def submit(self, stream: Stream, task: Task) -> Task:
         if stream.destroyed:
-            raise InvalidHandleError(f"stream {stream.id} was destroyed")
+            raise InvalidHandleError(f"stream {stream.label} was destroyed")
         if self.runtime.capture.route(stream, task):
             return task
         if stream.model is not None:
@@ -173,7 +173,7 @@ class Device:
             aborted = [m for m in rt.models if m.exec_stream is stream and m.running]
             for model in aborted:
                 model.abort()
-            rt.report_fault("timeout", f"synchronize stream {stream.id} timed out after "
+            rt.report_fault("timeout", f"synchronize stream {stream.label} timed out after "
                             f"{timeout_ms} ms of device time"
                             + "".join(f"; aborted model {m.id}" for m in aborted))
             return ACL_ERROR_RT_STREAM_SYNC_TIMEOUT

@@ -67,6 +67,12 @@ class Stream:
     def pending(self) -> int:
         return self.sq.pending
 
+    @property
+    def label(self) -> str:
+        """Its one name in messages: ``s0/rt1`` once GE bound a logical stream to it, else
+        ``rt1`` (npu_emu/base/stream_name.py)."""
+        return self.device.runtime.stream_name(self.id)
+
     def queued(self) -> list[Task]:
         """The SQEs still to run: all of a model stream's (every execution runs them again),
         an ordinary stream's from the SQ's head on."""
@@ -165,10 +171,10 @@ class Stream:
     def _check_model_stream(self, what: str, label: Label | None = None) -> None:
         model = self.model or self.device.runtime.capture.model_of(self)
         if model is None:
-            raise StreamModelError(f"{what} on stream {self.id}, which is not bound to a model")
+            raise StreamModelError(f"{what} on stream {self.label}, which is not bound to a model")
         if label is not None and label.model is not model:
             raise StreamModelError(f"{what}: label {label.id} belongs to model "
-                                   f"{label.model.id}, stream {self.id} to model {model.id}")
+                                   f"{label.model.id}, stream {self.label} to model {model.id}")
 
     # -- host waits ----------------------------------------------------------------------------
     def synchronize(self, timeout_ms: int = -1) -> int:

@@ -73,10 +73,10 @@ class CaptureManager:
     # -- capture -------------------------------------------------------------------------------
     def begin(self, stream: Stream) -> None:
         if stream.id in self._sessions:
-            raise CaptureError(f"stream {stream.id} is already capturing")
+            raise CaptureError(f"stream {stream.label} is already capturing")
         if stream.model is not None:
-            raise CaptureError(f"stream {stream.id} is bound to model {stream.model.id}")
-        stream.device.scheduler.drain(stream, waiter=f"begin capture on stream {stream.id}")
+            raise CaptureError(f"stream {stream.label} is bound to model {stream.model.id}")
+        stream.device.scheduler.drain(stream, waiter=f"begin capture on stream {stream.label}")
         model = self.runtime.model_build_begin()
         session = CaptureSession(stream, model)
         self._join(session, stream)
@@ -91,11 +91,11 @@ class CaptureManager:
     def end(self, stream: Stream) -> Model:
         session = self._sessions.get(stream.id)
         if session is None:
-            raise CaptureError(f"stream {stream.id} is not capturing",
+            raise CaptureError(f"stream {stream.label} is not capturing",
                                ACL_ERROR_RT_STREAM_NOT_CAPTURED)
         if session.origin is not stream:
-            raise CaptureError(f"capture end on stream {stream.id}; the capture began on "
-                               f"stream {session.origin.id}", 107036)
+            raise CaptureError(f"capture end on stream {stream.label}; the capture began on "
+                               f"stream {session.origin.label}", 107036)
         self._close(session)
         if session.invalidated:
             session.model.destroy()
@@ -104,8 +104,9 @@ class CaptureManager:
         unjoined = self._unjoined(session)
         if unjoined:
             session.model.destroy()
-            raise CaptureError(f"stream(s) {', '.join(map(str, unjoined))} joined the capture "
-                               f"but were never joined back to stream {stream.id} by an event",
+            names = ", ".join(map(self.runtime.stream_name, unjoined))
+            raise CaptureError(f"stream(s) {names} joined the capture "
+                               f"but were never joined back to stream {stream.label} by an event",
                                ACL_ERROR_RT_STREAM_UNJOINED)
         model = session.model
         model.end_task(session.model_streams[stream.id])
@@ -162,7 +163,8 @@ class CaptureManager:
         streams = sorted(self._sessions)
         for session in set(self._sessions.values()):
             session.invalidated = session.invalidated or f"tried to {what} while capturing"
-        raise CaptureError(f"cannot {what} while stream(s) {', '.join(map(str, streams))} "
+        raise CaptureError(f"cannot {what} while stream(s) "
+                           f"{', '.join(map(self.runtime.stream_name, streams))} "
                            f"are capturing; the capture is invalidated")
 
     # -- routing launches ----------------------------------------------------------------------
@@ -225,7 +227,7 @@ class CaptureManager:
 
     def task_update_begin(self, stream: Stream, group: TaskGroup) -> None:
         if stream.id in self._sessions or stream.id in self._updates:
-            raise CaptureError(f"stream {stream.id} is capturing or already updating",
+            raise CaptureError(f"stream {stream.label} is capturing or already updating",
                                ACL_ERROR_STREAM_TASK_GROUP_STATUS)
         self._updates[stream.id] = (group, [])
 
@@ -250,6 +252,6 @@ class CaptureManager:
     def _capturing(self, stream: Stream) -> CaptureSession:
         session = self._sessions.get(stream.id)
         if session is None:
-            raise CaptureError(f"stream {stream.id} is not capturing",
+            raise CaptureError(f"stream {stream.label} is not capturing",
                                ACL_ERROR_RT_STREAM_NOT_CAPTURED)
         return session

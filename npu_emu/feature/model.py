@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from npu_emu.base.errors import (ACL_ERROR_RT_MODEL_ABORT_NORMAL, AclError, InvalidParamError,
                                  ModelStateError, StreamModelError, StreamTaskFullError,
                                  TaskFaultError)
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceEvent
 from npu_emu.core.label import Label, LabelIdAllocator, LabelSetTask
 from npu_emu.core.notify import NotifyRecordTask, NotifyWaitTask
@@ -104,12 +105,12 @@ class Model:
         if flag not in (ACL_MODEL_STREAM_FLAG_HEAD, ACL_MODEL_STREAM_FLAG_DEFAULT):
             raise InvalidParamError(f"stream flag {flag:#x}")
         if stream.model is not None:
-            raise StreamModelError(f"stream {stream.id} is already bound to model "
+            raise StreamModelError(f"stream {stream.label} is already bound to model "
                                    f"{stream.model.id}")
         if stream.context is not None and stream is stream.context.default_stream:
             raise StreamModelError("the default stream cannot be bound to a model")
         if stream.pending or stream.state == StreamState.RUNNING:
-            raise StreamModelError(f"stream {stream.id} still has {stream.pending} tasks")
+            raise StreamModelError(f"stream {stream.label} still has {stream.pending} tasks")
         stream.model = self
         stream.persistent = True
         stream.state = StreamState.INACTIVE
@@ -125,11 +126,11 @@ class Model:
 
     def unbind_stream(self, stream: Stream) -> None:
         if stream.model is not self:
-            raise StreamModelError(f"stream {stream.id} is not bound to model {self.id}")
+            raise StreamModelError(f"stream {stream.label} is not bound to model {self.id}")
         # an execution queued but not yet started runs the stream too: clearing its SQ under an
         # SQE the TS holds in flight left the scheduler reading past the queue
         if self.running or stream.pending or stream.state == StreamState.RUNNING:
-            raise ModelStateError(f"unbind stream {stream.id} while model {self.id} runs")
+            raise ModelStateError(f"unbind stream {stream.label} while model {self.id} runs")
         if self.state is ModelState.LOADED or self.auto_split is None:
             self._maintain([stream], "unbind")
         self._release(stream)
@@ -152,7 +153,7 @@ class Model:
         ctrl = self.device.control_stream()
         for stream in streams:
             ctrl.device.submit(ctrl, Task(TaskType.MODEL_MAINTAINCE,
-                                          f"ModelMaintaince({op} s{stream.id} to m{self.id})",
+                                          f"ModelMaintaince({op} {rt_stream_name(stream.id)} to m{self.id})",
                                           self.device.cost.launch_ns))
         self.device.scheduler.drain(ctrl, waiter=f"{op} streams of model {self.id}")
 
@@ -163,15 +164,15 @@ class Model:
     def add_task(self, stream: Stream, task: Task) -> None:
         """A task launched on a bound stream while the model is being built."""
         if self.state is not ModelState.BUILDING:
-            raise ModelStateError(f"stream {stream.id} belongs to {self.state.value} model "
+            raise ModelStateError(f"stream {stream.label} belongs to {self.state.value} model "
                                   f"{self.id}: no more tasks can be launched on it")
         if self.auto_split is not None:
             self.auto_split.append(stream, task)
         else:
             if len(stream.sq.entries) >= stream.sq.depth:
                 raise StreamTaskFullError(
-                    f"the SQ of stream {stream.id} is full ({stream.sq.depth} SQEs) while building "
-                    f"model {self.id}; without AutoSplit a model stream holds at most its SQ depth")
+                    f"the SQ of stream {stream.label} is full ({stream.sq.depth} SQEs) while "
+                    f"building model {self.id}; without AutoSplit a model stream holds at most its SQ depth")
             self.device.enqueue(stream, task)
         if isinstance(task, LabelSetTask):
             task.label.stream, task.label.pos = task.stream, task.pos
@@ -179,7 +180,8 @@ class Model:
     def end_task(self, stream: Stream) -> Task:
         """aclmdlRIEndTask: the EndGraph task, which records the end-of-graph notify."""
         if stream.model is not self:
-            raise StreamModelError(f"end task on stream {stream.id}, not bound to model {self.id}")
+            raise StreamModelError(f"end task on stream {stream.label}, not bound to model "
+                                   f"{self.id}")
         task = stream.device.submit(stream, EndGraphTask(self, self.device.cost.launch_ns))
         self.has_end_graph = True
         return task
@@ -203,7 +205,7 @@ class Model:
         if not self.head_streams:
             raise ModelStateError(f"model {self.id} has no head stream to start from")
         if stream.model is not None:
-            raise StreamModelError(f"model {self.id} executed on stream {stream.id}, which is "
+            raise StreamModelError(f"model {self.id} executed on stream {stream.label}, which is "
                                    f"bound to model {stream.model.id}")
         cost = self.device.cost.launch_ns
         stream.device.submit(stream, ModelExecuteTask(self, cost))

@@ -32,6 +32,9 @@ class SchedStream(Protocol):
     @property
     def pending(self) -> int: ...
 
+    @property
+    def label(self) -> str: ...   # its name in messages (npu_emu/base/stream_name.py)
+
     def queued(self) -> Iterable[Task]: ...
 
 

@@ -101,7 +101,7 @@ class Task:
     __repr__ = __str__
 
     def where(self) -> str:
-        sid = self.stream.id if self.stream is not None else "?"
+        sid = self.stream.label if self.stream is not None else "?"
         return f"{self.name} (task {self.task_id}, SQE {self.pos} of stream {sid})"
 
 

@@ -252,10 +252,10 @@ class TaskScheduler:
 
     def activate(self, target: SchedStream, pos: int, by: SchedStream | None) -> None:
         if not target.persistent:
-            raise TaskFaultError(f"stream {target.id} is not a model stream; only model "
+            raise TaskFaultError(f"stream {target.label} is not a model stream; only model "
                                  f"streams are activated")
         if target.state != INACTIVE:
-            raise TaskFaultError(f"stream {target.id} is activated while still active "
+            raise TaskFaultError(f"stream {target.label} is activated while still active "
                                  f"(at SQE {target.sq.head})")
         target.sq.seek(pos)
         self.make_ready(target)
@@ -336,7 +336,7 @@ class TaskScheduler:
                     self.now = max(self.now, deadline)
                     return False
                 if status == STALLED and not stream_done(s):
-                    raise self.device.deadlock_error(waiter or f"synchronize stream {s.id}")
+                    raise self.device.deadlock_error(waiter or f"synchronize stream {s.label}")
         return True
 
     def host_issue(self, cost_ns: int) -> int:
@@ -355,7 +355,7 @@ class TaskScheduler:
         sq = s.sq
         while sq.pending >= sq.depth:
             if self._advance(1) == STALLED and sq.pending >= sq.depth:
-                raise self.device.deadlock_error(f"submit to the full SQ of stream {s.id}")
+                raise self.device.deadlock_error(f"submit to the full SQ of stream {s.label}")
 
     def run_until_flag(self, flags: bytearray, ident: int, what: str) -> None:
         while not flags[ident]:

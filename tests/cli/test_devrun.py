@@ -30,8 +30,8 @@ def test_missing_wait_is_a_race_naming_both_tasks(capsys):
     status, out = devrun(capsys, "missing_wait.py", "--race-check")
     (line,) = faults(out)
     assert status == 1 and line.startswith("fault: missing_wait.py:")
-    assert ("race: Add (task 2, SQE 0 of consumer (rt_stream 2)) and Relu (task 1, SQE 1 of "
-            "producer (rt_stream 1))") in line
+    assert ("race: Add (task 2, SQE 0 of consumer (stream rt2)) and Relu (task 1, SQE 1 of "
+            "producer (stream rt1))") in line
 
 
 def test_synchronizing_a_capturing_stream_is_refused_and_the_capture_goes_on(capsys):
@@ -150,5 +150,5 @@ def test_a_stream_left_waiting_forever_is_a_fault_at_the_end(capsys, tmp_path, e
     out = capsys.readouterr().out
     (line,) = faults(out)
     assert where in line and printed in out
-    assert "stream (rt_stream 1) waits at StreamWaitEvent(e0)" in line   # by its variable
+    assert "stream (stream rt1) waits at StreamWaitEvent(e0)" in line   # by its variable
     assert "for never (event 0), which is never recorded" in line

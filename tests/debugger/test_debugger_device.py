@@ -20,8 +20,8 @@ def test_stepping_sqes_through_the_label_loop():
         assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
         # then ri_destroy unbinds the model's two streams on the hardware
         assert loop[-6:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
-                             "WaitEndGraph(m0)", "ModelMaintaince(unbind s1 to m0)",
-                             "ModelMaintaince(unbind s2 to m0)"]
+                             "WaitEndGraph(m0)", "ModelMaintaince(unbind rt1 to m0)",
+                             "ModelMaintaince(unbind rt2 to m0)"]
         printed += [o.text for o in out if isinstance(o, ProgramOutput)]
         assert "acc == 5 * x: True" in "".join(printed)
     finally:
@@ -55,14 +55,14 @@ def test_break_wait_event_stops_at_the_consumers_wait():
     d = debugger(f"{DEVRUN}/producer_consumer.py")
     try:
         d.add_breakpoint(["wait", "event"])
-        s = stopped(d.cont())   # the consumer is stream 3 (the new context's default is 1)
+        s = stopped(d.cont())   # the consumer is stream rt3 (the new context's default is 1)
         assert s.event == "EventWaitBlocked event_id=0 rt_stream=3 time_ns=0"
         events = device_views.events(d.run.world.runtime)
         assert events.rows == (("0", "0", "clear", "rt2", "rt3", "rt3"),)
         s = stopped(d.cont())
         assert s.event == "EventWaitSatisfied event_id=0 rt_stream=3 time_ns=2008"
         streams = device_views.streams(d.run.world.runtime)
-        assert [r[1] for r in streams.rows] == ["0", "1", "2", "3"]
+        assert [r[1] for r in streams.rows] == ["rt0", "rt1", "rt2", "rt3"]
     finally:
         d.close()
 
@@ -72,7 +72,7 @@ def test_break_wait_event_on_the_missing_wait_sample_never_stops_but_the_race_do
     try:
         d.add_breakpoint(["wait", "event"])
         s = stopped(d.cont())   # nothing waits (that is the bug): the race stops it, by default
-        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream 2)")
+        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream rt2)")
         assert [r.text for r in s.reasons] == ["fault race"]
         end = finished(d.cont())
         assert any(line.startswith("fault: missing_wait.py:") and "race: Add" in line
@@ -81,7 +81,7 @@ def test_break_wait_event_on_the_missing_wait_sample_never_stops_but_the_race_do
         d.restart()
         s = stopped(d.cont())   # the breakpoint's stop, not a second one for the default
         assert [r.text for r in s.reasons] == ["breakpoint 2 (fault race), hit 1"]
-        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream 2)")
+        assert s.event.startswith("FaultFound fault=race message=Add (task 2, SQE 0 of stream rt2)")
     finally:
         d.close()
 
@@ -91,10 +91,10 @@ def test_break_fault_on_the_deadlock_sample():
     try:
         d.add_breakpoint(["fault"])
         s = stopped(d.cont())
-        assert s.event.startswith("FaultFound fault=deadlock message=synchronize stream 2 can "
-                                  "never finish: stream 2 waits at StreamWaitEvent(e0)")
+        assert s.event.startswith("FaultFound fault=deadlock message=synchronize stream rt2 can "
+                                  "never finish: stream rt2 waits at StreamWaitEvent(e0)")
         streams = device_views.streams(d.run.world.runtime)
-        assert ("0", "2", "blocked") == streams.rows[2][:3]
+        assert ("0", "rt2", "blocked") == streams.rows[2][:3]
         assert streams.rows[2][-1] == "StreamWaitEvent(e0)#1"
         out = d.cont()
         assert out[0] == ProgramOutput("synchronize_stream(consumer) returned 507046\n")
@@ -188,7 +188,7 @@ def test_break_fault_stops_on_a_stream_the_program_left_waiting_forever(tmp_path
         d.add_breakpoint(["fault"])
         s = stopped(d.cont())
         assert s.event.startswith("FaultFound fault=deadlock message=the program ended, and its "
-                                  "streams can never finish: stream 1 waits at "
+                                  "streams can never finish: stream rt1 waits at "
                                   "StreamWaitEvent(e0)")
         finished(d.cont())
     finally:

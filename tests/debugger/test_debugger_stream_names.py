@@ -2,9 +2,11 @@
 in `break distribute` and the runtime's in `break sqe` and `info streams`): logical_stream (GE's,
 from stream allocation) and rt_stream (the runtime's, that SQEs run on), in filters, conditions,
 event lines, `where:` and tables."""
+import re
+
 import pytest
 
-from debugger_testing import DEVRUN, TINY, debugger, stopped
+from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
 from workbench.commands.inspecting import INFO
 from workbench.debugger.breakpoints import BreakpointError
 from workbench.debugger.watches import WatchError
@@ -23,11 +25,11 @@ def test_break_distribute_by_logical_stream_names_both_kinds(tiny):
     fields = dict(w.split("=", 1) for w in s.event.split()[1:])
     assert fields["logical_stream"] == "1" and "stream_id" not in fields
     rt = fields["rt_stream"]
-    assert s.where.endswith(f"DoTaskSink > logical_stream 1 > rt_stream {rt}")
+    assert s.where.endswith(f"DoTaskSink > stream s1/rt{rt}")   # the pair: one stream
     # the binding the event shows is the one `info streams` shows for that rt stream
     table = INFO["streams"](tiny)
-    assert table.headers[:3] == ("dev", "rt_stream", "logical_stream")
-    assert next(r for r in table.rows if r[1] == rt)[2] == "1"
+    assert table.headers[:2] == ("dev", "stream")
+    assert f"s1/rt{rt}" in [r[1] for r in table.rows]
 
 
 def test_break_distribute_by_rt_stream_and_a_condition_on_both(tiny):
@@ -66,3 +68,45 @@ def test_watch_takes_an_rt_stream(tiny):
         tiny.add_watch(["stream", "1"])
     w = tiny.add_watch(["rt_stream", "1"])
     assert (w.spec, w.value) == ("rt_stream 1", "<no rt_stream 1>")
+
+
+# a stream as a message might name it the old ways: `rt_stream 2`, `stream 2`, `stream(s) 2`
+_OLD_NAME = re.compile(r"\brt_stream \d|\bstreams? \d|\bstream\(s\) \d")
+
+
+def test_the_emulator_s_messages_name_a_stream_as_every_face_does():
+    """The runtime knows only its ids; GE names the pair it binds (s1/rt2), so a fault's
+    wait-for chain, an SQE's place, `where`, `info streams` and devrun's summary all say the
+    same name, and a host program's stream is rt2."""
+    d = debugger(f"{DEVRUN}/deadlock.py")
+    try:
+        s = stopped(d.cont())   # the deadlock
+        rt = d.run.world.runtime
+        texts = [f.message for f in rt.faults] + [s.where, s.event] + \
+            [" ".join(r) for r in INFO["streams"](d).rows]
+        assert any("stream rt2 waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream rt2)" in t
+                   for t in texts), texts
+        assert not [t for t in texts if _OLD_NAME.search(t)]
+    finally:
+        d.close()
+    tiny = debugger(TINY)
+    try:
+        tiny.add_breakpoint(["sqe", "type=kernel_aicore"])
+        s = stopped(tiny.cont())   # a kernel of the model: on a stream GE bound
+        rt = tiny.run.world.runtime
+        bound = {sid: name for sid, name in rt.stream_names.items()}
+        assert bound and all(re.fullmatch(r"s\d+/rt\d+", n) for n in bound.values())
+        stream = next(st for dev in rt.devices.values() for st in dev.scheduler.streams
+                      if st.id in bound and st.queued())
+        assert stream.queued()[0].where().endswith(f"of stream {bound[stream.id]})")
+        assert re.search(r" > stream s\d+/rt\d+ > SQE ", s.where), s.where
+    finally:
+        tiny.close()
+
+
+def test_devrun_names_the_streams_as_the_debugger_does(capsys):
+    from workbench.cli.devrun import run_script
+    run_script(ROOT / DEVRUN / "deadlock.py", False, None)
+    out = capsys.readouterr().out
+    assert "  stream rt1: " in out and "consumer (stream rt2) waits at" in out
+    assert not _OLD_NAME.search(out), out

@@ -9,8 +9,8 @@ from workbench.debugger.views import device_views
 from debugger_testing import DEVRUN, debugger, finished, stopped
 
 DEADLOCK = f"{DEVRUN}/deadlock.py"
-MESSAGE = ("FaultFound fault=deadlock message=synchronize stream 2 can never finish: stream 2 "
-           "waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream 2) for event 0, which is "
+MESSAGE = ("FaultFound fault=deadlock message=synchronize stream rt2 can never finish: stream rt2 "
+           "waits at StreamWaitEvent(e0) (task 1, SQE 0 of stream rt2) for event 0, which is "
            "never recorded")
 
 
@@ -35,11 +35,11 @@ def test_continue_parks_at_the_deadlock_with_the_blocked_stream_then_ends_as_a_f
     assert s.event == MESSAGE and [r.text for r in s.reasons] == ["fault deadlock"]
     assert s.where == "program > deadlock.py:24 in <module>"
     streams = device_views.streams(deadlock.run.world.runtime)
-    assert streams.rows[2][:3] == ("0", "2", "blocked")
+    assert streams.rows[2][:3] == ("0", "rt2", "blocked")
     assert streams.rows[2][-1] == "StreamWaitEvent(e0)#1"
     end = finished(deadlock.cont())          # not met again: the run ends
     faults = [line for line in end.summary if line.startswith("fault:")]
-    assert len(faults) == 1 and "deadlock.py:24: deadlock: synchronize consumer (rt_stream 2)" in faults[0]
+    assert len(faults) == 1 and "deadlock.py:24: deadlock: synchronize consumer (stream rt2)" in faults[0]
     assert end.summary == _free_run_summary()   # the same report and exit status
 
 
@@ -55,7 +55,7 @@ def test_every_way_forward_stops_at_the_fault(deadlock, move):
 def test_nostop_runs_on_and_the_fault_is_still_reported(deadlock):
     assert deadlock.fault_stops.handle("deadlock", "nostop") == ["deadlock"]
     end = finished(deadlock.cont())
-    assert any("deadlock: synchronize consumer (rt_stream 2)" in line for line in end.summary)
+    assert any("deadlock: synchronize consumer (stream rt2)" in line for line in end.summary)
     deadlock.restart()
     deadlock.fault_stops.handle("all", "stop")
     assert stopped(deadlock.cont()).event == MESSAGE

@@ -144,14 +144,14 @@ def test_streams_and_events_by_the_program_s_names_in_tables_and_fault_chains(se
     events = last(session.execute("info events"))
     assert events.rows[0][2] == "y_ready"
     end = last(session.execute("continue"))
-    assert any("consumer (rt_stream 2) waits at StreamWaitEvent(e0)" in line
+    assert any("consumer (stream rt2) waits at StreamWaitEvent(e0)" in line
                and "for y_ready (event 0)" in line for line in end.summary)
 
 
 def test_the_race_hint_ends_a_run_without_the_race_check_and_the_check_confirms_it(session):
     session.execute("target wrong_stream.py")
     end = last(session.execute("continue"))
-    assert any(line.startswith("hint: rt_stream 0 and producer (rt_stream 1) wrote device "
+    assert any(line.startswith("hint: stream rt0 and producer (stream rt1) wrote device "
                                "memory with nothing ordering them") for line in end.summary)
     session.execute("set race-check on")
     stop = last(session.execute("continue"))

@@ -93,5 +93,5 @@ async def test_the_source_pane_marks_the_line_a_blocked_stream_waits_at(tmp_path
         await run(pilot, "continue")      # parked at the deadlock
         await press(pilot, "6")
         source = app.pane("source")
-        assert source.data.waits == {14: "consumer (rt_stream 2)"}
+        assert source.data.waits == {14: "consumer (stream rt2)"}
         assert "stream_wait_event" in (tmp_path / "p.py").read_text().splitlines()[13]

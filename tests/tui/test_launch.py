@@ -2,6 +2,7 @@
 `gewb tui` opens a target or a lesson."""
 from __future__ import annotations
 
+import os
 import sys
 
 from workbench.cli import main
@@ -64,3 +65,28 @@ def test_a_lesson_that_is_not_there_is_one_line():
     from workbench.cli.user_error import UserError
     with pytest.raises(UserError, match=r"no lesson 'nope.gwb' \(`gewb lessons` lists them\)"):
         launch.opening_for("nope.gwb", ROOT)
+
+
+def test_a_served_tab_carries_no_history_file_nor_networkx_until_it_draws(tmp_path):
+    """What each of a class's tabs holds in memory: no prompt_toolkit history (nor a history
+    file of the students' lines on the server), and networkx only once `v` draws a graph."""
+    import subprocess
+    code = ("import asyncio, sys\n"
+            "from pathlib import Path\n"
+            "from workbench.script.access import Access\n"
+            "from workbench.tui.app import Opening, WorkbenchApp\n"
+            "lesson = Path('sample_models/lessons/01_ir_nodes_and_anchors.gwb').resolve()\n"
+            "access = Access.served_tab(lesson, frozenset())\n"
+            "async def main():\n"
+            "    app = WorkbenchApp(Opening(lesson.parent, lesson=lesson, access=access))\n"
+            "    async with app.run_test(size=(120, 40)) as pilot:\n"
+            "        await pilot.pause()\n"
+            "        print(app.query_one('#command')._history is None,\n"
+            "              any(m.split('.')[0] in ('networkx', 'prompt_toolkit')\n"
+            "                  for m in sys.modules))\n"
+            "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
+    assert done.stdout.split()[-2:] == ["True", "False"], done.stdout + done.stderr
+    assert not list(tmp_path.iterdir())   # no history file written

@@ -117,7 +117,7 @@ async def test_the_deadlock_sample_shows_the_blocked_stream_and_the_wait_for_cha
         chain = app.pane("device").data.chain
         # the streams and the event by the program's names, each stream as the faces name it
         assert chain == ["consumer (rt2) waits at StreamWaitEvent(e0) (task 1, SQE 0 of "
-                         "consumer (rt_stream 2)) for done (event 0), which is never recorded"]
+                         "consumer (stream rt2)) for done (event 0), which is never recorded"]
         source = app.pane("source")
         await press(pilot, "6")
         assert source.data.frames[0].line == 24   # synchronize_stream(consumer)

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from workbench.cli.user_error import UserError
 from workbench.output_path import OutputPathError
-from workbench.terminal_text import PrintableStream
+from workbench.terminal_text import PrintableStream, printable
 
 # faces that draw on the terminal themselves (the app, the REPL's prompt, the server's log)
 INTERACTIVE = ("tui", "repl", "serve")
@@ -82,14 +82,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 title="commands")
     for add in _parser_adders():
         add(sub)
-    args = parser.parse_args(argv)
-    if args.command is None:  # the main job: the workbench app on the bundled sample
-        args = parser.parse_args(["tui"])
-    if args.command in INTERACTIVE:   # the app and the REPL escape what they show themselves
-        return _run(args)
-    saved = sys.stdout, sys.stderr   # what a model or script says is printed escaped
+    saved = sys.stdout, sys.stderr   # what a model or script says is printed escaped, and so
     sys.stdout, sys.stderr = PrintableStream(sys.stdout), PrintableStream(sys.stderr)
-    try:
+    try:   # is what argparse quotes of a command line (`unrecognized arguments: ...`)
+        args = parser.parse_args(argv)
+        if args.command is None:  # the main job: the workbench app on the bundled sample
+            args = parser.parse_args(["tui"])
+        if args.command in INTERACTIVE:   # the app and the REPL escape what they show
+            sys.stdout, sys.stderr = saved
         return _run(args)
     finally:
         sys.stdout, sys.stderr = saved
@@ -98,11 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     try:
         return args.func(args)
-    except (UserError, OutputPathError) as exc:
-        print(f"gewb {args.command}: {exc}", file=sys.stderr)
+    except (UserError, OutputPathError) as exc:   # escaped: an interactive one's stderr is raw
+        print(printable(f"gewb {args.command}: {exc}"), file=sys.stderr)
         return 2
     except MemoryError as exc:   # the host ran out: one line, with the class (it is a limit hit)
-        print(f"gewb {args.command}: out of host memory (MemoryError: {exc})", file=sys.stderr)
+        print(printable(f"gewb {args.command}: out of host memory (MemoryError: {exc})"),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"gewb {args.command}: interrupted", file=sys.stderr)

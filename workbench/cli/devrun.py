@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Callable
 
 from ge_core.ge_options import BY_NAME
 from npu_emu.base.trace import TraceBus
@@ -39,7 +40,7 @@ def run_script(script: Path, race_check: bool, trace: str | None,
         bus.subscribe(timeline)
     world = World(RuntimeConfig(race_check=race_check, soc_version=soc_version), bus=bus)
     status, error, traceback = run_program(script, world, observer)
-    _print_summary(observer)
+    _print_summary(observer, world.runtime.stream_name)
     if trace:
         timeline.write(trace)
         print(f"timeline written to {trace}")
@@ -58,7 +59,7 @@ def run_script(script: Path, race_check: bool, trace: str | None,
     return status or (1 if (observer.faults or error or failed) else 0)
 
 
-def _print_summary(observer: HostProgramObserver) -> None:
+def _print_summary(observer: HostProgramObserver, name: Callable[[int], str]) -> None:
     total = sum(observer.sqes.values())
     streams = sorted({sid for sid, _ in observer.sqes})
     print(f"devrun: {total} SQEs retired on {len(streams)} streams in "
@@ -66,7 +67,7 @@ def _print_summary(observer: HostProgramObserver) -> None:
     for sid in streams:
         kinds = ", ".join(f"{name} {n}" for (s, name), n in sorted(observer.sqes.items())
                           if s == sid)
-        print(f"  rt_stream {sid}: {kinds}")
+        print(f"  stream {name(sid)}: {kinds}")
 
 
 def _cmd_devrun(args: argparse.Namespace) -> int:

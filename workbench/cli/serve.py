@@ -57,6 +57,8 @@ def served_spec(spec: str | None) -> tuple[str | None, Path]:
     if target.startswith("light:"):
         return target, SAMPLE
     path = (Path.cwd() / target).resolve()
+    if not path.exists():   # refused now, not in each student's tab
+        raise UserError(f"no such target: {target}")
     return str(path), path
 
 

@@ -18,7 +18,7 @@ from ge_core.stage_events import StageEnd
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
-from workbench.debugger.checkpoint import DEFAULT_GAP, Checkpoint, CheckpointStore
+from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.handle_names import HandleNames
@@ -42,7 +42,7 @@ Extra = Callable[[StopTable, Run], None]
 
 class Debugger:
     def __init__(self, target: Target, trace_hash: bool = False,
-                 checkpoint_gap: int = DEFAULT_GAP, fault_stops: FaultStops | None = None
+                 checkpoint_gap: int | None = None, fault_stops: FaultStops | None = None
                  ) -> None:
         self.target = target
         self.trace_hash = trace_hash

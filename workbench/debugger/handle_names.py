@@ -1,7 +1,7 @@
 """Streams and events by the host program's names: the variable a program holds a handle in
 (`producer`, `y_ready`) is the name a user thinks in, so the debugger shows it beside the
 runtime's id in `info streams`, `info events`, fault chains and race reports:
-`producer (rt_stream 1)`. The name is taken from the frame that created the handle, the first
+`producer (stream rt1)`. The name is taken from the frame that created the handle, the first
 time the program is seen again after the create call (its next line, or its next facade call
 when no line hook runs), by looking for the new handle among that frame's variables."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from types import FrameType
 
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.core.event import Event
 from npu_emu.runtime import Runtime
 from npu_emu.core.stream import Stream
@@ -52,12 +53,13 @@ class HandleNames:
 
     def text(self, message: str) -> str:
         """``message`` (a fault chain, a race report) with each named stream and event as
-        `name (rt_stream N)` (as the message names it), `name (event N)`."""
+        `name (stream rtN)` (as the message names it), `name (event N)`."""
         def stream(m: re.Match) -> str:
             name = self.streams.get(int(m[1]))
             if not name:
                 return m[0]
-            return f"{name} ({m[0]})" if "rt" in m[0] else f"{name} ({RT} {m[1]})"
+            return f"{name} ({m[0]})" if "rt" in m[0] else \
+                f"{name} (stream {rt_stream_name(int(m[1]))})"
 
         def event(m: re.Match) -> str:
             name = self.events.get(int(m[1]))

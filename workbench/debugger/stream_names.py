@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any, Mapping
 
 from ge_core.events import TaskDistributed
+from ge_core.stream_label import stream_label as ge_stream_label
 from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
@@ -24,11 +25,11 @@ RT = "rt_stream"
 
 
 def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
-    """One name for a stream wherever a face shows one: ``s0/rt1`` for the runtime's stream 1
-    that GE bound its logical stream 0 to, ``rt1`` for a stream GE did not make (a host
-    program's, one not bound yet); a logical stream alone is ``s0``."""
-    lid = logical.get(rt_id) if logical else None
-    return f"s{lid}/rt{rt_id}" if lid is not None else f"rt{rt_id}"
+    """One name for a stream wherever a face shows one (ge_core/stream_label.py):
+    ``s0/rt1`` for the runtime's stream 1 that GE bound its logical stream 0 to, ``rt1`` for a
+    stream GE did not make (a host program's, one not bound yet); ``logical``: rt stream id ->
+    the logical stream bound to it."""
+    return ge_stream_label(rt_id, logical.get(rt_id) if logical else None)
 
 
 # By event class name: its fields that name a stream, as the user sees them.

@@ -8,6 +8,8 @@ import copy
 from ge_core.events import TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.passes.events import NodeVisited, PassBegin, PassEnd
+from ge_core.stream_label import logical_stream_name
+from ge_core.stream_label import stream_label as pair_label
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import Check
@@ -102,8 +104,8 @@ class Tracker:
 
 
 def _device_where(event: TraceEvent | None, bound: dict[int, int]) -> list[str]:
-    """model > stream > SQE, from the event's task; else the streams the event names
-    (a DistributeTask's logical_stream and the rt_stream bound to it)."""
+    """model > stream > SQE, from the event's task; else the stream the event names (a
+    DistributeTask's logical_stream and the rt_stream bound to it: one stream, one name)."""
     task = getattr(event, "task", None)
     if task is not None and task.stream is not None:
         stream = task.stream
@@ -112,5 +114,9 @@ def _device_where(event: TraceEvent | None, bound: dict[int, int]) -> list[str]:
                         f"SQE {task.pos} {task}"]
     if event is None:
         return []
-    return [f"{name} {value}" for name, value in event_fields(event)
-            if name in (LOGICAL, RT) and isinstance(value, int) and value >= 0]
+    ids = {name: value for name, value in event_fields(event)
+           if name in (LOGICAL, RT) and isinstance(value, int) and value >= 0}
+    if RT in ids:
+        rt = ids[RT]
+        return [f"stream {pair_label(rt, ids.get(LOGICAL, bound.get(rt)))}"]
+    return [f"stream {logical_stream_name(ids[LOGICAL])}"] if LOGICAL in ids else []

@@ -167,7 +167,10 @@ class WorkbenchApp(App):
             yield LessonPanel(id="lesson")
         yield LogPane()
         yield Static("", id="hint", markup=False)
-        yield CommandLine(None if self.deterministic else self.history_file, id="command")
+        # a served tab keeps no history file: a student's lines are not the server's to keep
+        # (and prompt_toolkit's history is ~9 MB of each tab)
+        yield CommandLine(None if self.deterministic or self.access.served else self.history_file,
+                          id="command")
         yield KeyBar()   # ctrl+p: in the help
 
     @property

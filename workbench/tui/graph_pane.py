@@ -6,6 +6,7 @@ neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,9 +15,10 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from ge_core.graph import Node
 from workbench.debugger.targets.target_kind import Capability
-from workbench.debugger.views.graph_table import (COLUMNS, find_node, graph_sections, node_anchors,
-                                                  node_row)
+from workbench.debugger.views.graph_table import (COLUMNS, NodeRow, find_node, graph_sections,
+                                                  node_anchors, node_row)
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
@@ -36,6 +38,12 @@ class GraphData:
     marks: dict[str, dict[int, str]] = field(default_factory=dict)
     summary: str = ""
     current: str | None = None             # the row of the node the target is at
+
+
+@dataclass(frozen=True, slots=True)
+class _Made:
+    row: NodeRow        # the row it was made from: the same row, the same line
+    line: TableLine
 
 
 # a node's box in the drawing, by its stream (no stream: bold)
@@ -67,6 +75,13 @@ class GraphPane(Pane):
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
         self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
         self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
+        # the last read's rows and lines, by node: a step that adds or moves a few nodes of a
+        # 20k-node graph makes those few again and keeps the rest (the node itself is held, so
+        # its id names no other node while it is a key)
+        self._rows: dict[tuple[int, str], tuple[Node, NodeRow]] = {}
+        self._lines: dict[str, _Made] = {}
+        self._relist = False   # the lines change though the graph did not (anchors opened)
+        self._kept_lines: dict[str, _Made] = {}
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
@@ -117,13 +132,17 @@ class GraphPane(Pane):
         t = d.run.tracker
         current = row_key(t.node_graph, t.node) if t.node else None
         seen = (id(d.run), graphs)
-        incremental = (self._seen is not None and self._seen[:2] == seen
-                       and self._seen[2] + 1 == gen and changes is not None
-                       and not changes.structural)
-        if self._seen is not None and self._seen[:2] == seen and self._seen[2] == gen \
-                and current == self._current:
+        last, self._seen = self._seen, (*seen, gen)
+        same_run = last is not None and last[0] == seen[0]
+        if same_run and last[1:] == (*seen[1:], gen) and current == self._current \
+                and not self._relist:
             return None   # nothing ran since the last read (an `info`, a `print` ...)
-        self._seen = (*seen, gen)
+        # nothing ran, or one command whose changes are known: only they need reading again
+        still = same_run and last[2] == gen
+        follows = same_run and last[2] + 1 == gen and changes is not None
+        incremental = follows and last[1] == seen[1] and not changes.structural \
+            and not self._relist
+        self._relist = False
         summary = self._summary(state, changes, views.reexecuted)
         previous, self._current = self._current, current
         if incremental:
@@ -134,12 +153,32 @@ class GraphPane(Pane):
                     graph = key.partition("/")[0]
                     node = find_node(state, graph, name)
                     if node is not None:
-                        updated.append(self._line(node_row(node), key, current))
+                        row = node_row(node)
+                        self._rows[(id(node), node.graph.name)] = (node, row)
+                        self._lines.pop(key, None)
+                        updated.append(self._line(row, key, current))
             return GraphData(None, updated, self._marks(changes), summary, current)
-        lines = self._all_lines(state, current, changes)
+        if not (follows or still):
+            self._rows, self._lines = {}, {}
+        stale = {*changes.cells, *changes.added, *changes.relinked} if follows else set()
+        lines = self._all_lines(state, current, changes, stale)
         return GraphData(lines, [], self._marks(changes), summary, current)
 
-    def _all_lines(self, state, current, changes) -> list[TableLine]:
+    def _row_reader(self, stale: set[str]) -> Callable[[Node], NodeRow]:
+        """node_row, but a node not ``stale`` (the last command did not touch it) keeps the
+        row it had."""
+        kept, rows = self._rows, {}
+
+        def row(node: Node) -> NodeRow:
+            key = (id(node), node.graph.name)
+            old = kept.get(key)
+            made = old[1] if old is not None and node.name not in stale else node_row(node)
+            rows[key] = (node, made)
+            return made
+        self._rows = rows
+        return row
+
+    def _all_lines(self, state, current, changes, stale: set[str]) -> list[TableLine]:
         lines: list[TableLine] = []
         rows_of: dict[str, list[str]] = {}
         self._place = {}
@@ -147,7 +186,8 @@ class GraphPane(Pane):
         if changes is not None:
             tones = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
-        sections = graph_sections(state)
+        self._kept_lines, self._lines = self._lines, {}
+        sections = graph_sections(state, self._row_reader(stale))
         bodies: dict[str, list] = {}   # owner node -> its If/Loop bodies, in order
         for section in sections:
             if section.owner is not None:
@@ -180,10 +220,16 @@ class GraphPane(Pane):
     def _line(self, row, key, current, parent=None, depth=None, tone="") -> TableLine:
         if depth is None:   # an update in place: the line keeps its place in the tree
             parent, depth = self._place.get(key, (None, 1))
-        else:
-            self._place[key] = (parent, depth)
-        return TableLine(key, row.cells, parent, depth, tone="current" if key == current
-                         else tone)
+            return TableLine(key, row.cells, parent, depth,
+                             tone="current" if key == current else tone)
+        self._place[key] = (parent, depth)
+        tone = "current" if key == current else tone
+        old = self._kept_lines.get(key)
+        if old is None or old.row is not row or (old.line.parent, old.line.depth,
+                                                 old.line.tone) != (parent, depth, tone):
+            old = _Made(row, TableLine(key, row.cells, parent, depth, tone=tone))
+        self._lines[key] = old
+        return old.line
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
         if changes is None:
@@ -257,7 +303,7 @@ class GraphPane(Pane):
     def on_tree_table_chosen(self, event: TreeTable.Chosen) -> None:
         key = event.key.partition("#")[0]
         self.expanded.symmetric_difference_update({key})
-        self._seen = None   # the lines change: read them all again
+        self._relist = True
         self.app.refresh_pane(self)
 
     def on_tree_table_highlighted(self, event: TreeTable.Highlighted) -> None:

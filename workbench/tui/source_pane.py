@@ -16,7 +16,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from npu_emu.runtime import Runtime
-from workbench.debugger.stream_names import RT
+from npu_emu.base.stream_name import rt_stream_name
 from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
@@ -50,7 +50,7 @@ def blocked_lines(runtime: Runtime, program: HostProgramObserver) -> dict[int, s
             if sub is not None:
                 name = program.names.stream(stream.id)
                 lines.setdefault(sub.site.line, []).append(
-                    f"{name} ({RT} {stream.id})" if name else f"{RT} {stream.id}")
+                    f"{name} (stream {stream.label})" if name else f"stream {stream.label}")
     return {line: ", ".join(who) for line, who in lines.items()}
 
 
@@ -144,7 +144,8 @@ class SourcePane(Pane):
         if stream is None or pos is None:
             return
         if not self.table.move_to(_row_key(stream, pos)):
-            self._mark(None, f"SQE {pos} of stream {stream}: not submitted by a line of "
+            self._mark(None, f"SQE {pos} of stream {rt_stream_name(stream)}: not submitted by "
+                             f"a line of "
                              f"the script")
 
     def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
@@ -158,7 +159,8 @@ class SourcePane(Pane):
         stream, _, pos = key.partition(":")
         sub = self.data.sqes.get((int(stream), int(pos))) if pos else None
         if sub is not None:
-            self._mark(sub.site.line, f"SQE {pos} of stream {stream} submitted at line "
+            self._mark(sub.site.line, f"SQE {pos} of stream {rt_stream_name(int(stream))} "
+                                      f"submitted at line "
                                       f"{sub.site.line} in {sub.site.function}")
 
     def _mark(self, line: int | None, said: str) -> None:

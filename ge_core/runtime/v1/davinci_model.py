@@ -33,6 +33,7 @@ from ge_core.events import ModelUnloaded
 from ge_core.runtime.v1.model_data_copy import ModelDataCopy
 from ge_core.runtime.v1.run_loop import ModelRunLoop
 from ge_core.runtime.v1.task_info import AddressTaskInfo, TaskInfo, make_task_info
+from ge_core.stream_label import stream_label
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, KernelLookupError
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT, ACL_MODEL_STREAM_FLAG_HEAD
@@ -142,6 +143,7 @@ class DavinciModel:
         for stream_id, stream in enumerate(self.streams):   # BindModelStream
             self.rt_model.bind_stream(stream, ACL_MODEL_STREAM_FLAG_HEAD if stream_id in head
                                       else ACL_MODEL_STREAM_FLAG_DEFAULT)
+            self.runtime.name_stream(stream.id, stream_label(stream.id, stream_id))
         self.task_infos = [make_task_info(t, i, self)
                            for i, t in enumerate(self.ge_model.task_def.task)]
         for info in self.task_infos:

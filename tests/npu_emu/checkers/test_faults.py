@@ -71,8 +71,8 @@ def racy_program(priorities, wait):
 def test_the_race_detector_names_both_tasks_whatever_order_ran(priorities):
     rt = racy_program(priorities, wait=False)
     (race,) = [f for f in rt.faults if f.kind == "race"]
-    assert race.message.startswith("Neg (task 2, SQE 1 of stream 2) and "
-                                   "Relu (task 0, SQE 0 of stream 1) both touch")
+    assert race.message.startswith("Neg (task 2, SQE 1 of stream rt2) and "
+                                   "Relu (task 0, SQE 0 of stream rt1) both touch")
 
 
 def test_a_correct_program_gets_no_race_report():

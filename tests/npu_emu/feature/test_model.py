@@ -219,9 +219,9 @@ def test_unbind_returns_a_stream_to_eager_use_and_tells_the_hardware(rt):
     assert t.model is None and model.streams == [s]
     maint = [e.task.name for e in rt.recorder.events if type(e).__name__ == "SqeCompleted"
              and e.task.type == TaskType.MODEL_MAINTAINCE]
-    assert maint == [f"ModelMaintaince(bind s{s.id} to m{model.id})",
-                     f"ModelMaintaince(bind s{t.id} to m{model.id})",
-                     f"ModelMaintaince(unbind s{t.id} to m{model.id})"]
+    assert maint == [f"ModelMaintaince(bind rt{s.id} to m{model.id})",
+                     f"ModelMaintaince(bind rt{t.id} to m{model.id})",
+                     f"ModelMaintaince(unbind rt{t.id} to m{model.id})"]
     t.launch_timed("eager", 1)
     assert t.synchronize() == 0
 
@@ -244,8 +244,8 @@ def test_destroy_unbinds_every_stream_on_the_hardware_and_frees_them(rt, auto_sp
     assert model.execute() == 0
     before = _maintenance(rt)
     model.destroy()
-    assert _maintenance(rt)[len(before):] == [f"ModelMaintaince(unbind s{s.id} to m{model.id})",
-                                               f"ModelMaintaince(unbind s{t.id} to m{model.id})"]
+    assert _maintenance(rt)[len(before):] == [f"ModelMaintaince(unbind rt{s.id} to m{model.id})",
+                                               f"ModelMaintaince(unbind rt{t.id} to m{model.id})"]
     assert s.model is None and t.model is None and rt.models == []
     t.launch_timed("eager", 1)
     assert t.synchronize() == 0

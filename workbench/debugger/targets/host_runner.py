@@ -20,12 +20,12 @@ from typing import Iterator, NoReturn
 
 from npu_emu.acl.call_events import AclCallFailed, AclCallMade
 from npu_emu.base.errors import AclError
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceEvent
 from npu_emu.runtime import FaultFound
 from npu_emu.scheduler.events import SqeCompleted, SqeSubmitted
 from npu_emu.world import World, current_runtime
 from workbench.debugger.handle_names import CREATORS, HandleNames
-from workbench.debugger.stream_names import RT
 from workbench.debugger.targets.host_lines import HostLine, line_hook
 from workbench.debugger.unordered_writes import UnorderedWrites
 
@@ -162,7 +162,7 @@ class HostProgramObserver:
         pairs = self.unordered.pairs()
         if not pairs:
             return ""
-        shown = " and ".join(self.names.text(f"{RT} {s}") for s in pairs[0])
+        shown = " and ".join(self.names.text(f"stream {rt_stream_name(s)}") for s in pairs[0])
         more = f" (and {len(pairs) - 1} more pairs)" if len(pairs) > 1 else ""
         return (f"hint: {shown} wrote device memory with nothing ordering them{more}; the "
                 f"race check (set race-check on, devrun --race-check) says if they race")

@@ -11,7 +11,7 @@ from npu_emu.core.stream import Stream
 from npu_emu.runtime import Runtime
 from npu_emu.scheduler.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
-from workbench.debugger.stream_names import LOGICAL, RT, stream_label
+from workbench.debugger.stream_names import stream_label
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.tensor_spec import INFERRED, parse_tensor_spec, spec_text
 
@@ -24,23 +24,21 @@ def _streams(rt: Runtime) -> list[tuple[Device, Stream]]:
 
 def streams(rt: Runtime, logical: dict[int, int] | None = None,
             names: dict[int, str] | None = None) -> Outcome:
-    """The runtime's streams; ``logical``: rt stream id -> the GE logical stream bound to it
-    (a column only when GE has bound one: a host program's streams are the runtime's only);
-    ``names``: rt stream id -> the host program's variable for it (handle_names.py)."""
+    """The runtime's streams, each by its one name (``s0/rt1``; ``logical``: rt stream id ->
+    the GE logical stream bound to it); ``names``: rt stream id -> the host program's variable
+    for it (handle_names.py)."""
     if not rt.devices:
         return Printed(NO_DEVICE)
-    bound = (LOGICAL,) if logical else ()
     named = ("name",) if names else ()
     rows = []
     for d, s in _streams(rt):
-        rows.append((str(d.id), str(s.id), *(names.get(s.id, "-") for _ in named),
-                     *(str(logical.get(s.id, "-")) for _ in bound),
-                     s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
+        rows.append((str(d.id), stream_label(s.id, logical),
+                     *(names.get(s.id, "-") for _ in named), s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
                      f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
-    return TableOutcome("streams", ("dev", RT, *named, *bound, "state", "next SQE", "pending", "CQ",
-                                    "model", "waiting at"), tuple(rows))
+    return TableOutcome("streams", ("dev", "stream", *named, "state", "next SQE", "pending",
+                                    "CQ", "model", "waiting at"), tuple(rows))
 
 
 def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
@@ -112,7 +110,7 @@ def models(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
                  for m in rt.models)
     if not rows:
         return Printed("no models")
-    return TableOutcome("models", ("model", "name", "state", "running", f"{RT}s", "head",
+    return TableOutcome("models", ("model", "name", "state", "running", "streams", "head",
                                    "SQEs", "labels"), rows)
 
 

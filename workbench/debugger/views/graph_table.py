@@ -82,21 +82,23 @@ def _ordered(graph: ComputeGraph) -> list[Node]:
         return graph.nodes
 
 
-def graph_sections(state: RunState | None) -> list[GraphSection]:
-    """The live graphs: the root (with its If/Loop bodies), then each engine partition."""
+def graph_sections(state: RunState | None,
+                   row: Callable[[Node], NodeRow] = node_row) -> list[GraphSection]:
+    """The live graphs: the root (with its If/Loop bodies), then each engine partition, each
+    node's row made by ``row`` (a face may hand back the rows a step did not change)."""
     if state is None or state.graph is None:
         return []
     sections: list[GraphSection] = []
     for i, g in enumerate(state.graphs()):
         kind = "graph" if i == 0 else "engine partition"
         sections.append(GraphSection(g.name, f"{kind} {g.name} ({len(g)} nodes)",
-                                     tuple(node_row(n) for n in _ordered(g))))
+                                     tuple(row(n) for n in _ordered(g))))
         if i == 0:
             for sub in g.subgraphs:
                 owner = sub.parent_node.name if sub.parent_node is not None else None
                 sections.append(GraphSection(sub.name, f"subgraph {sub.name} of %{owner} "
                                              f"({len(sub)} nodes)",
-                                             tuple(node_row(n) for n in _ordered(sub)), owner))
+                                             tuple(row(n) for n in _ordered(sub)), owner))
     return sections
 
 

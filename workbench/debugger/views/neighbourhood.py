@@ -2,15 +2,18 @@
 producers and consumers two hops out, layered by networkx's topological generations, one box
 per node, box-drawing edges between them (control edges dashed) labelled with their anchors'
 indices (`0→1`: out anchor 0 to in anchor 1). Plain text and where each box is, with its
-stream, so a face colours nodes by stream. No Textual here."""
+stream, so a face colours nodes by stream. No Textual here. networkx is imported on the first
+drawing: ~20 MB that every served tab would carry for a key few press."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ge_core.graph import Node
 from ge_core.graph.attr_names import STREAM_ID
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 BOX = 22            # the widest box, in columns
 GAP = 2             # columns between boxes of one layer
@@ -35,6 +38,7 @@ class Drawing:
 
 def neighbourhood(node: Node, hops: int = 2) -> nx.MultiDiGraph:
     """The nodes within ``hops`` edges of ``node`` (either way) and the edges among them."""
+    import networkx as nx
     g = nx.MultiDiGraph()
     seen, frontier = {node.name: node}, [node]
     for _ in range(hops):
@@ -69,6 +73,7 @@ def _peers(n: Node) -> list[Node]:
 
 
 def draw(g: nx.MultiDiGraph, centre: str) -> Drawing:
+    import networkx as nx
     layers = [sorted(layer) for layer in nx.topological_generations(g)]
     texts = {n: _box_text(n, g.nodes[n]["type"]) for n in g}
     widths = [sum(len(texts[n]) for n in layer) + GAP * (len(layer) - 1) for layer in layers]
