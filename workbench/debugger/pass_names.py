@@ -1,5 +1,5 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
-(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass and CondRemovePass), the engines' graph
+(a NodePassGroup's members, Prepare's InferShapeForPreprocess among them), the engines' graph
 optimizers (DVPP's joins only a graph that asks for it), ScanPass (only a graph with a Scan
 runs it), and the build's passes: the logical stream chain (multi- and single-stream) and
 InsertSyncNodes' steps.
@@ -40,16 +40,14 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler import pass_lists
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
-    from ge_core.passes.cond_remove_pass import CondRemovePass
-    from ge_core.passes.constant_folding_pass import ConstantFoldingPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
-    passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
+    passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
+              *pass_lists.after_merge_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    names = {p.name for p in passes} | {ConstantFoldingPass.name, CondRemovePass.name,
-                                        MultiBatchClonePass.name, DvppGraphOptimizer.name,
+    names = {p.name for p in passes} | {MultiBatchClonePass.name, DvppGraphOptimizer.name,
                                         ScanPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))
