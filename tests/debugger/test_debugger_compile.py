@@ -12,7 +12,8 @@ from workbench.debugger.views import graph_views
 
 STAGES = ["Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
           "MergeSubgraph", "OptimizeAfterMerge",  # compile, then build:
-          "AssignLogicalStreams", "AssignMemory", "InsertSyncNodes", "SplitStreams", "GenTask",
+          "AssignLogicalStreams", "AssignMemory", "InsertSyncNodes", "GenTask",
+          "SplitStreamAndRefreshTaskDef",
           # load (DavinciModel::Init):
           "InitModelMem", "InitIoNodes", "TransAllVarData", "InitNodes", "DoTaskSink"]
 
@@ -30,7 +31,7 @@ def test_break_pass_constant_folding_on_resnet50_light():
         d.add_breakpoint(["pass", "ConstantFoldingPass"])
         s = stopped(d.cont())
         assert s.event.startswith("NodeVisited pass_name=ConstantFoldingPass graph=resnet50")
-        assert s.where.startswith("compile > OptimizeOriginalGraph > InferShapeAndFoldPass > "
+        assert s.where.startswith("compile > Prepare > InferShapeForPreprocess > "
                                   "ConstantFoldingPass > %")
         assert s.reasons[0].text == "breakpoint 1 (pass ConstantFoldingPass), hit 1"
     finally:
