@@ -26,6 +26,7 @@ from ge_core.passes.infer_shape_pass import InferShapePass
 from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
 from ge_core.passes.replace_with_empty_const_pass import ReplaceWithEmptyConstPass
+from ge_core.passes.reshape_recovery_pass import ReshapeRecoveryPass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.scan_pass import ScanPass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
@@ -65,6 +66,7 @@ def original_graph_passes() -> list[GraphPass]:
         NodePassGroup("OptimizeStage1_2", [
             DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(), IdentityPass(),
             TransposeTransposeFusionPass()]),
+        ReshapeRecoveryPass(),   # GE's OptimizeStage1_3 runs it right after OptimizeStage1_2
         BatchNormMulAddFusionPass(),
         ConvBiasAddFusionPass(),
         MatMulAddFusionPass(),
@@ -105,8 +107,10 @@ def engine_passes(engine: str) -> list[GraphPass]:
 
 def after_merge_passes() -> list[GraphPass]:
     """GE's OptimizeStage2 GEPass (MergedGraphNameToPasses in graph_manager.cc) without
-    AssignRemovePass, which has no Assign to remove here; then our clean-ups."""
+    AssignRemovePass, which has no Assign to remove here, and without ReshapeRemovePass: GE's
+    build reads flat memory by each kernel's desc, but our host-scheduled executors (v2,
+    hybrid) hand a kernel its producer's shape, so the Reshapes ReshapeRecoveryPass put back
+    stay; then our clean-ups."""
     return [NodePassGroup("MergedGraphNameToPasses", [
-                ConstantFoldingPass(), ReshapeRemovePass(), CondRemovePass(),
-                DimensionAdjustPass()]),
+                ConstantFoldingPass(), CondRemovePass(), DimensionAdjustPass()]),
             ConstantFuseSamePass(), PrunePass()]
