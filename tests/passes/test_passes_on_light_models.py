@@ -14,6 +14,7 @@ from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
 from ge_core.passes.identity_pass import IdentityPass
 from ge_core.passes.prune_pass import PrunePass
+from ge_core.passes.reshape_recovery_pass import ReshapeRecoveryPass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from pass_testing import light, types
@@ -28,7 +29,7 @@ def manager() -> PassManager:
     node_passes = [DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(),
                    IdentityPass(), TransposeTransposeFusionPass()]
     passes = [infer_shape_for_preprocess(), ConstantFuseSamePass(), CommonSubexpressionEliminationPass(),
-              NodePassGroup("NodePasses", node_passes), PrunePass()]
+              NodePassGroup("NodePasses", node_passes), ReshapeRecoveryPass(), PrunePass()]
     pm = PassManager("OptimizeOriginalGraph")
     for p in passes:
         pm.add_pass(p.name, p)
