@@ -11,7 +11,7 @@ wherever a producer's shape and its consumer's differ (OptimizeStage1_3, right a
 """
 from __future__ import annotations
 
-from ge_core.graph import GraphUtils, Node
+from ge_core.graph import ComputeGraph, GraphUtils, Node
 from ge_core.graph.compute_graph import NETOUTPUT
 from ge_core.passes.base_node_pass import BaseNodePass
 
@@ -25,16 +25,23 @@ def _kept(node: Node) -> bool:
     if node.graph.parent_node is not None and any(n.type == NETOUTPUT
                                                   for n in node.out_data_nodes()):
         return True   # GE's IsOutputOfSubGraph
-    if any(n.type in KEEP_INPUT_SHAPE for n in node.out_data_nodes()):
-        return True
-    return GraphUtils.is_unknown_shape_graph(node.graph)   # GE's GetGraphUnknownFlag
+    return any(n.type in KEEP_INPUT_SHAPE for n in node.out_data_nodes())
 
 
 class ReshapeRemovePass(BaseNodePass):
     name = "ReshapeRemovePass"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._dynamic: dict[ComputeGraph, bool] = {}   # GE's GetGraphUnknownFlag, per graph
+
     def run(self, node: Node) -> None:
         if node.type != "Reshape" or node.in_data_anchors[0].peer is None or _kept(node):
+            return
+        graph = node.graph
+        if graph not in self._dynamic:
+            self._dynamic[graph] = GraphUtils.is_unknown_shape_graph(graph)
+        if self._dynamic[graph]:
             return
         shape = node.in_data_anchors[1].peer if len(node.in_data_anchors) > 1 else None
         self.isolate_and_delete_node(node, {0: 0})
