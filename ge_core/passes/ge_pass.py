@@ -179,8 +179,9 @@ class NodePassGroup(GraphPass):
         return bool(self.last_report.edits_by_pass)
 
     def details(self) -> tuple[tuple[str, int], ...]:
+        """Every member with its edits (0: it changed no node or edge), in the group's order."""
         edits = self.last_report.edits_by_pass
-        return tuple((p.name, edits[p.name]) for p in self.passes if edits[p.name])
+        return tuple((p.name, edits[p.name]) for p in self.passes)
 
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         ge_pass = self.ge_pass = GEPass(graph, self.passes)

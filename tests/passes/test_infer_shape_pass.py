@@ -34,7 +34,8 @@ def test_one_walk_folds_what_shapes_known_late_allow():
     validate(g)
     np.testing.assert_array_equal(HostExecutor(g).run(feeds)["y"], want["y"])
     # the Shapes folded in DimensionComputePass, the ConstantOfShape in ConstantFoldingPass
-    assert [name for name, _ in group.details()] == ["DimensionComputePass", "ConstantFoldingPass"]
+    assert [name for name, n in group.details() if n] == ["DimensionComputePass",
+                                                           "ConstantFoldingPass"]
     assert dump_graph(g) == """\
 graph g (7 nodes)
   %x : Data() -> f32[2,3] => [] {index=0}
