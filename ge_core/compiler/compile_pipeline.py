@@ -2,8 +2,9 @@
 
     Prepare                 input checks; with gear options, ProcessMultiBatch (one copy of the
                             graph per gear under a Case), else the dims given for the inputs
-                            fix theirs (graph_prepare.py); InferShape
-    OptimizeOriginalGraph   stage 1, before partition: folding, CSE, removals, pattern fusions;
+                            fix theirs (graph_prepare.py); InferShapeForPreprocess: one
+                            GEPass of InferShapePass and the folding passes
+    OptimizeOriginalGraph   stage 1, before partition: CSE, removals, pattern fusions;
                             with AUTOFUSE_FLAGS, automatic fusion of pointwise chains
     EnginePlacer            every node gets an engine (cheapest that accepts it)
     Partition               per-engine subgraphs cut at engine changes
@@ -37,7 +38,6 @@ from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import ENGINE
-from ge_core.ops import infer_graph
 from ge_core.ops.host_cpu_ops import host_cpu_notes
 from ge_core.passes import PassManager, PassRecord, Step
 from ge_core.passes.multi_batch import MultiBatchOptions, set_dynamic_output_dims
@@ -157,7 +157,8 @@ class CompilePipeline:
         yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
         yield from self._passes("Prepare", g, pass_lists.process_multi_batch(
             self.options.multi_batch))
-        infer_graph(g)
+        # GE's FormatAndShapeProcess: InferShape and the folds it enables, in one GEPass
+        yield from self._passes("Prepare", g, [pass_lists.infer_shape_for_preprocess()])
         self.dumper.stage(g, "AfterInfershape")
         if self._multi_batch:
             set_dynamic_output_dims(g)   # PrepareDynShape's GetDynamicOutputShape

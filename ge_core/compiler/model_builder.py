@@ -7,13 +7,17 @@
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
     InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
-    SplitStreams           streams longer than the chip allows, cut (skipped where the runtime
-                           grows them itself: AutoSplit, npu_emu/driver/soc.py)
-    GenTask                the ModelTaskDef: tasks per stream
+    GenTask                the ModelTaskDef: each node's tasks on its stream (GE's GetTaskInfo)
+    SplitStreamAndRefreshTaskDef
+                           streams holding more tasks than the chip allows, cut by the tasks
+                           GenTask made (skipped where the runtime grows them itself: AutoSplit,
+                           npu_emu/driver/soc.py); then the tasks again, on the new streams and
+                           with the split's event pairs (GE's ReGetTaskInfo)
 
-GE generates tasks before splitting and refreshes them after; counting each node's tasks up
-front lets the split come first and the tasks be generated once. Each step is a stage on the
-trace bus (`step stage` stops between them) and the graph is dumped at GE's "Build" stage.
+GE's order (graph_builder.cc BuildForKnownShapeGraph: GetTaskInfo, RefreshRealStream, whose
+StreamAllocator::SplitStreamAndRefreshTaskDef splits by node_id_2_node_tasks, ReGetTaskInfo).
+Each step is a stage on the trace bus (`step stage` stops between them) and the graph is dumped
+at GE's "Build" stage.
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from ge_core.compiler.memory.mem_options import MemoryOptions
 from ge_core.compiler.memory.memory_assigner import assign_memory
 from ge_core.compiler.stream.stream_allocator import StreamAllocator
 from ge_core.compiler.stream.stream_options import StreamOptions
-from ge_core.compiler.stream.stream_report import StreamReport
+from ge_core.compiler.stream.stream_report import SplitReport, StreamReport
 from ge_core.compiler.stream.stream_split import split_streams
 from ge_core.compiler.task.task_builder import task_count
 from ge_core.compiler.task.ge_model_builder import build_ge_model
@@ -157,8 +161,15 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
                          f"{plan.feature_map_bytes + plan.zero_copy_bytes:,} bytes, more than "
                          f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
     streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
-    split = stage("SplitStreams", lambda: split_streams(graph, task_count, stream_options))
-    ge_model = stage("GenTask", lambda: build_ge_model(graph))
+    per_node: dict[str, int] = {}
+    stage("GenTask", lambda: build_ge_model(graph, per_node=per_node))
+
+    def split_and_refresh() -> tuple[SplitReport, GeModel]:
+        # a node GenTask gave no task, or the split's own event pair: its builder counts them
+        split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
+                              stream_options)
+        return split, build_ge_model(graph)
+    split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
     validate(graph)
     GraphDumper(options.dump).stage(graph, "Build")
     return BuildResult(ge_model, streams.with_split(split), plan, stages, list(allocator.history))

@@ -17,15 +17,20 @@ from ge_core.passes import GraphPass, NodePassGroup
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
 from ge_core.passes.concat_notask_pass import CONCAT_TYPES, ConcatNotaskPass
+from ge_core.passes.cond_remove_pass import CondRemovePass
+from ge_core.passes.constant_folding_pass import ConstantFoldingPass
 from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass, MergeInputMemcpyPass,
                                                     MergeToStreamMergePass,
                                                     SwitchToStreamSwitchPass)
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
+from ge_core.passes.dimension_compute_pass import DimensionComputePass
 from ge_core.passes.identity_pass import IdentityPass
-from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
+from ge_core.passes.infer_shape_pass import InferShapePass
 from ge_core.passes.multi_batch import MultiBatchClonePass, MultiBatchOptions, MultiBatchPass
 from ge_core.passes.prune_pass import PrunePass
+from ge_core.passes.replace_with_empty_const_pass import ReplaceWithEmptyConstPass
+from ge_core.passes.reshape_recovery_pass import ReshapeRecoveryPass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.scan_pass import ScanPass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
@@ -48,14 +53,24 @@ def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
     return [MultiBatchClonePass(options)] if options.enabled else []
 
 
+def infer_shape_for_preprocess() -> NodePassGroup:
+    """GE's GraphPrepare::InferShapeForPreprocess (graph_prepare.cc), Prepare's InferShape: one
+    GEPass of these node passes in GE's order, each visited node inferred, then folded. GE's list
+    also has AssertPass, SwitchDeadBranchElimination and MergePass (TF control flow),
+    SplitShapeNPass, ConstantClipPass and InferValueRangePass, which we do not model."""
+    return NodePassGroup("InferShapeForPreprocess", [
+        CondRemovePass(), InferShapePass(), ReplaceWithEmptyConstPass(), DimensionComputePass(),
+        ConstantFoldingPass()])
+
+
 def original_graph_passes() -> list[GraphPass]:
     return [
-        InferShapeAndFoldPass(),
         ConstantFuseSamePass(),
         CommonSubexpressionEliminationPass(),
         NodePassGroup("OptimizeStage1_2", [
             DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(), IdentityPass(),
             TransposeTransposeFusionPass()]),
+        ReshapeRecoveryPass(),   # GE's OptimizeStage1_3 runs it right after OptimizeStage1_2
         BatchNormMulAddFusionPass(),
         ConvBiasAddFusionPass(),
         MatMulAddFusionPass(),
@@ -105,7 +120,14 @@ def engine_passes(engine: str) -> list[GraphPass]:
 
 
 def after_merge_passes() -> list[GraphPass]:
-    return [InferShapeAndFoldPass(), ConstantFuseSamePass(), PrunePass()]
+    """GE's OptimizeStage2 GEPass (MergedGraphNameToPasses in graph_manager.cc) without
+    AssignRemovePass, which has no Assign to remove here, and without ReshapeRemovePass: GE's
+    build reads flat memory by each kernel's desc, but our host-scheduled executors (v2,
+    hybrid) hand a kernel its producer's shape, so the Reshapes ReshapeRecoveryPass put back
+    stay; then our clean-ups."""
+    return [NodePassGroup("MergedGraphNameToPasses", [
+                ConstantFoldingPass(), CondRemovePass(), DimensionAdjustPass()]),
+            ConstantFuseSamePass(), PrunePass()]
 
 
 def concat_notask(graph: ComputeGraph) -> list[GraphPass]:

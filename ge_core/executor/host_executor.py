@@ -15,7 +15,7 @@ from ge_core.exec_timeout import (DEFAULT_EXEC_TIMEOUT_MS, GRAPH_EXEC_TIMEOUT, H
 from ge_core.executor.events import NodeExecuted
 from ge_core.executor.function_attrs import run_with_function_attrs
 from ge_core.executor.iterating_ops import run_scan, run_sequence_map
-from ge_core.graph import ComputeGraph, GeTensor, Node
+from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
 from ge_core.graph.op_desc import kernel_attrs
@@ -32,6 +32,16 @@ SHAPE_OPERAND_ELEMENTS = 4096
 # Subgraph ops other than If and Loop, run with their bodies on the host.
 SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
                 "ai.onnx.preview::FlexAttention": run_with_function_attrs}
+
+
+def _read(value: Value, desc: GeTensorDesc) -> Value:
+    """A tensor as its consumer reads it: device memory is flat and a kernel reads by its own
+    input desc, so a Reshape ReshapeRemovePass removed leaves the producer's array to be read in
+    the consumer's static shape (same elements, same order)."""
+    if isinstance(value, np.ndarray) and value.shape != desc.shape.dims \
+            and not desc.shape.is_unknown and value.size == desc.shape.num_elements():
+        return value.reshape(desc.shape.dims)
+    return value
 
 
 class ExecutionError(RuntimeError):
@@ -114,7 +124,7 @@ class HostExecutor:
                 if a.peer is None:
                     ins.append(None)
                     continue
-                ins.append(values[id(a.peer)])
+                ins.append(_read(values[id(a.peer)], node.op_desc.input_descs[a.idx]))
                 uses[id(a.peer)] -= 1
                 if uses[id(a.peer)] == 0:  # free early: VGG's activations are large
                     del values[id(a.peer)]

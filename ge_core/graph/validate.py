@@ -12,7 +12,8 @@ class GraphValidationError(GraphError):
 
 def validate(graph: ComputeGraph) -> None:
     """Raise GraphValidationError for a cycle, a broken anchor, a missing producer, or a
-    dtype/rank mismatch on an edge; recurse into subgraphs."""
+    dtype/rank mismatch on an edge (static shapes of one element count may differ in rank);
+    recurse into subgraphs."""
     for node in graph:
         for anchor in node.in_data_anchors:
             peer = anchor.peer
@@ -49,7 +50,9 @@ def _check_edge(src, dst, src_label: str, node, idx: int) -> None:
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects {dst.dtype.short} but "
             f"{src_label} produces {src.dtype.short}")
-    if src.shape.rank is not None and dst.shape.rank is not None and src.shape.rank != dst.shape.rank:
+    if src.shape.rank is not None and dst.shape.rank is not None and src.shape.rank != dst.shape.rank \
+            and (src.shape.is_unknown or src.shape.num_elements() != dst.shape.num_elements()):
+        # the same static element count is a flat read: a removed Reshape (ReshapeRemovePass)
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects rank {dst.shape.rank} but "
             f"{src_label} produces {src.shape}")

@@ -41,7 +41,8 @@ class InferShapeError(GraphError):
         super().__init__(f"node {node.name} ({node.type}): {reason}")
 
 
-def infer_shape(node: Node) -> None:
+def infer_shape(node: Node) -> list[Node]:
+    """Returns the consumers whose input desc changed."""
     op_def = get_op_def(node.type)
     if op_def is None:
         raise InferShapeError(node, f"no InferShape for op type {node.type}; known: "
@@ -60,48 +61,75 @@ def infer_shape(node: Node) -> None:
         for i, (old, desc) in enumerate(zip(before, node.op_desc.output_descs)):
             if old != str(desc):
                 bus.emit(DescUpdated, node.name, i, old, str(desc))
-    update_peer_input_desc(node)
+    return update_peer_input_desc(node)
 
 
-def update_peer_input_desc(node: Node) -> None:
+def update_peer_input_desc(node: Node) -> list[Node]:
     """Each consumer's input desc takes the producing output's shape, dtype and origin shape.
-    Its format stays: as in GE, the consumer's engine decides the layout it reads."""
+    Its format stays: as in GE, the consumer's engine decides the layout it reads. Returns the
+    consumers whose shape or dtype changed (GE's UpdateTensorDescToPeerInputs' changed nodes)."""
+    changed: list[Node] = []
     for anchor in node.out_data_anchors:
         desc = node.op_desc.output_descs[anchor.idx]
         for peer in anchor.peers:
             peer_desc = peer.owner.op_desc.input_descs[peer.idx]
+            if peer_desc.shape != desc.shape or peer_desc.dtype != desc.dtype:
+                changed.append(peer.owner)
             peer_desc.shape, peer_desc.dtype = desc.shape, desc.dtype
             peer_desc.origin_shape, peer_desc.absent = desc.origin_shape, False
+    return changed
 
 
 def infer_graph(graph: ComputeGraph) -> None:
     for node in graph.topological_sort():
-        branching = node.type in _BRANCHING
+        branching = node.type in BRANCHING
         for name in node.op_desc.subgraph_names:
             (_infer_branch if branching else infer_graph)(graph.subgraph(name))
         infer_shape(node)
 
 
-_BRANCHING = frozenset({"If", "Case"})   # ops that run one of their subgraphs, maybe none
+BRANCHING = frozenset({"If", "Case"})   # ops that run one of their subgraphs, maybe none
+
+
+def is_branch(graph: ComputeGraph) -> bool:
+    parent = graph.parent_node
+    return parent is not None and parent.type in BRANCHING
+
+
+def reset_branch(branch: ComputeGraph) -> None:
+    """Forget a branch's last deferral: it is inferred afresh."""
+    branch.attrs.pop(INFER_DEFERRED, None)
+    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
+
+
+def defer_branch(branch: ComputeGraph, node: Node, err: InferShapeError) -> None:
+    """``node`` of ``branch`` failed InferShape: the branch runs with run-time InferShape if
+    taken; when the node's input shapes were all known, no run-time shape can differ, so taking
+    it always fails."""
+    branch.attrs[INFER_DEFERRED] = str(err)
+    if not any(d.shape.is_unknown for d in node.op_desc.input_descs if not d.absent):
+        branch.attrs[INFER_ALWAYS_FAILS] = True
+
+
+def set_unknown(node: Node) -> None:
+    """A node of a deferred branch: its outputs' shapes are unknown until run time."""
+    for desc in node.op_desc.output_descs:
+        desc.shape = desc.origin_shape = GeShape.unknown_rank()
+    update_peer_input_desc(node)
 
 
 def _infer_branch(branch: ComputeGraph) -> None:
-    branch.attrs.pop(INFER_DEFERRED, None)
-    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
+    reset_branch(branch)
     order = branch.topological_sort()
     try:
         infer_graph(branch)
     except InferShapeError as err:
         if err.node_name not in {n.name for n in order}:
             raise   # a failure inside a nested branch's own parent: not this branch's to defer
-        branch.attrs[INFER_DEFERRED] = str(err)
         at = next(i for i, n in enumerate(order) if n.name == err.node_name)
-        if not any(d.shape.is_unknown for d in order[at].op_desc.input_descs if not d.absent):
-            branch.attrs[INFER_ALWAYS_FAILS] = True   # no run-time shape can differ from these
+        defer_branch(branch, order[at], err)
         for node in order[at:]:
-            for desc in node.op_desc.output_descs:
-                desc.shape = desc.origin_shape = GeShape.unknown_rank()
-            update_peer_input_desc(node)
+            set_unknown(node)
 
 
 # The throwaway graphs' bus: no observer, so their edits cost nothing.

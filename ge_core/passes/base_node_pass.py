@@ -15,6 +15,9 @@ class BaseNodePass:
 
     def __init__(self) -> None:
         self.init()
+        # GEPass visits an owner of subgraphs before and after walking them; True on the second
+        # visit (GE's kOptimizeAfterSubGraph option)
+        self.after_subgraph = False
 
     def init(self) -> None:
         """Reset the per-node requests; GEPass calls this before each ``run``."""

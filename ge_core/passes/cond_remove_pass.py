@@ -38,7 +38,9 @@ class CondRemovePass(BaseNodePass):
         else:                   # an index past the last branch takes the last (GE's Case rule)
             index = int(cond.reshape(-1)[0])
             chosen = names[index if 0 <= index < len(names) else -1]
-        results = _unfold(node, node.graph.subgraph(chosen))
+        results, moved = _unfold(node, node.graph.subgraph(chosen))
+        for n in moved:   # the walk has not seen them: each is inferred and folded in its place
+            self.add_re_pass_node(n)
         for anchor, result in zip(node.out_data_anchors, results):
             for consumer in move_consumers(anchor, result):
                 self.add_re_pass_node(consumer)
@@ -57,10 +59,10 @@ def constant_condition(node: Node) -> np.ndarray | None:
     return const_value(GraphUtils.get_in_node_cross_subgraph(node.in_data_anchors[0]))
 
 
-def _unfold(node: Node, branch: ComputeGraph) -> list[OutDataAnchor]:
+def _unfold(node: Node, branch: ComputeGraph) -> tuple[list[OutDataAnchor], list[Node]]:
     """Move ``branch``'s nodes into ``node``'s graph (GE's UnfoldSubgraph): a Data reads the
-    parent input it stands for; returns what the NetOutput read. The moved nodes keep the If's
-    control predecessors and successors."""
+    parent input it stands for; returns what the NetOutput read, and the moved nodes. They keep
+    the If's control predecessors and successors."""
     graph = node.graph
     sources: dict[str, OutDataAnchor] = {}
     moved: dict[str, Node] = {}
@@ -95,7 +97,7 @@ def _unfold(node: Node, branch: ComputeGraph) -> list[OutDataAnchor]:
             old_owner = branch.find_node(name)
             if old_owner is not None and sub_name in old_owner.op_desc.subgraph_names:
                 old_owner.op_desc.subgraph_names.remove(sub_name)
-    return results
+    return results, list(moved.values())
 
 
 def _source(peer: OutDataAnchor | None, sources: dict[str, OutDataAnchor],

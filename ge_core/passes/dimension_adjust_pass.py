@@ -4,8 +4,8 @@ static shape only relabel dims, which the tensor descs can carry.
 GE deletes them outright: its device memory is flat and every kernel reads shapes from the descs.
 Our kernels compute on numpy arrays whose own shape the next kernel sees, so deleting one would
 change the numbers. Instead each becomes a Reshape to its inferred static shape: a GE-local op
-that launches no kernel and reuses its input's memory; ReshapeRemovePass then collapses chains
-and drops the ones that change nothing.
+that launches no kernel and reuses its input's memory; ReshapeRemovePass then removes it, and
+ReshapeRecoveryPass puts one Reshape back where the shapes on an edge still differ.
 """
 from __future__ import annotations
 

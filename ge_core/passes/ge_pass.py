@@ -126,7 +126,7 @@ class GEPass:
                     for sub in node.op_desc.subgraph_names:
                         yield from GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
                                           self.report).walk()
-                    yield from self._visit(node, walk)  # GE's kOptimizeAfterSubGraph round
+                    yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
             if not walk.re_pass:
@@ -141,11 +141,13 @@ class GEPass:
             names = ", ".join(sorted(n.name for n in walk.suspended))
             raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: {names}")
 
-    def _visit(self, node: Node, walk: _Walk) -> Iterator[tuple[str, Node]]:
+    def _visit(self, node: Node, walk: _Walk,
+               after_subgraph: bool = False) -> Iterator[tuple[str, Node]]:
         graph, bus = self.graph, self.graph.bus
         ran = walk.ran = []   # the passes run on this node so far, with their requests
         for p in self.passes:
             p.init()
+            p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
             bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
             yield p.name, node
@@ -177,8 +179,9 @@ class NodePassGroup(GraphPass):
         return bool(self.last_report.edits_by_pass)
 
     def details(self) -> tuple[tuple[str, int], ...]:
+        """Every member with its edits (0: it changed no node or edge), in the group's order."""
         edits = self.last_report.edits_by_pass
-        return tuple((p.name, edits[p.name]) for p in self.passes if edits[p.name])
+        return tuple((p.name, edits[p.name]) for p in self.passes)
 
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         ge_pass = self.ge_pass = GEPass(graph, self.passes)

@@ -6,8 +6,6 @@ that every face marks them: a student must not look for them in GE's source.
 from __future__ import annotations
 
 NOT_GE: dict[str, str] = {
-    "InferShapeAndFoldPass": "GE's Prepare runs InferShapePass, ReplaceWithEmptyConstPass, "
-                             "DimensionComputePass and ConstantFoldingPass in one GEPass",
     "TransposeTransposeFusionPass": "GE removes a symmetric pair (TransOpSymmetryEliminationPass)",
     "BatchNormMulAddFusionPass": "FE fuses BatchNorm in its own passes",
     "ConvBiasAddFusionPass": "FE fuses a Conv's bias in its own passes",

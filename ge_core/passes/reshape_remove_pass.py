@@ -1,44 +1,51 @@
-"""ReshapeRemovePass (GE's reshape_remove_pass.cc): a Reshape that keeps its input's shape goes, and
-a Reshape of a Reshape reads the first one's input. GE removes every static Reshape, its memory
-being flat; our kernels see array shapes, so only these two rewrites keep the numbers."""
+"""ReshapeRemovePass (GE's reshape_remove_pass.cc): every static Reshape goes, and so does the
+shape Const it leaves unread. Device memory is flat and a kernel reads a tensor by its own input
+desc, so a Reshape copies nothing; the consumer keeps its input desc, the new shape.
+
+    x:f32[2,3] -> Reshape(x, Const[6]) -> y:f32[6]        x -> y (y's input desc: f32[6])
+
+Kept, as in GE: a Reshape with an unknown shape, one in a graph with unknown shapes, one that
+gives a subgraph its output (a parent's InferShape reads it), and one read by GatherShapes or
+GatherND (they want their input's shape as it is). ReshapeRecoveryPass puts a Reshape back
+wherever a producer's shape and its consumer's differ (OptimizeStage1_3, right after).
+"""
 from __future__ import annotations
 
-import numpy as np
+from ge_core.graph import ComputeGraph, GraphUtils, Node
+from ge_core.graph.compute_graph import NETOUTPUT
+from ge_core.passes.base_node_pass import BaseNodePass
 
-from ge_core.graph import Node
-from ge_core.passes.pass_utils import (bypass, delete_if_dead, input_const, producer, relink_input,
-                                       static_dims)
-from ge_core.passes.rewrite_pass import RewritePass
-
-
-def _target(node: Node) -> list[int] | None:
-    """The shape operand: an attr before opset 5, then input 1 (known when a Const feeds it)."""
-    value = node.op_desc.get_attr("shape")
-    value = input_const(node, 1) if value is None else value
-    return None if value is None else [int(d) for d in np.asarray(value).reshape(-1)]
+KEEP_INPUT_SHAPE = frozenset({"GatherShapes", "GatherND"})   # GE's kInputShapeContinue
 
 
-def _remove_identity(pass_: RewritePass, node: Node) -> bool:
-    dims = static_dims(node.op_desc.input_descs[0])
-    if dims is None or dims != static_dims(node.op_desc.output_descs[0]):
-        return False
-    bypass(pass_, node, node.in_data_anchors[0].peer)
-    return True
+def _kept(node: Node) -> bool:
+    descs = (*node.op_desc.input_descs[:1], *node.op_desc.output_descs)
+    if any(d.shape.is_unknown for d in descs):
+        return True   # GE's GetNodeUnknownShapeStatus
+    if node.graph.parent_node is not None and any(n.type == NETOUTPUT
+                                                  for n in node.out_data_nodes()):
+        return True   # GE's IsOutputOfSubGraph
+    return any(n.type in KEEP_INPUT_SHAPE for n in node.out_data_nodes())
 
 
-def _collapse_chain(pass_: RewritePass, node: Node) -> bool:
-    first, target = producer(node, "Reshape"), _target(node)
-    # A 0 in the target copies the input's dim (unless allowzero), which would now be x's.
-    if first is None or target is None or (0 in target and not node.op_desc.get_attr("allowzero")):
-        return False
-    relink_input(node, 0, first.in_data_anchors[0].peer)
-    delete_if_dead(pass_, first)
-    return True
-
-
-class ReshapeRemovePass(RewritePass):
+class ReshapeRemovePass(BaseNodePass):
     name = "ReshapeRemovePass"
-    rules = (
-        (("Reshape",), _remove_identity),  # Reshape(x) -> x, when the shape stays the same
-        (("Reshape",), _collapse_chain),   # Reshape(Reshape(x, s1), s2) -> Reshape(x, s2)
-    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._dynamic: dict[ComputeGraph, bool] = {}   # GE's GetGraphUnknownFlag, per graph
+
+    def run(self, node: Node) -> None:
+        if node.type != "Reshape" or node.in_data_anchors[0].peer is None or _kept(node):
+            return
+        graph = node.graph
+        if graph not in self._dynamic:
+            self._dynamic[graph] = GraphUtils.is_unknown_shape_graph(graph)
+        if self._dynamic[graph]:
+            return
+        shape = node.in_data_anchors[1].peer if len(node.in_data_anchors) > 1 else None
+        self.isolate_and_delete_node(node, {0: 0})
+        const = shape.owner if shape is not None else None
+        if const is not None and const.type == "Const" and not const.out_data_nodes() \
+                and not const.in_control_nodes():
+            self.isolate_and_delete_node(const, {})

@@ -108,8 +108,7 @@ def test_equivalence_check_inside_an_engine_subgraph(monkeypatch):
     monkeypatch.setattr(pass_lists, "engine_passes",
                         lambda e: engine(e) + ([BreakConv()] if e == "AIcoreEngine" else []))
     pipeline = CompilePipeline(parse_onnx(SAMPLE), CompileOptions(dump=None, check_equivalence=True))
-    with pytest.raises(Exception, match="residual_add .Add.: cannot broadcast"):
-        pipeline.run()  # the halved tensor no longer fits the residual Add after the merge
+    pipeline.run()   # nothing infers shapes after the merge (GE's OptimizeStage2 does not)
     first = pipeline.result.equivalence.first
     assert first.pass_name == "BreakConvPass" and first.stage == "OptimizeSubgraph"
     assert "AIcoreEngine" in first.graph

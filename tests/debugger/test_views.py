@@ -157,7 +157,7 @@ def test_list_and_backtrace_show_where_a_host_program_is_and_a_model_s_frames():
     s.execute("continue")
     assert s.execute("backtrace")[0].text.splitlines() == [
         "#0  node %input (Data) of graph tiny_cnn", "#1  node pass ConstantFoldingPass",
-        "#2  pass InferShapeAndFoldPass on graph tiny_cnn", "#3  stage OptimizeOriginalGraph",
+        "#2  pass InferShapeForPreprocess on graph tiny_cnn", "#3  stage Prepare",
         "#4  phase compile"]
     s.close()
 

@@ -1,5 +1,5 @@
 """DimensionAdjustPass: Squeeze / Unsqueeze on static shapes become Reshapes to the inferred shape
-(GE-local, no kernel), so the numbers stay while ReshapeRemovePass can collapse them."""
+(GE-local, no kernel), so the numbers stay while ReshapeRemovePass can remove them."""
 import numpy as np
 from onnx import helper
 

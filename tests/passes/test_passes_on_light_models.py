@@ -6,14 +6,15 @@ import pytest
 
 from ge_core.executor import HostExecutor
 from ge_core.graph import validate
+from ge_core.compiler.pass_lists import infer_shape_for_preprocess
 from ge_core.passes import NodePassGroup, PassManager
 from ge_core.passes.cast_remove_pass import CastRemovePass
 from ge_core.passes.common_subexpression_elimination_pass import CommonSubexpressionEliminationPass
 from ge_core.passes.constant_fuse_same_pass import ConstantFuseSamePass
 from ge_core.passes.dimension_adjust_pass import DimensionAdjustPass
 from ge_core.passes.identity_pass import IdentityPass
-from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
 from ge_core.passes.prune_pass import PrunePass
+from ge_core.passes.reshape_recovery_pass import ReshapeRecoveryPass
 from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from pass_testing import light, types
@@ -27,8 +28,8 @@ UNFOLDED = {"bvlc_alexnet": 1, "vgg19": 1, "zfnet512": 1}
 def manager() -> PassManager:
     node_passes = [DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(),
                    IdentityPass(), TransposeTransposeFusionPass()]
-    passes = [InferShapeAndFoldPass(), ConstantFuseSamePass(), CommonSubexpressionEliminationPass(),
-              NodePassGroup("NodePasses", node_passes), PrunePass()]
+    passes = [infer_shape_for_preprocess(), ConstantFuseSamePass(), CommonSubexpressionEliminationPass(),
+              NodePassGroup("NodePasses", node_passes), ReshapeRecoveryPass(), PrunePass()]
     pm = PassManager("OptimizeOriginalGraph")
     for p in passes:
         pm.add_pass(p.name, p)

@@ -1,8 +1,8 @@
 """The fusions on the light models (onnx/backend/test/data/light): how many matches each finds,
 validate() after, and the outputs.
 
-The light models' weights are ConstantOfShape(0.02) nodes, so InferShape + ConstantFoldingPass
-run first to turn them into Consts the patterns can fold. With such weights every class gets the
+The light models' weights are ConstantOfShape(0.02) nodes, so Prepare's InferShapeForPreprocess
+runs first to turn them into Consts the patterns can fold. With such weights every class gets the
 same score (the shipped output is a flat 0.001), which a broken fold would still produce; so the
 BN-bearing models also run with seeded random weights (light-random's), before and after fusion.
 """
@@ -16,9 +16,9 @@ import pytest
 
 from ge_core.executor import HostExecutor
 from ge_core.graph import ComputeGraph, validate
+from ge_core.compiler.pass_lists import infer_shape_for_preprocess
 from ge_core.parser import parse_onnx
 from ge_core.passes import PassManager
-from ge_core.passes.infer_shape_and_fold_pass import infer_and_fold
 from ge_core.pattern_fusion import FUSION_PASSES, fusion_passes
 from workbench.conformance.light_random import randomise_weights
 from workbench.conformance.suites import DATA_DIR, dummy_feeds, load_pb
@@ -48,7 +48,8 @@ def light_path(name: str) -> str:
 
 def folded(model: str | onnx.ModelProto) -> ComputeGraph:
     graph = parse_onnx(model)
-    infer_and_fold(graph)
+    fold = infer_shape_for_preprocess()
+    PassManager("Prepare").add_pass(fold.name, fold).run(graph)
     return graph
 
 

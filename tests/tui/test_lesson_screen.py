@@ -92,7 +92,7 @@ async def test_diff_info_and_show_bring_their_pane_forward(tmp_path):
         passes = app.pane("passes")
         assert app.current == "passes" and _shown(app) == ["passes"]
         assert passes.query_one("#passes-diff").display and passes.diff is not None
-        assert "InferShapeAndFoldPass (so far) did not change" in passes.diff.text
+        assert "InferShapeForPreprocess (so far) did not change" in passes.diff.text
         await press(pilot, "space")
         await _until_paused(pilot)
         assert app.current == "memory"

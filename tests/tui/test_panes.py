@@ -203,7 +203,7 @@ async def test_a_lesson_plays_its_narration_and_waits_at_pause():
         await settle(pilot)
         assert app.lesson_paused
         panel = app.query_one("#lesson")
-        assert "ConstantFoldingPass runs inside InferShapeAndFoldPass" in panel.text.plain
+        assert "ConstantFoldingPass runs in Prepare's InferShapeForPreprocess" in panel.text.plain
         assert "go on" not in panel.text.plain and "space" in panel.border_subtitle
         assert "node passes of the original graph" not in panel.text.plain
         await press(pilot, "space")   # finish, diff: the diff in the passes pane, a pause

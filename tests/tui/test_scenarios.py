@@ -35,10 +35,10 @@ async def test_resnet50_constant_folding_diff_shows_the_removed_constantofshape_
         await settle(pilot)
         await run(pilot, "break pass ConstantFoldingPass")
         await press(pilot, "f5")            # parked at ConstantFoldingPass's first node
-        await press(pilot, "shift+f11")     # finish: the end of InferShapeAndFoldPass
+        await press(pilot, "shift+f11")     # finish: the end of InferShapeForPreprocess
         passes = app.pane("passes")
         key = next(k for k, span in passes.spans.items()
-                   if span.name == "InferShapeAndFoldPass")
+                   if span.name == "InferShapeForPreprocess")
         passes.table.focus()
         passes.table.move_to(key)
         await press(pilot, "enter")         # the IR diff, before -> after the pass

@@ -1,5 +1,5 @@
 """The names `break pass` accepts: GE's pass lists' passes and the node passes run inside them
-(a NodePassGroup's members, InferShapeAndFoldPass's ConstantFoldingPass and CondRemovePass), the engines' graph
+(a NodePassGroup's members, Prepare's InferShapeForPreprocess among them), the engines' graph
 optimizers (DVPP's joins only a graph that asks for it), ScanPass (only a graph with a Scan
 runs it), and the build's passes: the logical stream chain (multi- and single-stream) and
 InsertSyncNodes' steps.
@@ -51,7 +51,8 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.passes.constant_folding_pass import ConstantFoldingPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
-    passes = [*pass_lists.original_graph_passes(), *pass_lists.after_merge_passes(),
+    passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
+              *pass_lists.after_merge_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     passes += [MergeInputMemcpyPass(), MergeToStreamMergePass(), SwitchToStreamSwitchPass(),
                AttachStreamLabelPass()]   # only a graph with Switch or Merge runs them

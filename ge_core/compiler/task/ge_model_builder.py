@@ -8,6 +8,8 @@ from ge_core.om.ge_model import GeModel, model_attrs
 from ge_core.om.weights import pack_weights
 
 
-def build_ge_model(graph: ComputeGraph, name: str | None = None) -> GeModel:
-    task_def = generate_tasks(graph)
+def build_ge_model(graph: ComputeGraph, name: str | None = None,
+                   per_node: dict[str, int] | None = None) -> GeModel:
+    """``per_node``: see generate_tasks."""
+    task_def = generate_tasks(graph, per_node)
     return GeModel(name or graph.name, graph, task_def, pack_weights(graph), model_attrs(task_def))

@@ -32,7 +32,9 @@ def task_order(graph: ComputeGraph) -> Iterator[Node]:
             yield from task_order(graph.subgraph(name))
 
 
-def generate_tasks(graph: ComputeGraph) -> ModelTaskDef:
+def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) -> ModelTaskDef:
+    """``per_node``, when given, gets each node's number of tasks (GE's node_id_2_node_tasks,
+    which SplitStreamAndRefreshTaskDef budgets the streams with)."""
     model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
                          weight_addr=WEIGHT_BASE)
     for node in task_order(graph):
@@ -40,7 +42,10 @@ def generate_tasks(graph: ComputeGraph) -> ModelTaskDef:
         if builder.count(node) == 0:
             continue
         op_index = len(model.op)
-        model.task.extend(builder.build(node, op_index, _stream(node)))
+        tasks = builder.build(node, op_index, _stream(node))
+        model.task.extend(tasks)
+        if per_node is not None:
+            per_node[node.name] = len(tasks)
         op = op_def(node)
         op.id = op_index
         model.op.append(op.SerializeToString(deterministic=True))

@@ -27,7 +27,9 @@ def pass_table(result: CompileResult, built: BuildResult | None = None,
     for i, r in enumerate(records, 1):
         if only_changed and not r.changed:
             continue
-        inner = " [" + ", ".join(f"{p}:{n}" for p, n in r.detail) + "]" if r.detail else ""
+        # a node pass group's members, with their edits where they made any
+        inner = " [" + ", ".join(f"{not_ge.shown(p)}:{n}" if n else not_ge.shown(p)
+                                 for p, n in r.detail) + "]" if r.detail else ""
         rows.append((str(i), r.stage, not_ge.shown(r.name), r.graph, "yes" if r.changed else "-",
                      str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
                      type_delta_text(r.type_delta) + inner))

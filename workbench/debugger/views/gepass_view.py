@@ -13,8 +13,8 @@ from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE, GEPass
 from workbench.debugger.outcomes import Outcome, Printed
 from workbench.debugger.targets.program import RunState
 
-NOT_IN_GEPASS = ("not inside a GEPass walk (they run in InferShapeAndFoldPass and in the node "
-                 "pass groups, such as OptimizeStage1_2)")
+NOT_IN_GEPASS = ("not inside a GEPass walk (they run in the node pass groups, such as "
+                 "InferShapeForPreprocess and OptimizeStage1_2)")
 
 
 def _names(nodes: Iterable[Node]) -> str:
@@ -27,16 +27,9 @@ def gepass(state: RunState | None) -> Outcome:
     ge_pass: GEPass | None = getattr(graph_pass, "ge_pass", None)
     if ge_pass is None or ge_pass.state is None:
         return Printed(NOT_IN_GEPASS)
-    # a walk runs, so the compiler's passes are loaded: imported here, the debugger's start
-    # (the app's first screen) does not load them
-    from ge_core.passes.infer_shape_and_fold_pass import InferShapeAndFoldPass
     walk = ge_pass.state
-    head = f"GEPass of {graph_pass.name} on graph {walk.graph.name}"
-    if isinstance(graph_pass, InferShapeAndFoldPass):
-        head += (f", round {graph_pass.round} (of at most {graph_pass.max_rounds}: InferShape, "
-                 f"then this walk)")
     return Printed("\n".join([
-        f"{head}",
+        f"GEPass of {graph_pass.name} on graph {walk.graph.name}",
         f"  node passes: {', '.join(p.name for p in ge_pass.passes)}",
         f"  node visits: {walk.visits} of at most {walk.limit} "
         f"({MAX_PASS_NODES_MULTIPLE} x {walk.limit // MAX_PASS_NODES_MULTIPLE} nodes)",
