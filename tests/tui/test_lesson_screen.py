@@ -224,7 +224,7 @@ async def test_a_command_typed_while_the_lesson_starts_waits_for_its_first_pause
 async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_keys():
     """`:` moved the focus to the command line under the dialog: the dialog's y and n then went
     into the hidden line, and nothing could answer it."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -238,7 +238,7 @@ async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_key
 async def test_a_command_typed_in_one_go_with_the_answer_to_the_question_reaches_the_line():
     """`y:info break` typed as one burst: the keys after y came while the dialog was still on
     the screen, and were lost on it."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -255,13 +255,15 @@ async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrap
     """Beside the panel the device pane is narrow, and each link of the chain wraps to two or
     three rows: counted by lines, the chain and the fault filled the pane and pushed the SQE
     lists off it. Short of room each line takes one row, cut at the pane's edge."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson, allow_programs=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await _until_paused(pilot)
-        await press(pilot, "space")
-        await _until_paused(pilot)   # the deadlock: its chain
         device = app.pane("device")
+        for _ in range(20):   # on through the race, to the deadlock: its chain
+            await _until_paused(pilot)
+            if device.data.chain:
+                break
+            await press(pilot, "space")
         assert device.data.chain and app.current == "device"
         faults = device.query_one("#device-faults")
         assert faults.size.height <= max(device.size.height // 3, 3)
@@ -273,11 +275,15 @@ async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrap
 async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
     """A table's header wrapped at the pane's edge ("waited on" / "by  blocked" on two
     rows), out of line with its rows: they scroll sideways instead."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_a_deadlock.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson, allow_programs=True)
     async with app.run_test(size=(200, 60)) as pilot:
-        await _until_paused(pilot)
         device = app.pane("device")
+        for _ in range(20):   # on to the deadlock, where the sync table has its rows
+            await _until_paused(pilot)
+            if device.data.chain:
+                break
+            await press(pilot, "space")
         sync = device.query_one("#device-sync")
         lines = str(sync.render()).splitlines()
         assert any("waited on by" in line for line in lines)
