@@ -24,10 +24,10 @@ def test_the_list_is_every_lesson_in_file_name_order_with_its_summary(capsys):
 def test_one_lesson_by_topic_number_prints_its_header_and_how_to_play_it(capsys):
     code, out, _ = run(capsys, "07")
     assert code == 0
-    assert out.startswith("07_sync_events (")
+    assert out.startswith("11_sync_events (")
     assert "OptimizeBySendEvents" in out
-    assert "gewb run sample_models/lessons/07_sync_events.gwb" in out
-    assert "--expect sample_models/lessons/07_sync_events.expected.txt" in out
+    assert "gewb run sample_models/lessons/11_sync_events.gwb" in out
+    assert "--expect sample_models/lessons/11_sync_events.expected.txt" in out
 
 
 def test_a_name_that_starts_several_lessons_or_none_is_one_line_naming_them(capsys):

@@ -64,7 +64,7 @@ def test_the_command_lexer():
     tokens = list(GwbLexer().get_tokens("break sqe type=label_set stream=1 if time_ns > 5\n"))
     assert (Keyword, "break") in tokens and (Name.Builtin, "sqe") in tokens
     assert (Name.Attribute, "stream") in tokens and (Keyword, "if") in tokens
-    script = (ROOT / "sample_models" / "lessons" / "18_a_label_loop.gwb").read_text()
+    script = (ROOT / "sample_models" / "lessons" / "25_a_label_loop.gwb").read_text()
     assert not [t for t in GwbLexer().get_tokens(script) if t[0] is ErrorToken]
 
 

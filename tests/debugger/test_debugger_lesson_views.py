@@ -139,7 +139,7 @@ def test_a_build_pass_is_a_breakpoint_and_its_diff_shows_stream_ids():
 
 
 def test_the_dvpp_engines_optimizer_is_a_breakpoint_where_it_runs():
-    # it joins stage 1 only for a graph with an op asking for DVPP (lesson 05)
+    # it joins stage 1 only for a graph with an op asking for DVPP (lesson 07)
     d = debugger(IMAGE)
     try:
         d.add_breakpoint(["pass", "DvppGraphOptimizer"])

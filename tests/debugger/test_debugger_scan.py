@@ -1,7 +1,7 @@
 """The debugger on a Scan with a static length: stepped SQE by SQE, the sunk Loop ScanPass made
 of it jumps back through its label once per step and writes each step's rows with ScatterND;
 the outputs are onnxruntime's. A Scan-8 steps through two label programs, one inside the other.
-`break pass ScanPass` stops where the rewrite runs, and lesson 18's model (a Scan over a symbolic
+`break pass ScanPass` stops where the rewrite runs, and lesson 28's model (a Scan over a symbolic
 batch) gives onnxruntime's outputs both hybrid and, once `set input-shape` fixes the batch, sunk."""
 from __future__ import annotations
 

@@ -42,22 +42,22 @@ def test_with_a_terminal_the_main_job_opens_the_app_on_the_bundled_sample(monkey
 
 
 def test_a_gwb_target_is_a_lesson_played_from_its_own_directory():
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
     opening = launch.opening_for(str(lesson), ROOT)
     assert opening.lesson == lesson and opening.base_dir == lesson.parent
-    assert launch.opening_for("20_hunting_sync_bugs.gwb", ROOT / "docs").lesson == lesson
+    assert launch.opening_for("30_hunting_sync_bugs.gwb", ROOT / "docs").lesson == lesson
     assert launch.opening_for("light:resnet50", ROOT).target == "light:resnet50"
 
 
 def test_a_lesson_s_name_as_gewb_lessons_lists_it_plays_the_lesson(tmp_path):
-    """`gewb lessons` lists 20_hunting_sync_bugs; `gewb tui 20_hunting_sync_bugs` opened it as
-    a target: "error: no such target: 20_hunting_sync_bugs". A file of that name is still the
+    """`gewb lessons` lists 30_hunting_sync_bugs; `gewb tui 30_hunting_sync_bugs` opened it as
+    a target: "error: no such target: 30_hunting_sync_bugs". A file of that name is still the
     target."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
-    opening = launch.opening_for("20_hunting_sync_bugs", ROOT / "docs")
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
+    opening = launch.opening_for("30_hunting_sync_bugs", ROOT / "docs")
     assert opening.lesson == lesson and opening.base_dir == lesson.parent
-    (tmp_path / "20_hunting_sync_bugs").write_text("")
-    assert launch.opening_for("20_hunting_sync_bugs", tmp_path).target == "20_hunting_sync_bugs"
+    (tmp_path / "30_hunting_sync_bugs").write_text("")
+    assert launch.opening_for("30_hunting_sync_bugs", tmp_path).target == "30_hunting_sync_bugs"
 
 
 def test_a_lesson_that_is_not_there_is_one_line():

@@ -52,7 +52,7 @@ async def test_l_lists_the_lessons_and_enter_plays_one_in_a_fresh_session():
         assert panel.listing
 
 
-LESSON_WITH_A_PROGRAM = ROOT / "sample_models/lessons/20_hunting_sync_bugs.gwb"
+LESSON_WITH_A_PROGRAM = ROOT / "sample_models/lessons/30_hunting_sync_bugs.gwb"
 
 
 @pytest.mark.parametrize("answer", ["y", "n"])

@@ -151,8 +151,8 @@ async def test_during_a_pause_enter_on_a_pass_opens_its_diff_and_space_goes_on(t
         assert "the end" in panel.text.plain and "end of the lesson" in panel.text.plain
 
 
-@pytest.mark.parametrize("name", ["17_streams_and_events", "18_a_label_loop",
-                                  "23_reverse_stepping"])
+@pytest.mark.parametrize("name", ["23_streams_and_events", "25_a_label_loop",
+                                  "35_reverse_stepping"])
 async def test_the_lessons_that_ran_to_the_end_now_wait_where_they_narrate(name):
     """They had no `pause`: in the app they ran to the end under their narration ("no device
     now"). Now each waits, with the target still there, after every paragraph it says."""
@@ -224,7 +224,7 @@ async def test_a_command_typed_while_the_lesson_starts_waits_for_its_first_pause
 async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_keys():
     """`:` moved the focus to the command line under the dialog: the dialog's y and n then went
     into the hidden line, and nothing could answer it."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -238,7 +238,7 @@ async def test_a_colon_typed_while_the_programs_question_is_up_leaves_it_its_key
 async def test_a_command_typed_in_one_go_with_the_answer_to_the_question_reaches_the_line():
     """`y:info break` typed as one burst: the keys after y came while the dialog was still on
     the screen, and were lost on it."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -255,7 +255,7 @@ async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrap
     """Beside the panel the device pane is narrow, and each link of the chain wraps to two or
     three rows: counted by lines, the chain and the fault filled the pane and pushed the SQE
     lists off it. Short of room each line takes one row, cut at the pane's edge."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson, allow_programs=True)
     async with app.run_test(size=(80, 24)) as pilot:
         device = app.pane("device")
@@ -275,7 +275,7 @@ async def test_beside_the_lesson_at_80x24_the_deadlock_s_chain_folds_by_its_wrap
 async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
     """A table's header wrapped at the pane's edge ("waited on" / "by  blocked" on two
     rows), out of line with its rows: they scroll sideways instead."""
-    lesson = ROOT / "sample_models" / "lessons" / "20_hunting_sync_bugs.gwb"
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
     app = make_app(lesson=lesson, allow_programs=True)
     async with app.run_test(size=(200, 60)) as pilot:
         device = app.pane("device")

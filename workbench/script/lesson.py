@@ -1,6 +1,6 @@
 """The lessons: the `.gwb` scripts in sample_models/lessons, in teaching order.
 
-A lesson's file name starts with its topic number (``06_logical_streams.gwb``), so sorting by
+A lesson's file name starts with its topic number (``08_logical_streams.gwb``), so sorting by
 name is the teaching order. Its header is the comment block it opens with; the first line reads
 ``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
 `gewb lessons` lists. A lesson that opens a host program names it in a ``programs:`` header line

@@ -28,7 +28,7 @@ def test_the_build_asks_the_runtime_for_the_chips_limits():
             assign_streams(g.graph)
             report = split_streams(g.graph)
         assert (report.skipped, report.max_task_count) == (skipped, limit), soc
-    # an option given explicitly still wins (lesson 08 shrinks the limit to see a split)
+    # an option given explicitly still wins (lesson 13 shrinks the limit to see a split)
     with World(RuntimeConfig(soc_version="Ascend950")).entered():
         assert split_streams(chain(12).graph, options=SMALL).max_task_count == 32
     with pytest.raises(ValueError, match="stream_max_parallel_num must be >= 1"):
