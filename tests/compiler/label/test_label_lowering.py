@@ -11,7 +11,8 @@ from ge_core.atc import atc
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.label import LabelMakerError, assign_functional_labels
 from ge_core.compiler.model_builder import BuildError, BuildOptions
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST
+from ge_core.compiler.stream.sync_events import regions_of
+from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST, LABEL_REGION
 from ge_core.om.logical_memory import VAR_BASE, tensor_size
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
@@ -99,6 +100,25 @@ def test_onnx_if_case_on_the_device():
 def test_if_inside_a_loop(trips):
     feeds = {"M": np.array(trips, np.int64), "acc0": X, "x": W}
     assert_agree(run_everywhere(if_in_loop_model(), feeds))
+
+
+@pytest.mark.parametrize("make", [if_model, loop_trip_model, if_in_loop_model])
+def test_events_leave_a_lowered_region_only_from_its_leaving_label_set(make):
+    """GE sends a body's events out only from its end node (stream_allocator.cc,
+    InsertEventsForSubgraph): a record anywhere else in an If or a loop is skipped with the
+    branch not taken, or repeated per trip, for a wait outside that comes once."""
+    graph = compile_model(make()).graph
+    order = graph.topological_sort()
+    last = {n.op_desc.get_attr(LABEL_REGION): n for n in order
+            if n.op_desc.get_attr(LABEL_REGION) is not None}
+    waits = {n.op_desc.get_attr("event_id"): n.out_control_nodes()[0]
+             for n in order if n.type == "Recv"}
+    sends = [n for n in order if n.type == "Send"]
+    assert sends
+    for send in sends:
+        src, dst = send.in_control_nodes()[0], waits[send.op_desc.get_attr("event_id")]
+        for region in regions_of(src) - regions_of(dst):
+            assert src is last[region] and src.type == "LabelSet", (src.name, dst.name)
 
 
 def test_nested_labels_are_numbered_per_model():
