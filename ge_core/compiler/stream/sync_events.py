@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ge_core.compiler.stream.logical_stream_passes.assign_label_body_streams_pass import (
+    bodies_of, region_of)
 from ge_core.compiler.stream.stream_active import activators
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, StreamAllocationError,
                                                   stream_of)
 from ge_core.compiler.stream.topo_order import model_order, op_ids
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.attr_names import LABEL_BODIES, LOGIC_STREAM_ID
+from ge_core.graph.attr_names import LABEL_BODIES, LABEL_REGION, LOGIC_STREAM_ID
 from ge_core.passes import GraphPass
 
 EVENT, NOTIFY = "event", "notify"
@@ -100,6 +102,7 @@ class InsertSyncEvents(SyncPass):
     def run(self, graph: ComputeGraph) -> bool:
         self._ids = op_ids(graph)
         self._activators = activators(graph)
+        self._exits = region_exits(graph)
         for node in model_order(graph):
             for dst in node.out_data_nodes() + node.out_control_nodes():
                 self._insert(node, dst)
@@ -117,7 +120,8 @@ class InsertSyncEvents(SyncPass):
             raise StreamAllocationError(
                 f"node {dst.name} ({dst.type}) has no stream but must wait for {src.name} "
                 f"({src.type}) on stream {src_stream}")
-        if self._activated_after(src, dst_stream) or _enters_inlined_body(src, dst):
+        if (self._activated_after(src, dst_stream) or _enters_inlined_body(src, dst)
+                or _leaves_inlined_region(src, dst, self._exits)):
             return
         self.state.add(src, dst)
 
@@ -152,3 +156,29 @@ def _enters_inlined_body(src: Node, dst: Node) -> bool:
     recorded and never waited."""
     inside = dst.op_desc.get_attr(LABEL_BODIES)
     return bool(inside) and not set(inside) <= set(src.op_desc.get_attr(LABEL_BODIES) or ())
+
+
+def regions_of(node: Node) -> set[str]:
+    """The lowered regions ``node`` belongs to: the one it is a label/copy node of, and the
+    one of each body it lies in."""
+    own = node.op_desc.get_attr(LABEL_REGION)
+    return {region_of(b) for b in bodies_of(node)} | ({own} if own is not None else set())
+
+
+def region_exits(graph: ComputeGraph) -> dict[str, Node]:
+    """Each lowered region's last node: its leaving LabelSet, which every path through the
+    region reaches (GE's AddLabelSetLeave marks it ATTR_NAME_SUBGRAPH_END_NODE)."""
+    return {n.op_desc.get_attr(LABEL_REGION): n for n in model_order(graph)
+            if n.op_desc.get_attr(LABEL_REGION) is not None}
+
+
+def _leaves_inlined_region(src: Node, dst: Node, exits: dict[str, Node]) -> bool:
+    """``src`` lies in a lowered region, but is not its exit, and ``dst`` lies outside it.
+    GE sends a body's events out only from the body's end node
+    (StreamAllocator::InsertEventsForSubgraph, stream_allocator.cc): the leaving LabelSet, which
+    every branch and the loop's last trip reach. Any other node of the region may be skipped
+    (a branch not taken, a loop of no trips) or run once per trip, so its record would be
+    missing or repeated for a wait that comes once; the label maker's chain already orders it
+    before the exit, and the exit before ``dst``."""
+    return any(region not in regions_of(dst) and exits.get(region) is not src
+               for region in regions_of(src))

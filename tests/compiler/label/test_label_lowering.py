@@ -11,7 +11,11 @@ from ge_core.atc import atc
 from ge_core.compiler import CompileOptions
 from ge_core.compiler.label import LabelMakerError, assign_functional_labels
 from ge_core.compiler.model_builder import BuildError, BuildOptions
-from ge_core.graph.attr_names import ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST
+from ge_core.compiler.stream.logical_stream_passes.assign_label_body_streams_pass import region_of
+from ge_core.compiler.stream.stream_utils import stream_of
+from ge_core.compiler.stream.sync_events import regions_of
+from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_NAME_LABEL_SWITCH_LIST,
+                                      LABEL_BODIES, LABEL_REGION)
 from ge_core.om.logical_memory import VAR_BASE, tensor_size
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.ge_ir_pb2 import OpDef
@@ -99,6 +103,43 @@ def test_onnx_if_case_on_the_device():
 def test_if_inside_a_loop(trips):
     feeds = {"M": np.array(trips, np.int64), "acc0": X, "x": W}
     assert_agree(run_everywhere(if_in_loop_model(), feeds))
+
+
+@pytest.mark.parametrize("make", [if_model, loop_trip_model, if_in_loop_model])
+def test_events_leave_a_lowered_region_only_from_its_leaving_label_set(make):
+    """GE sends a body's events out only from its end node (stream_allocator.cc,
+    InsertEventsForSubgraph): a record anywhere else in an If or a loop is skipped with the
+    branch not taken, or repeated per trip, for a wait outside that comes once."""
+    graph = compile_model(make()).graph
+    order = graph.topological_sort()
+    last = {n.op_desc.get_attr(LABEL_REGION): n for n in order
+            if n.op_desc.get_attr(LABEL_REGION) is not None}
+    waits = {n.op_desc.get_attr("event_id"): n.out_control_nodes()[0]
+             for n in order if n.type == "Recv"}
+    sends = [n for n in order if n.type == "Send"]
+    assert sends
+    for send in sends:
+        src, dst = send.in_control_nodes()[0], waits[send.op_desc.get_attr("event_id")]
+        for region in regions_of(src) - regions_of(dst):
+            assert src is last[region] and src.type == "LabelSet", (src.name, dst.name)
+
+
+@pytest.mark.parametrize("make", [if_model, loop_trip_model, if_in_loop_model])
+def test_each_body_runs_partly_on_its_regions_stream(make):
+    """GE gives a subgraph's first stream its parent node's (logical_stream_allocator.cc,
+    UpdateAssignedSubgraphs), and an inner If is one node of the loop body: the loop body
+    cannot move wholesale onto a stream of its own."""
+    graph = compile_model(make()).graph
+    order = graph.topological_sort()
+    region_stream = {n.op_desc.get_attr(LABEL_REGION): stream_of(n) for n in order
+                     if n.op_desc.get_attr(LABEL_REGION) is not None}
+    body_streams: dict[str, set[int]] = {}
+    for node in order:
+        for body in node.op_desc.get_attr(LABEL_BODIES) or ():
+            body_streams.setdefault(body, set()).add(stream_of(node))
+    assert body_streams
+    for body, streams in body_streams.items():
+        assert region_stream[region_of(body)] in streams, body
 
 
 def test_nested_labels_are_numbered_per_model():

@@ -205,3 +205,23 @@ def test_no_event_out_of_a_loops_enter_unless_into_a_stream_active():
     g.add("body", inputs=["enter"], stream_id=1)
     g.add("act", "StreamActive", "DNN_VM_RTS", ctrl=["enter"], stream_id=2)
     assert [(e.src.name, e.dst.name) for e in sync_table(g)] == [("enter", "act")]
+
+
+def test_events_leave_an_inlined_if_only_from_its_leaving_label_set():
+    """An If lowered to labels, its branches t and e on stream 1, its own nodes on stream 0 and
+    its consumer on stream 2. The else branch's copy is skipped when then is taken, so an event
+    from it would never be recorded; GE sends a body's events out only from its end node
+    (stream_allocator.cc, InsertEventsForSubgraph), here the leaving LabelSet."""
+    g = Builder()
+    spine = {"stream_id": 0, "_label_region": "g/if"}
+    g.add("switch", "LabelSwitchByIndex", "DNN_VM_RTS", **spine)
+    for branch, (body, entry) in enumerate([("t", "switch"), ("e", "goto")]):
+        g.add(f"set_{body}", "LabelSet", "DNN_VM_RTS", ctrl=[entry], **spine)
+        g.add(body, ctrl=[f"set_{body}"], stream_id=1, _label_bodies=[f"g/if:{branch}"])
+        g.add(f"copy_{body}", "MemcpyAsync", "DNN_VM_RTS", inputs=[body], **spine)
+        if body == "t":
+            g.add("goto", "LabelGotoEx", "DNN_VM_RTS", ctrl=["copy_t"], **spine)
+    g.add("leave", "LabelSet", "DNN_VM_RTS", ctrl=["copy_e"], **spine)
+    g.add("out", inputs=["copy_e"], ctrl=["leave"], stream_id=2)
+    assert [(e.src.name, e.dst.name) for e in sync_table(g)] == [
+        ("t", "copy_t"), ("e", "copy_e"), ("leave", "out")]

@@ -10,7 +10,10 @@ so the chain assigned them as part of the parent graph; this pass gives them wha
 per-body assignment would:
 
 - a region's own nodes (labels, StreamActives, copies, a loop's counter) one stream, the one
-  its first node got: the parent's stream, where the jumps are;
+  its first node got: the parent's stream, where the jumps are. This goes first, for all
+  regions, so that an inner region counts as one stream in its outer body, as GE's If or While
+  node is one node of the body it lies in (else its leaving LabelSet, chained to what follows,
+  could be a body's lowest stream alone and the rest of the body land on a new one);
 - each body's streams, lowest first: the lowest becomes the parent's stream, each other a new
   stream no node outside the body uses, so it runs only when the body's StreamActive starts it
   (a branch not taken starts none of them).
@@ -43,27 +46,27 @@ class AssignLabelBodyStreamsPass(LogicalStreamPass):
     def run(self, graph: ComputeGraph) -> bool:
         nodes = [n for n in graph.topological_sort()
                  if not stream_label(n) and stream_of(n) != INVALID_STREAM]
-        depth: dict[str, int] = {}
+        spines: dict[str, list[Node]] = {}
         for node in nodes:
             region = node.op_desc.get_attr(LABEL_REGION)
             if region is not None:
-                depth.setdefault(region, len(bodies_of(node)))
+                spines.setdefault(region, []).append(node)
         changed = False
-        for region in sorted(depth, key=depth.__getitem__):
-            changed |= self._assign(region, depth[region], nodes)
+        for spine in spines.values():
+            for node in spine:
+                changed |= set_stream(node, stream_of(spine[0]))
+        for region in sorted(spines, key=lambda r: len(bodies_of(spines[r][0]))):
+            changed |= self._assign(region, spines[region], nodes)
         return changed
 
-    def _assign(self, region: str, depth: int, nodes: list[Node]) -> bool:
-        spine = [n for n in nodes if n.op_desc.get_attr(LABEL_REGION) == region]
-        parent = stream_of(spine[0])
-        changed = False
-        for node in spine:
-            changed |= set_stream(node, parent)
+    def _assign(self, region: str, spine: list[Node], nodes: list[Node]) -> bool:
+        parent, depth = stream_of(spine[0]), len(bodies_of(spine[0]))
         bodies: dict[str, list[Node]] = {}
         for node in nodes:
             inside = bodies_of(node)
             if len(inside) > depth and region_of(inside[depth]) == region:
                 bodies.setdefault(inside[depth], []).append(node)
+        changed = False
         for members in bodies.values():
             streams = sorted({stream_of(n) for n in members})
             remap = {s: parent if i == 0 else self.ctx.new_stream() for i, s in enumerate(streams)}
