@@ -171,8 +171,9 @@ def _vi(name: str) -> onnx.ValueInfoProto:
 
 async def test_ctrl_c_interrupts_a_running_continue_and_the_app_stays(tmp_path):
     # A model whose whole run takes seconds (ResNet-50 light runs out before the key, once
-    # another test has imported what its compile needs).
-    app = make_app(str(_relu_chain(tmp_path / "chain.onnx", 1500)))
+    # another test has imported what its compile needs; since stepping got faster, so does a
+    # chain of 1500 Relus, within the ~2 s the pilot takes to return from pressing F5).
+    app = make_app(str(_relu_chain(tmp_path / "chain.onnx", 4000)))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f5")

@@ -352,11 +352,13 @@ class TreeTable(Widget, can_focus=True):
         for which, bound in turns:
             floors = {i: getattr(self.columns[i], bound) for i in which}
             while excess > 0:
-                room = max(((widths[i] - floor, -i) for i, floor in floors.items()),
-                           default=(0, 0))
-                if room[0] <= 0:
+                # the widest, not the one furthest above its floor: a 35-letter node name
+                # gives way before a 15-letter engine is cut
+                widest = max(((widths[i], -i) for i, floor in floors.items() if widths[i] > floor),
+                             default=None)
+                if widest is None:
                     break
-                widths[-room[1]] -= 1
+                widths[-widest[1]] -= 1
                 excess -= 1
         return widths
 
