@@ -6,7 +6,9 @@ import pytest
 from rich.table import Table
 from rich.text import Text
 
-from workbench.tui.diff_view import ADDED, ADDED_WORD, REMOVED, REMOVED_WORD, coloured_diff
+from workbench.tui.diff_view import (ADDED, ADDED_WORD, REMOVED, REMOVED_WORD, coloured_diff,
+                                     diff_lines)
+from workbench.tui.strip_marks import MATCH_STYLE
 
 from tui_testing import TINY, make_app, press, run, settle
 
@@ -79,3 +81,44 @@ async def test_a_pass_that_changed_only_what_the_ir_dump_leaves_out_says_so():
         await settle(pilot)
         assert "did not change graph tiny_cnn's IR; the pass reports a change" in \
             passes.diff.text
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_a_match_in_the_diff_lines_is_marked_where_it_is_drawn(width):
+    """`/` searches the diff as drawn (a row side by side): the match found in diff_lines is
+    the text marked in the renderable, unified or side by side."""
+    lines = diff_lines(DIFF, width)
+    row = next(i for i, line in enumerate(lines) if "%dead" in line)
+    start = lines[row].index("%dead")
+    out = coloured_diff(DIFF, width, (row, start, start + len("%dead")))
+    texts = [out] if isinstance(out, Text) else [c for col in out.columns for c in col._cells]
+    marked = [t.plain[s.start:s.end] for t in texts if isinstance(t, Text) for s in t.spans
+              if s.style == MATCH_STYLE]
+    assert marked == ["%dead"]
+
+
+@pytest.mark.asyncio
+async def test_slash_in_an_open_diff_finds_in_the_diff_and_esc_ends_it():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break distribute", "continue")
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        key = next(k for k, s in passes.spans.items() if s.changed and s.end is not None)
+        passes.table.focus()
+        passes.table.move_to(key)
+        await press(pilot, "enter")
+        await settle(pilot)
+        lines = diff_lines(passes.diff.text, passes.size.width)
+        await press(pilot, "slash", "%", "enter")   # every IR line names a node: %conv1
+        first = passes.match
+        assert first is not None and "%" in lines[first[0]]
+        shown = passes.query_one("#passes-diff-text").content
+        assert any(s.style == MATCH_STYLE for s in shown.spans)
+        await press(pilot, "n")
+        assert sum(line.count("%") for line in lines) > 1 and passes.match[:2] > first[:2]
+        await press(pilot, "escape")   # the search ends; the diff stays
+        assert passes.match is None and passes.query_one("#passes-diff").display
+        await press(pilot, "escape")   # then Esc closes the diff
+        assert not passes.query_one("#passes-diff").display

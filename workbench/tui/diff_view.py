@@ -10,6 +10,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from workbench.tui.search import Match
+from workbench.tui.strip_marks import MATCH_STYLE
+
 REMOVED, ADDED = "red", "green"
 REMOVED_WORD, ADDED_WORD = "bold white on dark_red", "bold white on dark_green"
 HEADER = "bold cyan"
@@ -61,33 +64,64 @@ def _marked(old: str | None, new: str | None) -> tuple[Text | None, Text | None]
     return left, right
 
 
-def coloured_diff(text: str, width: int) -> RenderableType:
-    """A unified diff's text, coloured; side by side from SIDE_BY_SIDE columns."""
-    rows = _pairs(text.splitlines())
+def coloured_diff(text: str, width: int, match: Match | None = None) -> RenderableType:
+    """A unified diff's text, coloured; side by side from SIDE_BY_SIDE columns. ``match`` (a
+    line of ``diff_lines``, its characters) is marked, as `/` found it."""
+    lines = _lines(text, width)
+    if match is not None and match[0] < len(lines):
+        row, start, end = match
+        for side in lines[row]:   # the columns of a row read as one line, joined by " | "
+            if side is None:
+                continue
+            if start < len(side.plain):
+                side.stylize(MATCH_STYLE, start, min(end, len(side.plain)))
+                break
+            start, end = start - len(side.plain) - len(_JOIN), end - len(side.plain) - len(_JOIN)
     if width >= SIDE_BY_SIDE:
         table = Table.grid(expand=True, padding=(0, 1))
         table.add_column(ratio=1, overflow="fold")
         table.add_column(ratio=1, overflow="fold")
-        for old, new in rows:
-            if old is not None and old == new:
-                style = HEADER if old.startswith(("---", "+++", "@@")) else "dim"
-                table.add_row(Text(old, style=style), Text(new, style=style))
-            else:
-                left, right = _marked(old, new)
-                table.add_row(left or "", right or "")
+        for left, right in lines:
+            table.add_row(left or "", right or "")
         return table
     out = Text(no_wrap=True)
+    for (line,) in lines:
+        out.append_text(line)
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+def diff_lines(text: str, width: int) -> list[str]:
+    """What ``coloured_diff`` shows at ``width``, a line (a row side by side) a string: what
+    `/` searches."""
+    return [_JOIN.join(side.plain for side in row if side is not None)
+            for row in _lines(text, width)]
+
+
+_JOIN = " | "
+
+
+def _lines(text: str, width: int) -> list[tuple[Text | None, ...]]:
+    """The diff's rows as drawn: (old, new) side by side, else one signed line each."""
+    rows = _pairs(text.splitlines())
+    out: list[tuple[Text | None, ...]] = []
     for old, new in rows:
         if old is not None and old == new:
             header = old.startswith(("---", "+++", "@@"))
-            out.append(old if header else " " + old, style=HEADER if header else "dim")
-            out.append("\n")
+            style = HEADER if header else "dim"
+            if width >= SIDE_BY_SIDE:
+                out.append((Text(old, style=style), Text(new, style=style)))
+            else:
+                out.append((Text(old if header else " " + old, style=style),))
             continue
         left, right = _marked(old, new)
+        if width >= SIDE_BY_SIDE:
+            out.append((left, right))
+            continue
         for sign, side in (("-", left), ("+", right)):
             if side is not None:
-                out.append(sign, style=side.style)
-                out.append_text(side)
-                out.append("\n")
-    out.rstrip()
+                line = Text(sign, style=side.style)
+                line.append_text(side)
+                out.append((line,))
     return out

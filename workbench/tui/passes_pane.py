@@ -17,7 +17,8 @@ from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
-from workbench.tui.diff_view import coloured_diff
+from workbench.tui.diff_view import coloured_diff, diff_lines
+from workbench.tui.search import Match, next_match, still_there
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 
@@ -47,6 +48,8 @@ class PassesPane(Pane):
         self._data: PassesData | None = None
         self._diff_of: str | None = None   # the pass whose diff is open
         self.diff: Outcome | None = None
+        self.search = ""                  # the text `/` found last in the open diff
+        self.match: Match | None = None   # ... where (a line of diff_lines)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="passes-summary", markup=False)
@@ -124,8 +127,11 @@ class PassesPane(Pane):
         self.open_pass_diff(event.key)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Esc closes an open diff; else it goes on to the app (restore a maximised pane)
-        return self.query_one("#passes-diff").display if action == "close_diff" else True
+        # Esc closes an open diff; else it goes on to the app (restore a maximised pane). A
+        # search in the diff first: that Esc ends the search (the app's), the next closes it.
+        if action == "close_diff":
+            return self.query_one("#passes-diff").display and not self.search
+        return True
 
     def action_close_diff(self) -> None:
         self.query_one("#passes-diff").display = False
@@ -146,16 +152,49 @@ class PassesPane(Pane):
         self.show_diff(outcome)
 
     def show_diff(self, outcome: Outcome) -> None:
+        if outcome is not self.diff:   # another diff: a match in the last one means nothing
+            self.search, self.match = "", None
         self.diff = outcome
         text = self.query_one("#passes-diff-text", Static)
         if isinstance(outcome, Printed) and outcome.style == "diff":
-            text.update(coloured_diff(outcome.text, self.size.width))
+            text.update(coloured_diff(outcome.text, self.size.width, self.match))
         elif isinstance(outcome, Error):
             text.update(Text(f"error: {outcome.message}", style="red"))
         else:
             text.update(getattr(outcome, "text", str(outcome)))
 
+    def _diff_text(self) -> str | None:
+        """The text of the diff on screen, if one is open."""
+        outcome = self.diff
+        if not self.query_one("#passes-diff").display or not isinstance(outcome, Printed) \
+                or outcome.style != "diff":
+            return None
+        return outcome.text
+
+    def find(self, text: str, step: int = 1) -> bool:
+        """In the open diff, its lines as drawn (the match marked and scrolled to); with no
+        diff open, the pass rows."""
+        diff = self._diff_text()
+        if diff is None:
+            return super().find(text, step)
+        at = self.match[:2] if self.match is not None and self.search == text.lower() else None
+        self.search = text.lower()
+        self.match = next_match(diff_lines(diff, self.size.width), text, at, step)
+        self.show_diff(self.diff)
+        if self.match is not None:
+            self.query_one("#passes-diff").scroll_to(y=self.match[0], animate=False)
+        return self.match is not None
+
+    def end_search(self) -> None:
+        marked = self.match is not None
+        self.search, self.match = "", None
+        if marked and self.diff is not None:
+            self.show_diff(self.diff)
+
     def on_resize(self) -> None:
+        diff = self._diff_text()
+        if diff is not None:   # the lines move between unified and side by side
+            self.match = still_there(diff_lines(diff, self.size.width), self.search, self.match)
         if self.diff is not None:   # unified or side by side, as the new width has room for
             self.show_diff(self.diff)
 
