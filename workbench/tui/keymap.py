@@ -82,13 +82,15 @@ KEY_TABLE = (
                "copy the mouse's selection)"),
     ("1 .. 7", "show a pane (narrow) / maximise it; again or Esc restores"),
     (":", "the command line (the REPL's commands; Tab completes, Up/Down history)"),
-    ("Esc", "leave the command line; end a search; restore a maximised pane"),
+    ("Esc", "leave the command line; end a search; close an open diff; restore a maximised "
+            "pane"),
     ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
     ("space", "a lesson paused at `pause`: go on (Enter too, on the lesson panel)"),
     ("Enter", "on a node: its anchors and peers (v draws it); on a pass: its IR diff"),
     ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
                "script submitted, its line marked)"),
-    ("/ · n · N", "find in the focused pane (rows, stream columns, lanes, source code, log) "
+    ("/ · n · N", "find in the focused pane (rows, an open diff, stream columns, lanes, source "
+                  "code, log) "
                   "or in the help, the match marked; next, previous match until Esc (then n "
                   "is gdb's next again); the graph pane's / filters its rows"),
     ("h · + - [ ] 0", "hide unchanged passes · timeline zoom, scroll, fit"),
