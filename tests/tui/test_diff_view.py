@@ -46,17 +46,23 @@ def test_from_160_columns_the_diff_is_side_by_side():
     assert any(str(c).startswith("%dead") for c in left)
 
 
+async def _open_a_changed_pass_diff(app, pilot):
+    """Enter on the first pass that changed its graph: its diff opens in the passes pane."""
+    passes = app.pane("passes")
+    key = next(k for k, s in passes.spans.items() if s.changed and s.end is not None)
+    passes.table.focus()
+    passes.table.move_to(key)
+    await press(pilot, "enter")
+    return passes
+
+
 @pytest.mark.asyncio
 async def test_the_passes_pane_shows_a_pass_diff_in_colour_side_by_side_when_maximised():
     app = make_app(TINY)
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         await run(pilot, "break distribute", "continue")
-        passes = app.pane("passes")
-        key = next(k for k, s in passes.spans.items() if s.changed and s.end is not None)
-        passes.table.focus()
-        passes.table.move_to(key)
-        await press(pilot, "enter")
+        passes = await _open_a_changed_pass_diff(app, pilot)
         shown = passes.query_one("#passes-diff-text").content
         assert isinstance(shown, Text) and any(str(s.style) in (REMOVED, ADDED)
                                                for s in shown.spans)
@@ -104,11 +110,7 @@ async def test_slash_in_an_open_diff_finds_in_the_diff_and_esc_ends_it():
         await settle(pilot)
         await run(pilot, "break distribute", "continue")
         await press(pilot, "2")
-        passes = app.pane("passes")
-        key = next(k for k, s in passes.spans.items() if s.changed and s.end is not None)
-        passes.table.focus()
-        passes.table.move_to(key)
-        await press(pilot, "enter")
+        passes = await _open_a_changed_pass_diff(app, pilot)
         await settle(pilot)
         lines = diff_lines(passes.diff.text, passes.size.width)
         await press(pilot, "slash", "%", "enter")   # every IR line names a node: %conv1
