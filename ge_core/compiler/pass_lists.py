@@ -90,11 +90,12 @@ def autofuse_passes(enabled: bool) -> list[GraphPass]:
     return [AutoFusePass()] if enabled else []
 
 
-def control_flow_stream_passes(graph: ComputeGraph) -> list[GraphPass]:
+def control_flow_stream_passes(graph: ComputeGraph | None = None) -> list[GraphPass]:
     """TensorFlow-style Switch/Merge as GE's stream ops (passes/control_flow_and_stream), just
     before MultiBatchPass as in GE's OptimizeStage1_3 (GE runs MergeInputMemcpyPass earlier, in
-    OptimizeStage1_1); only when the graph has them, so other models' pass tables stay."""
-    if not any(n.type in ("Switch", "Merge") for n in graph):
+    OptimizeStage1_1); only when ``graph`` has them, so other models' pass tables stay (no
+    graph: all of them, for the names a breakpoint may take)."""
+    if graph is not None and not any(n.type in ("Switch", "Merge") for n in graph):
         return []
     return [MergeInputMemcpyPass(), MergeToStreamMergePass(), SwitchToStreamSwitchPass(),
             AttachStreamLabelPass()]

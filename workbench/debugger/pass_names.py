@@ -43,23 +43,14 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
     from ge_core.passes.concat_notask_pass import ConcatNotaskPass
-    from ge_core.passes.cond_remove_pass import CondRemovePass
-    from ge_core.passes.control_flow_and_stream import (AttachStreamLabelPass,
-                                                        MergeInputMemcpyPass,
-                                                        MergeToStreamMergePass,
-                                                        SwitchToStreamSwitchPass)
-    from ge_core.passes.constant_folding_pass import ConstantFoldingPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
     passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
-              *pass_lists.after_merge_passes(),
+              *pass_lists.after_merge_passes(), *pass_lists.control_flow_stream_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
-    passes += [MergeInputMemcpyPass(), MergeToStreamMergePass(), SwitchToStreamSwitchPass(),
-               AttachStreamLabelPass()]   # only a graph with Switch or Merge runs them
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    names = {p.name for p in passes} | {ConstantFoldingPass.name, CondRemovePass.name,
-                                        MultiBatchClonePass.name, DvppGraphOptimizer.name,
+    names = {p.name for p in passes} | {MultiBatchClonePass.name, DvppGraphOptimizer.name,
                                         ScanPass.name, ConcatNotaskPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))

@@ -17,6 +17,7 @@ REMOVED, ADDED = "red", "green"
 REMOVED_WORD, ADDED_WORD = "bold white on dark_red", "bold white on dark_green"
 HEADER = "bold cyan"
 SIDE_BY_SIDE = 160   # columns from which the two sides sit next to each other
+_JOIN = " | "        # a side-by-side row's sides, as `/` reads the row
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
@@ -97,9 +98,6 @@ def diff_lines(text: str, width: int) -> list[str]:
     `/` searches."""
     return [_JOIN.join(side.plain for side in row if side is not None)
             for row in _lines(text, width)]
-
-
-_JOIN = " | "
 
 
 def _lines(text: str, width: int) -> list[tuple[Text | None, ...]]:
