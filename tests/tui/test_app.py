@@ -28,6 +28,15 @@ async def test_f10_steps_a_pass_and_the_status_bar_says_where():
         assert "> step" in text and f"stopped at tick {status.tick}: step pass" in text
 
 
+async def test_a_finished_run_says_finished_once_in_the_status_bar():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5")
+        bar = app.query_one(StatusBar)
+        assert bar.status.finished and str(bar.render()).count("finished") == 1
+
+
 async def test_a_bad_command_is_an_error_line_and_the_app_goes_on():
     app = make_app(TINY)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -31,8 +31,8 @@ class StatusBar(Static):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {printable(s.target)} ", style="bold reverse")
         unit = self.unit or s.granularity
+        phase = "finished" if s.finished else (s.phase or "not started")
         if s.kind:
-            phase = "finished" if s.finished else (s.phase or "not started")
             text.append(f" {phase} ", style="bold")
             text.append("· ")
             start = len(text)
@@ -43,7 +43,7 @@ class StatusBar(Static):
             text.append(f"· {printable(self.activity)} ", style="bold yellow")
         elif self.error:
             text.append(f"· {printable(self.error)} ", style="bold red")
-        elif s.reason and s.reason != f"step {s.granularity}":
+        elif s.reason and s.reason not in (f"step {s.granularity}", phase):   # said once
             text.append(f"· {printable(s.reason)}", style="cyan")
         return text
 
