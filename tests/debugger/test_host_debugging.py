@@ -206,3 +206,47 @@ def test_a_stop_on_a_failed_call_already_has_it_placed_for_the_source_pane(sessi
                                                                                    Stopped)
     program = session.debugger_or_fail().state.program
     assert [site.line for _, site in program.fault_sites] == [11]
+
+
+THREADED = """import contextvars
+import threading
+
+import npu_emu.acl as acl
+
+acl.init()
+acl.rt.set_device(0)
+submitted, finish = threading.Event(), threading.Event()
+
+
+def worker():
+    acl.rt.set_device(0)
+    stream, _ = acl.rt.create_stream()
+    event, _ = acl.rt.create_event()
+    acl.rt.record_event(event, stream)   # an SQE submitted by this thread, not the script's
+    submitted.set()
+    finish.wait()
+
+
+helper = threading.Thread(target=contextvars.copy_context().run, args=(worker,))
+helper.start()
+submitted.wait()
+where = "main"
+finish.set()
+helper.join()
+"""
+
+
+def test_a_worker_thread_s_sqes_leave_the_frames_those_of_the_thread_running_the_script(
+        tmp_path):
+    """A helper thread that submitted SQEs and is still alive at the stop is not the program:
+    `print` and `bt` read the thread running the script."""
+    (tmp_path / "threaded.py").write_text(THREADED)
+    s = DebugSession(tmp_path)
+    try:
+        s.execute("target threaded.py")
+        s.execute("break threaded.py:24")
+        assert isinstance(last(s.execute("continue")), Stopped)
+        assert text(s.execute("print where")) == "where = 'main'"
+        assert text(s.execute("bt")) == "> #0  threaded.py:24 in <module>: finish.set()"
+    finally:
+        s.close()

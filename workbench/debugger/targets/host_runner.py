@@ -117,7 +117,6 @@ class HostProgramObserver:
             site = self.site(sys._getframe())
             task = ev.task
             if site is not None and task.stream is not None:
-                self.thread = threading.get_ident()
                 self.submitted[(task.stream.id, task.pos)] = Submitted(
                     site, f"{task.type.name.lower()} {task.name}")
         elif isinstance(ev, AclCallFailed):
