@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, fields
-from operator import attrgetter
 from typing import Any, Callable
 
 Observer = Callable[["TraceEvent"], None]
+# A keeper stores an event's record, (event class, n, tick, *n fields): see TraceBus.
+Keeper = Callable[[tuple], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,29 +34,50 @@ class TraceEvent:
 
 
 class TraceBus:
-    """Observers are called in subscription order; ticks count the events anyone saw."""
+    """Observers are called in subscription order; ticks count the events anyone saw.
 
-    __slots__ = ("_observers", "_parking", "tick")
+    A TraceRecorder subscribes as a *keeper*: before any observer runs, it is handed the event
+    as a record, ``(event class, n, tick, *fields)`` with ``n`` the number of fields after the
+    tick, which it stores flat and makes into the event only when its events are read. Building
+    a frozen event costs several times what storing its fields does, and a recorder on a long
+    run keeps hundreds of thousands (two per SQE) that nobody may read."""
+
+    __slots__ = ("_observers", "_keepers", "_parking", "tick", "sole_keeper")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
+        self._keepers: tuple[Keeper, ...] = ()
         self._parking: tuple[Observer, ...] = ()
         self.tick = 0
+        # The keeper's store when it is all that subscribes: a hot loop (the task scheduler's)
+        # that finds it set stores its records itself, without a call to ``emit``.
+        self.sole_keeper: Keeper | None = None
 
     def subscribe(self, observer: Observer, parks: bool = False) -> None:
         """``parks``: the observer may block the emitting thread (a debugger's step gate)."""
-        self._observers = self._observers + (observer,)
+        if isinstance(observer, TraceRecorder) and not parks:
+            self._keepers = self._keepers + (observer.keep,)
+        else:
+            self._observers = self._observers + (observer,)
         if parks:
             self._parking = self._parking + (observer,)
+        self._note_sole_keeper()
 
     def unsubscribe(self, observer: Observer) -> None:
         # ==, not is: a bound method is a new object at each attribute access.
+        if isinstance(observer, TraceRecorder):
+            self._keepers = tuple(k for k in self._keepers if k != observer.keep)
         self._observers = tuple(o for o in self._observers if o != observer)
         self._parking = tuple(o for o in self._parking if o != observer)
+        self._note_sole_keeper()
+
+    def _note_sole_keeper(self) -> None:
+        alone = len(self._keepers) == 1 and not self._observers
+        self.sole_keeper = self._keepers[0] if alone else None
 
     @property
     def observed(self) -> bool:
-        return bool(self._observers)
+        return bool(self._observers or self._keepers)
 
     @property
     def may_park(self) -> bool:
@@ -63,24 +85,48 @@ class TraceBus:
         return bool(self._parking)
 
     def emit(self, event_cls: type[TraceEvent], *args: Any) -> None:
-        if not self._observers:
+        if not (self._observers or self._keepers):
             return
-        self.tick += 1
-        event = event_cls(self.tick, *args)
-        for observer in self._observers:
-            observer(event)
+        self.tick = tick = self.tick + 1
+        if self._keepers:
+            record = (event_cls, len(args), tick, *args)
+            for keep in self._keepers:
+                keep(record)
+        if self._observers:
+            event = event_cls(tick, *args)
+            for observer in self._observers:
+                observer(event)
 
 
 class TraceRecorder:
-    """An observer that keeps every event; its hash fingerprints a run (invariant 1)."""
+    """An observer that keeps every event; its hash fingerprints a run (invariant 1).
+
+    On a bus it is a keeper (see TraceBus): the records it is handed are stored end to end in
+    one list, which holds no object per event (so the cyclic collector has none to scan), and
+    become events, in order, the first time ``events`` is read after they arrived."""
+
+    __slots__ = ("_events", "_records", "keep")
 
     def __init__(self) -> None:
-        self.events: list[TraceEvent] = []
+        self._events: list[TraceEvent] = []
+        self._records: list[Any] = []   # records not yet made events, end to end
+        self.keep: Keeper = self._records.extend
 
-    # Calling a recorder is calling its list's append: the property hands the bus the bound
-    # method without a Python frame, which was a third of what recording cost the scheduler
-    # per SQE (scripts/bench_scheduler.py).
-    __call__ = property(attrgetter("events.append"))
+    @property
+    def events(self) -> list[TraceEvent]:
+        records = self._records
+        if records:
+            made, i, end = self._events, 0, len(records)
+            while i < end:
+                n = records[i + 1]
+                made.append(records[i](*records[i + 2:i + 3 + n]))
+                i += 3 + n
+            records.clear()
+        return self._events
+
+    def __call__(self, event: TraceEvent) -> None:
+        """Keep an event made elsewhere (the recorder called as a plain observer)."""
+        self.events.append(event)
 
     def digest(self) -> str:
         h = hashlib.sha256()

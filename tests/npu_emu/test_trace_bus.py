@@ -1,0 +1,89 @@
+"""The trace bus hands a recorder compact records, which it makes events only when they are read
+(the task scheduler stores its SQE records itself when the recorder is all that listens): what a
+recorder keeps must be, event for event and tick for tick, what an observer is handed."""
+from npu_emu.base.trace import TraceBus, TraceRecorder
+from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_HEAD
+from npu_emu.runtime import Runtime, RuntimeConfig
+from npu_emu.scheduler.cost_model import Unit
+from npu_emu.scheduler.events import SqeCompleted, SqeDispatched
+from npu_emu.world import World
+
+
+def build_model(rt):
+    """Two head streams of timed kernels that sync through events both ways, and EndGraph."""
+    model = rt.model_build_begin()
+    a, b = rt.create_stream(), rt.create_stream()
+    for s in (a, b):
+        model.bind_stream(s, ACL_MODEL_STREAM_FLAG_HEAD)
+    for r in range(3):
+        ea, eb = rt.create_event(), rt.create_event()
+        for i in range(4):
+            a.launch_timed(f"A{r}.{i}", 300 + 70 * i, Unit.AI_CORE)
+            b.launch_timed(f"B{r}.{i}", 500 - 60 * i, Unit.AI_VECTOR)
+        a.record_event(ea)
+        b.record_event(eb)
+        a.wait_event(eb)
+        b.wait_event(ea)
+    done = rt.create_event()
+    b.record_event(done)
+    a.wait_event(done)
+    model.end_task(a)
+    model.build_end()
+    return model
+
+
+def run(bus, between=lambda: None):
+    rt = Runtime(RuntimeConfig(memory_bytes=1 << 20), bus=bus)
+    with World(runtime=rt).entered():
+        rt.set_device(0)
+        model = build_model(rt)
+        between()
+        assert model.execute() == 0
+        s = rt.create_stream()   # an ordinary stream too, synchronized from the host
+        for i in range(5):
+            s.launch_timed(f"K{i}", 40 * i + 9, Unit.AI_CORE)
+        assert s.synchronize() == 0
+    rt.close()
+    return rt
+
+
+def test_a_recorder_alone_keeps_what_an_observer_is_handed():
+    alone_bus, alone = TraceBus(), TraceRecorder()
+    alone_bus.subscribe(alone)
+    assert alone_bus.sole_keeper is not None   # the scheduler stores its SQE records itself
+    run(alone_bus)
+
+    bus, recorder, seen = TraceBus(), TraceRecorder(), []
+    bus.subscribe(recorder)
+    bus.subscribe(seen.append)
+    assert bus.sole_keeper is None   # every event goes through emit
+    run(bus)
+
+    assert recorder.events == seen   # the very fields the observer's events hold
+    kept = [e.describe() for e in alone.events]
+    assert kept == [e.describe() for e in seen] and alone.digest() == recorder.digest()
+    assert [e.tick for e in alone.events] == list(range(1, len(kept) + 1)) and \
+        alone.events[-1].tick == alone_bus.tick
+    dispatched = [e for e in alone.events if isinstance(e, SqeDispatched)]
+    completed = [e for e in alone.events if isinstance(e, SqeCompleted)]
+    assert len(dispatched) == len(completed) > 30
+    assert {(e.task, e.end_ns) for e in dispatched} == {(e.task, e.time_ns) for e in completed}
+
+
+def test_events_read_during_a_run_stay_the_same_objects_and_in_order():
+    bus, recorder = TraceBus(), TraceRecorder()
+    bus.subscribe(recorder)
+    early = []
+    run(bus, between=lambda: early.extend(recorder.events))
+    assert early and recorder.events[:len(early)] == early
+    assert all(a is b for a, b in zip(early, recorder.events))
+    assert [e.tick for e in recorder.events] == list(range(1, bus.tick + 1))
+
+
+def test_an_unsubscribed_recorder_keeps_nothing_more():
+    bus, recorder = TraceBus(), TraceRecorder()
+    bus.subscribe(recorder)
+    bus.unsubscribe(recorder)
+    assert not bus.observed and bus.sole_keeper is None
+    run(bus)
+    assert recorder.events == [] and bus.tick == 0
