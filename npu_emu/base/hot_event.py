@@ -1,8 +1,9 @@
 """A faster constructor for the trace events emitted for every SQE.
 
 A frozen dataclass's generated ``__init__`` stores each field through ``object.__setattr__``;
-storing through the slots' own descriptors is about a third cheaper, which is most of what a
-recording observer costs the scheduler per SQE (docs/architecture.md, hot loops). The class stays a
+storing through the slots' own descriptors is about a third cheaper, which is most of what an
+observer handed events (the step gate, the timeline) costs the scheduler per SQE; a recorder is
+handed records and builds none (docs/architecture.md, hot loops). The class stays a
 frozen dataclass: equality, repr, ``describe()`` and the refusal of later assignment are unchanged.
 """
 from __future__ import annotations

@@ -42,12 +42,13 @@ class TraceBus:
     a frozen event costs several times what storing its fields does, and a recorder on a long
     run keeps hundreds of thousands (two per SQE) that nobody may read."""
 
-    __slots__ = ("_observers", "_keepers", "_parking", "tick", "sole_keeper")
+    __slots__ = ("_observers", "_keepers", "_parking", "_heard", "tick", "sole_keeper")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
         self._keepers: tuple[Keeper, ...] = ()
         self._parking: tuple[Observer, ...] = ()
+        self._heard = False   # anyone subscribed: the one check an unheard emit costs
         self.tick = 0
         # The keeper's store when it is all that subscribes: a hot loop (the task scheduler's)
         # that finds it set stores its records itself, without a call to ``emit``.
@@ -61,7 +62,7 @@ class TraceBus:
             self._observers = self._observers + (observer,)
         if parks:
             self._parking = self._parking + (observer,)
-        self._note_sole_keeper()
+        self._note_subscribers()
 
     def unsubscribe(self, observer: Observer) -> None:
         # ==, not is: a bound method is a new object at each attribute access.
@@ -69,15 +70,16 @@ class TraceBus:
             self._keepers = tuple(k for k in self._keepers if k != observer.keep)
         self._observers = tuple(o for o in self._observers if o != observer)
         self._parking = tuple(o for o in self._parking if o != observer)
-        self._note_sole_keeper()
+        self._note_subscribers()
 
-    def _note_sole_keeper(self) -> None:
+    def _note_subscribers(self) -> None:
+        self._heard = bool(self._observers or self._keepers)
         alone = len(self._keepers) == 1 and not self._observers
         self.sole_keeper = self._keepers[0] if alone else None
 
     @property
     def observed(self) -> bool:
-        return bool(self._observers or self._keepers)
+        return self._heard
 
     @property
     def may_park(self) -> bool:
@@ -85,7 +87,7 @@ class TraceBus:
         return bool(self._parking)
 
     def emit(self, event_cls: type[TraceEvent], *args: Any) -> None:
-        if not (self._observers or self._keepers):
+        if not self._heard:
             return
         self.tick = tick = self.tick + 1
         if self._keepers:
@@ -121,7 +123,7 @@ class TraceRecorder:
                 n = records[i + 1]
                 made.append(records[i](*records[i + 2:i + 3 + n]))
                 i += 3 + n
-            records.clear()
+            del records[:end]   # not clear(): what another thread stored meanwhile stays
         return self._events
 
     def __call__(self, event: TraceEvent) -> None:

@@ -333,7 +333,7 @@ class TaskScheduler:
 
     def run(self, waiter: str = "run the device") -> None:
         """Run until nothing is in flight; raise DeadlockError if streams are left blocked."""
-        with gc_paused(self.bus):   # a recording observer keeps an event or two per SQE
+        with gc_paused(self.bus):   # an observer may keep an event or two per SQE
             self._advance(1 << 62)
         self.raise_if_deadlocked(waiter)
 
