@@ -87,3 +87,21 @@ def test_an_unsubscribed_recorder_keeps_nothing_more():
     assert not bus.observed and bus.sole_keeper is None
     run(bus)
     assert recorder.events == [] and bus.tick == 0
+
+
+def test_a_recorder_that_joins_late_counts_its_ticks_from_where_the_bus_is():
+    bus, first, second = TraceBus(), TraceRecorder(), TraceRecorder()
+    bus.subscribe(first)
+
+    def swap():
+        bus.unsubscribe(first)
+        bus.subscribe(second)
+        assert bus.sole_keeper is not None and bus.tick == len(first.events) > 0
+
+    run(bus, between=swap)
+    whole_bus, whole = TraceBus(), TraceRecorder()
+    whole_bus.subscribe(whole)
+    run(whole_bus)
+    assert [e.tick for e in second.events] == list(range(len(first.events) + 1, bus.tick + 1))
+    assert [e.describe() for e in first.events + second.events] == \
+        [e.describe() for e in whole.events]
