@@ -90,8 +90,12 @@ class TraceBus:
         if not self._heard:
             return
         self.tick = tick = self.tick + 1
+        keep = self.sole_keeper
+        if keep is not None:   # a recorder alone, the usual way to record: no loops to run
+            keep((event_cls, len(args), tick) + args)
+            return
         if self._keepers:
-            record = (event_cls, len(args), tick, *args)
+            record = (event_cls, len(args), tick) + args
             for keep in self._keepers:
                 keep(record)
         if self._observers:
