@@ -116,8 +116,7 @@ def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
         return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
-def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
-                 group: int) -> tuple[np.ndarray, list[int]] | None:
+def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int, group: int) -> np.ndarray | None:
     """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
 
     With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
@@ -127,23 +126,85 @@ def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
     (the pad columns between rows) and its (M, L) product is cropped by a copy. Grouped convs
     always gain (their tiny per-group matmuls cost little next to their im2col); others when
     the extra columns are under 10% and the M output rows are few next to the C * kernel
-    column rows (measured: DenseNet's 32-output 3x3 convs gain, SqueezeNet's expand convs lose).
-    ``xp`` is the padded input. Returns the columns and the flat (element) stride of each
-    spatial axis, to crop with.
+    column rows (measured: SqueezeNet's expand convs lose; DenseNet's 32-output 3x3 convs
+    gain, and gain more by ``_tap_conv``, which is tried first). ``xp`` is the padded input;
+    the product is cropped by ``_cropped``.
     """
     if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
         return None
-    row = [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
-    length = sum((o - 1) * r for o, r in zip(g.out, row)) + 1
+    length = _flat_length(xp, g)
     worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= xp.shape[1] * math.prod(g.kernel)
     if group == 1 and not worth_it:
         return None
     flat = np.ascontiguousarray(xp).reshape(*xp.shape[:2], -1)
     cols = np.empty((*flat.shape[:2], math.prod(g.kernel), length), xp.dtype)
-    for i, k in enumerate(np.ndindex(*g.kernel)):
-        start = sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
+    for i, start in enumerate(_tap_starts(xp, g)):
         cols[:, :, i] = flat[:, :, start:start + length]
-    return cols, row
+    return cols
+
+
+def _flat_rows(xp: np.ndarray) -> list[int]:
+    """The flat (element) stride of each spatial axis of padded ``xp`` (N, C, *spatial)."""
+    return [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
+
+
+def _flat_length(xp: np.ndarray, g: _Geometry) -> int:
+    """Columns of a stride-1 conv's product over the padded input's full rows (see
+    ``_flat_im2col``): the last output's flat offset, plus one."""
+    return sum((o - 1) * r for o, r in zip(g.out, _flat_rows(xp))) + 1
+
+
+def _tap_starts(xp: np.ndarray, g: _Geometry) -> list[int]:
+    """The flat offset of each kernel tap (row-major over the kernel) in padded ``xp``."""
+    row = _flat_rows(xp)
+    return [sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
+            for k in np.ndindex(*g.kernel)]
+
+
+def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
+    """Whether conv takes the per-tap path (``_tap_conv``): stride 1, group 1, a kernel of more
+    than one tap, and at most half as many outputs M as input channels C. Its price is a pass
+    over the (M, L) product per tap where im2col writes a (C * kernel, L) matrix once; with few
+    outputs the columns are the bulk of the work (DenseNet's 128-to-32 3x3 convs: 1.2-1.9x
+    faster; at M >= C, as in SqueezeNet's expand convs, it loses up to 1.4x)."""
+    return group == 1 and all(s == 1 for s in g.strides) and math.prod(g.kernel) > 1 \
+        and 2 * m <= x.shape[1]
+
+
+def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
+    """A stride-1 group-1 conv as one matmul per kernel tap, summed, with no im2col: tap k's
+    inputs for every output are one run of each flattened padded channel (as in
+    ``_flat_im2col``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
+    reads in place. Returns the (N, M, L) product over full padded rows, for ``_cropped``."""
+    n, c = xp.shape[:2]
+    m = w.shape[0]
+    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
+    length = _flat_length(xp, g)
+    per_tap = np.ascontiguousarray(np.moveaxis(w.reshape(m, c, -1), 2, 0))  # (taps, M, C)
+    dtype = np.result_type(xp, w)
+    y, part = np.empty((n, m, length), dtype), np.empty((n, m, length), dtype)
+    for i, start in enumerate(_tap_starts(xp, g)):
+        np.matmul(per_tap[i], flat[:, :, start:start + length], out=part if i else y)
+        if i:
+            y += part
+    return y
+
+
+def _cropped(y: np.ndarray, g: _Geometry, xp: np.ndarray, b: np.ndarray | None,
+             dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    """The outputs of an (N, M, L) product over the padded input's full rows, plus bias ``b``,
+    into ``dst`` if given; and True: nothing is left to add (as ``_im2col_conv`` returns)."""
+    n, m = y.shape[:2]
+    # the crop as a view of the fresh product (ndarray over its buffer: as_strided's checks
+    # cost more than a small conv's whole crop)
+    y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
+                   (*y.strides[:2], *(r * y.itemsize for r in _flat_rows(xp))))
+    if b is not None:
+        return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
+    if dst is None:
+        return y.copy(), True
+    np.copyto(dst, y)
+    return dst, True
 
 
 def _winograd_weights(w: np.ndarray) -> np.ndarray:
@@ -281,20 +342,12 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     n, m = x.shape[0], w.shape[0]
     w_groups = w.reshape(group, m // group, -1)
     xp = _padded(x, g, 0)
+    if _taps_pay(x, m, g, group):
+        return _cropped(_tap_conv(xp, w, g), g, xp, b, dst)
     flat = _flat_im2col(xp, g, m, group)
     if flat is not None:
-        cols, row = flat
-        y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
-        # the crop as a view of the fresh product (ndarray over its buffer: as_strided's
-        # checks cost more than a small conv's whole crop)
-        y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
-                       (*y.strides[:2], *(r * y.itemsize for r in row)))
-        if b is not None:
-            return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
-        if dst is None:
-            return y.copy(), False
-        np.copyto(dst, y)
-        return dst, False
+        y = np.matmul(w_groups, flat.reshape(n, group, -1, flat.shape[-1])).reshape(n, m, -1)
+        return _cropped(y, g, xp, b, dst)
     # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
     # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
     cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
