@@ -116,31 +116,47 @@ def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
         return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
-def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int, group: int) -> np.ndarray | None:
-    """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
+def _flat_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> np.ndarray | None:
+    """A stride-1 conv by im2col over the padded input's full rows, or None where it doesn't
+    pay; the (N, M, L) product, for ``_cropped``.
 
     With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
-    each flattened padded channel (output rows taken at the padded width), so the column matrix
-    (N, C, kernel, L) is built by one long slice copy per offset, where the window view's copy
-    runs short inner loops over output rows. The price: the matmul runs over L >= out columns
-    (the pad columns between rows) and its (M, L) product is cropped by a copy. Grouped convs
-    always gain (their tiny per-group matmuls cost little next to their im2col); others when
-    the extra columns are under 10% and the M output rows are few next to the C * kernel
-    column rows (measured: SqueezeNet's expand convs lose; DenseNet's 32-output 3x3 convs
-    gain, and gain more by ``_tap_conv``, which is tried first). ``xp`` is the padded input;
-    the product is cropped by ``_cropped``.
+    each flattened padded channel (output rows taken at the padded width), so columns are built
+    by long slice copies, where the window view's copy runs short inner loops over output rows.
+    Only the innermost kernel axis is copied out (kw runs per channel, each reaching over the
+    outer taps' rows too); each outer tap (a kernel row, for 2-D) is then one matmul on a
+    strided view of those columns, summed: a third of the copying of a full 3x3 im2col (a
+    depthwise conv's whole cost, next to its tiny per-channel matmuls: ShuffleNet's 30% faster).
+    The price: the matmuls run over L >= out columns (the pad columns between rows) and the
+    product is cropped by a copy. Grouped convs always gain; others when the extra columns are
+    under 10% and the M output rows are few next to the C * kernel column rows (measured:
+    SqueezeNet's expand convs lose; DenseNet's 32-output 3x3 convs gain, and gain more by
+    ``_tap_conv``, which is tried first). ``xp`` is the padded input.
     """
     if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
         return None
+    n, c = xp.shape[:2]
+    m = w.shape[0]
     length = _flat_length(xp, g)
-    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= xp.shape[1] * math.prod(g.kernel)
+    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= c * math.prod(g.kernel)
     if group == 1 and not worth_it:
         return None
-    flat = np.ascontiguousarray(xp).reshape(*xp.shape[:2], -1)
-    cols = np.empty((*flat.shape[:2], math.prod(g.kernel), length), xp.dtype)
-    for i, start in enumerate(_tap_starts(xp, g)):
-        cols[:, :, i] = flat[:, :, start:start + length]
-    return cols
+    row = _flat_rows(xp)
+    outer = _tap_starts(row[:-1], g.kernel[:-1], g.dilations[:-1])
+    kw, dw = g.kernel[-1], g.dilations[-1]
+    span = length + outer[-1]  # the columns the last outer tap reads
+    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
+    cols = np.empty((n, c, kw, span), xp.dtype)
+    for j in range(kw):
+        cols[:, :, j] = flat[:, :, j * dw:j * dw + span]
+    cols = cols.reshape(n, group, c // group * kw, span)
+    # (outer taps, G, M/G, C/G * kw): the weights of each outer tap, as its matmul reads them
+    per_row = np.moveaxis(w.reshape(m, c // group, len(outer), kw), 2, 0)
+    per_row = np.ascontiguousarray(per_row).reshape(len(outer), group, m // group, -1)
+    y = np.matmul(per_row[0], cols[..., :length])
+    for i, start in enumerate(outer[1:], 1):
+        y += np.matmul(per_row[i], cols[..., start:start + length])
+    return y.reshape(n, m, length)
 
 
 def _flat_rows(xp: np.ndarray) -> list[int]:
@@ -150,15 +166,15 @@ def _flat_rows(xp: np.ndarray) -> list[int]:
 
 def _flat_length(xp: np.ndarray, g: _Geometry) -> int:
     """Columns of a stride-1 conv's product over the padded input's full rows (see
-    ``_flat_im2col``): the last output's flat offset, plus one."""
+    ``_flat_conv``): the last output's flat offset, plus one."""
     return sum((o - 1) * r for o, r in zip(g.out, _flat_rows(xp))) + 1
 
 
-def _tap_starts(xp: np.ndarray, g: _Geometry) -> list[int]:
-    """The flat offset of each kernel tap (row-major over the kernel) in padded ``xp``."""
-    row = _flat_rows(xp)
-    return [sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
-            for k in np.ndindex(*g.kernel)]
+def _tap_starts(row: Sequence[int], kernel: Sequence[int],
+                dilations: Sequence[int]) -> list[int]:
+    """The flat offset of each kernel tap (row-major over the kernel), given the flat stride
+    ``row`` of each spatial axis."""
+    return [sum(kk * d * r for kk, d, r in zip(k, dilations, row)) for k in np.ndindex(*kernel)]
 
 
 def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
@@ -174,7 +190,7 @@ def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
 def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
     """A stride-1 group-1 conv as one matmul per kernel tap, summed, with no im2col: tap k's
     inputs for every output are one run of each flattened padded channel (as in
-    ``_flat_im2col``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
+    ``_flat_conv``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
     reads in place. Returns the (N, M, L) product over full padded rows, for ``_cropped``."""
     n, c = xp.shape[:2]
     m = w.shape[0]
@@ -183,7 +199,7 @@ def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
     per_tap = np.ascontiguousarray(np.moveaxis(w.reshape(m, c, -1), 2, 0))  # (taps, M, C)
     dtype = np.result_type(xp, w)
     y, part = np.empty((n, m, length), dtype), np.empty((n, m, length), dtype)
-    for i, start in enumerate(_tap_starts(xp, g)):
+    for i, start in enumerate(_tap_starts(_flat_rows(xp), g.kernel, g.dilations)):
         np.matmul(per_tap[i], flat[:, :, start:start + length], out=part if i else y)
         if i:
             y += part
@@ -344,10 +360,9 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     xp = _padded(x, g, 0)
     if _taps_pay(x, m, g, group):
         return _cropped(_tap_conv(xp, w, g), g, xp, b, dst)
-    flat = _flat_im2col(xp, g, m, group)
+    flat = _flat_conv(xp, w, g, group)
     if flat is not None:
-        y = np.matmul(w_groups, flat.reshape(n, group, -1, flat.shape[-1])).reshape(n, m, -1)
-        return _cropped(y, g, xp, b, dst)
+        return _cropped(flat, g, xp, b, dst)
     # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
     # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
     cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
