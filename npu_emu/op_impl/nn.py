@@ -315,20 +315,20 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
 
 def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
     """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col in whole-model runs (single-threaded OpenBLAS,
-    batch 1). The tile transforms cost about as much as the saved multiplies on small maps, so
-    it needs 56x56 outputs and 64 channels each way (ResNet-50's three such convs: 1.3 ms of
-    their 4.5 ms saved) or 28x28 and 128 channels. At 14x14 it pays from 256 channels only when
-    the weights are constant, so that their transform U is kept (see ``prepared``): recomputed
-    per call it costs 0.36 ms of a 1.2 ms conv. ResNet-50's 7x7 convs lose 0.8 ms even with U
-    kept."""
+    shape where it measured faster than im2col (single-threaded OpenBLAS, batch 1). The tile
+    transforms cost about as much as the saved multiplies on small maps, so it needs 28x28
+    outputs and 64 channels each way (Inception-v2's 64-to-96 and 96-to-96 convs: 35-40%
+    faster; ResNet-50's 56x56 ones: 1.3 ms of their 4.5 ms saved). At 14x14 it pays from 128
+    channels only when the weights are constant, so that their transform U is kept (see
+    ``prepared``): recomputed per call it costs a third of the conv. ResNet-50's 7x7 convs
+    lose 0.8 ms even with U kept."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
     channels, side = min(x.shape[1], w.shape[0]), min(g.out)
-    if channels >= 256 and side >= 14 and immutable(w):
+    if channels >= 128 and side >= 14 and immutable(w):
         return True
-    return (channels >= 128 and side >= 28) or (channels >= 64 and side >= 56)
+    return channels >= 64 and side >= 28
 
 
 @kernel("Conv", writes_out=True)
