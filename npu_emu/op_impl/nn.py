@@ -363,9 +363,13 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     flat = _flat_conv(xp, w, g, group)
     if flat is not None:
         return _cropped(flat, g, xp, b, dst)
-    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
-    # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
-    cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+    # im2col: (N, G, C/G * kernel, out). An unpadded 1x1 stride-1 conv's columns are the
+    # input itself (a plain matmul; ShuffleNet's and ResNet's many 1x1 convs skip the window
+    # view); any other's reshape of the window view copies.
+    if xp is x and math.prod(g.kernel) == 1 and all(s == 1 for s in g.strides):
+        cols = x.reshape(n, group, -1, math.prod(g.out))
+    else:
+        cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
     if dst is None:
         return np.matmul(w_groups, cols).reshape(n, m, *g.out), False
     np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))
