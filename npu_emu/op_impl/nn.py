@@ -2,7 +2,9 @@
 
 Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
-Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
+Conv reshapes that view into the im2col matrix and does one matmul per group (a stride-1 conv
+reads its taps as long runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``,
+or Winograd for 3x3); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
 slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
@@ -125,8 +127,9 @@ def _flat_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> np.nd
     by long slice copies, where the window view's copy runs short inner loops over output rows.
     Only the innermost kernel axis is copied out (kw runs per channel, each reaching over the
     outer taps' rows too); each outer tap (a kernel row, for 2-D) is then one matmul on a
-    strided view of those columns, summed: a third of the copying of a full 3x3 im2col (a
-    depthwise conv's whole cost, next to its tiny per-channel matmuls: ShuffleNet's 30% faster).
+    strided view of those columns, summed: a third of the copying of a full 3x3 im2col, which
+    was most of a depthwise conv's time next to its tiny per-channel matmuls (ShuffleNet's
+    3x3 depthwise convs, timed alone: 10-45% faster).
     The price: the matmuls run over L >= out columns (the pad columns between rows) and the
     product is cropped by a copy. Grouped convs always gain; others when the extra columns are
     under 10% and the M output rows are few next to the C * kernel column rows (measured:
