@@ -2,7 +2,9 @@
 
 Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
-Conv reshapes that view into the im2col matrix and does one matmul per group; pooling folds
+Conv reshapes that view into the im2col matrix and does one matmul per group (a stride-1 conv
+reads its taps as long runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``,
+or Winograd for 3x3); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
 slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
@@ -116,34 +118,112 @@ def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
         return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
-def _flat_im2col(xp: np.ndarray, g: _Geometry, m: int,
-                 group: int) -> tuple[np.ndarray, list[int]] | None:
-    """im2col of a stride-1 conv over the padded input's full rows, or None where it doesn't pay.
+def _flat_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> np.ndarray | None:
+    """A stride-1 conv by im2col over the padded input's full rows, or None where it doesn't
+    pay; the (N, M, L) product, for ``_cropped``.
 
     With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
-    each flattened padded channel (output rows taken at the padded width), so the column matrix
-    (N, C, kernel, L) is built by one long slice copy per offset, where the window view's copy
-    runs short inner loops over output rows. The price: the matmul runs over L >= out columns
-    (the pad columns between rows) and its (M, L) product is cropped by a copy. Grouped convs
-    always gain (their tiny per-group matmuls cost little next to their im2col); others when
-    the extra columns are under 10% and the M output rows are few next to the C * kernel
-    column rows (measured: DenseNet's 32-output 3x3 convs gain, SqueezeNet's expand convs lose).
-    ``xp`` is the padded input. Returns the columns and the flat (element) stride of each
-    spatial axis, to crop with.
+    each flattened padded channel (output rows taken at the padded width), so columns are built
+    by long slice copies, where the window view's copy runs short inner loops over output rows.
+    Only the innermost kernel axis is copied out (kw runs per channel, each reaching over the
+    outer taps' rows too); each outer tap (a kernel row, for 2-D) is then one matmul on a
+    strided view of those columns, summed: a third of the copying of a full 3x3 im2col, which
+    was most of a depthwise conv's time next to its tiny per-channel matmuls (ShuffleNet's
+    3x3 depthwise convs, timed alone: 10-45% faster).
+    The price: the matmuls run over L >= out columns (the pad columns between rows) and the
+    product is cropped by a copy. Grouped convs always gain; others when the extra columns are
+    under 10% and the M output rows are few next to the C * kernel column rows (measured:
+    SqueezeNet's expand convs lose; DenseNet's 32-output 3x3 convs gain, and gain more by
+    ``_tap_conv``, which is tried first). ``xp`` is the padded input.
     """
     if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
         return None
-    row = [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
-    length = sum((o - 1) * r for o, r in zip(g.out, row)) + 1
-    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= xp.shape[1] * math.prod(g.kernel)
+    n, c = xp.shape[:2]
+    m = w.shape[0]
+    length = _flat_length(xp, g)
+    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= c * math.prod(g.kernel)
     if group == 1 and not worth_it:
         return None
-    flat = np.ascontiguousarray(xp).reshape(*xp.shape[:2], -1)
-    cols = np.empty((*flat.shape[:2], math.prod(g.kernel), length), xp.dtype)
-    for i, k in enumerate(np.ndindex(*g.kernel)):
-        start = sum(kk * d * r for kk, d, r in zip(k, g.dilations, row))
-        cols[:, :, i] = flat[:, :, start:start + length]
-    return cols, row
+    row = _flat_rows(xp)
+    outer = _tap_starts(row[:-1], g.kernel[:-1], g.dilations[:-1])
+    kw, dw = g.kernel[-1], g.dilations[-1]
+    span = length + outer[-1]  # the columns the last outer tap reads
+    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
+    cols = np.empty((n, c, kw, span), xp.dtype)
+    for j in range(kw):
+        cols[:, :, j] = flat[:, :, j * dw:j * dw + span]
+    cols = cols.reshape(n, group, c // group * kw, span)
+    # (outer taps, G, M/G, C/G * kw): the weights of each outer tap, as its matmul reads them
+    per_row = np.moveaxis(w.reshape(m, c // group, len(outer), kw), 2, 0)
+    per_row = np.ascontiguousarray(per_row).reshape(len(outer), group, m // group, -1)
+    y = np.matmul(per_row[0], cols[..., :length])
+    for i, start in enumerate(outer[1:], 1):
+        y += np.matmul(per_row[i], cols[..., start:start + length])
+    return y.reshape(n, m, length)
+
+
+def _flat_rows(xp: np.ndarray) -> list[int]:
+    """The flat (element) stride of each spatial axis of padded ``xp`` (N, C, *spatial)."""
+    return [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
+
+
+def _flat_length(xp: np.ndarray, g: _Geometry) -> int:
+    """Columns of a stride-1 conv's product over the padded input's full rows (see
+    ``_flat_conv``): the last output's flat offset, plus one."""
+    return sum((o - 1) * r for o, r in zip(g.out, _flat_rows(xp))) + 1
+
+
+def _tap_starts(row: Sequence[int], kernel: Sequence[int],
+                dilations: Sequence[int]) -> list[int]:
+    """The flat offset of each kernel tap (row-major over the kernel), given the flat stride
+    ``row`` of each spatial axis."""
+    return [sum(kk * d * r for kk, d, r in zip(k, dilations, row)) for k in np.ndindex(*kernel)]
+
+
+def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
+    """Whether conv takes the per-tap path (``_tap_conv``): stride 1, group 1, a kernel of more
+    than one tap, and at most half as many outputs M as input channels C. Its price is a pass
+    over the (M, L) product per tap where im2col writes a (C * kernel, L) matrix once; with few
+    outputs the columns are the bulk of the work (DenseNet's 128-to-32 3x3 convs: 1.2-1.9x
+    faster; at M >= C, as in SqueezeNet's expand convs, it loses up to 1.4x)."""
+    return group == 1 and all(s == 1 for s in g.strides) and math.prod(g.kernel) > 1 \
+        and 2 * m <= x.shape[1]
+
+
+def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
+    """A stride-1 group-1 conv as one matmul per kernel tap, summed, with no im2col: tap k's
+    inputs for every output are one run of each flattened padded channel (as in
+    ``_flat_conv``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
+    reads in place. Returns the (N, M, L) product over full padded rows, for ``_cropped``."""
+    n, c = xp.shape[:2]
+    m = w.shape[0]
+    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
+    length = _flat_length(xp, g)
+    per_tap = np.ascontiguousarray(np.moveaxis(w.reshape(m, c, -1), 2, 0))  # (taps, M, C)
+    dtype = np.result_type(xp, w)
+    y, part = np.empty((n, m, length), dtype), np.empty((n, m, length), dtype)
+    for i, start in enumerate(_tap_starts(_flat_rows(xp), g.kernel, g.dilations)):
+        np.matmul(per_tap[i], flat[:, :, start:start + length], out=part if i else y)
+        if i:
+            y += part
+    return y
+
+
+def _cropped(y: np.ndarray, g: _Geometry, xp: np.ndarray, b: np.ndarray | None,
+             dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
+    """The outputs of an (N, M, L) product over the padded input's full rows, plus bias ``b``,
+    into ``dst`` if given; and True: nothing is left to add (as ``_im2col_conv`` returns)."""
+    n, m = y.shape[:2]
+    # the crop as a view of the fresh product (ndarray over its buffer: as_strided's checks
+    # cost more than a small conv's whole crop)
+    y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
+                   (*y.strides[:2], *(r * y.itemsize for r in _flat_rows(xp))))
+    if b is not None:
+        return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
+    if dst is None:
+        return y.copy(), True
+    np.copyto(dst, y)
+    return dst, True
 
 
 def _winograd_weights(w: np.ndarray) -> np.ndarray:
@@ -238,20 +318,20 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
 
 def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
     """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col in whole-model runs (single-threaded OpenBLAS,
-    batch 1). The tile transforms cost about as much as the saved multiplies on small maps, so
-    it needs 56x56 outputs and 64 channels each way (ResNet-50's three such convs: 1.3 ms of
-    their 4.5 ms saved) or 28x28 and 128 channels. At 14x14 it pays from 256 channels only when
-    the weights are constant, so that their transform U is kept (see ``prepared``): recomputed
-    per call it costs 0.36 ms of a 1.2 ms conv. ResNet-50's 7x7 convs lose 0.8 ms even with U
-    kept."""
+    shape where it measured faster than im2col (single-threaded OpenBLAS, batch 1). The tile
+    transforms cost about as much as the saved multiplies on small maps, so it needs 28x28
+    outputs and 64 channels each way (Inception-v2's 64-to-96 and 96-to-96 convs: 35-40%
+    faster; ResNet-50's 56x56 ones: 1.3 ms of their 4.5 ms saved). At 14x14 it pays from 128
+    channels only when the weights are constant, so that their transform U is kept (see
+    ``prepared``): recomputed per call it costs a third of the conv. ResNet-50's 7x7 convs
+    lose 0.8 ms even with U kept."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
     channels, side = min(x.shape[1], w.shape[0]), min(g.out)
-    if channels >= 256 and side >= 14 and immutable(w):
+    if channels >= 128 and side >= 14 and immutable(w):
         return True
-    return (channels >= 128 and side >= 28) or (channels >= 64 and side >= 56)
+    return channels >= 64 and side >= 28
 
 
 @kernel("Conv", writes_out=True)
@@ -281,23 +361,18 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     n, m = x.shape[0], w.shape[0]
     w_groups = w.reshape(group, m // group, -1)
     xp = _padded(x, g, 0)
-    flat = _flat_im2col(xp, g, m, group)
+    if _taps_pay(x, m, g, group):
+        return _cropped(_tap_conv(xp, w, g), g, xp, b, dst)
+    flat = _flat_conv(xp, w, g, group)
     if flat is not None:
-        cols, row = flat
-        y = np.matmul(w_groups, cols.reshape(n, group, -1, cols.shape[-1])).reshape(n, m, -1)
-        # the crop as a view of the fresh product (ndarray over its buffer: as_strided's
-        # checks cost more than a small conv's whole crop)
-        y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
-                       (*y.strides[:2], *(r * y.itemsize for r in row)))
-        if b is not None:
-            return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
-        if dst is None:
-            return y.copy(), False
-        np.copyto(dst, y)
-        return dst, False
-    # im2col: (N, G, C/G * kernel, out). The reshape copies, except for an unpadded 1x1
-    # stride-1 conv, whose window view is the input itself: that one is a plain matmul.
-    cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+        return _cropped(flat, g, xp, b, dst)
+    # im2col: (N, G, C/G * kernel, out). An unpadded 1x1 stride-1 conv's columns are the
+    # input itself (a plain matmul; ShuffleNet's and ResNet's many 1x1 convs skip the window
+    # view); any other's reshape of the window view copies.
+    if xp is x and math.prod(g.kernel) == 1 and all(s == 1 for s in g.strides):
+        cols = x.reshape(n, group, -1, math.prod(g.out))
+    else:
+        cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
     if dst is None:
         return np.matmul(w_groups, cols).reshape(n, m, *g.out), False
     np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))

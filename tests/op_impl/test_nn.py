@@ -82,6 +82,23 @@ def test_conv_versions(opset, attrs):
     check("Conv", [x, rand(8, 4 // group, 3, 3, seed=1), rand(8, seed=2)], attrs, opset)
 
 
+@pytest.mark.parametrize("x_shape, w_shape, attrs", [
+    # few outputs per input channel, stride 1: one matmul per kernel tap, summed
+    ((2, 16, 7, 6), (4, 16, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((2, 16, 9, 8), (8, 16, 3, 2), {"dilations": [2, 3], "pads": [2, 0, 1, 3]}),
+    ((1, 12, 4, 5, 6), (3, 12, 2, 3, 3), {"pads": [1, 0, 1, 0, 1, 1]}),
+    ((1, 10, 9), (5, 10, 4), {"pads": [2, 1]}),
+    # grouped, stride 1: columns of the innermost kernel axis, one matmul per outer tap
+    ((2, 6, 7, 8), (6, 1, 5, 3), {"group": 6, "pads": [2, 1, 2, 1], "dilations": [1, 2]}),
+    ((1, 8, 4, 5, 6), (4, 4, 3, 2, 3), {"group": 2, "pads": [1, 0, 1, 1, 1, 1]}),
+])
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv_stride_1_paths(x_shape, w_shape, attrs, bias):
+    w = rand(*w_shape, seed=1)
+    check("Conv", [rand(*x_shape), w, rand(w_shape[0], seed=2) if bias else None],
+          {**attrs, "kernel_shape": list(w_shape[2:])})
+
+
 def test_conv_1x1_float64():
     x, w = rand(2, 6, 5, 4, dtype=np.float64), rand(3, 6, 1, 1, seed=1, dtype=np.float64)
     check("Conv", [x, w], {})
