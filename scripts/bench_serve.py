@@ -81,16 +81,25 @@ class Served:
         raise RuntimeError("gewb serve did not listen in 60 s")
 
     def tab_pids(self) -> list[int]:
-        """The tab processes: the server's children (each leads its own process group)."""
-        pids = []
+        """The tab processes: the server's descendants that lead their own session (the
+        server's zygote forks each tab, which starts its own)."""
+        children: dict[int, list[int]] = {}
+        session: dict[int, int] = {}
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit():
                 try:
                     stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
                 except OSError:
                     continue
-                if int(stat[1]) == self.proc.pid:
-                    pids.append(int(entry.name))
+                children.setdefault(int(stat[1]), []).append(int(entry.name))
+                session[int(entry.name)] = int(stat[3])
+        pids, todo = [], list(children.get(self.proc.pid, []))
+        while todo:
+            pid = todo.pop()
+            if session.get(pid) == pid:
+                pids.append(pid)
+            else:
+                todo.extend(children.get(pid, []))
         return pids
 
     def stop(self, timeout: float = 30) -> float:
