@@ -1,18 +1,19 @@
 """Load test of `gewb serve`: the server on a free loopback port, and N simulated students
 speaking textual-serve's websocket protocol. Each plays lesson 01: Enter at each pause, then
-steps (s), and once the run is over, looks at the panes (1-7): a key every 1-3 s, for
+steps (s), and once the run is over, looks at the panes (1-7 but 6): a key every 1-3 s, for
 --duration seconds.
 
     python scripts/bench_serve.py --tabs 30 --json
     python scripts/bench_serve.py --smoke          # 2 tabs, 10 s: that it works
 
 Prints {"tabs", "rss_mb_per_tab", "pss_mb_per_tab", "first_screen_s": {p50, p95},
-"key_to_frame_ms": {p50, p95}, "keys_without_frame", "errors", "load_1min"}: errors are a tab
-that did not connect, never drew the lesson or closed; a key whose screen did not change in 5 s
-is counted apart. RSS counts the pages a tab shares in full, PSS its share of them (the tabs'
-zygote included). load_1min is the machine's load before and after: the figures are only
-comparable at the same load, so compare trees side by side (--tree). Only loopback traffic;
-every loop is bounded.
+"key_to_frame_ms": {p50, p95}, "keys_without_frame", "errors", "cpu_s", "load_1min"}: errors
+are a tab that did not connect, never drew the lesson or closed; a key whose screen did not
+change in 5 s is counted apart. RSS counts the pages a tab shares in full, PSS its share of
+them (the tabs' zygote included). cpu_s is where the CPU went (the server's relay, the tabs,
+these students). load_1min is the machine's load before and after: figures are comparable only
+at the same load, so compare trees side by side (--tree). Only loopback traffic; every loop is
+bounded.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import json
 import os
 import random
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -132,6 +134,15 @@ def memory_mb(pid: int, field: str, file: str) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def cpu_s(pid: int) -> float:
+    """The user and system CPU seconds a process has used."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -263,13 +274,18 @@ def bench(tabs: int, duration: float, seed: int = 0, tree: Path = ROOT) -> dict:
                  "keys_without_frame": 0}
     rss: list[float] = []
     pss: list[float] = []
+    cpu: dict[str, float] = {}   # where the CPU went, near the end: what delays a key's frame
     load = [os.getloadavg()[0]]
 
     async def run() -> None:
         async def sample() -> None:   # memory per tab near the end, while every tab is open
             await asyncio.sleep(max(duration - 2, 1))
             rss.extend(rss_mb(p) for p in server.tab_pids())
-            pss.extend(pss_mb(p) for p in server.descendants())   # the zygote's share too
+            descendants = server.descendants()
+            pss.extend(pss_mb(p) for p in descendants)   # the zygote's share too
+            used = resource.getrusage(resource.RUSAGE_SELF)
+            cpu.update(server=cpu_s(server.proc.pid), tabs=sum(map(cpu_s, descendants)),
+                       students=used.ru_utime + used.ru_stime)
         await asyncio.gather(sample(), *(
             _student(server.ws_url, duration, random.Random(seed * 1000 + i), out)
             for i in range(tabs)))
@@ -285,6 +301,7 @@ def bench(tabs: int, duration: float, seed: int = 0, tree: Path = ROOT) -> dict:
             "key_to_frame_ms": _percentiles(out["key_to_frame_ms"], 0),
             "keys_without_frame": out["keys_without_frame"],
             "errors": len(out["errors"]),
+            "cpu_s": {k: round(v, 1) for k, v in cpu.items()},
             "load_1min": [round(x, 1) for x in load],   # the machine's, before and after
             **({"error_kinds": sorted(set(out["errors"]))} if out["errors"] else {})}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import signal
 import sys
@@ -284,15 +285,27 @@ def test_a_non_loopback_address_says_who_can_reach_it():
     assert not [line for line in local if "anyone" in line]
 
 
-def test_a_tab_process_is_capped_in_memory_and_cpu():
-    import subprocess
+@pytest.mark.slow
+def test_a_tab_process_is_capped_in_memory_and_cpu_in_a_folder_of_its_own():
+    import aiohttp
+    server = Served("--tab-memory-mb", "1500", "--tab-cpu-s", "60")
 
-    from workbench.serve.tab_process import TabLimits, limiter
-    probe = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
-             "resource.getrlimit(resource.RLIMIT_CPU)[0])")
-    out = subprocess.run([sys.executable, "-c", probe], preexec_fn=limiter(TabLimits(1500, 60)),
-                         capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["1500", "60"]
+    async def open_tab() -> tuple[str, str]:
+        async with aiohttp.ClientSession() as session:
+            tab = await Student(server.ws_url).connect(session)
+            assert await tab.until(lambda s: FIRST_SAY in s.text(), 90)
+            [pid] = server.tab_pids()
+            limits = open(f"/proc/{pid}/limits").read()
+            folder = os.readlink(f"/proc/{pid}/cwd")
+            await tab.close()
+            return limits, folder
+    try:
+        limits, folder = asyncio.run(open_tab())
+    finally:
+        server.stop()
+    assert re.search(r"Max cpu time\s+60\s+65\s+seconds", limits), limits
+    assert re.search(rf"Max address space\s+{1500 << 20}\s+{1500 << 20}\s+bytes", limits), limits
+    assert os.path.basename(folder).startswith("gewb-tab-")   # its own folder, not the server's
 
 
 def test_trusted_is_loopback_only(capsys):

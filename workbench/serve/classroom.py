@@ -18,6 +18,7 @@ import asyncio
 import html
 import json
 import logging
+import os
 import secrets
 import shutil
 import signal
@@ -57,7 +58,7 @@ class TabService(AppService):
     async def _open_app_process(self, width: int = 80, height: int = 24):
         env = tab_environment(self._build_environment(width, height),
                               self.folder / "status.json")
-        self._process = process = await self.classroom.zygote_for(env).start_tab(
+        self._process = process = await self.classroom.tab_zygote().start_tab(
             self.classroom.args, env, self.cwd, self.classroom.limits)
         self._stdin = process.stdin
         return process
@@ -100,10 +101,15 @@ class Classroom(Server):
         self.zygote: TabZygote | None = None
         self._idle_task: asyncio.Task[None] | None = None
 
-    def zygote_for(self, environment: dict[str, str]) -> TabZygote:
-        """The zygote, started with the first tab's environment (tab_zygote.py says why)."""
-        if self.zygote is None:
-            self.zygote = TabZygote(environment)
+    def tab_zygote(self) -> TabZygote:
+        """The tabs' zygote: started with the server (its imports done before the first student
+        comes), and again if it died. Its environment is every tab's: textual-serve's for an app
+        (which reads only ``debug``, a Server's too) and ours."""
+        if self.zygote is None or self.zygote.process.poll() is not None:
+            if self.zygote is not None:
+                self.zygote.close()
+            self.zygote = TabZygote(tab_environment(AppService._build_environment(self),
+                                                    Path(os.devnull)))
         return self.zygote
 
     # -- routes ---------------------------------------------------------------------------------
@@ -226,6 +232,7 @@ class Classroom(Server):
 
     # -- the server's life ------------------------------------------------------------------------
     async def on_startup(self, app: web.Application) -> None:
+        self.tab_zygote()
         self._idle_task = asyncio.create_task(self._close_idle_tabs())
 
     async def _close_idle_tabs(self) -> None:

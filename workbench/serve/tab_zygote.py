@@ -3,7 +3,7 @@ compiler) and forks a tab per browser, so that a tab starts in milliseconds inst
 of imports on a CPU the class shares (30 tabs importing at once made the first screen take 20 s
 and starved the keys of the tabs already open).
 
-The server starts it at its first tab, with that tab's environment: every tab's differs only in
+The server starts it with itself, in the environment every tab gets: the tabs' differ only in
 what is read when the app starts (its size, its status file), never in what an import reads.
 It runs with `python -P` in a folder of its own, so nothing of the server's folder is on its
 path. Each request is a tab's arguments, environment, folder and limits, with the three pipe
