@@ -77,7 +77,7 @@ class TabService(AppService):
         self.stdin.close()
 
     def kill(self) -> None:
-        if self._process is not None and self._process.returncode is None:
+        if self._process is not None and self._process.running:
             kill_group(self._process.pid)
 
 

@@ -51,9 +51,9 @@ class TabProcess:
     stderr: asyncio.StreamReader
 
     @property
-    def returncode(self) -> int | None:
-        """None while the tab may still run (its output is still open)."""
-        return 0 if self.stdout.at_eof() else None
+    def running(self) -> bool:
+        """Whether the tab may still run (its output is still open; the zygote reaps it)."""
+        return not self.stdout.at_eof()
 
 
 class TabZygote:
