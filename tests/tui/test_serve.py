@@ -308,6 +308,30 @@ def test_a_tab_process_is_capped_in_memory_and_cpu_in_a_folder_of_its_own():
     assert os.path.basename(folder).startswith("gewb-tab-")   # its own folder, not the server's
 
 
+@pytest.mark.slow
+def test_the_zygote_forks_tabs_that_end_on_their_own_and_say_why(tmp_path):
+    """A tab's gewb ends in the forked child (never back in the zygote's loop): a failing one
+    says why on its stderr and closes its output, and the zygote forks the next."""
+    from workbench.serve.tab_process import TabLimits, tab_environment
+    from workbench.serve.tab_zygote import TabZygote
+    env = tab_environment(dict(os.environ), tmp_path / "status.json")
+    zygote = TabZygote(env)
+
+    async def tab(args: list[str]) -> tuple[str, str]:
+        forked = await zygote.start_tab(args, env, tmp_path, TabLimits(3072, 60))
+        out, err = await forked.stdout.read(), await forked.stderr.read()
+        assert not forked.running
+        return out.decode(), err.decode()
+    try:
+        _, failed = asyncio.run(tab(["no-such-command"]))
+        version, _ = asyncio.run(tab(["--version"]))
+        assert zygote.process.poll() is None
+    finally:
+        zygote.close()
+    assert "invalid choice: 'no-such-command'" in failed
+    assert version.startswith("gewb ")
+
+
 def test_trusted_is_loopback_only(capsys):
     assert main(["serve", LESSON, "--trusted", "--host", "0.0.0.0"]) == 2
     assert "this machine only" in capsys.readouterr().err

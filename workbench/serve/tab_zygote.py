@@ -19,6 +19,7 @@ import gc
 import importlib
 import json
 import os
+import runpy
 import shutil
 import signal
 import socket
@@ -33,10 +34,12 @@ from pathlib import Path
 from workbench.serve.tab_process import TabLimits, apply_limits, die_with_parent
 from workbench.serve.tab_status import ENV as STATUS_ENV
 
-# What a tab imports by its first screen (python -X importtime on a tab playing lesson 01).
+# What a tab imports as it plays lesson 01 (python -X importtime), but the kernels' families
+# (npu_emu.op_impl loads them at a first lookup, in 35 ms).
 WARM = ("workbench.cli.tui", "workbench.tui.app", "workbench.model_inputs", "ge_core.session",
         "ge_core.parser", "textual.drivers.web_driver", "textual.layouts.factory",
-        "concurrent.futures.thread")
+        "textual.scrollbar", "concurrent.futures.thread", "numpy.random")
+GEWB = "workbench.cli"   # what a tab runs: `gewb` with the tab's arguments
 PER_TAB = ("COLUMNS", "ROWS", STATUS_ENV)   # read when a tab's app starts, never on an import
 READY = b"ready"
 MESSAGE_MAX = 1 << 20
@@ -149,7 +152,7 @@ def serve(channel: socket.socket) -> None:
 def _become_tab(request: dict, fds: list[int]) -> None:
     """In the forked child: the tab's session, caps, streams, folder and environment, then
     `gewb` with its arguments, and the child's exit (never back into the zygote's loop)."""
-    status = 1
+    status = 0
     try:
         os.setsid()
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -162,12 +165,12 @@ def _become_tab(request: dict, fds: list[int]) -> None:
         os.environ.clear()
         os.environ.update(request["env"])
         sys.argv = ["gewb", *request["args"]]
-        from workbench.cli import main
-        status = main(request["args"])
+        runpy.run_module(GEWB, run_name="__main__")   # as `python -m workbench.cli` would
     except SystemExit as exc:
-        status = exc.code if isinstance(exc.code, int) else 1
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except BaseException:   # noqa: BLE001 - a tab's failure is its own: said, and it exits
         traceback.print_exc()
+        status = 1
     finally:
         try:
             atexit._run_exitfuncs()
