@@ -113,7 +113,7 @@ class Served:
 
     def tab_pids(self) -> list[int]:
         """The tab processes: each leads its own session."""
-        return [pid for pid, session in self.descendants().items() if pid == session]
+        return tab_pids(self.descendants())
 
     def stop(self, timeout: float = 30) -> float:
         """SIGTERM, and the seconds the server took to exit."""
@@ -125,6 +125,10 @@ class Served:
             self.proc.kill()
             self.proc.wait()
         return time.monotonic() - start
+
+
+def tab_pids(descendants: dict[int, int]) -> list[int]:
+    return [pid for pid, session in descendants.items() if pid == session]
 
 
 def memory_mb(pid: int, field: str, file: str) -> float:
@@ -282,17 +286,25 @@ def bench(tabs: int, duration: float, seed: int = 0, tree: Path = ROOT) -> dict:
     load = [os.getloadavg()[0]]
 
     async def run() -> None:
-        async def sample() -> None:   # memory per tab near the end, while every tab is open
-            await asyncio.sleep(max(duration - 2, 1))
-            rss.extend(rss_mb(p) for p in server.tab_pids())
-            descendants = server.descendants()
-            pss.extend(pss_mb(p) for p in descendants)   # the zygote's share too
-            used = resource.getrusage(resource.RUSAGE_SELF)
-            cpu.update(server=cpu_s(server.proc.pid), tabs=sum(map(cpu_s, descendants)),
-                       students=used.ru_utime + used.ru_stime)
-        await asyncio.gather(sample(), *(
+        async def sample() -> None:
+            """Memory per tab and the CPU used, each second, kept from the last second the
+            most tabs were open (a tab's process comes some time after its websocket)."""
+            while True:
+                descendants = server.descendants()
+                tabs_open = tab_pids(descendants)
+                if tabs_open and len(tabs_open) >= len(rss):
+                    rss[:] = map(rss_mb, tabs_open)
+                    pss[:] = map(pss_mb, descendants)   # the zygote's share too
+                    used = resource.getrusage(resource.RUSAGE_SELF)
+                    cpu.update(server=cpu_s(server.proc.pid),
+                               tabs=sum(map(cpu_s, descendants)),
+                               students=used.ru_utime + used.ru_stime)
+                await asyncio.sleep(1)
+        sampler = asyncio.create_task(sample())
+        await asyncio.gather(*(
             _student(server.ws_url, duration, random.Random(seed * 1000 + i), out)
             for i in range(tabs)))
+        sampler.cancel()
     try:
         asyncio.run(run())
     finally:
