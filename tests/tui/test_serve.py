@@ -5,7 +5,8 @@ canvas, so what the app drew is read from the websocket frames textual-serve sen
 
 What is checked: the lesson plays in the browser; a served tab is a sandbox (no program, no
 server path, saves arrive as downloads); no token, another origin: 403; past --max-sessions a
-page says the class is full; /class lists the tabs; SIGTERM leaves nothing behind."""
+page says the class is full; /class lists the tabs; SIGTERM leaves nothing behind; a tab, forked
+by the zygote, has its caps and folder, and one that fails says why."""
 from __future__ import annotations
 
 import asyncio
