@@ -5,11 +5,13 @@ canvas, so what the app drew is read from the websocket frames textual-serve sen
 
 What is checked: the lesson plays in the browser; a served tab is a sandbox (no program, no
 server path, saves arrive as downloads); no token, another origin: 403; past --max-sessions a
-page says the class is full; /class lists the tabs; SIGTERM leaves nothing behind."""
+page says the class is full; /class lists the tabs; SIGTERM leaves nothing behind; a tab, forked
+by the zygote, has its caps and folder, and one that fails says why."""
 from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import signal
 import sys
@@ -284,15 +286,51 @@ def test_a_non_loopback_address_says_who_can_reach_it():
     assert not [line for line in local if "anyone" in line]
 
 
-def test_a_tab_process_is_capped_in_memory_and_cpu():
-    import subprocess
+@pytest.mark.slow
+def test_a_tab_process_is_capped_in_memory_and_cpu_in_a_folder_of_its_own():
+    import aiohttp
+    server = Served("--tab-memory-mb", "1500", "--tab-cpu-s", "60")
 
-    from workbench.serve.tab_process import TabLimits, limiter
-    probe = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20, "
-             "resource.getrlimit(resource.RLIMIT_CPU)[0])")
-    out = subprocess.run([sys.executable, "-c", probe], preexec_fn=limiter(TabLimits(1500, 60)),
-                         capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["1500", "60"]
+    async def open_tab() -> tuple[str, str]:
+        async with aiohttp.ClientSession() as session:
+            tab = await Student(server.ws_url).connect(session)
+            assert await tab.until(lambda s: FIRST_SAY in s.text(), 90)
+            [pid] = server.tab_pids()
+            limits = open(f"/proc/{pid}/limits").read()
+            folder = os.readlink(f"/proc/{pid}/cwd")
+            await tab.close()
+            return limits, folder
+    try:
+        limits, folder = asyncio.run(open_tab())
+    finally:
+        server.stop()
+    assert re.search(r"Max cpu time\s+60\s+65\s+seconds", limits), limits
+    assert re.search(rf"Max address space\s+{1500 << 20}\s+{1500 << 20}\s+bytes", limits), limits
+    assert os.path.basename(folder).startswith("gewb-tab-")   # its own folder, not the server's
+
+
+@pytest.mark.slow
+def test_the_zygote_forks_tabs_that_end_on_their_own_and_say_why(tmp_path):
+    """A tab's gewb ends in the forked child (never back in the zygote's loop): a failing one
+    says why on its stderr and closes its output, and the zygote forks the next."""
+    from workbench.serve.tab_process import TabLimits, tab_environment
+    from workbench.serve.tab_zygote import TabZygote
+    env = tab_environment(dict(os.environ), tmp_path / "status.json")
+    zygote = TabZygote(env)
+
+    async def tab(args: list[str]) -> tuple[str, str]:
+        forked = await zygote.start_tab(args, env, tmp_path, TabLimits(3072, 60))
+        out, err = await forked.stdout.read(), await forked.stderr.read()
+        assert not forked.running
+        return out.decode(), err.decode()
+    try:
+        _, failed = asyncio.run(tab(["no-such-command"]))
+        version, _ = asyncio.run(tab(["--version"]))
+        assert zygote.process.poll() is None
+    finally:
+        zygote.close()
+    assert "invalid choice: 'no-such-command'" in failed
+    assert version.startswith("gewb ")
 
 
 def test_trusted_is_loopback_only(capsys):

@@ -81,7 +81,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from workbench.script.access import Access
     from workbench.script.consent import Consent, consent_to_programs
     from workbench.script.script_lines import read_script
-    from workbench.serve.tab_process import TabLimits, tab_argv
+    from workbench.serve.tab_process import TabLimits, tab_args
     if not 0 < args.port < 65536:
         raise UserError(f"--port {args.port}: a port is 1..65535")
     loopback = is_loopback(args.host)
@@ -100,7 +100,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from workbench.serve.classroom import Classroom
     token = secrets.token_urlsafe(24)
     title = f"GE Workbench: {Path(spec).stem}" if spec else "GE Workbench"
-    server = Classroom(tab_argv(spec, access, args.allow_programs), host=args.host,
+    server = Classroom(tab_args(spec, access, args.allow_programs), host=args.host,
                        port=args.port, title=title, token=token, max_sessions=max_sessions,
                        idle_timeout=args.idle_timeout * 60,
                        limits=TabLimits(args.tab_memory_mb, args.tab_cpu_s),

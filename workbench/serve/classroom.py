@@ -18,6 +18,7 @@ import asyncio
 import html
 import json
 import logging
+import os
 import secrets
 import shutil
 import signal
@@ -33,8 +34,9 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from workbench.serve.tab_process import TabLimits, kill_group, limiter, tab_environment
+from workbench.serve.tab_process import TabLimits, kill_group, tab_environment
 from workbench.serve.tab_status import read_status
+from workbench.serve.tab_zygote import TabZygote
 
 COOKIE = "gewb_token"
 MAX_CELLS = 1000    # a screen's width or height at most
@@ -43,22 +45,21 @@ log = logging.getLogger("textual-serve")
 
 
 class TabService(AppService):
-    """textual-serve's app service, for one served tab: the argv (no shell), its own folder and
-    caps, and a stop that cannot hang on a tab that no longer listens."""
+    """textual-serve's app service, for one served tab: forked by the class's zygote (no shell,
+    no imports of its own), its own folder and caps, and a stop that cannot hang on a tab that
+    no longer listens."""
 
-    def __init__(self, argv: list[str], folder: Path, limits: TabLimits, cwd: Path | None,
-                 **kwargs: Any) -> None:
-        super().__init__(" ".join(argv), **kwargs)
-        self.argv, self.folder, self.limits = argv, folder, limits
-        self.cwd = cwd if cwd is not None else folder   # a sandboxed tab: its own folder
+    def __init__(self, classroom: Classroom, folder: Path, **kwargs: Any) -> None:
+        super().__init__(" ".join(classroom.args), **kwargs)
+        self.classroom, self.folder = classroom, folder
+        # a sandboxed tab: its own folder
+        self.cwd = classroom.tab_cwd if classroom.tab_cwd is not None else folder
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         env = tab_environment(self._build_environment(width, height),
                               self.folder / "status.json")
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd,
-            preexec_fn=limiter(self.limits), start_new_session=True)
+        self._process = process = await self.classroom.tab_zygote().start_tab(
+            self.classroom.args, env, self.cwd, self.classroom.limits)
         self._stdin = process.stdin
         return process
 
@@ -73,9 +74,10 @@ class TabService(AppService):
         except asyncio.TimeoutError:
             self.kill()
             await task
+        self.stdin.close()
 
     def kill(self) -> None:
-        if self._process is not None and self._process.returncode is None:
+        if self._process is not None and self._process.running:
             kill_group(self._process.pid)
 
 
@@ -89,14 +91,26 @@ class Tab:
 
 
 class Classroom(Server):
-    def __init__(self, argv: list[str], *, host: str, port: int, title: str, token: str,
+    def __init__(self, args: list[str], *, host: str, port: int, title: str, token: str,
                  max_sessions: int, idle_timeout: float, limits: TabLimits,
                  tab_cwd: Path | None = None) -> None:
-        super().__init__(" ".join(argv), host=host, port=port, title=title)
-        self.argv, self.token, self.limits, self.tab_cwd = argv, token, limits, tab_cwd
+        super().__init__(" ".join(args), host=host, port=port, title=title)
+        self.args, self.token, self.limits, self.tab_cwd = args, token, limits, tab_cwd
         self.max_sessions, self.idle_timeout = max_sessions, idle_timeout
         self.tabs: dict[str, Tab] = {}
+        self.zygote: TabZygote | None = None
         self._idle_task: asyncio.Task[None] | None = None
+
+    def tab_zygote(self) -> TabZygote:
+        """The tabs' zygote: started with the server (its imports done before the first student
+        comes), and again if it died. Its environment is every tab's: textual-serve's for an app
+        (which reads only ``debug``, a Server's too) and ours."""
+        if self.zygote is None or self.zygote.process.poll() is not None:
+            if self.zygote is not None:
+                self.zygote.close()
+            self.zygote = TabZygote(tab_environment(AppService._build_environment(self),
+                                                    Path(os.devnull)))
+        return self.zygote
 
     # -- routes ---------------------------------------------------------------------------------
     async def _make_app(self) -> web.Application:
@@ -173,9 +187,9 @@ class Classroom(Server):
         websocket = web.WebSocketResponse(heartbeat=15)
         width, height = _screen_size(request.query.get("width"), request.query.get("height"))
         folder = Path(tempfile.mkdtemp(prefix="gewb-tab-"))
-        service = TabService(self.argv, folder, self.limits, self.tab_cwd,
-                             write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                             close=websocket.close, download_manager=self.download_manager)
+        service = TabService(self, folder, write_bytes=websocket.send_bytes,
+                             write_str=websocket.send_str, close=websocket.close,
+                             download_manager=self.download_manager)
         tab = Tab(service, websocket, folder)
         self.tabs[service.app_service_id] = tab
         try:
@@ -218,6 +232,7 @@ class Classroom(Server):
 
     # -- the server's life ------------------------------------------------------------------------
     async def on_startup(self, app: web.Application) -> None:
+        self.tab_zygote()
         self._idle_task = asyncio.create_task(self._close_idle_tabs())
 
     async def _close_idle_tabs(self) -> None:
@@ -236,6 +251,8 @@ class Classroom(Server):
             tab.service.kill()
         for tab in list(self.tabs.values()):
             await tab.websocket.close()
+        if self.zygote is not None:
+            self.zygote.close()
 
     def serve(self, debug: bool = False) -> None:
         self.initialize_logging()

@@ -1,12 +1,13 @@
 """One served tab's process: `gewb tui` on the served lesson, its sandbox handed over on the
-command line, started so that it cannot reach beyond its share of the machine.
+command line, forked by the tabs' zygote (tab_zygote.py) so that it cannot reach beyond its
+share of the machine.
 
-- It never imports from the server's folder: `python -P` keeps the working directory off
-  sys.path, and it runs in a folder of its own (so a student's `numpy.py` is never imported).
+- It never imports from the server's folder: the zygote runs with `python -P` in a folder of
+  its own, and each tab in a folder of its own (so a student's `numpy.py` is never imported).
 - An address-space and a CPU-time cap (setrlimit in the child): one tab's giant model fails on
   its own memory, and a busy loop is ended, instead of starving the class.
-- Its own process group, and it dies with the server (PR_SET_PDEATHSIG): closing the server
-  leaves no tab behind.
+- Its own session and process group, and it dies with its parent (PR_SET_PDEATHSIG), which
+  dies with the server: closing the server leaves no tab behind.
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import ctypes
 import os
 import resource
 import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,11 +31,10 @@ class TabLimits:
     cpu_s: int        # RLIMIT_CPU of each tab
 
 
-def tab_argv(spec: str | None, access: Access | None, allow_programs: bool) -> list[str]:
-    """The command each browser tab runs: this Python (-P: nothing from the working folder),
-    this workbench, the served lesson, its sandbox (none: --trusted, the full app)."""
-    return [sys.executable, "-P", "-m", "workbench.cli", "tui",
-            *([] if spec is None else [spec]), *([FLAG] if allow_programs else []),
+def tab_args(spec: str | None, access: Access | None, allow_programs: bool) -> list[str]:
+    """The `gewb` arguments each browser tab runs: the served lesson and its sandbox (none:
+    --trusted, the full app)."""
+    return ["tui", *([] if spec is None else [spec]), *([FLAG] if allow_programs else []),
             *([] if access is None else ["--served", access.to_json()])]
 
 
@@ -46,22 +45,25 @@ def tab_environment(base: dict[str, str], status_file: Path) -> dict[str, str]:
         env["PYTHONPATH"] = os.pathsep.join(p for p in env["PYTHONPATH"].split(os.pathsep)
                                             if os.path.isabs(p))
     env[STATUS_ENV] = str(status_file)
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")   # a tab is one student's: one core at most
-    env.setdefault("OMP_NUM_THREADS", "1")
+    # a tab is one student's: one core at most, and no BLAS threads (the zygote forks)
+    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
     return env
 
 
-def limiter(limits: TabLimits):
-    """The child's preexec: its caps, and death with its server."""
-    def apply() -> None:
-        memory = limits.memory_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (OSError, AttributeError):   # not Linux: the server's shutdown still kills it
-            pass
-    return apply
+def die_with_parent() -> None:
+    """SIGKILL when the parent process ends (a preexec, or in a forked child)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):   # not Linux: the server's shutdown still kills it
+        pass
+
+
+def apply_limits(limits: TabLimits) -> None:
+    """In the tab's process: its caps, and death with its parent."""
+    memory = limits.memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
+    die_with_parent()
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
