@@ -562,6 +562,13 @@ class WorkbenchApp(App):
 
     def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
         self.query_one(SourcePane).select_sqe(message.stream, message.pos)
+        self.query_one(TimelinePane).mark_stream(message.stream)
+
+    def on_timeline_pane_stream_clicked(self, message: TimelinePane.StreamClicked) -> None:
+        """A lane clicked: its stream selected as in the device pane (its column, at its
+        head), else (no such stream on the device now) marked in the timeline alone."""
+        if not self.query_one(DevicePane).grid.select_stream(message.stream):
+            self.query_one(TimelinePane).mark_stream(message.stream)
 
     # -- the command line -------------------------------------------------------------------------
     @on(Input.Submitted, "#command")
