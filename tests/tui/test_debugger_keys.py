@@ -10,7 +10,7 @@ from workbench.tui.headless import Stuck, key_to_screen
 from workbench.tui.key_bar import KeyBar
 from workbench.tui.status_bar import StatusBar
 
-from tui_testing import TINY, log_text, make_app, press, run, settle
+from tui_testing import DEVRUN, TINY, log_text, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -175,3 +175,24 @@ async def test_a_click_on_a_timeline_lane_or_a_stream_column_selects_that_stream
         column, row = grid.selected()
         assert column is grid.columns[first] and row == 1   # the SQE clicked
         assert timeline.stream == column.stream             # its lane marked too
+
+
+async def test_an_sqe_clicked_while_the_source_pane_is_hidden_has_its_line_marked_there():
+    app = make_app(f"{DEVRUN}/devices_and_contexts.py")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step line", "next line 25")
+        source = app.pane("source")
+        assert not source.display   # beside the device pane: the log alone
+        grid = app.pane("device").grid
+        col = max(i for i, c in enumerate(grid.columns) if c.window)   # the last with SQEs
+        grid.select_stream(grid.columns[col].stream)   # its column in view
+        await pilot.pause()
+        await pilot.click(grid, offset=(col * (COLUMN_WIDTH + 1) + 3, HEADS))
+        await settle(pilot)
+        column, row = grid.selected()
+        pos = column.window[row].pos
+        await press(pilot, "6")
+        assert source.table.cursor_key == f"{column.stream}:{pos}"
+        line = source.data.sqes[(column.stream, pos)].site.line
+        assert source.marked == line and f"submitted at line {line}" in source.said, source.said

@@ -71,6 +71,7 @@ class SourcePane(Pane):
         self.said = ""                   # what the where line says about it
         self.search = ""                 # the text `/` found last in the code
         self.found: Match | None = None  # ... where (line from 0)
+        self.pending: tuple[int, int] | None = None   # an SQE selected while this was stale
 
     def compose(self) -> ComposeResult:
         yield Static("", id="source-where", markup=False)
@@ -121,6 +122,9 @@ class SourcePane(Pane):
         if rows != self.table.lines:
             self.table.set_lines(rows)
         self.redraw()
+        if self.pending is not None:
+            self._to_sqe(*self.pending)
+            self.pending = None
 
     def find(self, text: str, step: int = 1) -> bool:
         """The code first (the match marked); with no match there, the rows of what the
@@ -143,14 +147,25 @@ class SourcePane(Pane):
         """The SQE selected in the device pane: its row here, and its line marked."""
         if stream is None or pos is None:
             return
-        if not self.table.move_to(_row_key(stream, pos)):
+        # hidden, it holds an earlier stop's rows: it looks once the current ones come
+        self.pending = (stream, pos) if self.stale else None
+        if self.pending is None:
+            self._to_sqe(stream, pos)
+
+    def _to_sqe(self, stream: int, pos: int) -> None:
+        key = _row_key(stream, pos)
+        if self.table.move_to(key):
+            self._show_row(key)   # (the cursor may have been on it: no Highlighted then)
+        else:
             self._mark(None, f"SQE {pos} of stream {rt_stream_name(stream)}: not submitted by "
-                             f"a line of "
-                             f"the script")
+                             f"a line of the script")
 
     def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
         message.stop()
-        key = message.key or ""
+        self._show_row(message.key or "")
+
+    def _show_row(self, key: str) -> None:
+        """The line of the SQE or fault on row ``key`` marked, and what it is said."""
         if key.startswith(FAULT):
             text, site = self.data.faults[int(key[len(FAULT):])]
             self._mark(site.line if site else None, f"fault met at line {site.line}"
