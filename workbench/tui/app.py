@@ -48,6 +48,7 @@ from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
 from workbench.serve.tab_status import TabStatus, report
 from workbench.tui.control_filter import ControlFilter
+from workbench.tui.startup import first_screen_drawn
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 from workbench.tui.tree_table import TreeTable
@@ -206,6 +207,8 @@ class WorkbenchApp(App):
         elif self.opening.target is not None:
             self.run_line(f"target {self.opening.target}")
         self._focus_pane(self.current)
+        if not self.busy:   # no answer to wait for (a lesson asks its consent first)
+            self.call_after_refresh(first_screen_drawn)
 
     def _screen_changed(self, screen: object) -> None:
         if self.screen_stack and screen is self.screen_stack[0] and self._deferred:
@@ -366,6 +369,7 @@ class WorkbenchApp(App):
         self._refresh_keys()
         if self.access.served:
             self._report(message.status, status_bar.error)
+        self.call_after_refresh(first_screen_drawn)   # (once: startup.py)
 
     def _report(self, status: Status, error: str) -> None:
         """Where this served tab is, for the teacher's view."""
