@@ -8,6 +8,7 @@ pane does."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -17,7 +18,6 @@ from textual.widgets import Static
 
 from npu_emu.runtime import Runtime
 from npu_emu.base.stream_name import rt_stream_name
-from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
@@ -25,6 +25,9 @@ from workbench.tui.search import Match, next_match
 from workbench.tui.strip_marks import MATCH_STYLE
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+if TYPE_CHECKING:   # the runner loads the facade: the app starts without it
+    from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 
 FAULT = "fault:"   # the key prefix of a fault's row
 
