@@ -117,6 +117,8 @@ def main() -> int:
     args = ap.parse_args()
     faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.first_screen_child:
+        from workbench.tui.startup import pause_collector
+        pause_collector()   # as `gewb tui` does before the app's imports
         asyncio.run(_first_screen_child(args.first_screen_child))
         return 0
     model = f"light:{args.model}"

@@ -1,15 +1,16 @@
 """Keys and mouse as in VS Code, gdb and pudb, and the headless driver the benchmark uses:
-every wait bounded; F11 one unit finer once; clicks on the key bar, the pane bar, a row and a
-pane's title."""
+every wait bounded; F11 one unit finer once; clicks on the key bar, the pane bar, a row, a
+pane's title, a stream's column and a timeline's lane."""
 from __future__ import annotations
 
 import pytest
 
+from workbench.tui.device_pane import COLUMN_WIDTH, HEADS
 from workbench.tui.headless import Stuck, key_to_screen
 from workbench.tui.key_bar import KeyBar
 from workbench.tui.status_bar import StatusBar
 
-from tui_testing import TINY, log_text, make_app, press, settle
+from tui_testing import DEVRUN, TINY, log_text, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -143,3 +144,55 @@ async def test_slash_searches_the_focused_pane_and_n_and_shift_n_move_between_ma
         assert passes.table.cursor_key == first and app.views.debugger.tick == tick
         await press(pilot, "escape", "n")     # the search is over: n is gdb's next again
         assert app.views.debugger.tick > tick
+
+
+async def test_a_click_on_a_timeline_lane_or_a_stream_column_selects_that_stream():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue", "continue", "continue", "continue")
+        grid, timeline = app.pane("device").grid, app.pane("timeline")
+        lanes = timeline.current_lanes()
+        streams = [lane.stream for lane in lanes if lane.stream is not None]
+        assert len(streams) >= 2, lanes
+        other = next(s for s in streams[1:] if s != grid.stream)
+        at = next(i for i, lane in enumerate(lanes) if lane.stream == other)
+        await pilot.click("#timeline-text", offset=(2, 1 + at))   # under the time scale
+        await settle(pilot)
+        assert grid.stream == other and timeline.stream == other
+        name = app.query_one("#timeline-text").lines[1 + at][0]
+        assert name[0].strip() == lanes[at].name and "reverse" in name[1]
+        scroll = app.query_one("#device-streams")   # the column scrolled into view
+        assert scroll.scroll_x <= grid.col * (COLUMN_WIDTH + 1) < scroll.scroll_x + scroll.size.width
+        await pilot.click(app.pane("device"), offset=(3, 0))   # its title: maximised
+        await settle(pilot)
+        first = next(i for i, c in enumerate(grid.columns) if len(c.window) >= 2)
+        scroll.scroll_to(x=0, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.click(grid, offset=(first * (COLUMN_WIDTH + 1) + 3, HEADS + 1))
+        await settle(pilot)
+        assert app.focused is grid and grid.col == first
+        column, row = grid.selected()
+        assert column is grid.columns[first] and row == 1   # the SQE clicked
+        assert timeline.stream == column.stream             # its lane marked too
+
+
+async def test_an_sqe_clicked_while_the_source_pane_is_hidden_has_its_line_marked_there():
+    app = make_app(f"{DEVRUN}/devices_and_contexts.py")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step line", "next line 25")
+        source = app.pane("source")
+        assert not source.display   # beside the device pane: the log alone
+        grid = app.pane("device").grid
+        col = max(i for i, c in enumerate(grid.columns) if c.window)   # the last with SQEs
+        grid.select_stream(grid.columns[col].stream)   # its column in view
+        await pilot.pause()
+        await pilot.click(grid, offset=(col * (COLUMN_WIDTH + 1) + 3, HEADS))
+        await settle(pilot)
+        column, row = grid.selected()
+        pos = column.window[row].pos
+        await press(pilot, "6")
+        assert source.table.cursor_key == f"{column.stream}:{pos}"
+        line = source.data.sqes[(column.stream, pos)].site.line
+        assert source.marked == line and f"submitted at line {line}" in source.said, source.said

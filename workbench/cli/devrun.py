@@ -8,22 +8,27 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ge_core.ge_options import BY_NAME
 from npu_emu.base.trace import TraceBus
 from npu_emu.driver.soc import DEFAULT_SOC_VERSION
-from npu_emu.acl.call_events import AclCallFailed
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.timeline import Timeline
 from npu_emu.world import World
 from workbench.cli.ge_option_flags import add_ge_option
 from workbench.cli.user_error import UserError
-from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
+
+if TYPE_CHECKING:
+    from workbench.debugger.targets.host_runner import HostProgramObserver
 
 
 def run_script(script: Path, race_check: bool, trace: str | None,
                soc_version: str = DEFAULT_SOC_VERSION) -> int:
+    # (here, not above: every gewb command sets up this one's parser, and the facade's events
+    # and the runner load the whole facade, which only a host program needs)
+    from npu_emu.acl.call_events import AclCallFailed
+    from workbench.debugger.targets.host_runner import HostProgramObserver, run_program
     if not script.is_file():
         raise UserError(f"no such script: {script}")
     script = script.resolve()

@@ -50,13 +50,22 @@ def run_tui(spec: str | None, allow_programs: bool = False, served: str | None =
     if "TEXTUAL_DRIVER" not in os.environ and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TERMINAL, file=sys.stderr)
         return 2
+    from workbench.tui.startup import pause_collector, resume_collector
+    pause_collector()   # until the first screen (startup.py): the app's imports and start
+    try:
+        _run_app(spec, allow_programs, served)
+    finally:   # (back already unless the app never drew: a bad target)
+        resume_collector()
+    return 0
+
+
+def _run_app(spec: str | None, allow_programs: bool, served: str | None) -> None:
     opening = replace(opening_for(spec, Path.cwd()), allow_programs=allow_programs)
     if served is not None:   # a tab of `gewb serve`: its sandbox, as the server decided it
         from workbench.script.access import Access
         opening = replace(opening, access=Access.from_json(served))
     from workbench.tui.app import WorkbenchApp
     WorkbenchApp(opening).run()
-    return 0
 
 
 def add_tui_parser(sub: argparse._SubParsersAction) -> None:

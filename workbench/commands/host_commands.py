@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from workbench.commands.command import Command, UsageError, count_arg
 from workbench.debugger.host_frames import evaluate, local_names
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.targets.host_runner import source_line
 
 if TYPE_CHECKING:
     from workbench.commands.session import DebugSession
@@ -31,6 +30,7 @@ def selected_frame(d: Debugger, what: str) -> FrameType:
 
 
 def frame_line(d: Debugger, index: int, frame: FrameType) -> str:
+    from workbench.debugger.targets.host_runner import source_line   # (a program's: loaded)
     here = source_line(frame)
     return f"#{index}  {d.target.path.name}:{here.line} in {here.function}: {here.text}"
 

@@ -34,7 +34,6 @@ from ge_core.events import ModelUnloaded, TaskDistributed
 from ge_core.executor.events import NodeExecuted
 from ge_core.model_task_type import ModelTaskType
 from ge_core.passes.events import NodeVisited, PassBegin
-from npu_emu.acl.call_events import AclCallMade
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelExecuted, ModelFinished, ModelLoaded
 from npu_emu.runtime import FaultFound
@@ -148,6 +147,9 @@ def _host_breakpoint(ident: int, words: list[str], text: str | None) -> Breakpoi
     if len(words) != 2:
         raise BreakpointError("usage: break call API [if EXPR] (e.g. acl.rt.stream_wait_event)")
     api = words[1]
+    # (here, not above: importing the facade's event loads the whole facade, which a target
+    # that is not a host program never needs)
+    from npu_emu.acl.call_events import AclCallMade
     if api not in facade_apis():
         near = difflib.get_close_matches(api, facade_apis(), n=3)
         raise BreakpointError(f"no facade API {api!r}"

@@ -13,13 +13,11 @@ A fault a breakpoint already stopped at (`break fault deadlock`) is not stopped 
 """
 from __future__ import annotations
 
-from npu_emu.acl.call_events import AclCallFailed
 from npu_emu.base.trace import TraceEvent
 from npu_emu.runtime import FaultFound
 from workbench.debugger.breakpoints import FAULT_KINDS
 from workbench.debugger.outcomes import StopReason
 from workbench.debugger.stop_table import StopTable
-from workbench.debugger.targets.host_runner import ProgramRaised
 
 STOP, NOSTOP, HIDE = "stop", "nostop", "hide"
 ACL_ERROR, PYTHON_ERROR = "acl-error", "python-error"
@@ -58,6 +56,10 @@ class FaultStops:
 
     def install(self, table: StopTable) -> None:
         """After the breakpoints: a fault one of them stopped at already has its reason."""
+        # (here, not above: a host program's events load the facade, which a target that is
+        # not one never needs)
+        from npu_emu.acl.call_events import AclCallFailed
+        from workbench.debugger.targets.host_runner import ProgramRaised
         actions = self.actions
 
         def check(e: TraceEvent, reasons: list[StopReason]) -> None:

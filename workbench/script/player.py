@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager, Iterator, Protocol
+from typing import Callable, ContextManager, Iterable, Iterator, Protocol
 
 from workbench.debugger.outcomes import Error, Outcome, Pause, Quit, Say
 from workbench.script.consent import Consent, ConsentRefused, consent_to_programs, question
@@ -29,6 +29,11 @@ SAY = "say"
 class Host(Protocol):
     """What the player needs of a session: a scope in which a script's lines run."""
     def running(self, script: Path, programs: frozenset[Path]) -> ContextManager[None]: ...
+
+
+def narration(outcomes: Iterable[Outcome]) -> str:
+    """The `say` lines among ``outcomes`` (a block) as one paragraph: joined with spaces."""
+    return " ".join(o.text.strip() for o in outcomes if isinstance(o, Say)).strip()
 
 
 @dataclass(frozen=True)
@@ -48,8 +53,7 @@ class Played:
 
     @property
     def narration(self) -> str:
-        """A `say` block as one paragraph: its lines joined with spaces."""
-        return " ".join(o.text.strip() for o in self.outcomes if isinstance(o, Say)).strip()
+        return narration(self.outcomes)
 
 
 @dataclass

@@ -48,6 +48,7 @@ from workbench.tui.session_views import SessionViews, Status
 from workbench.tui.source_pane import SourcePane
 from workbench.serve.tab_status import TabStatus, report
 from workbench.tui.control_filter import ControlFilter
+from workbench.tui.startup import first_screen_drawn
 from workbench.tui.status_bar import StatusBar
 from workbench.tui.timeline_pane import TimelinePane
 from workbench.tui.tree_table import TreeTable
@@ -206,6 +207,8 @@ class WorkbenchApp(App):
         elif self.opening.target is not None:
             self.run_line(f"target {self.opening.target}")
         self._focus_pane(self.current)
+        if not self.busy:   # no answer to wait for (a lesson asks its consent first)
+            self.call_after_refresh(first_screen_drawn)
 
     def _screen_changed(self, screen: object) -> None:
         if self.screen_stack and screen is self.screen_stack[0] and self._deferred:
@@ -366,6 +369,7 @@ class WorkbenchApp(App):
         self._refresh_keys()
         if self.access.served:
             self._report(message.status, status_bar.error)
+        self.call_after_refresh(first_screen_drawn)   # (once: startup.py)
 
     def _report(self, status: Status, error: str) -> None:
         """Where this served tab is, for the teacher's view."""
@@ -562,6 +566,13 @@ class WorkbenchApp(App):
 
     def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
         self.query_one(SourcePane).select_sqe(message.stream, message.pos)
+        self.query_one(TimelinePane).mark_stream(message.stream)
+
+    def on_timeline_pane_stream_clicked(self, message: TimelinePane.StreamClicked) -> None:
+        """A lane clicked: its stream selected as in the device pane (its column, at its
+        head), else (no such stream on the device now) marked in the timeline alone."""
+        if not self.query_one(DevicePane).grid.select_stream(message.stream):
+            self.query_one(TimelinePane).mark_stream(message.stream)
 
     # -- the command line -------------------------------------------------------------------------
     @on(Input.Submitted, "#command")

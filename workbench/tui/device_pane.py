@@ -1,13 +1,14 @@
 """Pane 3, the device: one column per stream with its SQ window around the head (the SQE about
 to execute marked ▶), head and tail and its state in words; under them the events, notifies,
 labels, models and units; above them, in red, a deadlock's wait-for chain, a race's two
-accesses and the faults found. Arrow keys select an SQE (F9 breaks on it; the source pane shows
-the line that submitted it)."""
+accesses and the faults found. Arrow keys or a click select an SQE (F9 breaks on it; the source
+pane shows the line that submitted it, the timeline marks its stream's lane)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
@@ -105,8 +106,39 @@ class StreamGrid(TextLines, can_focus=True):
         current = self.selected()
         if dy and current is not None:
             self.row = max(0, min(current[1] + dy, len(current[0].window) - 1))
+        self._picked(scroll=bool(dx))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a stream's column selects it, on one of its SQEs that SQE, as the
+        arrow keys do."""
+        col = event.x // (COLUMN_WIDTH + 1)
+        if not 0 <= col < len(self.columns):
+            return
+        row = event.y - HEADS
+        self.col = col
+        self.row = row if 0 <= row < len(self.columns[col].window) else None
+        self.screen.set_focus(self)
+        self._picked(scroll=False)
+
+    def select_stream(self, stream: int) -> bool:
+        """Select rt stream ``stream``'s column (at its head), scrolled into view; False if
+        the device has no such stream now."""
+        col = next((i for i, c in enumerate(self.columns) if c.stream == stream), None)
+        if col is None:
+            return False
+        self.col, self.row = col, None
+        self._picked(scroll=True)
+        return True
+
+    @property
+    def stream(self) -> int | None:
+        """The rt stream selected."""
+        return self.columns[self.col].stream if self.columns else None
+
+    def _picked(self, scroll: bool) -> None:
+        """The selection moved: drawn, its column in view (a narrow screen), and said."""
         self._draw()
-        if dx and isinstance(self.parent, Widget):   # the column in view (a narrow screen)
+        if scroll and isinstance(self.parent, Widget):
             self.parent.scroll_to_region(
                 Region(self.col * (COLUMN_WIDTH + 1), 0, COLUMN_WIDTH + 1, 1),
                 animate=False, immediate=True)

@@ -94,8 +94,9 @@ KEY_TABLE = (
                   "or in the help, the match marked; next, previous match until Esc (then n "
                   "is gdb's next again); the graph pane's / filters its rows"),
     ("h · + - [ ] 0", "hide unchanged passes · timeline zoom, scroll, fit"),
-    ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it); "
-              "double-click a row: as Enter; drag over text: select it (y copies)"),
+    ("mouse", "click a key of the key bar, a pane's name, a pane's title (maximises it), a "
+              "stream's column or timeline lane (selects the stream); double-click a row: as "
+              "Enter; drag over text: select it (y copies)"),
     ("v", "graph pane: draw the selected node's neighbourhood, two hops, as a DAG under the "
           "table, following the cursor; again: put it away (edges say out→in anchor; ┆ "
           "control; boxes coloured by stream)"),

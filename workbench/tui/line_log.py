@@ -1,8 +1,8 @@
 """An append-only log of rendered lines that follows its end (the log pane's text). Like the
 tree table it keeps its own top line instead of a growing virtual size, so writing a line
 redraws the log alone, not the whole screen (a relayout). Lines are rendered when written, at
-the width the log has then, and again when that width changes (a line written before the log
-had its size would otherwise keep the wrong wrap). `/` finds text in it (the match marked), and
+the width the log has then, and all again when that width changes (a line written before the
+log had its size would otherwise keep the wrong wrap). `/` finds text in it (the match marked), and
 the mouse selects it."""
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class LineLog(Widget, can_focus=True):
         self._base = None
 
     def write(self, renderable: RenderableType) -> None:
+        self._fit()
         strips = self._render(renderable)
         self.lines += strips
         self.written.append((renderable, len(strips)))
@@ -58,15 +59,21 @@ class LineLog(Widget, can_focus=True):
 
     def _render(self, renderable: RenderableType) -> list[Strip]:
         console = self.app.console
-        self._width = self.size.width
         options = console.options.update_width(max(self._width, 20) if self._width
                                                else console.width)
         return [Strip(Segment.simplify(segments))
                 for segments in console.render_lines(renderable, options, pad=False)]
 
-    def on_resize(self) -> None:
-        if not self.size.width or self.size.width == self._width:
+    def _fit(self) -> None:
+        """Every line wrapped anew if the log's width is not the one they were rendered at.
+        Asked before each write and each drawn line, not only on Resize: the layout gives the
+        log its new size first and its Resize event comes later, and a line written or a
+        frame drawn in between would have set the new width over lines of the old one (drawn
+        cut) or cropped them."""
+        width = self.size.width
+        if not width or width == self._width:
             return
+        self._width = width
         self.lines, written = [], self.written
         self.written = []
         for renderable, _ in written:
@@ -74,6 +81,9 @@ class LineLog(Widget, can_focus=True):
             self.lines += strips
             self.written.append((renderable, len(strips)))
         self.match = None   # wrapped anew: the match moved
+
+    def on_resize(self) -> None:
+        self._fit()
         self.refresh()
 
     def _first(self) -> int:
@@ -81,6 +91,7 @@ class LineLog(Widget, can_focus=True):
         return end if self.top is None else min(self.top, end)
 
     def render_line(self, y: int) -> Strip:
+        self._fit()
         n = self._first() + y
         width = self.size.width
         if self._base is None:

@@ -3,6 +3,8 @@ highlighted with the lexers), a lesson's narration; beside it, the breakpoints a
 their hit counts."""
 from __future__ import annotations
 
+from itertools import groupby
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,6 +14,8 @@ from textual.widgets import Static
 from workbench.commands.lexers import GeIrLexer
 from workbench.commands.render import PROMPT, echoed, render
 from workbench.debugger.outcomes import Error, Outcome, Printed, ProgramOutput, Say
+from workbench.script.player import narration
+from workbench.terminal_text import printable
 from workbench.tui.line_log import LineLog
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
@@ -46,23 +50,25 @@ class LogPane(Pane):
         self.text_log.write(Text(text, style=style))
 
     def outcomes(self, outcomes: list[Outcome]) -> None:
-        log = self.text_log
-        for o in outcomes:
-            lines = render(o)
-            if not lines:   # quit, show: nothing to log
+        for said, run in groupby(outcomes, lambda o: isinstance(o, Say)):
+            if said:   # a `say` block: one paragraph, wrapped to the log as prose
+                self.text_log.write(Text(printable(narration(run)), style="italic cyan"))
                 continue
-            text = "\n".join(lines)
-            if isinstance(o, Printed) and o.style in ("ir", "diff"):
-                log.write(Syntax(text, GeIrLexer(), theme="ansi_dark", word_wrap=True,
-                                 background_color="default"))
-            elif isinstance(o, Error):
-                log.write(Text(text, style="bold red"))
-            elif isinstance(o, Say):
-                log.write(Text(text, style="italic cyan"))
-            elif isinstance(o, ProgramOutput):
-                log.write(Text(text, style="magenta"))
-            else:
-                log.write(Text(text))
+            for o in run:
+                self._write(o)
+
+    def _write(self, o: Outcome) -> None:
+        lines = render(o)
+        if not lines:   # quit, show: nothing to log
+            return
+        text = "\n".join(lines)
+        if isinstance(o, Printed) and o.style in ("ir", "diff"):
+            self.text_log.write(Syntax(text, GeIrLexer(), theme="ansi_dark", word_wrap=True,
+                                       background_color="default"))
+        else:
+            style = "bold red" if isinstance(o, Error) else \
+                "magenta" if isinstance(o, ProgramOutput) else ""
+            self.text_log.write(Text(text, style=style))
 
     def read(self, views: SessionViews) -> list[tuple[str, ...]]:
         d = views.debugger

@@ -8,6 +8,7 @@ pane does."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -17,7 +18,6 @@ from textual.widgets import Static
 
 from npu_emu.runtime import Runtime
 from npu_emu.base.stream_name import rt_stream_name
-from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
@@ -25,6 +25,9 @@ from workbench.tui.search import Match, next_match
 from workbench.tui.strip_marks import MATCH_STYLE
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
+
+if TYPE_CHECKING:   # the runner loads the facade: the app starts without it
+    from workbench.debugger.targets.host_runner import HostProgramObserver, SourceLine, Submitted
 
 FAULT = "fault:"   # the key prefix of a fault's row
 
@@ -71,6 +74,7 @@ class SourcePane(Pane):
         self.said = ""                   # what the where line says about it
         self.search = ""                 # the text `/` found last in the code
         self.found: Match | None = None  # ... where (line from 0)
+        self.pending: tuple[int, int] | None = None   # an SQE selected while this was stale
 
     def compose(self) -> ComposeResult:
         yield Static("", id="source-where", markup=False)
@@ -121,6 +125,9 @@ class SourcePane(Pane):
         if rows != self.table.lines:
             self.table.set_lines(rows)
         self.redraw()
+        if self.pending is not None:
+            self._to_sqe(*self.pending)
+            self.pending = None
 
     def find(self, text: str, step: int = 1) -> bool:
         """The code first (the match marked); with no match there, the rows of what the
@@ -143,14 +150,25 @@ class SourcePane(Pane):
         """The SQE selected in the device pane: its row here, and its line marked."""
         if stream is None or pos is None:
             return
-        if not self.table.move_to(_row_key(stream, pos)):
+        # hidden, it holds an earlier stop's rows: it looks once the current ones come
+        self.pending = (stream, pos) if self.stale else None
+        if self.pending is None:
+            self._to_sqe(stream, pos)
+
+    def _to_sqe(self, stream: int, pos: int) -> None:
+        key = _row_key(stream, pos)
+        if self.table.move_to(key):
+            self._show_row(key)   # (the cursor may have been on it: no Highlighted then)
+        else:
             self._mark(None, f"SQE {pos} of stream {rt_stream_name(stream)}: not submitted by "
-                             f"a line of "
-                             f"the script")
+                             f"a line of the script")
 
     def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
         message.stop()
-        key = message.key or ""
+        self._show_row(message.key or "")
+
+    def _show_row(self, key: str) -> None:
+        """The line of the SQE or fault on row ``key`` marked, and what it is said."""
         if key.startswith(FAULT):
             text, site = self.data.faults[int(key[len(FAULT):])]
             self._mark(site.line if site else None, f"fault met at line {site.line}"

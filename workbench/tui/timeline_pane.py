@@ -1,14 +1,18 @@
 """Pane 5, the timeline: a text Gantt of emulated time, one lane per stream and one per unit
 (a digit: how many of that unit are busy), with the event record → wait links summarised.
-+ / - zoom, [ / ] scroll, 0 fits the whole run."""
++ / - zoom, [ / ] scroll, 0 fits the whole run. A click on a stream's lane selects that stream
+(the device pane's column, the source pane's line), and the stream selected there is marked
+here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import groupby
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 
 from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
 from npu_emu.timeline import Timeline
@@ -40,11 +44,19 @@ class TimelinePane(Pane):
                 Binding("right_square_bracket", "scroll_time(1)", "Later", show=False),
                 Binding("0", "fit", "Fit", show=False)]
 
+    class StreamClicked(Message):
+        """A click on the lane of rt stream ``stream``: the app selects it."""
+        def __init__(self, stream: int) -> None:
+            super().__init__()
+            self.stream = stream
+
     def __init__(self) -> None:
         super().__init__()
         self.data: TimelineData | None = None
         self.start = 0
         self.span: int | None = None   # None: fit the whole run
+        self.stream: int | None = None   # the rt stream selected (its lane marked)
+        self._shown: list[Lane] = []     # the lanes drawn, from the text's second line
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -65,6 +77,20 @@ class TimelinePane(Pane):
 
     def on_resize(self) -> None:
         self.redraw()
+
+    def on_click(self, event: events.Click) -> None:
+        text = self.query_one("#timeline-text", TextLines)
+        if not text.region.contains(event.screen_x, event.screen_y):
+            return
+        n = event.screen_y - text.region.y - 1   # the first line is the time scale
+        if 0 <= n < len(self._shown) and self._shown[n].stream is not None:
+            self.post_message(self.StreamClicked(self._shown[n].stream))
+
+    def mark_stream(self, stream: int | None) -> None:
+        """The stream selected (here or in the device pane): its lane marked."""
+        if stream != self.stream:
+            self.stream = stream
+            self.redraw()
 
     def action_zoom(self, factor: float) -> None:
         total = end_ns(self.data.timeline) if self.data else 0
@@ -105,7 +131,7 @@ class TimelinePane(Pane):
 
     def redraw(self) -> None:
         text = self.query_one("#timeline-text", TextLines)
-        shown = self.current_lanes()
+        shown = self._shown = self.current_lanes()
         if not shown:
             text.set_lines([[("no SQE has run on the device yet", "")]])
             return
@@ -114,7 +140,8 @@ class TimelinePane(Pane):
         head = f"{'':{NAME}} {start} ns".ljust(NAME + 1 + width - len(f"{end} ns"))
         lines = [[(head + f"{end} ns    SQEs busy", "bold")]]
         for lane in shown:
-            line = [(f"{lane.name[:NAME]:{NAME}} ", "")]
+            picked = lane.stream is not None and lane.stream == self.stream
+            line = [(f"{lane.name[:NAME]:{NAME}}", "reverse" if picked else ""), (" ", "")]
             for ch, run in groupby(lane.cells):   # one run per stretch, not per column
                 line.append(("".join(run), "dim" if ch == "." else "green" if ch == "#"
                              else "cyan"))

@@ -37,6 +37,7 @@ class Lane:
     sqes: int       # slices that overlap the window
     busy_ns: int    # their time inside it
     cells: str      # one character per column: BUSY, IDLE, or a digit: units of a kind in use
+    stream: int | None = None   # a stream's lane: its rt stream (None: a unit's)
 
 
 def end_ns(tl: Timeline) -> int:
@@ -64,7 +65,8 @@ def lanes(tl: Timeline, start: int, end: int, width: int,
         for s in mine:
             for c in cols(s[6], s[7]):
                 cells[min(c, width - 1)] = BUSY
-        out.append(Lane(stream_label(stream, logical), len(mine), _busy(mine, start, end), "".join(cells)))
+        out.append(Lane(stream_label(stream, logical), len(mine), _busy(mine, start, end),
+                        "".join(cells), stream))
     for unit in sorted({s[2] for s in tl.slices if s[2] >= 0}):
         counts = [0] * width
         mine = [s for s in inside if s[2] == unit]
