@@ -92,7 +92,7 @@ class CompilePipeline:
         self.manager: PassManager | None = None  # the stage's pass manager, while it runs
 
     def run(self) -> CompileResult:
-        with gc_paused(self.graph.bus):  # not in steps(): a parked generator would hold it off
+        with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
             for _ in self._stages(stepping=False):
                 pass
         return self.result
