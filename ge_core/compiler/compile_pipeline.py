@@ -90,6 +90,7 @@ class CompilePipeline:
         self.checker: EquivalenceChecker | None = None
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
         self.manager: PassManager | None = None  # the stage's pass manager, while it runs
+        self.stepping = False   # driven by steps(), which yields a step per node visit
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
@@ -104,6 +105,7 @@ class CompilePipeline:
 
     # -- stages ----------------------------------------------------------------------------------
     def _stages(self, stepping: bool, start: int = 0) -> Iterator[Step]:
+        self.stepping = stepping   # a free run makes no per-node steps: nobody reads them
         for name, body, dump_after in self._stage_table(stepping)[start:]:
             yield from self._stage(name, body, dump_after)
         validate(self.graph)
@@ -184,7 +186,7 @@ class CompilePipeline:
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
         first = len(self.result.passes)
         manager = self.manager = _manager(stage, passes, self.result.passes)
-        for step in manager.iter_run(graph):
+        for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
