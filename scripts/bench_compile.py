@@ -8,7 +8,8 @@ graph optimisation on, side by side in one run (interleaved), median ratio print
 same on three graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in
 and a synthetic graph of what the passes look for. Time per node must stay flat on each (a
 quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
-on one thread), which other load on a shared machine disturbs least. `--smoke` is one small
+on one thread), which other load on a shared machine disturbs least; the garbage of the run
+before is collected first, outside the time, on both sides. `--smoke` is one small
 model and 1k nodes per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import gc
 import json
 import statistics
 import sys
@@ -36,6 +38,7 @@ def compile_once(model: onnx.ModelProto | str) -> float:
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
     from ge_core.parser import parse_onnx
+    gc.collect()   # the last run's graph, cyclic garbage, is not this compile's to sweep
     start = time.process_time()
     atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions())
     return time.process_time() - start
@@ -47,6 +50,7 @@ def ort_once(path: str | bytes) -> float:
     opts.log_severity_level = 3  # the light models' unused initializers make it chatty
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.intra_op_num_threads = 1
+    gc.collect()   # as before a compile
     start = time.process_time()
     ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     return time.process_time() - start

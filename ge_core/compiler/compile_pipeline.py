@@ -23,6 +23,7 @@ resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
 from __future__ import annotations
 
 import contextvars
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -46,6 +47,13 @@ from ge_core.stage_events import StageBegin, StageEnd
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
 
 
+def default_workers() -> int:
+    """GE's pool where threads run Python side by side (a free-threaded CPython), else one: under
+    the GIL a pool only adds CPU time (a fifth of densenet121's and shufflenet's compile)."""
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    return 1 if gil else GE_THREAD_POOL_SIZE
+
+
 @dataclass
 class CompileOptions:
     exclude_engines: tuple[str, ...] = ()
@@ -53,7 +61,7 @@ class CompileOptions:
     check_equivalence: bool = False
     equivalence_seed: int = 0
     validate_after_each_pass: bool = False
-    max_workers: int = GE_THREAD_POOL_SIZE
+    max_workers: int = field(default_factory=default_workers)
     multi_batch: MultiBatchOptions = field(default_factory=MultiBatchOptions)
     autofuse: bool = field(default_factory=autofuse_enabled)   # GE: AUTOFUSE_FLAGS
     # the shapes of the inputs the user hands the first run, by input name (GE's
@@ -90,9 +98,10 @@ class CompilePipeline:
         self.checker: EquivalenceChecker | None = None
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
         self.manager: PassManager | None = None  # the stage's pass manager, while it runs
+        self.stepping = False   # driven by steps(), which yields a step per node visit
 
     def run(self) -> CompileResult:
-        with gc_paused(self.graph.bus):  # not in steps(): a parked generator would hold it off
+        with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
             for _ in self._stages(stepping=False):
                 pass
         return self.result
@@ -104,6 +113,7 @@ class CompilePipeline:
 
     # -- stages ----------------------------------------------------------------------------------
     def _stages(self, stepping: bool, start: int = 0) -> Iterator[Step]:
+        self.stepping = stepping   # a free run makes no per-node steps: nobody reads them
         for name, body, dump_after in self._stage_table(stepping)[start:]:
             yield from self._stage(name, body, dump_after)
         validate(self.graph)
@@ -184,7 +194,7 @@ class CompilePipeline:
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
         first = len(self.result.passes)
         manager = self.manager = _manager(stage, passes, self.result.passes)
-        for step in manager.iter_run(graph):
+        for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
@@ -243,7 +253,8 @@ class CompilePipeline:
         for p, _ in work:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
         # Steps, observers, checks and per-pass dumps want one thread in a fixed order; a plain
-        # run fans out like GE. Either way the records are merged in subgraph order.
+        # run fans out like GE where threads run in parallel (default_workers). Either way the
+        # records are merged in subgraph order.
         sequential = (stepping or self.graph.bus.observed or self.checker is not None
                       or self.dumper.config is not None or self.options.max_workers <= 1)
         if sequential:

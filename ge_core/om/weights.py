@@ -31,12 +31,19 @@ def _placed(graph: ComputeGraph) -> list[tuple[int, np.ndarray]]:
 def weights_size(graph: ComputeGraph) -> int:
     """The weight buffer's length: the furthest weight's end. An empty weight still holds its
     address, so it reaches a byte past it (the loader maps no address past the buffer)."""
-    return max((off + max(data.nbytes, 1) for off, data in _placed(graph)), default=0)
+    return _extent(_placed(graph))
+
+
+def _extent(placed: list[tuple[int, np.ndarray]]) -> int:
+    return max((off + max(data.nbytes, 1) for off, data in placed), default=0)
 
 
 def pack_weights(graph: ComputeGraph) -> bytes:
-    """The weight buffer of ``graph`` and its subgraphs."""
-    buf = bytearray(weights_size(graph))
-    for off, data in _placed(graph):
-        buf[off:off + data.nbytes] = data.tobytes()
-    return bytes(buf)
+    """The weight buffer of ``graph`` and its subgraphs. Each weight's bytes are copied once
+    into the buffer, which is copied once into the result (VGG-19 packs 548 MB)."""
+    placed = _placed(graph)
+    buf = np.zeros(_extent(placed), np.uint8)
+    for off, data in placed:
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+        buf[off:off + raw.size] = raw
+    return buf.tobytes()

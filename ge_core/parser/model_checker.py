@@ -20,9 +20,10 @@ it as such.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import onnx
 from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, defs, helper
@@ -163,10 +164,9 @@ class _Checker:
                 or not (is_supported(op_type) or op_type == "Constant") \
                 or not defs.has(op_type):   # GE's own ops (HcomAllReduce ...) have no schema
             return   # the builder refuses it by name, or our InferShape checks it
-        try:
-            schema = defs.get_schema(op_type, self.opset, "")
-        except defs.SchemaError:
-            raise self.fail(f"ONNX opset {self.opset} has no {op_type}", label, op_type) from None
+        schema = _schema(op_type, self.opset)
+        if schema is None:
+            raise self.fail(f"ONNX opset {self.opset} has no {op_type}", label, op_type)
         self.arity(node, label, schema)
         self.attributes(node, label, schema)
         for attr in node.attribute:
@@ -174,10 +174,12 @@ class _Checker:
                 which = f"{attr.name}[{k}]" if attr.type == _A.GRAPHS else attr.name
                 self.graph(body, scope, f"node {label!r} {which}")
 
-    def arity(self, node: NodeProto, label: str, schema: defs.OpSchema) -> None:
+    def arity(self, node: NodeProto, label: str, schema: _Schema) -> None:
         for kind, given, formal, least, most in (
                 ("input", node.input, schema.inputs, schema.min_input, schema.max_input),
                 ("output", node.output, schema.outputs, schema.min_output, schema.max_output)):
+            if least <= len(given) <= most and all(given):
+                continue
             names = ", ".join(p.name for p in formal)
             if len(given) < least:
                 raise self.fail(f"{node.op_type} takes at least {least} {kind}(s) ({names}), "
@@ -194,7 +196,7 @@ class _Checker:
                     raise self.fail(f"{kind} {k} ({param.name}) is required but left empty",
                                     label, node.op_type)
 
-    def attributes(self, node: NodeProto, label: str, schema: defs.OpSchema) -> None:
+    def attributes(self, node: NodeProto, label: str, schema: _Schema) -> None:
         seen = set()
         for attr in node.attribute:
             expected = schema.attributes.get(attr.name)
@@ -210,7 +212,7 @@ class _Checker:
             if attr.ref_attr_name:
                 raise self.fail(f"attribute {attr.name!r} refers to a function's attribute "
                                 f"outside a function", label, node.op_type)
-            want = expected.type.value
+            want = expected.type
             if attr.type != want:
                 raise self.fail(f"attribute {attr.name!r} is {_attr_kind(attr.type)}, "
                                 f"{node.op_type} takes {_attr_kind(want)}", label, node.op_type)
@@ -261,6 +263,35 @@ class _Checker:
         if have != want:
             raise self.fail(f"{what}: dims {list(t.dims)} need {want} {unit} of data, it holds "
                             f"{have}", node)
+
+
+class _Schema(NamedTuple):
+    """What the checker reads of an op's schema, taken once per op type and opset: onnx.defs
+    builds its lists and attribute map afresh at each access."""
+    inputs: tuple[defs.OpSchema.FormalParameter, ...]
+    outputs: tuple[defs.OpSchema.FormalParameter, ...]
+    min_input: int
+    max_input: int
+    min_output: int
+    max_output: int
+    attributes: dict[str, "_Attr"]
+
+
+class _Attr(NamedTuple):
+    type: int
+    required: bool
+
+
+@functools.lru_cache(maxsize=None)
+def _schema(op_type: str, opset: int) -> _Schema | None:
+    """None if opset ``opset`` has no ``op_type``."""
+    try:
+        schema = defs.get_schema(op_type, opset, "")
+    except defs.SchemaError:
+        return None
+    return _Schema(tuple(schema.inputs), tuple(schema.outputs), schema.min_input,
+                   schema.max_input, schema.min_output, schema.max_output,
+                   {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()})
 
 
 def _graphs(attr: AttributeProto) -> Iterable[GraphProto]:

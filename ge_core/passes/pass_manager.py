@@ -44,20 +44,21 @@ class PassManager:
     def run(self, graph: ComputeGraph) -> bool:
         """Run every pass on ``graph`` then on each of its subgraphs; True if any changed it."""
         changed = False
-        for step in self.iter_run(graph):
-            if step.kind == "pass":
-                changed |= self.history[-1].changed
+        for _ in self.iter_run(graph, node_steps=False):
+            changed |= self.history[-1].changed
         return changed
 
-    def iter_run(self, graph: ComputeGraph) -> Iterator[Step]:
-        """``run`` as a generator: a "node" step per node-pass visit, a "pass" step after each
-        pass (its record is then ``history[-1]``)."""
+    def iter_run(self, graph: ComputeGraph, node_steps: bool = True) -> Iterator[Step]:
+        """``run`` as a generator: a "node" step per node-pass visit (unless ``node_steps`` is
+        False: the same walk, only the steps are not made), a "pass" step after each pass (its
+        record is then ``history[-1]``)."""
         for name, graph_pass in self.passes:
             subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph else graph.subgraphs
             for g in [graph] + subgraphs:
-                yield from self._iter_one(name, graph_pass, g)
+                yield from self._iter_one(name, graph_pass, g, node_steps)
 
-    def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph) -> Iterator[Step]:
+    def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph,
+                  node_steps: bool) -> Iterator[Step]:
         bus = graph.bus
         bus.emit(PassBegin, self.stage, name, graph.name)
         self.current = graph_pass
@@ -71,7 +72,8 @@ class PassManager:
             except StopIteration as stop:
                 said = stop.value
                 break
-            yield Step("node", self.stage, pass_name, graph.name, node.name)
+            if node_steps:
+                yield Step("node", self.stage, pass_name, graph.name, node.name)
         seconds = time.perf_counter() - start
         self.current = None
         d = graph.edits.since(before)

@@ -121,3 +121,29 @@ def test_stop_after_n_events_then_free_run_matches(n):
         assert gate.run_until(lambda e: e.tick == n).tick == n
         assert gate.run_until(lambda e: False) is None
     assert rec.digest() == free.digest()
+
+
+def test_a_worker_pausing_the_collector_lifts_the_pause_while_parked():
+    """A compile pauses the collector (npu_emu/base/gc_pause.py); under a gate it still runs
+    while the worker is parked, since the face runs meanwhile, and is paused again after."""
+    import gc
+
+    from npu_emu.base.gc_pause import gc_paused
+    bus = TraceBus()
+    running = []
+
+    def target():
+        with gc_paused(bus):
+            running.append(gc.isenabled())
+            bus.emit(NodeAdded, "g", "n", "Relu")   # parks here
+            running.append(gc.isenabled())
+        return gc.isenabled()
+
+    assert gc.isenabled()
+    with World(bus=bus).entered():
+        gate = StepGate(target, bus)
+        assert gate.run_until(lambda e: True) is not None
+        parked = gc.isenabled()
+        assert gate.run_until(lambda e: False) is None
+    assert gate.error is None
+    assert running == [False, False] and parked and gate.result is True and gc.isenabled()

@@ -13,6 +13,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from npu_emu.base import gc_pause
 from npu_emu.base.trace import TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
@@ -157,6 +158,7 @@ class StepGate:
             self.parked_at = event
             self._worker_turn = False
             self._cond.notify_all()
-            self._cond.wait_for(lambda: self._worker_turn)
+            with gc_pause.lifted():   # the face runs meanwhile, and needs the collector
+                self._cond.wait_for(lambda: self._worker_turn)
             if self._closing:
                 raise TargetAbandoned

@@ -2,7 +2,7 @@
 annotated graph -> GeModel, ready for save_om or a loader."""
 from __future__ import annotations
 
-from ge_core.compiler.task.task_generator import generate_tasks
+from ge_core.compiler.task.task_generator import generate_tasks, set_totals
 from ge_core.graph import ComputeGraph
 from ge_core.om.ge_model import GeModel, model_attrs
 from ge_core.om.weights import pack_weights
@@ -13,3 +13,11 @@ def build_ge_model(graph: ComputeGraph, name: str | None = None,
     """``per_node``: see generate_tasks."""
     task_def = generate_tasks(graph, per_node)
     return GeModel(name or graph.name, graph, task_def, pack_weights(graph), model_attrs(task_def))
+
+
+def refresh_totals(model: GeModel) -> GeModel:
+    """``model`` again after a stream split that changed no node (only the graph's counts): the
+    same tasks and weights, the model's totals taken afresh."""
+    set_totals(model.task_def, model.graph)
+    return GeModel(model.name, model.graph, model.task_def, model.weights,
+                   model_attrs(model.task_def))

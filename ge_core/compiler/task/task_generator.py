@@ -49,7 +49,7 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) 
         op = op_def(node)
         op.id = op_index
         model.op.append(op.SerializeToString(deterministic=True))
-    _set_totals(model, graph)
+    set_totals(model, graph)
     return model
 
 
@@ -73,7 +73,7 @@ def _end_graph_stream(net_output: Node) -> int:
     return 0
 
 
-def _set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
+def set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
     streams: set[int] = {0}
     events: set[int] = set()
     notifies: set[int] = set()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Iterator
 
+from npu_emu.base.gc_pause import gc_paused
 from workbench.debugger.targets.program import Phase, RunState
 
 if TYPE_CHECKING:
@@ -47,10 +48,16 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
     if start == 0:
         state.pipeline = _manager(state).optimize(state.graph)
     done = start
-    for step in state.pipeline.steps(start_stage=start):
-        if step.kind == "stage":
-            done += 1
-            yield done
+    steps = state.pipeline.steps(start_stage=start)
+    while True:
+        # Paused up to each stage's end, not across this yield: a checkpoint taken there, or a
+        # run abandoned there, must not leave the collector stopped (the gate lifts it at a stop).
+        with gc_paused(state.graph.bus):
+            stage = next((step for step in steps if step.kind == "stage"), None)
+        if stage is None:
+            return
+        done += 1
+        yield done
 
 
 def build(state: RunState, start: int) -> None:
