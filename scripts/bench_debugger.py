@@ -29,7 +29,6 @@ import argparse
 import faulthandler
 import gc
 import json
-import types
 import os
 import statistics
 import sys
@@ -94,22 +93,6 @@ def overheads(target: Target, repeat: int) -> tuple[float, float]:
     return statistics.median(zero) / b - 1, statistics.median(ten) / b - 1
 
 
-def deep_bytes(roots: list) -> int:
-    """sys.getsizeof over every object reachable from ``roots``, each once; code (modules,
-    classes, functions) is shared with the program, not held by a checkpoint, so not counted."""
-    seen: set[int] = set()
-    stack, total = list(roots), 0
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType,
-                                                types.BuiltinFunctionType)):
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        stack.extend(gc.get_referents(obj))
-    return total
-
-
 @dataclass
 class Reverse:
     """What going back from tick N cost: ms of each reverse-step and reverse-continue, and the
@@ -153,7 +136,7 @@ def reverse_at(target: Target, tick: int, repeat: int) -> Reverse | None:
             conts = []
             break
     held = len(d.checkpoints)
-    mib = deep_bytes([d.checkpoints]) / 2**20
+    mib = d.checkpoints.mib()
     d.close()
     return Reverse([t * 1e3 for t in steps], [t * 1e3 for t in conts], held, mib)
 
