@@ -272,3 +272,23 @@ def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phas
         assert d.checkpoints.mib() > 0
     finally:
         d.close()
+
+
+def test_info_checkpoints_says_where_going_back_resumes_and_the_memory_held():
+    from workbench.commands.session import DebugSession
+    from workbench.debugger.outcomes import Printed, TableOutcome
+    session = DebugSession(base_dir=ROOT)
+    try:
+        session.execute(f"target {TINY}")
+        (none,) = session.execute("info checkpoints")
+        assert isinstance(none, Printed) and "re-runs from the start" in none.text
+        session.execute("continue")
+        (table,) = session.execute("info checkpoints")
+        store = session.debugger_or_fail().checkpoints
+        assert isinstance(table, TableOutcome) and table.headers == ("tick", "resumes at",
+                                                                      "nodes")
+        assert [row[0] for row in table.rows] == [str(c.tick) for c in store.points()]
+        assert all(row[1].startswith(("compile, after ", "start of ")) for row in table.rows)
+        assert f"{store.mib():.1f} MiB" in table.title and store.mib() > 0
+    finally:
+        session.close()

@@ -33,7 +33,7 @@ DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5
 # about 30 ticks a node. Copies at least a tick per node apart so take at most about a third of
 # a forward run's time where positions are dense; the stage ends of a compile are a few ticks a
 # node apart at the closest, so in practice a copy is taken at nearly every one.
-TICKS_PER_NODE = 1
+TICKS_PER_NODE = 0.5
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 
 

@@ -15,11 +15,11 @@ from typing import Callable, Iterator
 
 from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
-from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
 from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
+from workbench.debugger.collector import re_executing
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.handle_names import HandleNames
@@ -411,16 +411,6 @@ class Debugger:
         if reason.kind == "watch":
             self.watches[reason.ident].hits += 1
         return reason
-
-
-def re_executing():
-    """Around a wait for a re-execution to reach its tick: the collector paused. A re-run
-    rebuilds a compile's graph, hundreds of thousands of objects in reference cycles that all
-    stay live, and with the collector running its full passes rescan them all: at tick 100k of
-    a 5k-node compile they took 80-90% of a reverse-step. The pause is safe where a forward
-    run's is not (npu_emu/base/gc_pause.py): the face's thread waits meanwhile, and the
-    collector runs again as soon as the worker parks."""
-    return collector_paused()
 
 
 def _units(units: dict[str, UnitTest], count: int, reason: StopReason) -> Extra:
