@@ -246,7 +246,8 @@ def _synthetic_target(tmp_path, n_nodes):
 def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phase_stage):
     """Going back from a tick inside a stage (no resumable position there) re-runs from the
     newest checkpoint before it and parks on exactly the event, place, graph and trace hash a
-    fresh run stopped at that tick has; the store keeps at most its limit of copies."""
+    fresh run stopped at that tick has; the store keeps at most its limit of copies, and does
+    not copy again where it thinned one out."""
     from workbench.debugger.engine import Debugger
     target = _synthetic_target(tmp_path, 800)
     fresh = Debugger(target, trace_hash=True)
@@ -264,12 +265,19 @@ def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phas
     try:
         stopped(d.run_to_tick(deep + 2))
         assert 0 < len(d.checkpoints) <= 3
+        kept = [c.tick for c in d.checkpoints.points()]
         stopped(d.reverse_step("event"))
         back = stopped(d.reverse_step("event"))
+        assert [c.tick for c in d.checkpoints.points()] == kept
         assert 0 < d.run.start_tick < deep   # from a checkpoint inside compile, not the start
         assert (back.tick, back.event, back.where) == (was.tick, was.event, was.where)
         assert (d.run.trace_hash(), graph_text(d)) == expect
         assert d.checkpoints.mib() > 0
+        thinned = []   # a re-run through a position thinned out would copy and thin again
+        thin = d.checkpoints._thin
+        d.checkpoints._thin = lambda: thinned.append(1) or thin()
+        stopped(d.goto(max(d.checkpoints._dropped) + 1))
+        assert [c.tick for c in d.checkpoints.points()] == kept and not thinned
     finally:
         d.close()
 

@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
 DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5 ms each
-# A copy costs about half as much per node as re-running a tick does (9 us a node against 18 us a
-# tick, on bench_compile's 5k-node synthetic graph with the collector paused), and a compile runs
-# about 30 ticks a node. Copies at least a tick per node apart so take at most about a third of
-# a forward run's time where positions are dense; the stage ends of a compile are a few ticks a
-# node apart at the closest, so in practice a copy is taken at nearly every one.
+# A copy costs about as much as re-running half a tick per node does (9 us a node against 18 us
+# a tick, on bench_compile's 5k-node synthetic graph with the collector paused). Copies are kept
+# at least that far apart, so a copy never costs more than re-running from the one before it
+# would. Positions are few (a compile's stage ends, at most ~20 in a run of ~30 ticks a node), so
+# copying at each costs a forward run about a tenth of its time.
 TICKS_PER_NODE = 0.5
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 
@@ -93,6 +93,7 @@ class CheckpointStore:
         self.limit = limit
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
+        self._dropped: set[int] = set()   # thinned out: a re-run passing there copies no more
         self._nodes = 0   # the most nodes the run's graphs have had
 
     def __len__(self) -> int:
@@ -101,7 +102,8 @@ class CheckpointStore:
     def offer(self, run: Run, position: Position) -> None:
         """Called by a run at each resumable position (on its worker thread)."""
         tick = run.world.bus.tick
-        if tick == 0 or tick in self._points or position[0] >= self.phases:
+        if tick == 0 or tick in self._points or tick in self._dropped \
+                or position[0] >= self.phases:
             return
         i = bisect_left(self._ticks, tick)
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
@@ -123,6 +125,7 @@ class CheckpointStore:
         def merged(i: int) -> int:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
+        self._dropped.add(ticks[drop])
         del self._points[ticks.pop(drop)]
 
     def points(self) -> list[Checkpoint]:
