@@ -17,7 +17,9 @@ said on stderr.
 
 `--json` prints one object with keys gate_overhead_0bp, gate_overhead_10bp, reverse_step_ms,
 reverse_step_p95_ms, reverse_continue_ms, reverse_continue_p95_ms (each {"1k", "10k", "100k",
-"1M"}), checkpoints (how many the debugger held at each) and checkpoint_mib (the memory they
+"1M"}), reverse_step_cpu_ms and reverse_continue_cpu_ms (p50 of the process's CPU time: one
+thread runs at a time, so on a loaded machine it is what the wall time is on a quiet one),
+checkpoints (how many the debugger held at each) and checkpoint_mib (the memory they
 held: every object reachable from them but code, counted once, numpy buffers included).
 `--smoke` measures a 200-node synthetic model once, going back from tick 1k only, in seconds
 (for CI). The whole run is bounded by --timeout: past it, every thread's stack is printed and
@@ -29,7 +31,6 @@ import argparse
 import faulthandler
 import gc
 import json
-import types
 import os
 import statistics
 import sys
@@ -94,30 +95,16 @@ def overheads(target: Target, repeat: int) -> tuple[float, float]:
     return statistics.median(zero) / b - 1, statistics.median(ten) / b - 1
 
 
-def deep_bytes(roots: list) -> int:
-    """sys.getsizeof over every object reachable from ``roots``, each once; code (modules,
-    classes, functions) is shared with the program, not held by a checkpoint, so not counted."""
-    seen: set[int] = set()
-    stack, total = list(roots), 0
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType,
-                                                types.BuiltinFunctionType)):
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        stack.extend(gc.get_referents(obj))
-    return total
-
-
 @dataclass
 class Reverse:
-    """What going back from tick N cost: ms of each reverse-step and reverse-continue, and the
-    checkpoints the debugger held then."""
+    """What going back from tick N cost: ms of each reverse-step and reverse-continue (wall,
+    and CPU), and the checkpoints the debugger held then."""
     step_ms: list[float]
     continue_ms: list[float]   # none when no pass began and no SQE retired before N
     checkpoints: int
     mib: float
+    step_cpu_ms: list[float]   # the process's CPU time of each: one thread runs at a time, so
+    continue_cpu_ms: list[float]   # on a loaded machine this is the wall time a quiet one has
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -141,29 +128,39 @@ def reverse_at(target: Target, tick: int, repeat: int) -> Reverse | None:
     name = tracker.pass_name or (tracker.last_pass[0] if tracker.last_pass else "")
     steps, conts = [], []
     for _ in range(repeat):
-        steps.append(timed(d.reverse_step))
+        steps.append(timed(d.reverse_step, "Stopped"))
     d.add_breakpoint(["pass", name] if name else ["sqe"])
     for _ in range(repeat):
         d.goto(tick)
-        start = time.perf_counter()
-        outcomes = d.reverse_continue()
-        conts.append(time.perf_counter() - start)
-        if type(outcomes[-1]).__name__ == "Error":   # before the first pass (parse): no hit
-            print(f"reverse-continue at tick {tick}: {outcomes[-1].message}", file=sys.stderr)
+        elapsed = timed(d.reverse_continue, "Stopped", "Error")
+        conts.append(elapsed)
+        if elapsed.outcome == "Error":   # before the first pass (parse): no hit
+            print(f"reverse-continue at tick {tick}: {elapsed.message}", file=sys.stderr)
             conts = []
             break
     held = len(d.checkpoints)
-    mib = deep_bytes([d.checkpoints]) / 2**20
+    mib = d.checkpoints.mib()
     d.close()
-    return Reverse([t * 1e3 for t in steps], [t * 1e3 for t in conts], held, mib)
+    return Reverse([t.wall_ms for t in steps], [t.wall_ms for t in conts], held, mib,
+                   [t.cpu_ms for t in steps], [t.cpu_ms for t in conts])
 
 
-def timed(call) -> float:
-    start = time.perf_counter()
+@dataclass
+class Timed:
+    wall_ms: float
+    cpu_ms: float
+    outcome: str   # the last outcome's kind
+    message: str   # an Error's
+
+
+def timed(call, *expected: str) -> Timed:
+    """``call()``'s wall and CPU time; its last outcome must be one of ``expected``."""
+    wall, cpu = time.perf_counter(), time.process_time()
     outcomes = call()
-    elapsed = time.perf_counter() - start
-    assert type(outcomes[-1]).__name__ == "Stopped", outcomes
-    return elapsed
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    kind = type(outcomes[-1]).__name__
+    assert kind in expected, outcomes
+    return Timed(wall * 1e3, cpu * 1e3, kind, getattr(outcomes[-1], "message", ""))
 
 
 def synthetic_target(n_nodes: int, directory: Path) -> Target:
@@ -209,7 +206,9 @@ def main() -> int:
             reverse[label] = measured
             if measured is not None:   # as it comes: the deep ticks take minutes
                 print(f"at {label}: reverse-step ms {[round(t) for t in measured.step_ms]}, "
-                      f"reverse-continue ms {[round(t) for t in measured.continue_ms]}, "
+                      f"reverse-continue ms {[round(t) for t in measured.continue_ms]} "
+                      f"(CPU {[round(t) for t in measured.step_cpu_ms]}, "
+                      f"{[round(t) for t in measured.continue_cpu_ms]}), "
                       f"{measured.checkpoints} checkpoints of {measured.mib:.1f} MiB",
                       file=sys.stderr)
 
@@ -220,6 +219,8 @@ def main() -> int:
               "reverse_step_p95_ms": each(lambda v: percentile(v.step_ms, 0.95)),
               "reverse_continue_ms": each(lambda v: percentile(v.continue_ms, 0.5)),
               "reverse_continue_p95_ms": each(lambda v: percentile(v.continue_ms, 0.95)),
+              "reverse_step_cpu_ms": each(lambda v: percentile(v.step_cpu_ms, 0.5)),
+              "reverse_continue_cpu_ms": each(lambda v: percentile(v.continue_cpu_ms, 0.5)),
               "checkpoints": each(lambda v: v.checkpoints),
               "checkpoint_mib": each(lambda v: round(v.mib, 1))}
     if args.json:

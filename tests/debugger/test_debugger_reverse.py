@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from debugger_testing import DEVRUN, TINY, debugger, finished, stopped
+from debugger_testing import DEVRUN, ROOT, TINY, debugger, finished, stopped
 from ge_core.graph import dump_graph
 from workbench.debugger.outcomes import Error, Stopped
 
@@ -225,3 +225,78 @@ def test_reverse_step_takes_every_unit_step_takes(unit):
                                                  "task, sqe, line, event)")]
     finally:
         d.close()
+
+
+def _synthetic_target(tmp_path, n_nodes):
+    """bench_compile's synthetic graph (folds, CSE, residual joins): a compile of ~30 ticks a
+    node, most of them inside stages and passes, none on the device."""
+    import sys
+
+    import onnx
+
+    from workbench.debugger.targets import open_target
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_compile import synthetic
+    path = tmp_path / f"synthetic_{n_nodes}.onnx"
+    onnx.save(synthetic(n_nodes), str(path))
+    return open_target(str(path), tmp_path)
+
+
+@pytest.mark.parametrize("phase_stage", [("compile", "Partition"), ("build", "AssignMemory")])
+def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phase_stage):
+    """Going back from a tick inside a stage (no resumable position there) re-runs from the
+    newest checkpoint before it and parks on exactly the event, place, graph and trace hash a
+    fresh run stopped at that tick has; the store keeps at most its limit of copies, and does
+    not copy again where it thinned one out."""
+    from workbench.debugger.engine import Debugger
+    target = _synthetic_target(tmp_path, 800)
+    fresh = Debugger(target, trace_hash=True)
+    try:
+        tracker = fresh.run.tracker
+        while (tracker.phase, tracker.stage) != phase_stage:   # into the stage, then deeper
+            stopped(fresh.step("stage"))
+        was = stopped(fresh.step("event", 300))
+        assert (tracker.phase, tracker.stage) == phase_stage and fresh.run.start_tick == 0
+        deep, expect = was.tick, (fresh.run.trace_hash(), graph_text(fresh))
+    finally:
+        fresh.close()
+    d = Debugger(target, trace_hash=True)
+    d.checkpoints.limit = 3
+    try:
+        stopped(d.run_to_tick(deep + 2))
+        assert 0 < len(d.checkpoints) <= 3
+        kept = [c.tick for c in d.checkpoints.points()]
+        stopped(d.reverse_step("event"))
+        back = stopped(d.reverse_step("event"))
+        assert [c.tick for c in d.checkpoints.points()] == kept
+        assert 0 < d.run.start_tick < deep   # from a checkpoint inside compile, not the start
+        assert (back.tick, back.event, back.where) == (was.tick, was.event, was.where)
+        assert (d.run.trace_hash(), graph_text(d)) == expect
+        assert d.checkpoints.mib() > 0
+        thinned = []   # a re-run through a position thinned out would copy and thin again
+        thin = d.checkpoints._thin
+        d.checkpoints._thin = lambda: thinned.append(1) or thin()
+        stopped(d.goto(max(d.checkpoints._dropped) + 1))
+        assert [c.tick for c in d.checkpoints.points()] == kept and not thinned
+    finally:
+        d.close()
+
+
+def test_info_checkpoints_says_where_going_back_resumes_and_the_memory_held():
+    from workbench.commands.session import DebugSession
+    from workbench.debugger.outcomes import Printed, TableOutcome
+    session = DebugSession(base_dir=ROOT)
+    try:
+        session.execute(f"target {TINY}")
+        (none,) = session.execute("info checkpoints")
+        assert isinstance(none, Printed) and "re-runs from the start" in none.text
+        session.execute("continue")
+        (table,) = session.execute("info checkpoints")
+        store = session.debugger_or_fail().checkpoints
+        assert isinstance(table, TableOutcome) and table.headers == ("tick", "resumes at",
+                                                                      "nodes")
+        assert [row[0] for row in table.rows] == [str(c.tick) for c in store.points()]
+        assert all(row[1].startswith(("compile, after ", "start of ")) for row in table.rows)
+        assert f"{store.mib():.1f} MiB" in table.title and store.mib() > 0
+    finally:
+        session.close()

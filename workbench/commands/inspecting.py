@@ -35,6 +35,30 @@ def _watches(d: Debugger) -> Outcome:
         else Printed("no watches")
 
 
+def _checkpoints(d: Debugger) -> Outcome:
+    """Where going back re-runs from, and the memory the copies hold (walking them takes about
+    as long as copying them did)."""
+    store = d.checkpoints
+    points = store.points()
+    if not points:
+        return Printed("no checkpoints: going back re-runs from the start")
+    rows = tuple((str(c.tick), _resumes_at(d, c.position, c.state),
+                  str(sum(len(g) for g in c.state.graphs()))) for c in points)
+    return TableOutcome(f"checkpoints ({len(points)}, at most {store.limit}; "
+                        f"{store.mib():.1f} MiB)", ("tick", "resumes at", "nodes"), rows)
+
+
+def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
+    """A position as the program reads it: a phase's start, or the compile stage done last."""
+    phase, inside = position
+    name = d.target.phases[phase].name
+    if inside == 0:
+        return f"start of {name}"
+    stages = state.pipeline.result.stages if state.pipeline is not None else []
+    return f"{name}, after {stages[inside - 1].stage}" if inside <= len(stages) \
+        else f"{name}, position {inside}"
+
+
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound,
                                               d.handle_names().streams),
@@ -51,6 +75,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "locals": locals_table,
     "breakpoints": _breakpoints,
     "watches": _watches,
+    "checkpoints": _checkpoints,
     "settings": lambda d: TableOutcome("settings", ("setting", "value"),
                                        tuple(shown(d.target.settings))),
 }

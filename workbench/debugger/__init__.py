@@ -9,6 +9,7 @@
     breakpoints, watches, conditions      what stops it
     stream_names         logical_stream (GE's) and rt_stream (the runtime's): how events read
     history, checkpoint  where reverse stepping goes back to, and where it re-runs from
+    collector            the cyclic collector paused while the face waits for a re-run
     targets/             what it runs: a target's program as named phases (targets/__init__.py)
     views/               what faces show of a parked run (views/__init__.py)
 """

@@ -1,13 +1,19 @@
 """Checkpoints: copies of a run's state at resumable positions, so reverse stepping re-executes
 from the newest one before the target tick instead of from the start (docs/architecture.md, one
 world per run). A copy is made when a run passes a resumable position (a phase boundary, the end of
-a compile stage) at least ``gap`` ticks after the previous copy: copies cost a few ms, re-running
-``gap`` ticks of compile about as much. Restoring copies it again onto the new world's bus, so a
-checkpoint serves any number of re-runs.
+a compile stage) at least ``gap`` ticks after the previous copy. Restoring copies it again onto the
+new world's bus, so a checkpoint serves any number of re-runs.
+
+The store holds at most ``limit`` copies, so their memory is bounded by that many copies of the
+run's state (``mib`` says how much they hold). Past the limit it drops the copy whose neighbours
+are closest together: the stretches a re-run covers stay as even as the positions allow.
 """
 from __future__ import annotations
 
 import copy
+import gc
+import sys
+import types
 from bisect import bisect_left, insort
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,12 +28,13 @@ if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
 DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5 ms each
-# A copy costs about as much per node as re-running a tick does (~0.1 ms each, measured on a
-# 20k-node graph), while the ticks between resumable positions do not grow with the graph: a
-# 20k-node compile passed its stage ends ~60k ticks apart and copied at each, 2-5 s a step.
-# Copies are kept this many ticks per node apart at least, so that they take about a tenth of
-# the compile's time, and going back re-runs at most as long.
-TICKS_PER_NODE = 10
+# A copy costs about as much as re-running half a tick per node does (9 us a node against 18 us
+# a tick, on bench_compile's 5k-node synthetic graph with the collector paused). Copies are kept
+# at least that far apart, so a copy never costs more than re-running from the one before it
+# would. Positions are few (a compile's stage ends, at most ~20 in a run of ~30 ticks a node), so
+# copying at each costs a forward run about a tenth of its time.
+TICKS_PER_NODE = 0.5
+DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 
 
 def clone_state(state: RunState, bus: TraceBus) -> RunState:
@@ -55,6 +62,22 @@ class Checkpoint:
         return clone_state(self.state, bus)
 
 
+def deep_bytes(roots: list) -> int:
+    """sys.getsizeof over every object reachable from ``roots``, each once, numpy buffers
+    included; code (modules, classes, functions) is shared with the program, not counted."""
+    seen: set[int] = set()
+    stack, total = list(roots), 0
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType,
+                                                types.BuiltinFunctionType)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        stack.extend(gc.get_referents(obj))
+    return total
+
+
 def _nodes(run: Run) -> int:
     state = run.state
     return sum(len(g) for g in state.graphs()) if state is not None and state.graph is not None \
@@ -62,12 +85,15 @@ def _nodes(run: Run) -> int:
 
 
 class CheckpointStore:
-    def __init__(self, phases: int, gap: int | None = None) -> None:
-        """``gap``: the fewest ticks between copies; None, by the graph's size."""
+    def __init__(self, phases: int, gap: int | None = None, limit: int = DEFAULT_LIMIT) -> None:
+        """``gap``: the fewest ticks between copies; None, by the graph's size. ``limit``: the
+        most copies kept."""
         self.phases = phases
         self.gap = gap
+        self.limit = limit
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
+        self._dropped: set[int] = set()   # thinned out: a re-run passing there copies no more
         self._nodes = 0   # the most nodes the run's graphs have had
 
     def __len__(self) -> int:
@@ -76,7 +102,8 @@ class CheckpointStore:
     def offer(self, run: Run, position: Position) -> None:
         """Called by a run at each resumable position (on its worker thread)."""
         tick = run.world.bus.tick
-        if tick == 0 or tick in self._points or position[0] >= self.phases:
+        if tick == 0 or tick in self._points or tick in self._dropped \
+                or position[0] >= self.phases:
             return
         i = bisect_left(self._ticks, tick)
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
@@ -87,6 +114,28 @@ class CheckpointStore:
         self._points[tick] = Checkpoint(tick, position, clone_state(run.state, TraceBus()),
                                         run.tracker.copy(), hasher)
         insort(self._ticks, tick)
+        if len(self._ticks) > self.limit:
+            self._thin()
+
+    def _thin(self) -> None:
+        """Drop the copy (never the newest) whose neighbours are closest: the one whose loss
+        lengthens the longest re-run least."""
+        ticks = self._ticks
+
+        def merged(i: int) -> int:
+            return ticks[i + 1] - (ticks[i - 1] if i else 0)
+        drop = min(range(len(ticks) - 1), key=merged)
+        self._dropped.add(ticks[drop])
+        del self._points[ticks.pop(drop)]
+
+    def points(self) -> list[Checkpoint]:
+        """The copies held, oldest first."""
+        return [self._points[t] for t in self._ticks]
+
+    def mib(self) -> float:
+        """The memory the copies hold, what they share (weights) counted once. Walks every
+        object they hold: about as long as making the copies took."""
+        return deep_bytes([(c.state, c.tracker, c.hasher) for c in self.points()]) / 2**20
 
     def before(self, tick: int) -> Checkpoint | None:
         """The newest checkpoint from which the event of ``tick`` is still ahead."""

@@ -19,6 +19,7 @@ from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
 from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
+from workbench.debugger.collector import re_executing
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
 from workbench.debugger.handle_names import HandleNames
@@ -188,8 +189,9 @@ class Debugger:
         else:
             self.run.close()
             self.run = self._new_run(tick)
-            outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False,
-                                    show_output=False)
+            with re_executing():
+                outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False,
+                                        show_output=False)
         self._sync_watches()
         return outcomes
 
@@ -237,7 +239,8 @@ class Debugger:
                     install(bp.entries(hit, hit), table, run.tracker)
         scan = Run(self.target, start, self.checkpoints.offer, self.trace_hash)
         try:
-            scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(last))
+            with re_executing():
+                scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(last))
         finally:
             scan.close()
         return [(t, bp) for t, bp in hits if t <= last]
@@ -252,7 +255,8 @@ class Debugger:
             replay.world.bus.subscribe(observer)
         try:
             target = None if self.run.finished else self.tick
-            replay.gate.run_until(self._table(replay, stops=False).predicate(target))
+            with re_executing():
+                replay.gate.run_until(self._table(replay, stops=False).predicate(target))
         finally:
             replay.close()
 
@@ -264,7 +268,8 @@ class Debugger:
             return
         side = self._new_run(tick)
         try:
-            side.gate.run_until(self._table(side, stops=False).predicate(tick))
+            with re_executing():
+                side.gate.run_until(self._table(side, stops=False).predicate(tick))
             yield side
         finally:
             side.close()
