@@ -158,7 +158,8 @@ def _complete_print(s: DebugSession, words: list[str], partial: str) -> list[str
 
 
 COMMANDS = [
-    Command("info", f"info {'|'.join(INFO)}", "Tables of the parked world and the session.",
+    Command("info", "info TABLE", f"Tables of the parked world and the session: "
+            f"{', '.join(INFO)}.",
             _info, lambda s, w, p: list(INFO) if not w else [], ("i",)),
     Command("print", PRINT_USAGE,
             "A node's IR line with its anchors and peers; a tensor's values with summary "
