@@ -138,7 +138,6 @@ async def test_keys_that_do_not_apply_are_dimmed():
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.check_action("interrupt", ()) is None        # nothing runs
-        assert app.check_action("pane", ("source",)) is None     # an ONNX model has no source
         assert app.check_action("debug", ("reverse",)) is None   # not started
         await press(pilot, "f10")
         assert app.check_action("debug", ("reverse",)) is True

@@ -323,3 +323,15 @@ async def test_names_are_whole_where_the_panes_have_room(size):
         assert set(cut) <= set(on_screen)   # the type and engine cells are all whole
         assert all(len(name) > len(whole) for name in cut for whole in on_screen
                    if whole not in cut)
+
+
+async def test_the_key_of_a_pane_the_target_has_not_says_so_and_leaves_the_screen_as_it_was():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "6")   # the source pane: a host program's
+        assert app.current == "graph" and not app.pane("source").display
+        (said,) = [n.message for n in app._notifications]
+        assert said == "the Source pane has nothing to show for ONNX models"
+        await press(pilot, "2")
+        assert app.current == "passes"

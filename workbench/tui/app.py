@@ -506,6 +506,10 @@ class WorkbenchApp(App):
 
     def action_pane(self, name: str) -> None:
         pane = self.pane(name)
+        if not pane.applies(self.kind):   # dimmed in the pane bar; its key says why, not nothing
+            self.notify(f"the {keymap.PANE_TITLES[name]} pane has nothing to show for "
+                        f"{self.kind.label}s", severity="warning")
+            return
         narrow = self.screen.has_class("-narrow")
         if narrow and name != self.current and name != "log":
             self.screen.minimize()
@@ -773,8 +777,6 @@ class WorkbenchApp(App):
         if action == "toggle_breakpoint":
             pane = self.focused_pane() if self.is_mounted else None
             return True if d is not None and pane is not None and pane.BREAKS else None
-        if action == "pane":
-            return True if self.pane(str(parameters[0])).applies(self.kind) else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
             return bool(self._search)
         if action in ("search", "focus_command") and self.is_mounted and \
