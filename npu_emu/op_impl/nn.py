@@ -288,6 +288,7 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
     # first (in each row-parity plane), then rows (row 2i + 2 is the next row of plane 0).
     f = q.reshape(2, 2, plane)
     cols = np.empty((2, 4, plane), xp.dtype)
+    cols[:, :, -1] = 0   # the ops below stop short of the ends, which the junk column reads:
     for a in range(2):
         d0, d1, d2, d3 = f[a, 0, :-1], f[a, 1, :-1], f[a, 0, 1:], f[a, 1, 1:]
         np.subtract(d0, d2, out=cols[a, 0, :-1])
@@ -296,6 +297,7 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
         np.subtract(d1, d3, out=cols[a, 3, :-1])
     v = np.empty((4, 4, plane), xp.dtype)
     n_v = plane - 1 - wq
+    v[:, :, n_v:] = 0    # zeros, not whatever memory held (a NaN there warned, at random)
     r0, r1, r2, r3 = cols[0, :, :n_v], cols[1, :, :n_v], cols[0, :, wq:wq + n_v], \
         cols[1, :, wq:wq + n_v]
     np.subtract(r0, r2, out=v[0, :, :n_v])
