@@ -24,7 +24,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from npu_emu.op_impl.broadcast import repeated_run, row_by_row
 from npu_emu.op_impl.in_place import fits
-from npu_emu.op_impl.prepared import immutable, prepared
+from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
 
@@ -324,16 +324,15 @@ def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bo
     transforms cost about as much as the saved multiplies on small maps, so it needs 28x28
     outputs and 64 channels each way (Inception-v2's 64-to-96 and 96-to-96 convs: 35-40%
     faster; ResNet-50's 56x56 ones: 1.3 ms of their 4.5 ms saved). At 14x14 it pays from 128
-    channels only when the weights are constant, so that their transform U is kept (see
-    ``prepared``): recomputed per call it costs a third of the conv. ResNet-50's 7x7 convs
-    lose 0.8 ms even with U kept."""
+    channels, with the weights' transform U kept from call to call (see ``prepared``; on the
+    device too, where the weights are device memory): recomputed per call it would cost about
+    as much as the conv. ResNet-50's 7x7 convs lose 0.8 ms even with U kept. The choice
+    depends on shapes only, so that a conv's rounding is the same on every call."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
     channels, side = min(x.shape[1], w.shape[0]), min(g.out)
-    if channels >= 128 and side >= 14 and immutable(w):
-        return True
-    return channels >= 64 and side >= 28
+    return channels >= 64 and side >= 28 or channels >= 128 and side >= 14
 
 
 @kernel("Conv", writes_out=True)
