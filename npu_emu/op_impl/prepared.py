@@ -17,6 +17,7 @@ Kept values are read-only and bounded in bytes; the least recently used go first
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import OrderedDict
 from typing import Callable, Hashable
@@ -31,6 +32,8 @@ _Entry = tuple[weakref.ref, np.ndarray | None, np.ndarray]
 _CACHE: OrderedDict[Hashable, _Entry] = OrderedDict()
 _BUDGET = 512 << 20  # bytes of kept arrays at most (VGG-19's U is 136 MB, its weights 77 MB)
 _held = 0
+_LOCK = threading.RLock()  # kernels may run on several threads (constant folding in a pool);
+# reentrant: a weak reference's callback may fire inside a locked section
 
 
 def immutable(a: np.ndarray) -> bool:
@@ -52,22 +55,23 @@ def _root(a: np.ndarray) -> np.ndarray:
 def prepared(a: np.ndarray, what: str, derive: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """``derive(a)`` (read-only), computed again only when ``a``'s contents may differ from the
     last call's at the same memory."""
-    if immutable(a):
-        owner, kept, key = a, None, (id(a), what)
+    fixed = immutable(a)
+    if fixed:
+        owner, key = a, (id(a), what)
     else:
         owner = _root(a)
-        kept = a
         key = (id(owner), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
                what)
-    hit = _CACHE.get(key)
+    with _LOCK:
+        hit = _CACHE.get(key)
     if hit is not None and hit[0]() is owner and (hit[1] is None or np.array_equal(hit[1], a)):
-        _CACHE.move_to_end(key)
+        with _LOCK:
+            if key in _CACHE:
+                _CACHE.move_to_end(key)
         return hit[2]
-    if hit is not None:
-        _forget(key)
     value = derive(a)
     value.flags.writeable = False
-    _keep(key, owner, None if kept is None else kept.copy(), value)
+    _keep(key, owner, None if fixed else a.copy(), value)
     return value
 
 
@@ -77,9 +81,10 @@ def _size(entry: _Entry) -> int:
 
 def _forget(key: Hashable) -> None:
     global _held
-    entry = _CACHE.pop(key, None)
-    if entry is not None:
-        _held -= _size(entry)
+    with _LOCK:
+        entry = _CACHE.pop(key, None)
+        if entry is not None:
+            _held -= _size(entry)
 
 
 def _keep(key: Hashable, owner: np.ndarray, copy: np.ndarray | None, value: np.ndarray) -> None:
@@ -87,7 +92,9 @@ def _keep(key: Hashable, owner: np.ndarray, copy: np.ndarray | None, value: np.n
     entry = (weakref.ref(owner, lambda _: _forget(key)), copy, value)
     if _size(entry) > _BUDGET:
         return
-    while _held + _size(entry) > _BUDGET:
-        _forget(next(iter(_CACHE)))
-    _CACHE[key] = entry
-    _held += _size(entry)
+    with _LOCK:
+        _forget(key)  # what was kept for other bytes at this place
+        while _CACHE and _held + _size(entry) > _BUDGET:
+            _forget(next(iter(_CACHE)))
+        _CACHE[key] = entry
+        _held += _size(entry)
