@@ -321,19 +321,21 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
 
 def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
     """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col or the per-tap matmuls (single-threaded OpenBLAS,
-    batch 1, the weights' transform U kept from call to call: see ``prepared``). The tile
-    transforms cost about as much as the saved multiplies on small maps and with few input
-    channels (the matmuls' inner dimension), so it needs 14x14 outputs, 64 input channels and
-    32 outputs: Inception-v2's 64-to-96 and 96-to-96 convs at 28x28 35-40% faster, its 14x14
-    ones 15-30%; DenseNet's 128-to-32 at 28x28 a third; ResNet-50's 56x56 ones 1.3 ms of their
-    4.5 ms saved. At 7x7 (ResNet-50's 512-channel convs, DenseNet's last block) it loses by
-    up to 1.6x; with 32 input channels or fewer (SqueezeNet's expand convs) by up to 1.2x.
-    The choice depends on shapes only, so that a conv's rounding is the same on every call."""
+    shape where it measured faster than im2col or the per-tap matmuls inside a model run
+    (single-threaded OpenBLAS, batch 1, the weights' transform U kept from call to call: see
+    ``prepared``). The tile transforms cost about as much as the saved multiplies on small maps
+    and with few input channels (the matmuls' inner dimension), and U, 16/9 the weights' bytes,
+    is read from memory on every call: from 28x28 outputs it needs 64 input channels and 32
+    outputs (Inception-v2's 64-to-96 and 96-to-96 convs 35-40% faster, DenseNet's 128-to-32
+    ones 5-15%, ResNet-50's 56x56 ones 1.3 ms of their 4.5 ms saved), at 14x14 128 channels
+    each way (Inception-v2's 128- to 192-channel convs ~5%; DenseNet's 128-to-32 lose 30%).
+    At 7x7 (ResNet-50's 512-channel convs) it loses by up to 1.6x. The choice depends on
+    shapes only, so that a conv's rounding is the same on every call."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
-    return x.shape[1] >= 64 and w.shape[0] >= 32 and min(g.out) >= 14
+    c, m, side = x.shape[1], w.shape[0], min(g.out)
+    return side >= 28 and c >= 64 and m >= 32 or side >= 14 and min(c, m) >= 128
 
 
 @kernel("Conv", writes_out=True)

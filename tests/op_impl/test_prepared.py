@@ -115,14 +115,15 @@ def test_prepared_evicts_least_recently_used(monkeypatch):
     assert kept == {0, 2, 3} and module._held == 3 * 2 * 64
 
 
-def test_winograd_from_14x14_whatever_the_weights():
-    x = np.zeros((1, 64, 14, 14), np.float32)
-    w = np.zeros((32, 64, 3, 3), np.float32)
+def test_winograd_at_14x14_whatever_the_weights():
+    x = np.zeros((1, 128, 14, 14), np.float32)
+    w = np.zeros((128, 128, 3, 3), np.float32)
     g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
     assert nn._winograd_pays(x, w, g, 1) and nn._winograd_pays(x, frozen(w), g, 1)
-    assert not nn._winograd_pays(x[:, :32], w[:, :32], g, 1)   # few input channels
-    small = nn._geometry((13, 13), w.shape[2:], None, None, [1, 1, 1, 1])
-    assert not nn._winograd_pays(x[..., :13, :13], w, small, 1)
+    assert not nn._winograd_pays(x, w[:96], g, 1)   # 96 outputs: too few at 14x14
+    big = nn._geometry((28, 28), w.shape[2:], None, None, [1, 1, 1, 1])
+    assert nn._winograd_pays(x, w[:32], big, 1)    # but enough at 28x28
+    assert not nn._winograd_pays(x[:, :32], w[:32, :32], big, 1)  # few input channels
 
 
 def test_conv_with_device_weights_rewritten_between_calls():
