@@ -2,9 +2,10 @@
 
 Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
-Conv reshapes that view into the im2col matrix and does one matmul per group (a stride-1 conv
-reads its taps as long runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``,
-or Winograd for 3x3); pooling folds
+Conv reshapes that view into the im2col matrix and does one matmul per group (a band of output
+rows at a time where the matrix would outgrow the cache; a stride-1 conv reads its taps as long
+runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``, or Winograd for 3x3,
+whose transformed weights are kept from call to call); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
 slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
@@ -24,7 +25,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from npu_emu.op_impl.broadcast import repeated_run, row_by_row
 from npu_emu.op_impl.in_place import fits
-from npu_emu.op_impl.prepared import immutable, prepared
+from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
 
@@ -320,20 +321,21 @@ def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
 
 def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
     """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col (single-threaded OpenBLAS, batch 1). The tile
-    transforms cost about as much as the saved multiplies on small maps, so it needs 28x28
-    outputs and 64 channels each way (Inception-v2's 64-to-96 and 96-to-96 convs: 35-40%
-    faster; ResNet-50's 56x56 ones: 1.3 ms of their 4.5 ms saved). At 14x14 it pays from 128
-    channels only when the weights are constant, so that their transform U is kept (see
-    ``prepared``): recomputed per call it costs a third of the conv. ResNet-50's 7x7 convs
-    lose 0.8 ms even with U kept."""
+    shape where it measured faster than im2col or the per-tap matmuls inside a model run
+    (single-threaded OpenBLAS, batch 1, the weights' transform U kept from call to call: see
+    ``prepared``). The tile transforms cost about as much as the saved multiplies on small maps
+    and with few input channels (the matmuls' inner dimension), and U, 16/9 the weights' bytes,
+    is read from memory on every call: from 28x28 outputs it needs 64 input channels and 32
+    outputs (Inception-v2's 64-to-96 and 96-to-96 convs 35-40% faster, DenseNet's 128-to-32
+    ones 5-15%, ResNet-50's 56x56 ones 1.3 ms of their 4.5 ms saved), at 14x14 128 channels
+    each way (Inception-v2's 128- to 192-channel convs ~5%; DenseNet's 128-to-32 lose 30%).
+    At 7x7 (ResNet-50's 512-channel convs) it loses by up to 1.6x. The choice depends on
+    shapes only, so that a conv's rounding is the same on every call."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
         return False
-    channels, side = min(x.shape[1], w.shape[0]), min(g.out)
-    if channels >= 128 and side >= 14 and immutable(w):
-        return True
-    return channels >= 64 and side >= 28
+    c, m, side = x.shape[1], w.shape[0], min(g.out)
+    return side >= 28 and c >= 64 and m >= 32 or side >= 14 and min(c, m) >= 128
 
 
 @kernel("Conv", writes_out=True)
@@ -373,12 +375,36 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
     # view); any other's reshape of the window view copies.
     if xp is x and math.prod(g.kernel) == 1 and all(s == 1 for s in g.strides):
         cols = x.reshape(n, group, -1, math.prod(g.out))
+    elif group == 1 and w[0].size * math.prod(g.out) > 4 * _IM2COL_BAND:
+        return _banded_im2col_conv(xp, w, g, dst), False
     else:
         cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
     if dst is None:
         return np.matmul(w_groups, cols).reshape(n, m, *g.out), False
     np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))
     return dst, False
+
+
+_IM2COL_BAND = 1 << 18  # elements of one band's columns (1 MB of float32: the L2 cache)
+
+
+def _banded_im2col_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry,
+                        dst: np.ndarray | None) -> np.ndarray:
+    """A group-1 im2col conv whose column matrix would outgrow the cache, built and multiplied
+    a band of outer output rows at a time, each band's product written into its rows of the
+    output: the stems of ResNet-50, DenseNet and Inception (3 channels, 7x7 stride 2: a 7 MB
+    matrix) and AlexNet's 11x11 measured 10-20% faster, as the columns are read by the matmul
+    while still in cache and the matmuls' shapes suit BLAS better."""
+    n, m, k = xp.shape[0], w.shape[0], w[0].size
+    out0, inner = g.out[0], math.prod(g.out[1:])
+    y = np.empty((n, m, *g.out), np.result_type(xp, w)) if dst is None else dst
+    flat_y, win, w_mat = y.reshape(n, m, -1), _windows(xp, g), w.reshape(m, k)
+    rows = max(1, _IM2COL_BAND // (k * inner))
+    for r0 in range(0, out0, rows):
+        r1 = min(out0, r0 + rows)
+        cols = win[(slice(None),) * (2 + len(g.kernel)) + (slice(r0, r1),)].reshape(n, k, -1)
+        np.matmul(w_mat, cols, out=flat_y[:, :, r0 * inner:r1 * inner])
+    return y
 
 
 def _transpose_pads(in_shape: Sequence[int], full: Sequence[int], extra: Sequence[int],

@@ -21,6 +21,11 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
     ((2, 128, 29, 31), (136, 128, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 128, 30, 31), (128, 128, 3, 3), {"auto_pad": "SAME_UPPER"}),
     ((1, 128, 31, 30), (128, 128, 3, 3), {"pads": [0, 2, 1, 0]}),
+    # From 28x28 outputs, 64 inputs and 32 outputs (DenseNet's 128-to-32); at 14x14, 128 each
+    # way: odd and uneven maps.
+    ((1, 128, 28, 28), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((2, 64, 29, 31), (40, 64, 3, 3), {"pads": [1, 0, 2, 1]}),
+    ((1, 128, 16, 17), (129, 128, 3, 3), {"auto_pad": "VALID"}),
 ])
 def test_conv_winograd(x_shape, w_shape, attrs):
     # Positive data: with 128 * 9 standard-normal terms per output, cancellation leaves outputs

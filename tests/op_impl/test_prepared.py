@@ -78,12 +78,67 @@ def test_prepared_forgets_a_freed_array():
     assert key not in module._CACHE
 
 
-def test_winograd_at_14x14_only_for_constant_weights():
-    x = np.zeros((1, 256, 14, 14), np.float32)
-    w = np.zeros((256, 256, 3, 3), np.float32)
+def test_prepared_reuses_a_mutable_array_while_its_bytes_stay():
+    # Device memory: weights are views of one writable buffer, which a memcpy, the debugger or
+    # a restore may rewrite between calls; the same bytes at the same place reuse the result.
+    calls = []
+
+    def derive(a: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        return a * 2
+
+    memory = np.zeros(64, np.uint8)
+    w = memory[16:32].view(np.float32)
+    w[:] = [1, 2, 3, 4]
+    first = prepared(w, "test device", derive)
+    again = memory[16:32].view(np.float32)  # a new view of the same place
+    assert prepared(again, "test device", derive) is first and len(calls) == 1
+    assert not first.flags.writeable
+    w[2] = -1  # rewritten in place
+    np.testing.assert_array_equal(prepared(again, "test device", derive), [2, 4, -2, 8])
+    other = memory[32:48].view(np.float32)  # other memory with the same shape
+    np.testing.assert_array_equal(prepared(other, "test device", derive), [0, 0, 0, 0])
+    assert len(calls) == 3
+
+
+def test_prepared_evicts_least_recently_used(monkeypatch):
+    from npu_emu.op_impl import prepared as module
+    monkeypatch.setattr(module, "_CACHE", type(module._CACHE)())
+    monkeypatch.setattr(module, "_held", 0)
+    monkeypatch.setattr(module, "_BUDGET", 3 * 2 * 64)  # three (copy, value) pairs of 64 bytes
+    arrays = [np.full(16, i, np.float32) for i in range(4)]
+    for a in arrays[:3]:
+        prepared(a, "test lru", lambda v: v + 1)
+    prepared(arrays[0], "test lru", lambda v: v + 1)  # now the most recently used
+    prepared(arrays[3], "test lru", lambda v: v + 1)  # evicts arrays[1]'s
+    kept = {entry[1][0] for entry in module._CACHE.values()}
+    assert kept == {0, 2, 3} and module._held == 3 * 2 * 64
+
+
+def test_winograd_at_14x14_whatever_the_weights():
+    x = np.zeros((1, 128, 14, 14), np.float32)
+    w = np.zeros((128, 128, 3, 3), np.float32)
     g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
-    assert not nn._winograd_pays(x, w, g, 1)
-    assert nn._winograd_pays(x, frozen(w), g, 1)
+    assert nn._winograd_pays(x, w, g, 1) and nn._winograd_pays(x, frozen(w), g, 1)
+    assert not nn._winograd_pays(x, w[:96], g, 1)   # 96 outputs: too few at 14x14
+    big = nn._geometry((28, 28), w.shape[2:], None, None, [1, 1, 1, 1])
+    assert nn._winograd_pays(x, w[:32], big, 1)    # but enough at 28x28
+    assert not nn._winograd_pays(x[:, :32], w[:32, :32], big, 1)  # few input channels
+
+
+def test_conv_with_device_weights_rewritten_between_calls():
+    # A kept U must follow weights rewritten in place, as a memcpy to a loaded model's weight
+    # memory does.
+    rng = np.random.default_rng(1)
+    x = np.abs(rng.standard_normal((1, 128, 14, 14), np.float32))
+    memory = np.zeros(128 * 128 * 9 * 4 + 512, np.uint8)
+    w = memory[512:].view(np.float32).reshape(128, 128, 3, 3)
+    for _ in range(2):
+        w[...] = np.abs(rng.standard_normal(w.shape, np.float32))
+        want = reference("Conv", [x, w.copy()], 22, 1, pads=[1, 1, 1, 1])[0]
+        for _ in range(2):  # the second call reads the kept U
+            (got,) = get_kernel("Conv")(x, w, pads=[1, 1, 1, 1])
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def test_conv_with_kept_transform_matches_reference():
