@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Callable
 
 Observer = Callable[["TraceEvent"], None]
-# A keeper stores an event's record, (event class, n, tick, *n fields): see TraceBus.
+# A keeper stores an event's record, (event class, n, *n fields), or a mark: see TraceBus.
 Keeper = Callable[[tuple], None]
 
 
@@ -37,19 +37,26 @@ class TraceBus:
     """Observers are called in subscription order; ticks count the events anyone saw.
 
     A TraceRecorder subscribes as a *keeper*: before any observer runs, it is handed the event
-    as a record, ``(event class, n, tick, *fields)`` with ``n`` the number of fields after the
-    tick, which it stores flat and makes into the event only when its events are read. Building
-    a frozen event costs several times what storing its fields does, and a recorder on a long
-    run keeps hundreds of thousands (two per SQE) that nobody may read."""
+    as a record, ``(event class, n, *fields)`` with ``n`` the number of fields after the tick,
+    which it stores flat and makes into the event only when its events are read. Building a
+    frozen event costs several times what storing its fields does, and a recorder on a long run
+    keeps hundreds of thousands (two per SQE) that nobody may read. The tick is left out: a
+    keeper is handed every event from its subscription on, so each record's tick is the one
+    before it plus one, counted from a *mark*, ``(None, tick)``, that the bus hands it when it
+    subscribes and whenever the tick is set (a re-run restored at a checkpoint's tick). Storing
+    the tick would keep a new int per event alive.
 
-    __slots__ = ("_observers", "_keepers", "_parking", "_heard", "tick", "sole_keeper")
+    ``_tick`` is the tick itself: ``emit`` and the one hot loop that stores records without it
+    (the task scheduler's, see ``sole_keeper``) advance it by one per event."""
+
+    __slots__ = ("_observers", "_keepers", "_parking", "_heard", "_tick", "sole_keeper")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
         self._keepers: tuple[Keeper, ...] = ()
         self._parking: tuple[Observer, ...] = ()
         self._heard = False   # anyone subscribed: the one check an unheard emit costs
-        self.tick = 0
+        self._tick = 0
         # The keeper's store when it is all that subscribes: a hot loop (the task scheduler's)
         # that finds it set stores its records itself, without a call to ``emit``.
         self.sole_keeper: Keeper | None = None
@@ -58,6 +65,7 @@ class TraceBus:
         """``parks``: the observer may block the emitting thread (a debugger's step gate)."""
         if isinstance(observer, TraceRecorder) and not parks:
             self._keepers = self._keepers + (observer.keep,)
+            observer.keep((None, self._tick))
         else:
             self._observers = self._observers + (observer,)
         if parks:
@@ -78,6 +86,17 @@ class TraceBus:
         self.sole_keeper = self._keepers[0] if alone else None
 
     @property
+    def tick(self) -> int:
+        """The tick of the last event emitted (0 before the first)."""
+        return self._tick
+
+    @tick.setter
+    def tick(self, tick: int) -> None:
+        self._tick = tick
+        for keep in self._keepers:   # they count their records' ticks on from here
+            keep((None, tick))
+
+    @property
     def observed(self) -> bool:
         return self._heard
 
@@ -89,13 +108,13 @@ class TraceBus:
     def emit(self, event_cls: type[TraceEvent], *args: Any) -> None:
         if not self._heard:
             return
-        self.tick = tick = self.tick + 1
+        self._tick = tick = self._tick + 1
         keep = self.sole_keeper
         if keep is not None:   # a recorder alone, the usual way to record: no loops to run
-            keep((event_cls, len(args), tick) + args)
+            keep((event_cls, len(args)) + args)
             return
         if self._keepers:
-            record = (event_cls, len(args), tick) + args
+            record = (event_cls, len(args)) + args
             for keep in self._keepers:
                 keep(record)
         if self._observers:
@@ -109,24 +128,32 @@ class TraceRecorder:
 
     On a bus it is a keeper (see TraceBus): the records it is handed are stored end to end in
     one list, which holds no object per event (so the cyclic collector has none to scan), and
-    become events, in order, the first time ``events`` is read after they arrived."""
+    become events, in order, the first time ``events`` is read after they arrived, each with
+    the tick after the one before it (or after a mark's)."""
 
-    __slots__ = ("_events", "_records", "keep")
+    __slots__ = ("_events", "_records", "_tick", "keep")
 
     def __init__(self) -> None:
         self._events: list[TraceEvent] = []
         self._records: list[Any] = []   # records not yet made events, end to end
+        self._tick = 0                  # of the last record made an event
         self.keep: Keeper = self._records.extend
 
     @property
     def events(self) -> list[TraceEvent]:
         records = self._records
         if records:
-            made, i, end = self._events, 0, len(records)
+            made, i, end, tick = self._events, 0, len(records), self._tick
             while i < end:
-                n = records[i + 1]
-                made.append(records[i](*records[i + 2:i + 3 + n]))
-                i += 3 + n
+                cls, n = records[i], records[i + 1]
+                if cls is None:   # a mark: n is the tick the next record follows
+                    tick = n
+                    i += 2
+                    continue
+                tick += 1
+                made.append(cls(tick, *records[i + 2:i + 2 + n]))
+                i += 2 + n
+            self._tick = tick
             del records[:end]   # not clear(): what another thread stored meanwhile stays
         return self._events
 

@@ -86,7 +86,7 @@ class Task:
         self.pos = -1
         self.type = type
         self.kind = kind
-        self.unit = unit
+        self.unit = int(unit)   # not a Unit: the scheduler indexes and compares it per SQE
         self.duration = duration
         self.name = name
         self.reads = reads

@@ -29,6 +29,7 @@ from npu_emu.scheduler.events import (EventRecorded, EventWaitBlocked, EventWait
 from npu_emu.scheduler.task import EFFECT, EVENT_WAIT, NOTIFY_WAIT, Task
 
 if TYPE_CHECKING:
+    from npu_emu.base.trace import Keeper
     from npu_emu.scheduler.protocols import SchedDevice, SchedLabel, SchedStream
 
 INACTIVE, IDLE, READY, RUNNING, BLOCKED = (StreamState.INACTIVE, StreamState.IDLE,
@@ -92,20 +93,40 @@ class TaskScheduler:
         observed = bus.observed
         emit = bus.emit
         # A recorder alone on the bus: the two records per SQE are stored here directly (what
-        # bus.emit would hand it, without the call; 3 and 2 are the fields after the tick).
-        # Who subscribes is read once per advance.
+        # bus.emit would hand it, without the call; 3 and 2 are the fields after the tick, which
+        # the record leaves out but the bus still counts). Who subscribes is read once per
+        # advance.
         keep = bus.sole_keeper
+        # With no observer to call back (nobody listens, or a recorder alone), a stream whose
+        # SQE retires while no other stream is ready dispatches its next SQE straight away
+        # (``again``: ``s`` and ``slot`` are still the retired stream's): the ready heap would
+        # hand it back first anyway, so the round trip through it is skipped. An observer may
+        # look at the heap, so it is kept for them.
+        direct = keep is not None or not observed
+        again = False
+        # ``again`` with a recorder alone: the SQE that retired (``done``) has its tick counted
+        # and its record stored with the dispatch record that follows it, in one go; if its
+        # stream does not dispatch at once, or something else emits first, it is stored alone.
+        done = None
+        horizon = (1 << 63) if deadline is None else deadline
         streams, ready, inflight, free = self.streams, self._ready, self._inflight, self._free
         unit_waiters = self._unit_waiters
         push, pop = heappush, heappop
         running, ready_, blocked = RUNNING, READY, BLOCKED
+        slot_mask, gang, effect, gated = SLOT, GANG, EFFECT, EVENT_WAIT
         n = 0
         retired = None
         try:
             while True:
                 now = self.now
-                while ready:
-                    s = streams[pop(ready) & SLOT]
+                while True:
+                    if again:
+                        again = False
+                    elif ready:
+                        slot = pop(ready) & slot_mask
+                        s = streams[slot]
+                    else:
+                        break
                     q = s.sq
                     h = q.head
                     entries = q.entries
@@ -113,8 +134,12 @@ class TaskScheduler:
                         self._drained(s)
                         continue
                     t = entries[h]
-                    if t.kind >= EVENT_WAIT and not self._gate(s, t):
-                        continue
+                    if t.kind >= gated:
+                        if done is not None:
+                            self._store_completed(keep, done)
+                            done = None
+                        if not self._gate(s, t):
+                            continue
                     u = t.unit
                     if u >= 0:
                         if not free[u]:
@@ -123,27 +148,36 @@ class TaskScheduler:
                             push(unit_waiters[u], s.key)
                             continue
                         free[u] -= 1
-                    elif u == GANG and not self._gang_acquire(s, t):
+                    elif u == gang and not self._gang_acquire(s, t):
                         continue
                     s.state = running
                     end = now + t.duration
-                    push(inflight, end << 16 | s.index)
+                    push(inflight, end << 16 | slot)
                     if keep is not None:
-                        bus.tick = tick = bus.tick + 1
-                        keep((SqeDispatched, 3, tick, t, now, end))
+                        if done is None:
+                            bus._tick += 1
+                            keep((SqeDispatched, 3, t, now, end))
+                        else:
+                            bus._tick += 2
+                            keep((SqeCompleted, 2, done, now, SqeDispatched, 3, t, now, end))
+                            done = None
                     elif observed:
                         emit(SqeDispatched, t, now, end)
+                if done is not None:
+                    self._store_completed(keep, done)
+                    done = None
                 if n >= limit:
                     return LIMIT
                 if not inflight:
                     return STALLED
                 key = inflight[0]
                 end = key >> 16
-                if deadline is not None and end > deadline:
+                if end > horizon:
                     return DEADLINE
                 pop(inflight)
                 self.now = end
-                s = streams[key & SLOT]
+                slot = key & slot_mask
+                s = streams[slot]
                 q = s.sq
                 t = q.retire()
                 u = t.unit
@@ -151,31 +185,46 @@ class TaskScheduler:
                     free[u] += 1
                     if unit_waiters[u]:
                         self._wake_unit(u)
-                elif u == GANG:
+                elif u == gang:
                     self._gang_release(t)
-                if t.kind == EFFECT:
+                if t.kind == effect:
                     try:
                         t.complete(self, s)
                     except Exception as exc:  # a device fault: reported on the stream
                         self._fault(s, t, exc)
-                if s.state == running:
-                    s.state = ready_
-                    push(ready, s.key)
+                if s.state is running:
+                    if ready or not direct:
+                        s.state = ready_
+                        push(ready, s.key)
+                    else:
+                        again = True
                 s.cq.tail += 1
-                self.retired += 1   # kept exact: a debugger parked in emit() may read it
-                n += 1
+                n += 1   # added to self.retired when the advance ends
                 retired = t
                 if keep is not None:
-                    bus.tick = tick = bus.tick + 1
-                    keep((SqeCompleted, 2, tick, t, end))
+                    if again:
+                        done = t
+                    else:
+                        bus._tick += 1
+                        keep((SqeCompleted, 2, t, end))
                 elif observed:
                     emit(SqeCompleted, t, end)
                 if s is watch and q.head >= len(q.entries):
                     return DRAINED
         finally:
+            self.retired += n
+            if done is not None:
+                self._store_completed(keep, done)
+            if again:   # ``s`` retired last, and waits in the heap like any other
+                self.make_ready(s)
             self.advancing = False
             if retired is not None:
                 self.last = retired
+
+    def _store_completed(self, keep: Keeper, t: Task) -> None:
+        """Store the record of ``t``, retired at ``now``, that _advance held back (``done``)."""
+        self.bus._tick += 1
+        keep((SqeCompleted, 2, t, self.now))
 
     def _gate(self, s: SchedStream, t: Task) -> bool:
         """May a wait SQE pass? If not, park its stream on the event or notify."""

@@ -105,3 +105,37 @@ def test_a_recorder_that_joins_late_counts_its_ticks_from_where_the_bus_is():
     assert [e.tick for e in second.events] == list(range(len(first.events) + 1, bus.tick + 1))
     assert [e.describe() for e in first.events + second.events] == \
         [e.describe() for e in whole.events]
+
+
+def test_a_recorder_counts_on_from_a_tick_the_bus_is_set_to():
+    """A re-run restored at a checkpoint sets the bus's tick: a recorder's ticks follow it."""
+    bus, recorder = TraceBus(), TraceRecorder()
+    bus.subscribe(recorder)
+    bus.tick = 1000
+
+    def jump():
+        assert recorder.events[-1].tick == bus.tick
+        bus.tick = 5000
+
+    run(bus, between=jump)
+    ticks = [e.tick for e in recorder.events]
+    built = len([t for t in ticks if t < 5000])
+    assert ticks[:built] == list(range(1001, 1001 + built)) and built > 0
+    assert ticks[built:] == list(range(5001, bus.tick + 1)) and bus.tick > 5000
+
+
+def test_an_unheard_run_ends_in_the_state_a_heard_one_does():
+    """Unheard, or heard by a recorder alone, a stream that retires an SQE while no other is
+    ready dispatches its next at once, past the ready heap; an observer sees the heap used.
+    Either way the device ends at the same time, with the same SQEs retired."""
+    def end_state(bus):
+        rt = run(bus)
+        ts = rt.device(0).scheduler
+        return ts.now, ts.retired, str(ts.last), [s.state for s in ts.streams], \
+            dict(rt.device(0).event_times)
+
+    heard, recorder = TraceBus(), TraceRecorder()
+    heard.subscribe(recorder)
+    observed = TraceBus()
+    observed.subscribe(lambda event: None)
+    assert end_state(TraceBus()) == end_state(heard) == end_state(observed)
