@@ -11,7 +11,8 @@
     OptimizeSubgraph        stage 2, each engine's own passes (fusions on AI Core), on a thread
                             pool; results merged in subgraph order, so the outcome never depends
                             on which thread finished first
-    MergeSubgraph           the subgraphs stitched back into one graph
+    MergeSubgraph           the subgraphs stitched back into one graph, and the placer run
+                            on it: a node the engines made gets its engine
     OptimizeAfterMerge      stage 3: what the merge made possible; last, ConcatNotaskPass
                             (a Concat whose inputs can sit side by side launches no task)
 
@@ -231,11 +232,14 @@ class CompilePipeline:
                                 pass_lists.after_merge_passes()
                                 + pass_lists.multi_batch_passes(self._multi_batch)
                                 + pass_lists.concat_notask(self.graph))
+        # A node stage 3 made (a folded Const) gets its engine as GE's build gives one to a node
+        # without a kernel lib (GraphBuilder::CalcOpParam, compiler/graph/build/graph_builder.cc).
         self._place_new_nodes()
 
     def _place_new_nodes(self) -> None:
         """Nodes the optimisers made after placement (fused ops, folded constants) take the engine
-        the placer gives their type, so the build sees an engine on every node."""
+        the placer gives their type; a node that has an engine keeps it, as GE's
+        EnginePlacer::SelectEngine does (compiler/graph/partition/engine_place.cc)."""
         placer = EnginePlacer(self.options.exclude_engines)
         for node in self.graph.all_nodes():
             if not node.op_desc.has_attr(ENGINE):
@@ -285,6 +289,10 @@ class CompilePipeline:
             part.graph.discard()
         self.parts = []
         validate(self.graph)
+        # GE's merge runs the placer on the merged graph ("flush all nodes' engine",
+        # EnginePartitioner::MergeSubGraph, compiler/graph/partition/engine_partitioner.cc):
+        # the nodes the engines' passes made (a FusedConv) get theirs here.
+        self._place_new_nodes()
 
 
 def _run_all(jobs: list[tuple[PassManager, ComputeGraph]]) -> None:

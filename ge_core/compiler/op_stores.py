@@ -90,6 +90,11 @@ _AICORE_DTYPE_NAMES: dict[str, frozenset[str]] = {
     "Tile": _MOVE,
     "Transpose": _MOVE,
     "Pad": _MOVE | {"DT_DOUBLE"},
+    # hicann/ops-nn: index/gather_v2/op_host/gather_v2_def.cpp (GatherV2: indices int32 or
+    # int64) and index/scatter_nd_update/op_host/scatter_nd_update_def.cpp (ONNX's ScatterND is
+    # ScatterNdUpdate; its ascend910b rows: indices int32 or int64)
+    "Gather": _MOVE | {"DT_DOUBLE"},
+    "ScatterND": _FLOATS | {"DT_BOOL", "DT_INT8", "DT_INT16", "DT_INT32", "DT_INT64"},
 }
 AICORE_DTYPES: dict[str, frozenset[DataType]] = {
     op: frozenset(DataType[name] for name in names) for op, names in _AICORE_DTYPE_NAMES.items()}

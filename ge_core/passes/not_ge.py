@@ -10,6 +10,8 @@ NOT_GE: dict[str, str] = {
     "BatchNormMulAddFusionPass": "FE fuses BatchNorm in its own passes",
     "ConvBiasAddFusionPass": "FE fuses a Conv's bias in its own passes",
     "BatchNormReluFusionPass": "FE fuses activations in UB fusion (Tbe*FusionPass)",
+    "ConvReluFusionPass": "FE fuses a Conv's activation in its UB fusion passes "
+                          "(TbeConv*FusionPass)",
     "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
     "AssignLabelBodyStreamsPass": "GE runs the logical stream passes on each If/While body "
                                   "as a graph of its own; ours are inlined first",

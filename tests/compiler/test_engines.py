@@ -163,6 +163,18 @@ def test_the_vector_store_takes_the_integer_dtypes_it_lists(elem, div_engine):
     assert engines["div"] == div_engine
 
 
+def test_gather_and_scatter_nd_take_int64_indices_on_the_vector_store():
+    """CANN's GatherV2 and ScatterNdUpdate (hicann/ops-nn) list int32 and int64 indices for the
+    AI Core: an int64-indexed Gather or ScatterND of floats is not an AI CPU op."""
+    nodes = [helper.make_node("Gather", ["x", "i"], ["row"], name="gather", axis=0),
+             helper.make_node("ScatterND", ["x", "j", "row"], ["y"], name="scatter")]
+    graph = onnx_graph(nodes, {"x": [3, 4]}, {"y": [3, 4]},
+                       extra_inputs={"i": (TensorProto.INT64, [1]),
+                                     "j": (TensorProto.INT64, [1, 1])})
+    engines = {n.name: n.op_desc.get_attr(ENGINE) for n in graph}
+    assert (engines["gather"], engines["scatter"]) == ("VectorEngine",) * 2
+
+
 def test_dsa_ops_become_dsa_tasks():
     graph = annotate_build(onnx_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                                       {"x": [8]}, {"y": [8]}))

@@ -8,6 +8,7 @@ import pytest
 
 from ge_core.compiler import CompileOptions, CompilePipeline, compile_graph, pass_lists
 from ge_core.graph import ComputeGraph, dump_graph
+from ge_core.graph.attr_names import ENGINE
 from ge_core.parser import parse_onnx
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import const_value
@@ -46,6 +47,25 @@ def test_thread_pool_merges_in_subgraph_order():
     assert dump_graph(pooled.graph) == dump_graph(sequential.graph)
     assert [(r.stage, r.name, r.graph, r.changed) for r in pooled.passes] == \
         [(r.stage, r.name, r.graph, r.changed) for r in sequential.passes]
+
+
+def test_the_merge_places_the_nodes_the_engines_made_as_ges_merge_subgraph_does():
+    """GE's EnginePartitioner::MergeSubGraph runs the placer on the merged graph: the FusedConvs
+    the AI Core's passes made have an engine when stage 3 begins, the others keep theirs."""
+    graph = parse_onnx(SAMPLE)
+    pipeline = CompilePipeline(graph, CompileOptions(dump=None))
+    placed = {}
+    for step in pipeline.steps():
+        if step.kind == "stage" and step.name == "EnginePlacer":
+            placed = {(n.name, n.type): n.op_desc.get_attr(ENGINE) for n in graph.all_nodes()}
+        if step.kind == "stage" and step.name == "MergeSubgraph":
+            break
+    engines = {(n.name, n.type): n.op_desc.get_attr(ENGINE) for n in graph.all_nodes()}
+    fused = {key for key in engines if key[1] == "FusedConv"}
+    assert fused and not fused & set(placed)   # made after placement ...
+    assert all(engines[key] == "AIcoreEngine" for key in fused)   # ... placed at the merge
+    assert all(engines.values())
+    assert all(engines[key] == engine for key, engine in placed.items() if key in engines)
 
 
 def test_steps_visit_stages_passes_and_nodes_and_end_where_run_ends():

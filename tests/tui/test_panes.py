@@ -91,6 +91,27 @@ async def test_h_hides_the_passes_that_changed_nothing():
         assert shown() and all(s.changed or s.end is None for s in shown())
 
 
+async def test_a_pass_ge_does_not_have_is_marked_in_the_passes_pane():
+    """The pane names a pass of ours "(not GE)", as gewb passes and the passes table do, so a
+    student does not look for it in GE's source; GE's own passes stay unmarked."""
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 3")
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        named = {s.name: passes.table.line(k).cells[0] for k, s in passes.spans.items()}
+        assert named["BatchNormMulAddFusionPass"] == "BatchNormMulAddFusionPass (not GE)"
+        assert named["ConvBiasAddFusionPass"] == "ConvBiasAddFusionPass (not GE)"
+        assert named["PrunePass"] == "PrunePass"
+        assert named["MatMulAddFusionPass"] == "MatMulAddFusionPass"
+        key = next(k for k, s in passes.spans.items() if s.name == "BatchNormMulAddFusionPass")
+        passes.table.move_to(key)
+        table = passes.table
+        drawn = [strip.text for strip in table.render_lines(table.size.region)]
+        assert any("BatchNormMulAddFusionPass (not GE)" in line for line in drawn)
+
+
 async def test_a_table_filled_while_hidden_shows_its_first_rows_once_on_screen():
     """At 80 columns the passes pane is hidden until 2 shows it; its answer can come before the
     layout gives it a size, and the table then scrolled to the cursor at one row high. The

@@ -16,7 +16,7 @@ LARGE_BLOCK_RANGE_SIZE = 2
 
 
 class BinaryBlockMemAssigner(BlockMemAssigner):
-    name = "binary_block"
+    name = "binary-block"
 
     def memory_ranges(self, sizes: list[int]) -> list[int]:
         if not sizes:

@@ -26,23 +26,24 @@ from ge_core.compiler.memory.mem_options import NOT_GE, MemoryOptions
 
 
 def _range_binary(ascending: bool, first_release: bool) -> Callable[[], MemAssigner]:
-    name = "range_binary_block_" + ("ascending" if ascending else "descending") + \
-        ("_frfr" if first_release else "_frlr")
+    # GE's names (hybrid_mem_assigner.cc): "range-binary-block-descending-frfr" and so on
+    name = "range-binary-block-" + ("ascending" if ascending else "descending") + \
+        ("-frfr" if first_release else "-frlr")
     return lambda: BinaryBlockMemAssigner(ReuseStrategy(True, ascending, first_release), name)
 
 
 ASSIGNERS: dict[str, Callable[[], MemAssigner]] = {
-    "binary_block": BinaryBlockMemAssigner,
-    "max_block": lambda: MaxBlockMemAssigner(ReuseStrategy(use_range=True)),
-    "range_binary_block_descending_frfr": _range_binary(False, True),
-    "range_binary_block_ascending_frfr": _range_binary(True, True),
-    "range_binary_block_descending_frlr": _range_binary(False, False),
-    "range_binary_block_ascending_frlr": _range_binary(True, False),
+    "binary-block": BinaryBlockMemAssigner,
+    "max-block": lambda: MaxBlockMemAssigner(ReuseStrategy(use_range=True)),
+    "range-binary-block-descending-frfr": _range_binary(False, True),
+    "range-binary-block-ascending-frfr": _range_binary(True, True),
+    "range-binary-block-descending-frlr": _range_binary(False, False),
+    "range-binary-block-ascending-frlr": _range_binary(True, False),
     "greedy_by_size": GreedyBySizeMemAssigner,
     "best_fit_search": BestFitSearchMemAssigner,
 }
-GE_DEFAULT = ("binary_block", "max_block")
-MEMORY_PRIORITY = tuple(n for n in ASSIGNERS if n.startswith("range_"))
+GE_DEFAULT = ("binary-block", "max-block")
+MEMORY_PRIORITY = tuple(n for n in ASSIGNERS if n.startswith("range-"))
 
 
 def assigner_names(options: MemoryOptions) -> tuple[str, ...]:

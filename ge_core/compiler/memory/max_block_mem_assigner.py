@@ -11,7 +11,7 @@ from ge_core.om.logical_memory import MEM_ALIGN_SIZE
 
 
 class MaxBlockMemAssigner(BlockMemAssigner):
-    name = "max_block"
+    name = "max-block"
 
     def memory_ranges(self, sizes: list[int]) -> list[int]:
         return [sizes[-1] if sizes else MEM_ALIGN_SIZE]

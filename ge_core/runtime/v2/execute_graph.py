@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ge_core.graph.dump import format_attr
+from ge_core.runtime.v2 import not_ge_kernels
 
 INIT, MAIN, DEINIT = "Init", "Main", "DeInit"
 
@@ -139,7 +140,7 @@ class ExecuteGraph:
         attrs = " {" + ", ".join(f"{k}={format_attr(v)}" for k, v in sorted(shown.items())) \
             + "}" if shown else ""
         after = f" after {n.after}" if n.after else ""
-        return (f"[{n.id}] {n.type} {n.name}({', '.join(map(value, n.inputs))}) -> "
+        return (f"[{n.id}] {not_ge_kernels.shown(n.type)} {n.name}({', '.join(map(value, n.inputs))}) -> "
                 f"({', '.join(map(value, n.outputs))}){attrs}{after}")
 
 

@@ -31,30 +31,30 @@ def test_each_assigners_total():
     # released block, so big2 must open another big one.
     assert plan.lower_bound_bytes == BIG + 2 * 512
     assert plan.assigner_totals == {
-        "binary_block": BIG + 2 * 512,
-        "max_block": 2 * BIG + 512,
-        "range_binary_block_descending_frfr": 2 * BIG + 512,
-        "range_binary_block_ascending_frfr": 2 * BIG + 512,
-        "range_binary_block_descending_frlr": 2 * BIG + 512,
-        "range_binary_block_ascending_frlr": 2 * BIG + 512,
+        "binary-block": BIG + 2 * 512,
+        "max-block": 2 * BIG + 512,
+        "range-binary-block-descending-frfr": 2 * BIG + 512,
+        "range-binary-block-ascending-frfr": 2 * BIG + 512,
+        "range-binary-block-descending-frlr": 2 * BIG + 512,
+        "range-binary-block-ascending-frlr": 2 * BIG + 512,
         "greedy_by_size": BIG + 2 * 512,
         "best_fit_search": BIG + 2 * 512,
     }
-    assert plan.assigner == "binary_block"  # ties go to the earliest, as GE's sort keeps them
+    assert plan.assigner == "binary-block"  # ties go to the earliest, as GE's sort keeps them
     assert plan.feature_map_bytes == min(plan.assigner_totals.values())
 
 
 def test_a_default_build_runs_ges_two_and_the_options_add_the_others():
     graph = small_takes_big().graph
-    assert list(assign_memory(graph).assigner_totals) == ["binary_block", "max_block"]
+    assert list(assign_memory(graph).assigner_totals) == ["binary-block", "max-block"]
     priority = assign_memory(graph, MemoryOptions(memory_priority=True)).assigner_totals
-    assert list(priority) == ["binary_block", "max_block",
-                              "range_binary_block_descending_frfr",
-                              "range_binary_block_ascending_frfr",
-                              "range_binary_block_descending_frlr",
-                              "range_binary_block_ascending_frlr"]
+    assert list(priority) == ["binary-block", "max-block",
+                              "range-binary-block-descending-frfr",
+                              "range-binary-block-ascending-frfr",
+                              "range-binary-block-descending-frlr",
+                              "range-binary-block-ascending-frlr"]
     ours = assign_memory(graph, MemoryOptions(offset_assigners=True)).assigner_totals
-    assert list(ours) == ["binary_block", "max_block", "greedy_by_size", "best_fit_search"]
+    assert list(ours) == ["binary-block", "max-block", "greedy_by_size", "best_fit_search"]
 
 
 def test_ge_options_reach_the_memory_options():
@@ -69,7 +69,7 @@ def test_ge_options_reach_the_memory_options():
 
 def test_ours_are_marked_not_ge():
     assert shown_assigner("best_fit_search") == "best_fit_search (not GE)"
-    assert shown_assigner("binary_block") == "binary_block"
+    assert shown_assigner("binary-block") == "binary-block"
 
 
 def test_binary_block_ranges_double_and_merge_thin_ones():
@@ -84,9 +84,9 @@ def test_binary_block_ranges_double_and_merge_thin_ones():
 
 
 def test_the_hybrid_runs_only_what_it_is_told_and_names_the_rest():
-    plan = assign_memory(small_takes_big().graph, MemoryOptions(assigners=("max_block",)))
-    assert plan.assigner_totals == {"max_block": 2 * BIG + 512}
-    with pytest.raises(ValueError, match="unknown memory assigner.*binary_block"):
+    plan = assign_memory(small_takes_big().graph, MemoryOptions(assigners=("max-block",)))
+    assert plan.assigner_totals == {"max-block": 2 * BIG + 512}
+    with pytest.raises(ValueError, match="unknown memory assigner.*binary-block"):
         assign_memory(small_takes_big().graph, MemoryOptions(assigners=("first_fit",)))
 
 

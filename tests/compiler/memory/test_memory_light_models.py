@@ -16,7 +16,7 @@ def test_light_model_plan_is_safe_and_ours_near_the_lower_bound(model):
     plan = assign_memory(graph)
     check_no_overlap(plan)
     assert plan.feature_map_bytes == min(plan.assigner_totals.values())
-    assert set(plan.assigner_totals) == {"binary_block", "max_block"}
+    assert set(plan.assigner_totals) == {"binary-block", "max-block"}
     assert plan.lower_bound_bytes <= plan.feature_map_bytes <= plan.no_reuse_bytes
     ours = assign_memory(graph, MemoryOptions(offset_assigners=True))
     check_no_overlap(ours)

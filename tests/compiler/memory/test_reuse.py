@@ -47,7 +47,7 @@ def fan_out() -> GraphBuilder:
 
 
 def test_ref_count_keeps_a_fanned_out_tensor_until_its_last_consumer():
-    plan = assign_memory(fan_out().graph, MemoryOptions(assigners=("binary_block",)))
+    plan = assign_memory(fan_out().graph, MemoryOptions(assigners=("binary-block",)))
     check_no_overlap(plan)
     a = plan.row("a:0")
     assert (a.first, a.last) == (1, 4)          # written by op 1, last read by d (op 4)

@@ -20,7 +20,7 @@ def ping_pong() -> GraphBuilder:
     return g
 
 
-@pytest.mark.parametrize("assigner", ["binary_block", "greedy_by_size", "best_fit_search"])
+@pytest.mark.parametrize("assigner", ["binary-block", "greedy_by_size", "best_fit_search"])
 def test_an_event_lets_a_tensor_read_on_another_stream_be_reused(assigner):
     plan = assign_memory(ping_pong().graph, MemoryOptions(assigners=(assigner,)))
     check_no_overlap(plan)

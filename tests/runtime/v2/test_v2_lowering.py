@@ -12,7 +12,9 @@ from ge_core.compiler.model_builder import build_model
 from ge_core.parser import parse_onnx
 from ge_core.runtime.hybrid import HYBRID_LOWERING
 from ge_core.runtime.v2 import LoweringError, lower_graph
+from ge_core.runtime.v2.kernel import get_kernel_func
 from ge_core.runtime.v2.lowering import node_kind
+from ge_core.runtime.v2.not_ge_kernels import NOT_GE_KERNELS
 
 
 def _types(graph):
@@ -147,3 +149,14 @@ def test_node_kinds(world):
     (reshape,) = [n.name for n in g.nodes if n.type == "Reshape"]
     assert kinds[reshape] == "GeLocalView" and kinds["fc"] == "Kernel"
     assert kinds["tiny_cnn_Send_0"] == "Send" and kinds["NetOutput"] == "NetOutput"
+
+
+def test_a_dump_marks_the_kernels_ge_does_not_register(world):
+    """The kernels GE's runtime has no REGISTER_KERNEL for carry "(not GE)" in a dump; GE's own
+    (SinkWeightData, LaunchKernelWithHandle, ...) do not. Every entry names a kernel we have."""
+    dump = lower_graph(build_tiny_cnn().ge_model.graph).dump()
+    kernels = {line.split()[1] for line in dump.splitlines() if line.lstrip().startswith("[")}
+    assert {"SinkWeightData", "LaunchKernelWithHandle", "AllocMemory", "FreeMemory"} <= kernels
+    assert "] CopyOutput (not GE) " in dump and "] FreeWeight (not GE) " in dump
+    assert "] CreateStream (not GE) " in dump and "LaunchKernelWithHandle (not GE)" not in dump
+    assert all(get_kernel_func(name) for name in NOT_GE_KERNELS)
