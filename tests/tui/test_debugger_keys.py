@@ -177,6 +177,38 @@ async def test_a_click_on_a_timeline_lane_or_a_stream_column_selects_that_stream
         assert timeline.stream == column.stream             # its lane marked too
 
 
+async def test_up_and_down_in_the_timeline_pick_the_stream_lane_above_or_below():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue", "continue", "continue", "continue")
+        grid, timeline = app.pane("device").grid, app.pane("timeline")
+        await press(pilot, "5")   # the timeline (alone at 120 columns), its lanes focused
+        await settle(pilot)
+        assert app.focused is app.query_one("#timeline-text")
+        streams = [lane.stream for lane in timeline.current_lanes() if lane.stream is not None]
+        assert len(streams) >= 2, timeline.current_lanes()
+        start = streams.index(timeline.stream) if timeline.stream in streams else None
+        await press(pilot, "down")
+        await settle(pilot)
+        at = 0 if start is None else min(start + 1, len(streams) - 1)
+        assert timeline.stream == streams[at]
+        await press(pilot, "down", "down", "down", "down", "down", "down")
+        await settle(pilot)
+        assert timeline.stream == streams[-1]   # stops at the last stream lane
+        await press(pilot, "up")
+        await settle(pilot)
+        assert timeline.stream == streams[-2]
+        line = next(line for line in app.query_one("#timeline-text").lines[1:]
+                    if "reverse" in line[0][1])
+        lane = next(lane for lane in timeline.current_lanes() if lane.stream == streams[-2])
+        assert line[0][0].strip() == lane.name   # its lane marked, and only its lane
+        await press(pilot, "3")   # the device pane, hidden at 120 columns while the lanes
+        await settle(pilot)       # were picked, shows the stream picked there
+        assert app.pane("device").display
+        assert grid.stream == streams[-2] and timeline.stream == streams[-2]
+
+
 async def test_an_sqe_clicked_while_the_source_pane_is_hidden_has_its_line_marked_there():
     app = make_app(f"{DEVRUN}/devices_and_contexts.py")
     async with app.run_test(size=(120, 40)) as pilot:

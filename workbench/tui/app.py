@@ -572,8 +572,8 @@ class WorkbenchApp(App):
         self.query_one(SourcePane).select_sqe(message.stream, message.pos)
         self.query_one(TimelinePane).mark_stream(message.stream)
 
-    def on_timeline_pane_stream_clicked(self, message: TimelinePane.StreamClicked) -> None:
-        """A lane clicked: its stream selected as in the device pane (its column, at its
+    def on_timeline_pane_stream_picked(self, message: TimelinePane.StreamPicked) -> None:
+        """A lane clicked or picked with up / down: its stream selected as in the device pane (its column, at its
         head), else (no such stream on the device now) marked in the timeline alone."""
         if not self.query_one(DevicePane).grid.select_stream(message.stream):
             self.query_one(TimelinePane).mark_stream(message.stream)

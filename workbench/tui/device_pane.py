@@ -70,6 +70,7 @@ class StreamGrid(TextLines, can_focus=True):
         self.row: int | None = None   # None: follow the head
         self.empty = "no streams yet"   # what shows without columns
         self.logical: dict[int, int] = {}   # rt stream -> GE's logical stream: their names
+        self.wanted: int | None = None   # a stream picked elsewhere while this had no column
 
     def set_columns(self, columns: list[StreamColumn]) -> None:
         self.columns = columns
@@ -79,7 +80,10 @@ class StreamGrid(TextLines, can_focus=True):
         width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
         if self.styles.width is None or self.styles.width.value != width:
             self.styles.width = width
-        self._draw()
+        wanted, self.wanted = self.wanted, None   # tried once: the next columns read
+        if wanted is None or not self.select_stream(wanted):
+            self.wanted = None
+            self._draw()
 
     def on_focus(self) -> None:
         self._draw()
@@ -122,9 +126,10 @@ class StreamGrid(TextLines, can_focus=True):
 
     def select_stream(self, stream: int) -> bool:
         """Select rt stream ``stream``'s column (at its head), scrolled into view; False if
-        the device has no such stream now."""
+        the device has no such stream now (it is, once it shows one)."""
         col = next((i for i, c in enumerate(self.columns) if c.stream == stream), None)
-        if col is None:
+        if col is None:   # hidden, or not read yet: selected when its columns come
+            self.wanted = stream
             return False
         self.col, self.row = col, None
         self._picked(scroll=True)
