@@ -100,6 +100,9 @@ class WorkbenchApp(App):
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide"), (ROOMY, "-wide-roomy")]
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar, StatusBar, CommandLine, #hint"
+    # Esc closes the innermost thing first (a search, a diff, the graph filter) and restores
+    # a maximised pane last (key_escape); Textual's own would restore it before any of them
+    ESCAPE_TO_MINIMIZE = False
 
     # vars, not reactives: a reactive of the app repaints the whole screen when it changes
     busy: var[bool] = var(False)
@@ -605,6 +608,11 @@ class WorkbenchApp(App):
             return
         self.run_line(line)
 
+    @property
+    def searching(self) -> bool:
+        """A `/` search is on (until Esc): n and N go on with it, Esc ends it first."""
+        return bool(self._search)
+
     def action_search(self) -> None:
         """/ (the graph pane's / filters instead): search the focused pane's rows, or the log;
         Enter finds the first match, n and N the next and previous ones until Esc."""
@@ -685,6 +693,8 @@ class WorkbenchApp(App):
             self._search = ""
             for pane in self.panes:
                 pane.end_search()
+            if self.focused is not self.command_line:   # that Esc did one thing
+                return
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")
@@ -778,7 +788,7 @@ class WorkbenchApp(App):
             pane = self.focused_pane() if self.is_mounted else None
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
-            return bool(self._search)
+            return self.searching
         if action in ("search", "focus_command") and self.is_mounted and \
                 self.screen is not self.screen_stack[0]:
             return False   # a dialog or the help is up: its keys are its own
