@@ -44,6 +44,7 @@ def test_from_160_columns_the_diff_is_side_by_side():
     row = next(i for i, c in enumerate(left) if str(c).startswith("%conv1"))
     assert str(right[row]).endswith("stream=0")
     assert any(str(c).startswith("%dead") for c in left)
+    assert (str(left[0]), str(right[0])) == ("--- g before P", "+++ g after P ran")   # once
 
 
 async def _open_a_changed_pass_diff(app, pilot):
