@@ -67,6 +67,7 @@ def test_bad_lines_answer_one_error(session, line, message):
                                         "(names: graph, node, op_type, pass_name, tick)"),
     ("break frob", "no breakpoint kind 'frob' (pass, node"),
     ("break wait semaphore", "usage: break wait event|notify [ID]"),
+    ("run-to pass", "usage: run-to pass NAME"),
     ("watch node conv1", "usage: watch node NAME anchors"),
     ("watch rt_stream two", "rt_stream id must be a number"),
     ("delete 9", "no breakpoint or watch 9"),
