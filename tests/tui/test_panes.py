@@ -188,9 +188,13 @@ async def test_the_source_pane_lists_what_the_script_submitted_and_marks_each_ro
         # Relu, the wait, Neg, and the deadlock the run is parked at
         assert source.table.visible_keys == ["1:0", "2:0", "2:1", "fault:0"]
         assert app.focused is source.table
-        await press(pilot, "down")               # stream 2's first SQE: the wait for event 0
+        # the stop is on stream 2 (its wait blocks): the device pane selected it at its head,
+        # the wait for event 0, and this pane followed
+        assert source.table.cursor_key == "2:0"
         program = (ROOT / DEVRUN / "deadlock.py").read_text().splitlines()
         assert "stream_wait_event" in program[source.marked - 1]
+        await press(pilot, "down")               # the Neg behind the wait
+        assert 'launch_kernel("Neg"' in program[source.marked - 1]
         assert source.table.line("2:0").cells[-1].startswith("stream_wait_event")
         fault = source.table.line("fault:0")     # the fault, met at the synchronize
         assert fault is not None and "deadlock" in fault.cells[-1]
