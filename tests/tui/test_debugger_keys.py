@@ -3,7 +3,12 @@ every wait bounded; F11 one unit finer once; clicks on the key bar, the pane bar
 pane's title, a stream's column and a timeline's lane."""
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
+
+from workbench.script.access import Access
 
 from workbench.tui.device_pane import COLUMN_WIDTH, HEADS
 from workbench.tui.headless import Stuck, key_to_screen
@@ -122,6 +127,34 @@ async def test_log_save_writes_the_log_and_y_copies_the_row_under_the_cursor(tmp
         assert app.clipboard and app.clipboard.split()[0] in saved + app.clipboard
         row = app.pane("graph").table.line(app.pane("graph").table.cursor_key)
         assert app.clipboard.startswith(row.cells[0])
+
+
+async def test_log_save_where_it_cannot_write_says_why_and_a_served_tab_sends_it_to_the_browser(
+        tmp_path):
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.session.base_dir = tmp_path
+        (tmp_path / "a_file").write_text("")
+        for line in ("log save a_file/under_a_file.txt", "log save /proc/no/such/dir.txt"):
+            app.command_line.value = line
+            await press(pilot, "colon", "enter")
+            said = " ".join(log_text(app).split("error: ")[-1].split())   # (wrapped)
+            assert re.fullmatch(rf"log save \S*{line.split('/')[-1]}: cannot write \(.+\)",
+                                said), said
+        app.command_line.value = "log save sub/dir/log.txt"   # its folders made, as export's
+        await press(pilot, "colon", "enter")
+        assert "> target" in (tmp_path / "sub" / "dir" / "log.txt").read_text()
+        assert log_text(app).splitlines()[-1].startswith("log saved to sub/dir/log.txt")
+        sent = []
+        app.deliver_binary = lambda data, save_filename: sent.append((save_filename,
+                                                                       data.read()))
+        app.session.access = replace(Access.served_tab(tmp_path, frozenset()),
+                                     deliver=app._deliver)
+        app.command_line.value = "log save served.txt"
+        await press(pilot, "colon", "enter")
+        assert sent and sent[0][0] == "served.txt" and b"log saved to sub/dir" in sent[0][1]
+        assert not (tmp_path / "served.txt").exists()   # the browser's, not the server's disk
 
 
 async def test_slash_searches_the_focused_pane_and_n_and_shift_n_move_between_matches():

@@ -7,6 +7,7 @@ the log and the status bar, never a crash."""
 from __future__ import annotations
 
 import io
+import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -153,8 +154,12 @@ class WorkbenchApp(App):
         return self.lessons.paused
 
     def _deliver(self, name: str, data: bytes) -> None:
-        """A served tab's saved file, sent to its browser (called from the session's worker)."""
-        self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
+        """A served tab's saved file, sent to its browser (from the session's worker, or from
+        the app's own thread: `log save`)."""
+        if threading.current_thread() is threading.main_thread():
+            self.deliver_binary(io.BytesIO(data), save_filename=name)
+        else:
+            self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -643,16 +648,16 @@ class WorkbenchApp(App):
         self._search, self._search_pane = text, pane
 
     def save_log(self, name: str) -> None:
-        """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
+        """`log save FILE`: the log's lines as text, FILE relative to the session's directory
+        (its missing folders made), as `export` and `save-script` write."""
         if not name:
             self.log_pane.note("usage: log save FILE", style="bold red")
             return
-        path = self.session.path(name)
         lines = [line.text for line in self.log_pane.text_log.lines]
-        try:
-            path.write_text("\n".join(lines) + "\n")
-        except OSError as exc:
-            self.log_pane.note(f"error: log save {name}: {exc.strerror}", style="bold red")
+        try:   # where the session writes its other files: a served tab's to its browser
+            self.session.save(name, {Path(name).name: "\n".join(lines) + "\n"}, "log save")
+        except ValueError as exc:   # OutputPathError, AccessRefused: they name the path
+            self.log_pane.note(f"error: {exc}", style="bold red")
             return
         self.log_pane.note(f"log saved to {name} ({len(lines)} lines)")
 
