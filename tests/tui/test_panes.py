@@ -45,6 +45,22 @@ async def test_the_filter_narrows_the_rows_and_enter_jumps_to_the_first_match():
         assert graph.jump("fc") and graph.table.cursor_key == "tiny_cnn/fc"
 
 
+async def test_esc_in_the_filter_of_a_maximised_graph_pane_drops_the_filter_not_the_maximise():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        graph = app.pane("graph")
+        await press(pilot, "1", "slash", *"relu")   # maximised, then filtered
+        assert app.screen.maximized is graph
+        await press(pilot, "escape")
+        assert not graph.query_one("#graph-filter").display and graph.table.has_focus
+        assert app.screen.maximized is graph and any(
+            "conv" in k for k in graph.table.visible_keys)   # every row back
+        await press(pilot, "escape")
+        assert app.screen.maximized is None
+
+
 async def test_f9_toggles_a_breakpoint_on_the_selected_node_pass_and_sqe():
     app = make_app(TINY)
     async with app.run_test(size=(120, 40)) as pilot:
