@@ -74,6 +74,10 @@ async def test_a_stop_on_a_stream_brings_its_column_into_view_at_80x24():
         assert picked != blocked.stream
         await run(pilot, "info streams")
         assert grid.stream == picked
+        await run(pilot, "delete all", "break sqe", "continue")   # a stop on an SQE: that SQE
+        task = app.views.debugger.run.parked_at.task
+        column, row = grid.selected()
+        assert (column.stream, column.window[row].pos) == (task.stream.id, task.pos)
 
 
 async def test_the_source_pane_names_streams_as_the_device_pane_and_drops_no_stale_note():

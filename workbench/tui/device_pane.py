@@ -49,7 +49,8 @@ class DeviceData:
     faults: list[str] = field(default_factory=list)
     note: str = ""
     logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's, to name them
-    stop: tuple[int, int] | None = None   # (tick, rt stream) of a stop on a stream
+    stop: tuple[int, int, int | None] | None = None   # a stop on a stream: (tick, rt
+    # stream, the SQE's position if the stop is an SQE's)
 
 
 class StreamGrid(TextLines, can_focus=True):
@@ -75,13 +76,14 @@ class StreamGrid(TextLines, can_focus=True):
         self.empty = "no streams yet"   # what shows without columns
         self.logical: dict[int, int] = {}   # rt stream -> GE's logical stream: their names
         self.wanted: int | None = None   # a stream picked elsewhere while this had no column
-        self._stop: tuple[int, int] | None = None   # the last stop on a stream: (tick, stream)
+        self._stop: tuple[int, int, int | None] | None = None   # the last stop on a stream
 
-    def set_columns(self, columns: list[StreamColumn], stop: tuple[int, int] | None = None
-                    ) -> None:
-        """New columns. ``stop`` (tick, rt stream): where the target stopped, if on a stream;
-        a new stop selects that stream's column, in view, as a debugger shows the frame it
-        stopped in (the column picked by hand stays until the next stop)."""
+    def set_columns(self, columns: list[StreamColumn],
+                    stop: tuple[int, int, int | None] | None = None) -> None:
+        """New columns. ``stop`` (tick, rt stream, SQE position or None): where the target
+        stopped, if on a stream; a new stop selects that stream's column (that SQE), in view,
+        as a debugger shows the frame it stopped in (a column picked by hand stays until the
+        next stop)."""
         before = self.stream
         self.columns = columns
         self.col = min(self.col, max(len(columns) - 1, 0))
@@ -91,10 +93,11 @@ class StreamGrid(TextLines, can_focus=True):
         if self.styles.width is None or self.styles.width.value != width:
             self.styles.width = width
         wanted, self.wanted = self.wanted, None   # tried once: the next columns read
+        pos = None
         if wanted is None and stop is not None and stop != self._stop:
-            wanted = stop[1]
+            _, wanted, pos = stop
         self._stop = stop
-        if wanted is not None and self.select_stream(wanted):
+        if wanted is not None and self.select_stream(wanted, pos):
             return
         self.wanted = None
         if columns and self.stream != before:   # a column picked for the user: in view
@@ -141,14 +144,17 @@ class StreamGrid(TextLines, can_focus=True):
         self.screen.set_focus(self)
         self._picked(scroll=False)
 
-    def select_stream(self, stream: int) -> bool:
-        """Select rt stream ``stream``'s column (at its head), scrolled into view; False if
-        the device has no such stream now (it is, once it shows one)."""
+    def select_stream(self, stream: int, pos: int | None = None) -> bool:
+        """Select rt stream ``stream``'s column (at its SQE ``pos`` if shown, else at its
+        head), scrolled into view; False if the device has no such stream now (it is, once
+        it shows one)."""
         col = next((i for i, c in enumerate(self.columns) if c.stream == stream), None)
         if col is None:   # hidden, or not read yet: selected when its columns come
             self.wanted = stream
             return False
-        self.col, self.row = col, None
+        self.col = col
+        self.row = next((i for i, e in enumerate(self.columns[col].window) if e.pos == pos),
+                        None) if pos is not None else None
         self._picked(scroll=True)
         return True
 
@@ -246,16 +252,17 @@ _ON_A_STREAM = (EventRecorded, EventWaitBlocked, EventWaitSatisfied, NotifyRecor
                 NotifyWaitBlocked, NotifyWaitSatisfied, HostSynchronized)
 
 
-def stopped_stream(event: TraceEvent | None) -> int | None:
-    """The rt stream the target stopped on: a distributed task's, an SQE's, a wait's or a
-    record's; None for a stop on no stream (a pass, a node, a host line)."""
+def stopped_at(event: TraceEvent | None) -> tuple[int, int | None] | None:
+    """The rt stream the target stopped on, and the SQE's position when the stop is an
+    SQE's: a distributed task's stream, an SQE's, a wait's or a record's; None for a stop on
+    no stream (a pass, a node, a host line)."""
     if isinstance(event, TaskDistributed):
-        return event.rt_stream_id
+        return event.rt_stream_id, None
     if isinstance(event, _ON_A_STREAM):
-        return event.stream_id
+        return event.stream_id, None
     task = getattr(event, "task", None)
     stream = getattr(task, "stream", None)
-    return stream.id if stream is not None else None
+    return (stream.id, task.pos) if stream is not None else None
 
 
 def _state_style(state: str) -> str:
@@ -336,12 +343,11 @@ class DevicePane(Pane):
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)
         columns = [replace(c, name=names.stream(c.stream)) for c in stream_columns(rt, nodes)]
-        stream = stopped_stream(event)
+        at = stopped_at(event)
         return DeviceData(columns, tables, busy_units(rt, bound),
                           [names.text(line) for line in wait_for_chain(rt, bound)],
                           [(names.text(a), names.text(b), where) for a, b, where in races(rt)],
-                          live_faults, note, bound,
-                          (d.tick, stream) if stream is not None else None)
+                          live_faults, note, bound, (d.tick, *at) if at is not None else None)
 
     def show(self, data: DeviceData | None) -> None:
         if data is None:
@@ -410,10 +416,10 @@ class DevicePane(Pane):
         shown = max(scroll.size.width // step, 1) if scroll.size.width else len(self.data.columns)
         first = -(-int(scroll.scroll_x) // step)   # a column cut on the left is off screen
         more = max(len(self.data.columns) - first - shown, 0)
-        hints = ([f"← +{first} more stream{'s' if first > 1 else ''} (left arrow)"]
-                 if first else []) + \
-                ([f"+{more} more stream{'s' if more > 1 else ''} → (right arrow)"] if more else [])
-        text = " · ".join(hints)
+        streams = f"stream{'s' if (first or more) > 1 else ''}"
+        text = (f"← +{first} more {streams} · +{more} more →" if first and more else
+                f"← +{first} more {streams} (left arrow)" if first else
+                f"+{more} more {streams} → (right arrow)" if more else "")
         hint = self.query_one("#device-more", Static)
         redraw(hint, Text(text, style="italic"), text, bool(text))
         hint.display = bool(text)
