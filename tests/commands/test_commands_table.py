@@ -71,7 +71,9 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("watch node conv1", "usage: watch node NAME anchors"),
     ("watch rt_stream two", "rt_stream id must be a number"),
     ("delete 9", "no breakpoint or watch 9"),
-    ("info everything", "usage: info streams|events"),
+    ("info everything", "no table 'everything' for info (tables: streams, events"),
+    ("info stream", "no table 'stream' for info (did you mean streams"),
+    ("info", "usage: info streams|events"),
     ("print node", "usage: print node NAME"),
     ("print node nosuch", "no node 'nosuch'"),
     ("set colour red", "no setting 'colour' (settings: seed, race-check, input, "
