@@ -258,7 +258,7 @@ class WorkbenchApp(App):
         return job.line is not None and job.lesson is None and self.lessons.running
 
     def _next(self) -> None:
-        if self.busy:
+        if self.busy or not self.screen_stack:   # (a worker done as the app closes)
             return
         at = next((i for i, j in enumerate(self._queue) if not self._held(j)), None)
         if at is None:
