@@ -45,7 +45,7 @@ def test_the_change_recorder_gives_each_stream_id_old_and_new_as_the_node_has_it
     streams = {name: cols["stream"] for name, cols in changed.items() if "stream" in cols}
     assert len(streams) >= 10
     for name, (old, new) in streams.items():
-        assert old == "-" and new == str(d.state.find_node(name).op_desc.get_attr(STREAM_ID))
+        assert old == "-" and new == f"s{d.state.find_node(name).op_desc.get_attr(STREAM_ID)}"
     assert not changes.changes.structural
     d.close()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from workbench.tui.app import Job
 from workbench.tui.command_line import CommandLine
 from workbench.tui.key_bar import KeyBar
 from workbench.tui.palette import _entries
@@ -47,6 +48,18 @@ async def test_a_bad_command_is_an_error_line_and_the_app_goes_on():
         await press(pilot, "f10")
         assert app.query_one(StatusBar).error == ""
         assert app.views.debugger.tick > 0
+
+
+async def test_a_worker_that_finishes_as_the_app_closes_starts_nothing():
+    """The session's worker may report done after the screens are gone (q while a lesson
+    plays): the next queued job is not started, where it raised ScreenStackError."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    assert not app.screen_stack
+    app._queue.append(Job(line="where"))
+    app._next()   # what on_worker_state_changed calls
+    assert len(app._queue) == 1
 
 
 async def test_a_bad_model_ends_its_run_with_an_error_line_and_the_app_goes_on(tmp_path):

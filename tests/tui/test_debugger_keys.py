@@ -3,7 +3,12 @@ every wait bounded; F11 one unit finer once; clicks on the key bar, the pane bar
 pane's title, a stream's column and a timeline's lane."""
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
+
+from workbench.script.access import Access
 
 from workbench.tui.device_pane import COLUMN_WIDTH, HEADS
 from workbench.tui.headless import Stuck, key_to_screen
@@ -124,6 +129,34 @@ async def test_log_save_writes_the_log_and_y_copies_the_row_under_the_cursor(tmp
         assert app.clipboard.startswith(row.cells[0])
 
 
+async def test_log_save_where_it_cannot_write_says_why_and_a_served_tab_sends_it_to_the_browser(
+        tmp_path):
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        app.session.base_dir = tmp_path
+        (tmp_path / "a_file").write_text("")
+        for line in ("log save a_file/under_a_file.txt", "log save /proc/no/such/dir.txt"):
+            app.command_line.value = line
+            await press(pilot, "colon", "enter")
+            said = " ".join(log_text(app).split("error: ")[-1].split())   # (wrapped)
+            assert re.fullmatch(rf"log save \S*{line.split('/')[-1]}: cannot write \(.+\)",
+                                said), said
+        app.command_line.value = "log save sub/dir/log.txt"   # its folders made, as export's
+        await press(pilot, "colon", "enter")
+        assert "> target" in (tmp_path / "sub" / "dir" / "log.txt").read_text()
+        assert log_text(app).splitlines()[-1].startswith("log saved to sub/dir/log.txt")
+        sent = []
+        app.deliver_binary = lambda data, save_filename: sent.append((save_filename,
+                                                                       data.read()))
+        app.session.access = replace(Access.served_tab(tmp_path, frozenset()),
+                                     deliver=app._deliver)
+        app.command_line.value = "log save served.txt"
+        await press(pilot, "colon", "enter")
+        assert sent and sent[0][0] == "served.txt" and b"log saved to sub/dir" in sent[0][1]
+        assert not (tmp_path / "served.txt").exists()   # the browser's, not the server's disk
+
+
 async def test_slash_searches_the_focused_pane_and_n_and_shift_n_move_between_matches():
     app = make_app(TINY)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -175,6 +208,38 @@ async def test_a_click_on_a_timeline_lane_or_a_stream_column_selects_that_stream
         column, row = grid.selected()
         assert column is grid.columns[first] and row == 1   # the SQE clicked
         assert timeline.stream == column.stream             # its lane marked too
+
+
+async def test_up_and_down_in_the_timeline_pick_the_stream_lane_above_or_below():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue", "continue", "continue", "continue")
+        grid, timeline = app.pane("device").grid, app.pane("timeline")
+        await press(pilot, "5")   # the timeline (alone at 120 columns), its lanes focused
+        await settle(pilot)
+        assert app.focused is app.query_one("#timeline-text")
+        streams = [lane.stream for lane in timeline.current_lanes() if lane.stream is not None]
+        assert len(streams) >= 2, timeline.current_lanes()
+        start = streams.index(timeline.stream) if timeline.stream in streams else None
+        await press(pilot, "down")
+        await settle(pilot)
+        at = 0 if start is None else min(start + 1, len(streams) - 1)
+        assert timeline.stream == streams[at]
+        await press(pilot, "down", "down", "down", "down", "down", "down")
+        await settle(pilot)
+        assert timeline.stream == streams[-1]   # stops at the last stream lane
+        await press(pilot, "up")
+        await settle(pilot)
+        assert timeline.stream == streams[-2]
+        line = next(line for line in app.query_one("#timeline-text").lines[1:]
+                    if "reverse" in line[0][1])
+        lane = next(lane for lane in timeline.current_lanes() if lane.stream == streams[-2])
+        assert line[0][0].strip() == lane.name   # its lane marked, and only its lane
+        await press(pilot, "3")   # the device pane, hidden at 120 columns while the lanes
+        await settle(pilot)       # were picked, shows the stream picked there
+        assert app.pane("device").display
+        assert grid.stream == streams[-2] and timeline.stream == streams[-2]
 
 
 async def test_an_sqe_clicked_while_the_source_pane_is_hidden_has_its_line_marked_there():

@@ -44,6 +44,7 @@ def test_from_160_columns_the_diff_is_side_by_side():
     row = next(i for i, c in enumerate(left) if str(c).startswith("%conv1"))
     assert str(right[row]).endswith("stream=0")
     assert any(str(c).startswith("%dead") for c in left)
+    assert (str(left[0]), str(right[0])) == ("--- g before P", "+++ g after P ran")   # once
 
 
 async def _open_a_changed_pass_diff(app, pilot):
@@ -124,3 +125,29 @@ async def test_slash_in_an_open_diff_finds_in_the_diff_and_esc_ends_it():
         assert passes.match is None and passes.query_one("#passes-diff").display
         await press(pilot, "escape")   # then Esc closes the diff
         assert not passes.query_one("#passes-diff").display
+
+
+@pytest.mark.asyncio
+async def test_in_a_maximised_passes_pane_esc_closes_the_diff_before_it_restores_the_pane():
+    """Esc undoes the innermost thing first: the open diff, then the maximised pane (Textual's
+    own Esc restored the pane and left the diff open)."""
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "run-to pass BatchNormReluFusionPass")
+        await press(pilot, "2")
+        passes = await _open_a_changed_pass_diff(app, pilot)
+        await press(pilot, "f10")   # the diff follows the pass now running
+        await settle(pilot)
+        running = next(s for s in passes.spans.values() if s.end is None)
+        assert passes.query_one("#passes-diff").display and \
+            passes.diff.text.startswith(f"{running.name} (so far)")
+        await press(pilot, "slash", *"Fusion", "enter")   # (a note, not a diff: the rows)
+        assert app._search == "Fusion"
+        await press(pilot, "escape")   # the search ends, nothing else
+        assert passes.query_one("#passes-diff").display and app.screen.maximized is passes
+        await press(pilot, "escape")
+        assert not passes.query_one("#passes-diff").display and app.screen.maximized is passes
+        assert app.focused is passes.table   # the pass list usable
+        await press(pilot, "escape")
+        assert app.screen.maximized is None

@@ -51,6 +51,24 @@ async def test_a_control_edge_is_dashed_and_labelled():
     assert "┆ctrl" in lines[1] and lines[-2].strip() == "▼"
 
 
+async def test_edges_that_meet_join_with_the_glyph_of_the_sides_they_take():
+    """Two producers into one consumer between them: their turns meet in a ┬ over the
+    arrow, not a ┼ (nothing crosses there); a third straight above it does cross: ┼."""
+    g = nx.MultiDiGraph()
+    for name in ("a", "b"):
+        g.add_node(name, type="Const", stream=None)
+    g.add_node("d", type="Add", stream=0)
+    g.add_edge("a", "d", label="0→0", control=False)
+    g.add_edge("b", "d", label="0→1", control=False)
+    lines = draw(g, "d").lines
+    turn, arrow = lines[2], lines[3]
+    assert turn.strip().replace("─", "") == "╰┬╯" and turn[arrow.index("▼")] == "┬"
+    g.add_node("c", type="Const", stream=None)   # a third: b, in the middle, is above d
+    g.add_edge("c", "d", label="0→2", control=False)
+    lines = draw(g, "d").lines
+    assert lines[2].strip().replace("─", "") == "╰┼╯" and lines[2][lines[3].index("▼")] == "┼"
+
+
 async def test_the_filter_survives_enter_on_a_filtered_node_and_enter_in_it_moves_to_the_list():
     app = make_app(TINY)
     async with app.run_test(size=(160, 50)) as pilot:

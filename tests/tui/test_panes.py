@@ -45,6 +45,22 @@ async def test_the_filter_narrows_the_rows_and_enter_jumps_to_the_first_match():
         assert graph.jump("fc") and graph.table.cursor_key == "tiny_cnn/fc"
 
 
+async def test_esc_in_the_filter_of_a_maximised_graph_pane_drops_the_filter_not_the_maximise():
+    app = make_app(TINY)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        graph = app.pane("graph")
+        await press(pilot, "1", "slash", *"relu")   # maximised, then filtered
+        assert app.screen.maximized is graph
+        await press(pilot, "escape")
+        assert not graph.query_one("#graph-filter").display and graph.table.has_focus
+        assert app.screen.maximized is graph and any(
+            "conv" in k for k in graph.table.visible_keys)   # every row back
+        await press(pilot, "escape")
+        assert app.screen.maximized is None
+
+
 async def test_f9_toggles_a_breakpoint_on_the_selected_node_pass_and_sqe():
     app = make_app(TINY)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -209,9 +225,13 @@ async def test_the_source_pane_lists_what_the_script_submitted_and_marks_each_ro
         # Relu, the wait, Neg, and the deadlock the run is parked at
         assert source.table.visible_keys == ["1:0", "2:0", "2:1", "fault:0"]
         assert app.focused is source.table
-        await press(pilot, "down")               # stream 2's first SQE: the wait for event 0
+        # the stop is on stream 2 (its wait blocks): the device pane selected it at its head,
+        # the wait for event 0, and this pane followed
+        assert source.table.cursor_key == "2:0"
         program = (ROOT / DEVRUN / "deadlock.py").read_text().splitlines()
         assert "stream_wait_event" in program[source.marked - 1]
+        await press(pilot, "down")               # the Neg behind the wait
+        assert 'launch_kernel("Neg"' in program[source.marked - 1]
         assert source.table.line("2:0").cells[-1].startswith("stream_wait_event")
         fault = source.table.line("fault:0")     # the fault, met at the synchronize
         assert fault is not None and "deadlock" in fault.cells[-1]

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from workbench.debugger.stream_names import stream_label
+from workbench.tui.device_pane import COLUMN_WIDTH
 
 from tui_testing import DEVRUN, TINY, make_app, press, run, settle
 
@@ -48,3 +49,52 @@ async def test_streams_off_screen_are_hinted_and_a_long_chain_folds_at_80x24():
         faults = device.query_one("#device-faults")
         assert faults.size.height <= max(device.size.height // 3, 3)
         assert device.query_one("#device-streams").size.height >= 4   # the SQE lists show
+
+
+async def test_a_stop_on_a_stream_brings_its_column_into_view_at_80x24():
+    """Stopped at the consumer's blocked wait, the device pane shows the consumer's column,
+    not the idle default streams that come first; the hint names the streams left off."""
+    app = make_app(f"{DEVRUN}/producer_consumer.py")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break wait event", "continue")
+        await press(pilot, "3")
+        await settle(pilot)
+        device = app.pane("device")
+        grid, scroll = device.grid, device.query_one("#device-streams")
+        blocked = next(c for c in grid.columns if c.state.startswith("blocked"))
+        assert grid.stream == blocked.stream and grid.col > 0
+        x = grid.col * (COLUMN_WIDTH + 1)
+        assert scroll.scroll_x <= x <= scroll.scroll_x + scroll.size.width - COLUMN_WIDTH
+        hint = str(device.query_one("#device-more").render())
+        assert re.search(r"← \+\d+ more streams? \(left arrow\)", hint)
+        await press(pilot, "left")   # picked by hand: it stays until the next stop
+        await settle(pilot)
+        picked = grid.stream
+        assert picked != blocked.stream
+        await run(pilot, "info streams")
+        assert grid.stream == picked
+        await run(pilot, "delete all", "break sqe", "continue")   # a stop on an SQE: that SQE
+        task = app.views.debugger.run.parked_at.task
+        column, row = grid.selected()
+        assert (column.stream, column.window[row].pos) == (task.stream.id, task.pos)
+
+
+async def test_the_source_pane_names_streams_as_the_device_pane_and_drops_no_stale_note():
+    """Its stream column says rt1, as the device pane's heads, not a bare 1; after no program
+    for a moment (a restart) and then the same stop, the note over the code is the
+    program's place again, not a stale 'no host program'."""
+    app = make_app(f"{DEVRUN}/missing_wait.py")
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue", "continue")
+        source = app.pane("source")
+        streams = {source.table.line(k).cells[2] for k in source.table.visible_keys}
+        assert streams and all(re.fullmatch(r"rt\d+", s) for s in streams), streams
+        where = str(source.query_one("#source-where").render())
+        assert where.startswith("missing_wait.py:")
+        data = source.data
+        source.show(type(data)())   # no program for a moment (a restart), then the same stop
+        source.show(data)
+        await pilot.pause()
+        assert str(source.query_one("#source-where").render()) == where

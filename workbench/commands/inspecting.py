@@ -2,6 +2,7 @@
 export."""
 from __future__ import annotations
 
+import difflib
 import shlex
 from dataclasses import replace
 from pathlib import Path
@@ -82,7 +83,11 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
 
 
 def _info(s: DebugSession, args: list[str]) -> list[Outcome]:
-    if len(args) != 1 or args[0] not in INFO:
+    if len(args) == 1 and args[0] not in INFO:   # a table misspelt: say which were meant
+        near = difflib.get_close_matches(args[0], INFO, n=3)
+        raise UsageError(f"no table {args[0]!r} for info (" + (
+            f"did you mean {', '.join(near)}?)" if near else f"tables: {', '.join(INFO)})"))
+    if len(args) != 1:
         raise UsageError(f"usage: info {'|'.join(INFO)}")
     return [_on(INFO_PANES.get(args[0]), INFO[args[0]](s.debugger_or_fail()))]
 

@@ -172,7 +172,11 @@ class Debugger:
 
     def run_to(self, words: list[str]) -> list[Outcome]:
         """Run to a place given like a breakpoint (`run-to pass PrunePass`), once."""
-        bp = parse_breakpoint(0, words)
+        try:
+            bp = parse_breakpoint(0, words)
+        except BreakpointError as exc:   # its usage names the command typed, not `break`
+            raise BreakpointError(str(exc).replace("usage: break ", "usage: run-to ", 1)) \
+                from None
         reason = StopReason("run-to", f"run-to {bp.text}")
         return self._resume(lambda table, run: install(
             bp.entries(lambda b, e, reasons: reasons.append(reason)), table, run.tracker))

@@ -7,6 +7,7 @@ the log and the status bar, never a crash."""
 from __future__ import annotations
 
 import io
+import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -100,6 +101,9 @@ class WorkbenchApp(App):
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE, "-wide"), (ROOMY, "-wide-roomy")]
     ALLOW_IN_MAXIMIZED_VIEW = "KeyBar, StatusBar, CommandLine, #hint"
+    # Esc closes the innermost thing first (a search, a diff, the graph filter) and restores
+    # a maximised pane last (key_escape); Textual's own would restore it before any of them
+    ESCAPE_TO_MINIMIZE = False
 
     # vars, not reactives: a reactive of the app repaints the whole screen when it changes
     busy: var[bool] = var(False)
@@ -150,8 +154,12 @@ class WorkbenchApp(App):
         return self.lessons.paused
 
     def _deliver(self, name: str, data: bytes) -> None:
-        """A served tab's saved file, sent to its browser (called from the session's worker)."""
-        self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
+        """A served tab's saved file, sent to its browser (from the session's worker, or from
+        the app's own thread: `log save`)."""
+        if threading.current_thread() is threading.main_thread():
+            self.deliver_binary(io.BytesIO(data), save_filename=name)
+        else:
+            self.call_from_thread(self.deliver_binary, io.BytesIO(data), save_filename=name)
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -250,7 +258,7 @@ class WorkbenchApp(App):
         return job.line is not None and job.lesson is None and self.lessons.running
 
     def _next(self) -> None:
-        if self.busy:
+        if self.busy or not self.screen_stack:   # (a worker done as the app closes)
             return
         at = next((i for i, j in enumerate(self._queue) if not self._held(j)), None)
         if at is None:
@@ -572,8 +580,8 @@ class WorkbenchApp(App):
         self.query_one(SourcePane).select_sqe(message.stream, message.pos)
         self.query_one(TimelinePane).mark_stream(message.stream)
 
-    def on_timeline_pane_stream_clicked(self, message: TimelinePane.StreamClicked) -> None:
-        """A lane clicked: its stream selected as in the device pane (its column, at its
+    def on_timeline_pane_stream_picked(self, message: TimelinePane.StreamPicked) -> None:
+        """A lane clicked or picked with up / down: its stream selected as in the device pane (its column, at its
         head), else (no such stream on the device now) marked in the timeline alone."""
         if not self.query_one(DevicePane).grid.select_stream(message.stream):
             self.query_one(TimelinePane).mark_stream(message.stream)
@@ -605,6 +613,11 @@ class WorkbenchApp(App):
             return
         self.run_line(line)
 
+    @property
+    def searching(self) -> bool:
+        """A `/` search is on (until Esc): n and N go on with it, Esc ends it first."""
+        return bool(self._search)
+
     def action_search(self) -> None:
         """/ (the graph pane's / filters instead): search the focused pane's rows, or the log;
         Enter finds the first match, n and N the next and previous ones until Esc."""
@@ -635,16 +648,16 @@ class WorkbenchApp(App):
         self._search, self._search_pane = text, pane
 
     def save_log(self, name: str) -> None:
-        """`log save FILE`: the log's lines as text, FILE relative to the session's directory."""
+        """`log save FILE`: the log's lines as text, FILE relative to the session's directory
+        (its missing folders made), as `export` and `save-script` write."""
         if not name:
             self.log_pane.note("usage: log save FILE", style="bold red")
             return
-        path = self.session.path(name)
         lines = [line.text for line in self.log_pane.text_log.lines]
-        try:
-            path.write_text("\n".join(lines) + "\n")
-        except OSError as exc:
-            self.log_pane.note(f"error: log save {name}: {exc.strerror}", style="bold red")
+        try:   # where the session writes its other files: a served tab's to its browser
+            self.session.save(name, {Path(name).name: "\n".join(lines) + "\n"}, "log save")
+        except ValueError as exc:   # OutputPathError, AccessRefused: they name the path
+            self.log_pane.note(f"error: {exc}", style="bold red")
             return
         self.log_pane.note(f"log saved to {name} ({len(lines)} lines)")
 
@@ -685,6 +698,8 @@ class WorkbenchApp(App):
             self._search = ""
             for pane in self.panes:
                 pane.end_search()
+            if self.focused is not self.command_line:   # that Esc did one thing
+                return
         if self.focused is self.command_line:   # as in vim: Esc drops the line and leaves
             self.command_line.value = ""
             self._hint("")
@@ -778,7 +793,7 @@ class WorkbenchApp(App):
             pane = self.focused_pane() if self.is_mounted else None
             return True if d is not None and pane is not None and pane.BREAKS else None
         if action == "search_next":   # n and N after a search; else n is gdb's next
-            return bool(self._search)
+            return self.searching
         if action in ("search", "focus_command") and self.is_mounted and \
                 self.screen is not self.screen_stack[0]:
             return False   # a dialog or the help is up: its keys are its own

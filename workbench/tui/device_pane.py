@@ -12,12 +12,15 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
-from textual.geometry import Region
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ge_core.events import TaskDistributed
+from npu_emu.base.trace import TraceEvent
+from npu_emu.scheduler.events import (EventRecorded, EventWaitBlocked, EventWaitSatisfied,
+                                      HostSynchronized, NotifyRecorded, NotifyWaitBlocked,
+                                      NotifyWaitSatisfied)
 from workbench.commands.render import render
 from workbench.debugger.outcomes import Outcome, TableOutcome
 from workbench.debugger.stream_names import stream_label
@@ -46,6 +49,8 @@ class DeviceData:
     faults: list[str] = field(default_factory=list)
     note: str = ""
     logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's, to name them
+    stop: tuple[int, int, int | None] | None = None   # a stop on a stream: (tick, rt
+    # stream, the SQE's position if the stop is an SQE's)
 
 
 class StreamGrid(TextLines, can_focus=True):
@@ -70,8 +75,16 @@ class StreamGrid(TextLines, can_focus=True):
         self.row: int | None = None   # None: follow the head
         self.empty = "no streams yet"   # what shows without columns
         self.logical: dict[int, int] = {}   # rt stream -> GE's logical stream: their names
+        self.wanted: int | None = None   # a stream picked elsewhere while this had no column
+        self._stop: tuple[int, int, int | None] | None = None   # the last stop on a stream
 
-    def set_columns(self, columns: list[StreamColumn]) -> None:
+    def set_columns(self, columns: list[StreamColumn],
+                    stop: tuple[int, int, int | None] | None = None) -> None:
+        """New columns. ``stop`` (tick, rt stream, SQE position or None): where the target
+        stopped, if on a stream; a new stop selects that stream's column (that SQE), in view,
+        as a debugger shows the frame it stopped in (a column picked by hand stays until the
+        next stop)."""
+        before = self.stream
         self.columns = columns
         self.col = min(self.col, max(len(columns) - 1, 0))
         if columns and not columns[self.col].window:   # start on a stream that has SQEs
@@ -79,7 +92,18 @@ class StreamGrid(TextLines, can_focus=True):
         width = max(len(columns), 1) * (COLUMN_WIDTH + 1)
         if self.styles.width is None or self.styles.width.value != width:
             self.styles.width = width
-        self._draw()
+        wanted, self.wanted = self.wanted, None   # tried once: the next columns read
+        pos = None
+        if wanted is None and stop is not None and stop != self._stop:
+            _, wanted, pos = stop
+        self._stop = stop
+        if wanted is not None and self.select_stream(wanted, pos):
+            return
+        self.wanted = None
+        if columns and self.stream != before:   # a column picked for the user: in view
+            self._picked(scroll=True)
+        else:
+            self._draw()
 
     def on_focus(self) -> None:
         self._draw()
@@ -120,15 +144,34 @@ class StreamGrid(TextLines, can_focus=True):
         self.screen.set_focus(self)
         self._picked(scroll=False)
 
-    def select_stream(self, stream: int) -> bool:
-        """Select rt stream ``stream``'s column (at its head), scrolled into view; False if
-        the device has no such stream now."""
+    def select_stream(self, stream: int, pos: int | None = None) -> bool:
+        """Select rt stream ``stream``'s column (at its SQE ``pos`` if shown, else at its
+        head), scrolled into view; False if the device has no such stream now (it is, once
+        it shows one)."""
         col = next((i for i, c in enumerate(self.columns) if c.stream == stream), None)
-        if col is None:
+        if col is None:   # hidden, or not read yet: selected when its columns come
+            self.wanted = stream
             return False
-        self.col, self.row = col, None
+        self.col = col
+        self.row = next((i for i, e in enumerate(self.columns[col].window) if e.pos == pos),
+                        None) if pos is not None else None
         self._picked(scroll=True)
         return True
+
+    def scroll_to_column(self, tries: int = 3) -> None:
+        """The selected column whole in view, at the left edge if it was not (a narrow
+        screen shows one column and a half: the one selected comes first). Not laid out yet
+        (the pane just brought forward, the columns just widened): once it is."""
+        scroll = self.parent
+        if not isinstance(scroll, Widget):
+            return
+        x = self.col * (COLUMN_WIDTH + 1)
+        if not scroll.size.width or scroll.virtual_size.width < x + COLUMN_WIDTH:
+            if tries:
+                self.call_after_refresh(self.scroll_to_column, tries - 1)
+            return
+        if not scroll.scroll_x <= x <= scroll.scroll_x + scroll.size.width - COLUMN_WIDTH:
+            scroll.scroll_to(x=x, animate=False, immediate=True)
 
     @property
     def stream(self) -> int | None:
@@ -138,10 +181,8 @@ class StreamGrid(TextLines, can_focus=True):
     def _picked(self, scroll: bool) -> None:
         """The selection moved: drawn, its column in view (a narrow screen), and said."""
         self._draw()
-        if scroll and isinstance(self.parent, Widget):
-            self.parent.scroll_to_region(
-                Region(self.col * (COLUMN_WIDTH + 1), 0, COLUMN_WIDTH + 1, 1),
-                animate=False, immediate=True)
+        if scroll:
+            self.scroll_to_column()
         picked = self.selected()
         if picked is None:
             self.post_message(self.Selected(self.columns[self.col].stream, None, None))
@@ -204,6 +245,24 @@ class StreamGrid(TextLines, can_focus=True):
                 line += [(cell.ljust(COLUMN_WIDTH), style), (" ", "")]
             lines.append(line)
         self.set_lines(lines)
+
+
+# the task scheduler's events that name a runtime stream by stream_id
+_ON_A_STREAM = (EventRecorded, EventWaitBlocked, EventWaitSatisfied, NotifyRecorded,
+                NotifyWaitBlocked, NotifyWaitSatisfied, HostSynchronized)
+
+
+def stopped_at(event: TraceEvent | None) -> tuple[int, int | None] | None:
+    """The rt stream the target stopped on, and the SQE's position when the stop is an
+    SQE's: a distributed task's stream, an SQE's, a wait's or a record's; None for a stop on
+    no stream (a pass, a node, a host line)."""
+    if isinstance(event, TaskDistributed):
+        return event.rt_stream_id, None
+    if isinstance(event, _ON_A_STREAM):
+        return event.stream_id, None
+    task = getattr(event, "task", None)
+    stream = getattr(task, "stream", None)
+    return (stream.id, task.pos) if stream is not None else None
 
 
 def _state_style(state: str) -> str:
@@ -284,10 +343,11 @@ class DevicePane(Pane):
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)
         columns = [replace(c, name=names.stream(c.stream)) for c in stream_columns(rt, nodes)]
+        at = stopped_at(event)
         return DeviceData(columns, tables, busy_units(rt, bound),
                           [names.text(line) for line in wait_for_chain(rt, bound)],
                           [(names.text(a), names.text(b), where) for a, b, where in races(rt)],
-                          live_faults, note, bound)
+                          live_faults, note, bound, (d.tick, *at) if at is not None else None)
 
     def show(self, data: DeviceData | None) -> None:
         if data is None:
@@ -299,7 +359,7 @@ class DevicePane(Pane):
         self._trouble()
         self.grid.empty = "" if data.note else "no streams yet"
         self.grid.logical = data.logical
-        self.grid.set_columns(data.columns)
+        self.grid.set_columns(data.columns, data.stop)
         self._more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
@@ -344,20 +404,29 @@ class DevicePane(Pane):
         redraw(faults_box, trouble, (trouble.plain, wrap), (len(lines), wrap))
         faults_box.display = bool(lines)
 
+    def on_mount(self) -> None:   # (Pane's runs too: Textual calls each class's handler)
+        self.watch(self.query_one("#device-streams"), "scroll_x",
+                   lambda _: self._more_streams(), init=False)
+
     def _more_streams(self) -> None:
-        """`+N more streams →` while columns are off screen to the right."""
+        """`+N more streams →` while columns are off screen to the right, `← +N more streams`
+        to the left."""
         scroll = self.query_one("#device-streams")
         step = COLUMN_WIDTH + 1
         shown = max(scroll.size.width // step, 1) if scroll.size.width else len(self.data.columns)
-        first = int(scroll.scroll_x) // step
+        first = -(-int(scroll.scroll_x) // step)   # a column cut on the left is off screen
         more = max(len(self.data.columns) - first - shown, 0)
+        streams = f"stream{'s' if (first or more) > 1 else ''}"
+        text = (f"← +{first} more {streams} · +{more} more →" if first and more else
+                f"← +{first} more {streams} (left arrow)" if first else
+                f"+{more} more {streams} → (right arrow)" if more else "")
         hint = self.query_one("#device-more", Static)
-        text = f"+{more} more stream{'s' if more > 1 else ''} → (right arrow)" if more else ""
         redraw(hint, Text(text, style="italic"), text, bool(text))
         hint.display = bool(text)
 
     def on_resize(self) -> None:
         self._trouble()
+        self.grid.scroll_to_column()   # laid out at last (brought forward): the stream in view
         self._more_streams()
 
     def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:

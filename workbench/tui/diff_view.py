@@ -23,7 +23,8 @@ _TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 def _pairs(lines: list[str]) -> list[tuple[str | None, str | None]]:
     """Rows of (old, new): a run of removed lines beside the added lines that follow it (the
-    same node before and after, most often); headers and hunk marks as (line, None)."""
+    same node before and after, most often); the --- / +++ header as one row, hunk marks as
+    (line, line)."""
     rows: list[tuple[str | None, str | None]] = []
     old: list[str] = []
     new: list[str] = []
@@ -35,7 +36,13 @@ def _pairs(lines: list[str]) -> list[tuple[str | None, str | None]]:
         new.clear()
 
     for line in lines:
-        if line.startswith(("---", "+++", "@@")):
+        if line.startswith("+++") and rows and rows[-1][1] is None and \
+                (rows[-1][0] or "").startswith("---"):
+            rows[-1] = (rows[-1][0], line)   # the file header: before beside after
+        elif line.startswith("---"):
+            flush()
+            rows.append((line, None))
+        elif line.startswith(("+++", "@@")):
             flush()
             rows.append((line, line))
         elif line.startswith("-"):
@@ -105,6 +112,10 @@ def _lines(text: str, width: int) -> list[tuple[Text | None, ...]]:
     rows = _pairs(text.splitlines())
     out: list[tuple[Text | None, ...]] = []
     for old, new in rows:
+        if old is not None and old.startswith("---") and (new is None or new.startswith("+++")):
+            sides = (Text(old, style=HEADER), Text(new or "", style=HEADER))
+            out += [sides] if width >= SIDE_BY_SIDE else [(side,) for side in sides if side]
+            continue
         if old is not None and old == new:
             header = old.startswith(("---", "+++", "@@"))
             style = HEADER if header else "dim"

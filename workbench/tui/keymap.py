@@ -87,8 +87,8 @@ KEY_TABLE = (
     ("L", "the lessons (`gewb lessons`): Enter plays one, with its narration beside the panes"),
     ("space", "a lesson paused at `pause`: go on (Enter too, on the lesson panel)"),
     ("Enter", "on a node: its anchors and peers (v draws it); on a pass: its IR diff"),
-    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; source: what the "
-               "script submitted, its line marked)"),
+    ("arrows", "move in a pane (device: left/right a stream, up/down an SQE; timeline: up/down "
+               "a stream's lane; source: what the script submitted, its line marked)"),
     ("/ · n · N", "find in the focused pane (rows, an open diff, stream columns, lanes, source "
                   "code, log) "
                   "or in the help, the match marked; next, previous match until Esc (then n "

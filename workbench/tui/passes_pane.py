@@ -129,9 +129,10 @@ class PassesPane(Pane):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Esc closes an open diff; else it goes on to the app (restore a maximised pane). A
-        # search in the diff first: that Esc ends the search (the app's), the next closes it.
+        # search (in the diff or the rows) first: that Esc ends it (the app's), the next
+        # closes the diff.
         if action == "close_diff":
-            return self.query_one("#passes-diff").display and not self.search
+            return self.query_one("#passes-diff").display and not self.app.searching
         return True
 
     def action_close_diff(self) -> None:

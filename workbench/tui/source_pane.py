@@ -115,8 +115,8 @@ class SourcePane(Pane):
         if data is None:
             return
         self.data = data
-        rows = [TableLine(_row_key(*key), (str(s.site.line), s.site.function, str(key[0]),
-                                           str(key[1]), s.what))
+        rows = [TableLine(_row_key(*key), (str(s.site.line), s.site.function,
+                                           rt_stream_name(key[0]), str(key[1]), s.what))
                 for key, s in data.sqes.items()]
         rows += [TableLine(f"{FAULT}{n}", (str(site.line) if site else "-",
                                            site.function if site else "-", "", "", text),
@@ -190,7 +190,8 @@ class SourcePane(Pane):
         where = self.query_one("#source-where", Static)
         body = self.query_one("#source-text", Static)
         if not data.lines:
-            where.update("no host program (a .py target shows its source here)", layout=False)
+            note = "no host program (a .py target shows its source here)"
+            redraw(where, note, note, note)   # (through its cache: the next line is drawn)
             body.update("")
             return
         current = data.frames[0].line if data.frames else None

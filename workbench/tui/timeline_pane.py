@@ -1,8 +1,8 @@
 """Pane 5, the timeline: a text Gantt of emulated time, one lane per stream and one per unit
 (a digit: how many of that unit are busy), with the event record → wait links summarised.
-+ / - zoom, [ / ] scroll, 0 fits the whole run. A click on a stream's lane selects that stream
-(the device pane's column, the source pane's line), and the stream selected there is marked
-here."""
++ / - zoom, [ / ] scroll, 0 fits the whole run. A click on a stream's lane, or up / down to the
+stream lane above or below, selects that stream (the device pane's column, the source pane's
+line), and the stream selected there is marked here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,6 +12,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.message import Message
 
 from workbench.debugger.views.timeline_lanes import Lane, end_ns, lanes, links
@@ -34,6 +35,21 @@ class TimelineData:
             len(self.timeline.flows) == len(other.timeline.flows)
 
 
+class LaneText(TextLines, can_focus=True):
+    """The lanes, focused for the pane's keys: up / down pick the stream lane above or below
+    (the unit lanes are skipped), as left / right pick a stream column in the device pane."""
+
+    BINDINGS = [Binding("up", "pick(-1)", "Stream above", show=False,
+                        id="timeline-stream-above"),
+                Binding("down", "pick(1)", "Stream below", show=False,
+                        id="timeline-stream-below")]
+
+    def action_pick(self, step: int) -> None:
+        pane = self.parent.parent if isinstance(self.parent, VerticalScroll) else None
+        if isinstance(pane, TimelinePane):
+            pane.pick_lane(step)
+
+
 class TimelinePane(Pane):
     PANE_ID = "timeline"
     TITLE = "5 Timeline"
@@ -44,8 +60,9 @@ class TimelinePane(Pane):
                 Binding("right_square_bracket", "scroll_time(1)", "Later", show=False),
                 Binding("0", "fit", "Fit", show=False)]
 
-    class StreamClicked(Message):
-        """A click on the lane of rt stream ``stream``: the app selects it."""
+    class StreamPicked(Message):
+        """A click on the lane of rt stream ``stream``, or up / down to it: the app selects
+        it."""
         def __init__(self, stream: int) -> None:
             super().__init__()
             self.stream = stream
@@ -59,8 +76,8 @@ class TimelinePane(Pane):
         self._shown: list[Lane] = []     # the lanes drawn, from the text's second line
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield TextLines(id="timeline-text")
+        with VerticalScroll(can_focus=False):   # the keys go to the lanes
+            yield LaneText(id="timeline-text")
 
     def read(self, views: SessionViews) -> TimelineData:
         tl = views.lanes.timeline if views.debugger is not None and \
@@ -84,13 +101,29 @@ class TimelinePane(Pane):
             return
         n = event.screen_y - text.region.y - 1   # the first line is the time scale
         if 0 <= n < len(self._shown) and self._shown[n].stream is not None:
-            self.post_message(self.StreamClicked(self._shown[n].stream))
+            self.post_message(self.StreamPicked(self._shown[n].stream))
+
+    def pick_lane(self, step: int) -> None:
+        """The stream lane ``step`` lanes of streams below the marked one (above: -1); the
+        first one if none is marked."""
+        streams = [lane.stream for lane in self._shown if lane.stream is not None]
+        if not streams:
+            return
+        if self.stream in streams:
+            at = max(0, min(streams.index(self.stream) + step, len(streams) - 1))
+        else:
+            at = 0 if step > 0 else len(streams) - 1
+        self.post_message(self.StreamPicked(streams[at]))
 
     def mark_stream(self, stream: int | None) -> None:
-        """The stream selected (here or in the device pane): its lane marked."""
+        """The stream selected (here or in the device pane): its lane marked and in view."""
         if stream != self.stream:
             self.stream = stream
             self.redraw()
+        at = next((i for i, lane in enumerate(self._shown) if lane.stream == stream), None)
+        if at is not None:   # the first line is the time scale
+            self.query_one(VerticalScroll).scroll_to_region(
+                Region(0, 1 + at, 1, 1), animate=False, immediate=True)
 
     def action_zoom(self, factor: float) -> None:
         total = end_ns(self.data.timeline) if self.data else 0

@@ -51,7 +51,9 @@ def _hex_list(value: object) -> str:
 
 
 _FORMAT: dict[str, Callable[[object], str]] = {
-    "stream": lambda v: "-" if v is None or v == -1 else str(v),   # -1: GE's kInvalidStream
+    # GE's logical stream, named as everywhere else (s0; s0/rt1 once bound): -1 is GE's
+    # kInvalidStream
+    "stream": lambda v: "-" if v is None or v == -1 else f"s{v}" if isinstance(v, int) else str(v),
     "engine": lambda v: "-" if not v else str(v),
     "offset": _hex_list,
 }

@@ -88,9 +88,15 @@ def draw(g: nx.MultiDiGraph, centre: str) -> Drawing:
             boxes.append(Box(i * LAYER, x, len(text), n, g.nodes[n]["stream"]))
             centre_x[n], row_of[n] = x + len(text) // 2, i * LAYER
             x += len(text) + GAP
+    lines = _Lines()
     for src, dst, data in g.edges(data=True):
-        _edge(grid, centre_x[src], row_of[src], centre_x[dst], row_of[dst], data["label"],
-              data["control"])
+        lines.edge(centre_x[src], row_of[src], centre_x[dst], row_of[dst], data["control"])
+    lines.draw(grid)
+    for src, dst, data in g.edges(data=True):   # the anchors' indices beside each edge's
+        x, y = centre_x[src] + 1, row_of[src] + 1  # first step, where nothing is drawn yet
+        if y < len(grid) and all(grid[y][x + i:x + i + 1] == [" "]
+                                 for i in range(len(data["label"]))):
+            grid[y][x:x + len(data["label"])] = list(data["label"])
     return Drawing(["".join(r).rstrip() for r in grid], boxes, centre)
 
 
@@ -99,31 +105,52 @@ def _box_text(name: str, op_type: str) -> str:
     return f"[{text if len(text) <= BOX - 2 else text[:BOX - 3] + '…'}]"
 
 
-def _put(grid: list[list[str]], row: int, col: int, ch: str) -> None:
-    if 0 <= row < len(grid) and 0 <= col < len(grid[row]):
-        here = grid[row][col]
-        grid[row][col] = ch if here == " " or here == ch else (
-            "┼" if here in "│┆─┄╭╮╰╯" else here)
+# a line's cell by the sides it leaves through: up, down, left, right
+_JOINS = {"ud": "│", "u": "│", "d": "│", "lr": "─", "l": "─", "r": "─", "dr": "╭", "dl": "╮",
+          "ur": "╰", "ul": "╯", "udr": "├", "udl": "┤", "dlr": "┬", "ulr": "┴", "udlr": "┼"}
 
 
-def _edge(grid, x0: int, y0: int, x1: int, y1: int, label: str, control: bool) -> None:
-    """Down from the producer's box, along the turn row, down into the consumer's box."""
-    down, across = ("┆", "┄") if control else ("│", "─")
-    _put(grid, y0 + 1, x0, down)
-    for i, ch in enumerate(label):   # the anchors' indices beside the edge's first step
-        if 0 <= y0 + 1 < len(grid) and 0 <= x0 + 1 + i < len(grid[0]) \
-                and grid[y0 + 1][x0 + 1 + i] == " ":
-            grid[y0 + 1][x0 + 1 + i] = ch
-    turn = y0 + 2
-    if x1 != x0:
-        _put(grid, turn, x0, "╰" if x1 > x0 else "╯")
-        for x in range(min(x0, x1) + 1, max(x0, x1)):
-            _put(grid, turn, x, across)
-        _put(grid, turn, x1, "╮" if x1 > x0 else "╭")
-    else:
-        _put(grid, turn, x0, down)
-    for y in range(turn + 1, y1):
-        if grid[y][x1] == " " or y % LAYER != 0:
-            _put(grid, y, x1, down)
-    if 0 <= y1 - 1 < len(grid):
-        grid[y1 - 1][x1] = "▼"   # the arrow wins over whatever crossed there
+class _Lines:
+    """The edges' lines, cell by cell, as the sides each cell joins: where edges meet, the
+    joint that has exactly those sides (┬ where two turns merge into one way down, ┴ where a
+    line comes down onto a turn row), not a ┼ for every overlap. Dashed where only control
+    edges pass; the arrows into boxes win over any line."""
+
+    def __init__(self) -> None:
+        self.sides: dict[tuple[int, int], set[str]] = {}
+        self.solid: set[tuple[int, int]] = set()   # cells a data edge passes through
+        self.arrows: set[tuple[int, int]] = set()
+
+    def _add(self, row: int, col: int, sides: str, control: bool) -> None:
+        self.sides.setdefault((row, col), set()).update(sides)
+        if not control:
+            self.solid.add((row, col))
+
+    def edge(self, x0: int, y0: int, x1: int, y1: int, control: bool) -> None:
+        """Down from the producer's box, along the turn row, down into the consumer's box."""
+        turn = y0 + 2
+        self._add(y0 + 1, x0, "ud", control)
+        if x1 != x0:
+            self._add(turn, x0, "ur" if x1 > x0 else "ul", control)
+            for x in range(min(x0, x1) + 1, max(x0, x1)):
+                self._add(turn, x, "lr", control)
+            self._add(turn, x1, "dl" if x1 > x0 else "dr", control)
+        else:
+            self._add(turn, x0, "ud", control)
+        for y in range(turn + 1, y1):
+            self._add(y, x1, "ud", control)
+        self.arrows.add((y1 - 1, x1))
+
+    def draw(self, grid: list[list[str]]) -> None:
+        """Onto ``grid``, behind the boxes: a line through a box's row is hidden by it."""
+        for (row, col), sides in self.sides.items():
+            if not (0 <= row < len(grid) and 0 <= col < len(grid[row])) or \
+                    grid[row][col] != " ":
+                continue
+            ch = _JOINS["".join(side for side in "udlr" if side in sides)]
+            if (row, col) not in self.solid:
+                ch = {"│": "┆", "─": "┄"}.get(ch, ch)
+            grid[row][col] = ch
+        for row, col in self.arrows:
+            if 0 <= row < len(grid) and 0 <= col < len(grid[row]):
+                grid[row][col] = "▼"
