@@ -448,47 +448,128 @@ def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
     return (np.ascontiguousarray(buf[_spatial(g.begin, image)]),)
 
 
-def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
-    """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
-    index = [slice(None)] * a.ndim
-    index[2 + axis] = slice(start, start + (count - 1) * step + 1, step)
-    return a[tuple(index)]
+def _tap_outputs(n: int, k: int, d: int, s: int, b: int, o: int) -> list[tuple[int, int, int]]:
+    """Per kernel tap j of one axis: (j, lo, hi), the outputs [lo, hi) whose tap j lies in the
+    input (not in the padding) of length ``n``; taps that no output reads in the input left out."""
+    taps = []
+    for j in range(k):
+        offset = j * d - b  # output o reads input o * s + offset
+        lo = max(0, -(offset // s)) if offset < 0 else 0
+        hi = min(o, (n - 1 - offset) // s + 1) if n - 1 - offset >= 0 else 0
+        if lo < hi:
+            taps.append((j, lo, hi))
+    return taps
 
 
-def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry,
-          dst: np.ndarray | None = None) -> np.ndarray:
-    """Fold each window of padded ``xp`` with ``ufunc``, one spatial axis at a time: a window
-    fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset. The outer
-    axes fold first: their taps are whole rows, and the strided fold along the inner axis then
-    runs on data already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a quarter
-    less time than inner-first). The first fold of an axis writes a fresh array (or ``dst``,
-    for the last axis) from its first two taps, with no copy of the first."""
-    acc, fresh = xp, False  # fresh: acc is no view of the input
+def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int,
+               identity: object, into: np.ndarray | None) -> np.ndarray:
+    """``acc`` with spatial axis ``i`` (array axis ``axis``) folded by ``ufunc`` over each window
+    of ``g``: each tap is one strided slice of the unpadded input, folded into the outputs
+    whose window it reaches, so the padding is never materialised (it holds ``identity``)."""
+    n, k, d, s, b, o = acc.shape[axis], g.kernel[i], g.dilations[i], g.strides[i], g.begin[i], \
+        g.out[i]
+
+    def tap(j: int, lo: int, hi: int) -> np.ndarray:
+        index = [slice(None)] * acc.ndim
+        start = lo * s + j * d - b
+        index[axis] = slice(start, start + (hi - lo - 1) * s + 1, s)
+        return acc[tuple(index)]
+
+    def outputs(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        index = [slice(None)] * a.ndim
+        index[axis] = slice(lo, hi)
+        return a[tuple(index)]
+
+    taps = _tap_outputs(n, k, d, s, b, o)
+    whole = [t for t in taps if t[1:] == (0, o)]
+    rest = [t for t in taps if t[1:] != (0, o)]
+    shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
+    if len(whole) >= 2:
+        folded = ufunc(tap(*whole[0]), tap(*whole[1]), out=into)
+        pending = whole[2:] + rest
+    else:
+        folded = np.empty(shape, acc.dtype) if into is None else into
+        pending = rest[1:] if whole and rest else rest
+        if whole and rest:  # the first pass folds two taps where both reach, copies the border
+            (j, _, _), (p, lo, hi) = whole[0], rest[0]
+            ufunc(tap(j, lo, hi), tap(p, lo, hi), out=outputs(folded, lo, hi))
+            np.copyto(outputs(folded, 0, lo), tap(j, 0, lo))
+            np.copyto(outputs(folded, hi, o), tap(j, hi, o))
+        elif whole:
+            np.copyto(folded, tap(*whole[0]))
+        else:
+            folded.fill(identity)
+    for j, lo, hi in pending:
+        part = outputs(folded, lo, hi)
+        ufunc(part, tap(j, lo, hi), out=part)
+    return folded
+
+
+def _fold(ufunc: np.ufunc, a: np.ndarray, first: int, g: _Geometry, identity: object,
+          dst: np.ndarray | None) -> np.ndarray:
+    """Each window of ``g`` folded with ``ufunc``, the spatial axes of ``a`` starting at array
+    axis ``first``: a window fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every
+    offset. The outer axes fold first: their taps are whole rows, and the fold along the inner
+    axis then runs on data already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a
+    quarter less time than inner-first). The last fold writes ``dst`` if given."""
+    acc, fresh = a, False  # fresh: acc is no view of the input
     last = len(g.kernel) - 1
-    for axis in range(len(g.kernel)):
-        k, d, s, o = g.kernel[axis], g.dilations[axis], g.strides[axis], g.out[axis]
-        if k == 1:
-            acc = _every(acc, axis, 0, o, s)
+    for i in range(len(g.kernel)):
+        axis = first + i
+        if g.kernel[i] == 1 and not g.begin[i] and (g.out[i] - 1) * g.strides[i] < acc.shape[axis]:
+            index = [slice(None)] * acc.ndim
+            index[axis] = slice(0, (g.out[i] - 1) * g.strides[i] + 1, g.strides[i])
+            acc = acc[tuple(index)]  # a 1-tap window in the input: a strided view, no pass
             continue
-        into = dst if axis == last else None
-        folded = ufunc(_every(acc, axis, 0, o, s), _every(acc, axis, d, o, s), out=into)
-        for j in range(2, k):
-            ufunc(folded, _every(acc, axis, j * d, o, s), out=folded)
-        acc, fresh = folded, True
+        acc, fresh = _fold_axis(ufunc, acc, axis, g, i, identity, dst if i == last else None), True
     if dst is not None and acc is not dst:
         np.copyto(dst, acc)
         return dst
     return acc if fresh else acc.copy()
 
 
-def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> np.ndarray:
-    """Taps per window that an average divides by: those in the input (or in input + pads)."""
+# Below this many elements per innermost row, a pass over (N, C, ..., W) spends more time in
+# numpy's per-row dispatch than on the data; pooling then runs channels-last, with the N * C
+# planes as the contiguous innermost axis (two transposing copies buy passes of long rows).
+# A strided inner fold has half the rows to pay for, so it pays only below half the length
+# (measured: InceptionV2's 28x28 stride-1 AveragePool gains, SqueezeNet's 27x27 stride-2
+# MaxPool loses).
+_SHORT_ROW = 32
+
+
+def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
+          dst: np.ndarray | None = None) -> np.ndarray:
+    """Windows of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read as
+    ``identity`` (never built), into ``dst`` if given; a fresh array otherwise."""
+    n, c, *spatial = x.shape
+    planes = n * c
+    short = _SHORT_ROW if g.strides[-1] == 1 else _SHORT_ROW // 2
+    if not spatial or spatial[-1] >= short or planes < _SHORT_ROW:
+        return _fold(ufunc, x, 2, g, identity, dst)
+    lanes = np.ascontiguousarray(x.reshape(planes, -1).T).reshape(*spatial, planes)
+    y = _fold(ufunc, lanes, 0, g, identity, None).reshape(-1, planes).T.reshape(n, c, *g.out)
+    if dst is None:
+        return np.ascontiguousarray(y)
+    np.copyto(dst, y)
+    return dst
+
+
+@functools.lru_cache(maxsize=256)
+def _window_counts(in_shape: tuple[int, ...], g: _Geometry, include_pad: bool,
+                   dtype: np.dtype) -> np.ndarray | float:
+    """Taps per window that an average divides by: those in the input (or in input + pads);
+    one number when every window has as many. Cached: a model divides by the same counts on
+    every run (the array is read-only, as it is shared)."""
     per_axis = []
     for n, k, s, d, b, e, o in zip(in_shape, *g):
         lo, hi = (-b, n + e) if include_pad else (0, n)
         taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
         per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
-    return functools.reduce(np.multiply.outer, per_axis)
+    counts = functools.reduce(np.multiply.outer, per_axis).astype(dtype)
+    if counts.size and (counts == counts.flat[0]).all():
+        return float(counts.flat[0])  # one scalar divide: no broadcast over rows
+    counts.flags.writeable = False
+    return counts
 
 
 @kernel("MaxPool", writes_out=True)
@@ -499,9 +580,11 @@ def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET"
              ) -> tuple[np.ndarray, ...]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     lowest = dtype_limits(x.dtype)[0]
-    xp = _padded(x, g, lowest)
-    y = _pool(np.maximum, xp, g, fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
-    return (y,) if num_outputs < 2 else (y, _argmax_indices(x.shape, xp, g, storage_order))
+    y = _pool(np.maximum, x, g, lowest,
+              fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
+    if num_outputs < 2:
+        return (y,)
+    return y, _argmax_indices(x.shape, _padded(x, g, lowest), g, storage_order)
 
 
 def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: _Geometry,
@@ -531,9 +614,8 @@ def average_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOT
                  out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     # AveragePool-1 has no count_include_pad: it excluded pads, which is the later default.
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
-    y = _pool(np.add, _padded(x, g, 0), g,
-              fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
-    y /= _window_counts(x.shape[2:], g, bool(count_include_pad)).astype(y.dtype)
+    y = _pool(np.add, x, g, 0, fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
+    y /= _window_counts(tuple(x.shape[2:]), g, bool(count_include_pad), y.dtype)
     return (y,)
 
 
@@ -548,7 +630,7 @@ def lp_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
             pads: list[int] | None = None, strides: list[int] | None = None,
             p: int = 2) -> tuple[np.ndarray]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
-    y = _pool(np.add, _padded(np.abs(x) ** p, g, 0), g)
+    y = _pool(np.add, np.abs(x) ** p, g, 0)
     return ((y ** (1.0 / p)).astype(x.dtype),)
 
 
@@ -658,7 +740,7 @@ def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
     squares = np.square(x).reshape(n, 1, c, -1)
     before = (size - 1) // 2
     g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
-    total = _pool(np.add, _padded(squares, g, 0), g).reshape(x.shape)
+    total = _pool(np.add, squares, g, 0).reshape(x.shape)
     return (x / (bias + (alpha / size) * total) ** beta,)
 
 
