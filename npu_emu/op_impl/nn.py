@@ -472,7 +472,7 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int
     def tap(j: int, lo: int, hi: int) -> np.ndarray:
         index = [slice(None)] * acc.ndim
         start = lo * s + j * d - b
-        index[axis] = slice(start, start + (hi - lo - 1) * s + 1, s)
+        index[axis] = slice(start, start + (hi - lo - 1) * s + 1 if hi > lo else start, s)
         return acc[tuple(index)]
 
     def outputs(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
