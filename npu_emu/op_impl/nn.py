@@ -481,6 +481,8 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int
         return a[tuple(index)]
 
     taps = _tap_outputs(n, k, d, s, b, o)
+    if axis == acc.ndim - 1 and n == s * o and len(taps) >= 2 and acc.flags.c_contiguous:
+        return _fold_flat(ufunc, acc, taps, d, s, b, identity, into)
     whole = [t for t in taps if t[1:] == (0, o)]
     rest = [t for t in taps if t[1:] != (0, o)]
     shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
@@ -502,6 +504,48 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int
     for j, lo, hi in pending:
         part = outputs(folded, lo, hi)
         ufunc(part, tap(j, lo, hi), out=part)
+    return folded
+
+
+def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]], d: int,
+               s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
+    """The innermost axis of contiguous ``acc`` folded over its rows laid end to end. Each row
+    of o outputs reads a row of s * o inputs, so flat output i reads flat input s * i + offset
+    for a tap wherever it lies: a tap is one pass over every row at once, where numpy would
+    dispatch once per row of a 7..56-wide map. A tap that reaches past its row's end reads the
+    neighbouring row there: those border columns are folded again on their own."""
+    o = acc.shape[-1] // s
+    flat = acc.reshape(-1)
+    folded = np.empty((*acc.shape[:-1], o), acc.dtype) if into is None else into
+    out = folded.reshape(-1)
+
+    def run(j: int) -> tuple[int, int]:  # the flat outputs whose tap j lies inside the array
+        offset = j * d - b
+        return max(0, -(offset // s)), min(out.size, (flat.size - 1 - offset) // s + 1)
+
+    def reads(j: int, lo: int, hi: int) -> np.ndarray:
+        start = lo * s + j * d - b
+        return flat[start:start + (hi - lo - 1) * s + 1:s]
+
+    (j0, _, _), (j1, _, _) = taps[0], taps[1]
+    lo, hi = max(run(j0)[0], run(j1)[0]), min(run(j0)[1], run(j1)[1])
+    ufunc(reads(j0, lo, hi), reads(j1, lo, hi), out=out[lo:hi])
+    for j, _, _ in taps[2:]:
+        jlo, jhi = max(lo, run(j)[0]), min(hi, run(j)[1])
+        ufunc(out[jlo:jhi], reads(j, jlo, jhi), out=out[jlo:jhi])
+    inner_lo, inner_hi = max(t[1] for t in taps), min(t[2] for t in taps)
+    border = range(o) if inner_lo >= inner_hi else [*range(inner_lo), *range(inner_hi, o)]
+    for c in border:
+        column = folded[..., c]
+        sources = [acc[..., c * s + j * d - b] for j, lo, hi in taps if lo <= c < hi]
+        if not sources:
+            column.fill(identity)
+        elif len(sources) == 1:
+            np.copyto(column, sources[0])
+        else:
+            ufunc(sources[0], sources[1], out=column)
+            for more in sources[2:]:
+                ufunc(column, more, out=column)
     return folded
 
 
@@ -528,30 +572,11 @@ def _fold(ufunc: np.ufunc, a: np.ndarray, first: int, g: _Geometry, identity: ob
     return acc if fresh else acc.copy()
 
 
-# Below this many elements per innermost row, a pass over (N, C, ..., W) spends more time in
-# numpy's per-row dispatch than on the data; pooling then runs channels-last, with the N * C
-# planes as the contiguous innermost axis (two transposing copies buy passes of long rows).
-# A strided inner fold has half the rows to pay for, so it pays only below half the length
-# (measured: InceptionV2's 28x28 stride-1 AveragePool gains, SqueezeNet's 27x27 stride-2
-# MaxPool loses).
-_SHORT_ROW = 32
-
-
 def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
           dst: np.ndarray | None = None) -> np.ndarray:
     """Windows of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read as
     ``identity`` (never built), into ``dst`` if given; a fresh array otherwise."""
-    n, c, *spatial = x.shape
-    planes = n * c
-    short = _SHORT_ROW if g.strides[-1] == 1 else _SHORT_ROW // 2
-    if not spatial or spatial[-1] >= short or planes < _SHORT_ROW:
-        return _fold(ufunc, x, 2, g, identity, dst)
-    lanes = np.ascontiguousarray(x.reshape(planes, -1).T).reshape(*spatial, planes)
-    y = _fold(ufunc, lanes, 0, g, identity, None).reshape(-1, planes).T.reshape(n, c, *g.out)
-    if dst is None:
-        return np.ascontiguousarray(y)
-    np.copyto(dst, y)
-    return dst
+    return _fold(ufunc, x, 2, g, identity, dst)
 
 
 @functools.lru_cache(maxsize=256)

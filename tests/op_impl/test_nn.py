@@ -193,27 +193,22 @@ def check_pool(op: str, x: np.ndarray, kernel: list[int], attrs: dict) -> None:
     check_kernel(op, [x], OPSET, want, rtol=RTOL, atol=ATOL, **attrs, kernel_shape=kernel)
 
 
-# 40 channels make 80 planes of short rows: the pools' channels-last path (nn._pool).
-POOL_CHANNELS = st.sampled_from([1, 2, 40])
-
-
-@given(windows(pool=True), POOL_CHANNELS)
+@given(windows(pool=True), st.integers(1, 2))
 @HYPOTHESIS
 def test_max_pool(window, channels):
     spatial, kernel, attrs = window
     check_pool("MaxPool", rand(2, channels, *spatial), kernel, attrs)
 
 
-@given(windows(pool=True), st.integers(0, 1), POOL_CHANNELS)
+@given(windows(pool=True), st.integers(0, 1))
 @HYPOTHESIS
-def test_average_pool(window, count_include_pad, channels):
+def test_average_pool(window, count_include_pad):
     spatial, kernel, attrs = window
     attrs = {**attrs, "count_include_pad": count_include_pad}
-    check_pool("AveragePool", rand(2, channels, *spatial), kernel, attrs)
+    check_pool("AveragePool", rand(2, 2, *spatial), kernel, attrs)
 
 
 @pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
-@pytest.mark.parametrize("channels", [3, 48])   # channels-first, channels-last
 @pytest.mark.parametrize("shape, attrs", [
     ((13, 13), {"kernel_shape": [3, 3], "strides": [2, 2]}),                   # odd, no pads
     ((14, 14), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
@@ -223,19 +218,20 @@ def test_average_pool(window, count_include_pad, channels):
     ((9, 12), {"kernel_shape": [2, 3], "strides": [1, 2], "dilations": [2, 2],
                "pads": [1, 2, 1, 2]}),
     ((5, 5), {"kernel_shape": [5, 5]}),                                        # one window
+    ((5, 8), {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),     # last one hangs
     ((6, 35), {"kernel_shape": [1, 3], "strides": [3, 2], "pads": [0, 1, 0, 1],
                "ceil_mode": 1}),                                               # a 1-tap axis
 ])
 @pytest.mark.parametrize("count_include_pad", [0, 1])
-def test_pools_taps_without_padding_match_reference(op, channels, shape, attrs,
-                                                     count_include_pad):
-    """Pools fold tap by tap over the unpadded input (each tap into the outputs it reaches),
-    channels-first or channels-last: the model zoo's shapes and the edges of that clipping."""
+def test_pools_taps_without_padding_match_reference(op, shape, attrs, count_include_pad):
+    """Pools fold tap by tap over the unpadded input, each tap into the outputs it reaches, and
+    along the inner axis over all rows at once where rows line up (nn._fold_flat), folding the
+    border columns again: the model zoo's shapes and the edges of that clipping."""
     if op == "MaxPool" and count_include_pad:
         pytest.skip("MaxPool has no count_include_pad")
     if op == "AveragePool":
         attrs = {**attrs, "count_include_pad": count_include_pad}
-    check(op, [rand(2, channels, *shape, seed=channels)], attrs, opset=19)
+    check(op, [rand(2, 3, *shape)], attrs, opset=19)
 
 
 @pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
