@@ -6,7 +6,8 @@ Conv reshapes that view into the im2col matrix and does one matmul per group (a 
 reads its taps as long runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``,
 or Winograd for 3x3); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
-slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
+slice of the unpadded input, into the outputs whose window it reaches), which is far cheaper
+than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
 
 MaxPool's optional Indices output costs an argmax over every window, so it is computed only when
