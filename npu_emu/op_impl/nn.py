@@ -550,17 +550,18 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]
     return folded
 
 
-def _fold(ufunc: np.ufunc, a: np.ndarray, first: int, g: _Geometry, identity: object,
-          dst: np.ndarray | None) -> np.ndarray:
-    """Each window of ``g`` folded with ``ufunc``, the spatial axes of ``a`` starting at array
-    axis ``first``: a window fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every
-    offset. The outer axes fold first: their taps are whole rows, and the fold along the inner
-    axis then runs on data already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a
-    quarter less time than inner-first). The last fold writes ``dst`` if given."""
-    acc, fresh = a, False  # fresh: acc is no view of the input
+def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
+          dst: np.ndarray | None = None) -> np.ndarray:
+    """Each window of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read
+    as ``identity`` (never built), into ``dst`` if given, else a fresh array. A window fold is
+    separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset. The outer axes fold
+    first: their taps are whole rows, and the fold along the inner axis then runs on data
+    already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a quarter less time than
+    inner-first)."""
+    acc, fresh = x, False  # fresh: acc is no view of the input
     last = len(g.kernel) - 1
     for i in range(len(g.kernel)):
-        axis = first + i
+        axis = 2 + i
         if g.kernel[i] == 1 and not g.begin[i] and (g.out[i] - 1) * g.strides[i] < acc.shape[axis]:
             index = [slice(None)] * acc.ndim
             index[axis] = slice(0, (g.out[i] - 1) * g.strides[i] + 1, g.strides[i])
@@ -571,13 +572,6 @@ def _fold(ufunc: np.ufunc, a: np.ndarray, first: int, g: _Geometry, identity: ob
         np.copyto(dst, acc)
         return dst
     return acc if fresh else acc.copy()
-
-
-def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
-          dst: np.ndarray | None = None) -> np.ndarray:
-    """Windows of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read as
-    ``identity`` (never built), into ``dst`` if given; a fresh array otherwise."""
-    return _fold(ufunc, x, 2, g, identity, dst)
 
 
 @functools.lru_cache(maxsize=256)
