@@ -477,6 +477,8 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int
         return acc[tuple(index)]
 
     def outputs(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        if (lo, hi) == (0, o):
+            return a
         index = [slice(None)] * a.ndim
         index[axis] = slice(lo, hi)
         return a[tuple(index)]
