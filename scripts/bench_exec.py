@@ -11,7 +11,7 @@ rewritten model and input go through every side, timed alternately, and the medi
   own numpy work (the scheduler, args tables, copies in and out): the time of the same run
   with every kernel swapped for one that does nothing, over a real run's. (A clock read around
   each kernel costs more than it measures: a CPU clock is a system call, about 1.5 us, twice
-  per kernel, and made two thirds of the 10% ShuffleNet showed that way; a wall clock there
+  per kernel, and made about half of the 10% ShuffleNet showed that way; a wall clock there
   charged the machine's other load to whichever part it preempted.)
 
 Times are CPU seconds of this process, as in bench_compile: every side runs on this one thread,
