@@ -8,7 +8,11 @@ rewritten model and input go through every side, timed alternately, and the medi
 - device: compiled, built and loaded once (not timed) as GE's v1 runtime loads it, then each
   timed run is one NnExecute: inputs copied in, the sunk model executed on the emulated NPU,
   outputs copied out. Its overhead is the share of that time spent outside the kernels'
-  own numpy work (the scheduler, args tables, copies of results into device memory).
+  own numpy work (the scheduler, args tables, copies in and out): the time of the same run
+  with every kernel swapped for one that does nothing, over a real run's. (A clock read around
+  each kernel costs more than it measures: a CPU clock is a system call, about 1.5 us, twice
+  per kernel, and made about half of the 10% ShuffleNet showed that way; a wall clock there
+  charged the machine's other load to whichever part it preempted.)
 
 Times are CPU seconds of this process, as in bench_compile: every side runs on this one thread,
 and on a machine shared with other work a wall clock measures the others' load more than the
@@ -50,7 +54,6 @@ if not HAVE_THREADPOOLCTL:
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import faulthandler  # noqa: E402
-import functools  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -99,27 +102,33 @@ def one_blas_thread() -> contextlib.AbstractContextManager:
 @dataclass
 class Timing:
     ms: dict[str, float]       # side -> median CPU ms
-    device_overhead: float     # median share of a device run's CPU time outside kernels
+    device_overhead: float     # a device run's CPU time with idle kernels, over a real run's
 
 
-class KernelClock:
-    """Times the kernel functions of a loaded model's sunk tasks (their numpy work only)."""
+def _no_work(*inputs: Any, out: Sequence[Any], **attrs: Any) -> tuple[Any, ...]:
+    return tuple(out)   # the outputs left as they are, so the task has nothing to copy
+
+
+_no_work.writes_out = True  # type: ignore[attr-defined]
+
+
+class IdleKernels:
+    """Swaps the kernels of a loaded model's sunk tasks for one that does nothing, and back: a
+    run with them idle is the device's own work, every task launched, scheduled and retired."""
 
     def __init__(self, model: DavinciModel) -> None:
-        self.seconds = 0.0
-        for info in model.task_infos:
-            if isinstance(info.task, KernelTask):
-                info.task.fn = self._timed(info.task.fn)
+        self.tasks = [i.task for i in model.task_infos if isinstance(i.task, KernelTask)]
 
-    def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(fn)  # keeps writes_out: the task must still hand the kernel its outputs
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = CLOCK()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                self.seconds += CLOCK() - start
-        return timed
+    @contextlib.contextmanager
+    def idle(self) -> Iterator[None]:
+        kept = [task.fn for task in self.tasks]
+        for task in self.tasks:
+            task.fn = _no_work
+        try:
+            yield
+        finally:
+            for task, fn in zip(self.tasks, kept):
+                task.fn = fn
 
 
 @contextlib.contextmanager
@@ -141,25 +150,22 @@ def bench_model(path: str, repeat: int) -> Timing:
     session = ort_session(model)
     with loaded_on_device(model) as device:
         del model  # VGG-19's weights are half a gigabyte; every side holds its own copy
-        clock = KernelClock(device)
+        kernels = IdleKernels(device)
         runs: dict[str, Callable[[], Any]] = {"host": lambda: host.run(feeds),
                                               "ort": lambda: session.run(None, feeds),
-                                              "device": lambda: device.nn_execute(feeds)}
+                                              "device": lambda: device.nn_execute(feeds),
+                                              "idle": lambda: device.nn_execute(feeds)}
         times: dict[str, list[float]] = {k: [] for k in runs}
-        overhead: list[float] = []
-        for fn in runs.values():  # warm-up: first-touch page faults, lazy allocations
-            fn()
-        for _ in range(repeat):  # interleaved, so a noisy spell hits every side alike
+        for _ in range(1 + repeat):  # interleaved, so a noisy spell hits every side alike
             for key, fn in runs.items():
-                clock.seconds = 0.0
-                start = CLOCK()
-                fn()
-                spent = CLOCK() - start
+                with kernels.idle() if key == "idle" else contextlib.nullcontext():
+                    start = CLOCK()
+                    fn()
+                    spent = CLOCK() - start
                 times[key].append(spent * 1e3)
-                if key == "device":
-                    overhead.append((spent - clock.seconds) / spent)
-    return Timing({k: statistics.median(v) for k, v in times.items()},
-                  statistics.median(overhead))
+    # the first round warms up: first-touch page faults, lazy allocations
+    ms = {k: statistics.median(v[1:]) for k, v in times.items()}
+    return Timing(ms, ms["idle"] / ms["device"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -6,7 +6,7 @@ the same numbers. Each node it runs is a trace event, so the debugger can step t
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -77,6 +77,11 @@ class HostExecutor:
         self.values: dict[str, np.ndarray] | None = {} if keep_values else None
         self._boundary: Mapping[str, np.ndarray] = {}
         self._ends: dict[str, np.ndarray] = {}
+        # id(node) -> (node, type, attrs_set edits, output count, kernel, its attrs): resolved
+        # once, as a loader would, and again after any attribute edit (a debugger may make one
+        # mid-run). The node is held, so its id cannot pass to another node meanwhile.
+        self._launches: dict[int, tuple[Node, str, int, int, Callable[..., Any],
+                                        dict[str, Any]]] = {}
 
     def run(self, feeds: Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Outputs by graph output name, in NetOutput's input order."""
@@ -182,13 +187,26 @@ class HostExecutor:
             run_bodies = SUBGRAPH_OPS.get(node.type)
             if run_bodies is not None:
                 return run_bodies(self, node, ins)
-            outs = get_kernel(node.type, self.opset)(*ins, **kernel_attrs(op))
+            fn, attrs = self._launch(node)
+            outs = fn(*ins, **attrs)
         except ExecutionError:
             raise
         except Exception as exc:  # the kernel's own message, pinned to the node
             refusal = self._refusal(node, ins)
             raise ExecutionError(refusal or f"node {node.name} ({node.type}): {exc}") from exc
         return outs
+
+    def _launch(self, node: Node) -> tuple[Callable[..., Any], dict[str, Any]]:
+        """The node's kernel and the attributes it takes, as last resolved unless an edit may
+        have changed them (the kernel gets the attributes unpacked: a fresh dict each call)."""
+        op = node.op_desc
+        edits, outputs = node.graph.edits.attrs_set, len(op.output_descs)
+        kept = self._launches.get(id(node))
+        if kept is None or kept[0] is not node or kept[1:4] != (op.type, edits, outputs):
+            kept = (node, op.type, edits, outputs, get_kernel(op.type, self.opset),
+                    kernel_attrs(op))
+            self._launches[id(node)] = kept
+        return kept[4], kept[5]
 
     def _refusal(self, node: Node, ins: Sequence[Value]) -> str | None:
         """Why the node's InferShape refuses this run's inputs, if it does. A node whose shapes

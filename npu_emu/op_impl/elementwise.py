@@ -304,7 +304,8 @@ def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     # The first add writes out; each later one reads it back, so out must not hold a later input.
     acc = xs[0]
     for i, x in enumerate(xs[1:], start=2):
-        into = fits(out, np.broadcast_shapes(acc.shape, x.shape), np.result_type(acc, x), *xs[i:])
+        shape = acc.shape if acc.shape == x.shape else np.broadcast_shapes(acc.shape, x.shape)
+        into = fits(out, shape, np.result_type(acc, x), *xs[i:])
         acc = call(np.add, acc, x, out=into)
     return acc
 

@@ -7,7 +7,8 @@ rows at a time where the matrix would outgrow the cache; a stride-1 conv reads i
 runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``, or Winograd for 3x3,
 whose transformed weights are kept from call to call); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
-slice), which is far cheaper than reducing a materialised window array. ConvTranspose scatters
+slice of the unpadded input, into the outputs whose window it reaches), which is far cheaper
+than reducing a materialised window array. ConvTranspose scatters
 through the same view, written into its output buffer.
 
 MaxPool's optional Indices output costs an argmax over every window, so it is computed only when
@@ -474,47 +475,149 @@ def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
     return (np.ascontiguousarray(buf[_spatial(g.begin, image)]),)
 
 
-def _every(a: np.ndarray, axis: int, start: int, count: int, step: int) -> np.ndarray:
-    """``count`` elements of ``a`` along spatial axis ``axis``, every ``step`` from ``start``."""
-    index = [slice(None)] * a.ndim
-    index[2 + axis] = slice(start, start + (count - 1) * step + 1, step)
-    return a[tuple(index)]
+def _tap_outputs(n: int, k: int, d: int, s: int, b: int, o: int) -> list[tuple[int, int, int]]:
+    """Per kernel tap j of one axis: (j, lo, hi), the outputs [lo, hi) whose tap j lies in the
+    input (not in the padding) of length ``n``; taps that no output reads in the input left out."""
+    taps = []
+    for j in range(k):
+        offset = j * d - b  # output o reads input o * s + offset
+        lo = max(0, -(offset // s)) if offset < 0 else 0
+        hi = min(o, (n - 1 - offset) // s + 1) if n - 1 - offset >= 0 else 0
+        if lo < hi:
+            taps.append((j, lo, hi))
+    return taps
 
 
-def _pool(ufunc: np.ufunc, xp: np.ndarray, g: _Geometry,
+def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int,
+               identity: object, into: np.ndarray | None) -> np.ndarray:
+    """``acc`` with spatial axis ``i`` (array axis ``axis``) folded by ``ufunc`` over each window
+    of ``g``: each tap is one strided slice of the unpadded input, folded into the outputs
+    whose window it reaches, so the padding is never materialised (it holds ``identity``)."""
+    n, k, d, s, b, o = acc.shape[axis], g.kernel[i], g.dilations[i], g.strides[i], g.begin[i], \
+        g.out[i]
+
+    def tap(j: int, lo: int, hi: int) -> np.ndarray:
+        index = [slice(None)] * acc.ndim
+        start = lo * s + j * d - b
+        index[axis] = slice(start, start + (hi - lo - 1) * s + 1 if hi > lo else start, s)
+        return acc[tuple(index)]
+
+    def outputs(a: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        if (lo, hi) == (0, o):
+            return a
+        index = [slice(None)] * a.ndim
+        index[axis] = slice(lo, hi)
+        return a[tuple(index)]
+
+    taps = _tap_outputs(n, k, d, s, b, o)
+    if axis == acc.ndim - 1 and n == s * o and len(taps) >= 2 and acc.flags.c_contiguous:
+        return _fold_flat(ufunc, acc, taps, d, s, b, identity, into)
+    whole = [t for t in taps if t[1:] == (0, o)]
+    rest = [t for t in taps if t[1:] != (0, o)]
+    shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
+    if len(whole) >= 2:
+        folded = ufunc(tap(*whole[0]), tap(*whole[1]), out=into)
+        pending = whole[2:] + rest
+    else:
+        folded = np.empty(shape, acc.dtype) if into is None else into
+        pending = rest[1:] if whole and rest else rest
+        if whole and rest:  # the first pass folds two taps where both reach, copies the border
+            (j, _, _), (p, lo, hi) = whole[0], rest[0]
+            ufunc(tap(j, lo, hi), tap(p, lo, hi), out=outputs(folded, lo, hi))
+            np.copyto(outputs(folded, 0, lo), tap(j, 0, lo))
+            np.copyto(outputs(folded, hi, o), tap(j, hi, o))
+        elif whole:
+            np.copyto(folded, tap(*whole[0]))
+        else:
+            folded.fill(identity)
+    for j, lo, hi in pending:
+        part = outputs(folded, lo, hi)
+        ufunc(part, tap(j, lo, hi), out=part)
+    return folded
+
+
+def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]], d: int,
+               s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
+    """The innermost axis of contiguous ``acc`` folded over its rows laid end to end. Each row
+    of o outputs reads a row of s * o inputs, so flat output i reads flat input s * i + offset
+    for a tap wherever it lies: a tap is one pass over every row at once, where numpy would
+    dispatch once per row of a 7..56-wide map. A tap that reaches past its row's end reads the
+    neighbouring row there: those border columns are folded again on their own."""
+    o = acc.shape[-1] // s
+    flat = acc.reshape(-1)
+    folded = np.empty((*acc.shape[:-1], o), acc.dtype) if into is None else into
+    out = folded.reshape(-1)
+
+    def run(j: int) -> tuple[int, int]:  # the flat outputs whose tap j lies inside the array
+        offset = j * d - b
+        return max(0, -(offset // s)), min(out.size, (flat.size - 1 - offset) // s + 1)
+
+    def reads(j: int, lo: int, hi: int) -> np.ndarray:
+        start = lo * s + j * d - b
+        return flat[start:start + (hi - lo - 1) * s + 1:s]
+
+    (j0, _, _), (j1, _, _) = taps[0], taps[1]
+    lo, hi = max(run(j0)[0], run(j1)[0]), min(run(j0)[1], run(j1)[1])
+    ufunc(reads(j0, lo, hi), reads(j1, lo, hi), out=out[lo:hi])
+    for j, _, _ in taps[2:]:
+        jlo, jhi = max(lo, run(j)[0]), min(hi, run(j)[1])
+        ufunc(out[jlo:jhi], reads(j, jlo, jhi), out=out[jlo:jhi])
+    inner_lo, inner_hi = max(t[1] for t in taps), min(t[2] for t in taps)
+    border = range(o) if inner_lo >= inner_hi else [*range(inner_lo), *range(inner_hi, o)]
+    for c in border:
+        column = folded[..., c]
+        sources = [acc[..., c * s + j * d - b] for j, lo, hi in taps if lo <= c < hi]
+        if not sources:
+            column.fill(identity)
+        elif len(sources) == 1:
+            np.copyto(column, sources[0])
+        else:
+            ufunc(sources[0], sources[1], out=column)
+            for more in sources[2:]:
+                ufunc(column, more, out=column)
+    return folded
+
+
+def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
           dst: np.ndarray | None = None) -> np.ndarray:
-    """Fold each window of padded ``xp`` with ``ufunc``, one spatial axis at a time: a window
-    fold is separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset. The outer
-    axes fold first: their taps are whole rows, and the strided fold along the inner axis then
-    runs on data already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a quarter
-    less time than inner-first). The first fold of an axis writes a fresh array (or ``dst``,
-    for the last axis) from its first two taps, with no copy of the first."""
-    acc, fresh = xp, False  # fresh: acc is no view of the input
+    """Each window of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read
+    as ``identity`` (never built), into ``dst`` if given, else a fresh array. A window fold is
+    separable, so a 3x3 one takes 2 + 2 passes, not 8 over every offset. The outer axes fold
+    first: their taps are whole rows, and the fold along the inner axis then runs on data
+    already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a quarter less time than
+    inner-first)."""
+    acc, fresh = x, False  # fresh: acc is no view of the input
     last = len(g.kernel) - 1
-    for axis in range(len(g.kernel)):
-        k, d, s, o = g.kernel[axis], g.dilations[axis], g.strides[axis], g.out[axis]
-        if k == 1:
-            acc = _every(acc, axis, 0, o, s)
+    for i in range(len(g.kernel)):
+        axis = 2 + i
+        if g.kernel[i] == 1 and not g.begin[i] and (g.out[i] - 1) * g.strides[i] < acc.shape[axis]:
+            index = [slice(None)] * acc.ndim
+            index[axis] = slice(0, (g.out[i] - 1) * g.strides[i] + 1, g.strides[i])
+            acc = acc[tuple(index)]  # a 1-tap window in the input: a strided view, no pass
             continue
-        into = dst if axis == last else None
-        folded = ufunc(_every(acc, axis, 0, o, s), _every(acc, axis, d, o, s), out=into)
-        for j in range(2, k):
-            ufunc(folded, _every(acc, axis, j * d, o, s), out=folded)
-        acc, fresh = folded, True
+        acc, fresh = _fold_axis(ufunc, acc, axis, g, i, identity, dst if i == last else None), True
     if dst is not None and acc is not dst:
         np.copyto(dst, acc)
         return dst
     return acc if fresh else acc.copy()
 
 
-def _window_counts(in_shape: Sequence[int], g: _Geometry, include_pad: bool) -> np.ndarray:
-    """Taps per window that an average divides by: those in the input (or in input + pads)."""
+@functools.lru_cache(maxsize=256)
+def _window_counts(in_shape: tuple[int, ...], g: _Geometry, include_pad: bool,
+                   dtype: np.dtype) -> np.ndarray | float:
+    """Taps per window that an average divides by: those in the input (or in input + pads);
+    one number when every window has as many. Cached: a model divides by the same counts on
+    every run (the array is read-only, as it is shared)."""
     per_axis = []
     for n, k, s, d, b, e, o in zip(in_shape, *g):
         lo, hi = (-b, n + e) if include_pad else (0, n)
         taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
         per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
-    return functools.reduce(np.multiply.outer, per_axis)
+    counts = functools.reduce(np.multiply.outer, per_axis).astype(dtype)
+    if counts.size and (counts == counts.flat[0]).all():
+        return float(counts.flat[0])  # one scalar divide: no broadcast over rows
+    counts.flags.writeable = False
+    return counts
 
 
 @kernel("MaxPool", writes_out=True)
@@ -525,9 +628,11 @@ def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET"
              ) -> tuple[np.ndarray, ...]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     lowest = dtype_limits(x.dtype)[0]
-    xp = _padded(x, g, lowest)
-    y = _pool(np.maximum, xp, g, fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
-    return (y,) if num_outputs < 2 else (y, _argmax_indices(x.shape, xp, g, storage_order))
+    y = _pool(np.maximum, x, g, lowest,
+              fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
+    if num_outputs < 2:
+        return (y,)
+    return y, _argmax_indices(x.shape, _padded(x, g, lowest), g, storage_order)
 
 
 def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: _Geometry,
@@ -557,9 +662,8 @@ def average_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOT
                  out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
     # AveragePool-1 has no count_include_pad: it excluded pads, which is the later default.
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
-    y = _pool(np.add, _padded(x, g, 0), g,
-              fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
-    y /= _window_counts(x.shape[2:], g, bool(count_include_pad)).astype(y.dtype)
+    y = _pool(np.add, x, g, 0, fits(out[0] if out else None, (*x.shape[:2], *g.out), x.dtype, x))
+    y /= _window_counts(tuple(x.shape[2:]), g, bool(count_include_pad), y.dtype)
     return (y,)
 
 
@@ -574,7 +678,7 @@ def lp_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
             pads: list[int] | None = None, strides: list[int] | None = None,
             p: int = 2) -> tuple[np.ndarray]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
-    y = _pool(np.add, _padded(np.abs(x) ** p, g, 0), g)
+    y = _pool(np.add, np.abs(x) ** p, g, 0)
     return ((y ** (1.0 / p)).astype(x.dtype),)
 
 
@@ -607,24 +711,37 @@ def global_max_pool(x: np.ndarray) -> tuple[np.ndarray]:
 _BN_FOLD_BOUND = 256
 
 
+def _batch_norm_coefficients(params: tuple[np.ndarray, ...], epsilon: float) -> np.ndarray:
+    """(a, c) with a = scale / sqrt(var + epsilon) and c = b - mean * a, for y = x * a + c: two
+    passes over x instead of three. Its cancellation error, eps32 * |mean * a|, stays under
+    256 * eps32 = 1.5e-5 of |scale|, the normalised output's own scale. For a mean far outside
+    the spread, (a, mean, b) instead, for y = (x - mean) * a + b."""
+    scale, b, mean, var = params
+    std = np.sqrt(var + epsilon)
+    a = scale / std
+    if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
+        return np.stack([a, b - mean * a])
+    return np.stack([a, mean, b])
+
+
 def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
                 epsilon: float, shape: Sequence[int],
                 out: Sequence[np.ndarray] | None) -> tuple[np.ndarray]:
-    std = np.sqrt(var + epsilon)
-    a = scale / std
+    # Derived once for constant parameters (the host's initializers; GE folds them at build),
+    # every call from device memory, which may change under the kernel.
+    coefficients = prepared((scale, b, mean, var), f"batch norm, epsilon {epsilon!r}",
+                            functools.partial(_batch_norm_coefficients, epsilon=epsilon))
+    a = coefficients[0].reshape(shape)
     # Only the first pass reads x, so out may be x itself; b and mean are read after it.
     dst = fits(out[0] if out else None, x.shape, np.result_type(x, a), b, mean)
-    with row_by_row(repeated_run(x, a.reshape(shape))):
-        if np.all(np.abs(mean) <= _BN_FOLD_BOUND * std):
-            # x * a + (b - mean * a): two passes over x instead of three. Its cancellation
-            # error, eps32 * |mean * a|, stays under 256 * eps32 = 1.5e-5 of |scale|, the
-            # normalised output's own scale.
-            y = np.multiply(x, a.reshape(shape), out=dst)
-            y += (b - mean * a).reshape(shape)
+    with row_by_row(repeated_run(x, a)):
+        if len(coefficients) == 2:
+            y = np.multiply(x, a, out=dst)
+            y += coefficients[1].reshape(shape)
             return (y,)
-        y = np.subtract(x, mean.reshape(shape), out=dst)  # a mean far outside the spread
-        y *= a.reshape(shape)
-        y += b.reshape(shape)
+        y = np.subtract(x, coefficients[1].reshape(shape), out=dst)
+        y *= a
+        y += coefficients[2].reshape(shape)
         return (y,)
 
 
@@ -684,7 +801,7 @@ def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
     squares = np.square(x).reshape(n, 1, c, -1)
     before = (size - 1) // 2
     g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
-    total = _pool(np.add, _padded(squares, g, 0), g).reshape(x.shape)
+    total = _pool(np.add, squares, g, 0).reshape(x.shape)
     return (x / (bias + (alpha / size) * total) ** beta,)
 
 

@@ -1,8 +1,8 @@
 """Operands a kernel derives from a weight input, kept so later calls skip the derivation.
 
 Winograd's transformed weights U = G g G^T are the case: a per-call transform costs about as
-much as the conv it serves (1.1 ms next to a 1.7 ms 256-channel 14x14 conv). GE does the same
-at build time (weights are converted to the cube's format once, by constant folding); here the
+much as the conv it serves (1.1 ms next to a 1.7 ms 256-channel 14x14 conv); BatchNormalization's
+scale and shift, derived from four parameters, another. GE does the same at build time (weights are converted to the cube's format once, by constant folding); here the
 kernel keeps what it derived, and stays a pure function of its inputs either way:
 
 - an *immutable* array (its buffer chain ends in a ``bytes`` object: the Const tensors the
@@ -11,7 +11,8 @@ kernel keeps what it derived, and stays a pure function of its inputs either way
 - any other array (device memory, which a memcpy, the debugger or a checkpoint's restore may
   rewrite between runs; a test's array) is compared with a copy kept of it: equal bytes at the
   same place reuse the derivation, anything else derives again. The comparison reads the
-  weights twice, a fifteenth of the transform's cost.
+  weights twice, a fifteenth of the transform's cost;
+- a tuple of arrays is kept only when all are immutable, else derived on every call.
 
 Kept values are read-only and bounded in bytes; the least recently used go first.
 """
@@ -28,7 +29,8 @@ import numpy as np
 # or None when it is immutable, the derived value). A key names the source's memory: an
 # immutable source by id (its entry goes when it is freed, before the id can be reused), a
 # mutable one by its root buffer's id and the source's place in it.
-_Entry = tuple[weakref.ref, np.ndarray | None, np.ndarray]
+Source = np.ndarray | tuple[np.ndarray, ...]
+_Entry = tuple[tuple[weakref.ref, ...], np.ndarray | None, np.ndarray]
 _CACHE: OrderedDict[Hashable, _Entry] = OrderedDict()
 _BUDGET = 512 << 20  # bytes of kept arrays at most (VGG-19's U is 136 MB, its weights 77 MB)
 _held = 0
@@ -52,26 +54,30 @@ def _root(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def prepared(a: np.ndarray, what: str, derive: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def prepared(a: Source, what: str, derive: Callable[[Source], np.ndarray]) -> np.ndarray:
     """``derive(a)`` (read-only), computed again only when ``a``'s contents may differ from the
     last call's at the same memory."""
-    fixed = immutable(a)
-    if fixed:
-        owner, key = a, (id(a), what)
+    if isinstance(a, tuple):
+        if not all(immutable(x) for x in a):
+            return derive(a)
+        owners, key, fixed = a, (tuple(map(id, a)), what), True
+    elif immutable(a):
+        owners, key, fixed = (a,), (id(a), what), True
     else:
-        owner = _root(a)
-        key = (id(owner), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
+        owners, fixed = (_root(a),), False
+        key = (id(owners[0]), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
                what)
     with _LOCK:
         hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is owner and (hit[1] is None or np.array_equal(hit[1], a)):
+    if (hit is not None and all(ref() is x for ref, x in zip(hit[0], owners))
+            and (hit[1] is None or np.array_equal(hit[1], a))):
         with _LOCK:
             if key in _CACHE:
                 _CACHE.move_to_end(key)
         return hit[2]
     value = derive(a)
     value.flags.writeable = False
-    _keep(key, owner, None if fixed else a.copy(), value)
+    _keep(key, owners, None if fixed else a.copy(), value)
     return value
 
 
@@ -87,9 +93,10 @@ def _forget(key: Hashable) -> None:
             _held -= _size(entry)
 
 
-def _keep(key: Hashable, owner: np.ndarray, copy: np.ndarray | None, value: np.ndarray) -> None:
+def _keep(key: Hashable, owners: tuple[np.ndarray, ...], copy: np.ndarray | None,
+          value: np.ndarray) -> None:
     global _held
-    entry = (weakref.ref(owner, lambda _: _forget(key)), copy, value)
+    entry = (tuple(weakref.ref(x, lambda _: _forget(key)) for x in owners), copy, value)
     if _size(entry) > _BUDGET:
         return
     with _LOCK:

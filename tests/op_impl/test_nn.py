@@ -209,6 +209,32 @@ def test_average_pool(window, count_include_pad):
 
 
 @pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+@pytest.mark.parametrize("shape, attrs", [
+    ((13, 13), {"kernel_shape": [3, 3], "strides": [2, 2]}),                   # odd, no pads
+    ((14, 14), {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((7, 9), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),                  # stride 1
+    ((11, 10), {"kernel_shape": [3, 2], "strides": [2, 2], "pads": [0, 1, 1, 0],
+                "ceil_mode": 1}),                                              # asymmetric
+    ((9, 12), {"kernel_shape": [2, 3], "strides": [1, 2], "dilations": [2, 2],
+               "pads": [1, 2, 1, 2]}),
+    ((5, 5), {"kernel_shape": [5, 5]}),                                        # one window
+    ((5, 8), {"kernel_shape": [3, 3], "strides": [2, 2], "ceil_mode": 1}),     # last one hangs
+    ((6, 35), {"kernel_shape": [1, 3], "strides": [3, 2], "pads": [0, 1, 0, 1],
+               "ceil_mode": 1}),                                               # a 1-tap axis
+])
+@pytest.mark.parametrize("count_include_pad", [0, 1])
+def test_pools_taps_without_padding_match_reference(op, shape, attrs, count_include_pad):
+    """Pools fold tap by tap over the unpadded input, each tap into the outputs it reaches, and
+    along the inner axis over all rows at once where rows line up (nn._fold_flat), folding the
+    border columns again: the model zoo's shapes and the edges of that clipping."""
+    if op == "MaxPool" and count_include_pad:
+        pytest.skip("MaxPool has no count_include_pad")
+    if op == "AveragePool":
+        attrs = {**attrs, "count_include_pad": count_include_pad}
+    check(op, [rand(2, 3, *shape)], attrs, opset=19)
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
 @pytest.mark.parametrize("opset", [6, 7, 8, 10, 11, 12])
 def test_pool_versions(op, opset):
     attrs = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 0, 1]}

@@ -172,3 +172,44 @@ def test_relu_against_the_shared_zeros():
     big = np.linspace(-1, 1, 1 << 20, dtype=np.float32)  # grows the shared buffer
     np.testing.assert_array_equal(relu(big)[0], np.maximum(big, 0))
     np.testing.assert_array_equal(relu(np.array([-3, 4], np.int64))[0], [0, 4])
+
+
+def test_prepared_from_several_arrays_needs_all_immutable_and_forgets_with_any():
+    from npu_emu.op_impl import prepared as module
+    calls = []
+
+    def total(arrays: tuple[np.ndarray, ...]) -> np.ndarray:
+        calls.append(1)
+        return arrays[0] + arrays[1]
+
+    a, b = frozen(np.ones(3, np.float32)), frozen(np.full(3, 2, np.float32))
+    first = prepared((a, b), "test sum", total)
+    assert prepared((a, b), "test sum", total) is first and len(calls) == 1
+    assert prepared((b, a), "test sum", total) is not first  # another source, another entry
+    mutable = np.ones(3, np.float32)
+    prepared((a, mutable), "test sum", total)
+    mutable[0] = 5
+    np.testing.assert_array_equal(prepared((a, mutable), "test sum", total), [6, 2, 2])
+    assert len(calls) == 4
+    key = ((id(a), id(b)), "test sum")
+    assert key in module._CACHE
+    del b
+    gc.collect()
+    assert key not in module._CACHE
+
+
+def test_batch_norm_with_constant_parameters_derives_its_coefficients_once():
+    from npu_emu.op_impl import prepared as module
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 4, 5, 5), np.float32)
+    scale, b, mean = (frozen(rng.standard_normal(4, np.float32)) for _ in range(3))
+    var = frozen(np.abs(rng.standard_normal(4, np.float32)))
+    want = reference("BatchNormalization", [x, scale, b, mean, var], 15, 1, epsilon=1e-3)[0]
+    before = len(module._CACHE)
+    for _ in range(2):
+        (y,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, epsilon=1e-3)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+        assert len(module._CACHE) == before + 1
+    # another epsilon is another derivation
+    get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, epsilon=1e-5)
+    assert len(module._CACHE) == before + 2
