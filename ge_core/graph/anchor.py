@@ -37,7 +37,7 @@ class OutDataAnchor(Anchor):
     __slots__ = ("peers",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        super().__init__(owner, idx)
+        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
         self.peers: list[InDataAnchor] = []
 
     def link_to(self, dst: "InDataAnchor") -> None:
@@ -67,7 +67,7 @@ class InDataAnchor(Anchor):
     __slots__ = ("peer",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        super().__init__(owner, idx)
+        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
         self.peer: OutDataAnchor | None = None
 
 

@@ -75,7 +75,8 @@ class ComputeGraph:
         self._order = None
         self.edits.nodes_added += 1
         self.edits.types[op_desc.type] += 1
-        self.bus.emit(NodeAdded, self.name, node.name, node.type)
+        if self.bus.observed:
+            self.bus.emit(NodeAdded, self.name, op_desc.name, op_desc.type)
         return node
 
     def remove_node(self, node: Node) -> None:
@@ -88,7 +89,8 @@ class ComputeGraph:
         self._order = None
         self.edits.nodes_removed += 1
         self.edits.types[node.type] -= 1
-        self.bus.emit(NodeRemoved, self.name, node.name)
+        if self.bus.observed:
+            self.bus.emit(NodeRemoved, self.name, node.name)
 
     def find_node(self, name: str) -> Node | None:
         return self._nodes.get(name)
