@@ -26,7 +26,7 @@ class GeShape:
 
     @property
     def is_unknown(self) -> bool:
-        return any(d < 0 for d in self.dims)
+        return min(self.dims, default=0) < 0   # in C: the build asks this of every tensor
 
     @property
     def rank(self) -> int | None:
