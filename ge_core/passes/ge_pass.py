@@ -61,7 +61,7 @@ class _Walk:
 
     def ready(self, node: Node) -> bool:
         ins = node.in_nodes()
-        return all(p in self.seen for p in ins) and not any(p in self.suspended for p in ins)
+        return self.seen.issuperset(ins) and self.suspended.isdisjoint(ins)
 
     def push_ready_successors(self, node: Node) -> None:
         for succ in node.out_nodes():
