@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ge_core.compiler import CompileOptions, CompileResult
 from ge_core.compiler.model_builder import BuildOptions, BuildResult
+from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph
 from ge_core.om.compile_cache import CompileCache, cache_key
 from ge_core.om.om_file import om_bytes
@@ -56,8 +57,11 @@ def atc(graph: ComputeGraph, compile_options: CompileOptions, build_options: Bui
         out_path.write_bytes(data)
         return AtcResult(graph, None, None, out_path, cache.path(key))
     manager = GraphManager(compile_options, build_options, offline=True)
-    compiled = manager.compile(graph)
-    built = manager.build(graph)
+    # one pause of the collector over both (each pauses it itself): the compile's IR, all of it
+    # alive, is not scanned between them
+    with gc_paused(graph.bus):
+        compiled = manager.compile(graph)
+        built = manager.build(graph)
     if out_path is not None:
         data = om_bytes(built.ge_model)
         out_path.write_bytes(data)

@@ -37,7 +37,7 @@ class OutDataAnchor(Anchor):
     __slots__ = ("peers",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        super().__init__(owner, idx)
+        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
         self.peers: list[InDataAnchor] = []
 
     def link_to(self, dst: "InDataAnchor") -> None:
@@ -45,25 +45,29 @@ class OutDataAnchor(Anchor):
             raise GraphError(f"input {dst.label} already has producer {dst.peer.label}")
         self.peers.append(dst)
         dst.peer = self
-        self.owner.graph.edits.edges_linked += 1
-        self.owner.graph.edges_changed()
-        self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
+        graph = self.owner.graph
+        graph.edits.edges_linked += 1
+        graph.edges_changed()
+        if graph.bus.observed:   # the labels are strings to build: only for a listener
+            graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InDataAnchor") -> None:
         if dst.peer is not self:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
         self.peers.remove(dst)
         dst.peer = None
-        self.owner.graph.edits.edges_unlinked += 1
-        self.owner.graph.edges_changed()
-        self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+        graph = self.owner.graph
+        graph.edits.edges_unlinked += 1
+        graph.edges_changed()
+        if graph.bus.observed:
+            graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 
 class InDataAnchor(Anchor):
     __slots__ = ("peer",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        super().__init__(owner, idx)
+        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
         self.peer: OutDataAnchor | None = None
 
 
@@ -83,18 +87,22 @@ class OutControlAnchor(Anchor):
             return  # a control edge is a fact, not a count
         self.peers.append(dst)
         dst.peers.append(self)
-        self.owner.graph.edits.edges_linked += 1
-        self.owner.graph.edges_changed()
-        self.owner.graph.bus.emit(AnchorLinked, self.label, dst.label)
+        graph = self.owner.graph
+        graph.edits.edges_linked += 1
+        graph.edges_changed()
+        if graph.bus.observed:   # the labels are strings to build: only for a listener
+            graph.bus.emit(AnchorLinked, self.label, dst.label)
 
     def unlink(self, dst: "InControlAnchor") -> None:
         if self not in dst.peers:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
         self.peers.remove(dst)
         dst.peers.remove(self)
-        self.owner.graph.edits.edges_unlinked += 1
-        self.owner.graph.edges_changed()
-        self.owner.graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+        graph = self.owner.graph
+        graph.edits.edges_unlinked += 1
+        graph.edges_changed()
+        if graph.bus.observed:
+            graph.bus.emit(AnchorUnlinked, self.label, dst.label)
 
 
 class InControlAnchor(Anchor):

@@ -75,7 +75,8 @@ class ComputeGraph:
         self._order = None
         self.edits.nodes_added += 1
         self.edits.types[op_desc.type] += 1
-        self.bus.emit(NodeAdded, self.name, node.name, node.type)
+        if self.bus.observed:
+            self.bus.emit(NodeAdded, self.name, op_desc.name, op_desc.type)
         return node
 
     def remove_node(self, node: Node) -> None:
@@ -88,7 +89,8 @@ class ComputeGraph:
         self._order = None
         self.edits.nodes_removed += 1
         self.edits.types[node.type] -= 1
-        self.bus.emit(NodeRemoved, self.name, node.name)
+        if self.bus.observed:
+            self.bus.emit(NodeRemoved, self.name, node.name)
 
     def find_node(self, name: str) -> Node | None:
         return self._nodes.get(name)
@@ -209,23 +211,33 @@ class ComputeGraph:
         return list(self._order)
 
     def _kahn(self) -> list[Node]:
-        pending = {n.name: len(n.in_data_nodes()) + len(n.in_control_nodes()) for n in self}
-        ready = [(n.seq, n.name) for n in self if pending[n.name] == 0]
+        # counts by node, from the anchors: no list of predecessors is built per node
+        pending: dict[Node, int] = {}
+        ready: list[tuple[int, str]] = []
+        for n in self._nodes.values():
+            count = len(n.in_control_anchor.peers)
+            for a in n.in_data_anchors:
+                if a.peer is not None:
+                    count += 1
+            pending[n] = count
+            if not count:
+                ready.append((n.seq, n.name))
         heapq.heapify(ready)
         order: list[Node] = []
+        nodes = self._nodes
         while ready:
-            node = self._nodes[heapq.heappop(ready)[1]]
+            node = nodes[heapq.heappop(ready)[1]]
             order.append(node)
             for succ in node.out_nodes():
-                pending[succ.name] -= 1
-                if pending[succ.name] == 0:
+                left = pending[succ] = pending[succ] - 1
+                if not left:
                     heapq.heappush(ready, (succ.seq, succ.name))
         if len(order) != len(self._nodes):
             # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
-            node, seen = next(n for n in self if pending[n.name] > 0), set()
+            node, seen = next(n for n in self if pending[n] > 0), set()
             while node.name not in seen:
                 seen.add(node.name)
-                node = next(p for p in node.in_nodes() if pending[p.name] > 0)
+                node = next(p for p in node.in_nodes() if pending[p] > 0)
             raise GraphError(f"graph {self.name}: cycle through node {node.name} ({node.type})")
         return order
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,7 +18,7 @@ class GeShape:
 
     @staticmethod
     def unknown_rank() -> "GeShape":
-        return GeShape((UNKNOWN_RANK,))
+        return _UNKNOWN_RANK_SHAPE
 
     @property
     def is_unknown_rank(self) -> bool:
@@ -26,7 +26,7 @@ class GeShape:
 
     @property
     def is_unknown(self) -> bool:
-        return any(d < 0 for d in self.dims)
+        return min(self.dims, default=0) < 0   # in C: the build asks this of every tensor
 
     @property
     def rank(self) -> int | None:
@@ -41,9 +41,13 @@ class GeShape:
         return "[" + ",".join("?" if d == UNKNOWN_DIM else str(d) for d in self.dims) + "]"
 
 
+# One for every desc not yet inferred (every node's every desc, as it is made): a shape is frozen
+_UNKNOWN_RANK_SHAPE = GeShape((UNKNOWN_RANK,))
+
+
 @dataclass(slots=True)
 class GeTensorDesc:
-    shape: GeShape = field(default_factory=GeShape.unknown_rank)
+    shape: GeShape = _UNKNOWN_RANK_SHAPE
     dtype: DataType = DataType.DT_UNDEFINED
     format: Format = Format.FORMAT_ND
     origin_shape: GeShape | None = None

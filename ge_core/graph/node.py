@@ -59,11 +59,16 @@ class Node:
     def out_control_nodes(self) -> list["Node"]:
         return [p.owner for p in self.out_control_anchor.peers]
 
+    # in one list, not two joined: every walk asks these of every node
     def in_nodes(self) -> list["Node"]:
-        return self.in_data_nodes() + self.in_control_nodes()
+        nodes = [a.peer.owner for a in self.in_data_anchors if a.peer is not None]
+        nodes += [p.owner for p in self.in_control_anchor.peers]
+        return nodes
 
     def out_nodes(self) -> list["Node"]:
-        return self.out_data_nodes() + self.out_control_nodes()
+        nodes = [p.owner for a in self.out_data_anchors for p in a.peers]
+        nodes += [p.owner for p in self.out_control_anchor.peers]
+        return nodes
 
     def in_edges(self) -> Iterator[tuple[OutDataAnchor | OutControlAnchor,
                                          InDataAnchor | InControlAnchor]]:

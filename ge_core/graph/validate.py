@@ -27,8 +27,7 @@ def validate(graph: ComputeGraph) -> None:
                 raise GraphValidationError(
                     f"node {node.name} ({node.type}): input {anchor.idx} is dangling "
                     f"(its producer {peer.label} does not list it)")
-            _check_edge(peer.owner.op_desc.output_descs[peer.idx], desc, peer.label, node,
-                        anchor.idx)
+            _check_edge(peer.owner.op_desc.output_descs[peer.idx], desc, peer, node, anchor.idx)
         for anchor in node.out_data_anchors:
             for p in anchor.peers:
                 if p.peer is not anchor:
@@ -45,14 +44,15 @@ def validate(graph: ComputeGraph) -> None:
             validate(sub)
 
 
-def _check_edge(src, dst, src_label: str, node, idx: int) -> None:
+def _check_edge(src, dst, peer, node, idx: int) -> None:
+    """``peer``: the producing anchor, whose label is made only for a fault."""
     if DataType.DT_UNDEFINED not in (src.dtype, dst.dtype) and src.dtype != dst.dtype:
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects {dst.dtype.short} but "
-            f"{src_label} produces {src.dtype.short}")
+            f"{peer.label} produces {src.dtype.short}")
     if src.shape.rank is not None and dst.shape.rank is not None and src.shape.rank != dst.shape.rank \
             and (src.shape.is_unknown or src.shape.num_elements() != dst.shape.num_elements()):
         # the same static element count is a flat read: a removed Reshape (ReshapeRemovePass)
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects rank {dst.shape.rank} but "
-            f"{src_label} produces {src.shape}")
+            f"{peer.label} produces {src.shape}")

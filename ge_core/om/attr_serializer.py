@@ -28,8 +28,9 @@ _LIST_KINDS: tuple[tuple[type | tuple[type, ...], str, int, Callable, Callable],
 _LIST_BY_TYPE = {val_type: (name, decode) for _, name, val_type, _, decode in _LIST_KINDS}
 
 
-def attr_def(value: Any) -> pb.AttrDef:
-    attr = pb.AttrDef()
+def attr_def(value: Any, into: pb.AttrDef | None = None) -> pb.AttrDef:
+    """``into``: a fresh AttrDef to fill (a map entry: no copy of a new one into the map)."""
+    attr = pb.AttrDef() if into is None else into
     if isinstance(value, bool):
         attr.b = value
     elif isinstance(value, int):

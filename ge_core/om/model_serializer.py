@@ -47,10 +47,10 @@ def op_def(node: Node, detach_weights: bool = False) -> pb.OpDef:
         except SerializeError as err:
             raise SerializeError(f"node {op.name} ({op.type}) attr {key}: {err}") from None
     try:
-        out.input_desc.extend(tensor_descriptor(d, n)
-                              for d, n in zip(op.input_descs, op.input_names))
-        out.output_desc.extend(tensor_descriptor(d, n)
-                               for d, n in zip(op.output_descs, op.output_names))
+        for d, n in zip(op.input_descs, op.input_names):
+            tensor_descriptor(d, n, into=out.input_desc.add())
+        for d, n in zip(op.output_descs, op.output_names):
+            tensor_descriptor(d, n, into=out.output_desc.add())
     except SerializeError as err:
         raise SerializeError(f"node {op.name} ({op.type}): {err}") from None
     return out
@@ -64,7 +64,7 @@ def _put_attr(out: pb.OpDef, key: str, value: Any, detached_at: int | None) -> N
     elif detached_at is not None:
         out.attr[key].t.CopyFrom(tensor_def(value, detached_at))
     else:
-        out.attr[key].CopyFrom(attr_def(value))
+        attr_def(value, into=out.attr[key])
 
 
 def graph_def(graph: ComputeGraph, detach_weights: bool = False) -> pb.GraphDef:

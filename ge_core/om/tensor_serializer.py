@@ -33,8 +33,11 @@ def utf8(raw: bytes) -> str:
         raise SerializeError(f"string {raw[:16]!r} is not UTF-8") from None
 
 
+_LAYOUTS = {f: f.name.removeprefix("FORMAT_") for f in Format}   # asked of every desc
+
+
 def _layout(fmt: Format) -> str:
-    return fmt.name.removeprefix("FORMAT_")
+    return _LAYOUTS[fmt]
 
 
 def _format(layout: str) -> Format:
@@ -47,8 +50,12 @@ def _format(layout: str) -> Format:
                              f"{', '.join(_layout(f) for f in Format)})") from None
 
 
-def tensor_descriptor(desc: GeTensorDesc, name: str = "") -> pb.TensorDescriptor:
-    td = pb.TensorDescriptor(name=name, dtype=int(desc.dtype), layout=_layout(desc.format))
+def tensor_descriptor(desc: GeTensorDesc, name: str = "",
+                      into: pb.TensorDescriptor | None = None) -> pb.TensorDescriptor:
+    """``into``: a fresh descriptor to fill (an op's ``input_desc.add()``: no copy of a new
+    one into the op)."""
+    td = pb.TensorDescriptor() if into is None else into
+    td.name, td.dtype, td.layout = name, int(desc.dtype), _layout(desc.format)
     td.shape.dim.extend(desc.shape.dims)
     if desc.origin_shape is not None:
         td.attr[ORIGIN_SHAPE].list.i.extend(desc.origin_shape.dims)

@@ -38,6 +38,8 @@ _GRAPH_KINDS = (_A.GRAPH, _A.GRAPHS)
 _PACKED = frozenset(getattr(TensorProto, n) for n in ("INT4", "UINT4", "FLOAT4E2M1", "INT2",
                                                       "UINT2") if hasattr(TensorProto, n))
 _COMPLEX = frozenset({TensorProto.COMPLEX64, TensorProto.COMPLEX128})
+# protobuf builds the enum's list of values afresh at each values() call: once per tensor
+_DTYPES = frozenset(TensorProto.DataType.values())
 _SINGLE = defs.OpSchema.FormalParameterOption.Single
 _VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
 
@@ -68,6 +70,12 @@ class _Checker:
         if isinstance(value, bytes):   # how protobuf returns a string field that is not UTF-8
             raise self.fail(f"{what} {value!r} is not UTF-8", node)
         return value
+
+    def names(self, values: Iterable[str | bytes], kind: str, node: str) -> None:
+        """``text`` over a node's input or output names; the reason is made only for a bad one."""
+        for k, value in enumerate(values):
+            if isinstance(value, bytes):
+                self.text(value, f"{kind} {k} name", node)
 
     # -- graphs --------------------------------------------------------------------------------
     def graph(self, g: GraphProto, outer: frozenset[str], where: str, root: bool = False) -> None:
@@ -108,7 +116,7 @@ class _Checker:
         if value.type.WhichOneof("value") != "tensor_type":
             return   # a missing or non-tensor type: the builder says what it supports
         elem = value.type.tensor_type.elem_type
-        if elem not in TensorProto.DataType.values() or elem == TensorProto.UNDEFINED:
+        if elem not in _DTYPES or elem == TensorProto.UNDEFINED:
             raise self.fail(f"graph input {name!r} has element type {_dtype_name(elem)}")
 
     def acyclic(self, g: GraphProto, labels: list[str]) -> None:
@@ -145,19 +153,22 @@ class _Checker:
     # -- nodes ---------------------------------------------------------------------------------
     def label(self, node: NodeProto, i: int) -> str:
         """The node's name as the builder will give it (its own, or op type and index)."""
-        op_type = self.text(node.op_type, f"node #{i}: op type")
-        self.text(node.domain, f"node #{i}: domain")
-        return self.text(node.name, f"node #{i}: name") or f"{op_type}_{i}"
+        op_type, domain, name = node.op_type, node.domain, node.name
+        if bytes in (type(op_type), type(domain), type(name)):   # the reason is made only here
+            self.text(op_type, f"node #{i}: op type")
+            self.text(domain, f"node #{i}: domain")
+            self.text(name, f"node #{i}: name")
+        return name or f"{op_type}_{i}"
 
     def node(self, node: NodeProto, label: str, scope: frozenset[str]) -> None:
         op_type = node.op_type
-        for k, value in enumerate(node.input):
-            self.text(value, f"input {k} name", label)
+        inputs = node.input
+        self.names(inputs, "input", label)
+        for value in inputs:
             if value and value not in scope:
                 raise self.fail(f"input {value!r} has no producer (no node, graph input or "
                                 f"initializer in scope makes it)", label, op_type)
-        for k, value in enumerate(node.output):
-            self.text(value, f"output {k} name", label)
+        self.names(node.output, "output", label)
         for attr in node.attribute:
             self.attr_text(attr, label)
         if node.domain not in DEFAULT_DOMAINS or op_type in GE_NODE_TYPES \
@@ -240,7 +251,7 @@ class _Checker:
     def tensor(self, t: TensorProto, what: str, node: str | None = None) -> None:
         self.text(t.name, f"{what}: name", node)
         dtype = t.data_type
-        if dtype not in TensorProto.DataType.values() or dtype == TensorProto.UNDEFINED:
+        if dtype not in _DTYPES or dtype == TensorProto.UNDEFINED:
             raise self.fail(f"{what} has element type {_dtype_name(dtype)}", node)
         if any(d < 0 for d in t.dims):
             raise self.fail(f"{what} has a negative dim: {list(t.dims)}", node)

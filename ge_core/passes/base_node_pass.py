@@ -10,6 +10,9 @@ from typing import ClassVar
 from ge_core.graph import GraphUtils, Node
 
 
+_NONE: list[Node] = []   # "no request": shared by every pass, never appended to
+
+
 class BaseNodePass:
     name: ClassVar[str] = ""
 
@@ -20,12 +23,15 @@ class BaseNodePass:
         self.after_subgraph = False
 
     def init(self) -> None:
-        """Reset the per-node requests; GEPass calls this before each ``run``."""
-        self.re_pass: list[Node] = []
-        self.immediate_re_pass: list[Node] = []
-        self.deleted: list[Node] = []
-        self.suspended: list[Node] = []
-        self.resumed: list[Node] = []
+        """Reset the per-node requests; GEPass calls this before each ``run``. Most runs ask
+        for nothing: the lists are made by the first request, and ``requested`` tells GEPass
+        whether to look at them at all."""
+        self.requested = False
+        self.re_pass: list[Node] = _NONE
+        self.immediate_re_pass: list[Node] = _NONE
+        self.deleted: list[Node] = _NONE
+        self.suspended: list[Node] = _NONE
+        self.resumed: list[Node] = _NONE
 
     def run(self, node: Node) -> None:
         raise NotImplementedError
@@ -33,21 +39,28 @@ class BaseNodePass:
     # -- requests to GEPass ------------------------------------------------------------------
     def add_re_pass_node(self, node: Node) -> None:
         """Visit ``node`` again once the queue drains."""
-        self.re_pass.append(node)
+        self.re_pass = self._request(self.re_pass, node)
 
     def add_immediate_re_pass_node(self, node: Node) -> None:
         """Visit ``node`` again next, so later passes see the rewrite in this same round."""
-        self.immediate_re_pass.append(node)
+        self.immediate_re_pass = self._request(self.immediate_re_pass, node)
 
     def add_node_deleted(self, node: Node) -> None:
-        self.deleted.append(node)
+        self.deleted = self._request(self.deleted, node)
 
     def add_node_suspend(self, node: Node) -> None:
         """Hold ``node``'s successors back until it is resumed."""
-        self.suspended.append(node)
+        self.suspended = self._request(self.suspended, node)
 
     def add_node_resume(self, node: Node) -> None:
-        self.resumed.append(node)
+        self.resumed = self._request(self.resumed, node)
+
+    def _request(self, requests: list[Node], node: Node) -> list[Node]:
+        self.requested = True
+        if requests is _NONE:
+            return [node]
+        requests.append(node)
+        return requests
 
     def isolate_and_delete_node(self, node: Node, io_map: dict[int, int] | None = None) -> None:
         """GE's IsolateAndDeleteNode: the neighbours may now fold further, so re-pass them."""

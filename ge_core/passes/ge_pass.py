@@ -61,7 +61,7 @@ class _Walk:
 
     def ready(self, node: Node) -> bool:
         ins = node.in_nodes()
-        return all(p in self.seen for p in ins) and not any(p in self.suspended for p in ins)
+        return self.seen.issuperset(ins) and self.suspended.isdisjoint(ins)
 
     def push_ready_successors(self, node: Node) -> None:
         for succ in node.out_nodes():
@@ -71,6 +71,8 @@ class _Walk:
     def take(self, passes: Sequence[BaseNodePass]) -> None:
         """Collect what each pass asked for after running on a node."""
         for p in passes:
+            if not p.requested:
+                continue
             self.deleted.update(p.deleted)
             for n in p.re_pass:
                 self.re_pass[n] = None
@@ -85,7 +87,9 @@ class _Walk:
 
 class GEPass:
     def __init__(self, graph: ComputeGraph, passes: Sequence[BaseNodePass], depth: int = 1,
-                 report: GEPassReport | None = None) -> None:
+                 report: GEPassReport | None = None, steps: bool = True) -> None:
+        """``steps``: whether ``walk`` yields at each node pass (a driver stepping it); a free
+        run's walk yields nothing, which spares every visit the generators' round trip."""
         if depth > MAX_SUBGRAPH_DEPTH:
             raise GEPassError(f"graph {graph.name}: subgraphs nested deeper than "
                               f"{MAX_SUBGRAPH_DEPTH}")
@@ -93,6 +97,7 @@ class GEPass:
         self.passes = list(passes)
         self.depth = depth
         self.report = report or GEPassReport()
+        self.steps = steps
         self.state: _Walk | None = None   # the walk in progress, or the last one
 
     def run(self) -> GEPassReport:
@@ -102,7 +107,7 @@ class GEPass:
 
     def walk(self) -> Iterator[tuple[str, Node]]:
         """The walk as a generator: yields (pass name, node) as each node pass is about to
-        run, so a driver can step node by node; ``run`` just exhausts it."""
+        run (if made with ``steps``), so a driver can step node by node; ``run`` exhausts it."""
         graph = self.graph
         walk = self.state = _Walk(graph)
         while True:
@@ -125,7 +130,7 @@ class GEPass:
                 if node not in walk.deleted and node.op_desc.subgraph_names:
                     for sub in node.op_desc.subgraph_names:
                         yield from GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
-                                          self.report).walk()
+                                          self.report, self.steps).walk()
                     yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
@@ -143,14 +148,16 @@ class GEPass:
 
     def _visit(self, node: Node, walk: _Walk,
                after_subgraph: bool = False) -> Iterator[tuple[str, Node]]:
-        graph, bus = self.graph, self.graph.bus
+        graph, bus, steps = self.graph, self.graph.bus, self.steps
         ran = walk.ran = []   # the passes run on this node so far, with their requests
         for p in self.passes:
             p.init()
             p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
-            bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
-            yield p.name, node
+            if bus.observed:
+                bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
+            if steps:
+                yield p.name, node
             before = _edit_total(graph)
             p.run(node)
             edits = _edit_total(graph) - before
@@ -174,7 +181,7 @@ class NodePassGroup(GraphPass):
         self.ge_pass: GEPass | None = None   # the walk in progress, or the last one
 
     def run(self, graph: ComputeGraph) -> bool:
-        for _ in self.walk(graph):
+        for _ in self.walk(graph, steps=False):
             pass
         return bool(self.last_report.edits_by_pass)
 
@@ -183,8 +190,9 @@ class NodePassGroup(GraphPass):
         edits = self.last_report.edits_by_pass
         return tuple((p.name, edits[p.name]) for p in self.passes)
 
-    def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
-        ge_pass = self.ge_pass = GEPass(graph, self.passes)
+    def walk(self, graph: ComputeGraph, steps: bool = True
+             ) -> Generator[tuple[str, Node], None, bool]:
+        ge_pass = self.ge_pass = GEPass(graph, self.passes, steps=steps)
         self.last_report = ge_pass.report
         yield from ge_pass.walk()
         self.warnings.extend(self.last_report.warnings)

@@ -65,15 +65,17 @@ class PassManager:
         before = graph.edits.snapshot()
         graph_pass.warnings = []
         start = time.perf_counter()
-        walk = graph_pass.walk(graph)
-        while True:
-            try:
-                pass_name, node = next(walk)
-            except StopIteration as stop:
-                said = stop.value
-                break
-            if node_steps:
+        if node_steps:
+            walk = graph_pass.walk(graph)
+            while True:
+                try:
+                    pass_name, node = next(walk)
+                except StopIteration as stop:
+                    said = stop.value
+                    break
                 yield Step("node", self.stage, pass_name, graph.name, node.name)
+        else:   # the same walk, unstepped: a GEPass then spares each visit its generators
+            said = graph_pass.run(graph)
         seconds = time.perf_counter() - start
         self.current = None
         d = graph.edits.since(before)

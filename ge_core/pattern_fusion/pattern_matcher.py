@@ -68,6 +68,9 @@ class PatternMatcher:
 
     def match_at(self, node: Node) -> MatchResult | None:
         """The first match whose output 0 is ``node``, or None."""
+        ops = self.pattern.outputs[0].ops
+        if ops is not None and node.type not in ops:
+            return None   # most nodes: refused before any search state is made
         self._nodes, self._inputs, self._owner = {}, {}, {}
         rest = node.graph.nodes if len(self.pattern.outputs) > 1 else []
         for _ in self._bind_outputs(0, [node], rest):

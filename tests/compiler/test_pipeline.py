@@ -90,6 +90,25 @@ def test_the_trace_of_a_compile_is_deterministic():
     assert digests[0] == digests[1]
 
 
+@pytest.mark.parametrize("path", [SAMPLE, LIGHT / "light_shufflenet.onnx"], ids=["tiny_cnn",
+                                                                                 "shufflenet"])
+def test_a_stepped_compile_records_the_trace_and_graph_of_a_free_run(path):
+    """A free run's GEPass yields nothing at its visits; a stepped one yields at each: the same
+    walk either way."""
+    seen = []
+    for stepped in (False, True):
+        bus, rec = TraceBus(), TraceRecorder()
+        bus.subscribe(rec)
+        with World(bus=bus).entered():
+            graph = parse_onnx(path)
+            pipeline = CompilePipeline(graph, CompileOptions(dump=None))
+            steps = list(pipeline.steps()) if stepped else pipeline.run()
+        seen.append((rec.digest(), dump_graph(graph), [(r.name, r.graph, r.changed, r.detail)
+                                                       for r in pipeline.result.passes]))
+    assert seen[0] == seen[1]
+    assert sum(s.kind == "node" for s in steps) > len(graph)
+
+
 class BreakWeights(GraphPass):
     """A deliberately wrong pass: scales one weight."""
     name = "BreakWeightsPass"

@@ -175,3 +175,18 @@ def test_a_string_constant_is_laid_out_as_ges_string_heads():
     assert raw[64:] == "aünïcode".encode()
     back = round_trip(graph).find_node(w.name).op_desc.get_attr("value")
     assert back.desc.dtype == DataType.DT_STRING and back.data.tolist() == words.tolist()
+
+
+def test_weight_buffer_lays_each_weight_at_its_offset_with_zero_gaps_and_overlaps_in_order():
+    graph = annotate_build(onnx_graph([helper.make_node("Add", ["x", "w"], ["s"], name="add"),
+                                       helper.make_node("Mul", ["s", "v"], ["y"], name="mul")],
+                                      {"x": [2]}, {"y": [2]},
+                                      {"w": np.array([1, 2], np.float32),
+                                       "v": np.array([3, 4], np.float32)}))
+    w, v = (graph.find_node(n) for n in ("w", "v"))
+    w.op_desc.set_attr(OUTPUT_OFFSET, [WEIGHT_BASE + 4])    # bytes 0-3 a gap, w at 4-11
+    v.op_desc.set_attr(OUTPUT_OFFSET, [WEIGHT_BASE + 16])   # 12-15 a gap, v at 16-23
+    assert pack_weights(graph) == bytes(4) + np.array([1, 2], np.float32).tobytes() + bytes(4) \
+        + np.array([3, 4], np.float32).tobytes()
+    v.op_desc.set_attr(OUTPUT_OFFSET, [WEIGHT_BASE + 8])    # v over w's second element
+    assert pack_weights(graph) == bytes(4) + np.array([1, 3, 4], np.float32).tobytes()
