@@ -206,12 +206,15 @@ class Debugger:
         return self.goto(target, StopReason("reverse", f"reverse-step {gran}"))
 
     def reverse_continue(self) -> list[Outcome]:
-        hits = self._breakpoint_hits_before(self.tick)
-        if not hits:
-            return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
-        tick, bp = hits[-1]
-        return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint {bp.id} "
-                                                     f"({bp.text})", bp.id))
+        # One pause over every stretch's re-run and the last one to the hit: between stretches
+        # the collector would rescan what each left (a closed run's graph) for nothing.
+        with re_executing():
+            hits = self._breakpoint_hits_before(self.tick)
+            if not hits:
+                return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
+            tick, bp = hits[-1]
+            return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint "
+                                                         f"{bp.id} ({bp.text})", bp.id))
 
     def _breakpoint_hits_before(self, tick: int) -> list[tuple[int, Breakpoint]]:
         """Where breakpoints match before ``tick``: re-runs back from the newest checkpoint, one
