@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ge_core.graph.graph_clone import clone_graphs
 from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceBus
+from workbench.debugger.collector import frozen_copy, thawed
 from workbench.debugger.targets.program import Position, RunState
 from workbench.debugger.tracker import Tracker
 
@@ -57,6 +58,7 @@ class Checkpoint:
     state: RunState        # on a bus of its own that nothing listens to
     tracker: Tracker
     hasher: Any | None     # the trace hash so far, when the session keeps one
+    objects: int = 0       # the objects the copy made (debugger/collector.py: frozen_copy)
 
     def restore(self, bus: TraceBus) -> RunState:
         return clone_state(self.state, bus)
@@ -111,8 +113,9 @@ class CheckpointStore:
         if tick - (self._ticks[i - 1] if i else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
-        self._points[tick] = Checkpoint(tick, position, clone_state(run.state, TraceBus()),
-                                        run.tracker.copy(), hasher)
+        state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
+        self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
+                                        objects)
         insort(self._ticks, tick)
         if len(self._ticks) > self.limit:
             self._thin()
@@ -126,7 +129,14 @@ class CheckpointStore:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
         self._dropped.add(ticks[drop])
-        del self._points[ticks.pop(drop)]
+        thawed(self._points.pop(ticks.pop(drop)).objects)
+
+    def release(self) -> None:
+        """Drop every copy (the debugger is done with this store)."""
+        for point in self._points.values():
+            thawed(point.objects)
+        self._points.clear()
+        self._ticks.clear()
 
     def points(self) -> list[Checkpoint]:
         """The copies held, oldest first."""

@@ -71,6 +71,7 @@ class Debugger:
 
     def close(self) -> None:
         self.run.close()
+        self.checkpoints.release()
 
     def interrupt(self) -> None:
         """Park a running `continue` at its next event (from any thread)."""
@@ -88,6 +89,7 @@ class Debugger:
         self.target = target
         self.granularity = target.granularity
         self.history = History()
+        self.checkpoints.release()
         self.checkpoints = CheckpointStore(len(target.phases), self.checkpoints.gap)
         for item in [*self.breakpoints.values(), *self.watches.values()]:
             item.hits = 0
