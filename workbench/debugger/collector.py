@@ -21,7 +21,8 @@ scans. So every object alive when a copy is made is frozen (``gc.freeze`` moves 
 the permanent generation, which no collection scans). What dies after being frozen (nodes a pass
 removes, a closed run's graph, a dropped copy) is garbage no collection sees: when the frozen
 objects exceed twice what the live copies hold, by more than ``FROZEN_SLACK``, they are thawed
-and collected in full once, then frozen again. So that garbage stays below what the copies hold.
+and collected in full once, then frozen again. So that garbage stays below what the copies hold;
+once no copy is held (every debugger closed) nothing stays frozen.
 """
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def frozen_copy(make: Callable[[], T]) -> tuple[T, int]:
 
 
 def thawed(objects: int) -> None:
-    """A copy ``frozen_copy`` made is dropped: its objects no longer count as held."""
+    """A copy ``frozen_copy`` made is dropped: its objects no longer count as held. With none
+    held (every debugger closed), nothing needs to stay frozen: the collector sees it all again,
+    so a closed debugger's copies are collected as any garbage is."""
     global _held
     _held = max(0, _held - objects)
+    if _held == 0:
+        gc.unfreeze()
