@@ -300,3 +300,35 @@ def test_info_checkpoints_says_where_going_back_resumes_and_the_memory_held():
         assert f"{store.mib():.1f} MiB" in table.title and store.mib() > 0
     finally:
         session.close()
+
+
+def test_the_checkpoints_memory_is_capped_in_mib_and_going_back_still_lands_exactly():
+    """A store over its MiB budget thins its copies (never the newest) until their estimated
+    memory fits; the estimate is the first copy's measured bytes an object; re-runs from the
+    copies kept still land on the forward run's trace hash and graph."""
+    free = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        finished(free.cont())
+        store = free.checkpoints
+        unbounded = len(store)
+        per_copy = store.estimated_mib() / unbounded
+        assert unbounded >= 4 and 0.5 < store.estimated_mib() / store.mib() < 2
+    finally:
+        free.close()
+    d = debugger(TINY, trace_hash=True, gap=20)
+    d.checkpoints.limit_mib = 2.5 * per_copy
+    try:
+        forward = {}
+        while True:
+            outcome = d.step("event", 37)[-1]
+            if not isinstance(outcome, Stopped):
+                break
+            forward[outcome.tick] = (d.run.trace_hash(), graph_text(d))
+            newest = d.checkpoints.points()[-1].tick if len(d.checkpoints) else None
+            assert len(d.checkpoints) <= 1 or d.checkpoints.estimated_mib() <= 2.5 * per_copy
+        assert 1 <= len(d.checkpoints) < unbounded and d.checkpoints.points()[-1].tick == newest
+        for tick in sorted(forward)[1::3]:
+            stopped(d.goto(tick))
+            assert (d.run.trace_hash(), graph_text(d)) == forward[tick]
+    finally:
+        d.close()

@@ -193,3 +193,25 @@ async def test_keys_typed_right_after_a_colon_reach_the_command_line():
         await settle(pilot)
         assert app.focused is app.command_line and app.command_line.value == "cnsb:l"
         assert not app.views.debugger.run.started and not app.views.debugger.breakpoints
+
+
+async def test_the_views_are_read_with_the_collector_paused_and_it_runs_again_after(monkeypatch):
+    """A step's pane rows are made with the cyclic collector paused (its full collections would
+    rescan every graph and checkpoint copy), and only then: the app runs on with it."""
+    import gc
+
+    from workbench.tui.graph_pane import GraphPane
+    seen: list[bool] = []
+    read = GraphPane.read
+
+    def probe(self, views):
+        seen.append(gc.isenabled())
+        return read(self, views)
+    monkeypatch.setattr(GraphPane, "read", probe)
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert gc.isenabled()   # tests' apps start with it on
+        await press(pilot, "f10", "f10")
+        assert seen and not any(seen)
+        assert gc.isenabled()

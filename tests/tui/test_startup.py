@@ -15,6 +15,7 @@ from tui_testing import ROOT, TINY, make_app, settle
 @pytest.fixture
 def collector():
     assert gc.isenabled()
+    gc.unfreeze()   # what an earlier test's checkpoint copies froze (debugger/collector.py)
     yield
     resume_collector()   # whatever a failed test left
     gc.unfreeze()

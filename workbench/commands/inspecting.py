@@ -45,7 +45,8 @@ def _checkpoints(d: Debugger) -> Outcome:
         return Printed("no checkpoints: going back re-runs from the start")
     rows = tuple((str(c.tick), _resumes_at(d, c.position, c.state),
                   str(sum(len(g) for g in c.state.graphs()))) for c in points)
-    return TableOutcome(f"checkpoints ({len(points)}, at most {store.limit}; "
+    return TableOutcome(f"checkpoints ({len(points)}, at most {store.limit} or "
+                        f"{store.limit_mib:.0f} MiB; "
                         f"{store.mib():.1f} MiB)", ("tick", "resumes at", "nodes"), rows)
 
 

@@ -4,9 +4,11 @@ world per run). A copy is made when a run passes a resumable position (a phase b
 a compile stage) at least ``gap`` ticks after the previous copy. Restoring copies it again onto the
 new world's bus, so a checkpoint serves any number of re-runs.
 
-The store holds at most ``limit`` copies, so their memory is bounded by that many copies of the
-run's state (``mib`` says how much they hold). Past the limit it drops the copy whose neighbours
-are closest together: the stretches a re-run covers stay as even as the positions allow.
+The store holds at most ``limit`` copies and, by estimate, at most ``limit_mib`` MiB: a copy's
+size is its objects (counted as it is made) times the bytes an object took in the store's first
+copy, measured once by walking it (``mib`` walks them all). Past either limit it drops the copy
+whose neighbours are closest together: the stretches a re-run covers stay as even as the
+positions allow. The newest copy is always kept, however large.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ge_core.graph.graph_clone import clone_graphs
 from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceBus
+from workbench.debugger.collector import frozen_copy, thawed
 from workbench.debugger.targets.program import Position, RunState
 from workbench.debugger.tracker import Tracker
 
@@ -35,6 +38,7 @@ DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5
 # copying at each costs a forward run about a tenth of its time.
 TICKS_PER_NODE = 0.5
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
+DEFAULT_MIB = 1024   # and about this much memory: 12 copies of a 40k-node compile's state
 
 
 def clone_state(state: RunState, bus: TraceBus) -> RunState:
@@ -57,6 +61,7 @@ class Checkpoint:
     state: RunState        # on a bus of its own that nothing listens to
     tracker: Tracker
     hasher: Any | None     # the trace hash so far, when the session keeps one
+    objects: int = 0       # the objects the copy made (debugger/collector.py: frozen_copy)
 
     def restore(self, bus: TraceBus) -> RunState:
         return clone_state(self.state, bus)
@@ -84,13 +89,20 @@ def _nodes(run: Run) -> int:
         else 0
 
 
+def _roots(point: Checkpoint) -> tuple:
+    return point.state, point.tracker, point.hasher
+
+
 class CheckpointStore:
-    def __init__(self, phases: int, gap: int | None = None, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, phases: int, gap: int | None = None, limit: int = DEFAULT_LIMIT,
+                 limit_mib: float = DEFAULT_MIB) -> None:
         """``gap``: the fewest ticks between copies; None, by the graph's size. ``limit``: the
-        most copies kept."""
+        most copies kept; ``limit_mib``: the most memory they hold, by estimate."""
         self.phases = phases
         self.gap = gap
         self.limit = limit
+        self.limit_mib = limit_mib
+        self._object_bytes: float | None = None   # measured on the first copy
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._dropped: set[int] = set()   # thinned out: a re-run passing there copies no more
@@ -111,10 +123,14 @@ class CheckpointStore:
         if tick - (self._ticks[i - 1] if i else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
-        self._points[tick] = Checkpoint(tick, position, clone_state(run.state, TraceBus()),
-                                        run.tracker.copy(), hasher)
+        state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
+        self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
+                                        objects)
         insort(self._ticks, tick)
-        if len(self._ticks) > self.limit:
+        if self._object_bytes is None:
+            self._object_bytes = deep_bytes(_roots(self._points[tick])) / max(1, objects)
+        while len(self._ticks) > 1 and (len(self._ticks) > self.limit
+                                        or self.estimated_mib() > self.limit_mib):
             self._thin()
 
     def _thin(self) -> None:
@@ -126,16 +142,27 @@ class CheckpointStore:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
         self._dropped.add(ticks[drop])
-        del self._points[ticks.pop(drop)]
+        thawed(self._points.pop(ticks.pop(drop)).objects)
+
+    def release(self) -> None:
+        """Drop every copy (the debugger is done with this store)."""
+        for point in self._points.values():
+            thawed(point.objects)
+        self._points.clear()
+        self._ticks.clear()
 
     def points(self) -> list[Checkpoint]:
         """The copies held, oldest first."""
         return [self._points[t] for t in self._ticks]
 
+    def estimated_mib(self) -> float:
+        """The memory the copies hold, by their objects (see above): what the limit counts."""
+        return sum(c.objects for c in self._points.values()) * (self._object_bytes or 0) / 2**20
+
     def mib(self) -> float:
         """The memory the copies hold, what they share (weights) counted once. Walks every
         object they hold: about as long as making the copies took."""
-        return deep_bytes([(c.state, c.tracker, c.hasher) for c in self.points()]) / 2**20
+        return deep_bytes([_roots(c) for c in self.points()]) / 2**20
 
     def before(self, tick: int) -> Checkpoint | None:
         """The newest checkpoint from which the event of ``tick`` is still ahead."""

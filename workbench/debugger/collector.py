@@ -1,4 +1,5 @@
-"""CPython's cyclic collector around re-executions (going back in time re-runs the target).
+"""CPython's cyclic collector around re-executions (going back in time re-runs the target) and
+checkpoint copies.
 
 A re-run rebuilds a compile's graph: hundreds of thousands of objects in reference cycles, all
 live. With the collector running, its full passes rescan every live object (the run's graph and
@@ -11,14 +12,59 @@ the worker parks.
 Freezing what a re-run made (``gc.freeze``), so the collector never scans it again, was tried
 and measured no faster: what closed runs leave is frozen too, and the full collections needed to
 keep memory bounded cost as much as the scans saved.
+
+A checkpoint's copy is another matter: made once, never changed, kept for the session, and as
+large as the run's graph. Collected normally, each copy is scanned by a young collection as soon
+as it is made (half as long again as the copy took), again when it is promoted, and by every full
+collection after: at 20k nodes, steps of the app's that made no copy waited 0.5-1 s on those
+scans. So every object alive when a copy is made is frozen (``gc.freeze`` moves them all into
+the permanent generation, which no collection scans). What dies after being frozen (nodes a pass
+removes, a closed run's graph, a dropped copy) is garbage no collection sees: when the frozen
+objects exceed twice what the live copies hold, by more than ``FROZEN_SLACK``, they are thawed
+and collected in full once, then frozen again. So that garbage stays below what the copies hold;
+once no copy is held (every debugger closed) nothing stays frozen.
 """
 from __future__ import annotations
 
+import gc
 from contextlib import AbstractContextManager
+from typing import Callable, TypeVar
 
 from npu_emu.base.gc_pause import collector_paused
+
+T = TypeVar("T")
+FROZEN_SLACK = 250_000   # objects frozen besides the copies before a full collection: the app's
+                         # start (~150k, workbench/tui/startup.py) and a small run's graph
+_held = 0   # objects in the live checkpoint copies, every debugger in the process
 
 
 def re_executing() -> AbstractContextManager[None]:
     """Around a wait for a re-execution to reach its tick."""
     return collector_paused()
+
+
+def frozen_copy(make: Callable[[], T]) -> tuple[T, int]:
+    """``make()`` (a checkpoint's copy) with the collector paused, and the objects it made; then
+    every object alive is frozen (see above). Give the count back to ``thawed`` when the copy is
+    dropped."""
+    global _held
+    with collector_paused():
+        before = gc.get_count()[0]   # paused: this counts allocations less frees
+        made = make()
+        objects = max(0, gc.get_count()[0] - before)
+        _held += objects
+        if gc.get_freeze_count() > 2 * _held + FROZEN_SLACK:
+            gc.unfreeze()
+            gc.collect()
+        gc.freeze()
+    return made, objects
+
+
+def thawed(objects: int) -> None:
+    """A copy ``frozen_copy`` made is dropped: its objects no longer count as held. With none
+    held (every debugger closed), nothing needs to stay frozen: the collector sees it all again,
+    so a closed debugger's copies are collected as any garbage is."""
+    global _held
+    _held = max(0, _held - objects)
+    if _held == 0:
+        gc.unfreeze()

@@ -71,6 +71,7 @@ class Debugger:
 
     def close(self) -> None:
         self.run.close()
+        self.checkpoints.release()
 
     def interrupt(self) -> None:
         """Park a running `continue` at its next event (from any thread)."""
@@ -88,6 +89,7 @@ class Debugger:
         self.target = target
         self.granularity = target.granularity
         self.history = History()
+        self.checkpoints.release()
         self.checkpoints = CheckpointStore(len(target.phases), self.checkpoints.gap)
         for item in [*self.breakpoints.values(), *self.watches.values()]:
             item.hits = 0
@@ -210,12 +212,15 @@ class Debugger:
         return self.goto(target, StopReason("reverse", f"reverse-step {gran}"))
 
     def reverse_continue(self) -> list[Outcome]:
-        hits = self._breakpoint_hits_before(self.tick)
-        if not hits:
-            return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
-        tick, bp = hits[-1]
-        return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint {bp.id} "
-                                                     f"({bp.text})", bp.id))
+        # One pause over every stretch's re-run and the last one to the hit: between stretches
+        # the collector would rescan what each left (a closed run's graph) for nothing.
+        with re_executing():
+            hits = self._breakpoint_hits_before(self.tick)
+            if not hits:
+                return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
+            tick, bp = hits[-1]
+            return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint "
+                                                         f"{bp.id} ({bp.text})", bp.id))
 
     def _breakpoint_hits_before(self, tick: int) -> list[tuple[int, Breakpoint]]:
         """Where breakpoints match before ``tick``: re-runs back from the newest checkpoint, one

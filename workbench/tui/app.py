@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from workbench.commands.history import history_path
 from workbench.commands.session import DebugSession
 from workbench.commands.table import QUIT
+from npu_emu.base.gc_pause import collector_paused
 from workbench.debugger.outcomes import Error, Finished, Outcome, Printed, Show
 from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.script.player import Player
@@ -296,19 +297,23 @@ class WorkbenchApp(App):
             if job.lesson is not None:   # by the one player: its consent, its errors
                 played = result = job.lesson.step(self.session, self.session.execute)
                 outcomes = [*played.outcomes, *(Error(e) for e in played.errors)]
-                views.attach()
-                views.answered(outcomes)
             elif job.line is not None:
                 outcomes = self.session.execute(job.line)   # a bad line answers an Error
-                views.attach()
-                views.answered(outcomes)
-            if job.read is not None:
-                result = job.read(views)
-            for pane in job.panes:
-                try:
-                    data[pane.PANE_ID] = pane.read(views)
-                except Exception as exc:   # a view's bug: a line in the log, the app goes on
-                    data[pane.PANE_ID] = exc
+            # The views' rows, a few objects a node, are made with the collector paused: with it
+            # running, their allocations set off full collections that rescan every live graph
+            # and checkpoint copy (seconds at 20k nodes, most of a slow step's time). The pause
+            # is this bounded stretch only, never the target's run, which may loop for ever.
+            with collector_paused():
+                if job.lesson is not None or job.line is not None:
+                    views.attach()
+                    views.answered(outcomes)
+                if job.read is not None:
+                    result = job.read(views)
+                for pane in job.panes:
+                    try:
+                        data[pane.PANE_ID] = pane.read(views)
+                    except Exception as exc:   # a view's bug: a line in the log, the app goes on
+                        data[pane.PANE_ID] = exc
         except Exception as exc:
             outcomes.append(Error(f"internal error: {type(exc).__name__}: {exc}"))
         self.post_message(Answered(job, outcomes, result, data, views.status()))
