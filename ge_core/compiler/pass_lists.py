@@ -64,6 +64,12 @@ def infer_shape_for_preprocess() -> NodePassGroup:
 
 
 def original_graph_passes() -> list[GraphPass]:
+    """GE's OptimizeStage1_2 GEPass (graph_manager.cc) runs 17 node passes, among them, in this
+    order, CastRemovePass, ReshapeRemovePass, TransOpSymmetryEliminationPass (our
+    TransposeTransposeFusionPass, not GE, stands in its place) and DimensionAdjustPass. It has
+    no IdentityPass: GE runs that in Prepare's PrepareOptimize GEPass (graph_prepare.cc) and
+    again after OptimizeStage1_3. Our group keeps all five in one walk, in its own order; the
+    lessons say so where they show it."""
     return [
         ConstantFuseSamePass(),
         CommonSubexpressionEliminationPass(),

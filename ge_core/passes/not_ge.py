@@ -15,6 +15,8 @@ NOT_GE: dict[str, str] = {
     "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
     "AssignLabelBodyStreamsPass": "GE runs the logical stream passes on each If/While body "
                                   "as a graph of its own; ours are inlined first",
+    "OptimizeByTransitiveReduction": "GE keeps the events its three local optimisations "
+                                     "leave (OptimizeSyncEvents, stream_allocator.cc)",
 }
 MARK = " (not GE)"
 

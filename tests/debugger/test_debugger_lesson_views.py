@@ -46,6 +46,19 @@ def test_info_gepass_shows_prepares_node_passes_and_the_bound():
     assert "of at most 160 (10 x 16 nodes)" in shown and "%concat_shape" in shown
 
 
+def test_info_gepass_marks_the_node_passes_ge_does_not_have():
+    d = debugger(FOLD)
+    try:
+        d.add_breakpoint(["pass", "OptimizeStage1_2"])
+        stopped(d.cont())
+        stopped(d.step("node"))
+        shown = _gepass(d)
+    finally:
+        d.close()
+    assert "IdentityPass, TransposeTransposeFusionPass (not GE)" in shown
+    assert "ReshapeRemovePass (not GE)" not in shown
+
+
 def test_info_gepass_shows_an_immediate_re_pass_then_the_walk_takes_it():
     from types import SimpleNamespace
 
@@ -197,6 +210,10 @@ def test_the_pass_table_has_the_build_passes_with_the_events_left_after_each_ste
     # inserted 5, OptimizeBySend 4, ByRecv 3, ByStreamActivate 3, transitive reduction 2, refresh 2
     assert events == ["events 5", "events 4", "events 3", "events 3", "events 2", "events 2"]
     assert any(row[2] == "AssignByDependencyPass" for row in table.rows)
+    # the transitive reduction is ours: the table marks it, GE's three optimisations it does not
+    sync_passes = [row[2] for row in table.rows if row[1] == "InsertSyncNodes"]
+    assert "OptimizeByTransitiveReduction (not GE)" in sync_passes
+    assert "OptimizeByStreamActivate" in sync_passes
 
 
 def test_an_if_loop_model_runs_to_the_end_with_the_source_model_as_its_reference():

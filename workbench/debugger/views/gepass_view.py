@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ge_core.graph import Node
+from ge_core.passes import not_ge
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.ge_pass import MAX_PASS_NODES_MULTIPLE, GEPass
 from workbench.debugger.outcomes import Outcome, Printed
@@ -30,7 +31,7 @@ def gepass(state: RunState | None) -> Outcome:
     walk = ge_pass.state
     return Printed("\n".join([
         f"GEPass of {graph_pass.name} on graph {walk.graph.name}",
-        f"  node passes: {', '.join(p.name for p in ge_pass.passes)}",
+        f"  node passes: {', '.join(not_ge.shown(p.name) for p in ge_pass.passes)}",
         f"  node visits: {walk.visits} of at most {walk.limit} "
         f"({MAX_PASS_NODES_MULTIPLE} x {walk.limit // MAX_PASS_NODES_MULTIPLE} nodes)",
         f"  queue: {_names(walk.queue)}",
