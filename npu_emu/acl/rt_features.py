@@ -158,7 +158,9 @@ def fusion_launch(fusion_info: SubTasks, stream: StreamHandle, args_info: Opaque
                   ) -> int:
     """Sub-tasks, gang-scheduled as one SQE: ``{"type": "aicore"|"aivector"|"aicpu", "func":
     handle, "args": [addresses], "num_blocks": n}`` or ``{"type": "ccu", "op": "AllReduce",
-    "send": ptr, "recv": ptr, "count": n, "dtype": "float32"}``."""
+    "send": ptr, "recv": ptr, "count": n, "dtype": "float32"}``. Ours (not GE): the runtime has
+    rtFusionLaunch only (pkg_inc/runtime/rt_external_kernel.h), whose rtFusionType_t has no
+    "aivector": a mix kernel's vector half rides in its one AICORE sub-task."""
     s = stream_of(stream)
     _fusion_launch(s, [_sub_task(s.device, i, spec) for i, spec in enumerate(fusion_info)])
     return 0

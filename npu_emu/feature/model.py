@@ -209,8 +209,10 @@ class Model:
                                    f"bound to model {stream.model.id}")
         cost = self.device.cost.launch_ns
         stream.device.submit(stream, ModelExecuteTask(self, cost))
+        # the runtime's NtyWait(endGraphNotify_, stm) after the execute task (Model::ExecuteSync,
+        # src/runtime/feature/model/model.cc): a NOTIFY_WAIT task, named for its notify
         stream.device.submit(stream, NotifyWaitTask(self.end_notify.id, cost,
-                                                    f"WaitEndGraph(m{self.id})"))
+                                                    f"NotifyWait(endGraph m{self.id})"))
 
     def execute(self, timeout_ms: int = -1) -> int:
         """aclmdlRIExecute (rtModelExecuteSync): run on the model's own stream and wait for the

@@ -3,7 +3,7 @@ cached per stream, executed on the device.
 
 GE builds Data -> op -> NetOutput for the op (the graph PyTorch's aclop path hands it), compiles
 and builds it like any model, turns its TaskDefs into op tasks (SingleOpModel::BuildTaskList:
-a TBE kernel becomes a TbeOpTask) and keeps them in the stream's SingleOpCache under the op's
+a TBE kernel becomes a TbeOpTask) and keeps them in the stream's StreamResource under the op's
 type, shapes, dtypes and attributes. Each call launches the tasks straight on the stream. The
 same call again is a cache hit; a new shape is a new compile; with dynamic=True one
 DynamicSingleOp, compiled with unknown dims, serves every shape of its rank with one task.

@@ -20,7 +20,7 @@ def test_stepping_sqes_through_the_label_loop():
         assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
         # then ri_destroy unbinds the model's two streams on the hardware
         assert loop[-6:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
-                             "WaitEndGraph(m0)", "ModelMaintaince(unbind rt1 to m0)",
+                             "NotifyWait(endGraph m0)", "ModelMaintaince(unbind rt1 to m0)",
                              "ModelMaintaince(unbind rt2 to m0)"]
         printed += [o.text for o in out if isinstance(o, ProgramOutput)]
         assert "acc == 5 * x: True" in "".join(printed)

@@ -24,7 +24,7 @@ import numpy as np
 from ge_core.graph import DataType, GeShape, GeTensorDesc
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.runtime.op_kernel import LATEST_OPSET
-from ge_core.runtime.single_op.single_op_cache import (OpKey, SingleOpCache, SingleOpManager,
+from ge_core.runtime.single_op.single_op_cache import (OpKey, SingleOpManager, StreamResource,
                                                        freeze_attrs, single_op_manager)
 from ge_core.runtime.single_op.op_task import (AiCpuCCTask, AiCpuTask, MemcpyAsyncTask,
                                                OpTask, TbeOpTask)
@@ -63,5 +63,5 @@ def execute_single_op(op_type: str, inputs: Sequence[np.ndarray | None],
 
 
 __all__ = ["AiCpuCCTask", "AiCpuTask", "DynamicSingleOp", "MemcpyAsyncTask", "OpKey", "OpTask",
-           "SingleOp", "SingleOpCache", "SingleOpManager", "SingleOpModel", "TbeOpTask",
+           "SingleOp", "SingleOpManager", "SingleOpModel", "StreamResource", "TbeOpTask",
            "execute_single_op", "op_key", "single_op_graph", "single_op_manager"]

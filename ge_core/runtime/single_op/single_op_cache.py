@@ -38,8 +38,9 @@ def freeze_attrs(attrs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 
 
 @dataclass
-class SingleOpCache:
-    """One stream's compiled ops (GE's StreamResource)."""
+class StreamResource:
+    """One stream's compiled ops, named as GE's (runtime/v1/single_op/stream_resource.h: its
+    op_map_ and dynamic_op_map_ are keyed by model id; ours by OpKey)."""
 
     stream: Stream
     ops: dict[OpKey, SingleOp | DynamicSingleOp] = field(default_factory=dict)
@@ -66,12 +67,12 @@ class SingleOpManager:
     """The world's single-op caches, by stream id."""
 
     def __init__(self) -> None:
-        self.resources: dict[int, SingleOpCache] = {}
+        self.resources: dict[int, StreamResource] = {}
 
-    def get_resource(self, stream: Stream) -> SingleOpCache:
+    def get_resource(self, stream: Stream) -> StreamResource:
         cache = self.resources.get(stream.id)
         if cache is None:
-            cache = self.resources[stream.id] = SingleOpCache(stream)
+            cache = self.resources[stream.id] = StreamResource(stream)
         return cache
 
     def release_resource(self, stream: Stream) -> None:
