@@ -159,9 +159,10 @@ class StreamGrid(TextLines, can_focus=True):
         return True
 
     def scroll_to_column(self, tries: int = 3) -> None:
-        """The selected column whole in view, at the left edge if it was not (a narrow
-        screen shows one column and a half: the one selected comes first). Not laid out yet
-        (the pane just brought forward, the columns just widened): once it is."""
+        """The selected column whole in view, at the left edge if it was not, or if the view
+        starts inside a column (the pane's width holds whole columns only: DevicePane.
+        _whole_columns). Not laid out yet (the pane just brought forward, the columns just
+        widened): once it is."""
         scroll = self.parent
         if not isinstance(scroll, Widget):
             return
@@ -170,7 +171,8 @@ class StreamGrid(TextLines, can_focus=True):
             if tries:
                 self.call_after_refresh(self.scroll_to_column, tries - 1)
             return
-        if not scroll.scroll_x <= x <= scroll.scroll_x + scroll.size.width - COLUMN_WIDTH:
+        left = scroll.scroll_x
+        if left % (COLUMN_WIDTH + 1) or not left <= x <= left + scroll.size.width - COLUMN_WIDTH:
             scroll.scroll_to(x=x, animate=False, immediate=True)
 
     @property
@@ -247,6 +249,13 @@ class StreamGrid(TextLines, can_focus=True):
         self.set_lines(lines)
 
 
+class StreamsView(HorizontalScroll):
+    """The stream columns' view: at each change of its width, scrolled to a column's edge."""
+
+    def on_resize(self) -> None:
+        self.query_one(StreamGrid).scroll_to_column()
+
+
 # the task scheduler's events that name a runtime stream by stream_id
 _ON_A_STREAM = (EventRecorded, EventWaitBlocked, EventWaitSatisfied, NotifyRecorded,
                 NotifyWaitBlocked, NotifyWaitSatisfied, HostSynchronized)
@@ -297,7 +306,7 @@ class DevicePane(Pane):
         yield Static("", id="device-note", markup=False)
         yield Static("", id="device-faults", markup=False)
         yield Static("", id="device-more", markup=False)
-        with HorizontalScroll(id="device-streams"):
+        with StreamsView(id="device-streams"):
             yield StreamGrid(id="stream-grid")
         with VerticalScroll(id="device-tables"):
             yield Static("", id="device-units", markup=False)
@@ -360,6 +369,7 @@ class DevicePane(Pane):
         self.grid.empty = "" if data.note else "no streams yet"
         self.grid.logical = data.logical
         self.grid.set_columns(data.columns, data.stop)
+        self._whole_columns()
         self._more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
@@ -424,7 +434,22 @@ class DevicePane(Pane):
         redraw(hint, Text(text, style="italic"), text, bool(text))
         hint.display = bool(text)
 
+    def _whole_columns(self) -> None:
+        """The streams' view as wide as the whole columns that fit: at 80 columns two, and no
+        sliver of a third (scrolled to the last column, the one before it showed cut in two).
+        Each scroll to a column then lands on a column's edge."""
+        step = COLUMN_WIDTH + 1
+        room = self.size.width
+        if not room:
+            return
+        shown = max(min(len(self.data.columns), (room + 1) // step), 1)
+        width = min(shown * step, room)
+        scroll = self.query_one("#device-streams")
+        if scroll.styles.width is None or scroll.styles.width.value != width:
+            scroll.styles.width = width   # (StreamsView scrolls to a column's edge again)
+
     def on_resize(self) -> None:
+        self._whole_columns()
         self._trouble()
         self.grid.scroll_to_column()   # laid out at last (brought forward): the stream in view
         self._more_streams()
