@@ -12,6 +12,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -160,9 +161,8 @@ class StreamGrid(TextLines, can_focus=True):
 
     def scroll_to_column(self, tries: int = 3) -> None:
         """The selected column whole in view, at the left edge if it was not, or if the view
-        starts inside a column (the pane's width holds whole columns only: DevicePane.
-        _whole_columns). Not laid out yet (the pane just brought forward, the columns just
-        widened): once it is."""
+        starts inside a column (the view holds whole columns only: StreamsView). Not laid
+        out yet (the pane just brought forward, the columns just widened): once it is."""
         scroll = self.parent
         if not isinstance(scroll, Widget):
             return
@@ -250,10 +250,22 @@ class StreamGrid(TextLines, can_focus=True):
 
 
 class StreamsView(HorizontalScroll):
-    """The stream columns' view: at each change of its width, scrolled to a column's edge."""
+    """The stream columns' view, as wide as the whole columns that fit (app.tcss: width auto):
+    at 80 columns two, and no sliver of a third (scrolled to the last stream, the one before
+    it showed cut in two). At each change of its width it scrolls to a column's edge, and so
+    does every move: a column is in view whole or not at all."""
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        step = COLUMN_WIDTH + 1
+        columns = len(self.query_one(StreamGrid).columns)
+        shown = max(min(columns, (container.width + 1) // step), 1)
+        return max(min(shown * step, container.width), 1)
 
     def on_resize(self) -> None:
         self.query_one(StreamGrid).scroll_to_column()
+        pane = next((a for a in self.ancestors if isinstance(a, DevicePane)), None)
+        if pane is not None:   # how many streams are off screen: read at this width
+            pane.more_streams()
 
 
 # the task scheduler's events that name a runtime stream by stream_id
@@ -369,8 +381,8 @@ class DevicePane(Pane):
         self.grid.empty = "" if data.note else "no streams yet"
         self.grid.logical = data.logical
         self.grid.set_columns(data.columns, data.stop)
-        self._whole_columns()
-        self._more_streams()
+        self.query_one(StreamsView).refresh(layout=True)   # its width: as many columns
+        self.more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
             units.append(f"{u.unit} {len(u.busy)}/{u.total}  ", style="" if u.busy else "dim")
@@ -416,9 +428,9 @@ class DevicePane(Pane):
 
     def on_mount(self) -> None:   # (Pane's runs too: Textual calls each class's handler)
         self.watch(self.query_one("#device-streams"), "scroll_x",
-                   lambda _: self._more_streams(), init=False)
+                   lambda _: self.more_streams(), init=False)
 
-    def _more_streams(self) -> None:
+    def more_streams(self) -> None:
         """`+N more streams →` while columns are off screen to the right, `← +N more streams`
         to the left."""
         scroll = self.query_one("#device-streams")
@@ -434,28 +446,13 @@ class DevicePane(Pane):
         redraw(hint, Text(text, style="italic"), text, bool(text))
         hint.display = bool(text)
 
-    def _whole_columns(self) -> None:
-        """The streams' view as wide as the whole columns that fit: at 80 columns two, and no
-        sliver of a third (scrolled to the last column, the one before it showed cut in two).
-        Each scroll to a column then lands on a column's edge."""
-        step = COLUMN_WIDTH + 1
-        room = self.size.width
-        if not room:
-            return
-        shown = max(min(len(self.data.columns), (room + 1) // step), 1)
-        width = min(shown * step, room)
-        scroll = self.query_one("#device-streams")
-        if scroll.styles.width is None or scroll.styles.width.value != width:
-            scroll.styles.width = width   # (StreamsView scrolls to a column's edge again)
-
     def on_resize(self) -> None:
-        self._whole_columns()
         self._trouble()
         self.grid.scroll_to_column()   # laid out at last (brought forward): the stream in view
-        self._more_streams()
+        self.more_streams()
 
     def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
-        self._more_streams()   # the grid scrolled to the selected column
+        self.more_streams()   # the grid scrolled to the selected column
 
     def breakpoint_spec(self) -> str | None:
         picked = self.grid.selected()
