@@ -380,8 +380,10 @@ class DevicePane(Pane):
         self._trouble()
         self.grid.empty = "" if data.note else "no streams yet"
         self.grid.logical = data.logical
+        before = len(self.grid.columns)
         self.grid.set_columns(data.columns, data.stop)
-        self.query_one(StreamsView).refresh(layout=True)   # its width: as many columns
+        if len(data.columns) != before:   # the view's width: as many whole columns as fit
+            self.query_one(StreamsView).refresh(layout=True)
         self.more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
