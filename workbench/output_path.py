@@ -22,11 +22,15 @@ class OutputPathError(ValueError):
     it as one line, like any bad argument)."""
 
 
-def write_output(path: str | os.PathLike, write: Callable[[Path], T], what: str = "") -> T:
+def write_output(path: str | os.PathLike, write: Callable[[Path], T], what: str = "",
+                 shown: str | None = None) -> T:
     """Make ``path``'s missing parent folders, then ``write(path)``; any failure to do either is
-    an OutputPathError naming the path (``what``: the option or command it came from)."""
+    an OutputPathError naming the path (``what``: the option or command it came from) as the
+    user gave it (``shown``; a command's path is resolved from the session's folder, and the
+    message should not show them a path they never typed)."""
     text = os.fspath(path)
-    label = f"{what} {text}" if what else text
+    shown = text if shown is None else shown
+    label = f"{what} {shown}" if what else shown
     if not text or "\0" in text:
         raise OutputPathError(f"{label!r}: not a file name")
     target = Path(text)
@@ -37,14 +41,14 @@ def write_output(path: str | os.PathLike, write: Callable[[Path], T], what: str 
         raise OutputPathError(f"{label}: cannot write ({exc.strerror or exc})") from None
 
 
-def output_dir(path: str | os.PathLike, what: str = "") -> Path:
+def output_dir(path: str | os.PathLike, what: str = "", shown: str | None = None) -> Path:
     """A folder the user chose for several files: made, with its parents, and writable."""
     def make(target: Path) -> Path:
         target.mkdir(exist_ok=True)
         if not os.access(target, os.W_OK):
             raise PermissionError(13, "permission denied")
         return target
-    return write_output(path, make, what)
+    return write_output(path, make, what, shown)
 
 
 def file_stem(name: str) -> str:

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from workbench.commands.table import LESSON_WORDS
 from workbench.script.lesson import (LESSONS_DIR, LessonError, all_lessons, read_lesson,
                                     unpaused_narration)
 
@@ -66,16 +67,35 @@ def test_a_lesson_names_in_its_header_every_program_it_runs():
 def test_every_lesson_pauses_before_it_moves_on_from_what_it_narrates(lesson):
     """Once the target has moved, a `say` speaks about where it is: a `pause` must follow it
     before the next command that moves the target, or the app runs on under the narration."""
-    from workbench.commands.table import MOVING
-    assert unpaused_narration(lesson.path, MOVING) == []
+    assert unpaused_narration(lesson.path, LESSON_WORDS) == []
 
 
 def test_the_pause_rule_names_narration_that_runs_on_unread(tmp_path):
-    from workbench.commands.table import MOVING
     script = tmp_path / "99_x.gwb"
     script.write_text("# Lesson: x.\nsay intro, before anything moves: no pause needed\n"
                       "target light:a\nstep stage\nsay here the graph is parsed\n"
                       "say (one block)\ninfo om\nc\nsay paused after\npause\ncontinue\n"
                       "say the end\nprint node x\n")
-    assert unpaused_narration(script, MOVING) == [
+    assert unpaused_narration(script, LESSON_WORDS) == [
         "99_x.gwb:5: its narration has no `pause` before `c` moves the target on"]
+
+
+def test_the_pause_rule_names_a_continue_that_runs_past_a_hit_the_narration_speaks_of(tmp_path):
+    """`continue` `continue` `say`: the say narrates both hits, the app shows only the last.
+    A hit may be looked into (step, finish) before the pause; with no breakpoint set a
+    `continue` stops at no hit."""
+    script = tmp_path / "99_x.gwb"
+    script.write_text("# Lesson: x.\ntarget light:a\nbreak sqe\ncontinue\nc\n"
+                      "say the first SQE ran, then the second\npause\n"
+                      "continue\nfinish\ninfo streams\npause\ndelete all\ncontinue\n"
+                      "continue\n")
+    assert unpaused_narration(script, LESSON_WORDS) == [
+        "99_x.gwb:4: `continue` stops at a breakpoint hit, and `c` runs past it with no "
+        "`pause` to see it"]
+    fixed = tmp_path / "98_x.gwb"
+    fixed.write_text(script.read_text().replace("continue\nc\n", "continue\npause\nc\n"))
+    assert unpaused_narration(fixed, LESSON_WORDS) == []
+    watched = tmp_path / "97_x.gwb"
+    watched.write_text("# Lesson: x.\ntarget light:a\nwatch node x attr engine\ncontinue\n"
+                       "delete 1\nrestart\n")
+    assert len(unpaused_narration(watched, LESSON_WORDS)) == 1

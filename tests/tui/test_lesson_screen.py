@@ -170,6 +170,22 @@ async def test_the_lessons_that_ran_to_the_end_now_wait_where_they_narrate(name)
         assert pauses >= 1 and "end of the lesson" in app.query_one(LessonPanel).text.plain
 
 
+async def test_each_breakpoint_hit_a_lesson_narrates_is_on_screen_at_a_pause():
+    """Lesson 30 narrates "the producer's Exp, then the consumer's Add, then the producer's
+    Relu" over three `continue`s to `break sqe` (ticks 56, 58, 60). It paused only after the
+    third: the app ran past the first two hits unseen. Now it waits at each."""
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        ticks = []
+        await _until_paused(pilot)
+        while app.lesson_paused and len(ticks) < 6:
+            ticks.append(app.views.debugger.tick if app.views.debugger else None)
+            await press(pilot, "space")
+            await _until_paused(pilot)
+        assert ticks[:5] == [71, 71, 56, 58, 60], ticks   # the first run; then each hit
+
+
 async def test_a_pane_brought_forward_leaves_the_command_line_its_focus(tmp_path):
     lesson = _lesson(tmp_path, f"target {TINY}", "step stage", "step pass", "pause", "diff",
                      "pause")

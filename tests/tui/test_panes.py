@@ -186,7 +186,7 @@ async def test_the_timeline_draws_stream_and_unit_lanes_and_zooms():
         await press(pilot, "f5")
         timeline = app.pane("timeline")
         names = [lane.name for lane in timeline.current_lanes()]
-        assert "s0/rt1" in names and "AI_CORE" in names
+        assert "s0/rt1" in names and "AI_CORE x8" in names
         assert any("#" in lane.cells for lane in timeline.current_lanes())
         full = timeline.window()
         timeline.focus_main()
@@ -376,3 +376,29 @@ async def test_the_key_of_a_pane_the_target_has_not_says_so_and_leaves_the_scree
         assert said == "the Source pane has nothing to show for ONNX models"
         await press(pilot, "2")
         assert app.current == "passes"
+
+
+async def test_a_unit_lane_s_busy_share_is_per_core_and_names_how_many_cores():
+    """Zoomed in to where two streams' Vector kernels overlap, the AI_VECTOR lane said 200%: its
+    busy time is summed over the unit's cores. It says the share per core, with the core count
+    named (the program has ended and its device is gone: the count is the one it ran on)."""
+    app = make_app(f"{DEVRUN}/missing_wait.py")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f5", "5")
+        timeline = app.pane("timeline")
+        core = [s for s in timeline.data.timeline.slices if s[2] == 1]   # unit 1: the Vector
+        a, b = next((a, b) for a in core for b in core
+                    if a[1] != b[1] and a[6] < b[7] and b[6] < a[7])   # two streams at once
+        timeline.start, timeline.span = max(a[6], b[6]), min(a[7], b[7]) - max(a[6], b[6])
+        timeline.redraw()
+        lane = next(lane for lane in timeline.current_lanes()
+                    if lane.name.startswith("AI_VECTOR"))
+        assert lane.name == "AI_VECTOR x8" and lane.cores == 8
+        assert lane.busy_ns == 2 * timeline.span   # both cores busy all the window: 2 x 100%
+        line = next("".join(text for text, _ in line)
+                    for line in app.query_one("#timeline-text").lines
+                    if line[0][0].startswith("AI_VECTOR x8"))
+        assert line.rstrip().endswith(" 25%"), line   # 2 of 8 cores
+        assert all(lane.busy_percent(*timeline.window()) <= 100
+                   for lane in timeline.current_lanes())

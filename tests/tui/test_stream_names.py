@@ -98,3 +98,27 @@ async def test_the_source_pane_names_streams_as_the_device_pane_and_drops_no_sta
         source.show(data)
         await pilot.pause()
         assert str(source.query_one("#source-where").render()) == where
+
+
+async def test_at_80x24_the_device_pane_shows_whole_stream_columns_only():
+    """Two 31-column streams fit in 80 columns with 16 to spare: scrolled to the last stream,
+    the view started 15 columns into the one before, and a sliver of it showed. The view is as
+    wide as the whole columns it holds, and every move lands on a column's edge."""
+    app = make_app(TINY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break sqe", "continue")   # on the last stream, rt3: scrolled right
+        await press(pilot, "3")
+        device = app.pane("device")
+        grid, scroll = device.grid, device.query_one("#device-streams")
+        step = COLUMN_WIDTH + 1
+        assert len(grid.columns) > 2 and grid.col == len(grid.columns) - 1
+        seen = set()
+        for key in ["left"] * len(grid.columns) + ["right"] * len(grid.columns):
+            assert scroll.size.width == 2 * step   # two whole columns, no third cut short
+            assert scroll.scroll_x % step == 0, (key, scroll.scroll_x)
+            first = int(scroll.scroll_x) // step
+            assert first <= grid.col < first + 2   # the selected column in view
+            seen.add(first)
+            await press(pilot, key)
+        assert seen == set(range(len(grid.columns) - 1))   # scrolled through them all

@@ -6,6 +6,7 @@ import difflib
 from workbench.commands import (breaking, control, host_commands, inspecting,
                                 session_commands, source_commands)
 from workbench.commands.command import Command, UsageError
+from workbench.script.lesson import CommandWords
 
 
 class CommandTable:
@@ -37,8 +38,17 @@ COMMANDS = CommandTable(control.COMMANDS + breaking.COMMANDS + inspecting.COMMAN
                         + session_commands.COMMANDS)
 QUIT = (COMMANDS.lookup("quit").name, *COMMANDS.lookup("quit").aliases)   # faces leave at once
 
-# The commands that move the target (run it, rewind it, reopen it): what a lesson's narration
-# says about where the target is holds only until the next one (lesson.py's pause rule).
-MOVING = frozenset(name for cmd in [*control.COMMANDS, *map(COMMANDS.lookup, ("target", "set",
-                                                                              "source"))]
-                   for name in (cmd.name, *cmd.aliases))
+def _names(*commands: str) -> frozenset[str]:
+    return frozenset(name for cmd in map(COMMANDS.lookup, commands)
+                     for name in (cmd.name, *cmd.aliases))
+
+
+# What a lesson's pause rule tells apart (lesson.py). The commands that move the target (run
+# it, rewind it, reopen it): what a lesson's narration says about where the target is holds
+# only until the next one.
+LESSON_WORDS = CommandWords(
+    moving=_names(*(cmd.name for cmd in control.COMMANDS), "target", "set", "source"),
+    to_a_hit=_names("continue", "reverse-continue"),
+    inside=_names("step", "next", "finish"),
+    arming=_names("break", "watch"),
+    disarming=_names("delete", "disable"))

@@ -95,11 +95,12 @@ class Access:
         if script_dir is not None:
             self._check_script_write(path, shown, what, script_dir, agreed)
         if len(files) == 1 and path.name in files:
-            write_output(path, lambda p: _write(p, files[path.name]), what)
+            write_output(path, lambda p: _write(p, files[path.name]), what, shown)
             return
-        directory = output_dir(path, what)
+        directory = output_dir(path, what, shown)
         for name, data in files.items():
-            write_output(directory / name, lambda p, d=data: _write(p, d), what)
+            write_output(directory / name, lambda p, d=data: _write(p, d), what,
+                         f"{shown.rstrip('/')}/{name}")
 
     def _check_script_write(self, path: Path, shown: str, what: str, script_dir: Path,
                             agreed: frozenset[Path]) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection
 
 from workbench.script.consent import named_programs
 from workbench.script.script_lines import ScriptError, command_lines, read_script
@@ -81,27 +80,59 @@ def read_lesson(path: Path) -> Lesson:
     return Lesson(path, tuple(header), steps)
 
 
-def unpaused_narration(path: Path, moving: Collection[str]) -> list[str]:
-    """Where a lesson's narration would go untrue unread: once the target has first moved
-    (any command named in ``moving``: it runs, rewinds or reopens the target), every `say`
-    block speaks about where the target is, so a `pause` must come after it before the next
-    command that moves the target. In the app the student reads at the pause; without it the
-    target runs on (to its end) under the narration. One ``file:line: ...`` per block."""
+@dataclass(frozen=True)
+class CommandWords:
+    """The command names (aliases included) the pause rule tells apart. commands/table.py
+    makes the one instance from its command table, which this module does not import."""
+    moving: frozenset[str]      # run, rewind or reopen the target
+    to_a_hit: frozenset[str]    # run it to the next breakpoint or watch hit (continue)
+    inside: frozenset[str]      # move on within where it stopped (step, next, finish)
+    arming: frozenset[str]      # set a breakpoint or watch
+    disarming: frozenset[str]   # delete or disable them (`all`, or the ids named)
+
+
+def unpaused_narration(path: Path, words: CommandWords) -> list[str]:
+    """Where a lesson would run on past what it shows, unread. In the app the student reads
+    only at a `pause`; what is on screen is the target where it stands. Two rules:
+
+    - Once the target has first moved, every `say` block speaks about where the target is,
+      so a `pause` must come after it before the next command that moves the target.
+    - A `continue` with a breakpoint or watch set stops at a hit: a place the lesson set out
+      to show, and that its narration speaks about (before it, announcing it, or after).
+      A `pause` must come before the next command that leaves it (another `continue`, a
+      rewind, a reopen); `step`, `next` and `finish` look inside it and may come first.
+      Without the pause, `continue` `continue` `say ...` narrates a stop the screen has
+      already run past.
+
+    One ``file:line: ...`` per problem."""
     problems: list[str] = []
     moved = False
-    said: int | None = None   # the first line of a `say` block not yet paused after
+    said: int | None = None            # the first line of a `say` block not yet paused after
+    hit: tuple[int, str] | None = None  # the `continue` whose hit is on screen, not yet paused at
+    armed = 0                          # breakpoints and watches set (as far as the text says)
     for lineno, line in command_lines(path):
-        word = line.split(None, 1)[0]
+        word, *args = line.split()
         if word == "say":
             said = lineno if said is None and moved else said
         elif word == "pause":
+            said = hit = None
+        elif word in words.arming:
+            armed += 1
+        elif word in words.disarming:
+            armed = 0 if not args or "all" in args else max(0, armed - len(args))
+        if word not in words.moving:
+            continue
+        if said is not None:
+            problems.append(f"{path.name}:{said}: its narration has no `pause` before "
+                            f"`{line}` moves the target on")
             said = None
-        elif word in moving:
-            if said is not None:
-                problems.append(f"{path.name}:{said}: its narration has no `pause` before "
-                                f"`{line}` moves the target on")
-                said = None
-            moved = True
+        if hit is not None and word not in words.inside:
+            problems.append(f"{path.name}:{hit[0]}: `{hit[1]}` stops at a breakpoint hit, "
+                            f"and `{line}` runs past it with no `pause` to see it")
+            hit = None
+        if word in words.to_a_hit and armed:
+            hit = (lineno, line)
+        moved = True
     return problems
 
 

@@ -12,6 +12,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -159,9 +160,9 @@ class StreamGrid(TextLines, can_focus=True):
         return True
 
     def scroll_to_column(self, tries: int = 3) -> None:
-        """The selected column whole in view, at the left edge if it was not (a narrow
-        screen shows one column and a half: the one selected comes first). Not laid out yet
-        (the pane just brought forward, the columns just widened): once it is."""
+        """The selected column whole in view, at the left edge if it was not, or if the view
+        starts inside a column (the view holds whole columns only: StreamsView). Not laid
+        out yet (the pane just brought forward, the columns just widened): once it is."""
         scroll = self.parent
         if not isinstance(scroll, Widget):
             return
@@ -170,7 +171,8 @@ class StreamGrid(TextLines, can_focus=True):
             if tries:
                 self.call_after_refresh(self.scroll_to_column, tries - 1)
             return
-        if not scroll.scroll_x <= x <= scroll.scroll_x + scroll.size.width - COLUMN_WIDTH:
+        left = scroll.scroll_x
+        if left % (COLUMN_WIDTH + 1) or not left <= x <= left + scroll.size.width - COLUMN_WIDTH:
             scroll.scroll_to(x=x, animate=False, immediate=True)
 
     @property
@@ -247,6 +249,25 @@ class StreamGrid(TextLines, can_focus=True):
         self.set_lines(lines)
 
 
+class StreamsView(HorizontalScroll):
+    """The stream columns' view, as wide as the whole columns that fit (app.tcss: width auto):
+    at 80 columns two, and no sliver of a third (scrolled to the last stream, the one before
+    it showed cut in two). At each change of its width it scrolls to a column's edge, and so
+    does every move: a column is in view whole or not at all."""
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        step = COLUMN_WIDTH + 1
+        columns = len(self.query_one(StreamGrid).columns)
+        shown = max(min(columns, (container.width + 1) // step), 1)
+        return max(min(shown * step, container.width), 1)
+
+    def on_resize(self) -> None:
+        self.query_one(StreamGrid).scroll_to_column()
+        pane = next((a for a in self.ancestors if isinstance(a, DevicePane)), None)
+        if pane is not None:   # how many streams are off screen: read at this width
+            pane.more_streams()
+
+
 # the task scheduler's events that name a runtime stream by stream_id
 _ON_A_STREAM = (EventRecorded, EventWaitBlocked, EventWaitSatisfied, NotifyRecorded,
                 NotifyWaitBlocked, NotifyWaitSatisfied, HostSynchronized)
@@ -297,7 +318,7 @@ class DevicePane(Pane):
         yield Static("", id="device-note", markup=False)
         yield Static("", id="device-faults", markup=False)
         yield Static("", id="device-more", markup=False)
-        with HorizontalScroll(id="device-streams"):
+        with StreamsView(id="device-streams"):
             yield StreamGrid(id="stream-grid")
         with VerticalScroll(id="device-tables"):
             yield Static("", id="device-units", markup=False)
@@ -359,8 +380,11 @@ class DevicePane(Pane):
         self._trouble()
         self.grid.empty = "" if data.note else "no streams yet"
         self.grid.logical = data.logical
+        before = len(self.grid.columns)
         self.grid.set_columns(data.columns, data.stop)
-        self._more_streams()
+        if len(data.columns) != before:   # the view's width: as many whole columns as fit
+            self.query_one(StreamsView).refresh(layout=True)
+        self.more_streams()
         units = Text("units: ", style="bold")
         for u in data.units:
             units.append(f"{u.unit} {len(u.busy)}/{u.total}  ", style="" if u.busy else "dim")
@@ -406,9 +430,9 @@ class DevicePane(Pane):
 
     def on_mount(self) -> None:   # (Pane's runs too: Textual calls each class's handler)
         self.watch(self.query_one("#device-streams"), "scroll_x",
-                   lambda _: self._more_streams(), init=False)
+                   lambda _: self.more_streams(), init=False)
 
-    def _more_streams(self) -> None:
+    def more_streams(self) -> None:
         """`+N more streams →` while columns are off screen to the right, `← +N more streams`
         to the left."""
         scroll = self.query_one("#device-streams")
@@ -427,10 +451,10 @@ class DevicePane(Pane):
     def on_resize(self) -> None:
         self._trouble()
         self.grid.scroll_to_column()   # laid out at last (brought forward): the stream in view
-        self._more_streams()
+        self.more_streams()
 
     def on_stream_grid_selected(self, message: StreamGrid.Selected) -> None:
-        self._more_streams()   # the grid scrolled to the selected column
+        self.more_streams()   # the grid scrolled to the selected column
 
     def breakpoint_spec(self) -> str | None:
         picked = self.grid.selected()

@@ -28,6 +28,7 @@ NAME = 12
 class TimelineData:
     timeline: Timeline   # a copy: the run goes on appending to its own
     logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's: their names
+    cores: dict[int, int] = field(default_factory=dict)     # unit -> how many there are
 
     def __eq__(self, other: object) -> bool:   # slices are only ever appended
         return isinstance(other, TimelineData) and \
@@ -85,7 +86,8 @@ class TimelinePane(Pane):
         copy = Timeline()
         copy.slices, copy.flows = list(tl.slices), list(tl.flows)
         d = views.debugger
-        return TimelineData(copy, dict(d.run.tracker.bound) if d is not None else {})
+        return TimelineData(copy, dict(d.run.tracker.bound) if d is not None else {},
+                            views.lanes.cores())
 
     def show(self, data: TimelineData | None) -> None:
         if data is not None:
@@ -160,7 +162,8 @@ class TimelinePane(Pane):
         tl = self.data.timeline if self.data else None
         if tl is None or not tl.slices:
             return []
-        return lanes(tl, *self.window(), self._width(), self.data.logical)
+        return lanes(tl, *self.window(), self._width(), self.data.logical, self.data.cores,
+                     NAME)
 
     def redraw(self) -> None:
         text = self.query_one("#timeline-text", TextLines)
@@ -178,7 +181,7 @@ class TimelinePane(Pane):
             for ch, run in groupby(lane.cells):   # one run per stretch, not per column
                 line.append(("".join(run), "dim" if ch == "." else "green" if ch == "#"
                              else "cyan"))
-            line.append((f" {lane.sqes:>5} {lane.busy_ns * 100 // (end - start):>3}%", ""))
+            line.append((f" {lane.sqes:>5} {lane.busy_percent(start, end):>3}%", ""))
             lines.append(line)
         found = links(self.data.timeline, self.data.logical)
         if found:

@@ -23,12 +23,26 @@ class LaneRecorder(RunRecorder):
     def __init__(self) -> None:
         super().__init__()
         self.timeline = Timeline()
+        self.devices: dict[int, dict[Unit, int]] = {}   # device -> its units' counts
 
     def new_run(self, run: Run) -> None:
         self.timeline = Timeline()
+        self.devices = {}
 
     def record(self, event: TraceEvent) -> None:
         self.timeline(event)
+        if isinstance(event, SqeDispatched):   # (kept here: a program's end drops its device)
+            device = event.task.stream.device
+            if device.id not in self.devices:
+                self.devices[device.id] = dict(device.cost.units)
+
+    def cores(self) -> dict[int, int]:
+        """Each unit kind: how many there are on the devices that ran an SQE."""
+        out: dict[int, int] = {}
+        for units in self.devices.values():
+            for unit, n in units.items():
+                out[int(unit)] = out.get(int(unit), 0) + n
+        return out
 
 
 @dataclass(frozen=True)
@@ -38,6 +52,12 @@ class Lane:
     busy_ns: int    # their time inside it
     cells: str      # one character per column: BUSY, IDLE, or a digit: units of a kind in use
     stream: int | None = None   # a stream's lane: its rt stream (None: a unit's)
+    cores: int = 1  # a unit's lane: how many of that unit there are (its name says so)
+
+    def busy_percent(self, start: int, end: int) -> int:
+        """Of [start, end): the share of time busy; a unit's, per core (its busy time is
+        summed over its cores, so 8 cores at work are 100%, not 800%)."""
+        return self.busy_ns * 100 // (max(end - start, 1) * max(self.cores, 1))
 
 
 def end_ns(tl: Timeline) -> int:
@@ -45,9 +65,12 @@ def end_ns(tl: Timeline) -> int:
 
 
 def lanes(tl: Timeline, start: int, end: int, width: int,
-          logical: dict[int, int] | None = None) -> list[Lane]:
+          logical: dict[int, int] | None = None, cores: dict[int, int] | None = None,
+          name_width: int = 12) -> list[Lane]:
     """Stream lanes then unit lanes over [start, end) ns in ``width`` columns; ``logical``:
-    rt stream -> GE's logical stream, to name the lanes as every face names streams."""
+    rt stream -> GE's logical stream, to name the lanes as every face names streams;
+    ``cores``: unit -> how many there are, named in the unit's lane (``AI_CORE x8``) within
+    ``name_width``."""
     span = max(end - start, 1)
     width = max(width, 1)
 
@@ -74,7 +97,10 @@ def lanes(tl: Timeline, start: int, end: int, width: int,
             for c in cols(s[6], s[7]):
                 counts[min(c, width - 1)] += 1
         cells = "".join(IDLE if n == 0 else str(min(n, 9)) for n in counts)
-        out.append(Lane(Unit(unit).name, len(mine), _busy(mine, start, end), cells))
+        n = (cores or {}).get(unit, 1)
+        count = f" x{n}"
+        out.append(Lane(Unit(unit).name[:max(name_width - len(count), 1)] + count, len(mine),
+                        _busy(mine, start, end), cells, cores=n))
     return out
 
 
