@@ -4,7 +4,8 @@ kernel per channel (ShuffleNet's and MobileNet's 3x3 convs).
 im2col does C tiny matmuls there over columns that cost more to build than to multiply, and
 the stride-1 flat path (``nn._flat_conv``) pays a padded copy of the input and a cropped copy
 of its product besides. Here every kernel tap is one *shift* of a flattened plane the size of
-the output, its positions that fall in the padding zeroed:
+the output, laid between zero margins (a shift past either end reads zeros), the reads that
+wrap into the next row zeroed:
 
 - with stride 1 and an output the size of the input ("same" padding), the plane is the input
   itself, and tap (ki, kj) reads it at one flat offset for every output;
@@ -12,9 +13,11 @@ the output, its positions that fall in the padding zeroed:
   reads one of them at one offset, when each plane has exactly the output's size (Shuffle-
   Net's stride-2 convs of even maps).
 
-Each channel's taps stack into a (taps, P) matrix; one batched matmul, C of (1 x taps) @
-(taps x P), reduces them straight into the output. ShuffleNet's depthwise convs, timed alone,
-run 1.5-2x faster than by the flat path.
+With one plane, every tap is one strided view of it, and the taps are copied at once. Each
+channel's taps stack into a (taps, P) matrix; one batched matmul, C of (1 x taps) @
+(taps x P), reduces them straight into the output. ShuffleNet's depthwise convs, timed in
+its run, take 0-20% less time than by the flat path or im2col (the 28x28 stride-1 one no
+less: the columns' 9 copies of the input, not the calls, are the cost).
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 if TYPE_CHECKING:
     from npu_emu.op_impl.nn import _Geometry
@@ -53,26 +57,42 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
     per_axis = [_axis_taps(*axis) for axis in zip(x.shape[2:], *g[:4], g.out)]
     if any(taps is None for taps in per_axis):
         return None
-    out, taps = g.out, math.prod(g.kernel)
+    out, nd, taps = g.out, len(g.out), math.prod(g.kernel)
     p = math.prod(out)
-    rows = [math.prod(out[a + 1:]) for a in range(len(out))]  # flat stride of each axis
+    rows = [math.prod(out[a + 1:]) for a in range(nd)]  # flat stride of each output axis
+    reads = [[axis[i] for axis, i in zip(per_axis, index)] for index in np.ndindex(*g.kernel)]
+    offsets = [sum(r[1] * row for r, row in zip(tap, rows)) for tap in reads]
+    margin = max(abs(o) for o in offsets)
+    # each phase plane, flattened between zero margins: a shift off either end reads zeros
     planes: dict[tuple[int, ...], np.ndarray] = {}
-    cols = np.empty((n, c, taps, p), x.dtype)
-    for k, index in enumerate(np.ndindex(*g.kernel)):
-        reads = [axis[i] for axis, i in zip(per_axis, index)]
-        phase = tuple(r[0] for r in reads)
-        if phase not in planes:
-            view = x[(Ellipsis, *(slice(ph, None, s) for ph, s in zip(phase, g.strides)))]
-            planes[phase] = np.ascontiguousarray(view).reshape(n, c, p)
-        _shifted(cols[:, :, k], planes[phase], sum(r[1] * row for r, row in zip(reads, rows)))
-        # along the inner axes a shift wraps into the next row: those reads are padding
-        col = cols[:, :, k].reshape(n, c, *out)
-        for axis, (_, shift) in enumerate(reads[1:], 3):
-            edge = [slice(None)] * col.ndim
-            edge[axis] = slice(max(0, out[axis - 2] - shift), None) if shift > 0 \
-                else slice(0, min(-shift, out[axis - 2]))
+    for phase in dict.fromkeys(tuple(r[0] for r in tap) for tap in reads):
+        plane = planes[phase] = np.zeros((n, c, margin + p + margin), x.dtype)
+        plane[..., margin:margin + p].reshape(n, c, *out)[...] = \
+            x[(Ellipsis, *(slice(ph, None, s) for ph, s in zip(phase, g.strides)))]
+    cols = np.empty((n, c, *g.kernel, p), x.dtype)
+    if len(planes) == 1:  # (stride 1) the taps are one strided view of the plane: one copy
+        (plane,) = planes.values()
+        steps = [taps_a[1][1] - taps_a[0][1] if len(taps_a) > 1 else 0 for taps_a in per_axis]
+        np.copyto(cols, as_strided(plane[..., margin + offsets[0]:], cols.shape,
+                                   (*plane.strides[:2],
+                                    *(t * row * plane.itemsize for t, row in zip(steps, rows)),
+                                    plane.itemsize)))
+    else:
+        flat = cols.reshape(n, c, taps, p)
+        for k, (tap, offset) in enumerate(zip(reads, offsets)):
+            start = margin + offset
+            flat[:, :, k] = planes[tuple(r[0] for r in tap)][..., start:start + p]
+    # along the inner axes a shift wraps into the next row: those reads are padding
+    grid = cols.reshape(n, c, *g.kernel, *out)
+    for axis in range(1, nd):
+        for kk, (_, shift) in enumerate(per_axis[axis]):
             if shift:
-                col[tuple(edge)] = 0
+                edge = [slice(None)] * grid.ndim
+                edge[2 + axis] = kk
+                edge[2 + nd + axis] = slice(max(0, out[axis] - shift), None) if shift > 0 \
+                    else slice(0, min(-shift, out[axis]))
+                grid[tuple(edge)] = 0
+    cols = cols.reshape(n, c, taps, p)
     y = dst if dst is not None and dst.flags.c_contiguous \
         else np.empty((n, c, *out), np.result_type(x, w))
     np.matmul(w.reshape(c, 1, taps), cols, out=y.reshape(n, c, 1, p))
@@ -81,15 +101,3 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
         return dst
     return y
 
-
-def _shifted(col: np.ndarray, plane: np.ndarray, offset: int) -> None:
-    """col[..., i] = plane[..., i + offset], zero where that is outside the plane."""
-    p = plane.shape[-1]
-    if abs(offset) >= p:
-        col[...] = 0
-    elif offset >= 0:
-        col[..., :p - offset] = plane[..., offset:]
-        col[..., p - offset:] = 0
-    else:
-        col[..., -offset:] = plane[..., :p + offset]
-        col[..., :-offset] = 0
