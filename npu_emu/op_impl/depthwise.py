@@ -30,6 +30,8 @@ from numpy.lib.stride_tricks import as_strided
 if TYPE_CHECKING:
     from npu_emu.op_impl.nn import _Geometry
 
+_BAND_BYTES = 64 << 20  # the columns of one band of channels at most (a map's taps, stacked)
+
 # (phase, shift) of each kernel offset along one axis: it reads phase plane ``phase`` at
 # output index + ``shift``
 _AxisTaps = list[tuple[int, int]]
@@ -57,6 +59,19 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
     per_axis = [_axis_taps(*axis) for axis in zip(x.shape[2:], *g[:4], g.out)]
     if any(taps is None for taps in per_axis):
         return None
+    y = dst if dst is not None else np.empty((n, c, *g.out), np.result_type(x, w))
+    band = max(1, _BAND_BYTES // max(1, n * math.prod(g.kernel) * math.prod(g.out)
+                                     * x.itemsize))
+    for c0 in range(0, c, band):  # the columns of a large map a band of channels at a time
+        part = slice(c0, c0 + band)
+        _taps_reduced(x[:, part], w[part], g, per_axis, y[:, part])
+    return y
+
+
+def _taps_reduced(x: np.ndarray, w: np.ndarray, g: _Geometry, per_axis: list[_AxisTaps],
+                  y: np.ndarray) -> None:
+    """The depthwise conv of ``x``'s channels into ``y``, its taps read as ``per_axis`` says."""
+    n, c = x.shape[:2]
     out, nd, taps = g.out, len(g.out), math.prod(g.kernel)
     p = math.prod(out)
     rows = [math.prod(out[a + 1:]) for a in range(nd)]  # flat stride of each output axis
@@ -93,11 +108,8 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
                     else slice(0, min(-shift, out[axis]))
                 grid[tuple(edge)] = 0
     cols = cols.reshape(n, c, taps, p)
-    y = dst if dst is not None and dst.flags.c_contiguous \
-        else np.empty((n, c, *out), np.result_type(x, w))
-    np.matmul(w.reshape(c, 1, taps), cols, out=y.reshape(n, c, 1, p))
-    if dst is not None and y is not dst:
-        np.copyto(dst, y)
-        return dst
-    return y
+    if y.flags.c_contiguous:
+        np.matmul(w.reshape(c, 1, taps), cols, out=y.reshape(n, c, 1, p))
+    else:  # a band of a batch's channels
+        y[...] = np.matmul(w.reshape(c, 1, taps), cols).reshape(y.shape)
 

@@ -121,6 +121,15 @@ def test_depthwise_conv_by_shifts(x_shape, w_shape, attrs, bias):
           {**attrs, "kernel_shape": list(w_shape[2:])})
 
 
+def test_depthwise_conv_in_bands_of_channels(monkeypatch):
+    # a large map's columns are built a band of channels at a time (here one channel a band)
+    from npu_emu.op_impl import depthwise
+    monkeypatch.setattr(depthwise, "_BAND_BYTES", 64)
+    for strides in ([1, 1], [2, 2]):
+        check("Conv", [rand(2, 5, 6, 8), rand(5, 1, 3, 3, seed=1), rand(5, seed=2)],
+              {"group": 5, "pads": [1, 1, 1, 1], "strides": strides, "kernel_shape": [3, 3]})
+
+
 def test_depthwise_conv_declines_what_it_cannot_shift():
     from npu_emu.op_impl.depthwise import depthwise_conv
     from npu_emu.op_impl.nn import _geometry
