@@ -210,6 +210,14 @@ class ComputeGraph:
             self._order = self._kahn()
         return list(self._order)
 
+    @property
+    def order_key(self) -> object:
+        """An object that stays the same (``is``) until the next edit of the nodes, the edges or
+        their order: what a caller derives from the order, it keeps under this key."""
+        if self._order is None:
+            self._order = self._kahn()
+        return self._order
+
     def _kahn(self) -> list[Node]:
         # counts by node, from the anchors: no list of predecessors is built per node
         pending: dict[Node, int] = {}

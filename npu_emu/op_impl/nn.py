@@ -25,6 +25,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from npu_emu.op_impl.broadcast import repeated_run, row_by_row
+from npu_emu.op_impl.depthwise import depthwise_conv
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
@@ -350,7 +351,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
     if _winograd_pays(x, w, g, group):
         y = _winograd_conv(x, w, g, dst)
-    else:
+    elif (y := depthwise_conv(x, w, g, group, dst)) is None:
         y, biased = _im2col_conv(x, w, b, g, group, dst)
         if biased:
             return (y,)
@@ -586,6 +587,11 @@ def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
     first: their taps are whole rows, and the fold along the inner axis then runs on data
     already cut by the outer strides (SqueezeNet's 111x111 MaxPool: a quarter less time than
     inner-first)."""
+    if all(o == 1 for o in g.out) and not any(g.begin) and all(d == 1 for d in g.dilations):
+        # One window, at the input's corner (a global pool by another name: ShuffleNet's 7x7
+        # AveragePool of a 7x7 map): one reduction, not a pass per tap and axis.
+        window = x[(Ellipsis, *(slice(0, k) for k in g.kernel))]
+        return ufunc.reduce(window, axis=tuple(range(2, x.ndim)), keepdims=True, out=dst)
     acc, fresh = x, False  # fresh: acc is no view of the input
     last = len(g.kernel) - 1
     for i in range(len(g.kernel)):

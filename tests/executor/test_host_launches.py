@@ -46,3 +46,22 @@ def test_an_attribute_edit_during_a_run_is_seen_by_the_nodes_after_it():
         np.testing.assert_allclose(host.run({"x": X})["y"], [-0.1, -0.2, 3, 0], rtol=1e-6)
     finally:
         graph.bus.unsubscribe(edit)
+
+
+def test_an_edge_edit_between_runs_is_seen():
+    # the order and each node's input sources are worked out once and kept until an edit
+    graph = parse_onnx(_two_leaky_relus())
+    host = HostExecutor(graph)
+    np.testing.assert_allclose(host.run({"x": X})["y"], [-0.01, -0.02, 3, 0], rtol=1e-6)
+    first, second = graph.find_node("first"), graph.find_node("second")
+    source = first.in_data_anchors[0].peer
+    first.out_data_anchors[0].unlink(second.in_data_anchors[0])
+    source.link_to(second.in_data_anchors[0])  # second now reads x itself
+    np.testing.assert_allclose(host.run({"x": X})["y"], [-0.1, -0.2, 3, 0], rtol=1e-6)
+
+
+def test_the_timeout_bounds_each_run_not_the_executor():
+    # 1 ms is 100 nodes at the host's 10 us a node; 50 runs of 3 nodes each are 150
+    host = HostExecutor(parse_onnx(_two_leaky_relus()), timeout_ms=1)
+    for _ in range(50):
+        np.testing.assert_allclose(host.run({"x": X})["y"], [-0.01, -0.02, 3, 0], rtol=1e-6)

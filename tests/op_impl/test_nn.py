@@ -99,6 +99,49 @@ def test_conv_stride_1_paths(x_shape, w_shape, attrs, bias):
           {**attrs, "kernel_shape": list(w_shape[2:])})
 
 
+@pytest.mark.parametrize("x_shape, w_shape, attrs", [
+    # depthwise, each tap a shift of the input (stride 1, "same" output) ...
+    ((2, 5, 7, 6), (5, 1, 3, 3), {"group": 5, "pads": [1, 1, 1, 1]}),
+    ((1, 4, 6, 9), (4, 1, 3, 5), {"group": 4, "pads": [2, 4, 2, 4], "dilations": [2, 2]}),
+    ((1, 3, 11), (3, 1, 4), {"group": 3, "pads": [1, 2]}),
+    ((1, 3, 4, 5, 3), (3, 1, 3, 2, 3), {"group": 3, "pads": [1, 0, 1, 1, 1, 1]}),
+    # ... or of one of its phase planes (stride 2 over even maps, an asymmetric pad)
+    ((2, 6, 8, 10), (6, 1, 3, 3), {"group": 6, "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    ((1, 4, 6, 6), (4, 1, 2, 3), {"group": 4, "strides": [2, 3], "pads": [0, 1, 1, 1]}),
+])
+@pytest.mark.parametrize("bias", [False, True])
+def test_depthwise_conv_by_shifts(x_shape, w_shape, attrs, bias):
+    from npu_emu.op_impl.depthwise import depthwise_conv
+    from npu_emu.op_impl.nn import _geometry
+    x, w = rand(*x_shape), rand(*w_shape, seed=1)
+    g = _geometry(x.shape[2:], w.shape[2:], attrs.get("strides"), attrs.get("dilations"),
+                  attrs["pads"], "NOTSET")
+    assert depthwise_conv(x, w, g, attrs["group"], None) is not None  # the path is taken
+    check("Conv", [x, w, rand(w_shape[0], seed=2) if bias else None],
+          {**attrs, "kernel_shape": list(w_shape[2:])})
+
+
+def test_depthwise_conv_in_bands_of_channels(monkeypatch):
+    # a large map's columns are built a band of channels at a time (here one channel a band)
+    from npu_emu.op_impl import depthwise
+    monkeypatch.setattr(depthwise, "_BAND_BYTES", 64)
+    for strides in ([1, 1], [2, 2]):
+        check("Conv", [rand(2, 5, 6, 8), rand(5, 1, 3, 3, seed=1), rand(5, seed=2)],
+              {"group": 5, "pads": [1, 1, 1, 1], "strides": strides, "kernel_shape": [3, 3]})
+
+
+def test_depthwise_conv_declines_what_it_cannot_shift():
+    from npu_emu.op_impl.depthwise import depthwise_conv
+    from npu_emu.op_impl.nn import _geometry
+    x = rand(1, 4, 7, 7)
+    odd = _geometry((7, 7), (3, 3), [2, 2], None, [1, 1, 1, 1], "NOTSET")  # planes of 4 and 3
+    assert depthwise_conv(x, rand(4, 1, 3, 3), odd, 4, None) is None
+    valid = _geometry((7, 7), (3, 3), None, None, None, "NOTSET")  # 5x5 out of a 7x7 input
+    assert depthwise_conv(x, rand(4, 1, 3, 3), valid, 4, None) is None
+    same = _geometry((7, 7), (3, 3), None, None, [1, 1, 1, 1], "NOTSET")
+    assert depthwise_conv(x, rand(8, 1, 3, 3), same, 4, None) is None  # a channel multiplier
+
+
 def test_conv_1x1_float64():
     x, w = rand(2, 6, 5, 4, dtype=np.float64), rand(3, 6, 1, 1, seed=1, dtype=np.float64)
     check("Conv", [x, w], {})
