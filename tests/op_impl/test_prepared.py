@@ -119,11 +119,11 @@ def test_winograd_at_14x14_whatever_the_weights():
     x = np.zeros((1, 128, 14, 14), np.float32)
     w = np.zeros((128, 128, 3, 3), np.float32)
     g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
-    assert nn._winograd_pays(x, w, g, 1) and nn._winograd_pays(x, frozen(w), g, 1)
-    assert not nn._winograd_pays(x, w[:96], g, 1)   # 96 outputs: too few at 14x14
+    assert nn._winograd_tile(x, w, g, 1) == nn._winograd_tile(x, frozen(w), g, 1) == 2
+    assert not nn._winograd_tile(x, w[:96], g, 1)   # 96 outputs: too few at 14x14
     big = nn._geometry((28, 28), w.shape[2:], None, None, [1, 1, 1, 1])
-    assert nn._winograd_pays(x, w[:32], big, 1)    # but enough at 28x28
-    assert not nn._winograd_pays(x[:, :32], w[:32, :32], big, 1)  # few input channels
+    assert nn._winograd_tile(x, w[:32], big, 1) == 4    # but enough at 28x28
+    assert not nn._winograd_tile(x[:, :16], w[:32, :16], big, 1)  # few input channels
 
 
 def test_conv_with_device_weights_rewritten_between_calls():
