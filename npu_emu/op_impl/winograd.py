@@ -108,7 +108,8 @@ def winograd_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, begin: tup
             start = (i0 + r // m) * wq + s // m
             d[r, s] = flat[r % m, s % m, :, start:start + length]
         # V = B^T d B: columns (s), then rows (r)
-        v = np.matmul(bt, np.matmul(bt, d.reshape(a, a, -1)).reshape(a, -1)).reshape(a * a, n, c, length)
+        v = np.matmul(bt, np.matmul(bt, d.reshape(a, a, -1)).reshape(a, -1))
+        v = v.reshape(a * a, n, c, length)
         prod = np.matmul(u, v).reshape(a, a, -1)  # ((m + 2)^2, N, M, tiles)
         tiles = np.matmul(at, np.matmul(at, prod).reshape(a, -1))  # A^T p A: (m, m * N*M*tiles)
         tiles = tiles.reshape(m, m, n, n_out, rows, wq)
