@@ -60,17 +60,19 @@ def _weights(m: int, w: np.ndarray) -> np.ndarray:
 
 def winograd_tile(x: np.ndarray, w: np.ndarray, out: tuple[int, ...]) -> int:
     """The tile size m for a 3x3 stride-1 group-1 float32 conv (the caller checks that) with
-    outputs ``out``, or 0 where im2col is faster. Measured one conv at a time, single-threaded
-    OpenBLAS, batch 1, U kept: F(4x4) from 20x20 outputs and 32 channels each way (ResNet-50's
-    56x56 64-channel convs 1.7x faster than im2col, Inception-v1's 27x27 ones 1.5x, VGG-19's
-    1.3-1.8x); from 12x12, F(2x2) where 128 channels each way fill its matmuls (ResNet-50's
-    14x14 256-channel convs, AlexNet's 12x12 ones: 5-20%), as F(4x4)'s few tiles there make
-    skinny matmuls that wait on U. At 7x7 both lose. The choice depends on shapes only, so that
-    a conv's rounding is the same on every call."""
+    outputs ``out``, or 0 where im2col is faster. Measured one conv at a time with the caches
+    flushed before each call, as in a model run, where every conv's weights (and U) come from
+    memory; single-threaded OpenBLAS, batch 1, U kept: F(4x4) from 20x20 outputs and 32
+    channels each way (ResNet-50's 56x56 64-channel convs 25% faster than im2col, VGG-19's
+    224x224 to 28x28 ones 1.3-1.8x); F(2x2) at 14x14 with 512 channels (VGG-19's: 13%). With
+    fewer channels or on smaller maps both lose to im2col (ResNet-50's 14x14 256-channel convs
+    by 10%, its 7x7 ones by 1.6x and more): U, (m + 2)^2 / 9 the weights' bytes, is read from
+    memory for few tiles. The choice depends on shapes only, so that a conv's rounding is the
+    same on every call."""
     channels, side = min(x.shape[1], w.shape[0]), min(out)
     if side >= 20 and channels >= 32:
         return 4
-    if side >= 12 and channels >= 128:
+    if side >= 14 and channels >= 512:
         return 2
     return 0
 

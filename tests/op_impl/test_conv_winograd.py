@@ -24,9 +24,9 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
     ((1, 128, 31, 30), (128, 128, 3, 3), {"pads": [0, 2, 1, 0]}, 4),
     ((1, 128, 28, 28), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}, 4),
     ((2, 64, 29, 31), (40, 64, 3, 3), {"pads": [1, 0, 2, 1]}, 4),
-    # F(2x2): from 12x12 outputs, 128 channels each way; odd and uneven maps.
-    ((1, 128, 16, 17), (129, 128, 3, 3), {"auto_pad": "VALID"}, 2),
-    ((1, 128, 13, 12), (128, 128, 3, 3), {"pads": [1, 1, 1, 1]}, 2),
+    # F(2x2): from 14x14 outputs, 512 channels each way; uneven maps.
+    ((1, 512, 16, 17), (513, 512, 3, 3), {"auto_pad": "VALID"}, 2),
+    ((1, 512, 14, 15), (512, 512, 3, 3), {"pads": [1, 1, 1, 1]}, 2),
 ])
 def test_conv_winograd(x_shape, w_shape, attrs, tile):
     # Positive data: with 128 * 9 standard-normal terms per output, cancellation leaves outputs
