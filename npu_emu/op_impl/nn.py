@@ -4,8 +4,8 @@ Convolution and pooling share one idea: a strided *window view* of the padded in
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
 Conv reshapes that view into the im2col matrix and does one matmul per group (a band of output
 rows at a time where the matrix would outgrow the cache; a stride-1 conv reads its taps as long
-runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``, or Winograd for 3x3,
-whose transformed weights are kept from call to call); pooling folds
+runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``, or Winograd for 3x3
+(module ``winograd``, whose transformed weights are kept from call to call); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
 slice of the unpadded input, into the outputs whose window it reaches), which is far cheaper
 than reducing a materialised window array. ConvTranspose scatters
@@ -30,6 +30,7 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
+from npu_emu.op_impl.winograd import winograd_conv, winograd_tile
 
 
 class _Geometry(NamedTuple):
@@ -229,115 +230,13 @@ def _cropped(y: np.ndarray, g: _Geometry, xp: np.ndarray, b: np.ndarray | None,
     return dst, True
 
 
-def _winograd_weights(w: np.ndarray) -> np.ndarray:
-    """U = G g G^T of Winograd F(2x2, 3x3) for every (m, c): (16, M, C), float32."""
-    m, c = w.shape[:2]
-    # kron(G, G) maps the 9 taps of g (row-major) to the 16 entries of U (row-major).
-    g_mat = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], w.dtype)
-    return np.matmul(np.kron(g_mat, g_mat), w.reshape(m * c, 9).T).reshape(16, m, c)
-
-
-def _winograd_conv(x: np.ndarray, w: np.ndarray, g: _Geometry,
-                   out: np.ndarray | None = None) -> np.ndarray:
-    """A 3x3 stride-1 group-1 conv by Winograd F(2x2, 3x3) (Lavin & Gray): 16 multiplies per
-    2x2 output tile and input channel where direct convolution takes 36.
-
-    The input is zero-padded to whole 4x4 tiles overlapping by 2 (past the end for odd outputs,
-    cropped after), V = B^T d B is built from strided views of it, the 16 transform positions
-    each do one (M x C) @ (C x tiles) matmul, and A^T m A gives back the 2x2 tiles. Tile rows
-    go in bands whose transformed tiles stay cache-sized (whole feature maps of VGG's first
-    layers thrash the cache and lose to im2col)."""
-    n, c, h, wd = x.shape
-    m = w.shape[0]
-    oh, ow = g.out
-    th, tw = -(-oh // 2), -(-ow // 2)
-    xp = np.zeros((n, c, 2 * th + 2, 2 * tw + 2), x.dtype)
-    b0, b1 = g.begin
-    xp[:, :, b0:b0 + h, b1:b1 + wd] = x[:, :, :2 * th + 2 - b0, :2 * tw + 2 - b1]
-    u = prepared(w, "winograd U", _winograd_weights).reshape(16, 1, m, c)
-    whole = out is not None and (2 * th, 2 * tw) == (oh, ow)  # even outputs: tiles fill out
-    y = out.reshape(n, m, th, 2, tw, 2) if whole else np.empty((n, m, th, 2, tw, 2), x.dtype)
-    band = max(1, (1 << 20) // (16 * n * max(c, m) * tw))
-    for i0 in range(0, th, band):
-        i1 = min(th, i0 + band)
-        _winograd_band(xp[:, :, 2 * i0:2 * i1 + 2], u, y[:, :, i0:i1])
-    y = y.reshape(n, m, 2 * th, 2 * tw)
-    if whole:
-        return out
-    if out is not None:
-        np.copyto(out, y[:, :, :oh, :ow])
-        return out
-    return np.ascontiguousarray(y[:, :, :oh, :ow]) if (2 * th, 2 * tw) != (oh, ow) else y
-
-
-def _winograd_band(xp: np.ndarray, u: np.ndarray, y: np.ndarray) -> None:
-    """One band of _winograd_conv: padded input rows ``xp`` (N, C, 2 * rows + 2, 2 * tw + 2)
-    to output tiles ``y`` (N, M, rows, 2, tw, 2), with U of shape (16, 1, M, C).
-
-    Tile (i, j) reads d[a, b] = xp[2i + a, 2j + b], which is parity plane q[a % 2, b % 2] at
-    (i + a // 2, j + b // 2). With each plane flattened whole, every d[a, b] is one contiguous
-    run, a row or a column further on, so each transform op below is one long loop over all
-    channels, not a short one per tile row (whole runs: ResNet-50 1.8 ms faster, VGG-19 10 ms).
-    What an op computes past a channel's last tile column or row lands in a junk column and
-    row: the matmul reads the junk column (1/tw more columns), the output skips it, and nothing
-    reads the junk row."""
-    n, c, m, th, tw = xp.shape[0], xp.shape[1], u.shape[2], y.shape[2], y.shape[4]
-    wq = tw + 1  # a parity plane's row length
-    q = np.empty((2, 2, n, c, th + 1, wq), xp.dtype)
-    for a, b in np.ndindex(2, 2):
-        q[a, b] = xp[:, :, a::2, b::2]
-    plane = q[0, 0].size
-    # B^T d B with B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: columns
-    # first (in each row-parity plane), then rows (row 2i + 2 is the next row of plane 0).
-    f = q.reshape(2, 2, plane)
-    cols = np.empty((2, 4, plane), xp.dtype)
-    cols[:, :, -1] = 0   # the ops below stop short of the ends, which the junk column reads:
-    for a in range(2):
-        d0, d1, d2, d3 = f[a, 0, :-1], f[a, 1, :-1], f[a, 0, 1:], f[a, 1, 1:]
-        np.subtract(d0, d2, out=cols[a, 0, :-1])
-        np.add(d1, d2, out=cols[a, 1, :-1])
-        np.subtract(d2, d1, out=cols[a, 2, :-1])
-        np.subtract(d1, d3, out=cols[a, 3, :-1])
-    v = np.empty((4, 4, plane), xp.dtype)
-    n_v = plane - 1 - wq
-    v[:, :, n_v:] = 0    # zeros, not whatever memory held (a NaN there warned, at random)
-    r0, r1, r2, r3 = cols[0, :, :n_v], cols[1, :, :n_v], cols[0, :, wq:wq + n_v], \
-        cols[1, :, wq:wq + n_v]
-    np.subtract(r0, r2, out=v[0, :, :n_v])
-    np.add(r1, r2, out=v[1, :, :n_v])
-    np.subtract(r2, r1, out=v[2, :, :n_v])
-    np.subtract(r1, r3, out=v[3, :, :n_v])
-    tiles = v.reshape(16, n, c, (th + 1) * wq)[..., :th * wq]  # a BLAS operand as it is
-    prod = np.matmul(u, tiles).reshape(4, 4, n, m, th, wq)
-    # A^T p A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]].
-    s0 = prod[0] + prod[1]
-    s0 += prod[2]
-    s1 = prod[1] - prod[2]
-    s1 -= prod[3]
-    for a, s in enumerate((s0, s1)):
-        t = s[0] + s[1]
-        np.add(t[..., :tw], s[2, ..., :tw], out=y[:, :, :, a, :, 0])
-        np.subtract(s[1], s[2], out=t)
-        np.subtract(t[..., :tw], s[3, ..., :tw], out=y[:, :, :, a, :, 1])
-
-
-def _winograd_pays(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> bool:
-    """Whether conv takes the Winograd path: 3x3, stride 1, no dilation, group 1, float32, and a
-    shape where it measured faster than im2col or the per-tap matmuls inside a model run
-    (single-threaded OpenBLAS, batch 1, the weights' transform U kept from call to call: see
-    ``prepared``). The tile transforms cost about as much as the saved multiplies on small maps
-    and with few input channels (the matmuls' inner dimension), and U, 16/9 the weights' bytes,
-    is read from memory on every call: from 28x28 outputs it needs 64 input channels and 32
-    outputs (Inception-v2's 64-to-96 and 96-to-96 convs 35-40% faster, DenseNet's 128-to-32
-    ones 5-15%, ResNet-50's 56x56 ones 1.3 ms of their 4.5 ms saved), at 14x14 128 channels
-    each way (Inception-v2's 128- to 192-channel convs ~5%; DenseNet's 128-to-32 lose 30%).
-    At 7x7 (ResNet-50's 512-channel convs) it loses by up to 1.6x. The choice depends on
-    shapes only, so that a conv's rounding is the same on every call."""
+def _winograd_tile(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> int:
+    """The Winograd tile size conv takes (see ``winograd.winograd_tile``), 0 for none: 3x3,
+    stride 1, no dilation, group 1, float32, 2-D."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
             and g.kernel == (3, 3) and g.strides == (1, 1) and g.dilations == (1, 1)):
-        return False
-    c, m, side = x.shape[1], w.shape[0], min(g.out)
-    return side >= 28 and c >= 64 and m >= 32 or side >= 14 and min(c, m) >= 128
+        return 0
+    return winograd_tile(x, w, g.out)
 
 
 @kernel("Conv", writes_out=True)
@@ -349,9 +248,10 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     n, m = x.shape[0], w.shape[0]
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
     dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
-    if _winograd_pays(x, w, g, group):
-        y = _winograd_conv(x, w, g, dst)
-    elif (y := depthwise_conv(x, w, g, group, dst)) is None:
+    tile = _winograd_tile(x, w, g, group)
+    if tile:
+        return (winograd_conv(x, w, b, g.begin, g.out, tile, dst),)
+    if (y := depthwise_conv(x, w, g, group, dst)) is None:
         y, biased = _im2col_conv(x, w, b, g, group, dst)
         if biased:
             return (y,)

@@ -115,24 +115,27 @@ def test_prepared_evicts_least_recently_used(monkeypatch):
     assert kept == {0, 2, 3} and module._held == 3 * 2 * 64
 
 
-def test_winograd_at_14x14_whatever_the_weights():
-    x = np.zeros((1, 128, 14, 14), np.float32)
-    w = np.zeros((128, 128, 3, 3), np.float32)
+def test_winograd_tile_whatever_the_weights():
+    # The tile depends on shapes only: mutable (device) and frozen weights alike.
+    x = np.zeros((1, 512, 14, 14), np.float32)
+    w = np.zeros((512, 512, 3, 3), np.float32)
     g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
-    assert nn._winograd_pays(x, w, g, 1) and nn._winograd_pays(x, frozen(w), g, 1)
-    assert not nn._winograd_pays(x, w[:96], g, 1)   # 96 outputs: too few at 14x14
+    assert nn._winograd_tile(x, w, g, 1) == nn._winograd_tile(x, frozen(w), g, 1) == 2
+    assert not nn._winograd_tile(x[:, :256], w[:256, :256], g, 1)  # 256 channels: too few here
     big = nn._geometry((28, 28), w.shape[2:], None, None, [1, 1, 1, 1])
-    assert nn._winograd_pays(x, w[:32], big, 1)    # but enough at 28x28
-    assert not nn._winograd_pays(x[:, :32], w[:32, :32], big, 1)  # few input channels
+    assert nn._winograd_tile(x, w[:32], big, 1) == 4    # but enough at 28x28
+    assert not nn._winograd_tile(x[:, :16], w[:32, :16], big, 1)  # few input channels
 
 
 def test_conv_with_device_weights_rewritten_between_calls():
     # A kept U must follow weights rewritten in place, as a memcpy to a loaded model's weight
     # memory does.
     rng = np.random.default_rng(1)
-    x = np.abs(rng.standard_normal((1, 128, 14, 14), np.float32))
-    memory = np.zeros(128 * 128 * 9 * 4 + 512, np.uint8)
-    w = memory[512:].view(np.float32).reshape(128, 128, 3, 3)
+    x = np.abs(rng.standard_normal((1, 64, 28, 28), np.float32))
+    memory = np.zeros(64 * 64 * 9 * 4 + 512, np.uint8)
+    w = memory[512:].view(np.float32).reshape(64, 64, 3, 3)
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
+    assert nn._winograd_tile(x, w, g, 1)
     for _ in range(2):
         w[...] = np.abs(rng.standard_normal(w.shape, np.float32))
         want = reference("Conv", [x, w.copy()], 22, 1, pads=[1, 1, 1, 1])[0]
@@ -143,8 +146,10 @@ def test_conv_with_device_weights_rewritten_between_calls():
 
 def test_conv_with_kept_transform_matches_reference():
     rng = np.random.default_rng(0)
-    x = np.abs(rng.standard_normal((1, 256, 14, 14), np.float32))
+    x = np.abs(rng.standard_normal((1, 256, 28, 28), np.float32))
     w = frozen(np.abs(rng.standard_normal((256, 256, 3, 3), np.float32)))
+    g = nn._geometry(x.shape[2:], w.shape[2:], None, None, [1, 1, 1, 1])
+    assert nn._winograd_tile(x, w, g, 1)
     want = reference("Conv", [x, w], 22, 1, pads=[1, 1, 1, 1])[0]
     for _ in range(2):  # the second call reads the kept U
         (got,) = get_kernel("Conv")(x, w, pads=[1, 1, 1, 1])
