@@ -39,15 +39,23 @@ _RAW_AS_IS = {} if sys.byteorder == "big" else {
     TensorProto.INT64: np.dtype(np.int64), TensorProto.INT32: np.dtype(np.int32),
     TensorProto.INT8: np.dtype(np.int8), TensorProto.UINT8: np.dtype(np.uint8)}
 
+# ... and the value lists that hold that element type as it stands
+_VALUES_AS_IS = {TensorProto.FLOAT: "float_data", TensorProto.DOUBLE: "double_data",
+                 TensorProto.INT64: "int64_data", TensorProto.INT32: "int32_data"}
+
 
 def to_array(tensor: TensorProto) -> np.ndarray:
-    """numpy_helper.to_array, its common case (raw bytes of a plain type, in the model) taken
-    straight: its general checks cost as much as the parse's own work on a light model's few
-    hundred weights. Both view the protobuf's bytes (read-only)."""
+    """numpy_helper.to_array, its common cases (a plain type's raw bytes or value list, in the
+    model) taken straight: its general checks cost as much as the parse's own work on a light
+    model's few hundred weights. Raw bytes are viewed (read-only), as numpy_helper does."""
     dtype = _RAW_AS_IS.get(tensor.data_type)
     if dtype is not None and tensor.data_location == TensorProto.DEFAULT \
-            and tensor.HasField("raw_data") and not tensor.HasField("segment"):
-        return np.frombuffer(tensor.raw_data, dtype).reshape(tensor.dims)
+            and not tensor.HasField("segment"):
+        if tensor.HasField("raw_data"):
+            return np.frombuffer(tensor.raw_data, dtype).reshape(tensor.dims)
+        field = _VALUES_AS_IS.get(tensor.data_type)
+        if field is not None:   # a value list of the element type itself (a fill's value)
+            return np.array(getattr(tensor, field), dtype).reshape(tensor.dims)
     return numpy_helper.to_array(tensor)
 
 
