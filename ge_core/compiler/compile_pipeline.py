@@ -285,7 +285,7 @@ class CompilePipeline:
 
     def _merge(self) -> None:
         GraphPartitioner().merge(self.graph, self.parts)
-        for part in self.parts:  # the merged graph holds clones of their nodes
+        for part in self.parts:  # the merged graph holds their nodes' descs
             part.graph.discard()
         self.parts = []
         validate(self.graph)

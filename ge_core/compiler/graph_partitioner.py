@@ -54,9 +54,11 @@ def engine_grouped_order(graph: ComputeGraph) -> list[Node]:
     return order
 
 
-def _adopt(graph: ComputeGraph, op_desc: OpDesc) -> Node:
-    """Place a clone of ``op_desc`` in ``graph``; bodies it owns follow it."""
-    node = graph.add_node(op_desc.clone())
+def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
+    """Place ``op_desc`` (a clone of it, if ``copy``) in ``graph``; bodies it owns follow it.
+    A node moves with its own desc, as GE's partition moves the node: its old place is
+    emptied once the cut is made, so a clone would only be a copy to make and collect."""
+    node = graph.add_node(op_desc.clone() if copy else op_desc)
     for name in node.op_desc.subgraph_names:
         body = graph.subgraph(name)
         body.parent_node, body.parent_graph = node, graph
@@ -82,8 +84,8 @@ class GraphPartitioner:
         const_parts: dict[str, list[int]] = {}
         for const in (n for n in graph if n.type == "Const"):
             const_parts[const.name] = sorted({part_of[u.name] for u in const.out_nodes()}) or [0]
-            for i in const_parts[const.name]:
-                _adopt(parts[i].graph, const.op_desc)
+            for k, i in enumerate(const_parts[const.name]):
+                _adopt(parts[i].graph, const.op_desc, copy=k > 0)   # the merge keeps the first
         ends: dict[str, Node] = {}
         holders: dict[tuple[int, str], Node] = {}
         for node in order + [n for n in graph if n.type == "Const"]:
@@ -103,7 +105,7 @@ class GraphPartitioner:
                         parts[home[0]].ctrl_out.append((pred.name, node.name))
         for node in reversed(graph.topological_sort()):
             GraphUtils.remove_node(node)
-            node.discard()  # the subgraphs hold clones: the originals are garbage
+            node.discard()  # the subgraphs hold its desc, on a node of their own
         return parts
 
     def _link_input(self, src, dst, part: EngineSubgraph, parts: list[EngineSubgraph],

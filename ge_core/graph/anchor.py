@@ -54,7 +54,14 @@ class OutDataAnchor(Anchor):
     def unlink(self, dst: "InDataAnchor") -> None:
         if dst.peer is not self:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
-        self.peers.remove(dst)
+        peers = self.peers
+        # the last first: a graph torn down in reverse order unlinks each consumer of a
+        # widely read output from the end of its list, which a scan from the front makes
+        # quadratic
+        if peers[-1] is dst:
+            peers.pop()
+        else:
+            peers.remove(dst)
         dst.peer = None
         graph = self.owner.graph
         graph.edits.edges_unlinked += 1

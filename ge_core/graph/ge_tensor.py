@@ -69,9 +69,15 @@ def raw_bytes(desc: GeTensorDesc) -> int:
     n = desc.shape.num_elements()
     if n is None:
         raise ValueError(f"tensor {desc} has unknown dims: its size is known only at run time")
-    item = 1 if desc.dtype in (DataType.DT_BOOL, DataType.DT_UNDEFINED) else \
-        desc.dtype.to_numpy().itemsize
+    item = _ITEMSIZE.get(desc.dtype)
+    if item is None:
+        item = _ITEMSIZE[desc.dtype] = 1 if desc.dtype in (DataType.DT_BOOL,
+                                                           DataType.DT_UNDEFINED) \
+            else desc.dtype.to_numpy().itemsize
     return n * item
+
+
+_ITEMSIZE: dict[DataType, int] = {}   # raw_bytes' element sizes: the build asks per tensor
 
 
 class GeTensor:

@@ -59,6 +59,13 @@ class DataType(IntEnum):
     @staticmethod
     def from_numpy(dtype: np.dtype | type) -> "DataType":
         dt = np.dtype(dtype)
+        known = _FROM_NP.get(dt)
+        if known is None:
+            known = _FROM_NP[dt] = DataType._find_numpy(dt)
+        return known
+
+    @staticmethod
+    def _find_numpy(dt: np.dtype) -> "DataType":
         for k, v in _TO_NP.items():
             if np.dtype(v) == dt:
                 return k
@@ -70,6 +77,8 @@ class DataType(IntEnum):
             return DataType.DT_STRING
         raise TypeError(f"numpy dtype {dt} has no GE data type")
 
+
+_FROM_NP: dict[np.dtype, "DataType"] = {}   # from_numpy's answers: every weight asks
 
 _TO_NP = {
     DataType.DT_FLOAT: np.float32, DataType.DT_FLOAT16: np.float16, DataType.DT_INT8: np.int8,

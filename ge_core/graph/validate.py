@@ -14,6 +14,7 @@ def validate(graph: ComputeGraph) -> None:
     """Raise GraphValidationError for a cycle, a broken anchor, a missing producer, or a
     dtype/rank mismatch on an edge (static shapes of one element count may differ in rank);
     recurse into subgraphs."""
+    listed = _Listed()
     for node in graph:
         for anchor in node.in_data_anchors:
             peer = anchor.peer
@@ -23,7 +24,7 @@ def validate(graph: ComputeGraph) -> None:
                     raise GraphValidationError(
                         f"node {node.name} ({node.type}): input {anchor.idx} has no producer")
                 continue
-            if anchor not in peer.peers or peer.owner.graph is not graph:
+            if peer.owner.graph is not graph or not listed(peer, anchor):
                 raise GraphValidationError(
                     f"node {node.name} ({node.type}): input {anchor.idx} is dangling "
                     f"(its producer {peer.label} does not list it)")
@@ -42,6 +43,25 @@ def validate(graph: ComputeGraph) -> None:
     if graph.parent_graph is None:
         for sub in graph.subgraphs:
             validate(sub)
+
+
+class _Listed:
+    """Whether an output lists a consumer, answered from a set for an output with many (a
+    constant CSE merged feeds thousands): a scan of its list per consumer would make the check
+    quadratic in the graph's size."""
+    _SCAN = 16
+
+    def __init__(self) -> None:
+        self.sets: dict = {}
+
+    def __call__(self, out, anchor) -> bool:
+        peers = out.peers
+        if len(peers) <= self._SCAN:
+            return anchor in peers
+        members = self.sets.get(out)
+        if members is None:
+            members = self.sets[out] = set(peers)
+        return anchor in members
 
 
 def _check_edge(src, dst, peer, node, idx: int) -> None:

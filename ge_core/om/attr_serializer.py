@@ -42,14 +42,15 @@ def attr_def(value: Any, into: pb.AttrDef | None = None) -> pb.AttrDef:
     elif isinstance(value, (GeTensor, np.ndarray)):
         attr.t.CopyFrom(tensor_def(value))
     elif isinstance(value, (list, tuple)):
-        attr.list.CopyFrom(_list_value(list(value)))
+        _list_value(list(value), into=attr.list)
     else:
         raise SerializeError(f"attribute value of type {type(value).__name__} is not supported")
     return attr
 
 
-def _list_value(items: list) -> pb.AttrDef.ListValue:
-    lv = _LV()
+def _list_value(items: list, into: pb.AttrDef.ListValue | None = None) -> pb.AttrDef.ListValue:
+    """``into``: an AttrDef's own list to fill (no copy of a new one into it)."""
+    lv = _LV() if into is None else into
     if not items:
         lv.val_type = _LV.VT_LIST_NONE
         return lv

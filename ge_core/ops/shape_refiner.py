@@ -69,13 +69,16 @@ def update_peer_input_desc(node: Node) -> list[Node]:
     Its format stays: as in GE, the consumer's engine decides the layout it reads. Returns the
     consumers whose shape or dtype changed (GE's UpdateTensorDescToPeerInputs' changed nodes)."""
     changed: list[Node] = []
-    for anchor in node.out_data_anchors:
-        desc = node.op_desc.output_descs[anchor.idx]
+    for anchor, desc in zip(node.out_data_anchors, node.op_desc.output_descs):
+        shape, dtype = desc.shape, desc.dtype
         for peer in anchor.peers:
             peer_desc = peer.owner.op_desc.input_descs[peer.idx]
-            if peer_desc.shape != desc.shape or peer_desc.dtype != desc.dtype:
+            # the same shape object, as a second inference mostly finds, is equal without
+            # the dataclass's field by field comparison
+            if peer_desc.shape is not shape and peer_desc.shape != shape \
+                    or peer_desc.dtype != dtype:
                 changed.append(peer.owner)
-            peer_desc.shape, peer_desc.dtype = desc.shape, desc.dtype
+            peer_desc.shape, peer_desc.dtype = shape, dtype
             peer_desc.origin_shape, peer_desc.absent = desc.origin_shape, False
     return changed
 

@@ -265,10 +265,10 @@ class _Checker:
             if dtype == TensorProto.STRING:
                 raise self.fail(f"{what}: a string tensor cannot hold raw_data", node)
             have = len(t.raw_data)
-            want = count * helper.tensor_dtype_to_np_dtype(dtype).itemsize
+            want = count * _itemsize(dtype)
             unit = "bytes"
         else:
-            have = len(getattr(t, helper.tensor_dtype_to_field(dtype)))
+            have = len(getattr(t, _field(dtype)))
             want = count * (2 if dtype in _COMPLEX else 1)
             unit = "values"
         if have != want:
@@ -303,6 +303,18 @@ def _schema(op_type: str, opset: int) -> _Schema | None:
     return _Schema(tuple(schema.inputs), tuple(schema.outputs), schema.min_input,
                    schema.max_input, schema.min_output, schema.max_output,
                    {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()})
+
+
+@functools.lru_cache(maxsize=None)
+def _itemsize(dtype: int) -> int:
+    """An element type's bytes in raw_data (onnx.helper looks it up afresh at each call)."""
+    return helper.tensor_dtype_to_np_dtype(dtype).itemsize
+
+
+@functools.lru_cache(maxsize=None)
+def _field(dtype: int) -> str:
+    """The TensorProto field holding an element type's values."""
+    return helper.tensor_dtype_to_field(dtype)
 
 
 def _graphs(attr: AttributeProto) -> Iterable[GraphProto]:

@@ -2,6 +2,7 @@
 plain Python values. Each raises ValueError with a short reason; the parser adds where."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import numpy as np
@@ -32,9 +33,35 @@ def tensor_desc(type_proto: TypeProto) -> GeTensorDesc | None:
     return GeTensorDesc(shape, data_type_from_onnx(tensor_type.elem_type))
 
 
+# Element types whose raw bytes, on a little-endian host, are the array as it stands.
+_RAW_AS_IS = {} if sys.byteorder == "big" else {
+    TensorProto.FLOAT: np.dtype(np.float32), TensorProto.DOUBLE: np.dtype(np.float64),
+    TensorProto.INT64: np.dtype(np.int64), TensorProto.INT32: np.dtype(np.int32),
+    TensorProto.INT8: np.dtype(np.int8), TensorProto.UINT8: np.dtype(np.uint8)}
+
+# ... and the value lists that hold that element type as it stands
+_VALUES_AS_IS = {TensorProto.FLOAT: "float_data", TensorProto.DOUBLE: "double_data",
+                 TensorProto.INT64: "int64_data", TensorProto.INT32: "int32_data"}
+
+
+def to_array(tensor: TensorProto) -> np.ndarray:
+    """numpy_helper.to_array, its common cases (a plain type's raw bytes or value list, in the
+    model) taken straight: its general checks cost as much as the parse's own work on a light
+    model's few hundred weights. Raw bytes are viewed (read-only), as numpy_helper does."""
+    dtype = _RAW_AS_IS.get(tensor.data_type)
+    if dtype is not None and tensor.data_location == TensorProto.DEFAULT \
+            and not tensor.HasField("segment"):
+        if tensor.HasField("raw_data"):
+            return np.frombuffer(tensor.raw_data, dtype).reshape(tensor.dims)
+        field = _VALUES_AS_IS.get(tensor.data_type)
+        if field is not None:   # a value list of the element type itself (a fill's value)
+            return np.array(getattr(tensor, field), dtype).reshape(tensor.dims)
+    return numpy_helper.to_array(tensor)
+
+
 def tensor_value(tensor: TensorProto) -> GeTensor:
     # to_array views the protobuf's bytes (read-only): weights are never copied here.
-    array = numpy_helper.to_array(tensor)
+    array = to_array(tensor)
     try:
         return GeTensor(array)
     except TypeError as err:  # bfloat16, float8...: numpy dtypes GE has no DataType for
@@ -56,11 +83,11 @@ _ATTR: dict[int, Callable[[AttributeProto], Any]] = {
     _A.FLOAT: lambda a: a.f,
     _A.INT: lambda a: a.i,
     _A.STRING: lambda a: a.s.decode(),
-    _A.TENSOR: lambda a: numpy_helper.to_array(a.t),
+    _A.TENSOR: lambda a: to_array(a.t),
     _A.FLOATS: lambda a: list(a.floats),
     _A.INTS: lambda a: list(a.ints),
     _A.STRINGS: lambda a: [s.decode() for s in a.strings],
-    _A.TENSORS: lambda a: [numpy_helper.to_array(t) for t in a.tensors],
+    _A.TENSORS: lambda a: [to_array(t) for t in a.tensors],
     _A.TYPE_PROTO: lambda a: type_text(a.tp),  # Optional's `type`: text, which no kernel reads
 }
 

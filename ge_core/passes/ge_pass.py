@@ -150,20 +150,23 @@ class GEPass:
                after_subgraph: bool = False) -> Iterator[tuple[str, Node]]:
         graph, bus, steps = self.graph, self.graph.bus, self.steps
         ran = walk.ran = []   # the passes run on this node so far, with their requests
+        before = _edit_total(graph)
         for p in self.passes:
-            p.init()
+            if p.requested:   # a pass that asked for nothing on its last node is still reset
+                p.init()
             p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
             if bus.observed:
                 bus.emit(NodeVisited, p.name, graph.name, node.name, node.type)
             if steps:
                 yield p.name, node
-            before = _edit_total(graph)
+                before = _edit_total(graph)   # a stepping driver ran between the passes
             p.run(node)
-            edits = _edit_total(graph) - before
-            if edits:
-                self.report.edits_by_pass[p.name] += edits
-                walk.recent[p.name] += edits
+            after = _edit_total(graph)
+            if after != before:
+                self.report.edits_by_pass[p.name] += after - before
+                walk.recent[p.name] += after - before
+                before = after
             if node in p.deleted:
                 break
         walk.take(ran)

@@ -117,6 +117,39 @@ def test_dangling_anchor_is_reported():
         validate(g)
 
 
+def _fan_out(width):
+    """x feeding ``width`` Relus, each read by the NetOutput."""
+    g = ComputeGraph("g", TraceBus())
+    x = _node(g, "x", "Data", 0, 1, index=0)
+    out = _node(g, "out", "NetOutput", width, 0)
+    relus = [_node(g, f"r{i}", "Relu", 1, 1) for i in range(width)]
+    for i, r in enumerate(relus):
+        GraphUtils.add_edge(x.out_data_anchor(0), r.in_data_anchor(0))
+        GraphUtils.add_edge(r.out_data_anchor(0), out.in_data_anchor(i))
+    return g, x, relus
+
+
+def test_dangling_anchor_of_a_widely_read_output_is_reported():
+    # an output with many consumers is checked through a set: the fault is still found
+    g, x, relus = _fan_out(40)
+    validate(g)
+    x.out_data_anchor(0).peers.remove(relus[23].in_data_anchor(0))
+    with pytest.raises(GraphValidationError, match="node r23 .Relu.: input 0 is dangling"):
+        validate(g)
+
+
+def test_unlink_from_a_widely_read_output_in_any_order():
+    g, x, relus = _fan_out(40)
+    anchors = [r.in_data_anchor(0) for r in relus]
+    for i in (39, 0, 17, 38, 1):   # the last, the first and between
+        x.out_data_anchor(0).unlink(anchors[i])
+        assert anchors[i].peer is None
+    kept = [a for i, a in enumerate(anchors) if i not in (39, 0, 17, 38, 1)]
+    assert x.out_data_anchor(0).peers == kept
+    with pytest.raises(GraphError, match="is not linked"):
+        x.out_data_anchor(0).unlink(anchors[0])
+
+
 def test_absent_optional_input_is_fine():
     g, x, a, b, out = chain()
     clip = _node(g, "clip", "Clip", 2, 1)

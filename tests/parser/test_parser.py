@@ -395,3 +395,19 @@ def test_shape_error_names_node():
     model = _model(nodes, [_vi("a", [2, 3]), _vi("b", [4])], [_vi("y", None)])
     with pytest.raises(ParseError, match=r"<model m>: node 'add' \(op Add\): cannot broadcast"):
         parse_onnx(model)
+
+
+@pytest.mark.parametrize("dtype", [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.INT64,
+                                   TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8,
+                                   TensorProto.FLOAT16, TensorProto.BOOL])
+@pytest.mark.parametrize("raw", [True, False])
+def test_a_weight_reads_as_numpy_helper_reads_it(dtype, raw):
+    # the parser reads the common forms straight, the rest through numpy_helper: same arrays
+    from ge_core.parser.onnx_types import to_array
+    values = np.array([[1, 0], [3, 1], [0, 1]]).astype(helper.tensor_dtype_to_np_dtype(dtype))
+    tensor = numpy_helper.from_array(values, "w")
+    if not raw:
+        tensor = helper.make_tensor("w", dtype, values.shape, values.flatten().tolist())
+    ours, theirs = to_array(tensor), numpy_helper.to_array(tensor)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape == (3, 2)
+    assert np.array_equal(ours, theirs) and ours.flags.writeable == theirs.flags.writeable
