@@ -18,8 +18,10 @@
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
 debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records. Between
-two stages the pipeline's whole state is its attributes, so a debugger can clone it there and
-resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
+two stages, and at a "position" step inside Partition and MergeSubgraph (their walks keep their
+state in objects, graph_partitioner.py), the pipeline's whole state is its attributes, so a
+debugger can clone it there and resume the copy with ``steps(start_stage=stages_done)`` (a
+reverse-stepping checkpoint).
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ from ge_core.autofuse import autofuse_enabled
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_prepare import InputShape, check_and_update_input
-from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
+from ge_core.compiler.graph_partitioner import EngineSubgraph, Merging, Partitioning
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
@@ -100,6 +102,9 @@ class CompilePipeline:
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
         self.manager: PassManager | None = None  # the stage's pass manager, while it runs
         self.stepping = False   # driven by steps(), which yields a step per node visit
+        self.stages_done = 0
+        self.stage: str | None = None   # the stage under way (a copy may resume inside it)
+        self.cut: Partitioning | Merging | None = None   # Partition's or the merge's walk
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
@@ -109,7 +114,8 @@ class CompilePipeline:
 
     def steps(self, start_stage: int = 0) -> Iterator[Step]:
         """Stage i's "stage" step comes when stages 0..i are done; a copy of the pipeline taken
-        there resumes with ``start_stage=i + 1``."""
+        there, or at a "position" step inside stage i + 1, resumes with ``start_stage=i + 1``
+        (``stages_done``)."""
         yield from self._stages(stepping=True, start=start_stage)
 
     # -- stages ----------------------------------------------------------------------------------
@@ -138,7 +144,9 @@ class CompilePipeline:
     def _stage(self, name: str, body: Callable[[], Iterator[Step] | None],
                dump_after: str | None) -> Iterator[Step]:
         g = self.graph
-        g.bus.emit(StageBegin, name, g.name)
+        if self.stage != name:   # else a copy taken inside the stage resumes it
+            g.bus.emit(StageBegin, name, g.name)
+            self.stage = name
         start = time.perf_counter()
         steps = body()
         if steps is not None:
@@ -146,6 +154,8 @@ class CompilePipeline:
         nodes = len(g.all_nodes()) + sum(
             1 for p in self.parts for n in p.graph if n.type not in ("PlaceHolder", "End"))
         self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
+        self.stage = None
+        self.stages_done += 1
         g.bus.emit(StageEnd, name, g.name, nodes)
         if dump_after is not None:
             self.dumper.stage(g, dump_after)
@@ -245,11 +255,20 @@ class CompilePipeline:
             if not node.op_desc.has_attr(ENGINE):
                 node.op_desc.set_attr(ENGINE, placer.place(node).name)
 
-    def _partition(self) -> None:
-        if self.checker is not None:
-            self.checker.before_partition(self.graph)
-        self.parts = GraphPartitioner().partition(self.graph)
+    def _partition(self) -> Iterator[Step]:
+        if self.cut is None:
+            if self.checker is not None:
+                self.checker.before_partition(self.graph)
+            self.cut = Partitioning(self.graph)
+            self.parts = self.cut.parts   # grows as the walk makes them: copies clone them
+        yield from self._positions("Partition")
+        self.cut = None
         self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in self.parts]
+
+    def _positions(self, stage: str) -> Iterator[Step]:
+        """The partition's or merge's walk, a "position" step at each place it may resume."""
+        for _ in self.cut.steps():
+            yield Step("position", stage, stage, self.graph.name)
 
     def _optimize_parts(self, stepping: bool) -> Iterator[Step]:
         work = [(p, pass_lists.engine_passes(p.engine)) for p in self.parts]
@@ -283,8 +302,11 @@ class CompilePipeline:
         for p, _ in work:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphAfter")
 
-    def _merge(self) -> None:
-        GraphPartitioner().merge(self.graph, self.parts)
+    def _merge(self) -> Iterator[Step]:
+        if self.cut is None:
+            self.cut = Merging(self.graph, self.parts)
+        yield from self._positions("MergeSubgraph")
+        self.cut = None
         for part in self.parts:  # the merged graph holds clones of their nodes
             part.graph.discard()
         self.parts = []
