@@ -276,7 +276,7 @@ def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phas
         thinned = []   # a re-run through a position thinned out would copy and thin again
         thin = d.checkpoints._thin
         d.checkpoints._thin = lambda: thinned.append(1) or thin()
-        stopped(d.goto(max(d.checkpoints._dropped) + 1))
+        stopped(d.goto(kept[-1] - 1))
         assert [c.tick for c in d.checkpoints.points()] == kept and not thinned
     finally:
         d.close()

@@ -1,8 +1,10 @@
 """Checkpoints: copies of a run's state at resumable positions, so reverse stepping re-executes
 from the newest one before the target tick instead of from the start (docs/architecture.md, one
-world per run). A copy is made when a run passes a resumable position (a phase boundary, the end of
-a compile stage) at least ``gap`` ticks after the previous copy. Restoring copies it again onto the
-new world's bus, so a checkpoint serves any number of re-runs.
+world per run). A copy is made when a run first passes a resumable position (a phase boundary, the
+end of a compile stage, a place inside Partition or MergeSubgraph) at least ``gap`` ticks after
+the previous copy. A re-run passing it again copies nothing: the store's choices do not depend on
+where the user went back to, and a re-run never pays for copies (nor thins the store). Restoring
+copies it again onto the new world's bus, so a checkpoint serves any number of re-runs.
 
 The store holds at most ``limit`` copies and, by estimate, at most ``limit_mib`` MiB: a copy's
 size is its objects (counted as it is made) times the bytes an object took in the store's first
@@ -16,7 +18,7 @@ import copy
 import gc
 import sys
 import types
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -105,7 +107,7 @@ class CheckpointStore:
         self._object_bytes: float | None = None   # measured on the first copy
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
-        self._dropped: set[int] = set()   # thinned out: a re-run passing there copies no more
+        self._furthest = 0   # the furthest position offered: only past it are copies made
         self._nodes = 0   # the most nodes the run's graphs have had
 
     def __len__(self) -> int:
@@ -114,19 +116,18 @@ class CheckpointStore:
     def offer(self, run: Run, position: Position) -> None:
         """Called by a run at each resumable position (on its worker thread)."""
         tick = run.world.bus.tick
-        if tick == 0 or tick in self._points or tick in self._dropped \
-                or position[0] >= self.phases:
+        if tick <= self._furthest or position[0] >= self.phases:
             return
-        i = bisect_left(self._ticks, tick)
+        self._furthest = tick
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
         gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
-        if tick - (self._ticks[i - 1] if i else 0) < gap:
+        if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
         self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
                                         objects)
-        insort(self._ticks, tick)
+        self._ticks.append(tick)   # past every copy held
         if self._object_bytes is None:
             self._object_bytes = deep_bytes(_roots(self._points[tick])) / max(1, objects)
         while len(self._ticks) > 1 and (len(self._ticks) > self.limit
@@ -141,7 +142,6 @@ class CheckpointStore:
         def merged(i: int) -> int:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
-        self._dropped.add(ticks[drop])
         thawed(self._points.pop(ticks.pop(drop)).objects)
 
     def release(self) -> None:
