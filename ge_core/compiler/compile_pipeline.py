@@ -18,10 +18,13 @@
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
 debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records. Between
-two stages, and at a "position" step inside Partition and MergeSubgraph (their walks keep their
-state in objects, graph_partitioner.py), the pipeline's whole state is its attributes, so a
-debugger can clone it there and resume the copy with ``steps(start_stage=stages_done)`` (a
-reverse-stepping checkpoint).
+two stages, and at a "position" step inside one (every so many nodes of a GEPass walk, of
+Partition and of the merge, whose walks keep their state in objects: ge_pass.py,
+graph_partitioner.py), the pipeline's whole state is its attributes, so a debugger can clone it
+there and resume the copy with ``steps(start_stage=stages_done)`` (a reverse-stepping
+checkpoint). A stage body resumed runs again from its top: the pass lists it ran to the end
+(``lists_done``) it skips, the one under way (``manager``) goes on where it was, and what it did
+before its first list it does only when it starts afresh (``_resumed``).
 """
 from __future__ import annotations
 
@@ -105,6 +108,9 @@ class CompilePipeline:
         self.stages_done = 0
         self.stage: str | None = None   # the stage under way (a copy may resume inside it)
         self.cut: Partitioning | Merging | None = None   # Partition's or the merge's walk
+        self.lists_done = 0   # the stage's pass lists (_passes) run to their end
+        self._lists = 0       # ... and those its body has reached since it (re)started
+        self.first_record = 0   # the first pass record of the list under way
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
@@ -148,6 +154,7 @@ class CompilePipeline:
             g.bus.emit(StageBegin, name, g.name)
             self.stage = name
         start = time.perf_counter()
+        self._lists = 0
         steps = body()
         if steps is not None:
             yield from steps
@@ -156,6 +163,7 @@ class CompilePipeline:
         self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
         self.stage = None
         self.stages_done += 1
+        self.lists_done = 0
         g.bus.emit(StageEnd, name, g.name, nodes)
         if dump_after is not None:
             self.dumper.stage(g, dump_after)
@@ -165,14 +173,20 @@ class CompilePipeline:
     def _multi_batch(self) -> bool:
         return self.options.multi_batch.enabled
 
+    @property
+    def _resumed(self) -> bool:
+        """The stage under way was resumed from a copy taken inside it."""
+        return self.manager is not None or self.lists_done > 0
+
     def _prepare(self) -> Iterator[Step]:
         g = self.graph
-        self.dumper.stage(g, "PreRunBegin")
-        if not g.input_nodes and g.output_node is None:
-            raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
-        if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
-            check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
-                                       **self.options.user_input_shapes})
+        if not self._resumed:
+            self.dumper.stage(g, "PreRunBegin")
+            if not g.input_nodes and g.output_node is None:
+                raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
+            if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
+                check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
+                                           **self.options.user_input_shapes})
         # GE's NormalizeGraph runs GraphEquivalentTransformation, then ProcessMultiBatch, before
         # PrepareDynShape's InferShape.
         yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
@@ -203,14 +217,21 @@ class CompilePipeline:
             set_dynamic_output_dims(g)
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
-        first = len(self.result.passes)
-        manager = self.manager = _manager(stage, passes, self.result.passes)
+        self._lists += 1
+        if self._lists <= self.lists_done:   # run to its end before the copy was taken
+            return
+        if self.manager is None:   # else the copy was taken inside this list: it goes on
+            self.first_record = len(self.result.passes)
+            self.manager = _manager(stage, passes, self.result.passes)
+        manager = self.manager
         for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
         self.manager = None
-        self.result.warnings += [w for r in self.result.passes[first:] for w in r.warnings]
+        self.lists_done += 1
+        self.result.warnings += [w for r in self.result.passes[self.first_record:]
+                                 for w in r.warnings]
 
     def _collect(self, records: list[PassRecord]) -> None:
         self.result.passes += records
@@ -273,7 +294,7 @@ class CompilePipeline:
     def _optimize_parts(self, stepping: bool) -> Iterator[Step]:
         work = [(p, pass_lists.engine_passes(p.engine)) for p in self.parts]
         work = [(p, passes) for p, passes in work if passes]
-        for p, _ in work:
+        for p, _ in work if not self._resumed else ():
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
         # Steps, observers, checks and per-pass dumps want one thread in a fixed order; a plain
         # run fans out like GE where threads run in parallel (default_workers). Either way the

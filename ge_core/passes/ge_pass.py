@@ -18,6 +18,8 @@ from ge_core.passes.graph_pass import GraphPass
 
 MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
 MAX_SUBGRAPH_DEPTH = 25
+POSITION_VISITS = 128   # node visits between two places a stepped walk may be resumed from
+POSITION = ("", None)   # what a stepped walk yields there
 
 
 class GEPassError(GraphError):
@@ -105,11 +107,18 @@ class GEPass:
             pass
         return self.report
 
-    def walk(self) -> Iterator[tuple[str, Node]]:
+    def walk(self, resume: bool = False) -> Iterator[tuple[str, Node | None]]:
         """The walk as a generator: yields (pass name, node) as each node pass is about to
-        run (if made with ``steps``), so a driver can step node by node; ``run`` exhausts it."""
+        run (if made with ``steps``), so a driver can step node by node; ``run`` exhausts it.
+
+        A stepped walk of a root graph also yields POSITION every POSITION_VISITS visits,
+        between two nodes: there its whole state is ``state`` and the node passes' own, so a
+        copy of the GEPass taken there goes on with ``walk(resume=True)`` (a debugger's
+        checkpoint inside a pass: at 40k nodes one walk is ~300k ticks)."""
         graph = self.graph
-        walk = self.state = _Walk(graph)
+        walk = self.state if resume else _Walk(graph)
+        self.state = walk
+        positions = self.steps and self.depth == 1
         while True:
             while walk.queue:
                 node = walk.queue.popleft()
@@ -134,6 +143,8 @@ class GEPass:
                     yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
+                if positions and walk.visits % POSITION_VISITS == 0:
+                    yield POSITION
             if not walk.re_pass:
                 break
             walk.last_round, walk.recent = walk.recent, Counter()
@@ -191,9 +202,14 @@ class NodePassGroup(GraphPass):
         return tuple((p.name, edits[p.name]) for p in self.passes)
 
     def walk(self, graph: ComputeGraph, steps: bool = True
-             ) -> Generator[tuple[str, Node], None, bool]:
-        ge_pass = self.ge_pass = GEPass(graph, self.passes, steps=steps)
-        self.last_report = ge_pass.report
-        yield from ge_pass.walk()
+             ) -> Generator[tuple[str, Node | None], None, bool]:
+        self.ge_pass = GEPass(graph, self.passes, steps=steps)
+        self.last_report = self.ge_pass.report
+        return (yield from self.resume())
+
+    def resume(self) -> Generator[tuple[str, Node | None], None, bool]:
+        """Go on with the walk a copy was taken inside (at a POSITION)."""
+        ge_pass = self.ge_pass
+        yield from ge_pass.walk(resume=ge_pass.state is not None)
         self.warnings.extend(self.last_report.warnings)
         return bool(self.last_report.edits_by_pass)

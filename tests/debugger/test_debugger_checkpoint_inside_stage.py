@@ -1,6 +1,7 @@
-"""Checkpoints inside a compile stage: Partition and MergeSubgraph stop at resumable positions
-every few hundred ticks (ge_core/compiler/graph_partitioner.py), so going back into them
-re-executes from a copy taken inside the stage, not from its start. A run resumed there must be
+"""Checkpoints inside a compile stage: a GEPass walk (Prepare's InferShape group,
+OptimizeOriginalGraph's), Partition and MergeSubgraph stop at resumable positions every 128
+nodes (ge_core/passes/ge_pass.py, ge_core/compiler/graph_partitioner.py), so going back into
+them re-executes from a copy taken inside the stage, not from its start. A run resumed there must be
 indistinguishable from one that never stopped: same trace, same graphs, same place."""
 import numpy as np
 import onnx
@@ -11,7 +12,7 @@ from ge_core.graph import dump_graph
 from workbench.debugger.engine import Debugger
 from workbench.debugger.targets import open_target
 
-BLOCKS = 40   # 320 nodes: each walk passes its POSITION_NODES (128) several times
+BLOCKS = 40   # 320 nodes: each walk passes its positions (128 nodes apart) a few times
 
 
 def _blocks(n: int) -> onnx.ModelProto:
@@ -52,7 +53,8 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
         whole = d.run.trace_hash()
         inside = {c.tick: c.state.pipeline.stage for c in d.checkpoints.points()
                   if c.state.pipeline is not None and c.state.pipeline.stage is not None}
-        assert {"Partition", "MergeSubgraph"} <= set(inside.values()), inside
+        assert {"Prepare", "OptimizeOriginalGraph", "Partition", "MergeSubgraph"} <= set(
+            inside.values()), inside
         # several depths: just after each copy inside the stages, and further on
         ticks = sorted({t + k for t in inside for k in (1, 57)})
         seen = {}
