@@ -9,6 +9,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from debugger_testing import finished, stopped
 from ge_core.graph import dump_graph
+from workbench.commands.inspecting import _resumes_at
 from workbench.debugger.engine import Debugger
 from workbench.debugger.targets import open_target
 
@@ -55,6 +56,8 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
                   if c.state.pipeline is not None and c.state.pipeline.stage is not None}
         assert {"Prepare", "OptimizeOriginalGraph", "Partition", "MergeSubgraph"} <= set(
             inside.values()), inside
+        where = {_resumes_at(d, c.position, c.state) for c in d.checkpoints.points()}
+        assert {"compile, inside Partition", "compile, inside MergeSubgraph"} <= where  # info
         # several depths: just after each copy inside the stages, and further on
         ticks = sorted({t + k for t in inside for k in (1, 57)})
         seen = {}
