@@ -48,6 +48,7 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
     onnx.save(_blocks(BLOCKS), str(path))
     target = open_target(str(path), tmp_path)
     d = Debugger(target, trace_hash=True, checkpoint_gap=100)
+    d.checkpoints.restore_ticks_per_object = 0   # always from the newest copy: each is used
     fresh = Debugger(target, trace_hash=True, checkpoint_gap=10**9)   # never copies
     try:
         end = finished(d.cont())
@@ -75,3 +76,21 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
     finally:
         d.close()
         fresh.close()
+
+
+def test_going_back_restores_the_copy_that_is_cheapest_to_restore_and_re_run_from():
+    """A copy's restore costs ticks by the objects it holds: a large copy close behind the
+    target loses to a small one further back, and a copy costing more than re-running from
+    the start is not used."""
+    from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
+    store = CheckpointStore(phases=5)
+    store.restore_ticks_per_object = 0.1
+    for tick, objects in ((2_000, 30_000), (10_000, 20_000), (13_000, 60_000),
+                          (30_000, 60_000)):
+        store._points[tick] = Checkpoint(tick, (1, 0), None, None, None, objects)
+        store._ticks.append(tick)
+    assert store.before(2_500) is None   # 2500 ticks from the start beat 500 + 3000
+    assert store.before(13_500).tick == 10_000   # 3500 + 2000 beat 500 + 6000
+    assert store.before(31_000).tick == 30_000   # 1000 + 6000 beat 21000 + 2000
+    store.restore_ticks_per_object = 0
+    assert store.before(13_500).tick == 13_000 and store.before(2_500).tick == 2_000

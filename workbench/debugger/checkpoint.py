@@ -39,6 +39,12 @@ DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5
 # would. Positions are few (a compile's stage ends, at most ~20 in a run of ~30 ticks a node), so
 # copying at each costs a forward run about a tenth of its time.
 TICKS_PER_NODE = 0.5
+# Restoring a copy costs about 0.7-1 us an object it holds, re-running about 10-12 us a tick
+# (bench_debugger's 5k-node synthetic compile at tick 100k): so a restore costs as much as
+# re-running this many ticks an object. A copy inside Partition holds the graph and its
+# subgraphs at once, three times the objects of one at its start: from a tick there, the older,
+# smaller copy can be the faster way back.
+RESTORE_TICKS_PER_OBJECT = 0.07
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 DEFAULT_MIB = 1024   # and about this much memory: 12 copies of a 40k-node compile's state
 
@@ -104,6 +110,7 @@ class CheckpointStore:
         self.gap = gap
         self.limit = limit
         self.limit_mib = limit_mib
+        self.restore_ticks_per_object = RESTORE_TICKS_PER_OBJECT   # 0: always the newest copy
         self._object_bytes: float | None = None   # measured on the first copy
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
@@ -165,6 +172,18 @@ class CheckpointStore:
         return deep_bytes([_roots(c) for c in self.points()]) / 2**20
 
     def before(self, tick: int) -> Checkpoint | None:
-        """The newest checkpoint from which the event of ``tick`` is still ahead."""
+        """The checkpoint from which the event of ``tick`` is reached soonest: of those it is
+        still ahead of, the one whose restore and re-run to it cost the fewest ticks. Only
+        copies a re-run from the start would not beat are considered (the start costs none to
+        restore)."""
         i = bisect_left(self._ticks, tick)
-        return self._points[self._ticks[i - 1]] if i else None
+        weight = self.restore_ticks_per_object
+        best, cost = None, tick   # from the start: every tick re-run, nothing restored
+        for t in reversed(self._ticks[:i]):
+            if tick - t >= cost:   # older ones re-run at least this much: none is cheaper
+                break
+            point = self._points[t]
+            mine = tick - t + point.objects * weight
+            if mine < cost:
+                best, cost = point, mine
+        return best
