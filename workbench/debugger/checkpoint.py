@@ -32,18 +32,19 @@ from workbench.debugger.tracker import Tracker
 if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
-DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5 ms each
+DEFAULT_GAP = 500   # ticks
 # A copy costs about as much as re-running half a tick per node does (9 us a node against 18 us
-# a tick, on bench_compile's 5k-node synthetic graph with the collector paused). Copies are kept
-# at least that far apart, so a copy never costs more than re-running from the one before it
-# would. Positions are few (a compile's stage ends, at most ~20 in a run of ~30 ticks a node), so
-# copying at each costs a forward run about a tenth of its time.
+# a tick, on bench_compile's 5k-node synthetic graph with the collector paused), and making or
+# restoring it about 0.7-1 us an object it holds against 10-12 us a tick re-run (bench_debugger's
+# 5k-node synthetic compile at tick 100k): RESTORE_TICKS_PER_OBJECT. Copies are kept at least as
+# far apart as the last one cost, by both measures, so a copy never costs more than re-running
+# from the one before it would, and copying costs a forward run at most about as much again as
+# it takes. Positions are dense inside a compile's walks (every 128 nodes), so that bound is
+# what holds: a ResNet-50 run makes 13 copies, ~5% of its CPU time (8 copies, 2%, with
+# positions only at stage ends). A copy inside Partition holds the graph and its subgraphs at once, three
+# times the objects of one at its start: the copies there are further apart, and from a tick
+# there the older, smaller copy can be the faster way back (``before``).
 TICKS_PER_NODE = 0.5
-# Restoring a copy costs about 0.7-1 us an object it holds, re-running about 10-12 us a tick
-# (bench_debugger's 5k-node synthetic compile at tick 100k): so a restore costs as much as
-# re-running this many ticks an object. A copy inside Partition holds the graph and its
-# subgraphs at once, three times the objects of one at its start: from a tick there, the older,
-# smaller copy can be the faster way back.
 RESTORE_TICKS_PER_OBJECT = 0.07
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 DEFAULT_MIB = 1024   # and about this much memory: 12 copies of a 40k-node compile's state
@@ -116,6 +117,7 @@ class CheckpointStore:
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
         self._nodes = 0   # the most nodes the run's graphs have had
+        self._last_objects = 0   # the objects the last copy made held
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -127,11 +129,14 @@ class CheckpointStore:
             return
         self._furthest = tick
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
-        gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
+        gap = self.gap if self.gap is not None else max(
+            DEFAULT_GAP, TICKS_PER_NODE * self._nodes,
+            RESTORE_TICKS_PER_OBJECT * self._last_objects)
         if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
+        self._last_objects = objects
         self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
                                         objects)
         self._ticks.append(tick)   # past every copy held
