@@ -90,8 +90,9 @@ def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
 def test_reverse_continue_to_a_pass_re_runs_only_stretches_that_end_on_a_pass():
     """A pass breakpoint hears only pass units, which the history holds: going back re-runs
     only from the checkpoint before each pass unit to it, newest first, skipping stretches with
-    none, and parks there when it is the hit (the scan is the landing: no second re-run). A condition that holds only earlier
-    makes it look further back, to the same state a forward run had."""
+    none, and parks there when it is the hit (the scan is the landing: no second re-run). A
+    condition that holds only earlier makes it look further back, to the same state a forward
+    run had."""
     d = debugger(TINY, trace_hash=True, gap=20)
     try:
         d.add_breakpoint(["pass", "ConstantFoldingPass"])

@@ -37,12 +37,13 @@ DEFAULT_GAP = 500   # ticks
 # a tick, on bench_compile's 5k-node synthetic graph with the collector paused), and making or
 # restoring it about 0.7-1 us an object it holds against 10-12 us a tick re-run (bench_debugger's
 # 5k-node synthetic compile at tick 100k): RESTORE_TICKS_PER_OBJECT. Copies are kept at least as
-# far apart as the last one cost, by both measures, so a copy never costs more than re-running
-# from the one before it would, and copying costs a forward run at most about as much again as
-# it takes. Positions are dense inside a compile's walks (every 128 nodes), so that bound is
-# what holds: a ResNet-50 run makes 13 copies, ~5% of its CPU time (8 copies, 2%, with
-# positions only at stage ends). A copy inside Partition holds the graph and its subgraphs at once, three
-# times the objects of one at its start: the copies there are further apart, and from a tick
+# far apart as the last one cost, by nodes and, inside a stage's walk, by objects too, so a copy
+# never costs more than re-running from the one before it would. Positions are dense inside a
+# compile's walks (every 128 nodes), so there that bound is what holds: a ResNet-50 run makes
+# 13 copies, ~5% of its CPU time (8 copies, 2%, with positions only at stage ends); a stage's
+# end keeps the node gap, as before positions inside stages were added. A copy inside Partition
+# holds the graph and its subgraphs at once, three times the objects of one at its start (at 40k
+# nodes, 2.1M objects: 4 s to restore): the copies there are further apart, and from a tick
 # there the older, smaller copy can be the faster way back (``before``).
 TICKS_PER_NODE = 0.5
 RESTORE_TICKS_PER_OBJECT = 0.07
@@ -98,6 +99,12 @@ def _nodes(run: Run) -> int:
         else 0
 
 
+def _inside_stage(run: Run) -> bool:
+    """The run is at a position inside a compile stage (a walk's), not at a stage's end."""
+    pipeline = run.state.pipeline if run.state is not None else None
+    return pipeline is not None and pipeline.stage is not None
+
+
 def _roots(point: Checkpoint) -> tuple:
     return point.state, point.tracker, point.hasher
 
@@ -129,9 +136,9 @@ class CheckpointStore:
             return
         self._furthest = tick
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
-        gap = self.gap if self.gap is not None else max(
-            DEFAULT_GAP, TICKS_PER_NODE * self._nodes,
-            RESTORE_TICKS_PER_OBJECT * self._last_objects)
+        gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
+        if _inside_stage(run) and self.gap is None:   # dense positions: see RESTORE_TICKS_...
+            gap = max(gap, RESTORE_TICKS_PER_OBJECT * self._last_objects)
         if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
