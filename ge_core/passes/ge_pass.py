@@ -7,6 +7,7 @@ names the passes still editing: they are undoing each other.
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Generator, Iterator, Sequence
@@ -54,6 +55,26 @@ class _Walk:
         self.ran: list[BaseNodePass] = []     # the node passes run on the current node so far
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
+
+    def __deepcopy__(self, memo: dict) -> "_Walk":
+        """A copy for a checkpoint taken between two visits. Nodes the graph no longer holds
+        (passes removed them) are left out of the queue and the sets: the walk skips them as it
+        meets them, and copying them would copy each one's op desc and weights, most of a
+        restore's time. Suspended ones stay: the walk ends in error if any is left."""
+        def live(nodes):
+            return [n for n in nodes if self.graph.find_node(n.name) is n]
+        new = _Walk.__new__(_Walk)
+        new.graph = copy.deepcopy(self.graph, memo)
+        new.limit, new.visits = self.limit, self.visits
+        new.queue = deque(copy.deepcopy(live(self.queue), memo))
+        new.queued = set(copy.deepcopy(live(self.queued), memo))
+        new.seen = set(copy.deepcopy(live(self.seen), memo))
+        new.deleted = set(copy.deepcopy(live(self.deleted), memo))
+        new.suspended = copy.deepcopy(self.suspended, memo)
+        new.re_pass = dict.fromkeys(copy.deepcopy(live(self.re_pass), memo))
+        new.ran = copy.deepcopy(self.ran, memo)
+        new.recent, new.last_round = Counter(self.recent), Counter(self.last_round)
+        return new
 
     def push(self, node: Node, front: bool = False) -> None:
         if node in self.queued:
