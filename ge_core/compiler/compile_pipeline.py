@@ -18,8 +18,13 @@
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
 debugger; ``run()`` drives it to the end. Both leave a CompileResult of plain records. Between
-two stages the pipeline's whole state is its attributes, so a debugger can clone it there and
-resume the copy with ``steps(start_stage=...)`` (a reverse-stepping checkpoint).
+two stages, and at a "position" step inside one (every so many nodes of a GEPass walk, of
+Partition and of the merge, whose walks keep their state in objects: ge_pass.py,
+graph_partitioner.py), the pipeline's whole state is its attributes, so a debugger can clone it
+there and resume the copy with ``steps(start_stage=stages_done)`` (a reverse-stepping
+checkpoint). A stage body resumed runs again from its top: the pass lists it ran to the end
+(``lists_done``) it skips, the one under way (``manager``) goes on where it was, and what it did
+before its first list it does only when it starts afresh (``_resumed``).
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ from ge_core.autofuse import autofuse_enabled
 from ge_core.compiler.engine_placer import EnginePlacer
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_prepare import InputShape, check_and_update_input
-from ge_core.compiler.graph_partitioner import EngineSubgraph, GraphPartitioner
+from ge_core.compiler.graph_partitioner import EngineSubgraph, Merging, Partitioning
 from ge_core.compiler.pass_equivalence import EquivalenceChecker, EquivalenceReport
 from ge_core.compiler import pass_lists
 from ge_core.gc_pause import gc_paused
@@ -100,6 +105,12 @@ class CompilePipeline:
         self.parts: list[EngineSubgraph] = []  # while partitioned, the nodes live here
         self.manager: PassManager | None = None  # the stage's pass manager, while it runs
         self.stepping = False   # driven by steps(), which yields a step per node visit
+        self.stages_done = 0
+        self.stage: str | None = None   # the stage under way (a copy may resume inside it)
+        self.cut: Partitioning | Merging | None = None   # Partition's or the merge's walk
+        self.lists_done = 0   # the stage's pass lists (_passes) run to their end
+        self._lists = 0       # ... and those its body has reached since it (re)started
+        self.first_record = 0   # the first pass record of the list under way
 
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
@@ -109,7 +120,8 @@ class CompilePipeline:
 
     def steps(self, start_stage: int = 0) -> Iterator[Step]:
         """Stage i's "stage" step comes when stages 0..i are done; a copy of the pipeline taken
-        there resumes with ``start_stage=i + 1``."""
+        there, or at a "position" step inside stage i + 1, resumes with ``start_stage=i + 1``
+        (``stages_done``)."""
         yield from self._stages(stepping=True, start=start_stage)
 
     # -- stages ----------------------------------------------------------------------------------
@@ -138,14 +150,20 @@ class CompilePipeline:
     def _stage(self, name: str, body: Callable[[], Iterator[Step] | None],
                dump_after: str | None) -> Iterator[Step]:
         g = self.graph
-        g.bus.emit(StageBegin, name, g.name)
+        if self.stage != name:   # else a copy taken inside the stage resumes it
+            g.bus.emit(StageBegin, name, g.name)
+            self.stage = name
         start = time.perf_counter()
+        self._lists = 0
         steps = body()
         if steps is not None:
             yield from steps
         nodes = len(g.all_nodes()) + sum(
             1 for p in self.parts for n in p.graph if n.type not in ("PlaceHolder", "End"))
         self.result.stages.append(StageRecord(name, nodes, time.perf_counter() - start))
+        self.stage = None
+        self.stages_done += 1
+        self.lists_done = 0
         g.bus.emit(StageEnd, name, g.name, nodes)
         if dump_after is not None:
             self.dumper.stage(g, dump_after)
@@ -155,14 +173,20 @@ class CompilePipeline:
     def _multi_batch(self) -> bool:
         return self.options.multi_batch.enabled
 
+    @property
+    def _resumed(self) -> bool:
+        """The stage under way was resumed from a copy taken inside it."""
+        return self.manager is not None or self.lists_done > 0
+
     def _prepare(self) -> Iterator[Step]:
         g = self.graph
-        self.dumper.stage(g, "PreRunBegin")
-        if not g.input_nodes and g.output_node is None:
-            raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
-        if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
-            check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
-                                       **self.options.user_input_shapes})
+        if not self._resumed:
+            self.dumper.stage(g, "PreRunBegin")
+            if not g.input_nodes and g.output_node is None:
+                raise ValueError(f"graph {g.name}: no Data and no NetOutput node")
+            if not self._multi_batch:   # the dims given fix the inputs' (no gear decides them)
+                check_and_update_input(g, {**dict(self.options.multi_batch.user_input_dims()),
+                                           **self.options.user_input_shapes})
         # GE's NormalizeGraph runs GraphEquivalentTransformation, then ProcessMultiBatch, before
         # PrepareDynShape's InferShape.
         yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
@@ -193,14 +217,21 @@ class CompilePipeline:
             set_dynamic_output_dims(g)
 
     def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
-        first = len(self.result.passes)
-        manager = self.manager = _manager(stage, passes, self.result.passes)
+        self._lists += 1
+        if self._lists <= self.lists_done:   # run to its end before the copy was taken
+            return
+        if self.manager is None:   # else the copy was taken inside this list: it goes on
+            self.first_record = len(self.result.passes)
+            self.manager = _manager(stage, passes, self.result.passes)
+        manager = self.manager
         for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step
             if step.kind == "pass":
                 self._after_pass(manager.history[-1], graph, stage, is_part=graph is not self.graph)
         self.manager = None
-        self.result.warnings += [w for r in self.result.passes[first:] for w in r.warnings]
+        self.lists_done += 1
+        self.result.warnings += [w for r in self.result.passes[self.first_record:]
+                                 for w in r.warnings]
 
     def _collect(self, records: list[PassRecord]) -> None:
         self.result.passes += records
@@ -245,16 +276,25 @@ class CompilePipeline:
             if not node.op_desc.has_attr(ENGINE):
                 node.op_desc.set_attr(ENGINE, placer.place(node).name)
 
-    def _partition(self) -> None:
-        if self.checker is not None:
-            self.checker.before_partition(self.graph)
-        self.parts = GraphPartitioner().partition(self.graph)
+    def _partition(self) -> Iterator[Step]:
+        if self.cut is None:
+            if self.checker is not None:
+                self.checker.before_partition(self.graph)
+            self.cut = Partitioning(self.graph)
+            self.parts = self.cut.parts   # grows as the walk makes them: copies clone them
+        yield from self._positions("Partition")
+        self.cut = None
         self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in self.parts]
+
+    def _positions(self, stage: str) -> Iterator[Step]:
+        """The partition's or merge's walk, a "position" step at each place it may resume."""
+        for _ in self.cut.steps():
+            yield Step("position", stage, stage, self.graph.name)
 
     def _optimize_parts(self, stepping: bool) -> Iterator[Step]:
         work = [(p, pass_lists.engine_passes(p.engine)) for p in self.parts]
         work = [(p, passes) for p, passes in work if passes]
-        for p, _ in work:
+        for p, _ in work if not self._resumed else ():
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
         # Steps, observers, checks and per-pass dumps want one thread in a fixed order; a plain
         # run fans out like GE where threads run in parallel (default_workers). Either way the
@@ -283,8 +323,11 @@ class CompilePipeline:
         for p, _ in work:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphAfter")
 
-    def _merge(self) -> None:
-        GraphPartitioner().merge(self.graph, self.parts)
+    def _merge(self) -> Iterator[Step]:
+        if self.cut is None:
+            self.cut = Merging(self.graph, self.parts)
+        yield from self._positions("MergeSubgraph")
+        self.cut = None
         for part in self.parts:  # the merged graph holds their nodes' descs
             part.graph.discard()
         self.parts = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
@@ -65,54 +66,104 @@ def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
     return node
 
 
+POSITION_NODES = 128   # nodes between two resumable positions of a partition or a merge
+
+
 class GraphPartitioner:
     def partition(self, graph: ComputeGraph) -> list[EngineSubgraph]:
-        order = engine_grouped_order(graph)
-        part_of: dict[str, int] = {}
-        parts: list[EngineSubgraph] = []
-        for node in order:
-            if not parts or parts[-1].engine != engine_of(node):
-                sub = ComputeGraph(f"{graph.name}_{len(parts)}_{engine_of(node) or 'none'}",
-                                   graph.bus)
-                sub.share_subgraphs_of(graph)
-                sub.attrs = dict(graph.attrs)
-                parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
-            part_of[node.name] = len(parts) - 1
-            _adopt(parts[-1].graph, node.op_desc)
-        # A constant is copied into every subgraph that reads it (the merge keeps one), so
-        # each engine's optimiser sees its weights as constants even when layers share them.
-        const_parts: dict[str, list[int]] = {}
-        for const in (n for n in graph if n.type == "Const"):
-            const_parts[const.name] = sorted({part_of[u.name] for u in const.out_nodes()}) or [0]
-            for k, i in enumerate(const_parts[const.name]):
-                _adopt(parts[i].graph, const.op_desc, copy=k > 0)   # the merge keeps the first
-        ends: dict[str, Node] = {}
-        holders: dict[tuple[int, str], Node] = {}
-        for node in order + [n for n in graph if n.type == "Const"]:
-            for i in const_parts.get(node.name, [part_of.get(node.name, 0)]):
-                part = parts[i]
-                copy = part.graph.find_node(node.name)
-                for anchor in node.in_data_anchors:
-                    if anchor.peer is not None:
-                        self._link_input(anchor.peer, copy.in_data_anchor(anchor.idx), part,
-                                         parts, part_of, ends, holders)
-                for pred in node.in_control_nodes():
-                    home = const_parts.get(pred.name, [part_of.get(pred.name)])
-                    if i in home:
-                        GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
-                                            copy.in_control_anchor)
-                    else:
-                        parts[home[0]].ctrl_out.append((pred.name, node.name))
-        for node in reversed(graph.topological_sort()):
+        cut = Partitioning(graph)
+        for _ in cut.steps():
+            pass
+        return cut.parts
+
+    def merge(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
+        """Rebuild ``graph`` (emptied by partition) from the optimised subgraphs."""
+        for _ in Merging(graph, parts).steps():
+            pass
+
+
+class Partitioning:
+    """One partition of a graph as a resumable walk: ``steps()`` yields every POSITION_NODES
+    nodes, and between two yields its whole state is its attributes, so a copy taken there
+    resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
+    inside the stage: at 40k nodes the stage alone is ~200k ticks). The original graph keeps
+    its nodes until the last loop removes them; ``parts`` grows as they are made."""
+
+    def __init__(self, graph: ComputeGraph) -> None:
+        self.graph = graph
+        self.order = engine_grouped_order(graph)
+        self.consts = [n for n in graph if n.type == "Const"]
+        self.part_of: dict[str, int] = {}
+        self.parts: list[EngineSubgraph] = []
+        self.const_parts: dict[str, list[int]] = {}
+        self.ends: dict[str, Node] = {}
+        self.holders: dict[tuple[int, str], Node] = {}
+        self.loop = 0   # which of the four loops below is under way
+        self.done = 0   # the items of that loop done
+        self.removal: list[Node] = []   # the last loop's nodes still to remove, last first
+
+    def steps(self) -> Iterator[None]:
+        loops = [(lambda: self.order, self._adopt_node), (lambda: self.consts, self._adopt_const),
+                 (lambda: self.order + self.consts, self._link_node)]
+        while self.loop < len(loops):
+            items, each = loops[self.loop]
+            items = items()
+            while self.done < len(items):
+                each(items[self.done])
+                self.done += 1
+                if self.done % POSITION_NODES == 0:
+                    yield
+            self.loop, self.done = self.loop + 1, 0
+        if self.loop == len(loops):
+            self.removal = self.graph.topological_sort()
+            self.loop += 1
+        while self.removal:   # reversed topological order: consumers first
+            node = self.removal.pop()
             GraphUtils.remove_node(node)
             node.discard()  # the subgraphs hold its desc, on a node of their own
-        return parts
+            if len(self.removal) % POSITION_NODES == 0 and self.removal:
+                yield
 
-    def _link_input(self, src, dst, part: EngineSubgraph, parts: list[EngineSubgraph],
-                    part_of: dict[str, int], ends: dict[str, Node],
-                    holders: dict[tuple[int, str], Node]) -> None:
+    def _adopt_node(self, node: Node) -> None:
+        parts = self.parts
+        if not parts or parts[-1].engine != engine_of(node):
+            graph = self.graph
+            sub = ComputeGraph(f"{graph.name}_{len(parts)}_{engine_of(node) or 'none'}",
+                               graph.bus)
+            sub.share_subgraphs_of(graph)
+            sub.attrs = dict(graph.attrs)
+            parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
+        self.part_of[node.name] = len(parts) - 1
+        _adopt(parts[-1].graph, node.op_desc)
+
+    def _adopt_const(self, const: Node) -> None:
+        # A constant is copied into every subgraph that reads it (the merge keeps one), so
+        # each engine's optimiser sees its weights as constants even when layers share them.
+        homes = sorted({self.part_of[u.name] for u in const.out_nodes()}) or [0]
+        self.const_parts[const.name] = homes
+        for k, i in enumerate(homes):
+            _adopt(self.parts[i].graph, const.op_desc, copy=k > 0)   # the merge keeps the first
+
+    def _link_node(self, node: Node) -> None:
+        parts, part_of, const_parts = self.parts, self.part_of, self.const_parts
+        for i in const_parts.get(node.name, [part_of.get(node.name, 0)]):
+            part = parts[i]
+            copy = part.graph.find_node(node.name)
+            for anchor in node.in_data_anchors:
+                if anchor.peer is not None:
+                    self._link_input(anchor.peer, copy.in_data_anchor(anchor.idx), part)
+            for pred in node.in_control_nodes():
+                home = const_parts.get(pred.name, [part_of.get(pred.name)])
+                if i in home:
+                    GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
+                                        copy.in_control_anchor)
+                else:
+                    parts[home[0]].ctrl_out.append((pred.name, node.name))
+
+    def _link_input(self, src, dst, part: EngineSubgraph) -> None:
         """Wire ``src`` (an anchor of the original graph) to ``dst`` inside ``part``: directly
         when the producer has a copy there, else through an End / PlaceHolder pair."""
+        parts, part_of, ends, holders = self.parts, self.part_of, self.ends, self.holders
         local = part.graph.find_node(src.owner.name)
         if local is not None:
             GraphUtils.add_edge(local.out_data_anchor(src.idx), dst)
@@ -137,45 +188,88 @@ class GraphPartitioner:
             d.shape, d.dtype = desc.shape, desc.dtype
         return op
 
-    def merge(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
-        """Rebuild ``graph`` (emptied by partition) from the optimised subgraphs."""
-        for part in parts:
-            for node in part.graph:
-                if node.type in ("PlaceHolder", "End"):
-                    continue
-                kept = graph.find_node(node.name)
-                if kept is None:
-                    _adopt(graph, node.op_desc)
-                elif node.type != "Const" or kept.op_desc.get_attr(ATTR_NAME_WEIGHTS) \
-                        is not node.op_desc.get_attr(ATTR_NAME_WEIGHTS):
-                    raise GraphError(f"merge: two subgraphs hold different nodes named "
-                                     f"{node.name} ({kept.type}, {node.type})")
-        produced: dict[str, tuple[str, int]] = {}
-        for part in parts:
-            for end in part.graph:
-                if end.type == "End":
-                    src = end.in_data_anchor(0).peer
-                    produced[end.op_desc.get_attr(PEER_LABEL)] = (src.owner.name, src.idx)
-        for part in parts:
-            for node in part.graph.topological_sort():
-                if node.type in ("PlaceHolder", "End"):
-                    continue
-                copy = graph.find_node(node.name)
-                for anchor in node.in_data_anchors:
-                    src = anchor.peer
-                    if src is None:
-                        continue
-                    if src.owner.type == "PlaceHolder":
-                        name, idx = produced[src.owner.op_desc.get_attr(PEER_LABEL)]
-                    else:
-                        name, idx = src.owner.name, src.idx
-                    GraphUtils.add_edge(graph.find_node(name).out_data_anchor(idx),
-                                        copy.in_data_anchor(anchor.idx))
-                for pred in node.in_control_nodes():
-                    GraphUtils.add_edge(graph.find_node(pred.name).out_control_anchor,
-                                        copy.in_control_anchor)
-            for src, dst in part.ctrl_out:
-                a, b = graph.find_node(src), graph.find_node(dst)
-                # An optimiser that deleted either end took the ordering it imposed with it.
-                if a is not None and b is not None:
-                    GraphUtils.add_edge(a.out_control_anchor, b.in_control_anchor)
+
+
+class Merging:
+    """One merge of the optimised subgraphs back into the graph partition emptied, resumable like
+    Partitioning: ``steps()`` yields every POSITION_NODES nodes of each loop."""
+
+    def __init__(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
+        self.graph = graph
+        self.parts = parts
+        self.produced: dict[str, tuple[str, int]] = {}   # an End's label: what feeds it
+        self.loop = 0   # 0: adopting the parts' nodes, 1: linking them
+        self.part = 0   # the part under way
+        self.nodes: list[Node] | None = None   # its nodes, in the loop's order
+        self.done = 0   # of them, those done
+        self.walked = 0   # nodes done in all: the positions are this many nodes apart, however
+                          # small the parts
+
+    def steps(self) -> Iterator[None]:
+        each = (self._adopt, self._link)
+        while self.loop < 2:
+            while self.part < len(self.parts):
+                part = self.parts[self.part]
+                if self.nodes is None:
+                    self.nodes = list(part.graph) if self.loop == 0 \
+                        else part.graph.topological_sort()
+                while self.done < len(self.nodes):
+                    each[self.loop](self.nodes[self.done])
+                    self.done += 1
+                    self.walked += 1
+                    if self.walked % POSITION_NODES == 0:
+                        yield
+                if self.loop == 1:
+                    self._link_control(part)
+                self.part, self.nodes, self.done = self.part + 1, None, 0
+            if self.loop == 0:
+                self.produced = _produced(self.parts)
+            self.loop, self.part = self.loop + 1, 0
+
+    def _adopt(self, node: Node) -> None:
+        if node.type in ("PlaceHolder", "End"):
+            return
+        kept = self.graph.find_node(node.name)
+        if kept is None:
+            _adopt(self.graph, node.op_desc)
+        elif node.type != "Const" or kept.op_desc.get_attr(ATTR_NAME_WEIGHTS) \
+                is not node.op_desc.get_attr(ATTR_NAME_WEIGHTS):
+            raise GraphError(f"merge: two subgraphs hold different nodes named "
+                             f"{node.name} ({kept.type}, {node.type})")
+
+    def _link(self, node: Node) -> None:
+        if node.type in ("PlaceHolder", "End"):
+            return
+        graph = self.graph
+        copy = graph.find_node(node.name)
+        for anchor in node.in_data_anchors:
+            src = anchor.peer
+            if src is None:
+                continue
+            if src.owner.type == "PlaceHolder":
+                name, idx = self.produced[src.owner.op_desc.get_attr(PEER_LABEL)]
+            else:
+                name, idx = src.owner.name, src.idx
+            GraphUtils.add_edge(graph.find_node(name).out_data_anchor(idx),
+                                copy.in_data_anchor(anchor.idx))
+        for pred in node.in_control_nodes():
+            GraphUtils.add_edge(graph.find_node(pred.name).out_control_anchor,
+                                copy.in_control_anchor)
+
+    def _link_control(self, part: EngineSubgraph) -> None:
+        graph = self.graph
+        for src, dst in part.ctrl_out:
+            a, b = graph.find_node(src), graph.find_node(dst)
+            # An optimiser that deleted either end took the ordering it imposed with it.
+            if a is not None and b is not None:
+                GraphUtils.add_edge(a.out_control_anchor, b.in_control_anchor)
+
+
+def _produced(parts: list[EngineSubgraph]) -> dict[str, tuple[str, int]]:
+    produced: dict[str, tuple[str, int]] = {}
+    for part in parts:
+        for end in part.graph:
+            if end.type == "End":
+                src = end.in_data_anchor(0).peer
+                produced[end.op_desc.get_attr(PEER_LABEL)] = (src.owner.name, src.idx)
+    return produced

@@ -36,7 +36,7 @@ class NodeVisited(TraceEvent):
 @dataclass(frozen=True, slots=True)
 class Step:
     """What a pipeline driver sees between two steps (plain data, not a trace event)."""
-    kind: str   # "stage", "pass" or "node"
+    kind: str   # "stage", "pass", "node", or "position": a place a copy may be resumed from
     stage: str
     name: str   # the stage's or pass's name
     graph: str

@@ -7,6 +7,7 @@ names the passes still editing: they are undoing each other.
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Generator, Iterator, Sequence
@@ -18,6 +19,8 @@ from ge_core.passes.graph_pass import GraphPass
 
 MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
 MAX_SUBGRAPH_DEPTH = 25
+POSITION_VISITS = 128   # node visits between two places a stepped walk may be resumed from
+POSITION = ("", None)   # what a stepped walk yields there
 
 
 class GEPassError(GraphError):
@@ -52,6 +55,26 @@ class _Walk:
         self.ran: list[BaseNodePass] = []     # the node passes run on the current node so far
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
+
+    def __deepcopy__(self, memo: dict) -> "_Walk":
+        """A copy for a checkpoint taken between two visits. Nodes the graph no longer holds
+        (passes removed them) are left out of the queue and the sets: the walk skips them as it
+        meets them, and copying them would copy each one's op desc and weights, most of a
+        restore's time. Suspended ones stay: the walk ends in error if any is left."""
+        def live(nodes):
+            return [n for n in nodes if self.graph.find_node(n.name) is n]
+        new = _Walk.__new__(_Walk)
+        new.graph = copy.deepcopy(self.graph, memo)
+        new.limit, new.visits = self.limit, self.visits
+        new.queue = deque(copy.deepcopy(live(self.queue), memo))
+        new.queued = set(copy.deepcopy(live(self.queued), memo))
+        new.seen = set(copy.deepcopy(live(self.seen), memo))
+        new.deleted = set(copy.deepcopy(live(self.deleted), memo))
+        new.suspended = copy.deepcopy(self.suspended, memo)
+        new.re_pass = dict.fromkeys(copy.deepcopy(live(self.re_pass), memo))
+        new.ran = copy.deepcopy(self.ran, memo)
+        new.recent, new.last_round = Counter(self.recent), Counter(self.last_round)
+        return new
 
     def push(self, node: Node, front: bool = False) -> None:
         if node in self.queued:
@@ -105,11 +128,18 @@ class GEPass:
             pass
         return self.report
 
-    def walk(self) -> Iterator[tuple[str, Node]]:
+    def walk(self, resume: bool = False) -> Iterator[tuple[str, Node | None]]:
         """The walk as a generator: yields (pass name, node) as each node pass is about to
-        run (if made with ``steps``), so a driver can step node by node; ``run`` exhausts it."""
+        run (if made with ``steps``), so a driver can step node by node; ``run`` exhausts it.
+
+        A stepped walk of a root graph also yields POSITION every POSITION_VISITS visits,
+        between two nodes: there its whole state is ``state`` and the node passes' own, so a
+        copy of the GEPass taken there goes on with ``walk(resume=True)`` (a debugger's
+        checkpoint inside a pass: at 40k nodes one walk is ~300k ticks)."""
         graph = self.graph
-        walk = self.state = _Walk(graph)
+        walk = self.state if resume else _Walk(graph)
+        self.state = walk
+        positions = self.steps and self.depth == 1
         while True:
             while walk.queue:
                 node = walk.queue.popleft()
@@ -134,6 +164,8 @@ class GEPass:
                     yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
+                if positions and walk.visits % POSITION_VISITS == 0:
+                    yield POSITION
             if not walk.re_pass:
                 break
             walk.last_round, walk.recent = walk.recent, Counter()
@@ -194,9 +226,14 @@ class NodePassGroup(GraphPass):
         return tuple((p.name, edits[p.name]) for p in self.passes)
 
     def walk(self, graph: ComputeGraph, steps: bool = True
-             ) -> Generator[tuple[str, Node], None, bool]:
-        ge_pass = self.ge_pass = GEPass(graph, self.passes, steps=steps)
-        self.last_report = ge_pass.report
-        yield from ge_pass.walk()
+             ) -> Generator[tuple[str, Node | None], None, bool]:
+        self.ge_pass = GEPass(graph, self.passes, steps=steps)
+        self.last_report = self.ge_pass.report
+        return (yield from self.resume())
+
+    def resume(self) -> Generator[tuple[str, Node | None], None, bool]:
+        """Go on with the walk a copy was taken inside (at a POSITION)."""
+        ge_pass = self.ge_pass
+        yield from ge_pass.walk(resume=ge_pass.state is not None)
         self.warnings.extend(self.last_report.warnings)
         return bool(self.last_report.edits_by_pass)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ge_core.graph import ComputeGraph
+from ge_core.graph.compute_graph import EditCounts
 from ge_core.passes.events import PassBegin, PassEnd, Step
 from ge_core.passes.graph_pass import GraphPass
 
@@ -36,6 +37,10 @@ class PassManager:
         self.passes: list[tuple[str, GraphPass]] = []
         self.history: list[PassRecord] = [] if history is None else history
         self.current: GraphPass | None = None   # the pass running (a debugger looks at it)
+        # Where iter_run stands, so a copy taken at a "position" step resumes there: the
+        # (pass, graph) under way, and that pass's edit counts when it began.
+        self.at = (0, 0)
+        self.before: EditCounts | None = None
 
     def add_pass(self, name: str, graph_pass: GraphPass) -> "PassManager":
         self.passes.append((name, graph_pass))
@@ -51,33 +56,46 @@ class PassManager:
     def iter_run(self, graph: ComputeGraph, node_steps: bool = True) -> Iterator[Step]:
         """``run`` as a generator: a "node" step per node-pass visit (unless ``node_steps`` is
         False: the same walk, only the steps are not made), a "pass" step after each pass (its
-        record is then ``history[-1]``)."""
-        for name, graph_pass in self.passes:
+        record is then ``history[-1]``), and a "position" step where a copy of the manager
+        (with the graph) may be resumed by calling ``iter_run`` on the copy."""
+        first, first_graph = self.at
+        for i in range(first, len(self.passes)):
+            name, graph_pass = self.passes[i]
             subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph else graph.subgraphs
-            for g in [graph] + subgraphs:
-                yield from self._iter_one(name, graph_pass, g, node_steps)
+            graphs = [graph] + subgraphs
+            for j in range(first_graph if i == first else 0, len(graphs)):
+                self.at = (i, j)
+                yield from self._iter_one(name, graph_pass, graphs[j], node_steps)
+        self.at = (0, 0)   # a manager may run again, on another graph
 
     def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph,
                   node_steps: bool) -> Iterator[Step]:
         bus = graph.bus
-        bus.emit(PassBegin, self.stage, name, graph.name)
+        resuming = self.before is not None   # a copy taken at a position inside this pass
+        if not resuming:
+            bus.emit(PassBegin, self.stage, name, graph.name)
+            self.before = graph.edits.snapshot()
+            graph_pass.warnings = []
         self.current = graph_pass
-        before = graph.edits.snapshot()
-        graph_pass.warnings = []
+        before = self.before
         start = time.perf_counter()
         if node_steps:
-            walk = graph_pass.walk(graph)
+            walk = graph_pass.resume() if resuming else graph_pass.walk(graph)
             while True:
                 try:
                     pass_name, node = next(walk)
                 except StopIteration as stop:
                     said = stop.value
                     break
-                yield Step("node", self.stage, pass_name, graph.name, node.name)
+                if node is None:   # a place the walk may be resumed from
+                    yield Step("position", self.stage, name, graph.name)
+                else:
+                    yield Step("node", self.stage, pass_name, graph.name, node.name)
         else:   # the same walk, unstepped: a GEPass then spares each visit its generators
             said = graph_pass.run(graph)
         seconds = time.perf_counter() - start
         self.current = None
+        self.before = None
         d = graph.edits.since(before)
         changed = bool(said) or d.any
         relinked = d.edges_linked + d.edges_unlinked

@@ -62,9 +62,9 @@ def test_reverse_step_by_unit_and_reverse_continue():
 
 
 def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
-    """A hit several checkpoints back is found (each stretch between checkpoints is re-run,
-    newest first) and lands on the forward run's state; a hit after the newest checkpoint is
-    found by re-running from that checkpoint alone."""
+    """A breakpoint the history keeps no units of (`wait`, `fault`, `model` ...): a hit several
+    checkpoints back is found (each stretch between checkpoints is re-run, newest first) and
+    lands on the forward run's state."""
     d = debugger(TINY, trace_hash=True, gap=20)
     try:
         d.add_breakpoint(["pass", "ConstantFoldingPass"])
@@ -74,6 +74,7 @@ def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
         stopped(d.run_to_tick(hit.tick + 400))
         assert len([t for t in d.checkpoints._ticks if t > hit.tick]) >= 3
         d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        d._recorded_as_units = lambda: None   # as for a breakpoint on unrecorded events
         starts = []
         scan = d._scan_hits
         d._scan_hits = lambda start, last: starts.append(start) or scan(start, last)
@@ -82,6 +83,50 @@ def test_reverse_continue_looks_back_one_checkpoint_stretch_at_a_time():
         assert len(starts) >= 2 and starts[0] is not None   # from the newest checkpoint back
         assert [s.tick for s in starts if s is not None] == sorted(
             (s.tick for s in starts if s is not None), reverse=True)
+    finally:
+        d.close()
+
+
+def test_reverse_continue_to_a_pass_re_runs_only_stretches_that_end_on_a_pass():
+    """A pass breakpoint hears only pass units, which the history holds: going back re-runs
+    only from the checkpoint before each pass unit to it, newest first, skipping stretches with
+    none, and parks there when it is the hit (the scan is the landing: no second re-run). A
+    condition that holds only earlier makes it look further back, to the same state a forward
+    run had."""
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        first = stopped(d.cont())
+        first_hash = d.run.trace_hash()
+        hit = stopped(d.cont())
+        digest = d.run.trace_hash()
+        d.delete(1)
+        end = finished(d.cont()).tick
+        stopped(d.goto(end - 40))
+        d.add_breakpoint(["pass", "ConstantFoldingPass"])
+        scans, gotos = [], []
+        scan, goto = d._scan_hits, d.goto
+        d._scan_hits = lambda start, last: scans.append((start, last)) or scan(start, last)
+        d.goto = lambda *a: gotos.append(a) or goto(*a)
+        back = stopped(d.reverse_continue())
+        assert (back.tick, back.event, d.run.trace_hash()) == (hit.tick, hit.event, digest)
+        assert back.reasons[0].text == "reverse-continue: breakpoint 2 (pass ConstantFoldingPass)"
+        assert all(last in d.history.ticks["pass"] for _, last in scans)
+        assert scans[-1][0] is d.checkpoints.before(hit.tick)
+        stretches = [t for t in d.checkpoints._ticks if t > hit.tick]   # the old way's scans
+        assert len(scans) < len(stretches) + 1
+        # a later pass's unit in the hit's stretch: the scan went past the hit, goto lands
+        assert bool(gotos) == (scans[-1][1] != hit.tick)
+        stopped(d.goto(hit.tick + 1))   # the hit is the last pass unit: one scan, parked on it
+        scans.clear(), gotos.clear()
+        back = stopped(d.reverse_continue())
+        assert (back.tick, back.event, d.run.trace_hash()) == (hit.tick, hit.event, digest)
+        assert back.where == hit.where and len(scans) == 1 and not gotos
+        d.delete(2)
+        d.add_breakpoint(["pass", "ConstantFoldingPass", "if", f"tick <= {first.tick}"])
+        back = stopped(d.reverse_continue())
+        assert (back.tick, back.event, d.run.trace_hash()) == (first.tick, first.event,
+                                                               first_hash)
     finally:
         d.close()
 
@@ -276,7 +321,7 @@ def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phas
         thinned = []   # a re-run through a position thinned out would copy and thin again
         thin = d.checkpoints._thin
         d.checkpoints._thin = lambda: thinned.append(1) or thin()
-        stopped(d.goto(max(d.checkpoints._dropped) + 1))
+        stopped(d.goto(kept[-1] - 1))
         assert [c.tick for c in d.checkpoints.points()] == kept and not thinned
     finally:
         d.close()

@@ -51,14 +51,17 @@ def _checkpoints(d: Debugger) -> Outcome:
 
 
 def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
-    """A position as the program reads it: a phase's start, or the compile stage done last."""
+    """A position as the program reads it: a phase's start, inside a compile stage, or after the
+    stage done last."""
     phase, inside = position
     name = d.target.phases[phase].name
     if inside == 0:
         return f"start of {name}"
-    stages = state.pipeline.result.stages if state.pipeline is not None else []
-    return f"{name}, after {stages[inside - 1].stage}" if inside <= len(stages) \
-        else f"{name}, position {inside}"
+    pipeline = state.pipeline
+    if pipeline is not None and pipeline.stage is not None:
+        return f"{name}, inside {pipeline.stage}"
+    stages = pipeline.result.stages if pipeline is not None else []
+    return f"{name}, after {stages[-1].stage}" if stages else f"{name}, position {inside}"
 
 
 INFO: dict[str, Callable[[Debugger], Outcome]] = {

@@ -42,6 +42,7 @@ from npu_emu.scheduler.events import (EventWaitBlocked, EventWaitSatisfied, Noti
 from npu_emu.scheduler.task import TaskType
 from workbench.debugger import listen as keys
 from workbench.debugger.conditions import Condition, ConditionError, names_of
+from workbench.debugger.granularity import inner_pass_began
 from workbench.debugger.host_frames import FrameCondition
 from workbench.debugger.listen import Action, Listen
 from workbench.debugger.outcomes import StopReason
@@ -215,7 +216,7 @@ def _pass(args: list[str]) -> tuple[list[Listen], list[str]]:
                               + (f" (did you mean {', '.join(near)}?)" if near else
                                  f" (GE's passes: {', '.join(known_pass_names())})"))
     return [Listen(PassBegin.__name__, keys.pass_name, name),
-            Listen(NodeVisited.__name__, keys.pass_name, name, lambda e, t: t.inner_began)], args
+            Listen(NodeVisited.__name__, keys.pass_name, name, inner_pass_began)], args
 
 
 def _node(args: list[str]) -> tuple[list[Listen], list[str]]:

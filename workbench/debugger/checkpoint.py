@@ -1,8 +1,10 @@
 """Checkpoints: copies of a run's state at resumable positions, so reverse stepping re-executes
 from the newest one before the target tick instead of from the start (docs/architecture.md, one
-world per run). A copy is made when a run passes a resumable position (a phase boundary, the end of
-a compile stage) at least ``gap`` ticks after the previous copy. Restoring copies it again onto the
-new world's bus, so a checkpoint serves any number of re-runs.
+world per run). A copy is made when a run first passes a resumable position (a phase boundary, the
+end of a compile stage, a place inside Partition or MergeSubgraph) at least ``gap`` ticks after
+the previous copy. A re-run passing it again copies nothing: the store's choices do not depend on
+where the user went back to, and a re-run never pays for copies (nor thins the store). Restoring
+copies it again onto the new world's bus, so a checkpoint serves any number of re-runs.
 
 The store holds at most ``limit`` copies and, by estimate, at most ``limit_mib`` MiB: a copy's
 size is its objects (counted as it is made) times the bytes an object took in the store's first
@@ -16,7 +18,7 @@ import copy
 import gc
 import sys
 import types
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +32,21 @@ from workbench.debugger.tracker import Tracker
 if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
-DEFAULT_GAP = 500   # ticks; a ResNet-50 compile then keeps about 6 copies of ~5 ms each
+DEFAULT_GAP = 500   # ticks
 # A copy costs about as much as re-running half a tick per node does (9 us a node against 18 us
-# a tick, on bench_compile's 5k-node synthetic graph with the collector paused). Copies are kept
-# at least that far apart, so a copy never costs more than re-running from the one before it
-# would. Positions are few (a compile's stage ends, at most ~20 in a run of ~30 ticks a node), so
-# copying at each costs a forward run about a tenth of its time.
+# a tick, on bench_compile's 5k-node synthetic graph with the collector paused), and making or
+# restoring it about 0.7-1 us an object it holds against 10-12 us a tick re-run (bench_debugger's
+# 5k-node synthetic compile at tick 100k): RESTORE_TICKS_PER_OBJECT. Copies are kept at least as
+# far apart as the last one cost, by nodes and, inside a stage's walk, by objects too, so a copy
+# never costs more than re-running from the one before it would. Positions are dense inside a
+# compile's walks (every 128 nodes), so there that bound is what holds: a ResNet-50 run makes
+# 13 copies, ~5% of its CPU time (8 copies, 2%, with positions only at stage ends); a stage's
+# end keeps the node gap, as before positions inside stages were added. A copy inside Partition
+# holds the graph and its subgraphs at once, three times the objects of one at its start (at 40k
+# nodes, 2.1M objects: 4 s to restore): the copies there are further apart, and from a tick
+# there the older, smaller copy can be the faster way back (``before``).
 TICKS_PER_NODE = 0.5
+RESTORE_TICKS_PER_OBJECT = 0.07
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 DEFAULT_MIB = 1024   # and about this much memory: 12 copies of a 40k-node compile's state
 
@@ -89,6 +99,12 @@ def _nodes(run: Run) -> int:
         else 0
 
 
+def _inside_stage(run: Run) -> bool:
+    """The run is at a position inside a compile stage (a walk's), not at a stage's end."""
+    pipeline = run.state.pipeline if run.state is not None else None
+    return pipeline is not None and pipeline.stage is not None
+
+
 def _roots(point: Checkpoint) -> tuple:
     return point.state, point.tracker, point.hasher
 
@@ -102,11 +118,13 @@ class CheckpointStore:
         self.gap = gap
         self.limit = limit
         self.limit_mib = limit_mib
+        self.restore_ticks_per_object = RESTORE_TICKS_PER_OBJECT   # 0: always the newest copy
         self._object_bytes: float | None = None   # measured on the first copy
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
-        self._dropped: set[int] = set()   # thinned out: a re-run passing there copies no more
+        self._furthest = 0   # the furthest position offered: only past it are copies made
         self._nodes = 0   # the most nodes the run's graphs have had
+        self._last_objects = 0   # the objects the last copy made held
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -114,19 +132,21 @@ class CheckpointStore:
     def offer(self, run: Run, position: Position) -> None:
         """Called by a run at each resumable position (on its worker thread)."""
         tick = run.world.bus.tick
-        if tick == 0 or tick in self._points or tick in self._dropped \
-                or position[0] >= self.phases:
+        if tick <= self._furthest or position[0] >= self.phases:
             return
-        i = bisect_left(self._ticks, tick)
+        self._furthest = tick
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
         gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
-        if tick - (self._ticks[i - 1] if i else 0) < gap:
+        if _inside_stage(run) and self.gap is None:   # dense positions: see RESTORE_TICKS_...
+            gap = max(gap, RESTORE_TICKS_PER_OBJECT * self._last_objects)
+        if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
+        self._last_objects = objects
         self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
                                         objects)
-        insort(self._ticks, tick)
+        self._ticks.append(tick)   # past every copy held
         if self._object_bytes is None:
             self._object_bytes = deep_bytes(_roots(self._points[tick])) / max(1, objects)
         while len(self._ticks) > 1 and (len(self._ticks) > self.limit
@@ -141,7 +161,6 @@ class CheckpointStore:
         def merged(i: int) -> int:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
-        self._dropped.add(ticks[drop])
         thawed(self._points.pop(ticks.pop(drop)).objects)
 
     def release(self) -> None:
@@ -165,6 +184,18 @@ class CheckpointStore:
         return deep_bytes([_roots(c) for c in self.points()]) / 2**20
 
     def before(self, tick: int) -> Checkpoint | None:
-        """The newest checkpoint from which the event of ``tick`` is still ahead."""
+        """The checkpoint from which the event of ``tick`` is reached soonest: of those it is
+        still ahead of, the one whose restore and re-run to it cost the fewest ticks. Only
+        copies a re-run from the start would not beat are considered (the start costs none to
+        restore)."""
         i = bisect_left(self._ticks, tick)
-        return self._points[self._ticks[i - 1]] if i else None
+        weight = self.restore_ticks_per_object
+        best, cost = None, tick   # from the start: every tick re-run, nothing restored
+        for t in reversed(self._ticks[:i]):
+            if tick - t >= cost:   # older ones re-run at least this much: none is cheaper
+                break
+            point = self._points[t]
+            mine = tick - t + point.objects * weight
+            if mine < cost:
+                best, cost = point, mine
+        return best

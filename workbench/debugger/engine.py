@@ -21,7 +21,8 @@ from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_br
 from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
 from workbench.debugger.collector import re_executing
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
-from workbench.debugger.granularity import EVERY_EVENT, GRANULARITIES, UnitTest
+from workbench.debugger.granularity import (EVERY_EVENT, GRANULARITIES, UnitTest,
+                                            recording)
 from workbench.debugger.handle_names import HandleNames
 from workbench.debugger.history import History
 from workbench.debugger.listen import install
@@ -215,28 +216,70 @@ class Debugger:
         # One pause over every stretch's re-run and the last one to the hit: between stretches
         # the collector would rescan what each left (a closed run's graph) for nothing.
         with re_executing():
-            hits = self._breakpoint_hits_before(self.tick)
-            if not hits:
+            found = self._last_hit_before(self.tick)
+            if found is None:
                 return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
-            tick, bp = hits[-1]
-            return self.goto(tick, StopReason("reverse", f"reverse-continue: breakpoint "
-                                                         f"{bp.id} ({bp.text})", bp.id))
+            tick, bp, parked = found
+            reason = StopReason("reverse", f"reverse-continue: breakpoint {bp.id} ({bp.text})",
+                                bp.id)
+            if parked is None:
+                return self.goto(tick, reason)
+            self.run.close()   # the scan stopped on the hit itself: it is where we land
+            self.run = parked
+            parked.take_output()   # as goto's re-run: what the program printed was shown
+            self.frame = 0
+            self._sync_watches()
+            event = parked.parked_at
+            return [Stopped(event.tick, event_text(event), (reason,), self.where(event))]
 
-    def _breakpoint_hits_before(self, tick: int) -> list[tuple[int, Breakpoint]]:
-        """Where breakpoints match before ``tick``: re-runs back from the newest checkpoint, one
-        stretch between checkpoints at a time, until a stretch has a hit (or the start is
-        reached), so going back to a recent hit re-executes no more than a reverse-step does."""
+    def _last_hit_before(self, tick: int) -> tuple[int, Breakpoint, Run | None] | None:
+        """The last breakpoint hit before ``tick``, and the scan's run if it is parked on it.
+
+        Scans go back from the newest checkpoint, one stretch between checkpoints at a time,
+        until a stretch has a hit (or the start is reached). When every enabled breakpoint hears
+        only events the history records as units (passes, stages, nodes, tasks, SQEs, lines:
+        granularity.py), a scan runs only over stretches that hold such a unit, and only up to
+        the last one; most often the hit is that unit, and the scan is parked on it. So going
+        back to a hit costs one re-run from the checkpoint before it, however far back it is."""
+        granularities = self._recorded_as_units()
         last = tick - 1   # the last tick the stretch scans
         while last >= 1:
+            if granularities is not None:   # skip to the last unit a breakpoint may hit on
+                unit = self.history.latest(granularities, last + 1)
+                if unit is None:
+                    return None
+                last = unit
             start = self.checkpoints.before(last)   # a stretch of at least one event
-            hits = self._scan_hits(start, last)
-            if hits or start is None:
-                return hits
+            hits, scan = self._scan_hits(start, last)
+            if hits:
+                hit, bp = hits[-1]
+                if hit == scan.tick:
+                    return hit, bp, scan
+                scan.close()
+                return hit, bp, None
+            scan.close()
+            if start is None:
+                return None
             last = start.tick
-        return []
+        return None
 
-    def _scan_hits(self, start: Checkpoint | None, last: int) -> list[tuple[int, Breakpoint]]:
-        """The breakpoint hits of a re-run from ``start`` to tick ``last``."""
+    def _recorded_as_units(self) -> set[str] | None:
+        """The granularities whose units hold every event an enabled breakpoint hears, or None
+        if one hears events the history does not record."""
+        found: set[str] = set()
+        for bp in self.breakpoints.values():
+            for listen in bp.listens if bp.enabled else ():
+                name = recording(listen.kind, listen.test)
+                if name is None:
+                    return None
+                found.add(name)
+        return found
+
+    def _scan_hits(self, start: Checkpoint | None, last: int
+                   ) -> tuple[list[tuple[int, Breakpoint]], Run]:
+        """The breakpoint hits of a re-run from ``start`` to tick ``last``, and the re-run,
+        parked there (the caller closes it or makes it the current run: the faces' recorders
+        watch it as they would goto's re-run)."""
         hits: list[tuple[int, Breakpoint]] = []
 
         def hit(bp: Breakpoint, e: TraceEvent, reasons: list, error: str = "") -> None:
@@ -249,10 +292,12 @@ class Debugger:
         scan = Run(self.target, start, self.checkpoints.offer, self.trace_hash)
         try:
             with re_executing():
-                scan.gate.run_until(self._table(scan, stops=False, extra=note).predicate(last))
-        finally:
+                scan.gate.run_until(self._table(scan, stops=False, extra=note, record=True)
+                                    .predicate(last))
+        except BaseException:
             scan.close()
-        return [(t, bp) for t, bp in hits if t <= last]
+            raise
+        return [(t, bp) for t, bp in hits if t <= last], scan
 
     def replay_with(self, observers: list[Callable[[TraceEvent], None]]) -> None:
         """Re-run from the start to the current tick (or the end) with extra observers: how
@@ -356,8 +401,10 @@ class Debugger:
             w.sync(self.state, self.run.world.runtime)
 
     # -- the resume loop -----------------------------------------------------------------------
-    def _table(self, run: Run, stops: bool = True, extra: Extra | None = None) -> StopTable:
-        """Tracker first (the others read it), then history, then what may stop the run."""
+    def _table(self, run: Run, stops: bool = True, extra: Extra | None = None,
+               record: bool = False) -> StopTable:
+        """Tracker first (the others read it), then history, then what may stop the run. The
+        faces' recorders watch the current run, and a run that may become it (``record``)."""
         table = StopTable()
         table.add_all(run.tracker.checks())
         self.history.watch(table, run.tracker)
@@ -370,9 +417,9 @@ class Debugger:
                      for entry in w.entries(lambda: run.state, run.world.runtime)],
                     table, run.tracker)
             self.fault_stops.install(table)
-        if run is self.run:
-            for record in self.recorders:
-                record(table, run)
+        if run is self.run or record:
+            for recorder in self.recorders:
+                recorder(table, run)
         if extra is not None:
             extra(table, run)
         return table

@@ -33,6 +33,11 @@ def _always(e: TraceEvent, t: Tracker) -> bool:
     return True
 
 
+def inner_pass_began(e: TraceEvent, t: Tracker) -> bool:
+    """A node pass inside a pass group begins (its first node visit)."""
+    return t.inner_began
+
+
 def stream_of(e: TraceEvent) -> int | None:
     task = getattr(e, "task", None)
     if task is not None and task.stream is not None:
@@ -66,7 +71,7 @@ def _same_stream(kind: str) -> Callable[[object], dict[str, UnitTest]]:
 GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
     Granularity("stage", {StageBegin.__name__: _always}),
     Granularity("pass", {PassBegin.__name__: _always,
-                         NodeVisited.__name__: lambda e, t: t.inner_began},
+                         NodeVisited.__name__: inner_pass_began},
                 next_units=lambda frame: {PassBegin.__name__: _always}),
     Granularity("node", {NodeVisited.__name__: _always, NodeExecuted.__name__: _always,
                          FusionMatched.__name__: _always},
@@ -80,3 +85,13 @@ GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
     Granularity("event", {}),   # every tick: stepped by tick, not by kind
 )}
 EVERY_EVENT = "event"
+
+
+def recording(kind: str, test: UnitTest | None) -> str | None:
+    """A granularity whose units include every event of ``kind`` that passes ``test`` (None:
+    every event of it), so the history's ticks of it hold all of them; None if none does."""
+    for g in GRANULARITIES.values():
+        unit = g.units.get(kind)
+        if unit is _always or (unit is not None and unit is test):
+            return g.name
+    return None

@@ -25,6 +25,12 @@ class History:
                         ticks.append(e.tick)
                 table.add(kind, record)
 
+    def latest(self, granularities: set[str], tick: int) -> int | None:
+        """The last tick before ``tick`` that is a unit of any of ``granularities``."""
+        found = [ticks[i - 1] for ticks in (self.ticks[g] for g in granularities)
+                 if (i := bisect_left(ticks, tick))]
+        return max(found, default=None)
+
     def before(self, granularity: str, tick: int, count: int = 1) -> int | None:
         """The tick of the ``count``-th unit before ``tick``, or None if there are fewer."""
         if granularity == EVERY_EVENT:

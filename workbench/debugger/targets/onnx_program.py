@@ -44,20 +44,24 @@ def parse(state: RunState, start: int) -> None:
 
 
 def compile_graph(state: RunState, start: int) -> Iterator[int]:
-    """Resumable between stages: position n = the first n stages done."""
+    """Resumable at each stage's end and at the positions inside Partition and MergeSubgraph:
+    position n = the n-th such place passed (the pipeline itself knows where it stands)."""
     if start == 0:
         state.pipeline = _manager(state).optimize(state.graph)
     done = start
-    steps = state.pipeline.steps(start_stage=start)
+    steps = state.pipeline.steps(start_stage=state.pipeline.stages_done)
     while True:
-        # Paused up to each stage's end, not across this yield: a checkpoint taken there, or a
+        # Paused up to each position, not across this yield: a checkpoint taken there, or a
         # run abandoned there, must not leave the collector stopped (the gate lifts it at a stop).
         with gc_paused(state.graph.bus):
-            stage = next((step for step in steps if step.kind == "stage"), None)
-        if stage is None:
+            step = next((step for step in steps if step.kind in RESUMABLE), None)
+        if step is None:
             return
         done += 1
         yield done
+
+
+RESUMABLE = ("stage", "position")   # the pipeline's steps a copy of it may resume after
 
 
 def build(state: RunState, start: int) -> None:
