@@ -10,7 +10,10 @@ from typing import ClassVar
 from ge_core.graph import GraphUtils, Node
 
 
-_NONE: list[Node] = []   # "no request": shared by every pass, never appended to
+# "No request": shared by every pass. A tuple, because deepcopy (a debugger's checkpoint)
+# returns an empty tuple itself, where it would turn a list sentinel into one shared list that
+# ``_request`` then appends to.
+_NONE: tuple[Node, ...] = ()
 
 
 class BaseNodePass:
@@ -27,11 +30,11 @@ class BaseNodePass:
         for nothing: the lists are made by the first request, and ``requested`` tells GEPass
         whether to look at them at all."""
         self.requested = False
-        self.re_pass: list[Node] = _NONE
-        self.immediate_re_pass: list[Node] = _NONE
-        self.deleted: list[Node] = _NONE
-        self.suspended: list[Node] = _NONE
-        self.resumed: list[Node] = _NONE
+        self.re_pass: list[Node] | tuple[Node, ...] = _NONE
+        self.immediate_re_pass: list[Node] | tuple[Node, ...] = _NONE
+        self.deleted: list[Node] | tuple[Node, ...] = _NONE
+        self.suspended: list[Node] | tuple[Node, ...] = _NONE
+        self.resumed: list[Node] | tuple[Node, ...] = _NONE
 
     def run(self, node: Node) -> None:
         raise NotImplementedError
@@ -55,7 +58,7 @@ class BaseNodePass:
     def add_node_resume(self, node: Node) -> None:
         self.resumed = self._request(self.resumed, node)
 
-    def _request(self, requests: list[Node], node: Node) -> list[Node]:
+    def _request(self, requests: list[Node] | tuple[Node, ...], node: Node) -> list[Node]:
         self.requested = True
         if requests is _NONE:
             return [node]
