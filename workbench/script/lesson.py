@@ -4,9 +4,10 @@ A lesson's file name starts with its topic number (``08_logical_streams.gwb``), 
 name is the teaching order. Its header is the comment block it opens with; the first line reads
 ``# Lesson: <summary>. <more>``, and the summary (up to the first full stop) is what
 `gewb lessons` lists. A lesson that opens a host program names it in a ``programs:`` header line
-(what the user agrees to run: consent.py). Its steps are its command lines; each has a
-``.expected.txt`` transcript beside it, which CI replays it against. Every face plays it with the
-one player (player.py): `gewb run` straight through, the app a step at a time, waiting at each
+(what the user agrees to run: consent.py). Its steps are its command lines (a `say` paragraph
+is one); it has a ``.expected.txt`` transcript beside it, which CI replays it against. Every
+face plays it with the one player (player.py): `gewb run` straight through, the app a step at a
+time, waiting at each
 `pause`.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ class LessonError(ValueError):
 class Lesson:
     path: Path
     header: tuple[str, ...]   # the opening comment lines, without their "# "
-    steps: int                # command lines (a `pause` is a wait, not a step)
+    steps: int                # command lines, a `say` paragraph one (a `pause` is a wait)
 
     @property
     def name(self) -> str:
@@ -68,13 +69,18 @@ def read_lesson(path: Path) -> Lesson:
         text = read_script(path)
     except ScriptError as exc:
         raise LessonError(str(exc)) from None
+    saying = False   # consecutive `say` lines are one paragraph, so one step
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("#"):
             if steps == 0:
                 header.append(raw.lstrip()[1:].removeprefix(" "))
         elif line and line != "pause":
-            steps += 1
+            said = line.startswith("say ") or line == "say"
+            steps += not (said and saying)
+            saying = said
+        else:
+            saying = False
     if not header or HEADER_TAG not in header[0]:
         raise LessonError(f"{path.name}: its first line must be '# {HEADER_TAG} <summary>.'")
     return Lesson(path, tuple(header), steps)
