@@ -7,8 +7,7 @@ name is the teaching order. Its header is the comment block it opens with; the f
 (what the user agrees to run: consent.py). Its steps are its command lines (a `say` paragraph
 is one); it has a ``.expected.txt`` transcript beside it, which CI replays it against. Every
 face plays it with the one player (player.py): `gewb run` straight through, the app a step at a
-time, waiting at each
-`pause`.
+time, waiting at each `pause`.
 """
 from __future__ import annotations
 
