@@ -3,9 +3,10 @@ OptimizeOriginalGraph's), Partition and MergeSubgraph stop at resumable position
 nodes (ge_core/passes/ge_pass.py, ge_core/compiler/graph_partitioner.py), so going back into
 them re-executes from a copy taken inside the stage, not from its start. A run resumed there must be
 indistinguishable from one that never stopped: same trace, same graphs, same place."""
-import numpy as np
+import sys
+from pathlib import Path
+
 import onnx
-from onnx import TensorProto, helper, numpy_helper
 
 from debugger_testing import finished, stopped
 from ge_core.graph import dump_graph
@@ -13,30 +14,7 @@ from workbench.commands.inspecting import _resumes_at
 from workbench.debugger.engine import Debugger
 from workbench.debugger.targets import open_target
 
-BLOCKS = 40   # 320 nodes: each walk passes its positions (128 nodes apart) a few times
-
-
-def _blocks(n: int) -> onnx.ModelProto:
-    """``n`` blocks of 8 nodes: a foldable constant, a duplicate branch, an Identity and a
-    residual join (what the passes before Partition look for)."""
-    nodes, inits, x = [], [], "input"
-    for b in range(n):
-        p = f"b{b}_"
-        inits += [numpy_helper.from_array(np.full([16], 0.5, np.float32), p + "k1"),
-                  numpy_helper.from_array(np.full([16], 0.25, np.float32), p + "k2")]
-        nodes += [helper.make_node("Add", [p + "k1", p + "k2"], [p + "c"], p + "fold"),
-                  helper.make_node("Mul", [x, p + "c"], [p + "m"], p + "mul"),
-                  helper.make_node("Relu", [p + "m"], [p + "r1"], p + "relu1"),
-                  helper.make_node("Relu", [p + "m"], [p + "r2"], p + "relu2"),
-                  helper.make_node("Add", [p + "r1", p + "r2"], [p + "s"], p + "join"),
-                  helper.make_node("Identity", [p + "s"], [p + "i"], p + "identity"),
-                  helper.make_node("Sigmoid", [p + "i"], [p + "g"], p + "sigmoid"),
-                  helper.make_node("Add", [p + "g", x], [p + "out"], p + "residual")]
-        x = p + "out"
-    graph = helper.make_graph(nodes, "blocks",
-                              [helper.make_tensor_value_info("input", TensorProto.FLOAT, [16])],
-                              [helper.make_tensor_value_info(x, TensorProto.FLOAT, [16])], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+NODES = 320   # 40 blocks: each walk passes its positions (128 nodes apart) a few times
 
 
 def _graphs(d: Debugger) -> str:
@@ -44,8 +22,12 @@ def _graphs(d: Debugger) -> str:
 
 
 def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_path):
+    # bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
+    # branch, an Identity and a residual join (what the passes before Partition look for)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from bench_compile import synthetic
     path = tmp_path / "blocks.onnx"
-    onnx.save(_blocks(BLOCKS), str(path))
+    onnx.save(synthetic(NODES), str(path))
     target = open_target(str(path), tmp_path)
     d = Debugger(target, trace_hash=True, checkpoint_gap=100)
     d.checkpoints.restore_ticks_per_object = 0   # always from the newest copy: each is used
