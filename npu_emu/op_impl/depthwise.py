@@ -22,13 +22,10 @@ less: the columns' 9 copies of the input, not the calls, are the cost).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-if TYPE_CHECKING:
-    from npu_emu.op_impl.nn import _Geometry
+from npu_emu.op_impl.window_geometry import Geometry
 
 _BAND_BYTES = 64 << 20  # the columns of one band of channels at most (a map's taps, stacked)
 
@@ -49,7 +46,7 @@ def _axis_taps(size: int, k: int, s: int, d: int, begin: int, out: int) -> _Axis
     return taps
 
 
-def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
+def depthwise_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
                    dst: np.ndarray | None) -> np.ndarray | None:
     """The conv without bias, into ``dst`` if given; None where it is no depthwise conv this
     path takes (a kernel of one tap, a channel multiplier, a phase plane of another size)."""
@@ -68,7 +65,7 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int,
     return y
 
 
-def _taps_reduced(x: np.ndarray, w: np.ndarray, g: _Geometry, per_axis: list[_AxisTaps],
+def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, per_axis: list[_AxisTaps],
                   y: np.ndarray) -> None:
     """The depthwise conv of ``x``'s channels into ``y``, its taps read as ``per_axis`` says."""
     n, c = x.shape[:2]

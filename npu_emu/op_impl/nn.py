@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -30,18 +29,8 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
+from npu_emu.op_impl.window_geometry import Geometry
 from npu_emu.op_impl.winograd import winograd_conv, winograd_tile
-
-
-class _Geometry(NamedTuple):
-    """Where the windows of a conv or pool sit, per spatial axis."""
-
-    kernel: tuple[int, ...]
-    strides: tuple[int, ...]
-    dilations: tuple[int, ...]
-    begin: tuple[int, ...]  # padding before the input
-    end: tuple[int, ...]  # padding after the input, as declared (ceil_mode may reach past it)
-    out: tuple[int, ...]
 
 
 def _per_axis(value: Sequence[int] | None, n: int, default: int) -> tuple[int, ...]:
@@ -62,7 +51,7 @@ def _split_pads(total: Sequence[int], upper: bool) -> tuple[tuple[int, ...], tup
 def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
               strides: Sequence[int] | None = None, dilations: Sequence[int] | None = None,
               pads: Sequence[int] | None = None, auto_pad: str = "NOTSET",
-              ceil_mode: int = 0) -> _Geometry:
+              ceil_mode: int = 0) -> Geometry:
     nd = len(kernel_shape)
     kernel_shape = tuple(kernel_shape)
     strides = _per_axis(strides, nd, 1)
@@ -81,7 +70,7 @@ def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
         if ceil_mode:  # a window may not start in the end padding (as in ONNX and PyTorch)
             out = [o - ((o - 1) * s >= n + b) for o, s, n, b in zip(out, strides, in_shape, begin)]
         out = tuple(out)
-    return _Geometry(kernel_shape, strides, dilations, begin, end, out)
+    return Geometry(kernel_shape, strides, dilations, begin, end, out)
 
 
 def _spatial(starts: Sequence[int], sizes: Sequence[int]) -> tuple[slice, ...]:
@@ -89,7 +78,7 @@ def _spatial(starts: Sequence[int], sizes: Sequence[int]) -> tuple[slice, ...]:
     return (slice(None), slice(None), *(slice(b, b + n) for b, n in zip(starts, sizes)))
 
 
-def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
+def _padded(x: np.ndarray, g: Geometry, value: float) -> np.ndarray:
     """``x`` padded with ``value`` just enough for every window of ``g`` to lie inside."""
     spatial = x.shape[2:]
     end = [max(0, (o - 1) * s + _extent(k, d) - n - b)
@@ -102,7 +91,7 @@ def _padded(x: np.ndarray, g: _Geometry, value: float) -> np.ndarray:
     return xp
 
 
-def _windows(a: np.ndarray, g: _Geometry, writeable: bool = False) -> np.ndarray:
+def _windows(a: np.ndarray, g: Geometry, writeable: bool = False) -> np.ndarray:
     """View (N, C, *kernel, *out) of ``a``: [n, c, k.., o..] is a[n, c, o*stride + k*dilation]."""
     spatial = a.strides[2:]
     return as_strided(a, (*a.shape[:2], *g.kernel, *g.out),
@@ -122,7 +111,7 @@ def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
         return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
-def _flat_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> np.ndarray | None:
+def _flat_conv(xp: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> np.ndarray | None:
     """A stride-1 conv by im2col over the padded input's full rows, or None where it doesn't
     pay; the (N, M, L) product, for ``_cropped``.
 
@@ -171,7 +160,7 @@ def _flat_rows(xp: np.ndarray) -> list[int]:
     return [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
 
 
-def _flat_length(xp: np.ndarray, g: _Geometry) -> int:
+def _flat_length(xp: np.ndarray, g: Geometry) -> int:
     """Columns of a stride-1 conv's product over the padded input's full rows (see
     ``_flat_conv``): the last output's flat offset, plus one."""
     return sum((o - 1) * r for o, r in zip(g.out, _flat_rows(xp))) + 1
@@ -184,7 +173,7 @@ def _tap_starts(row: Sequence[int], kernel: Sequence[int],
     return [sum(kk * d * r for kk, d, r in zip(k, dilations, row)) for k in np.ndindex(*kernel)]
 
 
-def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
+def _taps_pay(x: np.ndarray, m: int, g: Geometry, group: int) -> bool:
     """Whether conv takes the per-tap path (``_tap_conv``): stride 1, group 1, a kernel of more
     than one tap, and at most half as many outputs M as input channels C. Its price is a pass
     over the (M, L) product per tap where im2col writes a (C * kernel, L) matrix once; with few
@@ -194,7 +183,7 @@ def _taps_pay(x: np.ndarray, m: int, g: _Geometry, group: int) -> bool:
         and 2 * m <= x.shape[1]
 
 
-def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
+def _tap_conv(xp: np.ndarray, w: np.ndarray, g: Geometry) -> np.ndarray:
     """A stride-1 group-1 conv as one matmul per kernel tap, summed, with no im2col: tap k's
     inputs for every output are one run of each flattened padded channel (as in
     ``_flat_conv``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
@@ -213,7 +202,7 @@ def _tap_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry) -> np.ndarray:
     return y
 
 
-def _cropped(y: np.ndarray, g: _Geometry, xp: np.ndarray, b: np.ndarray | None,
+def _cropped(y: np.ndarray, g: Geometry, xp: np.ndarray, b: np.ndarray | None,
              dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
     """The outputs of an (N, M, L) product over the padded input's full rows, plus bias ``b``,
     into ``dst`` if given; and True: nothing is left to add (as ``_im2col_conv`` returns)."""
@@ -230,7 +219,7 @@ def _cropped(y: np.ndarray, g: _Geometry, xp: np.ndarray, b: np.ndarray | None,
     return dst, True
 
 
-def _winograd_tile(x: np.ndarray, w: np.ndarray, g: _Geometry, group: int) -> int:
+def _winograd_tile(x: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> int:
     """The Winograd tile size conv takes (see ``winograd.winograd_tile``), 0 for none: 3x3,
     stride 1, no dilation, group 1, float32, 2-D."""
     if not (group == 1 and x.ndim == 4 and x.dtype == np.float32 and w.dtype == np.float32
@@ -260,7 +249,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     return (y,)
 
 
-def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometry, group: int,
+def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, group: int,
                  dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
     """The conv by im2col, and whether bias ``b`` is added already (the flat path adds it in
     the pass that crops its product, saving a pass over the output)."""
@@ -290,7 +279,7 @@ def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: _Geometr
 _IM2COL_BAND = 1 << 18  # elements of one band's columns (1 MB of float32: the L2 cache)
 
 
-def _banded_im2col_conv(xp: np.ndarray, w: np.ndarray, g: _Geometry,
+def _banded_im2col_conv(xp: np.ndarray, w: np.ndarray, g: Geometry,
                         dst: np.ndarray | None) -> np.ndarray:
     """A group-1 im2col conv whose column matrix would outgrow the cache, built and multiplied
     a band of outer output rows at a time, each band's product written into its rows of the
@@ -332,7 +321,7 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
     # As in Conv, w's spatial dims are authoritative over kernel_shape.
     n, c, *in_shape = x.shape
     m, nd = w.shape[1] * group, len(in_shape)
-    g = _Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
+    g = Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
                   (0,) * nd, (0,) * nd, tuple(in_shape))
     extra = _per_axis(output_padding, nd, 0)
     full = [(i - 1) * s + _extent(k, d)
@@ -389,7 +378,7 @@ def _tap_outputs(n: int, k: int, d: int, s: int, b: int, o: int) -> list[tuple[i
     return taps
 
 
-def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: _Geometry, i: int,
+def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
                identity: object, into: np.ndarray | None) -> np.ndarray:
     """``acc`` with spatial axis ``i`` (array axis ``axis``) folded by ``ufunc`` over each window
     of ``g``: each tap is one strided slice of the unpadded input, folded into the outputs
@@ -479,7 +468,7 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]
     return folded
 
 
-def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
+def _pool(ufunc: np.ufunc, x: np.ndarray, g: Geometry, identity: object,
           dst: np.ndarray | None = None) -> np.ndarray:
     """Each window of ``g`` over (N, C, *spatial) ``x`` folded with ``ufunc``, the padding read
     as ``identity`` (never built), into ``dst`` if given, else a fresh array. A window fold is
@@ -509,7 +498,7 @@ def _pool(ufunc: np.ufunc, x: np.ndarray, g: _Geometry, identity: object,
 
 
 @functools.lru_cache(maxsize=256)
-def _window_counts(in_shape: tuple[int, ...], g: _Geometry, include_pad: bool,
+def _window_counts(in_shape: tuple[int, ...], g: Geometry, include_pad: bool,
                    dtype: np.dtype) -> np.ndarray | float:
     """Taps per window that an average divides by: those in the input (or in input + pads);
     one number when every window has as many. Cached: a model divides by the same counts on
@@ -541,7 +530,7 @@ def max_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET"
     return y, _argmax_indices(x.shape, _padded(x, g, lowest), g, storage_order)
 
 
-def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: _Geometry,
+def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: Geometry,
                     storage_order: int) -> np.ndarray:
     """MaxPool's Indices: where in x each window's first maximum lies, as a flat index over
     (N, C, *spatial) with the spatial dims row-major (storage_order 0) or column-major (1)."""

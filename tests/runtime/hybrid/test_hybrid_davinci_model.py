@@ -106,9 +106,13 @@ def test_the_timeline_shows_the_host_launch_gaps_between_kernels(world):
     assert [e.node for e in launched.events if isinstance(e, KernelLaunched)] == \
         ["Relu_1", "Shape_2", "Gather_3", "Concat_5", "Gemm_7", "Softmax_8"]
     assert len(kernels) == 6
-    # A kernel shorter than a launch leaves the device idle until the host issues the next
-    # one (an AI CPU kernel outlasts the launch: the host is ahead there, no gap).
-    short = [(a, b) for a, b in zip(kernels, kernels[1:]) if a[7] - a[6] < launch_ns]
+    # A kernel shorter than a launch, started as soon as the host launched it (the device idle
+    # before it), leaves the device idle until the host issues the next one. After a kernel
+    # that outlasts a launch (an AI CPU kernel) the host is ahead: the next ones queued
+    # meanwhile start back to back, with no gap.
+    idle_before = [True] + [b[6] > a[7] for a, b in zip(kernels, kernels[1:])]
+    short = [(a, b) for a, b, idle in zip(kernels, kernels[1:], idle_before)
+             if idle and a[7] - a[6] < launch_ns]
     assert len(short) >= 2
     for a, b in short:
         assert b[6] > a[7] and b[6] - a[6] >= launch_ns
