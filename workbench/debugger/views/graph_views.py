@@ -42,7 +42,7 @@ def print_node(state: RunState | None, name: str) -> Outcome:
 
 def passes(state: RunState | None) -> Outcome:
     """The optimisation stages' passes, then the build's (stream allocation and sync events),
-    whose rows say what they count (events left after each InsertSyncNodes step)."""
+    whose rows say what they count (events left after each InsertSyncNodesByLogicStream step)."""
     records = [*(state.pipeline.result.passes if state and state.pipeline else ()),
                *(state.build_passes if state else ())]
     if not records:
