@@ -146,7 +146,8 @@ class PassesPane(Pane):
         self.query_one("#passes-diff").display = True
         self._diff_of = key
         text = self.query_one("#passes-diff-text", Static)
-        text.update(f"diff of {not_ge.shown(span.name, span.stage)} on {span.graph}: re-executing ...")
+        text.update(f"diff of {not_ge.shown(span.name, span.stage)} on {span.graph}: "
+                    "re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
 
     def open_diff(self, outcome: Outcome) -> None:
