@@ -1,6 +1,6 @@
 """Stage events: the coarse steps of GE's work on one graph, what `step stage` stops on.
 
-The compile pipeline's stages (Prepare ... OptimizeAfterMerge), the build's (AssignLogicalStreams
+The compile pipeline's stages (Prepare ... OptimizeStage2), the build's (AssignLogicalStreams
 ... GenTask) and DavinciModel.init's load stages (InitModelMem ... DoTaskSink) all emit these, so
 they live above none of their emitters: the runtime needs them without the compiler.
 """

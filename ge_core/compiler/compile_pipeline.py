@@ -13,7 +13,7 @@
                             on which thread finished first
     MergeSubgraph           the subgraphs stitched back into one graph, and the placer run
                             on it: a node the engines made gets its engine
-    OptimizeAfterMerge      stage 3: what the merge made possible; last, ConcatNotaskPass
+    OptimizeStage2          stage 3: what the merge made possible; last, ConcatNotaskPass
                             (a Concat whose inputs can sit side by side launches no task)
 
 ``steps()`` is the pipeline as a generator (a step per stage, pass and node visit) for a
@@ -143,7 +143,8 @@ class CompilePipeline:
             ("Partition", self._partition, None),
             ("OptimizeSubgraph", lambda: self._optimize_parts(stepping), None),
             ("MergeSubgraph", self._merge, "PreRunAfterOptimizeSubgraph"),
-            ("OptimizeAfterMerge", self._optimize_after_merge,
+            # GE's name (GraphManager::OptimizeStage2, run as "Optimize2" in graph_manager.cc)
+            ("OptimizeStage2", self._optimize_stage2,
              "PreRunAfterOptimizeGraphBeforeBuild"),
         ]
 
@@ -258,9 +259,9 @@ class CompilePipeline:
         self.result.warnings += host_cpu_notes(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
-    def _optimize_after_merge(self) -> Iterator[Step]:
-        yield from self._passes("OptimizeAfterMerge", self.graph,
-                                pass_lists.after_merge_passes()
+    def _optimize_stage2(self) -> Iterator[Step]:
+        yield from self._passes("OptimizeStage2", self.graph,
+                                pass_lists.stage2_passes()
                                 + pass_lists.multi_batch_passes(self._multi_batch)
                                 + pass_lists.concat_notask(self.graph))
         # A node stage 3 made (a folded Const) gets its engine as GE's build gives one to a node

@@ -6,7 +6,9 @@
                            over gear streams)
     AssignLogicalStreams   stream_id on every node
     AssignMemory           offsets for every tensor (memory needs only the streams)
-    InsertSyncNodes        Send/Recv (or notify) nodes for cross-stream edges, StreamActive
+    InsertSyncNodesByLogicStream
+                           Send/Recv (or notify) nodes for cross-stream edges, StreamActive
+                           (GE's step of that name, model_builder.cc)
     GenTask                the ModelTaskDef: each node's tasks on its stream (GE's GetTaskInfo)
     SplitStreamAndRefreshTaskDef
                            streams holding more tasks than the chip allows, cut by the tasks
@@ -160,7 +162,7 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
         raise BuildError(f"graph {graph.name}: the feature map needs "
                          f"{plan.feature_map_bytes + plan.zero_copy_bytes:,} bytes, more than "
                          f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
-    streams = stage("InsertSyncNodes", allocator.insert_sync_nodes_by_logic_stream)
+    streams = stage("InsertSyncNodesByLogicStream", allocator.insert_sync_nodes_by_logic_stream)
     per_node: dict[str, int] = {}
     first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node))
 

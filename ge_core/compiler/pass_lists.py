@@ -126,7 +126,7 @@ def engine_passes(engine: str) -> list[GraphPass]:
     return make() if make else []
 
 
-def after_merge_passes() -> list[GraphPass]:
+def stage2_passes() -> list[GraphPass]:
     """GE's OptimizeStage2 GEPass (MergedGraphNameToPasses in graph_manager.cc) without
     AssignRemovePass, which has no Assign to remove here, and without ReshapeRemovePass: GE's
     build reads flat memory by each kernel's desc, but our host-scheduled executors (v2,

@@ -1,7 +1,8 @@
 """The passes this project runs that GE does not have, each with what stands in GE's place, so
 that every face marks them: a student must not look for them in GE's source.
 
-    shown(name)   the name as a face shows it: "ScanPass (not GE)"
+    shown(name, stage)   the name as a face shows it: "ScanPass (not GE)"; a pass GE has, run in
+                         a stage where GE does not run it, is marked in that stage only
 """
 from __future__ import annotations
 
@@ -18,8 +19,15 @@ NOT_GE: dict[str, str] = {
     "OptimizeByTransitiveReduction": "GE keeps the events its three local optimisations "
                                      "leave (OptimizeSyncEvents, stream_allocator.cc)",
 }
+# GE's passes, run in a stage of ours whose GE namesake does not run them (keyed by stage, pass)
+NOT_GE_IN_STAGE: dict[tuple[str, str], str] = {
+    ("OptimizeStage2", "ConstantFuseSamePass"):
+        "our clean-up; GE's OptimizeStage2 runs it not (MergedGraphNameToPasses, graph_manager.cc)",
+    ("OptimizeStage2", "PrunePass"):
+        "our clean-up; GE's OptimizeStage2 runs it not (MergedGraphNameToPasses, graph_manager.cc)",
+}
 MARK = " (not GE)"
 
 
-def shown(name: str) -> str:
-    return name + MARK if name in NOT_GE else name
+def shown(name: str, stage: str | None = None) -> str:
+    return name + MARK if name in NOT_GE or (stage, name) in NOT_GE_IN_STAGE else name

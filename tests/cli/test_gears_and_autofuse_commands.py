@@ -77,7 +77,7 @@ def test_passes_lists_the_gear_passes(capsys, model):
     lines = [line.split() for line in out.splitlines()]
     assert ["Prepare", "MultiBatchClonePass"] in [row[1:3] for row in lines if len(row) > 2]
     assert [row[1:3] for row in lines if len(row) > 2 and row[2] == "MultiBatchPass"] == \
-        [["OptimizeOriginalGraph", "MultiBatchPass"], ["OptimizeAfterMerge", "MultiBatchPass"]]
+        [["OptimizeOriginalGraph", "MultiBatchPass"], ["OptimizeStage2", "MultiBatchPass"]]
 
 
 def test_the_debugger_stops_at_the_clone_pass(capsys, tmp_path, model):

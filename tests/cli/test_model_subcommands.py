@@ -1,6 +1,7 @@
 """The model commands end to end through `gewb`'s main(): graph, ops, compile (-o, cache),
 passes, om-info, and their one-line errors."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,19 @@ def test_passes_lists_optimisation_and_stream_passes(capsys):
     for name in ("InferShapeForPreprocess", "ConvBatchnormFusionPass", "AssignByDependencyPass",
                  "OptimizeBySendEvents", "GenerateSyncEventNodes"):
         assert name in out
+
+
+def test_passes_marks_our_clean_ups_in_optimize_stage2_only(capsys):
+    """ConstantFuseSamePass and PrunePass are GE's, run in stage 1 as GE does; GE's
+    OptimizeStage2 runs neither, so only their runs there are marked."""
+    code, out, _ = run(capsys, "passes", SAMPLE)
+    assert code == 0
+    runs = {tuple(re.split(r"\s{2,}", line)[1:3]) for line in out.splitlines()[1:]}
+    for name in ("ConstantFuseSamePass", "PrunePass"):
+        assert ("OptimizeOriginalGraph", name) in runs
+        assert ("OptimizeStage2", f"{name} (not GE)") in runs
+        assert ("OptimizeOriginalGraph", f"{name} (not GE)") not in runs
+        assert ("OptimizeStage2", name) not in runs
 
 
 def test_bad_model_is_one_line(capsys, tmp_path):

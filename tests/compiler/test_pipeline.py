@@ -30,7 +30,7 @@ def test_stages_run_in_ge_order():
     result = compiled()
     assert [s.stage for s in result.stages] == [
         "Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
-        "MergeSubgraph", "OptimizeAfterMerge"]
+        "MergeSubgraph", "OptimizeStage2"]
     types = Counter(n.type for n in result.graph)
     # Identity removed, Conv+BN folded, Conv+Relu fused on AI Core
     assert types["Identity"] == 0 and types["BatchNormalization"] == 0

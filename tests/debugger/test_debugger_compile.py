@@ -11,8 +11,8 @@ from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, Table
 from workbench.debugger.views import graph_views
 
 STAGES = ["Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition", "OptimizeSubgraph",
-          "MergeSubgraph", "OptimizeAfterMerge",  # compile, then build:
-          "AssignLogicalStreams", "AssignMemory", "InsertSyncNodes", "GenTask",
+          "MergeSubgraph", "OptimizeStage2",  # compile, then build:
+          "AssignLogicalStreams", "AssignMemory", "InsertSyncNodesByLogicStream", "GenTask",
           "SplitStreamAndRefreshTaskDef",
           # load (DavinciModel::Init):
           "InitModelMem", "InitIoNodes", "TransAllVarData", "InitNodes", "DoTaskSink"]

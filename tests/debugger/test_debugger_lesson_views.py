@@ -206,12 +206,13 @@ def test_the_pass_table_has_the_build_passes_with_the_events_left_after_each_ste
         table = graph_views.passes(d.state)
     finally:
         d.close()
-    events = [row[-1] for row in table.rows if row[1] == "InsertSyncNodes" and "events" in row[-1]]
+    events = [row[-1] for row in table.rows
+              if row[1] == "InsertSyncNodesByLogicStream" and "events" in row[-1]]
     # inserted 5, OptimizeBySend 4, ByRecv 3, ByStreamActivate 3, transitive reduction 2, refresh 2
     assert events == ["events 5", "events 4", "events 3", "events 3", "events 2", "events 2"]
     assert any(row[2] == "AssignByDependencyPass" for row in table.rows)
     # the transitive reduction is ours: the table marks it, GE's three optimisations it does not
-    sync_passes = [row[2] for row in table.rows if row[1] == "InsertSyncNodes"]
+    sync_passes = [row[2] for row in table.rows if row[1] == "InsertSyncNodesByLogicStream"]
     assert "OptimizeByTransitiveReduction (not GE)" in sync_passes
     assert "OptimizeByStreamActivate" in sync_passes
 

@@ -16,7 +16,7 @@ async def test_the_memory_pane_shows_the_plan_as_soon_as_assign_memory_made_it()
         d = app.views.debugger
         for _ in range(40):   # to the stage after AssignMemory
             await run(pilot, "step stage")
-            if d.run.tracker.stage == "InsertSyncNodes":
+            if d.run.tracker.stage == "InsertSyncNodesByLogicStream":
                 break
         assert d.state.built is None and d.state.memory_plan is not None   # mid-build
         memory = app.pane("memory")

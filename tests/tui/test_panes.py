@@ -128,6 +128,22 @@ async def test_a_pass_ge_does_not_have_is_marked_in_the_passes_pane():
         assert any("BatchNormMulAddFusionPass (not GE)" in line for line in drawn)
 
 
+async def test_the_passes_pane_marks_our_clean_ups_in_optimize_stage2_only():
+    """ConstantFuseSamePass and PrunePass are GE's passes in stage 1; GE's OptimizeStage2 runs
+    neither, so the pane marks their runs there and not their runs in stage 1."""
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 8")   # past OptimizeStage2, the 7th stage
+        await press(pilot, "2")
+        passes = app.pane("passes")
+        named = {(s.stage, s.name): passes.table.line(k).cells[0]
+                 for k, s in passes.spans.items()}
+    for name in ("ConstantFuseSamePass", "PrunePass"):
+        assert named[("OptimizeOriginalGraph", name)] == name
+        assert named[("OptimizeStage2", name)] == f"{name} (not GE)"
+
+
 async def test_a_table_filled_while_hidden_shows_its_first_rows_once_on_screen():
     """At 80 columns the passes pane is hidden until 2 shows it; its answer can come before the
     layout gives it a size, and the table then scrolled to the cursor at one row high. The

@@ -2,7 +2,7 @@
 (a NodePassGroup's members, Prepare's InferShapeForPreprocess among them), the engines' graph
 optimizers (DVPP's joins only a graph that asks for it), ScanPass (only a graph with a Scan
 runs it), and the build's passes: the logical stream chain (multi- and single-stream) and
-InsertSyncNodes' steps.
+InsertSyncNodesByLogicStream's steps.
 The compiler is imported when the names are first asked for, not when a face starts."""
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
     passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
-              *pass_lists.after_merge_passes(), *pass_lists.control_flow_stream_passes(),
+              *pass_lists.stage2_passes(), *pass_lists.control_flow_stream_passes(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)

@@ -95,7 +95,8 @@ class PassesPane(Pane):
                 if p.end is None:
                     current = key
                 ms = f"{p.seconds * 1e3:.1f}" if timed and p.seconds is not None else "-"
-                lines.append(TableLine(key, (not_ge.shown(p.name), p.graph, "▶ now" if p.end is None else
+                lines.append(TableLine(key, (not_ge.shown(p.name, p.stage), p.graph,
+                                             "▶ now" if p.end is None else
                                              "yes" if p.changed else "-",
                                              f"{p.delta:+d}" if p.delta else "0", ms),
                                        group, 1, tone=tone))
@@ -145,7 +146,8 @@ class PassesPane(Pane):
         self.query_one("#passes-diff").display = True
         self._diff_of = key
         text = self.query_one("#passes-diff-text", Static)
-        text.update(f"diff of {not_ge.shown(span.name)} on {span.graph}: re-executing ...")
+        text.update(f"diff of {not_ge.shown(span.name, span.stage)} on {span.graph}: "
+                    "re-executing ...")
         self.app.read_job(lambda views: span_diff(views.debugger, span), self.show_diff)
 
     def open_diff(self, outcome: Outcome) -> None:

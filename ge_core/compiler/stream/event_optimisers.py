@@ -1,5 +1,6 @@
 """GE's three event optimisations (StreamUtils / StreamAllocator::OptimizeSyncEvents), each a
-step of InsertSyncNodes. Every rule drops an event whose order another one already gives."""
+step of InsertSyncNodesByLogicStream. Every rule drops an event whose order another one already
+gives."""
 from __future__ import annotations
 
 from ge_core.compiler.stream.stream_active import activators

@@ -32,7 +32,9 @@ from ge_core.graph import ComputeGraph
 from ge_core.graph.attr_names import ATTR_MODEL_STREAM_NUM, HEAD_STREAMS
 from ge_core.passes import GraphPass, PassManager, PassRecord
 
-SYNC_STAGE = "InsertSyncNodes"
+# GE's build step of this name (GraphBuilder's ModelBuilder::BuildModelForGetTask,
+# compiler/graph/build/model_builder.cc: stream_allocator_.InsertSyncNodesByLogicStream)
+SYNC_STAGE = "InsertSyncNodesByLogicStream"
 
 
 class StreamAllocator:

@@ -32,7 +32,7 @@ class StreamReport:
     logical_streams: int
     physical_streams: int          # = logical until split_streams runs (see with_split)
     sync_kind: str                 # "event" or "notify"
-    event_counts: tuple[tuple[str, int], ...]  # events left after each InsertSyncNodes step
+    event_counts: tuple[tuple[str, int], ...]  # events left after each sync step
     events_minimum: int            # from the transitive reduction
     redundant_found: int           # left by GE's optimisations beyond the minimum
     redundant_removed: int         # dropped by OptimizeByTransitiveReduction (minimise_events)

@@ -3,7 +3,7 @@
 GE keeps events as two maps, node -> send ids and node -> recv ids; here each event is one row
 (id, the node its Send follows, the node its Recv precedes) in a list kept in insertion order,
 which is the order GE's per-node id vectors grow in. Every step is a GraphPass of stage
-"InsertSyncNodes" whose pass-table row carries the number of events left after it.
+"InsertSyncNodesByLogicStream" whose pass-table row carries the number of events left after it.
 """
 from __future__ import annotations
 

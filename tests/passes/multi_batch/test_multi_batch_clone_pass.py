@@ -100,7 +100,7 @@ def test_the_pipeline_runs_the_gear_passes_in_ges_places():
     ran = [(r.stage, r.name) for r in result.passes if r.graph == "g"]
     assert ran[0] == ("Prepare", "MultiBatchClonePass")
     assert [s for s, n in ran if n == "MultiBatchPass"] == ["OptimizeOriginalGraph",
-                                                            "OptimizeAfterMerge"]
+                                                            "OptimizeStage2"]
     assert ("Prepare", "MultiBatchClonePass", "g") in [(b.stage, b.pass_name, b.graph)
                                                        for b in begins]
     labels = {n.op_desc.get_attr(ATTR_NAME_BATCH_LABEL) for i in range(3)

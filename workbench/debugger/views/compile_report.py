@@ -30,8 +30,8 @@ def pass_table(result: CompileResult, built: BuildResult | None = None,
         # a node pass group's members, with their edits where they made any
         inner = " [" + ", ".join(f"{not_ge.shown(p)}:{n}" if n else not_ge.shown(p)
                                  for p, n in r.detail) + "]" if r.detail else ""
-        rows.append((str(i), r.stage, not_ge.shown(r.name), r.graph, "yes" if r.changed else "-",
-                     str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
+        rows.append((str(i), r.stage, not_ge.shown(r.name, r.stage), r.graph,
+                     "yes" if r.changed else "-", str(r.nodes_after), f"{r.seconds * 1e3:.1f}",
                      type_delta_text(r.type_delta) + inner))
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1]

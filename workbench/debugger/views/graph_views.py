@@ -42,14 +42,14 @@ def print_node(state: RunState | None, name: str) -> Outcome:
 
 def passes(state: RunState | None) -> Outcome:
     """The optimisation stages' passes, then the build's (stream allocation and sync events),
-    whose rows say what they count (events left after each InsertSyncNodes step)."""
+    whose rows say what they count (events left after each InsertSyncNodesByLogicStream step)."""
     records = [*(state.pipeline.result.passes if state and state.pipeline else ()),
                *(state.build_passes if state else ())]
     if not records:
         return Printed("no pass has run yet")
     build = len(records) - len(state.build_passes)
-    rows = tuple((str(i), r.stage, not_ge.shown(r.name), r.graph, "yes" if r.changed else "-",
-                  str(r.nodes_after), " ".join(filter(None, [type_delta_text(r.type_delta), *(
+    rows = tuple((str(i), r.stage, not_ge.shown(r.name, r.stage), r.graph,
+                  "yes" if r.changed else "-", str(r.nodes_after), " ".join(filter(None, [type_delta_text(r.type_delta), *(
                       f"{k} {n}" for k, n in (r.detail if i > build else ()))])))
                  for i, r in enumerate(records, 1))
     return TableOutcome("passes", ("#", "stage", "pass", "graph", "changed", "nodes",
