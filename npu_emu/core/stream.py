@@ -199,7 +199,7 @@ class StreamActiveTask(Task):
     __slots__ = ("target",)
 
     def __init__(self, target: Stream, duration: int) -> None:
-        super().__init__(TaskType.STREAM_ACTIVE, f"StreamActive(s{target.id})", duration,
+        super().__init__(TaskType.STREAM_ACTIVE, f"StreamActive(rt{target.id})", duration,
                          kind=EFFECT)
         self.target = target
 
@@ -214,7 +214,7 @@ class StreamSwitchTask(Task):
 
     def __init__(self, value_addr: int, condition: int, value: Any, target: Stream, dtype: str,
                  duration: int) -> None:
-        super().__init__(TaskType.STREAM_SWITCH, f"StreamSwitch(s{target.id})", duration,
+        super().__init__(TaskType.STREAM_SWITCH, f"StreamSwitch(rt{target.id})", duration,
                          kind=EFFECT, reads=((value_addr, np.dtype(dtype).itemsize),))
         self.value_addr, self.condition, self.value = value_addr, condition, value
         self.target, self.dtype = target, dtype

@@ -17,7 +17,7 @@ def test_stepping_sqes_through_the_label_loop():
         loop = retired[retired.index("LabelSet(L0)"):]
         # five iterations, each ending in the switch that jumps back to L0 (index 1) or on
         assert loop.count("LabelSwitchByIndex(L1,L0)") == 5
-        assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(s2)") == 5
+        assert loop.count("LabelSet(L0)") == 5 and loop.count("StreamActive(rt2)") == 5
         # then ri_destroy unbinds the model's two streams on the hardware
         assert loop[-6:] == ["LabelSwitchByIndex(L1,L0)", "LabelSet(L1)", "EndGraph(m0)",
                              "NotifyWait(endGraph m0)", "ModelMaintaince(unbind rt1 to m0)",
