@@ -37,16 +37,19 @@ DEFAULT_GAP = 500   # ticks
 # a tick, on bench_compile's 5k-node synthetic graph with the collector paused), and making or
 # restoring it about 0.7-1 us an object it holds against 10-12 us a tick re-run (bench_debugger's
 # 5k-node synthetic compile at tick 100k): RESTORE_TICKS_PER_OBJECT. Copies are kept at least as
-# far apart as the last one cost, by nodes and, inside a stage's walk, by objects too, so a copy
-# never costs more than re-running from the one before it would. Positions are dense inside a
-# compile's walks (every 128 nodes), so there that bound is what holds: a ResNet-50 run makes
-# 13 copies, ~5% of its CPU time (8 copies, 2%, with positions only at stage ends); a stage's
-# end keeps the node gap, as before positions inside stages were added. A copy inside Partition
-# holds the graph and its subgraphs at once, three times the objects of one at its start (at 40k
-# nodes, 2.1M objects: 4 s to restore): the copies there are further apart, and from a tick
-# there the older, smaller copy can be the faster way back (``before``).
+# far apart as the last one cost, by nodes, and inside a stage's walk by objects too: there,
+# where positions are dense (every 128 nodes), 1 / WALK_COPY_SHARE times as far as re-running
+# the gap costs what a copy does. At a share of 1, bench_debugger's free-run overhead went
+# from 0.34 to 0.74 and one F10 on a 20k-node graph took seconds of copying; at a quarter,
+# copies take about a quarter of the forward time inside a walk, and going back re-runs at most
+# four copies' worth. A stage's end keeps the node gap, as before positions inside stages were
+# added. A copy inside Partition holds the graph and its subgraphs at once, three times the
+# objects of one at its start (at 40k nodes, 2.1M objects: 4 s to restore): the copies there
+# are further apart, and from a tick there the older, smaller copy can be the faster way back
+# (``before``).
 TICKS_PER_NODE = 0.5
 RESTORE_TICKS_PER_OBJECT = 0.07
+WALK_COPY_SHARE = 0.25   # of the forward time inside a walk, spent on copies at most
 DEFAULT_LIMIT = 16   # copies kept: their memory is at most this many copies of the state
 DEFAULT_MIB = 1024   # and about this much memory: 12 copies of a 40k-node compile's state
 
@@ -138,7 +141,7 @@ class CheckpointStore:
         self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
         gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
         if _inside_stage(run) and self.gap is None:   # dense positions: see RESTORE_TICKS_...
-            gap = max(gap, RESTORE_TICKS_PER_OBJECT * self._last_objects)
+            gap = max(gap, RESTORE_TICKS_PER_OBJECT * self._last_objects / WALK_COPY_SHARE)
         if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
