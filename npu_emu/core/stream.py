@@ -253,7 +253,7 @@ class StreamSwitchNTask(Task):
 
     def __init__(self, value_addr: int, size: int, values: tuple[int, ...],
                  targets: tuple[Stream, ...], dtype: str, duration: int) -> None:
-        names = ",".join(f"s{t.id}" for t in targets)
+        names = ",".join(f"rt{t.id}" for t in targets)
         super().__init__(TaskType.STREAM_SWITCH_N, f"StreamSwitchN({names})", duration,
                          kind=EFFECT, reads=((value_addr, size * np.dtype(dtype).itemsize),))
         self.value_addr, self.size, self.values = value_addr, size, values
