@@ -65,8 +65,9 @@ def test_a_lesson_names_in_its_header_every_program_it_runs():
 
 @pytest.mark.parametrize("lesson", all_lessons(), ids=lambda lsn: lsn.name)
 def test_every_lesson_pauses_before_it_moves_on_from_what_it_narrates(lesson):
-    """Once the target has moved, a `say` speaks about where it is: a `pause` must follow it
-    before the next command that moves the target, or the app runs on under the narration."""
+    """Once the target has moved, a `say` speaks about where it is, and a `print`, `info` or
+    `diff` shows it: a `pause` must follow before the next command that moves the target, or
+    the app runs on under the narration and past the output."""
     assert unpaused_narration(lesson.path, LESSON_WORDS) == []
 
 
