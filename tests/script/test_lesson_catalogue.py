@@ -65,8 +65,9 @@ def test_a_lesson_names_in_its_header_every_program_it_runs():
 
 @pytest.mark.parametrize("lesson", all_lessons(), ids=lambda lsn: lsn.name)
 def test_every_lesson_pauses_before_it_moves_on_from_what_it_narrates(lesson):
-    """Once the target has moved, a `say` speaks about where it is: a `pause` must follow it
-    before the next command that moves the target, or the app runs on under the narration."""
+    """Once the target has moved, a `say` speaks about where it is, and a `print`, `info` or
+    `diff` shows it: a `pause` must follow before the next command that moves the target, or
+    the app runs on under the narration and past the output."""
     assert unpaused_narration(lesson.path, LESSON_WORDS) == []
 
 
@@ -77,7 +78,30 @@ def test_the_pause_rule_names_narration_that_runs_on_unread(tmp_path):
                       "say (one block)\ninfo om\nc\nsay paused after\npause\ncontinue\n"
                       "say the end\nprint node x\n")
     assert unpaused_narration(script, LESSON_WORDS) == [
-        "99_x.gwb:5: its narration has no `pause` before `c` moves the target on"]
+        "99_x.gwb:5: its narration has no `pause` before `c` moves the target on",
+        "99_x.gwb:7: `info om` shows where the target stands, and `c` moves it on with no "
+        "`pause` to see it"]
+
+
+def test_the_pause_rule_names_output_shown_at_a_stop_that_a_move_replaces_unseen(tmp_path):
+    """What a lesson prints where the target stands (print, info, diff, where...) is there to
+    be seen: the next move replaces it, so a `pause` comes between, narrated or not. Setting
+    or deleting a breakpoint shows nothing of the target, and `show PANE` picks the pane the
+    moves after it are watched in."""
+    bad = tmp_path / "99_x.gwb"
+    bad.write_text("# Lesson: x.\nsay intro\ntarget light:a\nshow passes\nstep stage 2\n"
+                   "break pass P\ncontinue\nprint node a\ninfo streams\nstep node\n"
+                   "diff\nsay the diff shows it\npause\nfinish\nwhere\ncontinue\n"
+                   "print node b\n")
+    assert unpaused_narration(bad, LESSON_WORDS) == [
+        "99_x.gwb:8: `print node a` shows where the target stands, and `step node` moves it "
+        "on with no `pause` to see it",
+        "99_x.gwb:15: `where` shows where the target stands, and `continue` moves it on "
+        "with no `pause` to see it"]
+    good = tmp_path / "98_x.gwb"
+    good.write_text(bad.read_text().replace("info streams\n", "info streams\npause\n")
+                    .replace("where\n", "where\npause\n"))
+    assert unpaused_narration(good, LESSON_WORDS) == []
 
 
 def test_the_pause_rule_names_a_continue_that_runs_past_a_hit_the_narration_speaks_of(tmp_path):

@@ -309,3 +309,28 @@ async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
         assert any("waited on by" in line for line in lines)
         assert sync.size.height == len(lines)   # one row a line: none wrapped
         assert sync.size.width > device.query_one("#device-tables").size.width
+
+
+@pytest.mark.parametrize("name, tick, pane, shown, seen", [
+    ("02_gepass_scheduling", 238, "graph", "print node flatten", "%flatten : Reshape"),
+    ("24_sq_cq_head_streams_end_graph", 933, "device", "info notifies", "set, 1 record")])
+async def test_a_lesson_waits_on_what_it_shows_before_it_moves_on(name, tick, pane, shown,
+                                                                    seen):
+    """Lesson 02 printed %flatten at its breakpoint and stepped on at once (ReshapeRemovePass
+    deletes it); lesson 24 showed the EndGraph notify set and stepped past it. In the app the
+    output flashed by: the pause came only after the next step. Now each waits on it, its
+    pane in front, nothing run since."""
+    lesson = ROOT / "sample_models" / "lessons" / f"{name}.gwb"
+    app = make_app(lesson=lesson)
+    async with app.run_test(size=(120, 40)) as pilot:
+        stops = []
+        await _until_paused(pilot)
+        while app.lesson_paused and (not stops or stops[-1][0] <= tick):
+            stops.append((app.views.debugger.tick, app.current, log_text(app)))
+            await press(pilot, "space")
+            await _until_paused(pilot)
+        at = [(current, log) for t, current, log in stops if t == tick]
+        assert at, [t for t, _, _ in stops]
+        current, log = at[-1]
+        last = " ".join(log.rpartition("\n> ")[2].split())   # since the last command echoed
+        assert current == pane and last.startswith(shown) and seen in last, (current, last)

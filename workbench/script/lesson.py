@@ -20,6 +20,7 @@ from workbench.script.script_lines import ScriptError, command_lines, read_scrip
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
 HEADER_TAG = "Lesson:"
+PANE_CHOICE = "show"   # `show PANE`: which pane follows the target, not a thing to read
 _NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 
 
@@ -98,10 +99,16 @@ class CommandWords:
 
 def unpaused_narration(path: Path, words: CommandWords) -> list[str]:
     """Where a lesson would run on past what it shows, unread. In the app the student reads
-    only at a `pause`; what is on screen is the target where it stands. Two rules:
+    only at a `pause`; what is on screen is the target where it stands. Three rules:
 
     - Once the target has first moved, every `say` block speaks about where the target is,
       so a `pause` must come after it before the next command that moves the target.
+    - Likewise what a lesson shows where the target stands (any command that neither moves
+      it nor sets or deletes a breakpoint: `print`, `info`, `diff`, `where`...): the app
+      brings it forward in a pane, and the next move replaces it, so a `pause` must come
+      between. A lesson shows a thing for the student to see it, whether its narration
+      speaks of it before, after or not at all. `show PANE` is not such a thing: it picks
+      the pane that follows the target through the moves after it.
     - A `continue` with a breakpoint or watch set stops at a hit: a place the lesson set out
       to show, and that its narration speaks about (before it, announcing it, or after).
       A `pause` must come before the next command that leaves it (another `continue`, a
@@ -113,6 +120,7 @@ def unpaused_narration(path: Path, words: CommandWords) -> list[str]:
     problems: list[str] = []
     moved = False
     said: int | None = None            # the first line of a `say` block not yet paused after
+    shown: tuple[int, str] | None = None  # the first thing shown at this stop, not yet paused at
     hit: tuple[int, str] | None = None  # the `continue` whose hit is on screen, not yet paused at
     armed = 0                          # breakpoints and watches set (as far as the text says)
     for lineno, line in command_lines(path):
@@ -120,17 +128,22 @@ def unpaused_narration(path: Path, words: CommandWords) -> list[str]:
         if word == "say":
             said = lineno if said is None and moved else said
         elif word == "pause":
-            said = hit = None
+            said = shown = hit = None
         elif word in words.arming:
             armed += 1
         elif word in words.disarming:
             armed = 0 if not args or "all" in args else max(0, armed - len(args))
+        elif word not in words.moving and word != PANE_CHOICE and moved and shown is None:
+            shown = (lineno, line)
         if word not in words.moving:
             continue
         if said is not None:
             problems.append(f"{path.name}:{said}: its narration has no `pause` before "
                             f"`{line}` moves the target on")
-            said = None
+        if shown is not None:
+            problems.append(f"{path.name}:{shown[0]}: `{shown[1]}` shows where the target "
+                            f"stands, and `{line}` moves it on with no `pause` to see it")
+        said = shown = None
         if hit is not None and word not in words.inside:
             problems.append(f"{path.name}:{hit[0]}: `{hit[1]}` stops at a breakpoint hit, "
                             f"and `{line}` runs past it with no `pause` to see it")
