@@ -15,6 +15,7 @@ from ge_core.model_task_type import ModelTaskType, task_type_name
 from ge_core.om.om_file import ge_model_of, read_om
 from ge_core.om.partition_table import ModelPartitionType, partition_name, table_size
 from ge_core.om.proto.task_pb2 import TaskDef
+from ge_core.stream_label import logical_stream_name
 
 
 def om_info(path: str | os.PathLike, json: bool = False) -> str:
@@ -95,13 +96,15 @@ def _text(info: dict[str, Any]) -> str:
                for p in info["partitions"]),
              f"model {m['name']}:",
              f"  feature map {m['memory_size']:,} bytes, weights {m['weight_size']:,} bytes",
-             f"  streams {m['stream_num']} (head {', '.join(map(str, m['head_streams']))}), "
+             f"  streams {m['stream_num']} (head {', '.join(map(logical_stream_name, m['head_streams']))}), "
              f"events {m['event_num']}, notifies {m['notify_num']}, labels {m['label_num']}",
              f"  kernels: {', '.join(m['kernels']) or '-'}",
              *([f"  gears: {'; '.join(','.join(map(str, g)) for g in m['gears'])}"]
                if "gears" in m else [])]
     for stream in info["streams"]:
-        lines.append(f"stream {stream['stream_id']}: {len(stream['tasks'])} tasks")
+        count = len(stream["tasks"])
+        lines.append(f"stream {logical_stream_name(stream['stream_id'])}: {count} "
+                     f"task{'s' * (count != 1)}")
         width = max([14] + [len(t["type"]) + 2 for t in stream["tasks"]])
         for i, task in enumerate(stream["tasks"]):
             extra = " ".join(f"{k}={v}" for k, v in task.items()

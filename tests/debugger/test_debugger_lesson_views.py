@@ -106,7 +106,7 @@ def test_info_om_lists_every_task_the_build_made():
         d.close()
     assert text.splitlines()[0].startswith("tiny_cnn.om (as ATC writes it)")
     for stream, defs in tasks.items():
-        assert f"stream {stream}: {len(defs)} tasks" in text
+        assert f"stream s{stream}: {len(defs)} task" in text
     assert "TASK_INFO" in text and "END_GRAPH" in text
 
 

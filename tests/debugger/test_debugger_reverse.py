@@ -180,7 +180,6 @@ def test_watches_resync_after_going_back():
     d = debugger(TINY)
     try:
         w = d.add_watch(["node", "conv1", "attr", "engine"])
-        stopped(d.cont())
         placed = stopped(d.cont())
         assert w.value == "'AIcoreEngine'"
         stopped(d.goto(placed.tick - 1))

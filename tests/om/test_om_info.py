@@ -22,8 +22,8 @@ def test_text_shows_header_partitions_resources_and_tasks(tmp_path):
     text = om_info(path)
     for line in ["header:", "  magic                   0x444f4d49", "  headsize                256",
                  "  version                 0x20000000", "  platform_version        npu_emu",
-                 "partitions:", "  streams 1 (head 0), events 0, notifies 0, labels 0",
-                 "stream 0: 32 tasks", "     0  KERNEL        n1 (FusedConv)  block_dim=1",
+                 "partitions:", "  streams 1 (head s0), events 0, notifies 0, labels 0",
+                 "stream s0: 32 tasks", "     0  KERNEL        n1 (FusedConv)  block_dim=1",
                  "    31  END_GRAPH     NetOutput (NetOutput)"]:
         assert line in text.splitlines(), line
     assert f"{path}: {path.stat().st_size:,} bytes" == text.splitlines()[0]

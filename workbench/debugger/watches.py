@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from workbench.debugger.targets.program import RunState
 
 Reader = Callable[["RunState | None", "Runtime"], str]
+UNSET = "<unset>"
 
 
 class WatchError(ValueError):
@@ -42,6 +43,10 @@ class Watch:
     node: str | None = None   # the node a node watch reads
     value: str = ""
     enabled: bool = True
+    # An attribute watch set before its node exists: the node's appearing with the attribute
+    # still unset changes nothing the watch is about, and a stop at the parse's end there
+    # only cost the user a `continue`.
+    appears_unset: bool = False
     hits: int = 0
 
     def sync(self, state: RunState | None, runtime: Runtime) -> None:
@@ -51,7 +56,9 @@ class Watch:
                 ) -> list[tuple[Listen, Action]]:
         def action(e: TraceEvent, reasons: list[StopReason]) -> None:
             new = self.read(state_of(), runtime)
-            if new != self.value:
+            if self.appears_unset and new == UNSET and self.value.startswith("<no node"):
+                self.value = new
+            elif new != self.value:
                 reasons.append(StopReason("watch", f"watch {self.id} ({self.spec}): "
                                           f"{self.value} -> {new}", self.id, self.value, new))
                 self.value = new
@@ -67,7 +74,8 @@ def parse_watch(ident: int, words: list[str]) -> Watch:
                          f"notify ID | {RT} N)")
     listens, read = _PARSERS[words[0]](words[1:])
     node = words[1] if words[0] == "node" else None
-    return Watch(ident, " ".join(words), tuple(listens), read, node)
+    return Watch(ident, " ".join(words), tuple(listens), read, node,
+                 appears_unset=node is not None and "attr" in words[2:3])
 
 
 def _src_node(e: TraceEvent) -> str:
@@ -100,7 +108,7 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
             if node is None:
                 return f"<no node {name}>"
             return format_attr(node.op_desc.attrs[attr]) if attr in node.op_desc.attrs \
-                else "<unset>"
+                else UNSET
     else:
         raise WatchError("usage: watch node NAME anchors | watch node NAME attr KEY")
     # A node that appears or goes (parse, a fusion, the partition's copies) is noticed where

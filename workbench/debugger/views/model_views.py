@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.compiler.memory.mem_map import FEATURE_MAP, ZERO_COPY_INPUT, ZERO_COPY_OUTPUT
+from ge_core.stream_label import logical_stream_name
 from npu_emu.world import World
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.stream_names import LOGICAL
@@ -23,7 +24,7 @@ def memory_plan(state: RunState | None) -> Outcome:
         return Printed("no memory plan yet: the build's AssignMemory stage makes it")
     rows = tuple((r.segment, str(r.offset), str(r.size),
                   f"{r.first}-{r.last} {plan.op_names[r.first]}..{plan.op_names[r.last]}",
-                  f"s{r.stream}", r.label + "".join(f" ={a}" for a in r.aliases))
+                  "-" if r.stream < 0 else logical_stream_name(r.stream), r.label + "".join(f" ={a}" for a in r.aliases))
                  for r in plan.rows if r.segment in (FEATURE_MAP, ZERO_COPY_INPUT,
                                                      ZERO_COPY_OUTPUT))
     totals = ", ".join(f"{shown_assigner(name)} {total}"
