@@ -43,8 +43,11 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
         if id(g.edits) not in memo:   # shared by a root and its subgraphs, so copied once
             memo[id(g.edits)] = g.edits.snapshot()
     nodes = [n for g in family.values() for n in g.nodes]
-    for n in nodes:
-        _node_shell(n, memo)
+    made = [_node_shell(n, memo) for n in nodes]
+    for n, op in zip(nodes, made):   # a desc's node, once every node has its copy
+        if op is not None:   # (one outside these graphs: the first copy that holds the desc)
+            owner = op.node
+            memo[id(op)].node = None if owner is None else memo.get(id(owner), memo[id(n)])
     for n in nodes:
         _link(n, memo)
     for g in family.values():
@@ -57,25 +60,32 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
         new._order = None if order is None else [memo[id(n)] for n in order]
 
 
-def _node_shell(n: Node, memo: dict[int, object]) -> None:
-    """The copy of ``n`` with its op desc and anchors, peers not yet linked."""
+def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
+    """The copy of ``n`` with its anchors, peers not yet linked, and of its op desc unless a
+    node copied before holds the same desc: Partition moves a desc onto the node that adopts it
+    while the original node keeps it until removed, and their copies share one likewise (half
+    the objects of a copy inside Partition, and a pass writing through one sees it from both).
+    Returns the desc when it made its copy (whose ``node`` the caller sets)."""
     new = Node.__new__(Node)
     memo[id(n)] = new
     op = n.op_desc
-    new_op = OpDesc.__new__(OpDesc)
-    memo[id(op)] = new_op
-    new_op.name, new_op.type, new_op.node = op.name, op.type, new
-    new_op._attrs = {k: memo.get(id(v), v) for k, v in op.attrs.items()}
-    new_op.input_descs = [_copy_desc(d) for d in op.input_descs]
-    new_op.output_descs = [_copy_desc(d) for d in op.output_descs]
-    new_op.input_names = list(op.input_names)
-    new_op.output_names = list(op.output_names)
-    new_op.subgraph_names = list(op.subgraph_names)
+    new_op, made = memo.get(id(op)), None
+    if new_op is None:
+        new_op, made = OpDesc.__new__(OpDesc), op
+        memo[id(op)] = new_op
+        new_op.name, new_op.type = op.name, op.type
+        new_op._attrs = {k: memo.get(id(v), v) for k, v in op.attrs.items()}
+        new_op.input_descs = [_copy_desc(d) for d in op.input_descs]
+        new_op.output_descs = [_copy_desc(d) for d in op.output_descs]
+        new_op.input_names = list(op.input_names)
+        new_op.output_names = list(op.output_names)
+        new_op.subgraph_names = list(op.subgraph_names)
     new.op_desc, new.graph, new.seq = new_op, memo[id(n.graph)], n.seq
     new.in_data_anchors = [_anchor(a, InDataAnchor, new, memo) for a in n.in_data_anchors]
     new.out_data_anchors = [_anchor(a, OutDataAnchor, new, memo) for a in n.out_data_anchors]
     new.in_control_anchor = _anchor(n.in_control_anchor, InControlAnchor, new, memo)
     new.out_control_anchor = _anchor(n.out_control_anchor, OutControlAnchor, new, memo)
+    return made
 
 
 def _anchor(a, cls, owner: Node, memo: dict[int, object]):

@@ -3,7 +3,7 @@ to the same trace and the same graph as a run that never stopped."""
 from pathlib import Path
 
 from ge_core.compiler import CompileOptions, CompilePipeline
-from ge_core.graph import GraphUtils, OpDesc, dump_graph
+from ge_core.graph import ComputeGraph, GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
 from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
@@ -36,6 +36,21 @@ def test_a_clone_dumps_the_same_and_is_independent():
     added = twin.add_node(OpDesc("extra", "Relu", 1, 1))
     assert added.seq == max(n.seq for n in graph.nodes) + 1
     assert isinstance(seen[-1], NodeAdded)
+
+
+def test_nodes_holding_one_op_desc_hold_one_clone_of_it():
+    # Partition moves a node's desc onto the node adopting it while the original keeps it
+    with World().entered():
+        graph = parse_onnx(SAMPLE)
+        part = ComputeGraph("part")
+    relu = graph.find_node("relu1")
+    part.add_node(relu.op_desc)   # the desc is now on the part's node
+    memo = {}
+    clone_graphs([graph, part], TraceBus(), memo)
+    kept, adopted = memo[id(graph)].find_node("relu1"), memo[id(part)].find_node("relu1")
+    assert kept.op_desc is adopted.op_desc and kept.op_desc is not relu.op_desc
+    assert adopted.op_desc.node is adopted
+    assert dump_graph(memo[id(graph)]) == dump_graph(graph)
 
 
 def _compile_trace(stop_after: int | None):
