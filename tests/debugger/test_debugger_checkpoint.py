@@ -3,7 +3,7 @@ to the same trace and the same graph as a run that never stopped."""
 from pathlib import Path
 
 from ge_core.compiler import CompileOptions, CompilePipeline
-from ge_core.graph import GraphUtils, OpDesc, dump_graph
+from ge_core.graph import ComputeGraph, GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
 from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
@@ -38,6 +38,21 @@ def test_a_clone_dumps_the_same_and_is_independent():
     assert isinstance(seen[-1], NodeAdded)
 
 
+def test_nodes_holding_one_op_desc_hold_one_clone_of_it():
+    # Partition moves a node's desc onto the node adopting it while the original keeps it
+    with World().entered():
+        graph = parse_onnx(SAMPLE)
+        part = ComputeGraph("part")
+    relu = graph.find_node("relu1")
+    part.add_node(relu.op_desc)   # the desc is now on the part's node
+    memo = {}
+    clone_graphs([graph, part], TraceBus(), memo)
+    kept, adopted = memo[id(graph)].find_node("relu1"), memo[id(part)].find_node("relu1")
+    assert kept.op_desc is adopted.op_desc and kept.op_desc is not relu.op_desc
+    assert adopted.op_desc.node is adopted
+    assert dump_graph(memo[id(graph)]) == dump_graph(graph)
+
+
 def _compile_trace(stop_after: int | None):
     """A compile on its own bus; with ``stop_after``, cloned between stages and resumed."""
     bus, rec = TraceBus(), TraceRecorder()
@@ -66,3 +81,46 @@ def test_a_pipeline_resumed_from_a_copy_at_any_stage_matches_a_straight_run():
         assert (d, t) == (digest, text), f"resumed after stage {stage}"
         assert [p.name for p in r.passes] == [p.name for p in result.passes]
         assert [s.stage for s in r.stages] == [s.stage for s in result.stages]
+
+
+def test_deep_copy_copies_as_copy_deepcopy_does():
+    """The checkpoint's copier takes lists, dicts, tuples and plain objects itself; what it
+    makes must be what copy.deepcopy makes: cycles kept, unchanged tuples shared, objects with
+    copy hooks of their own (enums, numpy arrays, frozen dataclasses, Counters) left to it."""
+    import copy
+    from collections import Counter
+    from dataclasses import dataclass, field
+
+    import numpy as np
+
+    from ge_core.graph.graph_clone import deep_copy
+    from ge_core.graph.types import DataType
+
+    @dataclass
+    class Walk:
+        order: list = field(default_factory=list)
+        by_name: dict = field(default_factory=dict)
+
+    class Slotted:   # as a node a walk removed but still lists
+        __slots__ = ("peers", "unset")
+
+    shared, slotted = [1, 2], Slotted()
+    slotted.peers = [shared]
+    walk = Walk([shared, shared, (3, "x"), (4, shared)],
+                {"w": np.arange(3), ("k", 1): DataType.DT_FLOAT})
+    walk.order.append(walk.order)   # a cycle
+    walk.by_name["self"] = walk
+    root = {"walk": walk, "counts": Counter(a=2), "kind": int, "slotted": slotted}
+    ours, theirs = deep_copy(root, {}), copy.deepcopy(root)
+    for made in (ours, theirs):
+        w = made["walk"]
+        assert w is not walk and w.by_name["self"] is w and w.order[4] is w.order
+        assert w.order[0] is w.order[1] and w.order[0] == shared and w.order[0] is not shared
+        assert w.order[2] is walk.order[2]   # nothing in it to copy: shared
+        assert w.order[3][1] is w.order[0]
+        assert w.by_name["w"] is not walk.by_name["w"] and list(w.by_name["w"]) == [0, 1, 2]
+        assert w.by_name[("k", 1)] is DataType.DT_FLOAT and made["kind"] is int
+        assert made["counts"] == Counter(a=2) and made["counts"] is not root["counts"]
+        assert made["slotted"].peers[0] is w.order[0] and not hasattr(made["slotted"], "unset")
+    memo = {id(shared): "mapped"}   # what the memo holds (the graphs' clones) is substituted
+    assert deep_copy(walk, memo).order[:2] == ["mapped", "mapped"]

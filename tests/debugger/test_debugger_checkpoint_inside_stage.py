@@ -21,6 +21,19 @@ def _graphs(d: Debugger) -> str:
     return "".join(dump_graph(g) for g in d.state.graphs())
 
 
+def _shared_descs(d: Debugger) -> list[tuple[str, ...]]:
+    """Which nodes hold the same op desc, and the node each desc says it is on: inside
+    Partition a node's desc moves onto the node adopting it while the original keeps it."""
+    holders: dict[int, list[str]] = {}
+    for g in d.state.graphs():
+        for member in [g, *g.subgraphs]:
+            for n in member.nodes:
+                holders.setdefault(id(n.op_desc), []).append(f"{member.name}/{n.name}")
+                on = n.op_desc.node
+                holders[id(n.op_desc)].append(f"on {on.graph.name}/{on.name}" if on else "on -")
+    return sorted(tuple(sorted(set(names))) for names in holders.values())
+
+
 def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_path):
     # bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
     # branch, an Identity and a residual join (what the passes before Partition look for)
@@ -46,12 +59,14 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
         seen = {}
         for tick in ticks:   # a run that never went back, stopped at each
             f = stopped(fresh.run_to_tick(tick))
-            seen[tick] = (fresh.run.trace_hash(), _graphs(fresh), (f.tick, f.event, f.where))
+            seen[tick] = (fresh.run.trace_hash(), _graphs(fresh), _shared_descs(fresh),
+                          (f.tick, f.event, f.where))
         held = sorted(c.tick for c in d.checkpoints.points())
         for tick in reversed(ticks):   # going back, each from the landing before
             s = stopped(d.goto(tick))
             assert d.run.start_tick == max(c for c in held if c < tick)
-            assert (d.run.trace_hash(), _graphs(d), (s.tick, s.event, s.where)) == seen[tick], \
+            assert (d.run.trace_hash(), _graphs(d), _shared_descs(d),
+                    (s.tick, s.event, s.where)) == seen[tick], \
                 f"tick {tick}, resumed from {d.run.start_tick} ({inside.get(d.run.start_tick)})"
         # and forward again from the last landing to the end: the same whole trace
         assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == whole

@@ -14,7 +14,6 @@ positions allow. The newest copy is always kept, however large.
 """
 from __future__ import annotations
 
-import copy
 import gc
 import sys
 import types
@@ -22,7 +21,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ge_core.graph.graph_clone import clone_graphs
+from ge_core.graph.graph_clone import clone_graphs, deep_copy
 from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceBus
 from workbench.debugger.collector import frozen_copy, thawed
@@ -64,7 +63,7 @@ def clone_state(state: RunState, bus: TraceBus) -> RunState:
         if state.pipeline is not None:   # the pass and stage records are frozen: shared
             result = state.pipeline.result
             memo.update((id(r), r) for r in [*result.passes, *result.stages])
-        return copy.deepcopy(state, memo)
+        return deep_copy(state, memo)
 
 
 @dataclass
