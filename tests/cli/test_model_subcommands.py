@@ -68,7 +68,7 @@ def test_om_info_text_and_json(capsys, tmp_path):
     run(capsys, "compile", SAMPLE, "-o", om, "--no-cache")
     code, out, _ = run(capsys, "om-info", om)
     assert code == 0 and "magic                   0x444f4d49" in out
-    assert "EVENT_RECORD" in out and "stream 1:" in out
+    assert "EVENT_RECORD" in out and "stream s1:" in out
     code, out, _ = run(capsys, "om-info", om, "--json")
     info = json.loads(out)
     assert info["header"]["headsize"] == 256 and info["model"]["stream_num"] == 2
