@@ -173,7 +173,7 @@ class GraphPane(Pane):
             key = (id(node), node.graph.name)
             old = kept.get(key)
             made = old[1] if old is not None and node.name not in stale else node_row(node)
-            rows[key] = (node, made)
+            rows[key] = node, made
             return made
         self._rows = rows
         return row
@@ -202,18 +202,25 @@ class GraphPane(Pane):
                  state) -> None:
         group = f"graph:{section.graph}"
         lines.append(TableLine(group, (section.title,), parent, depth, group=True))
+        # per row of up to 20k, at every step that adds, removes or relinks nodes: locals
+        line, add, expanded, d = self._line, lines.append, self.expanded, depth + 1
         for row in section.rows:
-            key = row_key(row.graph, row.name)
-            rows_of.setdefault(row.name, []).append(key)
-            lines.append(self._line(row, key, current, group, depth + 1, tones.get(row.name, "")))
-            if key in self.expanded:
-                node = find_node(state, row.graph, row.name)
+            name = row.cells[0]
+            key = row_key(row.graph, name)
+            keys = rows_of.get(name)
+            if keys is None:
+                rows_of[name] = [key]
+            else:
+                keys.append(key)
+            add(line(row, key, current, group, d, tones.get(name, "")))
+            if key in expanded:
+                node = find_node(state, row.graph, name)
                 for a in node_anchors(node) if node is not None else ():
                     peers = ", ".join(a.peers) or "-"
-                    lines.append(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
-                                                                 f"{a.desc}  {peers}".strip()),
-                                           key, depth + 2, tone="dim"))
-            for body in bodies.get(row.name, ()):
+                    add(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
+                                                        f"{a.desc}  {peers}".strip()),
+                                  key, depth + 2, tone="dim"))
+            for body in bodies.get(name, ()):
                 self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
                               state)
 
@@ -223,11 +230,15 @@ class GraphPane(Pane):
             return TableLine(key, row.cells, parent, depth,
                              tone="current" if key == current else tone)
         self._place[key] = (parent, depth)
-        tone = "current" if key == current else tone
+        if key == current:
+            tone = "current"
         old = self._kept_lines.get(key)
-        if old is None or old.row is not row or (old.line.parent, old.line.depth,
-                                                 old.line.tone) != (parent, depth, tone):
+        if old is None or old.row is not row:
             old = _Made(row, TableLine(key, row.cells, parent, depth, tone=tone))
+        else:
+            line = old.line
+            if line.tone != tone or line.depth != depth or line.parent != parent:
+                old = _Made(row, line.placed(parent, depth, tone))
         self._lines[key] = old
         return old.line
 

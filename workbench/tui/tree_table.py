@@ -35,6 +35,19 @@ class TableLine:
     def __post_init__(self) -> None:   # names come from the model: shown escaped
         object.__setattr__(self, "cells", tuple(printable(c) for c in self.cells))
 
+    def placed(self, parent: str | None, depth: int, tone: str) -> TableLine:
+        """This line under another parent, at another depth or in another tone, its cells
+        not escaped again (they are already): a step that relinks thousands of nodes of a
+        big graph re-tones their lines."""
+        line = _new_line(TableLine)
+        for name, value in (("key", self.key), ("cells", self.cells), ("parent", parent),
+                            ("depth", depth), ("group", self.group), ("tone", tone)):
+            _set(line, name, value)
+        return line
+
+
+_new_line, _set = object.__new__, object.__setattr__
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
