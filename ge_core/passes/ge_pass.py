@@ -213,7 +213,8 @@ class GEPass:
             p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
             if emit is not None:
-                emit(NodeVisited, p.name, graph.name, node.name, node.type)
+                op = node.op_desc   # node.name and .type, read as each pass is about to run
+                emit(NodeVisited, p.name, graph.name, op.name, op.type)
             if steps:
                 yield p.name, node
                 before = _edit_total(graph)   # a stepping driver ran between the passes
