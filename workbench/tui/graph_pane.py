@@ -46,6 +46,11 @@ class _Made:
     line: TableLine
 
 
+def _node_count(state) -> int:
+    """The nodes of every live graph, the root's If/Loop bodies included (20k: a walk)."""
+    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(state.graphs()))
+
+
 # a node's box in the drawing, by its stream (no stream: bold)
 STREAM_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue",
                  "bold red")
@@ -82,6 +87,7 @@ class GraphPane(Pane):
         self._lines: dict[str, _Made] = {}
         self._relist = False   # the lines change though the graph did not (anchors opened)
         self._kept_lines: dict[str, _Made] = {}
+        self._node_total = 0   # in every live graph, as of the last read
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
@@ -143,6 +149,8 @@ class GraphPane(Pane):
         incremental = follows and last[1] == seen[1] and not changes.structural \
             and not self._relist
         self._relist = False
+        if not incremental:   # else no node came or went: the count stands
+            self._node_total = _node_count(state)
         summary = self._summary(state, changes, views.reexecuted)
         previous, self._current = self._current, current
         if incremental:
@@ -257,7 +265,7 @@ class GraphPane(Pane):
 
     def _summary(self, state, changes, reexecuted: bool) -> str:
         graphs = state.graphs()
-        nodes = sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
+        nodes = self._node_total
         text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
         hint = " · / filters · Enter: anchors · v: draw"
         if reexecuted:
