@@ -1,6 +1,7 @@
 """The compile pipeline: stages, determinism, thread-pool merge order, dumps, the equivalence
 check, stepping, and the acceptance runs on the light models."""
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 
 import onnx
@@ -11,6 +12,7 @@ from ge_core.graph import ComputeGraph, dump_graph
 from ge_core.graph.attr_names import ENGINE
 from ge_core.parser import parse_onnx
 from ge_core.passes import GraphPass
+from ge_core.passes.ge_pass import positions_only
 from ge_core.passes.pass_utils import const_value
 from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
@@ -93,20 +95,29 @@ def test_the_trace_of_a_compile_is_deterministic():
 @pytest.mark.parametrize("path", [SAMPLE, LIGHT / "light_shufflenet.onnx"], ids=["tiny_cnn",
                                                                                  "shufflenet"])
 def test_a_stepped_compile_records_the_trace_and_graph_of_a_free_run(path):
-    """A free run's GEPass yields nothing at its visits; a stepped one yields at each: the same
-    walk either way."""
-    seen = []
-    for stepped in (False, True):
+    """A free run's GEPass yields nothing at its visits; a stepped one yields at each, or only
+    at its positions under positions_only (the debugger's way): the same walk every way."""
+    seen, kinds = [], []
+    for mode in ("free", "stepped", "positions"):
         bus, rec = TraceBus(), TraceRecorder()
         bus.subscribe(rec)
-        with World(bus=bus).entered():
+        with World(bus=bus).entered(), \
+                positions_only() if mode == "positions" else nullcontext():
             graph = parse_onnx(path)
             pipeline = CompilePipeline(graph, CompileOptions(dump=None))
-            steps = list(pipeline.steps()) if stepped else pipeline.run()
+            steps = list(pipeline.steps()) if mode != "free" else []
+            if mode == "free":
+                pipeline.run()
         seen.append((rec.digest(), dump_graph(graph), [(r.name, r.graph, r.changed, r.detail)
                                                        for r in pipeline.result.passes]))
-    assert seen[0] == seen[1]
-    assert sum(s.kind == "node" for s in steps) > len(graph)
+        kinds.append(Counter(s.kind for s in steps))
+        visits = sum(e.kind == "NodeVisited" for e in rec.events)
+    assert seen[0] == seen[1] == seen[2]
+    assert kinds[1]["node"] > len(graph)
+    # a pattern fusion's walk still yields at each match; GEPass's at no visit
+    assert kinds[1]["node"] - kinds[2]["node"] == visits > len(graph)
+    assert kinds[2]["stage"] == kinds[1]["stage"] == 7
+    assert kinds[2]["position"] == kinds[1]["position"]
 
 
 class BreakWeights(GraphPass):

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 UnitTest = Callable[[TraceEvent, "Tracker"], bool]
 
 
-def _always(e: TraceEvent, t: Tracker) -> bool:
+def always(e: TraceEvent, t: Tracker) -> bool:
     return True
 
 
@@ -69,18 +69,18 @@ def _same_stream(kind: str) -> Callable[[object], dict[str, UnitTest]]:
 
 
 GRANULARITIES: dict[str, Granularity] = {g.name: g for g in (
-    Granularity("stage", {StageBegin.__name__: _always}),
-    Granularity("pass", {PassBegin.__name__: _always,
+    Granularity("stage", {StageBegin.__name__: always}),
+    Granularity("pass", {PassBegin.__name__: always,
                          NodeVisited.__name__: inner_pass_began},
-                next_units=lambda frame: {PassBegin.__name__: _always}),
-    Granularity("node", {NodeVisited.__name__: _always, NodeExecuted.__name__: _always,
-                         FusionMatched.__name__: _always},
+                next_units=lambda frame: {PassBegin.__name__: always}),
+    Granularity("node", {NodeVisited.__name__: always, NodeExecuted.__name__: always,
+                         FusionMatched.__name__: always},
                 lambda e, t: t.node_graph or None, _same_graph),
-    Granularity("task", {TaskDistributed.__name__: _always},
+    Granularity("task", {TaskDistributed.__name__: always},
                 lambda e, t: stream_of(e), _same_stream(TaskDistributed.__name__)),
-    Granularity("sqe", {SqeCompleted.__name__: _always},
+    Granularity("sqe", {SqeCompleted.__name__: always},
                 lambda e, t: stream_of(e), _same_stream(SqeCompleted.__name__)),
-    Granularity("line", {HostLine.__name__: _always}, lambda e, t: t.host_depth or None,
+    Granularity("line", {HostLine.__name__: always}, lambda e, t: t.host_depth or None,
                 lambda depth: {HostLine.__name__: lambda e, t: depth is None or e.depth <= depth}),
     Granularity("event", {}),   # every tick: stepped by tick, not by kind
 )}
@@ -92,6 +92,6 @@ def recording(kind: str, test: UnitTest | None) -> str | None:
     every event of it), so the history's ticks of it hold all of them; None if none does."""
     for g in GRANULARITIES.values():
         unit = g.units.get(kind)
-        if unit is _always or (unit is not None and unit is test):
+        if unit is always or (unit is not None and unit is test):
             return g.name
     return None

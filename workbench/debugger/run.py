@@ -32,7 +32,8 @@ class Run:
             self.world.bus.subscribe(self._hash)
         self._start = start
         self._offer = offer
-        self.world.bus.subscribe(self._to_program)   # before the gate, which subscribes on start
+        if target.runs_code:   # a model has no program to tell: no call per event for it
+            self.world.bus.subscribe(self._to_program)   # before the gate (subscribes on start)
         self.gate = StepGate(self._main, self.world.bus)
 
     @property

@@ -46,6 +46,11 @@ class _Made:
     line: TableLine
 
 
+def _node_count(state) -> int:
+    """The nodes of every live graph, the root's If/Loop bodies included (20k: a walk)."""
+    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(state.graphs()))
+
+
 # a node's box in the drawing, by its stream (no stream: bold)
 STREAM_STYLES = ("bold cyan", "bold magenta", "bold yellow", "bold green", "bold blue",
                  "bold red")
@@ -82,6 +87,7 @@ class GraphPane(Pane):
         self._lines: dict[str, _Made] = {}
         self._relist = False   # the lines change though the graph did not (anchors opened)
         self._kept_lines: dict[str, _Made] = {}
+        self._node_total = 0   # in every live graph, as of the last read
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter nodes (Enter jumps to the first match, Esc clears)",
@@ -143,6 +149,8 @@ class GraphPane(Pane):
         incremental = follows and last[1] == seen[1] and not changes.structural \
             and not self._relist
         self._relist = False
+        if not incremental:   # else no node came or went: the count stands
+            self._node_total = _node_count(state)
         summary = self._summary(state, changes, views.reexecuted)
         previous, self._current = self._current, current
         if incremental:
@@ -173,7 +181,7 @@ class GraphPane(Pane):
             key = (id(node), node.graph.name)
             old = kept.get(key)
             made = old[1] if old is not None and node.name not in stale else node_row(node)
-            rows[key] = (node, made)
+            rows[key] = node, made
             return made
         self._rows = rows
         return row
@@ -202,18 +210,25 @@ class GraphPane(Pane):
                  state) -> None:
         group = f"graph:{section.graph}"
         lines.append(TableLine(group, (section.title,), parent, depth, group=True))
+        # per row of up to 20k, at every step that adds, removes or relinks nodes: locals
+        line, add, expanded, d = self._line, lines.append, self.expanded, depth + 1
         for row in section.rows:
-            key = row_key(row.graph, row.name)
-            rows_of.setdefault(row.name, []).append(key)
-            lines.append(self._line(row, key, current, group, depth + 1, tones.get(row.name, "")))
-            if key in self.expanded:
-                node = find_node(state, row.graph, row.name)
+            name = row.cells[0]
+            key = row_key(row.graph, name)
+            keys = rows_of.get(name)
+            if keys is None:
+                rows_of[name] = [key]
+            else:
+                keys.append(key)
+            add(line(row, key, current, group, d, tones.get(name, "")))
+            if key in expanded:
+                node = find_node(state, row.graph, name)
                 for a in node_anchors(node) if node is not None else ():
                     peers = ", ".join(a.peers) or "-"
-                    lines.append(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
-                                                                 f"{a.desc}  {peers}".strip()),
-                                           key, depth + 2, tone="dim"))
-            for body in bodies.get(row.name, ()):
+                    add(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
+                                                        f"{a.desc}  {peers}".strip()),
+                                  key, depth + 2, tone="dim"))
+            for body in bodies.get(name, ()):
                 self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
                               state)
 
@@ -223,11 +238,15 @@ class GraphPane(Pane):
             return TableLine(key, row.cells, parent, depth,
                              tone="current" if key == current else tone)
         self._place[key] = (parent, depth)
-        tone = "current" if key == current else tone
+        if key == current:
+            tone = "current"
         old = self._kept_lines.get(key)
-        if old is None or old.row is not row or (old.line.parent, old.line.depth,
-                                                 old.line.tone) != (parent, depth, tone):
+        if old is None or old.row is not row:
             old = _Made(row, TableLine(key, row.cells, parent, depth, tone=tone))
+        else:
+            line = old.line
+            if line.tone != tone or line.depth != depth or line.parent != parent:
+                old = _Made(row, line.placed(parent, depth, tone))
         self._lines[key] = old
         return old.line
 
@@ -246,7 +265,7 @@ class GraphPane(Pane):
 
     def _summary(self, state, changes, reexecuted: bool) -> str:
         graphs = state.graphs()
-        nodes = sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
+        nodes = self._node_total
         text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
         hint = " · / filters · Enter: anchors · v: draw"
         if reexecuted:

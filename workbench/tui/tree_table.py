@@ -35,6 +35,19 @@ class TableLine:
     def __post_init__(self) -> None:   # names come from the model: shown escaped
         object.__setattr__(self, "cells", tuple(printable(c) for c in self.cells))
 
+    def placed(self, parent: str | None, depth: int, tone: str) -> TableLine:
+        """This line under another parent, at another depth or in another tone, its cells
+        not escaped again (they are already): a step that relinks thousands of nodes of a
+        big graph re-tones their lines."""
+        line = _new_line(TableLine)
+        for name, value in (("key", self.key), ("cells", self.cells), ("parent", parent),
+                            ("depth", depth), ("group", self.group), ("tone", tone)):
+            _set(line, name, value)
+        return line
+
+
+_new_line, _set = object.__new__, object.__setattr__
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -177,7 +190,8 @@ class TreeTable(Widget, can_focus=True):
     def _matches(self, line: TableLine) -> bool:
         return any(self.filter in c.lower() for c in line.cells)
 
-    def _recompute(self, keep: str | None) -> None:
+    def _shown(self) -> list[int]:
+        """The lines a filter or collapsed groups leave shown."""
         shown: dict[str, bool] = {}
         visible = []
         wanted = set()   # membership only: groups holding a line the filter matches
@@ -202,8 +216,16 @@ class TreeTable(Widget, can_focus=True):
                     matched.add(line.key)
             if ok:
                 visible.append(i)
+        return visible
+
+    def _recompute(self, keep: str | None) -> None:
+        if not self.filter and not self.collapsed:   # every line shown: 20k at a big step
+            visible = list(range(len(self.lines)))
+        else:
+            visible = self._shown()
         self._visible = visible
-        index = self._vindex = {self.lines[i].key: n for n, i in enumerate(visible)}
+        index = self._vindex = self._index if len(visible) == len(self.lines) else {
+            self.lines[i].key: n for n, i in enumerate(visible)}
         self.cursor = index.get(keep, min(self.cursor, max(len(visible) - 1, 0))) \
             if keep is not None else 0
         self._measure()
@@ -211,20 +233,20 @@ class TreeTable(Widget, can_focus=True):
         self.refresh_rows()
 
     def _measure(self) -> None:
-        sample = self._visible[:3000]
-        widths = []
-        for c, col in enumerate(self.columns):
-            longest = len(col.title)
-            for i in sample:
-                line = self.lines[i]
-                if not line.group and c < len(line.cells):
+        lines, marks = self.lines, self.marks
+        rows = [line for line in map(lines.__getitem__, self._visible[:3000]) if not line.group]
+        longest = [len(col.title) for col in self.columns]
+        for c in range(len(longest)):
+            # the first column is indented by depth; a changed cell shows its old text too
+            cells = [len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
+                     for line in rows if c < len(line.cells)]
+            longest[c] = max(longest[c], max(cells, default=0))
+        for line in rows if marks else ():
+            for c, old in marks.get(line.key, {}).items():
+                if c < len(line.cells) and c < len(longest):
                     n = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
-                    old = self.marks.get(line.key, {}).get(c)
-                    if old is not None:
-                        n += len(old) + 1
-                    longest = max(longest, n)
-            widths.append(max(col.min, longest))
-        self._widths = widths
+                    longest[c] = max(longest[c], n + len(old) + 1)
+        self._widths = [max(col.min, n) for col, n in zip(self.columns, longest)]
 
     @property
     def rows_on_screen(self) -> int:

@@ -46,6 +46,7 @@ def parse(state: RunState, start: int) -> None:
 def compile_graph(state: RunState, start: int) -> Iterator[int]:
     """Resumable at each stage's end and at the positions inside Partition and MergeSubgraph:
     position n = the n-th such place passed (the pipeline itself knows where it stands)."""
+    from ge_core.passes.ge_pass import positions_only   # no stop at a visit needs its yield
     if start == 0:
         state.pipeline = _manager(state).optimize(state.graph)
     done = start
@@ -53,7 +54,7 @@ def compile_graph(state: RunState, start: int) -> Iterator[int]:
     while True:
         # Paused up to each position, not across this yield: a checkpoint taken there, or a
         # run abandoned there, must not leave the collector stopped (the gate lifts it at a stop).
-        with gc_paused(state.graph.bus):
+        with gc_paused(state.graph.bus), positions_only():
             step = next((step for step in steps if step.kind in RESUMABLE), None)
         if step is None:
             return
