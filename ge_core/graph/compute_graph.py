@@ -80,7 +80,11 @@ class ComputeGraph:
         return node
 
     def remove_node(self, node: Node) -> None:
-        """Drop an isolated node (GraphUtils.remove_node unlinks it first)."""
+        """Drop an isolated node (GraphUtils.remove_node unlinks it first). Its own cycles (its
+        anchors' and desc's links back to it) are broken too: reference counting frees it as soon
+        as its last reader lets go, where a compile's removed nodes would otherwise be garbage
+        for the cyclic collector to scan and sweep when the compile's pause ends. Its desc stays
+        as it was, for whoever reads or adopts it."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
         if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
@@ -91,6 +95,7 @@ class ComputeGraph:
         self.edits.types[node.type] -= 1
         if self.bus.observed:
             self.bus.emit(NodeRemoved, self.name, node.name)
+        node.discard()
 
     def find_node(self, name: str) -> Node | None:
         return self._nodes.get(name)
