@@ -87,7 +87,9 @@ class ComputeGraph:
         as it was, for whoever reads or adopts it."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
-        if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
+        if node.in_control_anchor.peers or node.out_control_anchor.peers \
+                or any(a.peer is not None for a in node.in_data_anchors) \
+                or any(a.peers for a in node.out_data_anchors):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
         self._order = None
@@ -238,13 +240,17 @@ class ComputeGraph:
         heapq.heapify(ready)
         order: list[Node] = []
         nodes = self._nodes
+        pop, push = heapq.heappop, heapq.heappush
         while ready:
-            node = nodes[heapq.heappop(ready)[1]]
+            node = nodes[pop(ready)[1]]
             order.append(node)
-            for succ in node.out_nodes():
-                left = pending[succ] = pending[succ] - 1
-                if not left:
-                    heapq.heappush(ready, (succ.seq, succ.name))
+            # the consumers' anchors, not node.out_nodes(): no list is built per node
+            for anchor in (*node.out_data_anchors, node.out_control_anchor):
+                for peer in anchor.peers:
+                    succ = peer.owner
+                    left = pending[succ] = pending[succ] - 1
+                    if not left:
+                        push(ready, (succ.seq, succ.name))
         if len(order) != len(self._nodes):
             # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
             node, seen = next(n for n in self if pending[n] > 0), set()
