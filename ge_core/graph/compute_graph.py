@@ -80,10 +80,16 @@ class ComputeGraph:
         return node
 
     def remove_node(self, node: Node) -> None:
-        """Drop an isolated node (GraphUtils.remove_node unlinks it first)."""
+        """Drop an isolated node (GraphUtils.remove_node unlinks it first). Its own cycles (its
+        anchors' and desc's links back to it) are broken too: reference counting frees it as soon
+        as its last reader lets go, where a compile's removed nodes would otherwise be garbage
+        for the cyclic collector to scan and sweep when the compile's pause ends. Its desc stays
+        as it was, for whoever reads or adopts it."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
-        if any(True for _ in node.in_edges()) or any(True for _ in node.out_edges()):
+        if node.in_control_anchor.peers or node.out_control_anchor.peers \
+                or any(a.peer is not None for a in node.in_data_anchors) \
+                or any(a.peers for a in node.out_data_anchors):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
         self._order = None
@@ -91,6 +97,7 @@ class ComputeGraph:
         self.edits.types[node.type] -= 1
         if self.bus.observed:
             self.bus.emit(NodeRemoved, self.name, node.name)
+        node.discard()
 
     def find_node(self, name: str) -> Node | None:
         return self._nodes.get(name)
@@ -233,13 +240,17 @@ class ComputeGraph:
         heapq.heapify(ready)
         order: list[Node] = []
         nodes = self._nodes
+        pop, push = heapq.heappop, heapq.heappush
         while ready:
-            node = nodes[heapq.heappop(ready)[1]]
+            node = nodes[pop(ready)[1]]
             order.append(node)
-            for succ in node.out_nodes():
-                left = pending[succ] = pending[succ] - 1
-                if not left:
-                    heapq.heappush(ready, (succ.seq, succ.name))
+            # the consumers' anchors, not node.out_nodes(): no list is built per node
+            for anchor in (*node.out_data_anchors, node.out_control_anchor):
+                for peer in anchor.peers:
+                    succ = peer.owner
+                    left = pending[succ] = pending[succ] - 1
+                    if not left:
+                        push(ready, (succ.seq, succ.name))
         if len(order) != len(self._nodes):
             # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
             node, seen = next(n for n in self if pending[n] > 0), set()

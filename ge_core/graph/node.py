@@ -90,14 +90,13 @@ class Node:
         """Break the reference cycles through this node (its anchors and their peers, its op
         desc), silently, once nothing will use it again: reference counting then frees it at
         once, where the cyclic collector would be left a compile's worth of garbage to sweep."""
+        # one pass over the anchors, and no new list for a node already isolated (most are:
+        # ComputeGraph.remove_node discards every node it removes)
         for a in self.in_data_anchors:
-            a.peer = None
-        for a in self.out_data_anchors:
-            a.peers = []
-        self.in_control_anchor.peers = []
-        self.out_control_anchor.peers = []
-        for a in (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
-                  self.out_control_anchor):
+            a.peer = a.owner = None  # type: ignore[assignment]
+        for a in (*self.out_data_anchors, self.in_control_anchor, self.out_control_anchor):
+            if a.peers:
+                a.peers = []
             a.owner = None  # type: ignore[assignment]
         if self.op_desc.node is self:
             self.op_desc.node = None

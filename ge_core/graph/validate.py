@@ -66,6 +66,8 @@ class _Listed:
 
 def _check_edge(src, dst, peer, node, idx: int) -> None:
     """``peer``: the producing anchor, whose label is made only for a fault."""
+    if src.shape is dst.shape and src.dtype == dst.dtype:
+        return   # most edges: InferShape gave the consumer the producer's very shape
     if DataType.DT_UNDEFINED not in (src.dtype, dst.dtype) and src.dtype != dst.dtype:
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects {dst.dtype.short} but "

@@ -92,7 +92,13 @@ class InferShapeContext:
 
     def set_output(self, idx: int, dims: Dims, dtype: DataType) -> None:
         desc = self.op_desc.output_descs[idx]
-        desc.shape = GeShape.unknown_rank() if dims is None else GeShape(tuple(dims))
+        if dims is None:
+            desc.shape = GeShape.unknown_rank()
+        elif desc.shape.dims != (dims := tuple(dims)):
+            # an unchanged shape keeps its object (shapes are frozen): a re-inference, which
+            # Prepare runs on every node the parser inferred, then finds the consumers' input
+            # descs already holding it (update_peer_input_desc compares by identity first)
+            desc.shape = GeShape(dims)
         desc.dtype = dtype
 
     def set_output_desc(self, idx: int, desc: GeTensorDesc) -> None:

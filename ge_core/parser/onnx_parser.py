@@ -194,14 +194,15 @@ class _GraphBuilder:
                      if a.type != AttributeProto.GRAPH}
         except ValueError as err:
             raise self._error(str(err), name, op_type) from err
-        op = OpDesc(name, op_type, len(proto.input), len(proto.output), attrs)
-        op.input_names, op.output_names = list(proto.input), list(proto.output)
-        for k, tensor in enumerate(proto.input):
-            if not tensor:  # an optional input left out
-                op.input_descs[k] = GeTensorDesc(absent=True)
-        for k, tensor in enumerate(proto.output):
-            if tensor in descs:
-                op.output_descs[k] = descs[tensor].copy()
+        # the descs and names made here directly, from Python lists: the parse does this for
+        # every node, and protobuf's repeated fields are slow to index
+        inputs, outputs = list(proto.input), list(proto.output)
+        op = OpDesc(name, op_type, 0, 0, attrs)
+        op.input_names, op.output_names = inputs, outputs
+        # an empty name is an optional input left out
+        op.input_descs = [GeTensorDesc(absent=not tensor) for tensor in inputs]
+        op.output_descs = [descs[tensor].copy() if tensor in descs else GeTensorDesc()
+                           for tensor in outputs]
         return self._register(op)
 
     def _link(self, proto: NodeProto, node: Node) -> None:

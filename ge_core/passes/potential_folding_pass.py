@@ -24,9 +24,12 @@ Values = list[np.ndarray]
 
 class PotentialFoldingPass(BaseNodePass):
     def run(self, node: Node) -> None:
-        if must_keep(node) or node.type == "Const" or self.need_ignore(node) or any(
-                d.dtype == DataType.DT_VARIANT for d in node.op_desc.output_descs):
-            return   # a variant (a sequence, an optional) no Const can hold
+        # three passes ask this of every node Prepare visits: plain tests, no generator
+        if must_keep(node) or node.type == "Const" or self.need_ignore(node):
+            return
+        for desc in node.op_desc.output_descs:
+            if desc.dtype == DataType.DT_VARIANT:
+                return   # a variant (a sequence, an optional) no Const can hold
         values = self.compute_potential_weight(node)
         if values is not None:
             fold(self, node, values)
@@ -43,7 +46,10 @@ class PotentialFoldingPass(BaseNodePass):
 def all_outputs_empty(node: Node) -> bool:
     """GE's AreAllOutputsEmptyShape: every output's static shape has a 0 dim."""
     descs = node.op_desc.output_descs
-    return bool(descs) and all((d := static_dims(desc)) is not None and 0 in d for desc in descs)
+    for desc in descs:   # the 0 first: few shapes have one, and it is the cheaper test
+        if 0 not in desc.shape.dims or static_dims(desc) is None:
+            return False
+    return bool(descs)
 
 
 def fold(pass_: BaseNodePass, node: Node, values: Values) -> None:

@@ -45,13 +45,26 @@ class PatternFusionPass(GraphPass):
         """Yields (pass name, output node) before each rewrite, so a driver can step by fusion."""
         self.fused = []
         matchers = [PatternMatcher(p, self.meet_requirements) for p in self.patterns]
+        # A node is tried only on the patterns whose output 0 may be of its type (the others
+        # refuse it at once); a graph with no node of those types is not walked at all (an
+        # engine's passes run on every one of its subgraphs, most of them with nothing to fuse).
+        tries: dict[str, list[PatternMatcher]] = {}
+
+        def tries_for(op_type: str) -> list[PatternMatcher]:
+            found = tries.get(op_type)
+            if found is None:
+                found = tries[op_type] = [m for m in matchers if m.may_match(op_type)]
+            return found
+
+        if not any(tries_for(n.type) for n in graph):
+            return False
         limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
         queue = deque(graph.topological_sort())
         while queue:
             node = queue.popleft()
             if graph.find_node(node.name) is not node:
                 continue  # a rewrite removed it
-            for matcher in matchers:
+            for matcher in tries_for(node.type):
                 new = yield from self._try(matcher, node)
                 if new:
                     queue.extendleft(reversed(new))

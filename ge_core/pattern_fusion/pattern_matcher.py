@@ -66,10 +66,14 @@ class PatternMatcher:
         self._inputs: dict[str, OutDataAnchor | None] = {}
         self._owner: dict[Node, str] = {}  # graph node -> the pattern node bound to it
 
+    def may_match(self, op_type: str) -> bool:
+        """Whether a node of ``op_type`` may be output 0 of a match (else match_at refuses it)."""
+        ops = self.pattern.outputs[0].ops
+        return ops is None or op_type in ops
+
     def match_at(self, node: Node) -> MatchResult | None:
         """The first match whose output 0 is ``node``, or None."""
-        ops = self.pattern.outputs[0].ops
-        if ops is not None and node.type not in ops:
+        if not self.may_match(node.type):
             return None   # most nodes: refused before any search state is made
         self._nodes, self._inputs, self._owner = {}, {}, {}
         rest = node.graph.nodes if len(self.pattern.outputs) > 1 else []

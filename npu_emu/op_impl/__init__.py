@@ -33,6 +33,9 @@ def known_ops() -> list[str]:
     return sorted(_KERNELS)
 
 
+# Once: an import statement costs microseconds even when the modules are loaded, and constant
+# folding asks has_kernel of every node it may fold.
+@functools.cache
 def _load_families() -> None:
     # Importing the family modules runs their @kernel decorators.
     from npu_emu.op_impl import (activation, asc_backend, attention, bitwise, cast, control_flow,
