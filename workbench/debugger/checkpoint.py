@@ -127,6 +127,7 @@ class CheckpointStore:
         self._furthest = 0   # the furthest position offered: only past it are copies made
         self._nodes = 0   # the most nodes the run's graphs have had
         self._last_objects = 0   # the objects the last copy made held
+        self._objects_per_node = 0.0   # in the last copy, per node of the run's graphs then
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -137,15 +138,20 @@ class CheckpointStore:
         if tick <= self._furthest or position[0] >= self.phases:
             return
         self._furthest = tick
-        self._nodes = max(self._nodes, _nodes(run))   # the built model outlives the graph
+        nodes = _nodes(run)
+        self._nodes = max(self._nodes, nodes)   # the built model outlives the graph
         gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
         if _inside_stage(run) and self.gap is None:   # dense positions: see RESTORE_TICKS_...
-            gap = max(gap, RESTORE_TICKS_PER_OBJECT * self._last_objects / WALK_COPY_SHARE)
+            # what this copy would hold, by the last one's objects per node: inside Partition
+            # the graph and its subgraphs are alive at once, three times a stage start's copy
+            expected = max(self._last_objects, self._objects_per_node * nodes)
+            gap = max(gap, RESTORE_TICKS_PER_OBJECT * expected / WALK_COPY_SHARE)
         if tick - (self._ticks[-1] if self._ticks else 0) < gap:
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
         self._last_objects = objects
+        self._objects_per_node = objects / max(1, nodes)
         self._points[tick] = Checkpoint(tick, position, state, run.tracker.copy(), hasher,
                                         objects)
         self._ticks.append(tick)   # past every copy held
