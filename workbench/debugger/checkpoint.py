@@ -138,15 +138,16 @@ class CheckpointStore:
         if tick <= self._furthest or position[0] >= self.phases:
             return
         self._furthest = tick
+        since = tick - (self._ticks[-1] if self._ticks else 0)
+        inside = _inside_stage(run) and self.gap is None   # dense positions: see RESTORE_...
+        # The gap only grows with the nodes counted now, so a position short of the gap the
+        # nodes seen so far give is passed without counting them (inside Partition, a count
+        # is a call per engine subgraph, thousands, at every position).
+        if since < self._gap(self._nodes, 0, inside):
+            return
         nodes = _nodes(run)
         self._nodes = max(self._nodes, nodes)   # the built model outlives the graph
-        gap = self.gap if self.gap is not None else max(DEFAULT_GAP, TICKS_PER_NODE * self._nodes)
-        if _inside_stage(run) and self.gap is None:   # dense positions: see RESTORE_TICKS_...
-            # what this copy would hold, by the last one's objects per node: inside Partition
-            # the graph and its subgraphs are alive at once, three times a stage start's copy
-            expected = max(self._last_objects, self._objects_per_node * nodes)
-            gap = max(gap, RESTORE_TICKS_PER_OBJECT * expected / WALK_COPY_SHARE)
-        if tick - (self._ticks[-1] if self._ticks else 0) < gap:
+        if since < self._gap(self._nodes, nodes, inside):
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         state, objects = frozen_copy(lambda: clone_state(run.state, TraceBus()))
@@ -160,6 +161,19 @@ class CheckpointStore:
         while len(self._ticks) > 1 and (len(self._ticks) > self.limit
                                         or self.estimated_mib() > self.limit_mib):
             self._thin()
+
+    def _gap(self, most_nodes: int, nodes: int, inside: bool) -> float:
+        """The fewest ticks from the last copy to one at a position where the graphs have
+        ``nodes`` nodes (``most_nodes`` at most so far); ``inside`` a stage's walk."""
+        if self.gap is not None:
+            return self.gap
+        gap = max(DEFAULT_GAP, TICKS_PER_NODE * most_nodes)
+        if inside:
+            # what this copy would hold, by the last one's objects per node: inside Partition
+            # the graph and its subgraphs are alive at once, three times a stage start's copy
+            expected = max(self._last_objects, self._objects_per_node * nodes)
+            gap = max(gap, RESTORE_TICKS_PER_OBJECT * expected / WALK_COPY_SHARE)
+        return gap
 
     def _thin(self) -> None:
         """Drop the copy (never the newest) whose neighbours are closest: the one whose loss
