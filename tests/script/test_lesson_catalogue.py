@@ -71,13 +71,19 @@ def test_every_lesson_pauses_before_it_moves_on_from_what_it_narrates(lesson):
     assert unpaused_narration(lesson.path, LESSON_WORDS) == []
 
 
+def _flagged(tmp_path, name: str, text: str) -> list[str]:
+    """What the pause rule says of a lesson ``name`` made of ``text``."""
+    script = tmp_path / name
+    script.write_text(text)
+    return unpaused_narration(script, LESSON_WORDS)
+
+
 def test_the_pause_rule_names_narration_that_runs_on_unread(tmp_path):
-    script = tmp_path / "99_x.gwb"
-    script.write_text("# Lesson: x.\nsay intro, before anything moves: no pause needed\n"
-                      "target light:a\nstep stage\nsay here the graph is parsed\n"
-                      "say (one block)\ninfo om\nc\nsay paused after\npause\ncontinue\n"
-                      "say the end\nprint node x\n")
-    assert unpaused_narration(script, LESSON_WORDS) == [
+    assert _flagged(tmp_path, "99_x.gwb",
+                    "# Lesson: x.\nsay intro, before anything moves: no pause needed\n"
+                    "target light:a\nstep stage\nsay here the graph is parsed\n"
+                    "say (one block)\ninfo om\nc\nsay paused after\npause\ncontinue\n"
+                    "say the end\nprint node x\n") == [
         "99_x.gwb:5: its narration has no `pause` before `c` moves the target on",
         "99_x.gwb:7: `info om` shows where the target stands, and `c` moves it on with no "
         "`pause` to see it"]
@@ -88,38 +94,30 @@ def test_the_pause_rule_names_output_shown_at_a_stop_that_a_move_replaces_unseen
     be seen: the next move replaces it, so a `pause` comes between, narrated or not. Setting
     or deleting a breakpoint shows nothing of the target, and `show PANE` picks the pane the
     moves after it are watched in."""
-    bad = tmp_path / "99_x.gwb"
-    bad.write_text("# Lesson: x.\nsay intro\ntarget light:a\nshow passes\nstep stage 2\n"
-                   "break pass P\ncontinue\nprint node a\ninfo streams\nstep node\n"
-                   "diff\nsay the diff shows it\npause\nfinish\nwhere\ncontinue\n"
-                   "print node b\n")
-    assert unpaused_narration(bad, LESSON_WORDS) == [
+    bad = ("# Lesson: x.\nsay intro\ntarget light:a\nshow passes\nstep stage 2\n"
+           "break pass P\ncontinue\nprint node a\ninfo streams\nstep node\n"
+           "diff\nsay the diff shows it\npause\nfinish\nwhere\ncontinue\nprint node b\n")
+    assert _flagged(tmp_path, "99_x.gwb", bad) == [
         "99_x.gwb:8: `print node a` shows where the target stands, and `step node` moves it "
         "on with no `pause` to see it",
         "99_x.gwb:15: `where` shows where the target stands, and `continue` moves it on "
         "with no `pause` to see it"]
-    good = tmp_path / "98_x.gwb"
-    good.write_text(bad.read_text().replace("info streams\n", "info streams\npause\n")
-                    .replace("where\n", "where\npause\n"))
-    assert unpaused_narration(good, LESSON_WORDS) == []
+    good = bad.replace("info streams\n", "info streams\npause\n").replace("where\n",
+                                                                            "where\npause\n")
+    assert _flagged(tmp_path, "98_x.gwb", good) == []
 
 
 def test_the_pause_rule_names_a_continue_that_runs_past_a_hit_the_narration_speaks_of(tmp_path):
     """`continue` `continue` `say`: the say narrates both hits, the app shows only the last.
     A hit may be looked into (step, finish) before the pause; with no breakpoint set a
     `continue` stops at no hit."""
-    script = tmp_path / "99_x.gwb"
-    script.write_text("# Lesson: x.\ntarget light:a\nbreak sqe\ncontinue\nc\n"
-                      "say the first SQE ran, then the second\npause\n"
-                      "continue\nfinish\ninfo streams\npause\ndelete all\ncontinue\n"
-                      "continue\n")
-    assert unpaused_narration(script, LESSON_WORDS) == [
+    script = ("# Lesson: x.\ntarget light:a\nbreak sqe\ncontinue\nc\n"
+              "say the first SQE ran, then the second\npause\n"
+              "continue\nfinish\ninfo streams\npause\ndelete all\ncontinue\ncontinue\n")
+    assert _flagged(tmp_path, "99_x.gwb", script) == [
         "99_x.gwb:4: `continue` stops at a breakpoint hit, and `c` runs past it with no "
         "`pause` to see it"]
-    fixed = tmp_path / "98_x.gwb"
-    fixed.write_text(script.read_text().replace("continue\nc\n", "continue\npause\nc\n"))
-    assert unpaused_narration(fixed, LESSON_WORDS) == []
-    watched = tmp_path / "97_x.gwb"
-    watched.write_text("# Lesson: x.\ntarget light:a\nwatch node x attr engine\ncontinue\n"
-                       "delete 1\nrestart\n")
-    assert len(unpaused_narration(watched, LESSON_WORDS)) == 1
+    assert _flagged(tmp_path, "98_x.gwb",
+                    script.replace("continue\nc\n", "continue\npause\nc\n")) == []
+    assert len(_flagged(tmp_path, "97_x.gwb", "# Lesson: x.\ntarget light:a\n"
+                        "watch node x attr engine\ncontinue\ndelete 1\nrestart\n")) == 1
