@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ge_core.compiler.memory.mem_options import shown_assigner
 from ge_core.passes import not_ge
-from workbench.debugger.stream_names import LOGICAL
+from ge_core.stream_label import logical_stream_name
 
 if TYPE_CHECKING:   # records only: the faces import this before any compile has run
     from ge_core.compiler.compile_pipeline import CompileResult
@@ -69,7 +69,7 @@ def build_summary(built: BuildResult) -> str:
     kind = s.sync_kind + "s"
     lines = [
         f"  streams: {s.logical_streams} logical, {s.physical_streams} physical "
-        f"(head {', '.join(map(str, s.head_streams)) or '-'}"
+        f"(head {', '.join(map(logical_stream_name, s.head_streams)) or '-'}"
         + (f"; {len(s.splits)} split" if s.splits else "") + ")",
         f"  {kind}: {events} (inserted -> OptimizeBySend -> ByRecv -> ByStreamActivate); "
         f"minimum {s.events_minimum}"
@@ -80,7 +80,7 @@ def build_summary(built: BuildResult) -> str:
         f"weights {m.weight_bytes} B, zero-copy {m.zero_copy_bytes} B",
     ]
     tasks = built.ge_model.tasks_by_stream()
-    lines.append("  tasks: " + ", ".join(f"{LOGICAL} {sid}: {len(ts)}"
+    lines.append("  tasks: " + ", ".join(f"{logical_stream_name(sid)}: {len(ts)}"
                                          for sid, ts in tasks.items())
                  + f" ({sum(map(len, tasks.values()))} in all)")
     lines += [f"  warning: {w}" for w in m.warnings]
