@@ -42,7 +42,9 @@ from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_report import SplitReport, StreamReport
 from ge_core.compiler.stream.stream_split import split_streams
 from ge_core.compiler.task.task_builder import task_count
-from ge_core.compiler.task.ge_model_builder import build_ge_model, refresh_totals
+from ge_core.compiler.task.ge_model_builder import (build_ge_model, refresh_totals,
+                                                    regenerate_tasks)
+from ge_core.compiler.task.task_generator import OpDefs
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import INFER_DEFERRED
@@ -164,16 +166,21 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
                          f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
     streams = stage("InsertSyncNodesByLogicStream", allocator.insert_sync_nodes_by_logic_stream)
     per_node: dict[str, int] = {}
-    first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node))
+    ops = OpDefs()
+    first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node, ops=ops))
 
     def split_and_refresh() -> tuple[SplitReport, GeModel]:
         before = graph.edits.snapshot()
-        # a node GenTask gave no task, or the split's own event pair: its builder counts them
-        split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
-                              stream_options)
+        ops.edited = graph.edits.watch()
+        try:
+            # a node GenTask gave no task, or the split's own event pair: its builder counts them
+            split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
+                                  stream_options)
+        finally:
+            graph.edits.unwatch()
         if not split.splits and not graph.edits.since(before).any:
             return split, refresh_totals(first)   # no node changed: GenTask's tasks stand
-        return split, build_ge_model(graph)
+        return split, regenerate_tasks(first, ops)
     split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
     validate(graph)
     GraphDumper(options.dump).stage(graph, "Build")

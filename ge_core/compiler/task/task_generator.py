@@ -8,17 +8,18 @@ a loader rebuilds the kernel's attrs and tensor descs.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
                                       ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM,
                                       ATTR_MODEL_SUB_MEMORY_INFO, OUTPUT_OFFSET,
-                                      WORKSPACE, WORKSPACE_BYTES)
+                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
 from ge_core.om.model_serializer import op_def
+from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.om.proto.task_pb2 import ModelTaskDef
 from ge_core.om.weights import weights_size
 
@@ -32,9 +33,37 @@ def task_order(graph: ComputeGraph) -> Iterator[Node]:
             yield from task_order(graph.subgraph(name))
 
 
-def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) -> ModelTaskDef:
+class OpDefs:
+    """Each node's OpDef as GenTask made it, so the task defs regenerated after a stream split
+    (GE's ReGetTaskInfo) make afresh only the op defs of the nodes the split edited: ``edited``
+    (EditCounts.touched over the split) names them, with the attr keys it set. A node that only
+    moved stream, or none, keeps its OpDef with its new stream and op index put in. The split
+    edits through set_attr and anchors only, which is what the watch sees."""
+
+    def __init__(self) -> None:
+        self._ops: dict[Node, OpDef] = {}
+        self.edited: dict[Node, set[str]] = {}
+
+    def op_def(self, node: Node) -> OpDef:
+        op = self._ops.get(node)
+        edited = self.edited.get(node, ())
+        if op is None or not self._moved_only(node, edited):
+            op = self._ops[node] = op_def(node)
+        elif edited:
+            op.stream_id = node.op_desc.get_attr(STREAM_ID)
+        return op
+
+    @staticmethod
+    def _moved_only(node: Node, edited: Iterable[str]) -> bool:
+        return all(key == STREAM_ID for key in edited) \
+            and (not edited or isinstance(node.op_desc.get_attr(STREAM_ID), int))
+
+
+def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
+                   ops: OpDefs | None = None) -> ModelTaskDef:
     """``per_node``, when given, gets each node's number of tasks (GE's node_id_2_node_tasks,
-    which SplitStreamAndRefreshTaskDef budgets the streams with)."""
+    which SplitStreamAndRefreshTaskDef budgets the streams with); ``ops``, when given, keeps
+    each node's OpDef (or gives back the one kept, see OpDefs)."""
     model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
                          weight_addr=WEIGHT_BASE)
     for node in task_order(graph):
@@ -46,7 +75,7 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) 
         model.task.extend(tasks)
         if per_node is not None:
             per_node[node.name] = len(tasks)
-        op = op_def(node)
+        op = op_def(node) if ops is None else ops.op_def(node)
         op.id = op_index
         model.op.append(op.SerializeToString(deterministic=True))
     set_totals(model, graph)
