@@ -19,14 +19,14 @@ def regenerate_tasks(model: GeModel, ops: OpDefs) -> GeModel:
     """``model`` again after a stream split that edited its graph (GE's ReGetTaskInfo): every
     task made afresh on the nodes' streams now, the split's event nodes' included, but only the
     op defs of the nodes ``ops`` says the split edited; the weights stand (a split adds no
-    constant)."""
-    task_def = generate_tasks(model.graph, ops=ops)
+    constant, nor moves a tensor)."""
+    task_def = generate_tasks(model.graph, ops=ops, sizes_from=model.task_def)
     return GeModel(model.name, model.graph, task_def, model.weights, model_attrs(task_def))
 
 
 def refresh_totals(model: GeModel) -> GeModel:
     """``model`` again after a stream split that changed no node (only the graph's counts): the
     same tasks and weights, the model's totals taken afresh."""
-    set_totals(model.task_def, model.graph)
+    set_totals(model.task_def, model.graph, sizes_from=model.task_def)
     return GeModel(model.name, model.graph, model.task_def, model.weights,
                    model_attrs(model.task_def))

@@ -60,10 +60,12 @@ class OpDefs:
 
 
 def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
-                   ops: OpDefs | None = None) -> ModelTaskDef:
+                   ops: OpDefs | None = None,
+                   sizes_from: ModelTaskDef | None = None) -> ModelTaskDef:
     """``per_node``, when given, gets each node's number of tasks (GE's node_id_2_node_tasks,
     which SplitStreamAndRefreshTaskDef budgets the streams with); ``ops``, when given, keeps
-    each node's OpDef (or gives back the one kept, see OpDefs)."""
+    each node's OpDef (or gives back the one kept, see OpDefs); ``sizes_from``: see
+    set_totals."""
     model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
                          weight_addr=WEIGHT_BASE)
     for node in task_order(graph):
@@ -78,7 +80,7 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
         op = op_def(node) if ops is None else ops.op_def(node)
         op.id = op_index
         model.op.append(op.SerializeToString(deterministic=True))
-    set_totals(model, graph)
+    set_totals(model, graph, sizes_from)
     return model
 
 
@@ -102,7 +104,11 @@ def _end_graph_stream(net_output: Node) -> int:
     return 0
 
 
-def set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
+def set_totals(model: ModelTaskDef, graph: ComputeGraph,
+               sizes_from: ModelTaskDef | None = None) -> None:
+    """``sizes_from``: an earlier task def of ``graph`` whose feature map and weight sizes
+    still hold (a stream split moves no tensor and adds no weight), so the nodes need not be
+    walked for them again."""
     streams: set[int] = {0}
     events: set[int] = set()
     notifies: set[int] = set()
@@ -132,10 +138,12 @@ def set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
     model.event_num = count(ATTR_MODEL_EVENT_NUM, events)
     model.attr[ATTR_MODEL_NOTIFY_NUM] = str(count(ATTR_MODEL_NOTIFY_NUM, notifies))
     model.attr[ATTR_MODEL_LABEL_NUM] = str(count(ATTR_MODEL_LABEL_NUM, labels))
-    model.memory_size = feature_map_size(graph)
     if ATTR_MODEL_SUB_MEMORY_INFO in graph.attrs:
         model.attr[ATTR_MODEL_SUB_MEMORY_INFO] = graph.attrs[ATTR_MODEL_SUB_MEMORY_INFO]
-    model.weight_size = weights_size(graph)
+    if sizes_from is None:
+        model.memory_size, model.weight_size = feature_map_size(graph), weights_size(graph)
+    else:
+        model.memory_size, model.weight_size = sizes_from.memory_size, sizes_from.weight_size
 
 
 def feature_map_size(graph: ComputeGraph) -> int:
