@@ -169,21 +169,23 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
     streams = stage("InsertSyncNodesByLogicStream", allocator.insert_sync_nodes_by_logic_stream)
     per_node: dict[str, int] = {}
     ops = OpDefs()
-    first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node, ops=ops))
 
     def split_and_refresh() -> tuple[SplitReport, GeModel]:
-        before = graph.edits.snapshot()
-        ops.edited = graph.edits.watch()
-        try:
-            # a node GenTask gave no task, or the split's own event pair: its builder counts them
-            split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
-                                  stream_options)
-        finally:
-            graph.edits.unwatch()
+        # a node GenTask gave no task, or the split's own event pair: its builder counts them
+        split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
+                              stream_options)
         if not split.splits and not graph.edits.since(before).any:
             return split, refresh_totals(first)   # no node changed: GenTask's tasks stand
         return split, regenerate_tasks(first, ops)
-    split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
+    # Watched from before GenTask makes the op defs to the split's end, so an edit between the
+    # two (one made while a debugger is parked there included) marks its nodes' op defs stale.
+    before = graph.edits.snapshot()
+    ops.edited = graph.edits.watch()
+    try:
+        first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node, ops=ops))
+        split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
+    finally:
+        graph.edits.unwatch()
     validate(graph)
     GraphDumper(options.dump).stage(graph, "Build")
     return BuildResult(ge_model, streams.with_split(split), plan, stages, list(allocator.history))

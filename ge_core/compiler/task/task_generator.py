@@ -34,24 +34,33 @@ def task_order(graph: ComputeGraph) -> Iterator[Node]:
 
 
 class OpDefs:
-    """Each node's OpDef as GenTask made it, so the task defs regenerated after a stream split
-    (GE's ReGetTaskInfo) make afresh only the op defs of the nodes the split edited: ``edited``
-    (EditCounts.touched over the split) names them, with the attr keys it set. A node that only
-    moved stream, or none, keeps its OpDef with its new stream and op index put in. The split
-    edits through set_attr and anchors only, which is what the watch sees."""
+    """Each node's serialised OpDef and op index as GenTask made them, so the task defs
+    regenerated after a stream split (GE's ReGetTaskInfo) make afresh only the op defs of the
+    nodes the split edited: ``edited`` (EditCounts.touched over the split) names them, with the
+    attr keys it set. A node that only moved stream, or none, keeps its OpDef, read back with
+    its new stream and op index put in (as it is, where neither changed). Kept as bytes, not
+    messages: a message a node costs kilobytes a large graph cannot spare. The split edits
+    through set_attr and anchors only, which is what the watch sees."""
 
     def __init__(self) -> None:
-        self._ops: dict[Node, OpDef] = {}
+        self._made: dict[Node, tuple[int, bytes]] = {}
         self.edited: dict[Node, set[str]] = {}
 
-    def op_def(self, node: Node) -> OpDef:
-        op = self._ops.get(node)
+    def serialized(self, node: Node, op_index: int) -> bytes:
+        made = self._made.get(node)
         edited = self.edited.get(node, ())
-        if op is None or not self._moved_only(node, edited):
-            op = self._ops[node] = op_def(node)
-        elif edited:
-            op.stream_id = node.op_desc.get_attr(STREAM_ID)
-        return op
+        if made is None or not self._moved_only(node, edited):
+            op = op_def(node)
+        elif not edited and made[0] == op_index:
+            return made[1]
+        else:
+            op = OpDef.FromString(made[1])
+            if edited:
+                op.stream_id = node.op_desc.get_attr(STREAM_ID)
+        op.id = op_index
+        data = op.SerializeToString(deterministic=True)
+        self._made[node] = (op_index, data)
+        return data
 
     @staticmethod
     def _moved_only(node: Node, edited: Iterable[str]) -> bool:
@@ -64,10 +73,11 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
                    sizes_from: ModelTaskDef | None = None) -> ModelTaskDef:
     """``per_node``, when given, gets each node's number of tasks (GE's node_id_2_node_tasks,
     which SplitStreamAndRefreshTaskDef budgets the streams with); ``ops``, when given, keeps
-    each node's OpDef (or gives back the one kept, see OpDefs); ``sizes_from``: see
+    each node's op def (or gives back the one kept, see OpDefs); ``sizes_from``: see
     set_totals."""
     model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
                          weight_addr=WEIGHT_BASE)
+    ops = OpDefs() if ops is None else ops
     for node in task_order(graph):
         builder = builder_for(node)
         if builder.count(node) == 0:
@@ -77,9 +87,7 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
         model.task.extend(tasks)
         if per_node is not None:
             per_node[node.name] = len(tasks)
-        op = op_def(node) if ops is None else ops.op_def(node)
-        op.id = op_index
-        model.op.append(op.SerializeToString(deterministic=True))
+        model.op.append(ops.serialized(node, op_index))
     set_totals(model, graph, sizes_from)
     return model
 
