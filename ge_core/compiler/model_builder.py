@@ -14,9 +14,9 @@
                            streams holding more tasks than the chip allows, cut by the tasks
                            GenTask made (skipped where the runtime grows them itself: AutoSplit,
                            npu_emu/driver/soc.py); then the tasks again, on the new streams and
-                           with the split's event pairs (GE's ReGetTaskInfo); the split runs
-                           under an edit watch, so only the nodes it edited get their op defs
-                           made afresh, a node it only moved keeps GenTask's with its new stream
+                           with the split's event pairs (GE's ReGetTaskInfo); GenTask and the
+                           split run under an edit watch, so only the nodes edited get their op
+                           defs made afresh, a node only moved keeps GenTask's with its stream
 
 GE's order (graph_builder.cc BuildForKnownShapeGraph: GetTaskInfo, RefreshRealStream, whose
 StreamAllocator::SplitStreamAndRefreshTaskDef splits by node_id_2_node_tasks, ReGetTaskInfo).

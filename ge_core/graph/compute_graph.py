@@ -36,9 +36,9 @@ class EditCounts:
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
     # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
     # link or unlink at either end. None otherwise, so an unwatched edit costs one test.
-    touched: dict | None = None
+    touched: dict[Node, set[str]] | None = None
 
-    def watch(self) -> dict:
+    def watch(self) -> dict[Node, set[str]]:
         """Start noting which nodes edits touch, into the dict returned (until unwatch())."""
         self.touched = {}
         return self.touched
