@@ -14,7 +14,9 @@
                            streams holding more tasks than the chip allows, cut by the tasks
                            GenTask made (skipped where the runtime grows them itself: AutoSplit,
                            npu_emu/driver/soc.py); then the tasks again, on the new streams and
-                           with the split's event pairs (GE's ReGetTaskInfo)
+                           with the split's event pairs (GE's ReGetTaskInfo); GenTask and the
+                           split run under an edit watch, so only the nodes edited get their op
+                           defs made afresh, a node only moved keeps GenTask's with its stream
 
 GE's order (graph_builder.cc BuildForKnownShapeGraph: GetTaskInfo, RefreshRealStream, whose
 StreamAllocator::SplitStreamAndRefreshTaskDef splits by node_id_2_node_tasks, ReGetTaskInfo).
@@ -42,7 +44,9 @@ from ge_core.compiler.stream.stream_options import StreamOptions
 from ge_core.compiler.stream.stream_report import SplitReport, StreamReport
 from ge_core.compiler.stream.stream_split import split_streams
 from ge_core.compiler.task.task_builder import task_count
-from ge_core.compiler.task.ge_model_builder import build_ge_model, refresh_totals
+from ge_core.compiler.task.ge_model_builder import (build_ge_model, refresh_totals,
+                                                    regenerate_tasks)
+from ge_core.compiler.task.task_generator import OpDefs
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import INFER_DEFERRED
@@ -164,17 +168,24 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
                          f"the {FEATURE_MAP_SPAN:,} bytes of logical addresses it has")
     streams = stage("InsertSyncNodesByLogicStream", allocator.insert_sync_nodes_by_logic_stream)
     per_node: dict[str, int] = {}
-    first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node))
+    ops = OpDefs()
 
     def split_and_refresh() -> tuple[SplitReport, GeModel]:
-        before = graph.edits.snapshot()
         # a node GenTask gave no task, or the split's own event pair: its builder counts them
         split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
                               stream_options)
         if not split.splits and not graph.edits.since(before).any:
             return split, refresh_totals(first)   # no node changed: GenTask's tasks stand
-        return split, build_ge_model(graph)
-    split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
+        return split, regenerate_tasks(first, ops)
+    # Watched from before GenTask makes the op defs to the split's end, so an edit between the
+    # two (one made while a debugger is parked there included) marks its nodes' op defs stale.
+    before = graph.edits.snapshot()
+    ops.edited = graph.edits.watch()
+    try:
+        first = stage("GenTask", lambda: build_ge_model(graph, per_node=per_node, ops=ops))
+        split, ge_model = stage("SplitStreamAndRefreshTaskDef", split_and_refresh)
+    finally:
+        graph.edits.unwatch()
     validate(graph)
     GraphDumper(options.dump).stage(graph, "Build")
     return BuildResult(ge_model, streams.with_split(split), plan, stages, list(allocator.history))

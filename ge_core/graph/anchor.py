@@ -47,6 +47,8 @@ class OutDataAnchor(Anchor):
         dst.peer = self
         graph = self.owner.graph
         graph.edits.edges_linked += 1
+        if graph.edits.touched is not None:
+            graph.edits.note_edge(self.owner, dst.owner)
         graph.edges_changed()
         if graph.bus.observed:   # the labels are strings to build: only for a listener
             graph.bus.emit(AnchorLinked, self.label, dst.label)
@@ -65,6 +67,8 @@ class OutDataAnchor(Anchor):
         dst.peer = None
         graph = self.owner.graph
         graph.edits.edges_unlinked += 1
+        if graph.edits.touched is not None:
+            graph.edits.note_edge(self.owner, dst.owner)
         graph.edges_changed()
         if graph.bus.observed:
             graph.bus.emit(AnchorUnlinked, self.label, dst.label)
@@ -96,6 +100,8 @@ class OutControlAnchor(Anchor):
         dst.peers.append(self)
         graph = self.owner.graph
         graph.edits.edges_linked += 1
+        if graph.edits.touched is not None:
+            graph.edits.note_edge(self.owner, dst.owner)
         graph.edges_changed()
         if graph.bus.observed:   # the labels are strings to build: only for a listener
             graph.bus.emit(AnchorLinked, self.label, dst.label)
@@ -107,6 +113,8 @@ class OutControlAnchor(Anchor):
         dst.peers.remove(self)
         graph = self.owner.graph
         graph.edits.edges_unlinked += 1
+        if graph.edits.touched is not None:
+            graph.edits.note_edge(self.owner, dst.owner)
         graph.edges_changed()
         if graph.bus.observed:
             graph.bus.emit(AnchorUnlinked, self.label, dst.label)

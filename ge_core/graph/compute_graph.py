@@ -21,6 +21,9 @@ NETOUTPUT = "NetOutput"
 ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten", "Identity"})
 
 
+EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key starts with ':')
+
+
 @dataclass(slots=True)
 class EditCounts:
     """Running totals of edits to a root graph and its subgraphs; a pass's effect is the
@@ -31,6 +34,21 @@ class EditCounts:
     edges_unlinked: int = 0
     attrs_set: int = 0
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
+    # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
+    # link or unlink at either end. None otherwise, so an unwatched edit costs one test.
+    touched: dict[Node, set[str]] | None = None
+
+    def watch(self) -> dict[Node, set[str]]:
+        """Start noting which nodes edits touch, into the dict returned (until unwatch())."""
+        self.touched = {}
+        return self.touched
+
+    def unwatch(self) -> None:
+        self.touched = None
+
+    def note_edge(self, *nodes: Node) -> None:
+        for node in nodes:
+            self.touched.setdefault(node, set()).add(EDGES)
 
     def snapshot(self) -> "EditCounts":
         return EditCounts(self.nodes_added, self.nodes_removed, self.edges_linked,

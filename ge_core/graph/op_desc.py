@@ -56,7 +56,10 @@ class OpDesc:
         old = self._attrs.get(key)
         self._attrs[key] = value
         if self.node is not None:
-            self.node.graph.edits.attrs_set += 1
+            edits = self.node.graph.edits
+            edits.attrs_set += 1
+            if edits.touched is not None:
+                edits.touched.setdefault(self.node, set()).add(key)
             bus = self.node.graph.bus
             if bus.observed:
                 bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))

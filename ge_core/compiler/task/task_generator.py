@@ -8,17 +8,18 @@ a loader rebuilds the kernel's attrs and tensor descs.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM,
                                       ATTR_MODEL_NOTIFY_NUM, ATTR_MODEL_STREAM_NUM,
                                       ATTR_MODEL_SUB_MEMORY_INFO, OUTPUT_OFFSET,
-                                      WORKSPACE, WORKSPACE_BYTES)
+                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
 from ge_core.om.model_serializer import op_def
+from ge_core.om.proto.ge_ir_pb2 import OpDef
 from ge_core.om.proto.task_pb2 import ModelTaskDef
 from ge_core.om.weights import weights_size
 
@@ -32,11 +33,51 @@ def task_order(graph: ComputeGraph) -> Iterator[Node]:
             yield from task_order(graph.subgraph(name))
 
 
-def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) -> ModelTaskDef:
+class OpDefs:
+    """Each node's serialised OpDef and op index as GenTask made them, so the task defs
+    regenerated after a stream split (GE's ReGetTaskInfo) make afresh only the op defs of the
+    nodes the split edited: ``edited`` (EditCounts.touched over the split) names them, with the
+    attr keys it set. A node that only moved stream, or none, keeps its OpDef, read back with
+    its new stream and op index put in (as it is, where neither changed). Kept as bytes, not
+    messages: a message a node costs kilobytes a large graph cannot spare. The split edits
+    through set_attr and anchors only, which is what the watch sees."""
+
+    def __init__(self) -> None:
+        self._made: dict[Node, tuple[int, bytes]] = {}
+        self.edited: dict[Node, set[str]] = {}
+
+    def serialized(self, node: Node, op_index: int) -> bytes:
+        made = self._made.get(node)
+        edited = self.edited.get(node, ())
+        if made is None or not self._moved_only(node, edited):
+            op = op_def(node)
+        elif not edited and made[0] == op_index:
+            return made[1]
+        else:
+            op = OpDef.FromString(made[1])
+            if edited:
+                op.stream_id = node.op_desc.get_attr(STREAM_ID)
+        op.id = op_index
+        data = op.SerializeToString(deterministic=True)
+        self._made[node] = (op_index, data)
+        return data
+
+    @staticmethod
+    def _moved_only(node: Node, edited: Iterable[str]) -> bool:
+        return all(key == STREAM_ID for key in edited) \
+            and (not edited or isinstance(node.op_desc.get_attr(STREAM_ID), int))
+
+
+def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None,
+                   ops: OpDefs | None = None,
+                   sizes_from: ModelTaskDef | None = None) -> ModelTaskDef:
     """``per_node``, when given, gets each node's number of tasks (GE's node_id_2_node_tasks,
-    which SplitStreamAndRefreshTaskDef budgets the streams with)."""
+    which SplitStreamAndRefreshTaskDef budgets the streams with); ``ops``, when given, keeps
+    each node's op def (or gives back the one kept, see OpDefs); ``sizes_from``: see
+    set_totals."""
     model = ModelTaskDef(version=TASK_DEF_VERSION, base_addr=FEATURE_MAP_BASE,
                          weight_addr=WEIGHT_BASE)
+    ops = OpDefs() if ops is None else ops
     for node in task_order(graph):
         builder = builder_for(node)
         if builder.count(node) == 0:
@@ -46,10 +87,8 @@ def generate_tasks(graph: ComputeGraph, per_node: dict[str, int] | None = None) 
         model.task.extend(tasks)
         if per_node is not None:
             per_node[node.name] = len(tasks)
-        op = op_def(node)
-        op.id = op_index
-        model.op.append(op.SerializeToString(deterministic=True))
-    set_totals(model, graph)
+        model.op.append(ops.serialized(node, op_index))
+    set_totals(model, graph, sizes_from)
     return model
 
 
@@ -73,7 +112,11 @@ def _end_graph_stream(net_output: Node) -> int:
     return 0
 
 
-def set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
+def set_totals(model: ModelTaskDef, graph: ComputeGraph,
+               sizes_from: ModelTaskDef | None = None) -> None:
+    """``sizes_from``: an earlier task def of ``graph`` whose feature map and weight sizes
+    still hold (a stream split moves no tensor and adds no weight), so the nodes need not be
+    walked for them again."""
     streams: set[int] = {0}
     events: set[int] = set()
     notifies: set[int] = set()
@@ -103,10 +146,12 @@ def set_totals(model: ModelTaskDef, graph: ComputeGraph) -> None:
     model.event_num = count(ATTR_MODEL_EVENT_NUM, events)
     model.attr[ATTR_MODEL_NOTIFY_NUM] = str(count(ATTR_MODEL_NOTIFY_NUM, notifies))
     model.attr[ATTR_MODEL_LABEL_NUM] = str(count(ATTR_MODEL_LABEL_NUM, labels))
-    model.memory_size = feature_map_size(graph)
     if ATTR_MODEL_SUB_MEMORY_INFO in graph.attrs:
         model.attr[ATTR_MODEL_SUB_MEMORY_INFO] = graph.attrs[ATTR_MODEL_SUB_MEMORY_INFO]
-    model.weight_size = weights_size(graph)
+    if sizes_from is None:
+        model.memory_size, model.weight_size = feature_map_size(graph), weights_size(graph)
+    else:
+        model.memory_size, model.weight_size = sizes_from.memory_size, sizes_from.weight_size
 
 
 def feature_map_size(graph: ComputeGraph) -> int:
