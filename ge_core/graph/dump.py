@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ge_core.graph.ge_tensor import GeTensor
+from npu_emu.base.counted import counted
 
 if TYPE_CHECKING:
     from ge_core.graph.compute_graph import ComputeGraph
@@ -73,10 +74,11 @@ def node_line(node: "Node", detail: Detail = Detail.NO_DATA) -> str:
 
 def dump_graph(graph: "ComputeGraph", detail: Detail = Detail.NO_DATA) -> str:
     """The whole graph, topologically ordered, subgraphs after their root."""
-    lines = [f"graph {graph.name} ({len(graph)} nodes)"]
+    lines = [f"graph {graph.name} ({counted(len(graph), 'node')})"]
     lines += ["  " + node_line(n, detail) for n in graph.topological_sort()]
     for sub in graph.subgraphs if graph.parent_graph is None else []:
-        lines.append(f"subgraph {sub.name} of %{sub.parent_node.name} ({len(sub)} nodes)")
+        lines.append(f"subgraph {sub.name} of %{sub.parent_node.name} "
+                     f"({counted(len(sub), 'node')})")
         lines += ["  " + node_line(n, detail) for n in sub.topological_sort()]
     return "\n".join(lines) + "\n"
 

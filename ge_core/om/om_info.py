@@ -16,6 +16,7 @@ from ge_core.om.om_file import ge_model_of, read_om
 from ge_core.om.partition_table import ModelPartitionType, partition_name, table_size
 from ge_core.om.proto.task_pb2 import TaskDef
 from ge_core.stream_label import logical_stream_name
+from npu_emu.base.counted import counted
 
 
 def om_info(path: str | os.PathLike, json: bool = False) -> str:
@@ -102,9 +103,8 @@ def _text(info: dict[str, Any]) -> str:
              *([f"  gears: {'; '.join(','.join(map(str, g)) for g in m['gears'])}"]
                if "gears" in m else [])]
     for stream in info["streams"]:
-        count = len(stream["tasks"])
-        lines.append(f"stream {logical_stream_name(stream['stream_id'])}: {count} "
-                     f"task{'s' * (count != 1)}")
+        lines.append(f"stream {logical_stream_name(stream['stream_id'])}: "
+                     f"{counted(len(stream['tasks']), 'task')}")
         width = max([14] + [len(t["type"]) + 2 for t in stream["tasks"]])
         for i, task in enumerate(stream["tasks"]):
             extra = " ".join(f"{k}={v}" for k, v in task.items()

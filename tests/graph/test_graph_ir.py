@@ -268,3 +268,12 @@ def test_a_discarded_graph_leaves_no_cycles_for_the_collector():
         assert gc.collect() > 0  # undiscarded, the same graph is cyclic garbage
     finally:
         gc.enable()
+
+
+def test_dump_counts_a_one_node_subgraph_in_the_singular():
+    g, x, a, b, out = chain()
+    body = ComputeGraph("body")
+    _node(body, "inner", "Relu", 0, 0)
+    g.add_subgraph(b, body)
+    assert "subgraph body of %b (1 node)\n" in dump_graph(g)
+    assert dump_graph(body).startswith("graph body (1 node)\n")

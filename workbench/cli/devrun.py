@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ge_core.ge_options import BY_NAME
+from npu_emu.base.counted import counted
 from npu_emu.base.trace import TraceBus
 from npu_emu.driver.soc import DEFAULT_SOC_VERSION
 from npu_emu.runtime import RuntimeConfig
@@ -67,7 +68,7 @@ def run_script(script: Path, race_check: bool, trace: str | None,
 def _print_summary(observer: HostProgramObserver, name: Callable[[int], str]) -> None:
     total = sum(observer.sqes.values())
     streams = sorted({sid for sid, _ in observer.sqes})
-    print(f"devrun: {total} SQEs retired on {len(streams)} streams in "
+    print(f"devrun: {counted(total, 'SQE')} retired on {counted(len(streams), 'stream')} in "
           f"{observer.end_ns / 1000:.3f} us of device time")
     for sid in streams:
         kinds = ", ".join(f"{name} {n}" for (s, name), n in sorted(observer.sqes.items())

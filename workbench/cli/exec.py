@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ge_core.ge_options import RunMode
+from npu_emu.base.counted import counted
 from workbench.cli.ge_option_flags import BUILT, add_ge_options, ge_option_map, given
 from workbench.cli.user_error import UserError, failure_text
 from workbench.output_path import writable_file, write_output
@@ -83,8 +84,8 @@ def _about(model, mode: RunMode) -> str:
     gears, gear = model.io.gears, model.io.gear
     ran = "" if gears is None or gear is None else \
         f"; gear {gear} of {len(gears.gears)} ({','.join(map(str, gears.gears[gear]))})"
-    return (f"sink (v1 DavinciModel): {streams} stream{'s' * (streams != 1)}, "
-            f"{len(model.task_infos)} tasks; {memory}{ran}")
+    return (f"sink (v1 DavinciModel): {counted(streams, 'stream')}, "
+            f"{counted(len(model.task_infos), 'task')}; {memory}{ran}")
 
 
 def _run(args: argparse.Namespace) -> tuple[str, dict[str, np.ndarray], int]:

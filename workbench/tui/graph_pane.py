@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from ge_core.graph import Node
+from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.graph_table import (COLUMNS, NodeRow, find_node, graph_sections,
                                                   node_anchors, node_row)
@@ -266,7 +267,7 @@ class GraphPane(Pane):
     def _summary(self, state, changes, reexecuted: bool) -> str:
         graphs = state.graphs()
         nodes = self._node_total
-        text = f"{nodes} nodes in {len(graphs)} graph{'s' if len(graphs) > 1 else ''}"
+        text = f"{counted(nodes, 'node')} in {counted(len(graphs), 'graph')}"
         hint = " · / filters · Enter: anchors · v: draw"
         if reexecuted:
             return text + " · re-executed: no step changes to show" + hint
@@ -281,10 +282,10 @@ class GraphPane(Pane):
             added = [n for n in changes.added if n in live]
             removed = [n for n in changes.removed if n not in live]
             if added:
-                parts.append(f"+{len(added)} nodes")
+                parts.append("+" + counted(len(added), "node"))
             if removed:
                 gone = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
-                parts.append(f"-{len(removed)} nodes ({gone})")
+                parts.append(f"-{counted(len(removed), 'node')} ({gone})")
         if changes.relinked:
             parts.append(f"{len(changes.relinked)} relinked")
         return text + (" · last step: " + ", ".join(parts) if parts else hint)

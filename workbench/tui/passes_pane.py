@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ge_core.passes import not_ge
+from npu_emu.base.counted import counted
 from workbench.debugger.outcomes import Error, Outcome, Printed
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.pass_tree import PassSpan, StageSpan, pass_tree, span_diff
@@ -21,10 +22,6 @@ from workbench.tui.session_views import SessionViews
 from workbench.tui.diff_view import coloured_diff, diff_lines
 from workbench.tui.search import Match, next_match, still_there
 from workbench.tui.tree_table import Column, TableLine, TreeTable
-
-
-def _passes(n: int) -> str:
-    return f"{n} pass" if n == 1 else f"{n} passes"
 
 
 @dataclass
@@ -83,7 +80,8 @@ class PassesPane(Pane):
             running = stage.end is None
             kept = [p for p in stage.passes if not hidden or p.changed or p.end is None]
             changed = sum(p.changed for p in stage.passes)
-            title = (f"{stage.name}  ({_passes(len(stage.passes))}, {changed} changed"
+            passes = counted(len(stage.passes), "pass", "passes")
+            title = (f"{stage.name}  ({passes}, {changed} changed"
                      + (", running" if running else "") + ")")
             lines.append(TableLine(group, (title,), group=True,
                                    tone="current" if running and not kept else ""))
@@ -109,7 +107,7 @@ class PassesPane(Pane):
                 last != self._diff_of or self.spans[last].end is None):
             self.open_pass_diff(last)   # an open diff follows the target to its newest pass
         done = sum(len(s.passes) for s in data.stages)
-        summary = f"{_passes(done)} so far at tick {data.tick}" if done else \
+        summary = f"{counted(done, 'pass', 'passes')} so far at tick {data.tick}" if done else \
             "no pass has run yet"
         self.query_one("#passes-summary", Static).update(
             summary + (" · unchanged hidden (h)" if hidden else " · h hides unchanged")

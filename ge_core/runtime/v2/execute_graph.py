@@ -22,6 +22,7 @@ import numpy as np
 
 from ge_core.graph.dump import format_attr
 from ge_core.runtime.v2 import not_ge_kernels
+from npu_emu.base.counted import counted
 
 INIT, MAIN, DEINIT = "Init", "Main", "DeInit"
 
@@ -119,7 +120,7 @@ class ExecuteGraph:
         control-flow node's subgraphs follow it, indented."""
         lines = [f"execute graph {self.name}: {len(self.value_names)} values"]
         for g in self.graphs:
-            lines.append(f"{g.name} ({len(g.nodes)} nodes)")
+            lines.append(f"{g.name} ({counted(len(g.nodes), 'node')})")
             self._dump_nodes(g, "  ", lines)
         return "\n".join(lines)
 
@@ -128,7 +129,8 @@ class ExecuteGraph:
             lines.append(f"{indent}{self._line(n)}")
             for sub in n.attrs.get(SUBGRAPHS, ()):
                 results = ", ".join(f"%{self.value_names[v]}" for v in sub.results)
-                lines.append(f"{indent}  subgraph {sub.name} ({len(sub.nodes)} nodes) -> "
+                nodes = counted(len(sub.nodes), "node")
+                lines.append(f"{indent}  subgraph {sub.name} ({nodes}) -> "
                              f"({results})")
                 self._dump_nodes(sub, indent + "    ", lines)
 

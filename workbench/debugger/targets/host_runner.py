@@ -19,6 +19,7 @@ from types import FrameType, TracebackType
 from typing import Iterator, NoReturn
 
 from npu_emu.acl.call_events import AclCallFailed, AclCallMade
+from npu_emu.base.counted import counted
 from npu_emu.base.errors import AclError
 from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceEvent
@@ -173,7 +174,7 @@ class HostProgramObserver:
         n = len(self.failed_calls)
         site = self.failed_calls[0][1]
         first = f"{Path(self.script).name}:{site.line}" if site else "outside the script"
-        return (f"{n} API call{'s' if n > 1 else ''} failed, the first at {first} "
+        return (f"{counted(n, 'API call')} failed, the first at {first} "
                 f"(acl.get_recent_err_msg() says why each time)")
 
     def where(self, event: TraceEvent | None) -> str:

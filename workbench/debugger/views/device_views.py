@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from npu_emu.base.counted import counted
 from npu_emu.core.device import Device
 from npu_emu.core.stream import Stream
 from npu_emu.runtime import Runtime
@@ -86,7 +87,7 @@ def notifies(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
     def state(d: Device, i: int) -> str:
         count = d.notify_counts.get(i, 0)
         return ("set" if d.notify_flags[i] else "clear") + \
-            f", {count} record{'' if count == 1 else 's'}"
+            f", {counted(count, 'record')}"
     return _sync_table(rt, "notify", "notifies", state,
                        lambda d: list(d.notify_counts) + [m.end_notify.id for m in rt.models
                                                           if m.device is d], logical)

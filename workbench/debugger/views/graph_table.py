@@ -10,6 +10,7 @@ from typing import Callable
 
 from ge_core.graph.attr_names import OUTPUT_OFFSET, STREAM_ID
 from ge_core.graph import ComputeGraph, Node
+from npu_emu.base.counted import counted
 from workbench.debugger.targets.program import RunState
 
 COLUMNS = ("node", "type", "engine", "stream", "offset", "output")
@@ -93,13 +94,13 @@ def graph_sections(state: RunState | None,
     sections: list[GraphSection] = []
     for i, g in enumerate(state.graphs()):
         kind = "graph" if i == 0 else "engine partition"
-        sections.append(GraphSection(g.name, f"{kind} {g.name} ({len(g)} nodes)",
+        sections.append(GraphSection(g.name, f"{kind} {g.name} ({counted(len(g), 'node')})",
                                      tuple(row(n) for n in _ordered(g))))
         if i == 0:
             for sub in g.subgraphs:
                 owner = sub.parent_node.name if sub.parent_node is not None else None
                 sections.append(GraphSection(sub.name, f"subgraph {sub.name} of %{owner} "
-                                             f"({len(sub)} nodes)",
+                                             f"({counted(len(sub), 'node')})",
                                              tuple(row(n) for n in _ordered(sub)), owner))
     return sections
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ge_core.passes.events import PassBegin, PassEnd
 from ge_core.stage_events import StageBegin, StageEnd
+from npu_emu.base.counted import counted
 from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
@@ -81,5 +82,5 @@ def export_trace(debugger: Debugger, save: Callable[[str], None], shown: str) ->
         events.append({"name": name, "cat": "ge", "ph": "X", "pid": GE_PID, "tid": level,
                        "ts": begin, "dur": max(end - begin, 1)})
     save(json.dumps(trace))
-    return Printed(f"trace written to {shown}: {len(tl.slices)} SQEs, "
-                   f"{len(spans.spans)} compile spans")
+    return Printed(f"trace written to {shown}: {counted(len(tl.slices), 'SQE')}, "
+                   f"{counted(len(spans.spans), 'compile span')}")
