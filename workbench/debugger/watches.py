@@ -43,10 +43,6 @@ class Watch:
     node: str | None = None   # the node a node watch reads
     value: str = ""
     enabled: bool = True
-    # An attribute watch set before its node exists: the node's appearing with the attribute
-    # still unset changes nothing the watch is about, and a stop at the parse's end there
-    # only cost the user a `continue`.
-    appears_unset: bool = False
     hits: int = 0
 
     def sync(self, state: RunState | None, runtime: Runtime) -> None:
@@ -56,7 +52,10 @@ class Watch:
                 ) -> list[tuple[Listen, Action]]:
         def action(e: TraceEvent, reasons: list[StopReason]) -> None:
             new = self.read(state_of(), runtime)
-            if self.appears_unset and new == UNSET and self.value.startswith("<no node"):
+            # An attribute watch set before its node exists: the node's appearing with the
+            # attribute still unset changes nothing the watch is about (a stop at the parse's
+            # end there only cost the user a `continue`).
+            if new == UNSET and self.node is not None and self.value == no_node(self.node):
                 self.value = new
             elif new != self.value:
                 reasons.append(StopReason("watch", f"watch {self.id} ({self.spec}): "
@@ -74,8 +73,11 @@ def parse_watch(ident: int, words: list[str]) -> Watch:
                          f"notify ID | {RT} N)")
     listens, read = _PARSERS[words[0]](words[1:])
     node = words[1] if words[0] == "node" else None
-    return Watch(ident, " ".join(words), tuple(listens), read, node,
-                 appears_unset=node is not None and "attr" in words[2:3])
+    return Watch(ident, " ".join(words), tuple(listens), read, node)
+
+
+def no_node(name: str) -> str:
+    return f"<no node {name}>"
 
 
 def _src_node(e: TraceEvent) -> str:
@@ -98,7 +100,7 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
 
         def read(state: RunState | None, runtime: Runtime) -> str:
             node = state.find_node(name) if state is not None else None
-            return node_line(node, Detail.STRUCTURE) if node else f"<no node {name}>"
+            return node_line(node, Detail.STRUCTURE) if node else no_node(name)
     elif len(words) == 3 and words[1] == "attr":
         name, attr = words[0], words[2]
         listens = [Listen(AttrSet.__name__, keys.node, name, lambda e, t: e.key == attr)]
@@ -106,7 +108,7 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
         def read(state: RunState | None, runtime: Runtime) -> str:
             node = state.find_node(name) if state is not None else None
             if node is None:
-                return f"<no node {name}>"
+                return no_node(name)
             return format_attr(node.op_desc.attrs[attr]) if attr in node.op_desc.attrs \
                 else UNSET
     else:
