@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.script.consent import named_programs
+from workbench.script.player import block_at
 from workbench.script.script_lines import ScriptError, command_lines, read_script
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "sample_models" / "lessons"
@@ -63,24 +64,19 @@ class Lesson:
 def read_lesson(path: Path) -> Lesson:
     if not _NAME.match(path.stem):
         raise LessonError(f"{path.name}: a lesson's name is NN_words.gwb (NN its topic number)")
-    header: list[str] = []
-    steps = 0
     try:
         text = read_script(path)
     except ScriptError as exc:
         raise LessonError(str(exc)) from None
-    saying = False   # consecutive `say` lines are one paragraph, so one step
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line.startswith("#"):
-            if steps == 0:
-                header.append(raw.lstrip()[1:].removeprefix(" "))
-        elif line and line != "pause":
-            said = line.startswith("say ") or line == "say"
-            steps += not (said and saying)
-            saying = said
-        else:
-            saying = False
+    lines = command_lines(path, text)
+    first = lines[0][0] if lines else len(text.splitlines()) + 1
+    header = [raw.lstrip()[1:].removeprefix(" ") for raw in text.splitlines()[:first - 1]
+              if raw.strip().startswith("#")]
+    steps, at = 0, 0
+    while at < len(lines):   # as the player steps it: a `say` block is one step
+        block = block_at(lines, at)
+        at += len(block)
+        steps += block[0][1] != "pause"
     if not header or HEADER_TAG not in header[0]:
         raise LessonError(f"{path.name}: its first line must be '# {HEADER_TAG} <summary>.'")
     return Lesson(path, tuple(header), steps)

@@ -99,11 +99,7 @@ class Player:
             return None
         if self.programs is None:
             raise ConsentRefused(f"{self.script.name}: its host programs are not agreed to yet")
-        block = [self.lines[self.at]]
-        if _is_say(block[0][1]):
-            while self.at + len(block) < len(self.lines) and \
-                    _is_say(self.lines[self.at + len(block)][1]):
-                block.append(self.lines[self.at + len(block)])
+        block = block_at(self.lines, self.at)
         self.at += len(block)
         outcomes: list[Outcome] = []
         errors: list[str] = []
@@ -125,6 +121,16 @@ class Player:
         ``keep_going``) or a `quit`."""
         while (played := self.step(host, run)) is not None:
             yield played
+
+
+def block_at(lines: list[tuple[int, str]], at: int) -> list[tuple[int, str]]:
+    """The lines of ``lines`` (a script's command lines) the step from ``at`` runs: one
+    command line, or a block of `say` lines."""
+    block = [lines[at]]
+    if _is_say(block[0][1]):
+        while at + len(block) < len(lines) and _is_say(lines[at + len(block)][1]):
+            block.append(lines[at + len(block)])
+    return block
 
 
 def _is_say(line: str) -> bool:
