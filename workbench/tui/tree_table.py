@@ -39,14 +39,12 @@ class TableLine:
         """This line under another parent, at another depth or in another tone, its cells
         not escaped again (they are already): a step that relinks thousands of nodes of a
         big graph re-tones their lines."""
-        line = _new_line(TableLine)
-        for name, value in (("key", self.key), ("cells", self.cells), ("parent", parent),
-                            ("depth", depth), ("group", self.group), ("tone", tone)):
-            _set(line, name, value)
+        line = object.__new__(TableLine)
+        for name in TableLine.__slots__:   # every field, so one added later is not missed
+            object.__setattr__(line, name, getattr(self, name))
+        for name, value in (("parent", parent), ("depth", depth), ("tone", tone)):
+            object.__setattr__(line, name, value)
         return line
-
-
-_new_line, _set = object.__new__, object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
