@@ -119,8 +119,7 @@ class Partitioning:
             self.loop += 1
         while self.removal:   # reversed topological order: consumers first
             node = self.removal.pop()
-            GraphUtils.remove_node(node)
-            node.discard()  # the subgraphs hold its desc, on a node of their own
+            GraphUtils.remove_node(node)   # discarded: the subgraphs hold its desc, on a node
             if len(self.removal) % POSITION_NODES == 0 and self.removal:
                 yield
 
@@ -192,7 +191,8 @@ class Partitioning:
 
 class Merging:
     """One merge of the optimised subgraphs back into the graph partition emptied, resumable like
-    Partitioning: ``steps()`` yields every POSITION_NODES nodes of each loop."""
+    Partitioning: ``steps()`` yields every POSITION_NODES nodes walked, counted across the
+    parts and both loops."""
 
     def __init__(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
         self.graph = graph

@@ -186,6 +186,7 @@ class HostExecutor:
     def run_node(self, node: Node, ins: Sequence[Value]) -> Sequence[Value]:
         """One compute node on host values, a subgraph op's bodies included: what the host CPU
         engine runs for a node a device executor hands it."""
+        self._budget = host_node_budget(self.timeout_ms)   # each node handed over is a run
         return self._run_node(node, list(ins), (), ())
     def _spend(self, node: Node) -> None:
         if self._budget is None:

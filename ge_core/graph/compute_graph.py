@@ -39,7 +39,10 @@ class EditCounts:
     touched: dict[Node, set[str]] | None = None
 
     def watch(self) -> dict[Node, set[str]]:
-        """Start noting which nodes edits touch, into the dict returned (until unwatch())."""
+        """Start noting which nodes edits touch, into the dict returned (until unwatch()). One
+        watcher at a time: a second would blind the first when it stops."""
+        if self.touched is not None:
+            raise GraphError("the graph's edits are already watched")
         self.touched = {}
         return self.touched
 
@@ -48,7 +51,11 @@ class EditCounts:
 
     def note_edge(self, *nodes: Node) -> None:
         for node in nodes:
-            self.touched.setdefault(node, set()).add(EDGES)
+            self.note(node, EDGES)
+
+    def note(self, node: Node, what: str) -> None:
+        """While watched: ``node`` had attribute ``what`` set (or an edge edit: EDGES)."""
+        self.touched.setdefault(node, set()).add(what)
 
     def snapshot(self) -> "EditCounts":
         return EditCounts(self.nodes_added, self.nodes_removed, self.edges_linked,
@@ -101,8 +108,9 @@ class ComputeGraph:
         """Drop an isolated node (GraphUtils.remove_node unlinks it first). Its own cycles (its
         anchors' and desc's links back to it) are broken too: reference counting frees it as soon
         as its last reader lets go, where a compile's removed nodes would otherwise be garbage
-        for the cyclic collector to scan and sweep when the compile's pause ends. Its desc stays
-        as it was, for whoever reads or adopts it."""
+        for the cyclic collector to scan and sweep when the compile's pause ends. Its desc keeps
+        its attributes and tensor descs, for whoever adopts it; the node itself is dead (its
+        anchors have no owner)."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
         if node.in_control_anchor.peers or node.out_control_anchor.peers \
@@ -239,8 +247,7 @@ class ComputeGraph:
     def order_key(self) -> object:
         """An object that stays the same (``is``) until the next edit of the nodes, the edges or
         their order: what a caller derives from the order, it keeps under this key."""
-        if self._order is None:
-            self._order = self._kahn()
+        self.topological_sort()   # makes the order if an edit dropped it
         return self._order
 
     def _kahn(self) -> list[Node]:

@@ -59,7 +59,7 @@ class OpDesc:
             edits = self.node.graph.edits
             edits.attrs_set += 1
             if edits.touched is not None:
-                edits.touched.setdefault(self.node, set()).add(key)
+                edits.note(self.node, key)
             bus = self.node.graph.bus
             if bus.observed:
                 bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))

@@ -97,7 +97,8 @@ def _text(info: dict[str, Any]) -> str:
                for p in info["partitions"]),
              f"model {m['name']}:",
              f"  feature map {m['memory_size']:,} bytes, weights {m['weight_size']:,} bytes",
-             f"  streams {m['stream_num']} (head {', '.join(map(logical_stream_name, m['head_streams']))}), "
+             f"  streams {m['stream_num']} "
+             f"(head {', '.join(map(logical_stream_name, m['head_streams']))}), "
              f"events {m['event_num']}, notifies {m['notify_num']}, labels {m['label_num']}",
              f"  kernels: {', '.join(m['kernels']) or '-'}",
              *([f"  gears: {'; '.join(','.join(map(str, g)) for g in m['gears'])}"]

@@ -199,9 +199,9 @@ class GEPass:
 
     def _visit(self, node: Node, walk: _Walk,
                after_subgraph: bool = False) -> Iterator[tuple[str, Node]]:
-        # Once per node pass of every node (95k times a pass group at 20k nodes): locals. A bus
-        # nobody hears when the node's visit begins stays unheard through it (only a parked
-        # run's face subscribes, and nothing parks on an unheard bus).
+        # Once per node pass of every node (95k times a pass group at 20k nodes): locals. Whether
+        # the bus is heard is asked again after each yield: a driver parked there may have
+        # subscribed.
         graph, steps = self.graph, self.visits
         emit = graph.bus.emit if graph.bus.observed else None
         edits_by_pass, recent = self.report.edits_by_pass, walk.recent
@@ -218,6 +218,7 @@ class GEPass:
             if steps:
                 yield p.name, node
                 before = _edit_total(graph)   # a stepping driver ran between the passes
+                emit = graph.bus.emit if graph.bus.observed else None
             p.run(node)
             after = _edit_total(graph)
             if after != before:

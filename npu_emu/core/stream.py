@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 import numpy as np
 
 from npu_emu.base.errors import InvalidHandleError, InvalidParamError, StreamModelError
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.core.event import Event, EventRecordTask, EventResetTask, EventWaitTask
 from npu_emu.core.kernel_task import KernelTask, TensorArg, make_kernel_task
 from npu_emu.core.label import Label, LabelGotoTask, LabelSetTask, LabelSwitchByIndexTask
@@ -199,8 +200,8 @@ class StreamActiveTask(Task):
     __slots__ = ("target",)
 
     def __init__(self, target: Stream, duration: int) -> None:
-        super().__init__(TaskType.STREAM_ACTIVE, f"StreamActive(rt{target.id})", duration,
-                         kind=EFFECT)
+        super().__init__(TaskType.STREAM_ACTIVE, f"StreamActive({rt_stream_name(target.id)})",
+                         duration, kind=EFFECT)
         self.target = target
 
     def complete(self, ts: TaskScheduler, stream: Stream) -> None:
@@ -214,8 +215,8 @@ class StreamSwitchTask(Task):
 
     def __init__(self, value_addr: int, condition: int, value: Any, target: Stream, dtype: str,
                  duration: int) -> None:
-        super().__init__(TaskType.STREAM_SWITCH, f"StreamSwitch(rt{target.id})", duration,
-                         kind=EFFECT, reads=((value_addr, np.dtype(dtype).itemsize),))
+        super().__init__(TaskType.STREAM_SWITCH, f"StreamSwitch({rt_stream_name(target.id)})",
+                         duration, kind=EFFECT, reads=((value_addr, np.dtype(dtype).itemsize),))
         self.value_addr, self.condition, self.value = value_addr, condition, value
         self.target, self.dtype = target, dtype
 
@@ -253,7 +254,7 @@ class StreamSwitchNTask(Task):
 
     def __init__(self, value_addr: int, size: int, values: tuple[int, ...],
                  targets: tuple[Stream, ...], dtype: str, duration: int) -> None:
-        names = ",".join(f"rt{t.id}" for t in targets)
+        names = ",".join(rt_stream_name(t.id) for t in targets)
         super().__init__(TaskType.STREAM_SWITCH_N, f"StreamSwitchN({names})", duration,
                          kind=EFFECT, reads=((value_addr, size * np.dtype(dtype).itemsize),))
         self.value_addr, self.size, self.values = value_addr, size, values

@@ -277,3 +277,14 @@ def test_dump_counts_a_one_node_subgraph_in_the_singular():
     g.add_subgraph(b, body)
     assert "subgraph body of %b (1 node)\n" in dump_graph(g)
     assert dump_graph(body).startswith("graph body (1 node)\n")
+
+
+def test_one_watcher_of_a_graphs_edits_at_a_time():
+    g, x, a, b, out = chain()
+    touched = g.edits.watch()
+    a.op_desc.set_attr("alpha", 0.5)
+    assert touched == {a: {"alpha"}}
+    with pytest.raises(GraphError, match="already watched"):
+        g.edits.watch()
+    g.edits.unwatch()
+    assert g.edits.watch() == {}

@@ -205,3 +205,16 @@ def test_pass_manager_records_and_announces_each_pass():
     # Deleting b re-passes its neighbours after the drain; c joins then too, as its
     # producer b vanished before it could queue c.
     assert visited == ["a", "b", "a", "c"]
+
+
+def test_a_stepped_walk_is_heard_from_the_pass_a_driver_subscribed_at():
+    """A driver parked at a node pass may subscribe there: the node's later passes are heard."""
+    g = graph("a>b")
+    seen = []
+    walk = GEPass(g, [Log([]), Log([])]).walk()
+    assert next(walk) == ("Log", g.find_node("a"))   # unheard so far: nothing emitted
+    g.bus.subscribe(lambda e: seen.append(e))
+    for _ in walk:
+        pass
+    assert [(e.node, e.pass_name) for e in seen if isinstance(e, NodeVisited)] == [
+        ("a", "Log"), ("b", "Log"), ("b", "Log")]
