@@ -239,15 +239,14 @@ class ComputeGraph:
     def topological_sort(self) -> list[Node]:
         """Kahn's order over data and control edges, ties broken by insertion order. Kept until
         the next edit: executors and passes ask for it on every run."""
-        if self._order is None:
-            self._order = self._kahn()
-        return list(self._order)
+        return list(self.order_key)
 
     @property
     def order_key(self) -> object:
         """An object that stays the same (``is``) until the next edit of the nodes, the edges or
         their order: what a caller derives from the order, it keeps under this key."""
-        self.topological_sort()   # makes the order if an edit dropped it
+        if self._order is None:
+            self._order = self._kahn()
         return self._order
 
     def _kahn(self) -> list[Node]:
