@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from npu_emu.base import gc_pause
-from npu_emu.base.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import Hears, TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
 CLOSE_WAIT_S = 5.0
@@ -57,13 +57,16 @@ class StepGate:
         self.result: Any = None
         self.error: BaseException | None = None
 
-    def run_until(self, stop: StopPredicate) -> TraceEvent | None:
+    def run_until(self, stop: StopPredicate, hears: Hears | None = None) -> TraceEvent | None:
         """Resume the target until an event satisfies ``stop`` (returned, the worker parked on
-        it) or the target ends (None; see ``result`` / ``error``)."""
+        it) or the target ends (None; see ``result`` / ``error``). ``hears``, if given, says
+        which classes of event ``stop`` may look at: it is handed no other (their events are
+        not even built, when the gate is the bus's only observer)."""
         if self.finished:
             return None
         with self._cond:
             self._stop = stop
+            self._bus.hear_only(self._gate, hears)
             self.parked_at = None
             self._worker_turn = True
             if self._thread is None:
@@ -95,6 +98,7 @@ class StepGate:
             predicate(event)
             return True
         self._stop = then_park
+        self._bus.hear_only(self._gate, None)   # the next event may be of any class
 
     @contextmanager
     def parking_on_ctrl_c(self) -> Iterator[None]:
@@ -121,6 +125,7 @@ class StepGate:
             return
         with self._cond:
             self._closing = True
+            self._bus.hear_only(self._gate, None)   # abandon points, of whatever class
             self._worker_turn = True
             self._cond.notify_all()
         self._thread.join(CLOSE_WAIT_S)
