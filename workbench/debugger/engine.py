@@ -477,10 +477,10 @@ def _run_until(run: Run, table: StopTable, tick_target: int | None) -> TraceEven
 def _units(units: dict[str, UnitTest], count: int, reason: StopReason) -> Extra:
     """Stop at the ``count``-th event that ``units`` calls a unit."""
     def extra(table: StopTable, run: Run) -> None:
-        seen = [0]
+        seen, tracker = [0], run.tracker   # a run keeps its tracker: read once, not per event
         for kind, is_unit in units.items():
             def check(e: TraceEvent, reasons: list[StopReason], is_unit=is_unit) -> None:
-                if is_unit(e, run.tracker):
+                if is_unit(e, tracker):
                     seen[0] += 1
                     if seen[0] == count:
                         reasons.append(reason)

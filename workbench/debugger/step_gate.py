@@ -25,21 +25,20 @@ class TargetAbandoned(BaseException):
     A BaseException so the target's own ``except Exception`` cannot swallow it."""
 
 
-class _Passing(threading.local):
-    active = False
-
-
-_passing = _Passing()
+# The threads inside ``passing_through``: a set, not a threading.local, since the gate asks at
+# every event and a set that is empty answers for every thread with one truth test.
+_passing: set[int] = set()
 
 
 @contextmanager
 def passing_through() -> Iterator[None]:
     """Inside, on this thread, events reach observers but no gate parks on them."""
-    _passing.active = True
+    ident = threading.get_ident()
+    _passing.add(ident)
     try:
         yield
     finally:
-        _passing.active = False
+        _passing.discard(ident)
 
 
 class StepGate:
@@ -157,7 +156,7 @@ class StepGate:
             return
         # An event from an expression the user evaluates in a parked host frame (it may call
         # the facade) is seen by observers but never parks: the face's thread must not block.
-        if _passing.active or not self._stop(event):
+        if (_passing and threading.get_ident() in _passing) or not self._stop(event):
             return
         with self._cond:
             self.parked_at = event

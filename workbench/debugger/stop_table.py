@@ -55,7 +55,7 @@ class StopTable:
                 checks = checks_of(cls)
             for check in checks:
                 check(event, reasons)
-            return bool(reasons)
+            return True if reasons else False   # no call to bool(): this runs at every event
 
         if tick_target is None:
             return stop  # the common case: nothing added per event
