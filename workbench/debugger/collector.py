@@ -23,6 +23,14 @@ removes, a closed run's graph, a dropped copy) is garbage no collection sees: wh
 objects exceed twice what the live copies hold, by more than ``FROZEN_SLACK``, they are thawed
 and collected in full once, then frozen again. So that garbage stays below what the copies hold;
 once no copy is held (every debugger closed) nothing stays frozen.
+
+The frozen objects are counted here, not by ``gc.get_freeze_count()``: that walks every frozen
+object, 60-75 ms a copy once 1-2M are frozen (a few copies of a 20k-node compile), where what a
+freeze is about to move (every object the collector tracks: ``gc.get_objects()``) is the live
+run and what it made since the last copy. The count is of what this module froze since it last
+thawed: a frozen object freed by its last reference going is still counted (so the full
+collection comes a little early, never late), and what others froze (the app's start,
+workbench/tui/startup.py) is counted once this module has thawed and frozen it again.
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ T = TypeVar("T")
 FROZEN_SLACK = 250_000   # objects frozen besides the copies before a full collection: the app's
                          # start (~150k, workbench/tui/startup.py) and a small run's graph
 _held = 0   # objects in the live checkpoint copies, every debugger in the process
+_frozen = 0   # objects this module froze since it last thawed (see above)
 
 
 def re_executing() -> AbstractContextManager[None]:
@@ -47,15 +56,17 @@ def frozen_copy(make: Callable[[], T]) -> tuple[T, int]:
     """``make()`` (a checkpoint's copy) with the collector paused, and the objects it made; then
     every object alive is frozen (see above). Give the count back to ``thawed`` when the copy is
     dropped."""
-    global _held
+    global _held, _frozen
     with collector_paused():
         before = gc.get_count()[0]   # paused: this counts allocations less frees
         made = make()
         objects = max(0, gc.get_count()[0] - before)
         _held += objects
-        if gc.get_freeze_count() > 2 * _held + FROZEN_SLACK:
+        if _frozen > 2 * _held + FROZEN_SLACK:
             gc.unfreeze()
             gc.collect()
+            _frozen = 0
+        _frozen += len(gc.get_objects())   # what the freeze moves
         gc.freeze()
     return made, objects
 
@@ -64,7 +75,8 @@ def thawed(objects: int) -> None:
     """A copy ``frozen_copy`` made is dropped: its objects no longer count as held. With none
     held (every debugger closed), nothing needs to stay frozen: the collector sees it all again,
     so a closed debugger's copies are collected as any garbage is."""
-    global _held
+    global _held, _frozen
     _held = max(0, _held - objects)
     if _held == 0:
         gc.unfreeze()
+        _frozen = 0
