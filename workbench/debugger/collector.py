@@ -35,6 +35,7 @@ workbench/tui/startup.py) is counted once this module has thawed and frozen it a
 from __future__ import annotations
 
 import gc
+import sys
 from contextlib import AbstractContextManager
 from typing import Callable, TypeVar
 
@@ -52,23 +53,31 @@ def re_executing() -> AbstractContextManager[None]:
     return collector_paused()
 
 
-def frozen_copy(make: Callable[[], T]) -> tuple[T, int]:
-    """``make()`` (a checkpoint's copy) with the collector paused, and the objects it made; then
-    every object alive is frozen (see above). Give the count back to ``thawed`` when the copy is
-    dropped."""
+def frozen_copy(make: Callable[[], T], sized: bool = False) -> tuple[T, int, int]:
+    """``make()`` (a checkpoint's copy) with the collector paused, the objects it made, and if
+    ``sized`` the bytes they take (sys.getsizeof of each the collector tracks: what the copy
+    shares with the run, a node's attribute values, names, is not counted). Every object alive
+    is frozen before the copy, as it would be after it anyway, so that the collector's list of
+    the objects it tracks holds the copy's alone; then they are frozen too (see above). Give the
+    count back to ``thawed`` when the copy is dropped."""
     global _held, _frozen
     with collector_paused():
-        before = gc.get_count()[0]   # paused: this counts allocations less frees
-        made = make()
-        objects = max(0, gc.get_count()[0] - before)
-        _held += objects
-        if _frozen > 2 * _held + FROZEN_SLACK:
+        if _frozen > 2 * _held + FROZEN_SLACK:   # what died frozen outgrew what copies hold
             gc.unfreeze()
             gc.collect()
             _frozen = 0
         _frozen += len(gc.get_objects())   # what the freeze moves
         gc.freeze()
-    return made, objects
+        before = gc.get_count()[0]   # paused: this counts allocations less frees
+        made = make()
+        objects = max(0, gc.get_count()[0] - before)
+        mine = gc.get_objects()
+        size = sum(map(sys.getsizeof, mine)) if sized else 0
+        _frozen += len(mine)
+        _held += objects
+        del mine
+        gc.freeze()
+    return made, objects, size
 
 
 def thawed(objects: int) -> None:
