@@ -8,11 +8,11 @@ copies it again onto the new world's bus, so a checkpoint serves any number of r
 
 The store holds at most ``limit`` copies and, by estimate, at most ``limit_mib`` MiB: a copy's
 size is its objects (counted as it is made) times the bytes an object took in the store's first
-copy, measured as it is made (debugger/collector.py: the objects it made, each once; what it
-shares with the run, a node's attribute values and names, is not the copy's). ``mib`` walks
-every object the copies reach, shared ones counted once: that walk took 0.2-0.9 s for a first
-copy of 100-200k objects (bench_debugger's 5k-node compile), paid on the first copy of a run. Past either limit it drops the copy
-whose neighbours are closest together: the stretches a re-run covers stay as even as the
+copy, measured as that copy is made (debugger/collector.py: the objects it made, each once; what
+it shares with the run, a node's attribute values and names, is not the copy's). ``mib`` walks
+every object the copies reach, what they share counted once: sizing the first copy so took
+0.2-0.9 s on bench_debugger's 5k-node compile (100-200k objects). Past either limit it drops the
+copy whose neighbours are closest together: the stretches a re-run covers stay as even as the
 positions allow. The newest copy is always kept, however large.
 """
 from __future__ import annotations
