@@ -23,10 +23,21 @@ removes, a closed run's graph, a dropped copy) is garbage no collection sees: wh
 objects exceed twice what the live copies hold, by more than ``FROZEN_SLACK``, they are thawed
 and collected in full once, then frozen again. So that garbage stays below what the copies hold;
 once no copy is held (every debugger closed) nothing stays frozen.
+
+The frozen objects are counted here, not by ``gc.get_freeze_count()``: that walks every frozen
+object, 60-75 ms a copy once 1-2M are frozen (a few copies of a 20k-node compile), where what a
+freeze is about to move (every object the collector tracks: ``gc.get_objects()``) is the live
+run and what it made since the last copy. The count is of what this module froze since it last
+thawed: a frozen object freed by its last reference going is still counted (so the full
+collection comes early, never late: over a 5k-node compile to tick 150k the count ran a quarter
+above the frozen objects, and the run made as many full collections as when they were walked),
+and what others froze (the app's start, workbench/tui/startup.py) is counted once this module
+has thawed and frozen it again.
 """
 from __future__ import annotations
 
 import gc
+import sys
 from contextlib import AbstractContextManager
 from typing import Callable, TypeVar
 
@@ -36,6 +47,7 @@ T = TypeVar("T")
 FROZEN_SLACK = 250_000   # objects frozen besides the copies before a full collection: the app's
                          # start (~150k, workbench/tui/startup.py) and a small run's graph
 _held = 0   # objects in the live checkpoint copies, every debugger in the process
+_frozen = 0   # objects this module froze since it last thawed (see above)
 
 
 def re_executing() -> AbstractContextManager[None]:
@@ -43,28 +55,39 @@ def re_executing() -> AbstractContextManager[None]:
     return collector_paused()
 
 
-def frozen_copy(make: Callable[[], T]) -> tuple[T, int]:
-    """``make()`` (a checkpoint's copy) with the collector paused, and the objects it made; then
-    every object alive is frozen (see above). Give the count back to ``thawed`` when the copy is
-    dropped."""
-    global _held
+def frozen_copy(make: Callable[[], T], sized: bool = False) -> tuple[T, int, int]:
+    """``make()`` (a checkpoint's copy) with the collector paused, the objects it made, and if
+    ``sized`` the bytes they take (sys.getsizeof of each the collector tracks: what the copy
+    shares with the run, a node's attribute values, names, is not counted). Every object alive
+    is frozen before the copy, as it would be after it anyway, so that the collector's list of
+    the objects it tracks holds the copy's alone; then they are frozen too (see above). Give the
+    count back to ``thawed`` when the copy is dropped."""
+    global _held, _frozen
     with collector_paused():
+        if _frozen > 2 * _held + FROZEN_SLACK:   # what died frozen outgrew what copies hold
+            gc.unfreeze()
+            gc.collect()
+            _frozen = 0
+        _frozen += len(gc.get_objects())   # what the freeze moves
+        gc.freeze()
         before = gc.get_count()[0]   # paused: this counts allocations less frees
         made = make()
         objects = max(0, gc.get_count()[0] - before)
+        mine = gc.get_objects()
+        size = sum(map(sys.getsizeof, mine)) if sized else 0
+        _frozen += len(mine)
         _held += objects
-        if gc.get_freeze_count() > 2 * _held + FROZEN_SLACK:
-            gc.unfreeze()
-            gc.collect()
+        del mine
         gc.freeze()
-    return made, objects
+    return made, objects, size
 
 
 def thawed(objects: int) -> None:
     """A copy ``frozen_copy`` made is dropped: its objects no longer count as held. With none
     held (every debugger closed), nothing needs to stay frozen: the collector sees it all again,
     so a closed debugger's copies are collected as any garbage is."""
-    global _held
+    global _held, _frozen
     _held = max(0, _held - objects)
     if _held == 0:
         gc.unfreeze()
+        _frozen = 0
