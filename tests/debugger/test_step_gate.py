@@ -147,3 +147,29 @@ def test_a_worker_pausing_the_collector_lifts_the_pause_while_parked():
         assert gate.run_until(lambda e: False) is None
     assert gate.error is None
     assert running == [False, False] and parked and gate.result is True and gc.isenabled()
+
+
+def test_a_stop_is_handed_only_the_classes_it_hears_and_an_interrupt_any():
+    """``run_until(stop, hears)``: the classes ``hears`` refuses never reach ``stop`` (nor are
+    built); an interrupt parks at the very next event, whatever its class."""
+    bus = TraceBus()
+    handed = []
+
+    def target():
+        with World(bus=bus).entered():
+            g = ComputeGraph("g")
+            g.add_node(OpDesc("a", "Data", 0, 1))
+            g.add_node(OpDesc("b", "Relu", 1, 1)).op_desc.set_attr("stream_id", 1)
+            gate.interrupt()   # from the worker itself: deterministic, and safe from any thread
+            g.add_node(OpDesc("c", "Relu", 1, 1))
+        return "done"
+
+    def stop(e):
+        handed.append(type(e).__name__)
+        return False
+
+    gate = StepGate(target, bus)
+    ev = gate.run_until(stop, lambda cls: cls is AttrSet)
+    assert isinstance(ev, NodeAdded) and ev.node == "c" and ev.tick == 4
+    assert handed == ["AttrSet", "NodeAdded"]   # the interrupt's park still shows it the event
+    assert gate.run_until(lambda e: False) is None and gate.result == "done"

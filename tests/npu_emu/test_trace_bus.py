@@ -1,7 +1,9 @@
 """The trace bus hands a recorder compact records, which it makes events only when they are read
 (the task scheduler stores its SQE records itself when the recorder is all that listens): what a
 recorder keeps must be, event for event and tick for tick, what an observer is handed."""
-from npu_emu.base.trace import TraceBus, TraceRecorder
+from dataclasses import dataclass
+
+from npu_emu.base.trace import TraceBus, TraceEvent, TraceRecorder
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_HEAD
 from npu_emu.runtime import Runtime, RuntimeConfig
 from npu_emu.scheduler.cost_model import Unit
@@ -139,3 +141,54 @@ def test_an_unheard_run_ends_in_the_state_a_heard_one_does():
     observed = TraceBus()
     observed.subscribe(lambda event: None)
     assert end_state(TraceBus()) == end_state(heard) == end_state(observed)
+
+
+@dataclass(frozen=True, slots=True)
+class Heard(TraceEvent):
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unheard(TraceEvent):
+    n: int
+
+    def __post_init__(self) -> None:
+        raise AssertionError("an event of a class nobody hears was built")
+
+
+def test_an_observer_that_hears_some_classes_alone_is_handed_only_those_none_other_built():
+    bus, seen = TraceBus(), []
+    bus.subscribe(seen.append)
+    bus.hear_only(seen.append, lambda cls: cls is Heard)
+    for n in range(3):
+        bus.emit(Unheard, n)
+        bus.emit(Heard, n)
+    assert [(e.tick, e.n) for e in seen] == [(2, 0), (4, 1), (6, 2)] and bus.tick == 6
+    bus.hear_only(seen.append, None)   # every class again
+    bus.emit(Heard, 3)
+    try:
+        bus.emit(Unheard, 4)
+    except AssertionError:
+        pass
+    else:
+        raise AssertionError("an observer that hears every class was not handed Unheard")
+    assert [e.tick for e in seen] == [2, 4, 6, 7]
+
+
+def test_a_filter_builds_nothing_less_for_a_second_observer_or_a_recorder():
+    """The filter spares events only while its observer is the only one; a recorder (handed
+    records) still keeps every event, ticks and all."""
+    bus, rec, filtered, everything = TraceBus(), TraceRecorder(), [], []
+    bus.subscribe(rec)
+    bus.subscribe(filtered.append)
+    bus.hear_only(filtered.append, lambda cls: cls is not SqeDispatched)
+    run(bus)
+    assert not any(isinstance(e, SqeDispatched) for e in filtered)
+    assert [e.tick for e in filtered] == [e.tick for e in rec.events
+                                          if not isinstance(e, SqeDispatched)]
+    bus.subscribe(everything.append)
+    start = bus.tick
+    run(bus)
+    assert [e.describe() for e in everything] == [e.describe() for e in rec.events
+                                                  if e.tick > start]
+    assert any(isinstance(e, SqeDispatched) for e in filtered if e.tick > start)

@@ -292,8 +292,7 @@ class Debugger:
         scan = Run(self.target, start, self.checkpoints.offer, self.trace_hash)
         try:
             with re_executing():
-                scan.gate.run_until(self._table(scan, stops=False, extra=note, record=True)
-                                    .predicate(last))
+                _run_until(scan, self._table(scan, stops=False, extra=note, record=True), last)
         except BaseException:
             scan.close()
             raise
@@ -310,7 +309,7 @@ class Debugger:
         try:
             target = None if self.run.finished else self.tick
             with re_executing():
-                replay.gate.run_until(self._table(replay, stops=False).predicate(target))
+                _run_until(replay, self._table(replay, stops=False), target)
         finally:
             replay.close()
 
@@ -323,7 +322,7 @@ class Debugger:
         side = self._new_run(tick)
         try:
             with re_executing():
-                side.gate.run_until(self._table(side, stops=False).predicate(tick))
+                _run_until(side, self._table(side, stops=False), tick)
             yield side
         finally:
             side.close()
@@ -435,7 +434,7 @@ class Debugger:
         table = self._table(run, stops, extra)
         try:
             with run.gate.parking_on_ctrl_c():   # Ctrl-C in a face: park the target, keep it alive
-                event = run.gate.run_until(table.predicate(tick_target))
+                event = _run_until(run, table, tick_target)
         except KeyboardInterrupt:   # one that reached us anyway (a face's own handler)
             run.gate.interrupt()
             event = run.gate.wait()
@@ -469,13 +468,19 @@ class Debugger:
         return reason
 
 
+def _run_until(run: Run, table: StopTable, tick_target: int | None) -> TraceEvent | None:
+    """Resume ``run`` until ``table`` says stop (or at ``tick_target``), handing its gate only
+    the events the table's checks hear."""
+    return run.gate.run_until(table.predicate(tick_target), table.hears(tick_target))
+
+
 def _units(units: dict[str, UnitTest], count: int, reason: StopReason) -> Extra:
     """Stop at the ``count``-th event that ``units`` calls a unit."""
     def extra(table: StopTable, run: Run) -> None:
-        seen = [0]
+        seen, tracker = [0], run.tracker   # a run keeps its tracker: read once, not per event
         for kind, is_unit in units.items():
             def check(e: TraceEvent, reasons: list[StopReason], is_unit=is_unit) -> None:
-                if is_unit(e, run.tracker):
+                if is_unit(e, tracker):
                     seen[0] += 1
                     if seen[0] == count:
                         reasons.append(reason)

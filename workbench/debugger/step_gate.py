@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from npu_emu.base import gc_pause
-from npu_emu.base.trace import TraceBus, TraceEvent
+from npu_emu.base.trace import Hears, TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
 CLOSE_WAIT_S = 5.0
@@ -25,21 +25,20 @@ class TargetAbandoned(BaseException):
     A BaseException so the target's own ``except Exception`` cannot swallow it."""
 
 
-class _Passing(threading.local):
-    active = False
-
-
-_passing = _Passing()
+# The threads inside ``passing_through``: a set, not a threading.local, since the gate asks at
+# every event and a set that is empty answers for every thread with one truth test.
+_passing: set[int] = set()
 
 
 @contextmanager
 def passing_through() -> Iterator[None]:
     """Inside, on this thread, events reach observers but no gate parks on them."""
-    _passing.active = True
+    ident = threading.get_ident()
+    _passing.add(ident)
     try:
         yield
     finally:
-        _passing.active = False
+        _passing.discard(ident)
 
 
 class StepGate:
@@ -57,13 +56,16 @@ class StepGate:
         self.result: Any = None
         self.error: BaseException | None = None
 
-    def run_until(self, stop: StopPredicate) -> TraceEvent | None:
+    def run_until(self, stop: StopPredicate, hears: Hears | None = None) -> TraceEvent | None:
         """Resume the target until an event satisfies ``stop`` (returned, the worker parked on
-        it) or the target ends (None; see ``result`` / ``error``)."""
+        it) or the target ends (None; see ``result`` / ``error``). ``hears``, if given, says
+        which classes of event ``stop`` may look at: it is handed no other (their events are
+        not even built, when the gate is the bus's only observer)."""
         if self.finished:
             return None
         with self._cond:
             self._stop = stop
+            self._bus.hear_only(self._gate, hears)
             self.parked_at = None
             self._worker_turn = True
             if self._thread is None:
@@ -95,6 +97,7 @@ class StepGate:
             predicate(event)
             return True
         self._stop = then_park
+        self._bus.hear_only(self._gate, None)   # the next event may be of any class
 
     @contextmanager
     def parking_on_ctrl_c(self) -> Iterator[None]:
@@ -121,6 +124,7 @@ class StepGate:
             return
         with self._cond:
             self._closing = True
+            self._bus.hear_only(self._gate, None)   # abandon points, of whatever class
             self._worker_turn = True
             self._cond.notify_all()
         self._thread.join(CLOSE_WAIT_S)
@@ -152,7 +156,7 @@ class StepGate:
             return
         # An event from an expression the user evaluates in a parked host frame (it may call
         # the facade) is seen by observers but never parks: the face's thread must not block.
-        if _passing.active or not self._stop(event):
+        if (_passing and threading.get_ident() in _passing) or not self._stop(event):
             return
         with self._cond:
             self.parked_at = event

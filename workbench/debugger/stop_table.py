@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from npu_emu.base.trace import TraceEvent
+from npu_emu.base.trace import Hears, TraceEvent
 from workbench.debugger.outcomes import StopReason
 
 Check = Callable[[TraceEvent, list[StopReason]], None]
@@ -28,6 +28,14 @@ class StopTable:
     def add_all(self, checks: dict[str, Check]) -> None:
         for kind, check in checks.items():
             self.add(kind, check)
+
+    def hears(self, tick_target: int | None = None) -> Hears | None:
+        """The event classes ``predicate(tick_target)`` may stop on or look at (None: all): the
+        gate is handed no other. Read once per class, as the predicate reads its checks."""
+        if tick_target is not None:
+            return None   # every event has a tick
+        kinds = frozenset(self._checks)
+        return lambda cls: cls.__name__ in kinds
 
     def predicate(self, tick_target: int | None = None) -> Predicate:
         """Stop when a check gave a reason, or (if given) at the event of ``tick_target``."""
@@ -47,7 +55,7 @@ class StopTable:
                 checks = checks_of(cls)
             for check in checks:
                 check(event, reasons)
-            return bool(reasons)
+            return True if reasons else False   # no call to bool(): this runs at every event
 
         if tick_target is None:
             return stop  # the common case: nothing added per event

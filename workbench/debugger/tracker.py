@@ -77,11 +77,15 @@ class Tracker:
         self.inner_seen = set()
 
     def _visit(self, e: NodeVisited, reasons: list) -> None:
-        self.inner_began = e.pass_name not in self.inner_seen
-        self.inner_seen.add(e.pass_name)
-        self.node_began = (e.graph, e.node) != (self.node_graph, self.node)
-        self.inner_pass = e.pass_name if e.pass_name != self.pass_name else ""
-        self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
+        # Once per node pass of every node: each field read once, the set grown only when new.
+        name, graph, node = e.pass_name, e.graph, e.node
+        seen = self.inner_seen
+        self.inner_began = began = name not in seen
+        if began:
+            seen.add(name)
+        self.node_began = node != self.node or graph != self.node_graph
+        self.inner_pass = name if name != self.pass_name else ""
+        self.node, self.node_type, self.node_graph = node, e.op_type, graph
 
     def _executed(self, e: NodeExecuted, reasons: list) -> None:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
