@@ -6,7 +6,8 @@ neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from itertools import repeat
+from operator import is_
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,11 +16,11 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ge_core.graph import Node
+from ge_core.graph import ComputeGraph, Node
 from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
-from workbench.debugger.views.graph_table import (COLUMNS, NodeRow, find_node, graph_sections,
-                                                  node_anchors, node_row)
+from workbench.debugger.views.graph_table import (COLUMNS, ShownGraph, find_node, node_anchors,
+                                                  node_row, ordered, shown_graphs)
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
@@ -42,14 +43,39 @@ class GraphData:
 
 
 @dataclass(frozen=True, slots=True)
-class _Made:
-    row: NodeRow        # the row it was made from: the same row, the same line
-    line: TableLine
+class _Tone:
+    """A row's tone: the target's node is current, else what the last command did to it."""
+    toned: dict[str, str]    # node -> added, relinked
+    current: str | None      # the current row's key
+
+    def __call__(self, key: str, name: str) -> str:
+        return "current" if key == self.current else self.toned.get(name, "")
+
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    """Where the last read put one graph's rows: under ``group``, at ``depth``, in the order
+    ``order`` stands for (the graph's order_key: an edit, or a reorder with no trace event,
+    makes another)."""
+    graph: ComputeGraph
+    group: str
+    depth: int
+    order: object
+
+
+def _order_key(graph: ComputeGraph) -> object:
+    try:
+        return graph.order_key
+    except Exception:   # parked inside a pass that is rewiring: no order to keep
+        return object()
 
 
 def _node_count(state) -> int:
-    """The nodes of every live graph, the root's If/Loop bodies included (20k: a walk)."""
-    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(state.graphs()))
+    """The nodes of every live graph, the root's If/Loop bodies included."""
+    graphs = state.graphs()
+    if not graphs[0].subgraphs:   # no bodies: a count per graph, not a walk of 20k nodes
+        return sum(map(len, graphs))
+    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
 
 
 # a node's box in the drawing, by its stream (no stream: bold)
@@ -79,15 +105,13 @@ class GraphPane(Pane):
         self._current: str | None = None
         self.summary = ""
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
-        self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
-        self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
-        # the last read's rows and lines, by node: a step that adds or moves a few nodes of a
-        # 20k-node graph makes those few again and keeps the rest (the node itself is held, so
-        # its id names no other node while it is a key)
-        self._rows: dict[tuple[int, str], tuple[Node, NodeRow]] = {}
-        self._lines: dict[str, _Made] = {}
+        # The last read's lines by graph and node (the node itself is the key, so it names no
+        # other node while held): a step that adds, removes, relinks or changes K nodes of a
+        # 20k-node graph makes K lines again and maps the rest, in the graph's order, in C.
+        self._made: dict[tuple[str, int], dict[Node, TableLine]] = {}
+        self._sections: list[_Section] = []   # the last read's, in the order shown
+        self._toned: dict[str, str] = {}      # node -> the tone the last read gave its lines
         self._relist = False   # the lines change though the graph did not (anchors opened)
-        self._kept_lines: dict[str, _Made] = {}
         self._node_total = 0   # in every live graph, as of the last read
 
     def compose(self) -> ComposeResult:
@@ -128,6 +152,9 @@ class GraphPane(Pane):
 
     # -- reading (worker) -------------------------------------------------------------------------
     def read(self, views: SessionViews) -> GraphData | None:
+        """The rows of every live graph. After a command whose changes are known, only the
+        rows it touched are made again (and those whose tone comes or goes): the rest are
+        the last read's lines, in the graph's topological order as it is now."""
         d = views.debugger
         state = d.state if d is not None else None
         if state is None or state.graph is None:
@@ -148,108 +175,122 @@ class GraphPane(Pane):
         still = same_run and last[2] == gen
         follows = same_run and last[2] + 1 == gen and changes is not None
         incremental = follows and last[1] == seen[1] and not changes.structural \
-            and not self._relist
+            and not self._relist \
+            and all(_order_key(s.graph) is s.order for s in self._sections)
         self._relist = False
-        if not incremental:   # else no node came or went: the count stands
-            self._node_total = _node_count(state)
-        summary = self._summary(state, changes, views.reexecuted)
-        previous, self._current = self._current, current
-        if incremental:
-            names = set(changes.cells) | {k.partition("/")[2] for k in (previous, current) if k}
-            updated = []
-            for name in sorted(names):
-                for key in self._rows_of.get(name, ()):
-                    graph = key.partition("/")[0]
-                    node = find_node(state, graph, name)
-                    if node is not None:
-                        row = node_row(node)
-                        self._rows[(id(node), node.graph.name)] = (node, row)
-                        self._lines.pop(key, None)
-                        updated.append(self._line(row, key, current))
-            return GraphData(None, updated, self._marks(changes), summary, current)
         if not (follows or still):
-            self._rows, self._lines = {}, {}
-        stale = {*changes.cells, *changes.added, *changes.relinked} if follows else set()
-        lines = self._all_lines(state, current, changes, stale)
+            self._made = {}
+        toned: dict[str, str] = {}
+        if changes is not None:
+            toned = {**dict.fromkeys(changes.relinked, "relinked"),
+                     **dict.fromkeys(changes.added, "added")}
+        # a relinked node's cells are as they were: only its tone changes
+        stale = {*changes.cells, *changes.added} if follows else set()
+        previous, self._current = self._current, current
+        dirty = stale | toned.keys() | self._toned.keys() \
+            | {k.partition("/")[2] for k in (previous, current) if k}
+        self._toned = toned
+        self._node_total = _node_count(state)
+        summary = self._summary(state, changes, views.reexecuted)
+        tone = _Tone(toned, current)
+        if incremental:   # no node came, went or moved: the lines keep their places
+            updated = [line for section in self._sections
+                       for line in self._remake(section, dirty, stale, tone)]
+            return GraphData(None, updated, self._marks(changes), summary, current)
+        lines = self._all_lines(state, dirty, stale, tone)
         return GraphData(lines, [], self._marks(changes), summary, current)
 
-    def _row_reader(self, stale: set[str]) -> Callable[[Node], NodeRow]:
-        """node_row, but a node not ``stale`` (the last command did not touch it) keeps the
-        row it had."""
-        kept, rows = self._rows, {}
-
-        def row(node: Node) -> NodeRow:
-            key = (id(node), node.graph.name)
-            old = kept.get(key)
-            made = old[1] if old is not None and node.name not in stale else node_row(node)
-            rows[key] = node, made
-            return made
-        self._rows = rows
-        return row
-
-    def _all_lines(self, state, current, changes, stale: set[str]) -> list[TableLine]:
-        lines: list[TableLine] = []
-        rows_of: dict[str, list[str]] = {}
-        self._place = {}
-        tones: dict[str, str] = {}
-        if changes is not None:
-            tones = {**dict.fromkeys(changes.relinked, "relinked"),
-                     **dict.fromkeys(changes.added, "added")}
-        self._kept_lines, self._lines = self._lines, {}
-        sections = graph_sections(state, self._row_reader(stale))
-        bodies: dict[str, list] = {}   # owner node -> its If/Loop bodies, in order
-        for section in sections:
-            if section.owner is not None:
-                bodies.setdefault(section.owner, []).append(section)
-        for section in sections:
-            if section.owner is None:
-                self._section(section, None, 0, bodies, lines, rows_of, current, tones, state)
-        self._rows_of = rows_of
+    def _remake(self, section: _Section, names: set[str], stale: set[str],
+                tone: _Tone) -> list[TableLine]:
+        """The lines of ``section``'s nodes among ``names`` that differ from the last read's:
+        made again if ``stale``, else re-toned."""
+        g, group, depth = section.graph, section.group, section.depth
+        made = self._made.setdefault((g.name, depth), {})
+        lines = []
+        for name in names:
+            node = g.find_node(name)
+            old = made.get(node) if node is not None else None
+            if old is None:   # not a row of this section, or one never made: made in order
+                continue
+            key = old.key
+            if name in stale:
+                line = TableLine(key, node_row(node).cells, group, depth, tone=tone(key, name))
+            elif old.tone != tone(key, name):
+                line = old.placed(group, depth, tone(key, name))
+            else:
+                continue
+            made[node] = line
+            lines.append(line)
         return lines
 
-    def _section(self, section, parent, depth, bodies, lines, rows_of, current, tones,
-                 state) -> None:
-        group = f"graph:{section.graph}"
-        lines.append(TableLine(group, (section.title,), parent, depth, group=True))
-        # per row of up to 20k, at every step that adds, removes or relinks nodes: locals
-        line, add, expanded, d = self._line, lines.append, self.expanded, depth + 1
-        for row in section.rows:
-            name = row.cells[0]
-            key = row_key(row.graph, name)
-            keys = rows_of.get(name)
-            if keys is None:
-                rows_of[name] = [key]
-            else:
-                keys.append(key)
-            add(line(row, key, current, group, d, tones.get(name, "")))
-            if key in expanded:
-                node = find_node(state, row.graph, name)
-                for a in node_anchors(node) if node is not None else ():
-                    peers = ", ".join(a.peers) or "-"
-                    add(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
-                                                        f"{a.desc}  {peers}".strip()),
-                                  key, depth + 2, tone="dim"))
-            for body in bodies.get(name, ()):
-                self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
-                              state)
+    def _all_lines(self, state, dirty: set[str], stale: set[str], tone: _Tone
+                   ) -> list[TableLine]:
+        shown = shown_graphs(state)
+        bodies: dict[str, list[ShownGraph]] = {}   # owner node -> its If/Loop bodies, in order
+        for s in shown:
+            if s.owner is not None:
+                bodies.setdefault(s.owner, []).append(s)
+        lines: list[TableLine] = []
+        kept, self._made, self._sections = self._made, {}, []
+        for s in shown:
+            if s.owner is None:
+                self._section(s, None, 0, bodies, lines, kept, dirty, stale, tone)
+        return lines
 
-    def _line(self, row, key, current, parent=None, depth=None, tone="") -> TableLine:
-        if depth is None:   # an update in place: the line keeps its place in the tree
-            parent, depth = self._place.get(key, (None, 1))
-            return TableLine(key, row.cells, parent, depth,
-                             tone="current" if key == current else tone)
-        self._place[key] = (parent, depth)
-        if key == current:
-            tone = "current"
-        old = self._kept_lines.get(key)
-        if old is None or old.row is not row:
-            old = _Made(row, TableLine(key, row.cells, parent, depth, tone=tone))
-        else:
-            line = old.line
-            if line.tone != tone or line.depth != depth or line.parent != parent:
-                old = _Made(row, line.placed(parent, depth, tone))
-        self._lines[key] = old
-        return old.line
+    def _section(self, shown: ShownGraph, parent: str | None, depth: int,
+                 bodies: dict[str, list[ShownGraph]], lines: list[TableLine],
+                 kept: dict[tuple[str, int], dict[Node, TableLine]], dirty: set[str],
+                 stale: set[str], tone: _Tone) -> None:
+        """One graph's group line and rows, a node's anchors (opened) and bodies under it."""
+        g = shown.graph
+        group = f"graph:{g.name}"
+        lines.append(TableLine(group, (shown.title,), parent, depth, group=True))
+        order = ordered(g)
+        section = _Section(g, group, depth + 1, _order_key(g))
+        self._sections.append(section)
+        cache = (g.name, depth + 1)
+        self._made[cache] = kept.get(cache, {})
+        self._remake(section, dirty, stale, tone)
+        # per row of up to 20k, at every step that adds, removes or relinks nodes: in C, the
+        # nodes the last read had no line for (new ones) found as the Trues of ``missing``
+        rows = list(map(self._made[cache].get, order))
+        missing = list(map(is_, rows, repeat(None)))
+        i = 0
+        while True in missing[i:]:
+            i = missing.index(True, i)
+            node = order[i]
+            key = row_key(g.name, node.name)
+            rows[i] = TableLine(key, node_row(node).cells, group, depth + 1,
+                                tone=tone(key, node.name))
+            i += 1
+        self._made[cache] = dict(zip(order, rows))   # only the live nodes: the dead let go
+        opened = [n for n in (*(g.find_node(name) for name in bodies),
+                              *(g.find_node(k[len(g.name) + 1:]) for k in self.expanded
+                                if k.startswith(g.name + "/")))
+                  if n is not None]
+        if not opened:
+            lines.extend(rows)
+            return
+        place = dict(zip(order, range(len(order))))
+        at = 0
+        for i in sorted({place[n] for n in opened if n in place}):
+            lines.extend(rows[at:i + 1])
+            at = i + 1
+            key, name = rows[i].key, order[i].name
+            if key in self.expanded:
+                for a in node_anchors(order[i]):
+                    peers = ", ".join(a.peers) or "-"
+                    lines.append(TableLine(f"{key}#{a.anchor}",
+                                           (a.anchor, "", "", "", "", f"{a.desc}  {peers}".strip()),
+                                           key, depth + 2, tone="dim"))
+            for body in bodies.get(name, ()):
+                self._section(body, group, depth + 1, bodies, lines, kept, dirty, stale, tone)
+        lines.extend(rows[at:])
+
+    def _keys_of(self, name: str) -> list[str]:
+        """The rows of the node called ``name``, one per section that has it."""
+        return [row_key(s.graph.name, name) for s in self._sections
+                if s.graph.find_node(name) is not None]
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
         if changes is None:
@@ -260,7 +301,7 @@ class GraphPane(Pane):
             for column, (old, _new) in cols.items():
                 c = OUTPUT if column.startswith("output") else COLUMNS.index(column)
                 cells[c] = old
-            for key in self._rows_of.get(name, ()):
+            for key in self._keys_of(name):
                 marks[key] = cells
         return marks
 
@@ -278,9 +319,12 @@ class GraphPane(Pane):
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were
             # never removed one by one
-            live = {n.name for g in graphs for m in (g, *g.subgraphs) for n in m.all_nodes()}
-            added = [n for n in changes.added if n in live]
-            removed = [n for n in changes.removed if n not in live]
+            members = [m for g in graphs for m in (g, *g.subgraphs)]
+
+            def live(name: str) -> bool:   # per name the step named: not a set of 20k
+                return any(m.find_node(name) is not None for m in members)
+            added = [n for n in changes.added if live(n)]
+            removed = [n for n in changes.removed if not live(n)]
             if added:
                 parts.append("+" + counted(len(added), "node"))
             if removed:
@@ -373,8 +417,7 @@ class GraphPane(Pane):
         return key.partition("#")[0].partition("/")[2]
 
     def jump(self, node: str) -> bool:
-        keys = self._rows_of.get(node)
-        return bool(keys) and self.table.move_to(keys[0])
+        return any(self.table.move_to(row_key(s.graph.name, node)) for s in self._sections)
 
     def breakpoint_spec(self) -> str | None:
         node = self.selected_node()

@@ -8,6 +8,7 @@ says which rows are on screen; keys and the wheel scroll)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add, attrgetter
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,6 +22,7 @@ from textual.strip import Strip
 from workbench.terminal_text import printable
 
 ARROW = "→"
+_KEY, _CELLS, _DEPTH = attrgetter("key"), attrgetter("cells"), attrgetter("depth")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +125,7 @@ class TreeTable(Widget, can_focus=True):
         keep = keep if keep is not None else self.cursor_key
         self.lines = lines
         self.marks = marks or {}
-        self._index = {line.key: i for i, line in enumerate(lines)}
+        self._index = dict(zip(map(_KEY, lines), range(len(lines))))   # in C: 20k lines a step
         self._recompute(keep)
 
     def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]]) -> None:
@@ -231,19 +233,34 @@ class TreeTable(Widget, can_focus=True):
         self.refresh_rows()
 
     def _measure(self) -> None:
+        """The columns' widths from the first 3000 shown rows (a 20k-node graph: each step),
+        column by column in C where the rows have every cell (a table's usual case)."""
         lines, marks = self.lines, self.marks
         rows = [line for line in map(lines.__getitem__, self._visible[:3000]) if not line.group]
         longest = [len(col.title) for col in self.columns]
-        for c in range(len(longest)):
-            # the first column is indented by depth; a changed cell shows its old text too
-            cells = [len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
-                     for line in rows if c < len(line.cells)]
-            longest[c] = max(longest[c], max(cells, default=0))
-        for line in rows if marks else ():
-            for c, old in marks.get(line.key, {}).items():
-                if c < len(line.cells) and c < len(longest):
-                    n = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
-                    longest[c] = max(longest[c], n + len(old) + 1)
+        n = len(longest)
+        indent = [2 * d + 2 for d in map(_DEPTH, rows)]   # the first column's, by depth
+        cells = list(map(_CELLS, rows))
+        if all(map(n.__le__, map(len, cells))):
+            for c, column in zip(range(n), zip(*cells)):
+                widths = map(add, map(len, column), indent) if c == 0 else map(len, column)
+                longest[c] = max(longest[c], max(widths))
+        else:
+            for c in range(n):
+                widths = [len(line.cells[c]) + (i if c == 0 else 0)
+                          for line, i in zip(rows, indent) if c < len(line.cells)]
+                longest[c] = max(longest[c], max(widths, default=0))
+        # a changed cell shows its old text too: by the marks or by the rows, the fewer
+        at = self._vindex
+        marked = [(line, marks[line.key]) for line in rows if line.key in marks] \
+            if len(rows) < len(marks) else \
+            [(line, cols) for key, cols in marks.items() if at.get(key, 3000) < 3000
+             and not (line := lines[self._visible[at[key]]]).group]
+        for line, cols in marked:
+            for c, old in cols.items():
+                if c < len(line.cells) and c < n:
+                    width = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
+                    longest[c] = max(longest[c], width + len(old) + 1)
         self._widths = [max(col.min, n) for col, n in zip(self.columns, longest)]
 
     @property
