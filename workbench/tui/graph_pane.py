@@ -6,8 +6,6 @@ neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import is_
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,21 +14,17 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ge_core.graph import ComputeGraph, Node
+from ge_core.graph import ComputeGraph
 from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
-from workbench.debugger.views.graph_table import (COLUMNS, ShownGraph, find_node, node_anchors,
-                                                  node_row, ordered, shown_graphs)
+from workbench.debugger.views.graph_table import COLUMNS, find_node
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
+from workbench.tui.graph_lines import GraphLines, Tone, row_key
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 OUTPUT = COLUMNS.index("output")
-
-
-def row_key(graph: str, node: str) -> str:
-    return f"{graph}/{node}"
 
 
 @dataclass
@@ -42,37 +36,8 @@ class GraphData:
     current: str | None = None             # the row of the node the target is at
 
 
-@dataclass(frozen=True, slots=True)
-class _Tone:
-    """A row's tone: the target's node is current, else what the last command did to it."""
-    toned: dict[str, str]    # node -> added, relinked
-    current: str | None      # the current row's key
-
-    def __call__(self, key: str, name: str) -> str:
-        return "current" if key == self.current else self.toned.get(name, "")
-
-
-@dataclass(frozen=True, slots=True)
-class _Section:
-    """Where the last read put one graph's rows: under ``group``, at ``depth``, in the order
-    ``order`` stands for (the graph's order_key: an edit, or a reorder with no trace event,
-    makes another)."""
-    graph: ComputeGraph
-    group: str
-    depth: int
-    order: object
-
-
-def _order_key(graph: ComputeGraph) -> object:
-    try:
-        return graph.order_key
-    except Exception:   # parked inside a pass that is rewiring: no order to keep
-        return object()
-
-
-def _node_count(state) -> int:
+def _node_count(graphs: list[ComputeGraph]) -> int:
     """The nodes of every live graph, the root's If/Loop bodies included."""
-    graphs = state.graphs()
     if not graphs[0].subgraphs:   # no bodies: a count per graph, not a walk of 20k nodes
         return sum(map(len, graphs))
     return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
@@ -105,11 +70,7 @@ class GraphPane(Pane):
         self._current: str | None = None
         self.summary = ""
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
-        # The last read's lines by graph and node (the node itself is the key, so it names no
-        # other node while held): a step that adds, removes, relinks or changes K nodes of a
-        # 20k-node graph makes K lines again and maps the rest, in the graph's order, in C.
-        self._made: dict[tuple[str, int], dict[Node, TableLine]] = {}
-        self._sections: list[_Section] = []   # the last read's, in the order shown
+        self._lines = GraphLines()   # the last read's, kept for the next
         self._toned: dict[str, str] = {}      # node -> the tone the last read gave its lines
         self._relist = False   # the lines change though the graph did not (anchors opened)
         self._node_total = 0   # in every live graph, as of the last read
@@ -161,7 +122,8 @@ class GraphPane(Pane):
             self._seen = None
             return GraphData([], summary="no graph yet: F10 steps into the parse")
         changes = views.step_changes()
-        graphs = tuple(id(g) for g in state.graphs())
+        live = state.graphs()
+        graphs = tuple(map(id, live))
         gen = views.changes.generation
         t = d.run.tracker
         current = row_key(t.node_graph, t.node) if t.node else None
@@ -175,11 +137,10 @@ class GraphPane(Pane):
         still = same_run and last[2] == gen
         follows = same_run and last[2] + 1 == gen and changes is not None
         incremental = follows and last[1] == seen[1] and not changes.structural \
-            and not self._relist \
-            and all(_order_key(s.graph) is s.order for s in self._sections)
+            and not self._relist and self._lines.orders_kept()
         self._relist = False
         if not (follows or still):
-            self._made = {}
+            self._lines.forget()
         toned: dict[str, str] = {}
         if changes is not None:
             toned = {**dict.fromkeys(changes.relinked, "relinked"),
@@ -190,123 +151,24 @@ class GraphPane(Pane):
         dirty = stale | toned.keys() | self._toned.keys() \
             | {k.partition("/")[2] for k in (previous, current) if k}
         self._toned = toned
-        self._node_total = _node_count(state)
-        summary = self._summary(state, changes, views.reexecuted)
-        tone = _Tone(toned, current)
-        if incremental:   # no node came, went or moved: the lines keep their places
-            updated = [line for section in self._sections
-                       for line in self._remake(section, dirty, stale, tone)]
-            return GraphData(None, updated, self._marks(changes), summary, current)
-        lines = self._all_lines(state, dirty, stale, tone)
-        return GraphData(lines, [], self._marks(changes), summary, current)
-
-    def _remake(self, section: _Section, names: set[str], stale: set[str],
-                tone: _Tone) -> list[TableLine]:
-        """The lines of ``section``'s nodes among ``names`` that differ from the last read's:
-        made again if ``stale``, else re-toned."""
-        g, group, depth = section.graph, section.group, section.depth
-        made = self._made.setdefault((g.name, depth), {})
-        lines = []
-        for name in names:
-            node = g.find_node(name)
-            old = made.get(node) if node is not None else None
-            if old is None:   # not a row of this section, or one never made: made in order
-                continue
-            key = old.key
-            if name in stale:
-                line = TableLine(key, node_row(node).cells, group, depth, tone=tone(key, name))
-            elif old.tone != tone(key, name):
-                line = old.placed(group, depth, tone(key, name))
-            else:
-                continue
-            made[node] = line
-            lines.append(line)
-        return lines
-
-    def _all_lines(self, state, dirty: set[str], stale: set[str], tone: _Tone
-                   ) -> list[TableLine]:
-        shown = shown_graphs(state)
-        bodies: dict[str, list[ShownGraph]] = {}   # owner node -> its If/Loop bodies, in order
-        for s in shown:
-            if s.owner is not None:
-                bodies.setdefault(s.owner, []).append(s)
-        lines: list[TableLine] = []
-        kept, self._made, self._sections = self._made, {}, []
-        for s in shown:
-            if s.owner is None:
-                self._section(s, None, 0, bodies, lines, kept, dirty, stale, tone)
-        return lines
-
-    def _section(self, shown: ShownGraph, parent: str | None, depth: int,
-                 bodies: dict[str, list[ShownGraph]], lines: list[TableLine],
-                 kept: dict[tuple[str, int], dict[Node, TableLine]], dirty: set[str],
-                 stale: set[str], tone: _Tone) -> None:
-        """One graph's group line and rows, a node's anchors (opened) and bodies under it."""
-        g = shown.graph
-        group = f"graph:{g.name}"
-        lines.append(TableLine(group, (shown.title,), parent, depth, group=True))
-        order = ordered(g)
-        section = _Section(g, group, depth + 1, _order_key(g))
-        self._sections.append(section)
-        cache = (g.name, depth + 1)
-        self._made[cache] = kept.get(cache, {})
-        self._remake(section, dirty, stale, tone)
-        # per row of up to 20k, at every step that adds, removes or relinks nodes: in C, the
-        # nodes the last read had no line for (new ones) found as the Trues of ``missing``
-        rows = list(map(self._made[cache].get, order))
-        missing = list(map(is_, rows, repeat(None)))
-        i = 0
-        while True in missing[i:]:
-            i = missing.index(True, i)
-            node = order[i]
-            key = row_key(g.name, node.name)
-            rows[i] = TableLine(key, node_row(node).cells, group, depth + 1,
-                                tone=tone(key, node.name))
-            i += 1
-        self._made[cache] = dict(zip(order, rows))   # only the live nodes: the dead let go
-        opened = [n for n in (*(g.find_node(name) for name in bodies),
-                              *(g.find_node(k[len(g.name) + 1:]) for k in self.expanded
-                                if k.startswith(g.name + "/")))
-                  if n is not None]
-        if not opened:
-            lines.extend(rows)
-            return
-        place = dict(zip(order, range(len(order))))
-        at = 0
-        for i in sorted({place[n] for n in opened if n in place}):
-            lines.extend(rows[at:i + 1])
-            at = i + 1
-            key, name = rows[i].key, order[i].name
-            if key in self.expanded:
-                for a in node_anchors(order[i]):
-                    peers = ", ".join(a.peers) or "-"
-                    lines.append(TableLine(f"{key}#{a.anchor}",
-                                           (a.anchor, "", "", "", "", f"{a.desc}  {peers}".strip()),
-                                           key, depth + 2, tone="dim"))
-            for body in bodies.get(name, ()):
-                self._section(body, group, depth + 1, bodies, lines, kept, dirty, stale, tone)
-        lines.extend(rows[at:])
-
-    def _keys_of(self, name: str) -> list[str]:
-        """The rows of the node called ``name``, one per section that has it."""
-        return [row_key(s.graph.name, name) for s in self._sections
-                if s.graph.find_node(name) is not None]
+        tone = Tone(toned, current)
+        updated = self._lines.remake(dirty, stale, tone)
+        lines = None if incremental else self._lines.all_lines(state, tone, self.expanded)
+        if not incremental:   # else no node came or went: the count stands
+            self._node_total = _node_count(live)
+        summary = self._summary(live, changes, views.reexecuted)
+        return GraphData(lines, updated if incremental else [], self._marks(changes), summary,
+                         current)
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
         if changes is None:
             return {}
-        marks: dict[str, dict[int, str]] = {}
-        for name, cols in changes.changed().items():
-            cells = {}
-            for column, (old, _new) in cols.items():
-                c = OUTPUT if column.startswith("output") else COLUMNS.index(column)
-                cells[c] = old
-            for key in self._keys_of(name):
-                marks[key] = cells
-        return marks
+        return self._lines.marks({
+            name: {OUTPUT if column.startswith("output") else COLUMNS.index(column): old
+                   for column, (old, _new) in cols.items()}
+            for name, cols in changes.changed().items()})
 
-    def _summary(self, state, changes, reexecuted: bool) -> str:
-        graphs = state.graphs()
+    def _summary(self, graphs: list[ComputeGraph], changes, reexecuted: bool) -> str:
         nodes = self._node_total
         text = f"{counted(nodes, 'node')} in {counted(len(graphs), 'graph')}"
         hint = " · / filters · Enter: anchors · v: draw"
@@ -319,12 +181,9 @@ class GraphPane(Pane):
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were
             # never removed one by one
-            members = [m for g in graphs for m in (g, *g.subgraphs)]
-
-            def live(name: str) -> bool:   # per name the step named: not a set of 20k
-                return any(m.find_node(name) is not None for m in members)
-            added = [n for n in changes.added if live(n)]
-            removed = [n for n in changes.removed if not live(n)]
+            live = self._lines.live(changes.added.keys() | changes.removed.keys())
+            added = [n for n in changes.added if n in live]
+            removed = [n for n in changes.removed if n not in live]
             if added:
                 parts.append("+" + counted(len(added), "node"))
             if removed:
@@ -417,7 +276,8 @@ class GraphPane(Pane):
         return key.partition("#")[0].partition("/")[2]
 
     def jump(self, node: str) -> bool:
-        return any(self.table.move_to(row_key(s.graph.name, node)) for s in self._sections)
+        return any(self.table.move_to(row_key(s.graph.name, node))
+                   for s in self._lines.sections)
 
     def breakpoint_spec(self) -> str | None:
         node = self.selected_node()
