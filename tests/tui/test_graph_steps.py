@@ -26,6 +26,7 @@ def _assert_as_from_nothing(app, step: int) -> None:
     table = pane.table
     assert table.lines == data.lines, f"step {step}: the lines differ from a read from nothing"
     assert table.marks == data.marks, f"step {step}: the marks differ"
+    assert table.tones == data.tones, f"step {step}: the tones differ"
     assert pane.summary == data.summary, f"step {step}: the summary differs"
 
 
@@ -41,7 +42,7 @@ async def _open(app, pilot, *keys: str) -> None:
 
 async def _step_through(app, pilot, steps: int) -> dict[str, int]:
     """F10 ``steps`` times (or to the end), comparing after each; what the steps did."""
-    seen = {"structural": 0, "cells": 0, "kept": 0, "partitions": 0}
+    seen = {"structural": 0, "cells": 0, "kept": 0, "partitions": 0, "toned": 0}
     pane = app.pane("graph")
     for step in range(steps):
         if app.views.debugger.run.finished:
@@ -55,6 +56,7 @@ async def _step_through(app, pilot, steps: int) -> dict[str, int]:
             # the lines of untouched nodes are the last step's own objects, not made again
             kept = [line for line in pane.table.lines if before.get(line.key) is line]
             seen["kept"] += bool(kept)
+            seen["toned"] += any(t in ("added", "relinked") for t in pane.table.tones.values())
         elif changes is not None and changes.changed():
             seen["cells"] += 1
         seen["partitions"] += any(line.group and line.cells[0].startswith("engine partition")
@@ -69,7 +71,7 @@ async def test_each_step_s_lines_are_those_of_a_read_from_nothing_through_a_comp
         await run(pilot, "step")
         await _open(app, pilot, "tiny_cnn/relu1", "tiny_cnn/fc")   # anchors under rows that move
         seen = await _step_through(app, pilot, 400)
-    assert seen["structural"] >= 3 and seen["kept"] >= 3, seen
+    assert seen["structural"] >= 3 and seen["kept"] >= 3 and seen["toned"] >= 3, seen
     assert seen["cells"] >= 1, seen
     assert seen["partitions"] >= 1, seen   # engine partitions came (and the merge took them)
 

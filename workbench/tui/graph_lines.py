@@ -24,16 +24,6 @@ def row_key(graph: str, node: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Tone:
-    """A row's tone: the target's node is current, else what the last command did to it."""
-    toned: dict[str, str]    # node -> added, relinked
-    current: str | None      # the current row's key
-
-    def __call__(self, key: str, name: str) -> str:
-        return "current" if key == self.current else self.toned.get(name, "")
-
-
-@dataclass(frozen=True, slots=True)
 class Section:
     """One graph's rows as the last read put them: under ``group`` at ``depth``, in the order
     ``order`` stands for (the graph's order_key: an edit, or a reorder with no trace event,
@@ -70,29 +60,29 @@ class GraphLines:
         except Exception:   # parked inside a pass that is rewiring: no order to keep
             return False
 
-    def remake(self, names: set[str], stale: set[str], tone: Tone) -> list[TableLine]:
-        """The last read's lines of the nodes ``names`` that differ now, made again if
-        ``stale`` (their cells changed), else re-toned; kept for the next read too."""
+    def remake(self, stale: set[str]) -> list[TableLine]:
+        """The last read's lines of the nodes ``stale`` (their cells changed) made again, and
+        kept for the next read too."""
         lines = []
-        for name in names:
+        for name in stale:
             for s in self.sections_of(name):
                 node = s.graph.find_node(name)
                 old = s.made.get(node) if node is not None else None
                 if old is None:   # not a row the last read made: made in order (_section)
                     continue
-                key = old.key
-                if name in stale:
-                    line = TableLine(key, node_row(node).cells, s.group, s.depth,
-                                     tone=tone(key, name))
-                elif old.tone != tone(key, name):
-                    line = old.placed(s.group, s.depth, tone(key, name))
-                else:
-                    continue
-                s.made[node] = line
+                line = s.made[node] = TableLine(old.key, node_row(node).cells, s.group, s.depth)
                 lines.append(line)
         return lines
 
-    def all_lines(self, state: RunState, tone: Tone, expanded: set[str]) -> list[TableLine]:
+    def tones(self, toned: dict[str, str], current: str | None) -> dict[str, str]:
+        """The rows' tones (TreeTable.tones) from the nodes', the current row's over them."""
+        tones = {row_key(s.graph.name, name): tone for name, tone in toned.items()
+                 for s in self.sections_of(name)}
+        if current is not None:
+            tones[current] = "current"
+        return tones
+
+    def all_lines(self, state: RunState, expanded: set[str]) -> list[TableLine]:
         """Every line, the last read's where it has one (after ``remake``)."""
         shown = shown_graphs(state)
         bodies: dict[str, list[ShownGraph]] = {}   # owner node -> its If/Loop bodies, in order
@@ -104,13 +94,13 @@ class GraphLines:
         self.forget()
         for s in shown:
             if s.owner is None:
-                self._section(s, None, 0, bodies, lines, kept, tone, expanded)
+                self._section(s, None, 0, bodies, lines, kept, expanded)
         return lines
 
     def _section(self, shown: ShownGraph, parent: str | None, depth: int,
                  bodies: dict[str, list[ShownGraph]], lines: list[TableLine],
-                 kept: dict[tuple[str, int], dict[Node, TableLine]], tone: Tone,
-                 expanded: set[str]) -> None:
+                 kept: dict[tuple[str, int], dict[Node, TableLine]], expanded: set[str]
+                 ) -> None:
         """One graph's group line and rows, a node's anchors (opened) and bodies under it."""
         g = shown.graph
         group = f"graph:{g.name}"
@@ -127,9 +117,8 @@ class GraphLines:
             except ValueError:
                 break
             node = order[i]
-            key = row_key(g.name, node.name)
-            rows[i] = TableLine(key, node_row(node).cells, group, depth + 1,
-                                tone=tone(key, node.name))
+            rows[i] = TableLine(row_key(g.name, node.name), node_row(node).cells, group,
+                                depth + 1)
             i += 1
         made = dict(zip(order, rows))   # only the live nodes: the dead let go
         section = Section(g, group, depth + 1, _order_key(g), made)
@@ -159,7 +148,7 @@ class GraphLines:
                                            (a.anchor, "", "", "", "", f"{a.desc}  {peers}".strip()),
                                            key, depth + 2, tone="dim"))
             for body in bodies.get(name, ()):
-                self._section(body, group, depth + 1, bodies, lines, kept, tone, expanded)
+                self._section(body, group, depth + 1, bodies, lines, kept, expanded)
         lines.extend(rows[at:])
 
     def marks(self, cells: dict[str, dict[int, str]]) -> dict[str, dict[int, str]]:

@@ -19,7 +19,7 @@ from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.graph_table import COLUMNS, find_node
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
-from workbench.tui.graph_lines import GraphLines, Tone, row_key
+from workbench.tui.graph_lines import GraphLines, row_key
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
@@ -34,6 +34,7 @@ class GraphData:
     marks: dict[str, dict[int, str]] = field(default_factory=dict)
     summary: str = ""
     current: str | None = None             # the row of the node the target is at
+    tones: dict[str, str] = field(default_factory=dict)   # row -> what the step did to it
 
 
 def _node_count(graphs: list[ComputeGraph]) -> int:
@@ -71,7 +72,6 @@ class GraphPane(Pane):
         self.summary = ""
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
         self._lines = GraphLines()   # the last read's, kept for the next
-        self._toned: dict[str, str] = {}      # node -> the tone the last read gave its lines
         self._relist = False   # the lines change though the graph did not (anchors opened)
         self._node_total = 0   # in every live graph, as of the last read
 
@@ -114,8 +114,9 @@ class GraphPane(Pane):
     # -- reading (worker) -------------------------------------------------------------------------
     def read(self, views: SessionViews) -> GraphData | None:
         """The rows of every live graph. After a command whose changes are known, only the
-        rows it touched are made again (and those whose tone comes or goes): the rest are
-        the last read's lines, in the graph's topological order as it is now."""
+        rows whose cells it changed are made again: the rest are the last read's lines, in
+        the graph's topological order as it is now (graph_lines.py). What it did to a row
+        (added, relinked) is a tone over the line, gone at the next step at no cost."""
         d = views.debugger
         state = d.state if d is not None else None
         if state is None or state.graph is None:
@@ -145,20 +146,15 @@ class GraphPane(Pane):
         if changes is not None:
             toned = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
-        # a relinked node's cells are as they were: only its tone changes
-        stale = {*changes.cells, *changes.added} if follows else set()
-        previous, self._current = self._current, current
-        dirty = stale | toned.keys() | self._toned.keys() \
-            | {k.partition("/")[2] for k in (previous, current) if k}
-        self._toned = toned
-        tone = Tone(toned, current)
-        updated = self._lines.remake(dirty, stale, tone)
-        lines = None if incremental else self._lines.all_lines(state, tone, self.expanded)
+        self._current = current
+        # a relinked node's cells are as they were: only its tone (TreeTable.tones) changes
+        updated = self._lines.remake({*changes.cells, *changes.added} if follows else set())
+        lines = None if incremental else self._lines.all_lines(state, self.expanded)
         if not incremental:   # else no node came or went: the count stands
             self._node_total = _node_count(live)
         summary = self._summary(live, changes, views.reexecuted)
         return GraphData(lines, updated if incremental else [], self._marks(changes), summary,
-                         current)
+                         current, self._lines.tones(toned, current))
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
         if changes is None:
@@ -201,9 +197,9 @@ class GraphPane(Pane):
         self.summary = data.summary
         self.query_one("#graph-summary", Static).update(data.summary, layout=False)
         if data.lines is not None:
-            table.set_lines(data.lines, data.marks)
+            table.set_lines(data.lines, data.marks, tones=data.tones)
         else:
-            table.update_lines(data.updated, data.marks)
+            table.update_lines(data.updated, data.marks, data.tones)
         if data.current is not None:
             table.move_to(data.current)
 

@@ -37,17 +37,6 @@ class TableLine:
     def __post_init__(self) -> None:   # names come from the model: shown escaped
         object.__setattr__(self, "cells", tuple(printable(c) for c in self.cells))
 
-    def placed(self, parent: str | None, depth: int, tone: str) -> TableLine:
-        """This line under another parent, at another depth or in another tone, its cells
-        not escaped again (they are already): a step that relinks thousands of nodes of a
-        big graph re-tones their lines."""
-        line = object.__new__(TableLine)
-        for name in TableLine.__slots__:   # every field, so one added later is not missed
-            object.__setattr__(line, name, getattr(self, name))
-        for name, value in (("parent", parent), ("depth", depth), ("tone", tone)):
-            object.__setattr__(line, name, value)
-        return line
-
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -102,6 +91,9 @@ class TreeTable(Widget, can_focus=True):
         self.columns = columns
         self.lines: list[TableLine] = []
         self.marks: dict[str, dict[int, str]] = {}   # key -> column -> the old text
+        # key -> a tone over the line's own: what a step did to a row, which the next step
+        # takes away from thousands of rows without making their lines again
+        self.tones: dict[str, str] = {}
         self.collapsed: set[str] = set()              # membership only
         self.filter = ""
         self.cursor = 0
@@ -120,21 +112,24 @@ class TreeTable(Widget, can_focus=True):
 
     # -- data ----------------------------------------------------------------------------------
     def set_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]] | None = None,
-                  keep: str | None = None) -> None:
+                  keep: str | None = None, tones: dict[str, str] | None = None) -> None:
         """All lines anew; the cursor stays on ``keep`` (or the line it was on) if still there."""
         keep = keep if keep is not None else self.cursor_key
         self.lines = lines
         self.marks = marks or {}
+        self.tones = tones or {}
         self._index = dict(zip(map(_KEY, lines), range(len(lines))))   # in C: 20k lines a step
         self._recompute(keep)
 
-    def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]]) -> None:
+    def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]],
+                     tones: dict[str, str] | None = None) -> None:
         """Replace lines in place (same keys, same places): a step that changed cells only."""
         for line in lines:
             i = self._index.get(line.key)
             if i is not None:
                 self.lines[i] = line
         self.marks = marks
+        self.tones = tones or {}
         self._measure()
         self.refresh_rows()
 
@@ -410,7 +405,7 @@ class TreeTable(Widget, can_focus=True):
             line = self.lines[self._visible[n]]
             marks = self.marks.get(line.key)
             return (line, tuple(sorted(marks.items())) if marks else (), n == self.cursor,
-                    line.group and line.key in self.collapsed, widths)
+                    line.group and line.key in self.collapsed, self.tones.get(line.key), widths)
         return ("blank", width)
 
     def refresh_rows(self) -> None:
@@ -452,7 +447,8 @@ class TreeTable(Widget, can_focus=True):
         if n >= len(self._visible):
             return Strip.blank(width, base)
         line = self.lines[self._visible[n]]
-        style = base + self._style(line.tone) if line.tone else base
+        tone = self.tones.get(line.key, line.tone)
+        style = base + self._style(tone) if tone else base
         if line.group:
             sign = "▸ " if line.key in self.collapsed else "▾ "
             segs = [Segment(("  " * line.depth + sign + line.cells[0]).ljust(width)[:width],
