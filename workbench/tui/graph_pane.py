@@ -72,6 +72,7 @@ class GraphPane(Pane):
         self.summary = ""
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
         self._lines = GraphLines()   # the last read's, kept for the next
+        self._graph_names: list[str] = []   # the sections' graphs, in order (for the UI thread)
         self._relist = False   # the lines change though the graph did not (anchors opened)
         self._node_total = 0   # in every live graph, as of the last read
 
@@ -123,8 +124,8 @@ class GraphPane(Pane):
             self._seen = None
             return GraphData([], summary="no graph yet: F10 steps into the parse")
         changes = views.step_changes()
-        live = state.graphs()
-        graphs = tuple(map(id, live))
+        now = state.graphs()
+        graphs = tuple(map(id, now))
         gen = views.changes.generation
         t = d.run.tracker
         current = row_key(t.node_graph, t.node) if t.node else None
@@ -151,8 +152,9 @@ class GraphPane(Pane):
         updated = self._lines.remake({*changes.cells, *changes.added} if follows else set())
         lines = None if incremental else self._lines.all_lines(state, self.expanded)
         if not incremental:   # else no node came or went: the count stands
-            self._node_total = _node_count(live)
-        summary = self._summary(live, changes, views.reexecuted)
+            self._node_total = _node_count(now)
+            self._graph_names = [s.graph.name for s in self._lines.sections]
+        summary = self._summary(now, changes, views.reexecuted)
         return GraphData(lines, updated if incremental else [], self._marks(changes), summary,
                          current, self._lines.tones(toned, current))
 
@@ -272,8 +274,7 @@ class GraphPane(Pane):
         return key.partition("#")[0].partition("/")[2]
 
     def jump(self, node: str) -> bool:
-        return any(self.table.move_to(row_key(s.graph.name, node))
-                   for s in self._lines.sections)
+        return any(self.table.move_to(row_key(graph, node)) for graph in self._graph_names)
 
     def breakpoint_spec(self) -> str | None:
         node = self.selected_node()
