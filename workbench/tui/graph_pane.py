@@ -6,7 +6,6 @@ neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -15,21 +14,17 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ge_core.graph import Node
+from ge_core.graph import ComputeGraph
 from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
-from workbench.debugger.views.graph_table import (COLUMNS, NodeRow, find_node, graph_sections,
-                                                  node_anchors, node_row)
+from workbench.debugger.views.graph_table import COLUMNS, find_node
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
+from workbench.tui.graph_lines import GraphLines, row_key
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 OUTPUT = COLUMNS.index("output")
-
-
-def row_key(graph: str, node: str) -> str:
-    return f"{graph}/{node}"
 
 
 @dataclass
@@ -39,17 +34,14 @@ class GraphData:
     marks: dict[str, dict[int, str]] = field(default_factory=dict)
     summary: str = ""
     current: str | None = None             # the row of the node the target is at
+    tones: dict[str, str] = field(default_factory=dict)   # row -> what the step did to it
 
 
-@dataclass(frozen=True, slots=True)
-class _Made:
-    row: NodeRow        # the row it was made from: the same row, the same line
-    line: TableLine
-
-
-def _node_count(state) -> int:
-    """The nodes of every live graph, the root's If/Loop bodies included (20k: a walk)."""
-    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(state.graphs()))
+def _node_count(graphs: list[ComputeGraph]) -> int:
+    """The nodes of every live graph, the root's If/Loop bodies included."""
+    if not graphs[0].subgraphs:   # no bodies: a count per graph, not a walk of 20k nodes
+        return sum(map(len, graphs))
+    return sum(len(g.all_nodes()) if i == 0 else len(g) for i, g in enumerate(graphs))
 
 
 # a node's box in the drawing, by its stream (no stream: bold)
@@ -79,15 +71,9 @@ class GraphPane(Pane):
         self._current: str | None = None
         self.summary = ""
         self.drawing: Drawing | None = None   # the neighbourhood drawn under the table (v)
-        self._rows_of: dict[str, list[str]] = {}   # node name -> its row keys
-        self._place: dict[str, tuple[str | None, int]] = {}   # row key -> parent, depth
-        # the last read's rows and lines, by node: a step that adds or moves a few nodes of a
-        # 20k-node graph makes those few again and keeps the rest (the node itself is held, so
-        # its id names no other node while it is a key)
-        self._rows: dict[tuple[int, str], tuple[Node, NodeRow]] = {}
-        self._lines: dict[str, _Made] = {}
+        self._lines = GraphLines()   # the last read's, kept for the next
+        self._graph_names: list[str] = []   # the sections' graphs, in order (for the UI thread)
         self._relist = False   # the lines change though the graph did not (anchors opened)
-        self._kept_lines: dict[str, _Made] = {}
         self._node_total = 0   # in every live graph, as of the last read
 
     def compose(self) -> ComposeResult:
@@ -128,13 +114,18 @@ class GraphPane(Pane):
 
     # -- reading (worker) -------------------------------------------------------------------------
     def read(self, views: SessionViews) -> GraphData | None:
+        """The rows of every live graph. After a command whose changes are known, only the
+        rows whose cells it changed are made again: the rest are the last read's lines, in
+        the graph's topological order as it is now (graph_lines.py). What it did to a row
+        (added, relinked) is a tone over the line, gone at the next step at no cost."""
         d = views.debugger
         state = d.state if d is not None else None
         if state is None or state.graph is None:
             self._seen = None
             return GraphData([], summary="no graph yet: F10 steps into the parse")
         changes = views.step_changes()
-        graphs = tuple(id(g) for g in state.graphs())
+        now = state.graphs()
+        graphs = tuple(map(id, now))
         gen = views.changes.generation
         t = d.run.tracker
         current = row_key(t.node_graph, t.node) if t.node else None
@@ -148,124 +139,34 @@ class GraphPane(Pane):
         still = same_run and last[2] == gen
         follows = same_run and last[2] + 1 == gen and changes is not None
         incremental = follows and last[1] == seen[1] and not changes.structural \
-            and not self._relist
+            and not self._relist and self._lines.orders_kept()
         self._relist = False
-        if not incremental:   # else no node came or went: the count stands
-            self._node_total = _node_count(state)
-        summary = self._summary(state, changes, views.reexecuted)
-        previous, self._current = self._current, current
-        if incremental:
-            names = set(changes.cells) | {k.partition("/")[2] for k in (previous, current) if k}
-            updated = []
-            for name in sorted(names):
-                for key in self._rows_of.get(name, ()):
-                    graph = key.partition("/")[0]
-                    node = find_node(state, graph, name)
-                    if node is not None:
-                        row = node_row(node)
-                        self._rows[(id(node), node.graph.name)] = (node, row)
-                        self._lines.pop(key, None)
-                        updated.append(self._line(row, key, current))
-            return GraphData(None, updated, self._marks(changes), summary, current)
         if not (follows or still):
-            self._rows, self._lines = {}, {}
-        stale = {*changes.cells, *changes.added, *changes.relinked} if follows else set()
-        lines = self._all_lines(state, current, changes, stale)
-        return GraphData(lines, [], self._marks(changes), summary, current)
-
-    def _row_reader(self, stale: set[str]) -> Callable[[Node], NodeRow]:
-        """node_row, but a node not ``stale`` (the last command did not touch it) keeps the
-        row it had."""
-        kept, rows = self._rows, {}
-
-        def row(node: Node) -> NodeRow:
-            key = (id(node), node.graph.name)
-            old = kept.get(key)
-            made = old[1] if old is not None and node.name not in stale else node_row(node)
-            rows[key] = node, made
-            return made
-        self._rows = rows
-        return row
-
-    def _all_lines(self, state, current, changes, stale: set[str]) -> list[TableLine]:
-        lines: list[TableLine] = []
-        rows_of: dict[str, list[str]] = {}
-        self._place = {}
-        tones: dict[str, str] = {}
+            self._lines.forget()
+        toned: dict[str, str] = {}
         if changes is not None:
-            tones = {**dict.fromkeys(changes.relinked, "relinked"),
+            toned = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
-        self._kept_lines, self._lines = self._lines, {}
-        sections = graph_sections(state, self._row_reader(stale))
-        bodies: dict[str, list] = {}   # owner node -> its If/Loop bodies, in order
-        for section in sections:
-            if section.owner is not None:
-                bodies.setdefault(section.owner, []).append(section)
-        for section in sections:
-            if section.owner is None:
-                self._section(section, None, 0, bodies, lines, rows_of, current, tones, state)
-        self._rows_of = rows_of
-        return lines
-
-    def _section(self, section, parent, depth, bodies, lines, rows_of, current, tones,
-                 state) -> None:
-        group = f"graph:{section.graph}"
-        lines.append(TableLine(group, (section.title,), parent, depth, group=True))
-        # per row of up to 20k, at every step that adds, removes or relinks nodes: locals
-        line, add, expanded, d = self._line, lines.append, self.expanded, depth + 1
-        for row in section.rows:
-            name = row.cells[0]
-            key = row_key(row.graph, name)
-            keys = rows_of.get(name)
-            if keys is None:
-                rows_of[name] = [key]
-            else:
-                keys.append(key)
-            add(line(row, key, current, group, d, tones.get(name, "")))
-            if key in expanded:
-                node = find_node(state, row.graph, name)
-                for a in node_anchors(node) if node is not None else ():
-                    peers = ", ".join(a.peers) or "-"
-                    add(TableLine(f"{key}#{a.anchor}", (a.anchor, "", "", "", "",
-                                                        f"{a.desc}  {peers}".strip()),
-                                  key, depth + 2, tone="dim"))
-            for body in bodies.get(name, ()):
-                self._section(body, group, depth + 1, bodies, lines, rows_of, current, tones,
-                              state)
-
-    def _line(self, row, key, current, parent=None, depth=None, tone="") -> TableLine:
-        if depth is None:   # an update in place: the line keeps its place in the tree
-            parent, depth = self._place.get(key, (None, 1))
-            return TableLine(key, row.cells, parent, depth,
-                             tone="current" if key == current else tone)
-        self._place[key] = (parent, depth)
-        if key == current:
-            tone = "current"
-        old = self._kept_lines.get(key)
-        if old is None or old.row is not row:
-            old = _Made(row, TableLine(key, row.cells, parent, depth, tone=tone))
-        else:
-            line = old.line
-            if line.tone != tone or line.depth != depth or line.parent != parent:
-                old = _Made(row, line.placed(parent, depth, tone))
-        self._lines[key] = old
-        return old.line
+        self._current = current
+        # a relinked node's cells are as they were: only its tone (TreeTable.tones) changes
+        updated = self._lines.remake({*changes.cells, *changes.added} if follows else set())
+        lines = None if incremental else self._lines.all_lines(state, self.expanded)
+        if not incremental:   # else no node came or went: the count stands
+            self._node_total = _node_count(now)
+            self._graph_names = [s.graph.name for s in self._lines.sections]
+        summary = self._summary(now, changes, views.reexecuted)
+        return GraphData(lines, updated if incremental else [], self._marks(changes), summary,
+                         current, self._lines.tones(toned, current))
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
         if changes is None:
             return {}
-        marks: dict[str, dict[int, str]] = {}
-        for name, cols in changes.changed().items():
-            cells = {}
-            for column, (old, _new) in cols.items():
-                c = OUTPUT if column.startswith("output") else COLUMNS.index(column)
-                cells[c] = old
-            for key in self._rows_of.get(name, ()):
-                marks[key] = cells
-        return marks
+        return self._lines.marks({
+            name: {OUTPUT if column.startswith("output") else COLUMNS.index(column): old
+                   for column, (old, _new) in cols.items()}
+            for name, cols in changes.changed().items()})
 
-    def _summary(self, state, changes, reexecuted: bool) -> str:
-        graphs = state.graphs()
+    def _summary(self, graphs: list[ComputeGraph], changes, reexecuted: bool) -> str:
         nodes = self._node_total
         text = f"{counted(nodes, 'node')} in {counted(len(graphs), 'graph')}"
         hint = " · / filters · Enter: anchors · v: draw"
@@ -278,7 +179,7 @@ class GraphPane(Pane):
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were
             # never removed one by one
-            live = {n.name for g in graphs for m in (g, *g.subgraphs) for n in m.all_nodes()}
+            live = self._lines.live(changes.added.keys() | changes.removed.keys())
             added = [n for n in changes.added if n in live]
             removed = [n for n in changes.removed if n not in live]
             if added:
@@ -298,9 +199,9 @@ class GraphPane(Pane):
         self.summary = data.summary
         self.query_one("#graph-summary", Static).update(data.summary, layout=False)
         if data.lines is not None:
-            table.set_lines(data.lines, data.marks)
+            table.set_lines(data.lines, data.marks, tones=data.tones)
         else:
-            table.update_lines(data.updated, data.marks)
+            table.update_lines(data.updated, data.marks, data.tones)
         if data.current is not None:
             table.move_to(data.current)
 
@@ -373,8 +274,7 @@ class GraphPane(Pane):
         return key.partition("#")[0].partition("/")[2]
 
     def jump(self, node: str) -> bool:
-        keys = self._rows_of.get(node)
-        return bool(keys) and self.table.move_to(keys[0])
+        return any(self.table.move_to(row_key(graph, node)) for graph in self._graph_names)
 
     def breakpoint_spec(self) -> str | None:
         node = self.selected_node()

@@ -8,6 +8,7 @@ says which rows are on screen; keys and the wheel scroll)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add, attrgetter
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,6 +22,7 @@ from textual.strip import Strip
 from workbench.terminal_text import printable
 
 ARROW = "→"
+_KEY, _CELLS, _DEPTH = attrgetter("key"), attrgetter("cells"), attrgetter("depth")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,17 +36,6 @@ class TableLine:
 
     def __post_init__(self) -> None:   # names come from the model: shown escaped
         object.__setattr__(self, "cells", tuple(printable(c) for c in self.cells))
-
-    def placed(self, parent: str | None, depth: int, tone: str) -> TableLine:
-        """This line under another parent, at another depth or in another tone, its cells
-        not escaped again (they are already): a step that relinks thousands of nodes of a
-        big graph re-tones their lines."""
-        line = object.__new__(TableLine)
-        for name in TableLine.__slots__:   # every field, so one added later is not missed
-            object.__setattr__(line, name, getattr(self, name))
-        for name, value in (("parent", parent), ("depth", depth), ("tone", tone)):
-            object.__setattr__(line, name, value)
-        return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +91,9 @@ class TreeTable(Widget, can_focus=True):
         self.columns = columns
         self.lines: list[TableLine] = []
         self.marks: dict[str, dict[int, str]] = {}   # key -> column -> the old text
+        # key -> a tone over the line's own: what a step did to a row, which the next step
+        # takes away from thousands of rows without making their lines again
+        self.tones: dict[str, str] = {}
         self.collapsed: set[str] = set()              # membership only
         self.filter = ""
         self.cursor = 0
@@ -118,21 +112,24 @@ class TreeTable(Widget, can_focus=True):
 
     # -- data ----------------------------------------------------------------------------------
     def set_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]] | None = None,
-                  keep: str | None = None) -> None:
+                  keep: str | None = None, tones: dict[str, str] | None = None) -> None:
         """All lines anew; the cursor stays on ``keep`` (or the line it was on) if still there."""
         keep = keep if keep is not None else self.cursor_key
         self.lines = lines
         self.marks = marks or {}
-        self._index = {line.key: i for i, line in enumerate(lines)}
+        self.tones = tones or {}
+        self._index = dict(zip(map(_KEY, lines), range(len(lines))))   # in C: 20k lines a step
         self._recompute(keep)
 
-    def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]]) -> None:
+    def update_lines(self, lines: list[TableLine], marks: dict[str, dict[int, str]],
+                     tones: dict[str, str] | None = None) -> None:
         """Replace lines in place (same keys, same places): a step that changed cells only."""
         for line in lines:
             i = self._index.get(line.key)
             if i is not None:
                 self.lines[i] = line
         self.marks = marks
+        self.tones = tones or {}
         self._measure()
         self.refresh_rows()
 
@@ -231,19 +228,34 @@ class TreeTable(Widget, can_focus=True):
         self.refresh_rows()
 
     def _measure(self) -> None:
+        """The columns' widths from the first 3000 shown rows (a 20k-node graph: each step),
+        column by column in C where the rows have every cell (a table's usual case)."""
         lines, marks = self.lines, self.marks
         rows = [line for line in map(lines.__getitem__, self._visible[:3000]) if not line.group]
         longest = [len(col.title) for col in self.columns]
-        for c in range(len(longest)):
-            # the first column is indented by depth; a changed cell shows its old text too
-            cells = [len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
-                     for line in rows if c < len(line.cells)]
-            longest[c] = max(longest[c], max(cells, default=0))
-        for line in rows if marks else ():
-            for c, old in marks.get(line.key, {}).items():
-                if c < len(line.cells) and c < len(longest):
-                    n = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
-                    longest[c] = max(longest[c], n + len(old) + 1)
+        n = len(longest)
+        indent = [2 * d + 2 for d in map(_DEPTH, rows)]   # the first column's, by depth
+        cells = list(map(_CELLS, rows))
+        if all(map(n.__le__, map(len, cells))):
+            for c, column in zip(range(n), zip(*cells)):
+                widths = map(add, map(len, column), indent) if c == 0 else map(len, column)
+                longest[c] = max(longest[c], max(widths))
+        else:
+            for c in range(n):
+                widths = [len(line.cells[c]) + (i if c == 0 else 0)
+                          for line, i in zip(rows, indent) if c < len(line.cells)]
+                longest[c] = max(longest[c], max(widths, default=0))
+        # a changed cell shows its old text too: by the marks or by the rows, the fewer
+        at = self._vindex
+        marked = [(line, marks[line.key]) for line in rows if line.key in marks] \
+            if len(rows) < len(marks) else \
+            [(line, cols) for key, cols in marks.items() if at.get(key, 3000) < 3000
+             and not (line := lines[self._visible[at[key]]]).group]
+        for line, cols in marked:
+            for c, old in cols.items():
+                if c < len(line.cells) and c < n:
+                    width = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
+                    longest[c] = max(longest[c], width + len(old) + 1)
         self._widths = [max(col.min, n) for col, n in zip(self.columns, longest)]
 
     @property
@@ -393,7 +405,7 @@ class TreeTable(Widget, can_focus=True):
             line = self.lines[self._visible[n]]
             marks = self.marks.get(line.key)
             return (line, tuple(sorted(marks.items())) if marks else (), n == self.cursor,
-                    line.group and line.key in self.collapsed, widths)
+                    line.group and line.key in self.collapsed, self.tones.get(line.key), widths)
         return ("blank", width)
 
     def refresh_rows(self) -> None:
@@ -435,7 +447,8 @@ class TreeTable(Widget, can_focus=True):
         if n >= len(self._visible):
             return Strip.blank(width, base)
         line = self.lines[self._visible[n]]
-        style = base + self._style(line.tone) if line.tone else base
+        tone = self.tones.get(line.key, line.tone)
+        style = base + self._style(tone) if tone else base
         if line.group:
             sign = "▸ " if line.key in self.collapsed else "▾ "
             segs = [Segment(("  " * line.depth + sign + line.cells[0]).ljust(width)[:width],

@@ -78,31 +78,42 @@ def node_row(node: Node) -> NodeRow:
                    tuple(op.subgraph_names))
 
 
-def _ordered(graph: ComputeGraph) -> list[Node]:
+def ordered(graph: ComputeGraph) -> list[Node]:
+    """The graph's nodes in its topological order (ComputeGraph keeps it until an edit)."""
     try:
         return graph.topological_sort()
     except Exception:   # parked inside a pass that is rewiring: insertion order still shows it
         return graph.nodes
 
 
-def graph_sections(state: RunState | None,
-                   row: Callable[[Node], NodeRow] = node_row) -> list[GraphSection]:
-    """The live graphs: the root (with its If/Loop bodies), then each engine partition, each
-    node's row made by ``row`` (a face may hand back the rows a step did not change)."""
+@dataclass(frozen=True)
+class ShownGraph:
+    graph: ComputeGraph
+    title: str
+    owner: str | None = None        # the node whose body this is (a subgraph), else None
+
+
+def shown_graphs(state: RunState | None) -> list[ShownGraph]:
+    """The live graphs, titled: the root (with its If/Loop bodies), then each engine
+    partition."""
     if state is None or state.graph is None:
         return []
-    sections: list[GraphSection] = []
+    shown: list[ShownGraph] = []
     for i, g in enumerate(state.graphs()):
         kind = "graph" if i == 0 else "engine partition"
-        sections.append(GraphSection(g.name, f"{kind} {g.name} ({counted(len(g), 'node')})",
-                                     tuple(row(n) for n in _ordered(g))))
+        shown.append(ShownGraph(g, f"{kind} {g.name} ({counted(len(g), 'node')})"))
         if i == 0:
             for sub in g.subgraphs:
                 owner = sub.parent_node.name if sub.parent_node is not None else None
-                sections.append(GraphSection(sub.name, f"subgraph {sub.name} of %{owner} "
-                                             f"({counted(len(sub), 'node')})",
-                                             tuple(row(n) for n in _ordered(sub)), owner))
-    return sections
+                shown.append(ShownGraph(sub, f"subgraph {sub.name} of %{owner} "
+                                        f"({counted(len(sub), 'node')})", owner))
+    return shown
+
+
+def graph_sections(state: RunState | None) -> list[GraphSection]:
+    """The live graphs as sections of rows."""
+    return [GraphSection(s.graph.name, s.title, tuple(map(node_row, ordered(s.graph))), s.owner)
+            for s in shown_graphs(state)]
 
 
 def find_node(state: RunState | None, graph: str, name: str) -> Node | None:

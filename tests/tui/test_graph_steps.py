@@ -1,0 +1,124 @@
+"""The graph pane after each step shows what a read from nothing shows: the lines it keeps from
+the last step and the few it makes again (nodes added, removed, relinked, changed; tones that
+come and go) spliced in the graph's order, through engine partitions coming and going, If
+bodies in place, opened anchors and a filter."""
+from __future__ import annotations
+
+import pytest
+
+from workbench.tui.graph_pane import GraphPane
+
+from tui_testing import TINY, make_app, press, run, settle
+
+pytestmark = pytest.mark.asyncio
+
+
+def _from_nothing(pane: GraphPane, views):
+    """What a pane that never read before reads now (the app is idle: no command runs)."""
+    fresh = GraphPane()
+    fresh.expanded = set(pane.expanded)
+    return fresh.read(views)
+
+
+def _assert_as_from_nothing(app, step: int) -> None:
+    pane = app.pane("graph")
+    data = _from_nothing(pane, app.views)
+    table = pane.table
+    assert table.lines == data.lines, f"step {step}: the lines differ from a read from nothing"
+    assert table.marks == data.marks, f"step {step}: the marks differ"
+    assert table.tones == data.tones, f"step {step}: the tones differ"
+    assert pane.summary == data.summary, f"step {step}: the summary differs"
+
+
+async def _open(app, pilot, *keys: str) -> None:
+    """Enter on each row: its anchors open under it."""
+    table = app.pane("graph").table
+    table.focus()
+    for key in keys:
+        assert table.move_to(key)
+        await press(pilot, "enter")
+        assert table.line(f"{key}#in 0") is not None
+
+
+async def _step_through(app, pilot, steps: int) -> dict[str, int]:
+    """F10 ``steps`` times (or to the end), comparing after each; what the steps did."""
+    seen = {"structural": 0, "cells": 0, "kept": 0, "partitions": 0, "toned": 0}
+    pane = app.pane("graph")
+    for step in range(steps):
+        if app.views.debugger.run.finished:
+            break
+        before = {line.key: line for line in pane.table.lines}
+        await press(pilot, "f10")
+        _assert_as_from_nothing(app, step)
+        changes = app.views.step_changes()
+        if changes is not None and changes.structural:
+            seen["structural"] += 1
+            # the lines of untouched nodes are the last step's own objects, not made again
+            kept = [line for line in pane.table.lines if before.get(line.key) is line]
+            seen["kept"] += bool(kept)
+            seen["toned"] += any(t in ("added", "relinked") for t in pane.table.tones.values())
+        elif changes is not None and changes.changed():
+            seen["cells"] += 1
+        seen["partitions"] += any(line.group and line.cells[0].startswith("engine partition")
+                                  for line in pane.table.lines)
+    return seen
+
+
+async def test_each_step_s_lines_are_those_of_a_read_from_nothing_through_a_compile():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step")
+        await _open(app, pilot, "tiny_cnn/relu1", "tiny_cnn/fc")   # anchors under rows that move
+        seen = await _step_through(app, pilot, 400)
+    assert seen["structural"] >= 3 and seen["kept"] >= 3 and seen["toned"] >= 3, seen
+    assert seen["cells"] >= 1, seen
+    assert seen["partitions"] >= 1, seen   # engine partitions came (and the merge took them)
+
+
+async def test_a_filter_stays_across_steps_that_move_rows_and_shows_every_match():
+    app = make_app(TINY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step")
+        table = app.pane("graph").table
+        filtered = 0
+        for step in range(40):
+            table.set_filter("relu")
+            await press(pilot, "f10")
+            _assert_as_from_nothing(app, step)
+            if not table.filter:   # the target's node did not match: moving to it cleared it
+                continue
+            filtered += 1
+            shown = set(table.visible_keys)
+            matching = {line.key for line in table.lines
+                        if not line.group and "relu" in " ".join(line.cells).lower()}
+            assert matching and matching == {k for k in shown if not k.startswith("graph:")}
+    assert filtered >= 10
+
+
+async def test_if_bodies_stay_under_their_node_as_steps_change_the_graph(tmp_path):
+    import onnx
+    from onnx import TensorProto, helper
+
+    def body(op: str, name: str):
+        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [4])
+        return helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"], name)],
+                                 f"{name}_body", [], [out])
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"], "pre"),
+         helper.make_node("If", ["c"], ["y"], "branch", then_branch=body("Relu", "then_relu"),
+                          else_branch=body("Neg", "else_neg")),
+         helper.make_node("Add", ["y", "r"], ["z"], "post")], "ifg",
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              str(tmp_path / "if.onnx"))
+    app = make_app(str(tmp_path / "if.onnx"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step")
+        await _open(app, pilot, "ifg/branch")   # anchors, then the bodies, under it
+        seen = await _step_through(app, pilot, 400)
+    assert seen["structural"] >= 2, seen
