@@ -9,7 +9,8 @@ from ge_core.graph.attr_names import STREAM_ID
 from workbench.commands.session import DebugSession
 from workbench.debugger.views.device_state import (TaskNodes, node_of_task, stream_columns,
                                                    wait_for_chain)
-from workbench.debugger.views.graph_table import find_node, graph_sections, node_anchors
+from workbench.debugger.views.graph_table import (find_node, node_anchors, node_row, ordered,
+                                                  shown_graphs)
 from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.memory_map import buffers_of, memory_view
 from workbench.debugger.views.pass_tree import PassSpans, pass_tree, span_diff
@@ -17,12 +18,12 @@ from workbench.debugger.views.step_changes import ChangeRecorder
 from workbench.debugger.views.timeline_lanes import LaneRecorder, end_ns, lanes
 
 
-def test_graph_sections_list_every_node_with_its_columns_and_anchors_name_the_peers():
+def test_shown_graphs_list_every_node_with_its_columns_and_anchors_name_the_peers():
     d = debugger(TINY)
     d.step("stage", 2)
-    sections = graph_sections(d.state)
-    assert [s.graph for s in sections] == ["tiny_cnn"]
-    rows = {r.name: r for r in sections[0].rows}
+    shown = shown_graphs(d.state)
+    assert [s.graph.name for s in shown] == ["tiny_cnn"]
+    rows = {r.name: r for r in map(node_row, ordered(shown[0].graph))}
     assert set(rows) == {n.name for n in d.state.graph.nodes}
     assert rows["conv1"].cells[:2] == ("conv1", "Conv")
     relu = find_node(d.state, "tiny_cnn", "relu1")
@@ -30,7 +31,7 @@ def test_graph_sections_list_every_node_with_its_columns_and_anchors_name_the_pe
     assert anchors["in 0"].peers == (f"%{relu.in_data_anchors[0].peer.label}",)
     assert anchors["out 0"].peers == tuple(f"%{p.label}" for p in relu.out_data_anchors[0].peers)
     d.step("stage", 3)   # partitioned: one section per engine subgraph
-    titles = [s.title for s in graph_sections(d.state)]
+    titles = [s.title for s in shown_graphs(d.state)]
     assert any(t.startswith("engine partition tiny_cnn_1_AIcoreEngine") for t in titles)
     d.close()
 

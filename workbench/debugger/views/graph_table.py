@@ -31,14 +31,6 @@ class NodeRow:
 
 
 @dataclass(frozen=True)
-class GraphSection:
-    graph: str
-    title: str
-    rows: tuple[NodeRow, ...]
-    owner: str | None = None        # the node whose body this is (a subgraph), else None
-
-
-@dataclass(frozen=True)
 class AnchorRow:
     anchor: str                     # "in 0", "out 1", "in ctrl", "out ctrl"
     desc: str
@@ -108,12 +100,6 @@ def shown_graphs(state: RunState | None) -> list[ShownGraph]:
                 shown.append(ShownGraph(sub, f"subgraph {sub.name} of %{owner} "
                                         f"({counted(len(sub), 'node')})", owner))
     return shown
-
-
-def graph_sections(state: RunState | None) -> list[GraphSection]:
-    """The live graphs as sections of rows."""
-    return [GraphSection(s.graph.name, s.title, tuple(map(node_row, ordered(s.graph))), s.owner)
-            for s in shown_graphs(state)]
 
 
 def find_node(state: RunState | None, graph: str, name: str) -> Node | None:
