@@ -250,23 +250,28 @@ class ComputeGraph:
         return self._order
 
     def _kahn(self) -> list[Node]:
-        # counts by node, from the anchors: no list of predecessors is built per node
+        # Counts by node, from the anchors: no list of predecessors is built per node. The heap
+        # holds bare seqs (unique in a graph: add_node counts them, reorder renumbers), which
+        # compare faster than (seq, name) pairs and give the same order.
         pending: dict[Node, int] = {}
-        ready: list[tuple[int, str]] = []
+        by_seq: dict[int, Node] = {}
+        ready: list[int] = []
         for n in self._nodes.values():
+            by_seq[n.seq] = n
             count = len(n.in_control_anchor.peers)
             for a in n.in_data_anchors:
                 if a.peer is not None:
                     count += 1
             pending[n] = count
             if not count:
-                ready.append((n.seq, n.name))
+                ready.append(n.seq)
+        if len(by_seq) != len(pending):
+            raise GraphError(f"graph {self.name}: two nodes share an insertion seq")
         heapq.heapify(ready)
         order: list[Node] = []
-        nodes = self._nodes
         pop, push = heapq.heappop, heapq.heappush
         while ready:
-            node = nodes[pop(ready)[1]]
+            node = by_seq[pop(ready)]
             order.append(node)
             # the consumers' anchors, not node.out_nodes(): no list is built per node
             for anchor in (*node.out_data_anchors, node.out_control_anchor):
@@ -274,7 +279,7 @@ class ComputeGraph:
                     succ = peer.owner
                     left = pending[succ] = pending[succ] - 1
                     if not left:
-                        push(ready, (succ.seq, succ.name))
+                        push(ready, succ.seq)
         if len(order) != len(self._nodes):
             # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
             node, seen = next(n for n in self if pending[n] > 0), set()
