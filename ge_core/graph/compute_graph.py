@@ -250,13 +250,16 @@ class ComputeGraph:
         return self._order
 
     def _kahn(self) -> list[Node]:
+        nodes = list(self._nodes.values())
+        if self._in_order(nodes):
+            return nodes
         # Counts by node, from the anchors: no list of predecessors is built per node. The heap
         # holds bare seqs (unique in a graph: add_node counts them, reorder renumbers), which
         # compare faster than (seq, name) pairs and give the same order.
         pending: dict[Node, int] = {}
         by_seq: dict[int, Node] = {}
         ready: list[int] = []
-        for n in self._nodes.values():
+        for n in nodes:
             by_seq[n.seq] = n
             count = len(n.in_control_anchor.peers)
             for a in n.in_data_anchors:
@@ -288,6 +291,26 @@ class ComputeGraph:
                 node = next(p for p in node.in_nodes() if pending[p] > 0)
             raise GraphError(f"graph {self.name}: cycle through node {node.name} ({node.type})")
         return order
+
+    def _in_order(self, nodes: list[Node]) -> bool:
+        """Whether ``nodes`` (insertion order) is Kahn's order already: seqs rising and every
+        edge coming from an earlier node of this graph. Then the smallest ready seq is always
+        the next node's, so the heap has nothing to decide. A parsed graph and each engine
+        subgraph are built so; an edit that adds a node feeding earlier ones is not."""
+        last = -1
+        for n in nodes:
+            seq = n.seq
+            if seq <= last:
+                return False
+            last = seq
+            for a in n.in_data_anchors:
+                peer = a.peer
+                if peer is not None and (peer.owner.seq >= seq or peer.owner.graph is not self):
+                    return False
+            for peer in n.in_control_anchor.peers:
+                if peer.owner.seq >= seq or peer.owner.graph is not self:
+                    return False
+        return True
 
     def __repr__(self) -> str:
         return f"<ComputeGraph {self.name}: {len(self)} nodes>"
