@@ -77,6 +77,18 @@ class EditCounts:
                     or self.edges_unlinked or self.attrs_set)
 
 
+def _linked(node: Node) -> bool:
+    """Whether a data anchor of ``node`` has a peer (loops, not any() over generators: every
+    removal asks)."""
+    for a in node.in_data_anchors:
+        if a.peer is not None:
+            return True
+    for a in node.out_data_anchors:
+        if a.peers:
+            return True
+    return False
+
+
 class ComputeGraph:
     def __init__(self, name: str, bus: TraceBus | None = None) -> None:
         self.name = name
@@ -113,9 +125,7 @@ class ComputeGraph:
         anchors have no owner)."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
-        if node.in_control_anchor.peers or node.out_control_anchor.peers \
-                or any(a.peer is not None for a in node.in_data_anchors) \
-                or any(a.peers for a in node.out_data_anchors):
+        if node.in_control_anchor.peers or node.out_control_anchor.peers or _linked(node):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
         self._order = None

@@ -100,11 +100,21 @@ class GraphUtils:
 
     @staticmethod
     def remove_node(node: Node) -> None:
-        """Unlink every edge of ``node`` and drop it from its graph."""
-        for src, dst in list(node.in_edges()):
-            src.unlink(dst)  # type: ignore[arg-type]
-        for src, dst in list(node.out_edges()):
-            src.unlink(dst)  # type: ignore[arg-type]
+        """Unlink every edge of ``node`` and drop it from its graph: in edges (data, then
+        control), then out edges, each in its anchor's order (in_edges and out_edges' order,
+        walked without their generators: partition removes every node of the graph)."""
+        for a in node.in_data_anchors:
+            if a.peer is not None:
+                a.peer.unlink(a)
+        ctrl_in = node.in_control_anchor
+        for p in list(ctrl_in.peers):
+            p.unlink(ctrl_in)
+        for a in node.out_data_anchors:
+            for p in list(a.peers):
+                a.unlink(p)
+        ctrl_out = node.out_control_anchor
+        for p in list(ctrl_out.peers):
+            ctrl_out.unlink(p)
         node.graph.remove_node(node)
 
     @staticmethod

@@ -50,12 +50,13 @@ def default_opset(model: onnx.ModelProto) -> int:
     return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
 
 
-def check_model(model: onnx.ModelProto, source: str) -> None:
-    """Raise a ParseError for the first fault found in ``model``."""
+def check_model(model: onnx.ModelProto, source: str) -> list[NodeFields]:
+    """Raise a ParseError for the first fault found in ``model``; else the root graph's nodes
+    as read, so the builder reads no field twice."""
     opset = default_opset(model)
     if opset < 1:
         raise ParseError(source, f"the model imports ONNX opset {opset}: opsets start at 1")
-    _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
+    return _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
 
 
 class _Checker:
@@ -79,8 +80,10 @@ class _Checker:
                 self.text(value, f"{kind} {k} name", node)
 
     # -- graphs --------------------------------------------------------------------------------
-    def graph(self, g: GraphProto, outer: frozenset[str], where: str, root: bool = False) -> None:
-        """``outer``: the values of the enclosing graphs, which a body may read."""
+    def graph(self, g: GraphProto, outer: frozenset[str], where: str,
+              root: bool = False) -> list[NodeFields]:
+        """``outer``: the values of the enclosing graphs, which a body may read. Returns the
+        graph's nodes as read."""
         where = f"{where} {self.text(g.name, f'{where} name')!r}"
         produced: dict[str, str] = {}
         for value in g.input:
@@ -95,7 +98,7 @@ class _Checker:
             produced.setdefault(tensor.name, f"initializer {tensor.name!r}")
         for value in (*g.value_info, *g.output):
             self.text(value.name, f"{where}: a value name")
-        nodes = [_NodeFields.of(node) for node in g.node]
+        nodes = [NodeFields.of(node) for node in g.node]
         labels = [self.label(node, i) for i, node in enumerate(nodes)]
         for node, label in zip(nodes, labels):
             for value in node.outputs:
@@ -113,6 +116,7 @@ class _Checker:
                 raise self.fail(f"output {value.name!r} of {where} is produced by no node, "
                                 f"input or initializer")
         self.acyclic(nodes, labels)
+        return nodes
 
     def input_type(self, value: onnx.ValueInfoProto, name: str) -> None:
         if value.type.WhichOneof("value") != "tensor_type":
@@ -121,7 +125,7 @@ class _Checker:
         if elem not in _DTYPES or elem == TensorProto.UNDEFINED:
             raise self.fail(f"graph input {name!r} has element type {_dtype_name(elem)}")
 
-    def acyclic(self, nodes: list[_NodeFields], labels: list[str]) -> None:
+    def acyclic(self, nodes: list[NodeFields], labels: list[str]) -> None:
         """Kahn's sort over the nodes, a body's reads of this graph's values counted as its
         parent node's inputs; the nodes left over lie on or behind a cycle."""
         producer = {v: i for i, node in enumerate(nodes) for v in node.outputs if v}
@@ -153,7 +157,7 @@ class _Checker:
                         labels[at], nodes[at].op_type)
 
     # -- nodes ---------------------------------------------------------------------------------
-    def label(self, node: _NodeFields, i: int) -> str:
+    def label(self, node: NodeFields, i: int) -> str:
         """The node's name as the builder will give it (its own, or op type and index)."""
         op_type, domain, name = node.op_type, node.domain, node.name
         if bytes in (type(op_type), type(domain), type(name)):   # the reason is made only here
@@ -162,7 +166,7 @@ class _Checker:
             self.text(name, f"node #{i}: name")
         return name or f"{op_type}_{i}"
 
-    def node(self, node: _NodeFields, label: str, scope: frozenset[str]) -> None:
+    def node(self, node: NodeFields, label: str, scope: frozenset[str]) -> None:
         op_type = node.op_type
         inputs = node.inputs
         self.names(inputs, "input", label)
@@ -189,7 +193,7 @@ class _Checker:
                 which = f"{attr.name}[{k}]" if attr.type == _A.GRAPHS else attr.name
                 self.graph(body, scope, f"node {label!r} {which}")
 
-    def arity(self, node: _NodeFields, label: str, schema: _Schema) -> None:
+    def arity(self, node: NodeFields, label: str, schema: _Schema) -> None:
         for kind, given, formal, least, most in (
                 ("input", node.inputs, schema.inputs, schema.min_input, schema.max_input),
                 ("output", node.outputs, schema.outputs, schema.min_output, schema.max_output)):
@@ -211,7 +215,7 @@ class _Checker:
                     raise self.fail(f"{kind} {k} ({param.name}) is required but left empty",
                                     label, node.op_type)
 
-    def attributes(self, node: _NodeFields, label: str, schema: _Schema) -> None:
+    def attributes(self, node: NodeFields, label: str, schema: _Schema) -> None:
         seen = set()
         for attr in node.attrs:
             name = attr.name   # each protobuf field read once
@@ -285,10 +289,10 @@ class _Checker:
                             f"{have}", node)
 
 
-class _NodeFields(NamedTuple):
+class NodeFields(NamedTuple):
     """A node's protobuf fields, read once: each read of a field builds its Python objects
-    afresh, and the checks read a node's fields some twenty times (a fifth of densenet121's
-    parse went there)."""
+    afresh, and the checks and the builder read a node's fields some thirty times (a fifth of
+    densenet121's parse went there)."""
     op_type: str | bytes
     domain: str | bytes
     name: str | bytes
@@ -296,9 +300,14 @@ class _NodeFields(NamedTuple):
     outputs: list[str | bytes]
     attrs: list[AttributeProto]
 
+    @property
+    def has_graph(self) -> bool:
+        """Whether an attribute holds a body (If's branches, Loop's body)."""
+        return any(a.type in _GRAPH_KINDS for a in self.attrs)
+
     @staticmethod
-    def of(node: NodeProto) -> "_NodeFields":
-        return _NodeFields(node.op_type, node.domain, node.name, list(node.input),
+    def of(node: NodeProto) -> "NodeFields":
+        return NodeFields(node.op_type, node.domain, node.name, list(node.input),
                            list(node.output), list(node.attribute))
 
 
