@@ -73,12 +73,17 @@ class GraphUtils:
         (default: input 0 -> output 0) and every control predecessor to every successor, so the
         order the node imposed survives its removal."""
         io_map = {0: 0} if io_map is None else io_map
+        src_of: dict[int, int] = {}   # output -> the first input mapped to it
+        for i, o in io_map.items():
+            src_of.setdefault(o, i)
         ctrl_srcs = list(node.in_control_anchor.peers)
         data_srcs = [a.peer for a in node.in_data_anchors]
         successors: list[Node] = []
         for out_anchor in node.out_data_anchors:
+            if not out_anchor.peers:
+                continue
             consumers = list(out_anchor.peers)
-            src_idx = next((i for i, o in io_map.items() if o == out_anchor.idx), None)
+            src_idx = src_of.get(out_anchor.idx)
             new_src = data_srcs[src_idx] if src_idx is not None and src_idx < len(data_srcs) else None
             for dst in consumers:
                 out_anchor.unlink(dst)
