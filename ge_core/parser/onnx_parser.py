@@ -181,12 +181,12 @@ class _GraphBuilder:
                 self.producers[tensor] = anchor
         return node
 
-    def _add_op(self, proto: NodeFields, i: int, descs: dict[str, GeTensorDesc]) -> Node:
-        op_type = qualified_type(proto.domain, proto.op_type)
-        name = self.graph.unique_name(proto.name or f"{proto.op_type}_{i}")
+    def _add_op(self, fields: NodeFields, i: int, descs: dict[str, GeTensorDesc]) -> Node:
+        op_type = qualified_type(fields.domain, fields.op_type)
+        name = self.graph.unique_name(fields.name or f"{fields.op_type}_{i}")
         if op_type == "Constant":
             try:
-                return self._add_const(name, constant_value(proto.attrs), proto.outputs[0])
+                return self._add_const(name, constant_value(fields.attrs), fields.outputs[0])
             except ValueError as err:
                 raise self._error(str(err), name, op_type) from err
         if not is_supported(op_type) or op_type in GE_NODE_TYPES:
@@ -194,13 +194,13 @@ class _GraphBuilder:
             raise self._error(f"unsupported op ({n_onnx_ops} ONNX ops are supported; "
                               f"`gewb ops` lists them)", name, op_type)
         try:
-            attrs = {a.name: attr_value(a) for a in proto.attrs
+            attrs = {a.name: attr_value(a) for a in fields.attrs
                      if a.type != AttributeProto.GRAPH}
         except ValueError as err:
             raise self._error(str(err), name, op_type) from err
-        # the descs and names made here directly, from Python lists: the parse does this for
-        # every node, and protobuf's repeated fields are slow to index
-        inputs, outputs = list(proto.inputs), list(proto.outputs)
+        # the descs and names made here directly, from the checker's lists (copied: a body's
+        # captured values add inputs to the op)
+        inputs, outputs = list(fields.inputs), list(fields.outputs)
         op = OpDesc(name, op_type, 0, 0, attrs)
         op.input_names, op.output_names = inputs, outputs
         # an empty name is an optional input left out
