@@ -62,14 +62,21 @@ class EditCounts:
                           self.edges_unlinked, self.attrs_set, Counter(self.types))
 
     def since(self, before: "EditCounts") -> "EditCounts":
-        types = Counter(self.types)
-        types.subtract(before.types)
+        # the nonzero differences, in Counter.subtract's key order, without its copies: a pass
+        # record takes one, and a graph cut into thousands of engine subgraphs makes thousands
+        now, then = self.types, before.types
+        types = Counter()
+        for t, n in now.items():
+            if n != then.get(t, 0):
+                types[t] = n - then.get(t, 0)
+        for t, n in then.items():
+            if n and t not in now:
+                types[t] = -n
         return EditCounts(self.nodes_added - before.nodes_added,
                           self.nodes_removed - before.nodes_removed,
                           self.edges_linked - before.edges_linked,
                           self.edges_unlinked - before.edges_unlinked,
-                          self.attrs_set - before.attrs_set,
-                          Counter({t: d for t, d in types.items() if d}))
+                          self.attrs_set - before.attrs_set, types)
 
     @property
     def any(self) -> bool:
