@@ -317,3 +317,15 @@ def test_one_watcher_of_a_graphs_edits_at_a_time():
         g.edits.watch()
     g.edits.unwatch()
     assert g.edits.watch() == {}
+
+
+def test_edit_counts_since_gives_each_type_its_net_change():
+    g, x, a, b, out = chain()
+    before = g.edits.snapshot()
+    GraphUtils.isolate_and_remove(a)                  # a Relu gone
+    _node(g, "c", "Sigmoid", 1, 1)                    # a Sigmoid made
+    _node(g, "d", "Exp", 1, 1)
+    GraphUtils.remove_node(g.find_node("d"))          # an Exp made and gone: no change
+    delta = g.edits.since(before)
+    assert dict(delta.types) == {"Relu": -1, "Sigmoid": 1}
+    assert (delta.nodes_added, delta.nodes_removed) == (2, 2)
