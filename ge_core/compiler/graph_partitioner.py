@@ -32,24 +32,36 @@ def engine_of(node: Node) -> str:
 
 
 def engine_grouped_order(graph: ComputeGraph) -> list[Node]:
-    """Kahn's order of the non-Const nodes that stays on the current engine while it can."""
+    """Kahn's order of the non-Const nodes that stays on the current engine while it can. The
+    heaps hold (seq, node): seqs are unique in a graph, so a node is never compared."""
     nodes = [n for n in graph if n.type != "Const"]
-    pending = {n: sum(p.type != "Const" for p in n.in_nodes()) for n in nodes}
+    pending: dict[Node, int] = {}
     ready: dict[str, list] = {}
+    push, pop = heapq.heappush, heapq.heappop
     for n in nodes:
-        if pending[n] == 0:
-            heapq.heappush(ready.setdefault(engine_of(n), []), (n.seq, n.name, n))
+        count = 0
+        for p in n.in_nodes():
+            if p.type != "Const":
+                count += 1
+        pending[n] = count
+        if not count:
+            push(ready.setdefault(engine_of(n), []), (n.seq, n))
     order: list[Node] = []
     current = ""
-    while any(ready.values()):
-        if not ready.get(current):
+    left = sum(map(len, ready.values()))   # nodes in the heaps
+    while left:
+        heap = ready.get(current)
+        if not heap:
             current = min((h[0][0], e) for e, h in ready.items() if h)[1]
-        node = heapq.heappop(ready[current])[2]
+            heap = ready[current]
+        node = pop(heap)[1]
+        left -= 1
         order.append(node)
         for succ in node.out_nodes():
-            pending[succ] -= 1
-            if pending[succ] == 0:
-                heapq.heappush(ready.setdefault(engine_of(succ), []), (succ.seq, succ.name, succ))
+            count = pending[succ] = pending[succ] - 1
+            if not count:
+                push(ready.setdefault(engine_of(succ), []), (succ.seq, succ))
+                left += 1
     if len(order) != len(nodes):
         graph.topological_sort()  # raises, naming a node on the cycle
     return order

@@ -62,19 +62,38 @@ class EditCounts:
                           self.edges_unlinked, self.attrs_set, Counter(self.types))
 
     def since(self, before: "EditCounts") -> "EditCounts":
-        types = Counter(self.types)
-        types.subtract(before.types)
+        # the nonzero differences, in Counter.subtract's key order, without its copies: a pass
+        # record takes one, and a graph cut into thousands of engine subgraphs makes thousands
+        now, then = self.types, before.types
+        types = Counter()
+        for t, n in now.items():
+            if n != then.get(t, 0):
+                types[t] = n - then.get(t, 0)
+        for t, n in then.items():
+            if n and t not in now:
+                types[t] = -n
         return EditCounts(self.nodes_added - before.nodes_added,
                           self.nodes_removed - before.nodes_removed,
                           self.edges_linked - before.edges_linked,
                           self.edges_unlinked - before.edges_unlinked,
-                          self.attrs_set - before.attrs_set,
-                          Counter({t: d for t, d in types.items() if d}))
+                          self.attrs_set - before.attrs_set, types)
 
     @property
     def any(self) -> bool:
         return bool(self.nodes_added or self.nodes_removed or self.edges_linked
                     or self.edges_unlinked or self.attrs_set)
+
+
+def _linked(node: Node) -> bool:
+    """Whether a data anchor of ``node`` has a peer (loops, not any() over generators: every
+    removal asks)."""
+    for a in node.in_data_anchors:
+        if a.peer is not None:
+            return True
+    for a in node.out_data_anchors:
+        if a.peers:
+            return True
+    return False
 
 
 class ComputeGraph:
@@ -113,9 +132,7 @@ class ComputeGraph:
         anchors have no owner)."""
         if self._nodes.get(node.name) is not node:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
-        if node.in_control_anchor.peers or node.out_control_anchor.peers \
-                or any(a.peer is not None for a in node.in_data_anchors) \
-                or any(a.peers for a in node.out_data_anchors):
+        if node.in_control_anchor.peers or node.out_control_anchor.peers or _linked(node):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         del self._nodes[node.name]
         self._order = None
@@ -250,23 +267,31 @@ class ComputeGraph:
         return self._order
 
     def _kahn(self) -> list[Node]:
-        # counts by node, from the anchors: no list of predecessors is built per node
+        nodes = list(self._nodes.values())
+        if self._in_order(nodes):
+            return nodes
+        # Counts by node, from the anchors: no list of predecessors is built per node. The heap
+        # holds bare seqs (unique in a graph: add_node counts them, reorder renumbers), which
+        # compare faster than (seq, name) pairs and give the same order.
         pending: dict[Node, int] = {}
-        ready: list[tuple[int, str]] = []
-        for n in self._nodes.values():
+        by_seq: dict[int, Node] = {}
+        ready: list[int] = []
+        for n in nodes:
+            by_seq[n.seq] = n
             count = len(n.in_control_anchor.peers)
             for a in n.in_data_anchors:
                 if a.peer is not None:
                     count += 1
             pending[n] = count
             if not count:
-                ready.append((n.seq, n.name))
+                ready.append(n.seq)
+        if len(by_seq) != len(pending):
+            raise GraphError(f"graph {self.name}: two nodes share an insertion seq")
         heapq.heapify(ready)
         order: list[Node] = []
-        nodes = self._nodes
         pop, push = heapq.heappop, heapq.heappush
         while ready:
-            node = nodes[pop(ready)[1]]
+            node = by_seq[pop(ready)]
             order.append(node)
             # the consumers' anchors, not node.out_nodes(): no list is built per node
             for anchor in (*node.out_data_anchors, node.out_control_anchor):
@@ -274,7 +299,7 @@ class ComputeGraph:
                     succ = peer.owner
                     left = pending[succ] = pending[succ] - 1
                     if not left:
-                        push(ready, (succ.seq, succ.name))
+                        push(ready, succ.seq)
         if len(order) != len(self._nodes):
             # Every stuck node has a stuck predecessor, so walking back must come round a cycle.
             node, seen = next(n for n in self if pending[n] > 0), set()
@@ -283,6 +308,26 @@ class ComputeGraph:
                 node = next(p for p in node.in_nodes() if pending[p] > 0)
             raise GraphError(f"graph {self.name}: cycle through node {node.name} ({node.type})")
         return order
+
+    def _in_order(self, nodes: list[Node]) -> bool:
+        """Whether ``nodes`` (insertion order) is Kahn's order already: seqs rising and every
+        edge coming from an earlier node of this graph. Then the smallest ready seq is always
+        the next node's, so the heap has nothing to decide. A parsed graph and each engine
+        subgraph are built so; an edit that adds a node feeding earlier ones is not."""
+        last = -1
+        for n in nodes:
+            seq = n.seq
+            if seq <= last:
+                return False
+            last = seq
+            for a in n.in_data_anchors:
+                peer = a.peer
+                if peer is not None and (peer.owner.seq >= seq or peer.owner.graph is not self):
+                    return False
+            for peer in n.in_control_anchor.peers:
+                if peer.owner.seq >= seq or peer.owner.graph is not self:
+                    return False
+        return True
 
     def __repr__(self) -> str:
         return f"<ComputeGraph {self.name}: {len(self)} nodes>"

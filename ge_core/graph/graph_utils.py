@@ -73,12 +73,17 @@ class GraphUtils:
         (default: input 0 -> output 0) and every control predecessor to every successor, so the
         order the node imposed survives its removal."""
         io_map = {0: 0} if io_map is None else io_map
+        src_of: dict[int, int] = {}   # output -> the first input mapped to it
+        for i, o in io_map.items():
+            src_of.setdefault(o, i)
         ctrl_srcs = list(node.in_control_anchor.peers)
         data_srcs = [a.peer for a in node.in_data_anchors]
         successors: list[Node] = []
         for out_anchor in node.out_data_anchors:
+            if not out_anchor.peers:
+                continue
             consumers = list(out_anchor.peers)
-            src_idx = next((i for i, o in io_map.items() if o == out_anchor.idx), None)
+            src_idx = src_of.get(out_anchor.idx)
             new_src = data_srcs[src_idx] if src_idx is not None and src_idx < len(data_srcs) else None
             for dst in consumers:
                 out_anchor.unlink(dst)
@@ -100,11 +105,21 @@ class GraphUtils:
 
     @staticmethod
     def remove_node(node: Node) -> None:
-        """Unlink every edge of ``node`` and drop it from its graph."""
-        for src, dst in list(node.in_edges()):
-            src.unlink(dst)  # type: ignore[arg-type]
-        for src, dst in list(node.out_edges()):
-            src.unlink(dst)  # type: ignore[arg-type]
+        """Unlink every edge of ``node`` and drop it from its graph: in edges (data, then
+        control), then out edges, each in its anchor's order (in_edges and out_edges' order,
+        walked without their generators: partition removes every node of the graph)."""
+        for a in node.in_data_anchors:
+            if a.peer is not None:
+                a.peer.unlink(a)
+        ctrl_in = node.in_control_anchor
+        for p in list(ctrl_in.peers):
+            p.unlink(ctrl_in)
+        for a in node.out_data_anchors:
+            for p in list(a.peers):
+                a.unlink(p)
+        ctrl_out = node.out_control_anchor
+        for p in list(ctrl_out.peers):
+            ctrl_out.unlink(p)
         node.graph.remove_node(node)
 
     @staticmethod

@@ -59,15 +59,20 @@ class Node:
     def out_control_nodes(self) -> list["Node"]:
         return [p.owner for p in self.out_control_anchor.peers]
 
-    # in one list, not two joined: every walk asks these of every node
+    # in one list, not two joined, and the control part only when there is one (most nodes
+    # have no control edge): every walk asks these of every node
     def in_nodes(self) -> list["Node"]:
         nodes = [a.peer.owner for a in self.in_data_anchors if a.peer is not None]
-        nodes += [p.owner for p in self.in_control_anchor.peers]
+        peers = self.in_control_anchor.peers
+        if peers:
+            nodes += [p.owner for p in peers]
         return nodes
 
     def out_nodes(self) -> list["Node"]:
         nodes = [p.owner for a in self.out_data_anchors for p in a.peers]
-        nodes += [p.owner for p in self.out_control_anchor.peers]
+        peers = self.out_control_anchor.peers
+        if peers:
+            nodes += [p.owner for p in peers]
         return nodes
 
     def in_edges(self) -> Iterator[tuple[OutDataAnchor | OutControlAnchor,

@@ -30,23 +30,26 @@ _BOOKKEEPING = frozenset({"Data", "RefData", "Const", "Constant", "Variable", "N
 
 
 def host_cpu_reason(node: Node) -> str | None:
-    """Why ``node`` runs on the host CPU engine, or None if it need not."""
-    if node.type in _STRING_OPS:
+    """Why ``node`` runs on the host CPU engine, or None if it need not (the placer and the
+    build ask it of every node several times: the type is read once)."""
+    op = node.op_desc
+    op_type = op.type
+    if op_type in _STRING_OPS:
         return "a string op: strings live in host memory"
-    if node.type in _SEQUENCE_OPS:
+    if op_type in _SEQUENCE_OPS:
         return "a sequence/optional op: the device has no form for a sequence"
-    if node.type == "Scan":   # ScanPass makes a Loop of any other
-        kept = node.op_desc.get_attr(SCAN_KEPT_REASON)
+    if op_type == "Scan":   # ScanPass makes a Loop of any other
+        kept = op.get_attr(SCAN_KEPT_REASON)
         return None if kept is None else f"ScanPass kept it a Scan: {kept}"
-    if node.op_desc.subgraph_names and node.type not in ("If", "Case", "Loop"):
-        return f"{node.type}'s body graphs, which no device label program expresses, run there"
-    if node.type in _BOOKKEEPING:
+    if op.subgraph_names and op_type not in ("If", "Case", "Loop"):
+        return f"{op_type}'s body graphs, which no device label program expresses, run there"
+    if op_type in _BOOKKEEPING:
         return None
-    descs = node.op_desc.input_descs + node.op_desc.output_descs
-    for desc in descs:
-        if not desc.absent and desc.dtype in HOST_ONLY_DTYPES:
-            kind = "string" if desc.dtype == DataType.DT_STRING else "sequence/optional"
-            return f"it reads or writes a {kind} value, which only host memory holds"
+    for descs in (op.input_descs, op.output_descs):
+        for desc in descs:
+            if not desc.absent and desc.dtype in HOST_ONLY_DTYPES:
+                kind = "string" if desc.dtype == DataType.DT_STRING else "sequence/optional"
+                return f"it reads or writes a {kind} value, which only host memory holds"
     return None
 
 

@@ -78,7 +78,11 @@ class InferShapeContext:
 
     def const_ints(self, idx: int) -> list[int] | None:
         value = self.const(idx)
-        return None if value is None else [int(v) for v in value.reshape(-1)]
+        if value is None:
+            return None
+        if value.dtype.kind in "iu":   # tolist makes the Python ints in C
+            return value.reshape(-1).tolist()
+        return [int(v) for v in value.reshape(-1)]
 
     def operand_ints(self, key: str, idx: int) -> tuple[bool, list[int] | None]:
         """An operand that moved from an attr to an input across opsets (Reshape's shape, Slice's

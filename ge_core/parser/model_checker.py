@@ -34,6 +34,7 @@ from ge_core.parser.parse_error import ParseError
 
 _A = AttributeProto
 _GRAPH_KINDS = (_A.GRAPH, _A.GRAPHS)
+_TENSOR_KINDS = (_A.TENSOR, _A.TENSORS)
 # Element types packed below a byte: their data is not one element an entry.
 _PACKED = frozenset(getattr(TensorProto, n) for n in ("INT4", "UINT4", "FLOAT4E2M1", "INT2",
                                                       "UINT2") if hasattr(TensorProto, n))
@@ -49,12 +50,13 @@ def default_opset(model: onnx.ModelProto) -> int:
     return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
 
 
-def check_model(model: onnx.ModelProto, source: str) -> None:
-    """Raise a ParseError for the first fault found in ``model``."""
+def check_model(model: onnx.ModelProto, source: str) -> list[NodeFields]:
+    """Raise a ParseError for the first fault found in ``model``; else the root graph's nodes
+    as read, so the builder reads no field twice."""
     opset = default_opset(model)
     if opset < 1:
         raise ParseError(source, f"the model imports ONNX opset {opset}: opsets start at 1")
-    _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
+    return _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
 
 
 class _Checker:
@@ -78,8 +80,10 @@ class _Checker:
                 self.text(value, f"{kind} {k} name", node)
 
     # -- graphs --------------------------------------------------------------------------------
-    def graph(self, g: GraphProto, outer: frozenset[str], where: str, root: bool = False) -> None:
-        """``outer``: the values of the enclosing graphs, which a body may read."""
+    def graph(self, g: GraphProto, outer: frozenset[str], where: str,
+              root: bool = False) -> list[NodeFields]:
+        """``outer``: the values of the enclosing graphs, which a body may read. Returns the
+        graph's nodes as read."""
         where = f"{where} {self.text(g.name, f'{where} name')!r}"
         produced: dict[str, str] = {}
         for value in g.input:
@@ -94,9 +98,10 @@ class _Checker:
             produced.setdefault(tensor.name, f"initializer {tensor.name!r}")
         for value in (*g.value_info, *g.output):
             self.text(value.name, f"{where}: a value name")
-        labels = [self.label(node, i) for i, node in enumerate(g.node)]
-        for node, label in zip(g.node, labels):
-            for value in node.output:
+        nodes = [NodeFields.of(node) for node in g.node]
+        labels = [self.label(node, i) for i, node in enumerate(nodes)]
+        for node, label in zip(nodes, labels):
+            for value in node.outputs:
                 if not value:   # an optional output the model does not use
                     continue
                 if value in produced:
@@ -104,13 +109,14 @@ class _Checker:
                                     f"{produced[value]})", label, node.op_type)
                 produced[value] = f"node {label!r}"
         scope = outer | produced.keys()
-        for node, label in zip(g.node, labels):
+        for node, label in zip(nodes, labels):
             self.node(node, label, scope)
         for value in g.output:
             if value.name not in scope:
                 raise self.fail(f"output {value.name!r} of {where} is produced by no node, "
                                 f"input or initializer")
-        self.acyclic(g, labels)
+        self.acyclic(nodes, labels)
+        return nodes
 
     def input_type(self, value: onnx.ValueInfoProto, name: str) -> None:
         if value.type.WhichOneof("value") != "tensor_type":
@@ -119,14 +125,14 @@ class _Checker:
         if elem not in _DTYPES or elem == TensorProto.UNDEFINED:
             raise self.fail(f"graph input {name!r} has element type {_dtype_name(elem)}")
 
-    def acyclic(self, g: GraphProto, labels: list[str]) -> None:
+    def acyclic(self, nodes: list[NodeFields], labels: list[str]) -> None:
         """Kahn's sort over the nodes, a body's reads of this graph's values counted as its
         parent node's inputs; the nodes left over lie on or behind a cycle."""
-        producer = {v: i for i, node in enumerate(g.node) for v in node.output if v}
-        preds = [sorted({producer[v] for v in _reads(node) if v in producer})
-                 for node in g.node]
+        producer = {v: i for i, node in enumerate(nodes) for v in node.outputs if v}
+        preds = [sorted({producer[v] for v in _reads(node.inputs, node.attrs) if v in producer})
+                 for node in nodes]
         waiting = [len(p) for p in preds]
-        succs: list[list[int]] = [[] for _ in g.node]
+        succs: list[list[int]] = [[] for _ in nodes]
         for i, p in enumerate(preds):
             for j in p:
                 succs[j].append(i)
@@ -139,7 +145,7 @@ class _Checker:
                 waiting[j] -= 1
                 if waiting[j] == 0:
                     ready.append(j)
-        if done == len(g.node):
+        if done == len(nodes):
             return
         # Walk back from a node left over through predecessors also left over until one repeats.
         path, at = [], next(i for i, n in enumerate(waiting) if n > 0)
@@ -148,10 +154,10 @@ class _Checker:
             at = next(j for j in preds[at] if waiting[j] > 0)
         loop = [labels[i] for i in reversed(path[path.index(at):])]
         raise self.fail(f"the graph has a cycle: {' -> '.join(loop + loop[:1])}",
-                        labels[at], g.node[at].op_type)
+                        labels[at], nodes[at].op_type)
 
     # -- nodes ---------------------------------------------------------------------------------
-    def label(self, node: NodeProto, i: int) -> str:
+    def label(self, node: NodeFields, i: int) -> str:
         """The node's name as the builder will give it (its own, or op type and index)."""
         op_type, domain, name = node.op_type, node.domain, node.name
         if bytes in (type(op_type), type(domain), type(name)):   # the reason is made only here
@@ -160,35 +166,37 @@ class _Checker:
             self.text(name, f"node #{i}: name")
         return name or f"{op_type}_{i}"
 
-    def node(self, node: NodeProto, label: str, scope: frozenset[str]) -> None:
+    def node(self, node: NodeFields, label: str, scope: frozenset[str]) -> None:
         op_type = node.op_type
-        inputs = node.input
+        inputs = node.inputs
         self.names(inputs, "input", label)
         for value in inputs:
             if value and value not in scope:
                 raise self.fail(f"input {value!r} has no producer (no node, graph input or "
                                 f"initializer in scope makes it)", label, op_type)
-        self.names(node.output, "output", label)
-        for attr in node.attribute:
+        self.names(node.outputs, "output", label)
+        for attr in node.attrs:
             self.attr_text(attr, label)
         if node.domain not in DEFAULT_DOMAINS or op_type in GE_NODE_TYPES \
                 or not (is_supported(op_type) or op_type == "Constant") \
-                or not defs.has(op_type):   # GE's own ops (HcomAllReduce ...) have no schema
+                or not _has_schema(op_type):   # GE's own ops (HcomAllReduce ...) have none
             return   # the builder refuses it by name, or our InferShape checks it
         schema = _schema(op_type, self.opset)
         if schema is None:
             raise self.fail(f"ONNX opset {self.opset} has no {op_type}", label, op_type)
         self.arity(node, label, schema)
         self.attributes(node, label, schema)
-        for attr in node.attribute:
+        for attr in node.attrs:
+            if attr.type not in _GRAPH_KINDS:
+                continue
             for k, body in enumerate(_graphs(attr)):
                 which = f"{attr.name}[{k}]" if attr.type == _A.GRAPHS else attr.name
                 self.graph(body, scope, f"node {label!r} {which}")
 
-    def arity(self, node: NodeProto, label: str, schema: _Schema) -> None:
+    def arity(self, node: NodeFields, label: str, schema: _Schema) -> None:
         for kind, given, formal, least, most in (
-                ("input", node.input, schema.inputs, schema.min_input, schema.max_input),
-                ("output", node.output, schema.outputs, schema.min_output, schema.max_output)):
+                ("input", node.inputs, schema.inputs, schema.min_input, schema.max_input),
+                ("output", node.outputs, schema.outputs, schema.min_output, schema.max_output)):
             if least <= len(given) <= most and all(given):
                 continue
             names = ", ".join(p.name for p in formal)
@@ -207,32 +215,34 @@ class _Checker:
                     raise self.fail(f"{kind} {k} ({param.name}) is required but left empty",
                                     label, node.op_type)
 
-    def attributes(self, node: NodeProto, label: str, schema: _Schema) -> None:
+    def attributes(self, node: NodeFields, label: str, schema: _Schema) -> None:
         seen = set()
-        for attr in node.attribute:
-            expected = schema.attributes.get(attr.name)
-            if attr.name in seen:
-                raise self.fail(f"attribute {attr.name!r} is given twice", label, node.op_type)
-            seen.add(attr.name)
-            if expected is None and attr.name.startswith("_"):
+        for attr in node.attrs:
+            name = attr.name   # each protobuf field read once
+            expected = schema.attributes.get(name)
+            if name in seen:
+                raise self.fail(f"attribute {name!r} is given twice", label, node.op_type)
+            seen.add(name)
+            if expected is None and name.startswith("_"):
                 continue   # GE's private attributes (_performance_prior ...) ride on any op
             if expected is None:
                 known = ", ".join(sorted(schema.attributes)) or "none"
                 raise self.fail(f"{node.op_type} (opset {self.opset}) has no attribute "
-                                f"{attr.name!r} (it has: {known})", label, node.op_type)
+                                f"{name!r} (it has: {known})", label, node.op_type)
             if attr.ref_attr_name:
-                raise self.fail(f"attribute {attr.name!r} refers to a function's attribute "
+                raise self.fail(f"attribute {name!r} refers to a function's attribute "
                                 f"outside a function", label, node.op_type)
-            want = expected.type
-            if attr.type != want:
-                raise self.fail(f"attribute {attr.name!r} is {_attr_kind(attr.type)}, "
+            want, kind = expected.type, attr.type
+            if kind != want:
+                raise self.fail(f"attribute {name!r} is {_attr_kind(kind)}, "
                                 f"{node.op_type} takes {_attr_kind(want)}", label, node.op_type)
-            if attr.type == _A.GRAPH and not attr.HasField("g") \
-                    or attr.type == _A.TENSOR and not attr.HasField("t"):
-                raise self.fail(f"attribute {attr.name!r} holds no {_attr_kind(attr.type)}",
+            if kind == _A.GRAPH and not attr.HasField("g") \
+                    or kind == _A.TENSOR and not attr.HasField("t"):
+                raise self.fail(f"attribute {name!r} holds no {_attr_kind(kind)}",
                                 label, node.op_type)
-            for k, tensor in enumerate(_tensors(attr)):
-                self.tensor(tensor, f"attribute {attr.name!r} tensor {k}", label)
+            if kind in _TENSOR_KINDS:
+                for k, tensor in enumerate(_tensors(attr)):
+                    self.tensor(tensor, f"attribute {name!r} tensor {k}", label)
         missing = sorted(n for n, a in schema.attributes.items() if a.required and n not in seen)
         if missing:
             raise self.fail(f"required attribute(s) {', '.join(missing)} missing",
@@ -249,18 +259,21 @@ class _Checker:
 
     # -- tensors -------------------------------------------------------------------------------
     def tensor(self, t: TensorProto, what: str, node: str | None = None) -> None:
-        self.text(t.name, f"{what}: name", node)
+        name = t.name
+        if isinstance(name, bytes):   # the reason is made only here
+            self.text(name, f"{what}: name", node)
         dtype = t.data_type
         if dtype not in _DTYPES or dtype == TensorProto.UNDEFINED:
             raise self.fail(f"{what} has element type {_dtype_name(dtype)}", node)
-        if any(d < 0 for d in t.dims):
-            raise self.fail(f"{what} has a negative dim: {list(t.dims)}", node)
+        dims = list(t.dims)
+        if dims and min(dims) < 0:
+            raise self.fail(f"{what} has a negative dim: {dims}", node)
         if t.data_location == TensorProto.EXTERNAL:
             raise self.fail(f"{what} keeps its data in an external file that was not loaded",
                             node)
         if dtype in _PACKED:
             return
-        count = math.prod(t.dims)
+        count = math.prod(dims)
         if t.HasField("raw_data"):
             if dtype == TensorProto.STRING:
                 raise self.fail(f"{what}: a string tensor cannot hold raw_data", node)
@@ -272,8 +285,30 @@ class _Checker:
             want = count * (2 if dtype in _COMPLEX else 1)
             unit = "values"
         if have != want:
-            raise self.fail(f"{what}: dims {list(t.dims)} need {want} {unit} of data, it holds "
+            raise self.fail(f"{what}: dims {dims} need {want} {unit} of data, it holds "
                             f"{have}", node)
+
+
+class NodeFields(NamedTuple):
+    """A node's protobuf fields, read once: each read of a field builds its Python objects
+    afresh, and the checks and the builder read a node's fields some thirty times (a fifth of
+    densenet121's parse went there)."""
+    op_type: str | bytes
+    domain: str | bytes
+    name: str | bytes
+    inputs: list[str | bytes]
+    outputs: list[str | bytes]
+    attrs: list[AttributeProto]
+
+    @property
+    def has_graph(self) -> bool:
+        """Whether an attribute holds a body (If's branches, Loop's body)."""
+        return any(a.type in _GRAPH_KINDS for a in self.attrs)
+
+    @staticmethod
+    def of(node: NodeProto) -> "NodeFields":
+        return NodeFields(node.op_type, node.domain, node.name, list(node.input),
+                           list(node.output), list(node.attribute))
 
 
 class _Schema(NamedTuple):
@@ -306,6 +341,12 @@ def _schema(op_type: str, opset: int) -> _Schema | None:
 
 
 @functools.lru_cache(maxsize=None)
+def _has_schema(op_type: str) -> bool:
+    """onnx.defs.has, asked once per op type (each call goes into ONNX's C++ registry)."""
+    return defs.has(op_type)
+
+
+@functools.lru_cache(maxsize=None)
 def _itemsize(dtype: int) -> int:
     """An element type's bytes in raw_data (onnx.helper looks it up afresh at each call)."""
     return helper.tensor_dtype_to_np_dtype(dtype).itemsize
@@ -329,10 +370,10 @@ def _tensors(attr: AttributeProto) -> Iterable[TensorProto]:
     return list(attr.tensors) if attr.type == _A.TENSORS else []
 
 
-def _reads(node: NodeProto) -> set[str]:
+def _reads(inputs: Iterable[str], attrs: Iterable[AttributeProto]) -> set[str]:
     """What a node reads: its inputs and whatever its bodies read from outside themselves."""
-    found = {v for v in node.input if v}
-    for attr in node.attribute:
+    found = {v for v in inputs if v}
+    for attr in attrs:
         if attr.type in _GRAPH_KINDS:
             for body in _graphs(attr):
                 found |= _free_values(body)
@@ -344,7 +385,7 @@ def _free_values(g: GraphProto) -> set[str]:
         | {v for node in g.node for v in node.output}
     read = {v.name for v in g.output}
     for node in g.node:
-        read |= _reads(node)
+        read |= _reads(node.input, node.attribute)
     return read - defined
 
 

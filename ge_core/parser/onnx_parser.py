@@ -28,7 +28,7 @@ from ge_core.ops import (InferShapeError, infer_graph, is_supported,
                          qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.ops.shape_rules import ShapeError
-from ge_core.parser.model_checker import check_model, default_opset, infer_types
+from ge_core.parser.model_checker import NodeFields, check_model, default_opset, infer_types
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
 from ge_core.parser.parse_error import ParseError
 
@@ -38,16 +38,16 @@ def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None
     ParseError."""
     source, path, model = _load(src)
     try:
-        check_model(model, source)
+        nodes = check_model(model, source)
         with gc_paused():
-            return _parse(source, path, model, name)
+            return _parse(source, path, model, nodes, name)
     except ParseError:
         raise
     except Exception as exc:   # a bug of ours on a model nobody foresaw: said as such, one line
         raise ParseError(source, f"internal error: {type(exc).__name__}: {exc}") from exc
 
 
-def _parse(source: str, path: str | None, model: onnx.ModelProto,
+def _parse(source: str, path: str | None, model: onnx.ModelProto, nodes: list[NodeFields],
            name: str | None) -> ComputeGraph:
     inferred, refusal = _onnx_shape_inference(model, source)
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
@@ -55,7 +55,7 @@ def _parse(source: str, path: str | None, model: onnx.ModelProto,
     graph.attrs[OPSET] = default_opset(model)
     if path:
         graph.attrs[SOURCE] = path
-    _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer)
+    _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer, nodes)
     try:
         infer_graph(graph)
     except InferShapeError as err:
@@ -141,10 +141,14 @@ class _GraphBuilder:
         self.producers: dict[str, OutDataAnchor] = {}
         self.n_data = 0
 
-    def build(self, proto: GraphProto, initializers: Sequence[TensorProto] | None = None) -> None:
+    def build(self, proto: GraphProto, initializers: Sequence[TensorProto] | None = None,
+              nodes: list[NodeFields] | None = None) -> None:
         """``initializers`` overrides the proto's own (the root's come from the original
-        model: the proto seen here went through shape inference without its weights)."""
+        model: the proto seen here went through shape inference without its weights);
+        ``nodes``, the proto's nodes as the checker read them (from the original model:
+        shape inference changes no node, only a body's value types, read from ``proto``)."""
         initializers = proto.initializer if initializers is None else initializers
+        nodes = [NodeFields.of(node) for node in proto.node] if nodes is None else nodes
         descs = _value_descs(proto)
         initialized = {t.name for t in initializers}
         for value in proto.input:
@@ -152,9 +156,9 @@ class _GraphBuilder:
                 self._add_data(value.name, self._input_desc(value))
         for tensor in initializers:
             self._add_const(tensor.name, self._tensor(tensor, tensor.name), tensor.name)
-        created = [(node, self._add_op(node, i, descs)) for i, node in enumerate(proto.node)]
-        for node_proto, node in created:
-            self._link(node_proto, node)
+        created = [(fields, self._add_op(fields, i, descs)) for i, fields in enumerate(nodes)]
+        for i, (fields, node) in enumerate(created):
+            self._link(fields, node, proto.node[i] if fields.has_graph else None)
         self._add_net_output(proto, descs)
 
     # -- nodes -----------------------------------------------------------------------------
@@ -177,12 +181,12 @@ class _GraphBuilder:
                 self.producers[tensor] = anchor
         return node
 
-    def _add_op(self, proto: NodeProto, i: int, descs: dict[str, GeTensorDesc]) -> Node:
-        op_type = qualified_type(proto.domain, proto.op_type)
-        name = self.graph.unique_name(proto.name or f"{proto.op_type}_{i}")
+    def _add_op(self, fields: NodeFields, i: int, descs: dict[str, GeTensorDesc]) -> Node:
+        op_type = qualified_type(fields.domain, fields.op_type)
+        name = self.graph.unique_name(fields.name or f"{fields.op_type}_{i}")
         if op_type == "Constant":
             try:
-                return self._add_const(name, constant_value(proto), proto.output[0])
+                return self._add_const(name, constant_value(fields.attrs), fields.outputs[0])
             except ValueError as err:
                 raise self._error(str(err), name, op_type) from err
         if not is_supported(op_type) or op_type in GE_NODE_TYPES:
@@ -190,13 +194,13 @@ class _GraphBuilder:
             raise self._error(f"unsupported op ({n_onnx_ops} ONNX ops are supported; "
                               f"`gewb ops` lists them)", name, op_type)
         try:
-            attrs = {a.name: attr_value(a) for a in proto.attribute
+            attrs = {a.name: attr_value(a) for a in fields.attrs
                      if a.type != AttributeProto.GRAPH}
         except ValueError as err:
             raise self._error(str(err), name, op_type) from err
-        # the descs and names made here directly, from Python lists: the parse does this for
-        # every node, and protobuf's repeated fields are slow to index
-        inputs, outputs = list(proto.input), list(proto.output)
+        # the descs and names made here directly, from the checker's lists (copied: a body's
+        # captured values add inputs to the op)
+        inputs, outputs = list(fields.inputs), list(fields.outputs)
         op = OpDesc(name, op_type, 0, 0, attrs)
         op.input_names, op.output_names = inputs, outputs
         # an empty name is an optional input left out
@@ -205,10 +209,13 @@ class _GraphBuilder:
                            for tensor in outputs]
         return self._register(op)
 
-    def _link(self, proto: NodeProto, node: Node) -> None:
-        for k, tensor in enumerate(proto.input):
+    def _link(self, fields: NodeFields, node: Node, proto: NodeProto | None) -> None:
+        """``proto``: the node's own proto, for its bodies (None: it has none)."""
+        for k, tensor in enumerate(fields.inputs):
             if tensor:
                 self._source(tensor, node).link_to(node.in_data_anchor(k))
+        if proto is None:
+            return
         # GE's If has its then branch as subgraph 0 and its else branch as subgraph 1.
         bodies = sorted((a for a in proto.attribute if a.type == AttributeProto.GRAPH),
                         key=lambda a: a.name != "then_branch")
@@ -286,13 +293,22 @@ class _GraphBuilder:
 
 def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:
     """Tensor name -> desc from the graph's declared and ONNX-inferred types. Types GE cannot
-    hold are left out: the op that makes them is reported instead."""
+    hold are left out: the op that makes them is reported instead. Values share a handful of
+    types (densenet121: 2.6k values, 172 types), so each type's bytes are read into a desc
+    once; the readers copy the desc they take."""
     descs = {}
+    by_type: dict[bytes, GeTensorDesc | None] = {}
     for value in (*proto.input, *proto.value_info, *proto.output):
-        try:
-            desc = tensor_desc(value.type)
-        except ValueError:
-            continue
+        type_proto = value.type
+        key = type_proto.SerializeToString()
+        if key in by_type:
+            desc = by_type[key]
+        else:
+            try:
+                desc = tensor_desc(type_proto)
+            except ValueError:
+                desc = None
+            by_type[key] = desc
         if desc is not None:
             descs[value.name] = desc
     return descs

@@ -3,10 +3,10 @@ plain Python values. Each raises ValueError with a short reason; the parser adds
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
-from onnx import AttributeProto, NodeProto, TensorProto, TypeProto, numpy_helper
+from onnx import AttributeProto, TensorProto, TypeProto, numpy_helper
 
 from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.types import DataType
@@ -106,12 +106,13 @@ _CONSTANT_SCALARS = {"value_float": np.float32, "value_floats": np.float32,
                      "value_int": np.int64, "value_ints": np.int64}
 
 
-def constant_value(node: NodeProto) -> GeTensor:
-    """The tensor an ONNX Constant node holds, from whichever value attr it set."""
-    for attr in node.attribute:
+def constant_value(attrs: Sequence[AttributeProto]) -> GeTensor:
+    """The tensor an ONNX Constant node holds (its attributes given), from whichever value attr
+    it set."""
+    for attr in attrs:
         if attr.name == "value":
             return tensor_value(attr.t)
         if attr.name in _CONSTANT_SCALARS:
             return GeTensor(np.array(attr_value(attr), dtype=_CONSTANT_SCALARS[attr.name]))
-    names = [a.name for a in node.attribute]
+    names = [a.name for a in attrs]
     raise ValueError(f"Constant with {names or 'no value attr'} is not supported")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ge_core.graph import GeTensorDesc, GraphUtils, Node
 from ge_core.graph.op_desc import kernel_attrs
+from ge_core.graph.types import DataType
 from ge_core.passes.pass_utils import RANDOM_OPS, const_value, graph_opset, static_dims
 from ge_core.passes.potential_folding_pass import PotentialFoldingPass, Values, all_outputs_empty
 from npu_emu.op_impl import get_kernel, has_kernel
@@ -80,7 +81,18 @@ def _known_inputs(node: Node) -> list[np.ndarray | None] | None:
 
 def _nbytes(desc: GeTensorDesc) -> int:
     dims = static_dims(desc)
-    try:
-        return 0 if dims is None else math.prod(dims) * desc.dtype.to_numpy().itemsize
-    except TypeError:
-        return 0
+    return 0 if dims is None else math.prod(dims) * _itemsize(desc.dtype)
+
+
+_ITEMSIZE: dict[DataType, int] = {}   # _nbytes' element sizes (0: no numpy dtype), per dtype
+
+
+def _itemsize(dtype: DataType) -> int:
+    size = _ITEMSIZE.get(dtype)
+    if size is None:
+        try:
+            size = dtype.to_numpy().itemsize
+        except TypeError:
+            size = 0
+        _ITEMSIZE[dtype] = size
+    return size

@@ -18,8 +18,9 @@ class RewritePass(BaseNodePass):
     rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
 
     def run(self, node: Node) -> None:
+        op_type = node.op_desc.type   # read once: every node of a walk meets every rule
         for op_types, rewrite in self.rules:
-            if node.type in op_types and rewrite(self, node):
+            if op_type in op_types and rewrite(self, node):
                 if node not in self.deleted:
                     self.add_immediate_re_pass_node(node)
                 return

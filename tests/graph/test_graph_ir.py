@@ -183,6 +183,35 @@ def test_topological_sort_is_deterministic_by_insertion():
     assert [n.name for n in g.topological_sort()] == ["src", "right", "left", "join"]
 
 
+def _min_seq_kahn(g):
+    """Kahn's order by the definition: among the ready nodes, the first inserted."""
+    done, order = set(), []
+    while len(order) < len(g):
+        ready = [n for n in g.nodes if n not in done and all(p in done for p in n.in_nodes())]
+        order.append(min(ready, key=lambda n: n.seq))
+        done.add(order[-1])
+    return order
+
+
+def test_topological_sort_takes_insertion_order_only_when_it_is_kahns():
+    g = ComputeGraph("g", TraceBus())
+    src = _node(g, "src", "Data", 0, 1)
+    a = _node(g, "a", "Add", 2, 1)
+    b = _node(g, "b", "Relu", 1, 1)
+    GraphUtils.add_edge(src.out_data_anchor(0), b.in_data_anchor(0))
+    GraphUtils.add_edge(b.out_data_anchor(0), a.in_data_anchor(0))   # b feeds a, inserted before
+    late = _node(g, "late", "Const", 0, 1)   # a producer added after its consumer, as a fold does
+    GraphUtils.add_edge(late.out_data_anchor(0), a.in_data_anchor(1))
+    assert g.topological_sort() == _min_seq_kahn(g)
+    assert [n.name for n in g.topological_sort()] == ["src", "b", "late", "a"]
+    g2, x, a2, b2, out = chain()
+    GraphUtils.add_edge(a2.out_control_anchor, b2.in_control_anchor)
+    assert g2.topological_sort() == _min_seq_kahn(g2) == [x, a2, b2, out]   # in order already
+    GraphUtils.add_edge(out.out_control_anchor, a2.in_control_anchor)   # a cycle, by control
+    with pytest.raises(GraphError, match="cycle"):
+        g2.topological_sort()
+
+
 def test_mutations_are_trace_events():
     bus = TraceBus()
     rec = TraceRecorder()
@@ -288,3 +317,15 @@ def test_one_watcher_of_a_graphs_edits_at_a_time():
         g.edits.watch()
     g.edits.unwatch()
     assert g.edits.watch() == {}
+
+
+def test_edit_counts_since_gives_each_type_its_net_change():
+    g, x, a, b, out = chain()
+    before = g.edits.snapshot()
+    GraphUtils.isolate_and_remove(a)                  # a Relu gone
+    _node(g, "c", "Sigmoid", 1, 1)                    # a Sigmoid made
+    _node(g, "d", "Exp", 1, 1)
+    GraphUtils.remove_node(g.find_node("d"))          # an Exp made and gone: no change
+    delta = g.edits.since(before)
+    assert dict(delta.types) == {"Relu": -1, "Sigmoid": 1}
+    assert (delta.nodes_added, delta.nodes_removed) == (2, 2)
