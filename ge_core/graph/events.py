@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npu_emu.base.hot_event import hot_event
 from npu_emu.base.trace import TraceEvent
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class NodeAdded(TraceEvent):
     graph: str
@@ -13,24 +15,28 @@ class NodeAdded(TraceEvent):
     op_type: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class NodeRemoved(TraceEvent):
     graph: str
     node: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class AnchorLinked(TraceEvent):
     src: str  # "node:idx" for data, "node:ctrl" for control
     dst: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class AnchorUnlinked(TraceEvent):
     src: str
     dst: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class AttrSet(TraceEvent):
     node: str
@@ -39,6 +45,7 @@ class AttrSet(TraceEvent):
     new: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class DescUpdated(TraceEvent):
     """InferShape changed an output's tensor desc (shape or dtype)."""

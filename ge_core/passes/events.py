@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npu_emu.base.hot_event import hot_event
 from npu_emu.base.trace import TraceEvent
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class PassBegin(TraceEvent):
     stage: str
@@ -13,6 +15,7 @@ class PassBegin(TraceEvent):
     graph: str
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class PassEnd(TraceEvent):
     stage: str
@@ -24,6 +27,7 @@ class PassEnd(TraceEvent):
     edges_relinked: int
 
 
+@hot_event
 @dataclass(frozen=True, slots=True)
 class NodeVisited(TraceEvent):
     """A node pass about to look at a node (GEPass calls every node pass on every node)."""
