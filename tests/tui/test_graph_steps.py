@@ -8,7 +8,7 @@ import pytest
 
 from workbench.tui.graph_pane import GraphPane
 
-from tui_testing import TINY, make_app, press, run, settle
+from tui_testing import TINY, if_model, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -98,24 +98,7 @@ async def test_a_filter_stays_across_steps_that_move_rows_and_shows_every_match(
 
 
 async def test_if_bodies_stay_under_their_node_as_steps_change_the_graph(tmp_path):
-    import onnx
-    from onnx import TensorProto, helper
-
-    def body(op: str, name: str):
-        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [4])
-        return helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"], name)],
-                                 f"{name}_body", [], [out])
-    graph = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["r"], "pre"),
-         helper.make_node("If", ["c"], ["y"], "branch", then_branch=body("Relu", "then_relu"),
-                          else_branch=body("Neg", "else_neg")),
-         helper.make_node("Add", ["y", "r"], ["z"], "post")], "ifg",
-        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])])
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
-              str(tmp_path / "if.onnx"))
-    app = make_app(str(tmp_path / "if.onnx"))
+    app = make_app(if_model(tmp_path / "if.onnx", before=True))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await run(pilot, "step")

@@ -8,7 +8,7 @@ import pytest
 from workbench.tui.graph_pane import COLUMNS
 from workbench.tui.tree_table import ARROW
 
-from tui_testing import DEVRUN, ROOT, TINY, log_text, make_app, press, run, settle
+from tui_testing import DEVRUN, ROOT, TINY, if_model, log_text, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -287,22 +287,7 @@ async def test_f8_goes_back_one_pass_and_shows_no_step_changes():
 
 
 async def test_if_bodies_open_in_place_under_their_node(tmp_path):
-    import onnx
-    from onnx import TensorProto, helper
-
-    def body(op: str, name: str):
-        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [4])
-        return helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"], name)],
-                                 f"{name}_body", [], [out])
-    graph = helper.make_graph(
-        [helper.make_node("If", ["c"], ["y"], "branch", then_branch=body("Relu", "then_relu"),
-                          else_branch=body("Neg", "else_neg"))], "ifg",
-        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
-         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
-              str(tmp_path / "if.onnx"))
-    app = make_app(str(tmp_path / "if.onnx"))
+    app = make_app(if_model(tmp_path / "if.onnx"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await run(pilot, "step stage 2")

@@ -41,3 +41,28 @@ def _no_internal_error(app) -> None:
 
 def log_text(app) -> str:
     return "\n".join(line.text for line in app.log_pane.text_log.lines)
+
+
+def if_model(path: Path, before: bool = False) -> str:
+    """An If whose then body is a Relu and else body a Neg; ``before``: a Relu before it and an
+    Add after (a graph the compile edits around the If). Saved at ``path``."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    def body(op: str, name: str):
+        out = helper.make_tensor_value_info(f"{name}_out", TensorProto.FLOAT, [4])
+        return helper.make_graph([helper.make_node(op, ["x"], [f"{name}_out"], name)],
+                                 f"{name}_body", [], [out])
+    branch = helper.make_node("If", ["c"], ["y"], "branch", then_branch=body("Relu", "then_relu"),
+                              else_branch=body("Neg", "else_neg"))
+    nodes, out = [branch], "y"
+    if before:
+        nodes = [helper.make_node("Relu", ["x"], ["r"], "pre"), branch,
+                 helper.make_node("Add", ["y", "r"], ["z"], "post")]
+        out = "z"
+    graph = helper.make_graph(nodes, "ifg",
+                              [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info(out, TensorProto.FLOAT, [4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return str(path)
