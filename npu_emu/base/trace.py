@@ -93,20 +93,26 @@ class TraceBus:
 
     def hear_only(self, observer: Observer, hears: Hears | None) -> None:
         """From now on ``observer`` needs only the events of the classes ``hears`` says (None:
-        every event). Safe from any thread: a new filter is one attribute store, which ``emit``
-        reads at every event."""
+        every event). Safe from any thread: the filter ``emit`` reads at every event is replaced
+        by one attribute store."""
         if hears is None:
             self._hears.pop(observer, None)
         else:
             self._hears[observer] = hears
-        self._note_subscribers()
+        # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
+        # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
+        self._needed = self._needed_now()
 
     def _note_subscribers(self) -> None:
         self._heard = bool(self._observers or self._keepers)
         alone = len(self._keepers) == 1 and not self._observers
         self.sole_keeper = self._keepers[0] if alone else None
-        hears = self._hears.get(self._observers[0]) if len(self._observers) == 1 else None
-        self._needed = _Needed(hears) if hears is not None else None
+        self._needed = self._needed_now()
+
+    def _needed_now(self) -> _Needed | None:
+        observers = self._observers   # one snapshot: another thread may subscribe
+        hears = self._hears.get(observers[0]) if len(observers) == 1 else None
+        return _Needed(hears) if hears is not None else None
 
     @property
     def tick(self) -> int:

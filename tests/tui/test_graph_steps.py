@@ -105,3 +105,39 @@ async def test_if_bodies_stay_under_their_node_as_steps_change_the_graph(tmp_pat
         await _open(app, pilot, "ifg/branch")   # anchors, then the bodies, under it
         seen = await _step_through(app, pilot, 400)
     assert seen["structural"] >= 2, seen
+
+
+async def test_a_body_holding_a_node_named_as_its_owner_is_drawn_once(tmp_path):
+    """Two unnamed Ifs, one in the other's then body: the parser names both If_0. The body is
+    drawn once, under the root's If_0, not inside itself for ever (a RecursionError)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    def body(nodes, name: str, out: str):
+        return helper.make_graph(nodes, name, [],
+                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, [4])])
+    inner = helper.make_node("If", ["c"], ["i_out"],
+                             then_branch=body([helper.make_node("Relu", ["x"], ["r_out"])],
+                                              "inner_then", "r_out"),
+                             else_branch=body([helper.make_node("Neg", ["x"], ["n_out"])],
+                                              "inner_else", "n_out"))
+    outer = helper.make_node("If", ["c"], ["y"], then_branch=body([inner], "outer_then", "i_out"),
+                             else_branch=body([helper.make_node("Abs", ["x"], ["a_out"])],
+                                              "outer_else", "a_out"))
+    graph = helper.make_graph([outer], "nested",
+                              [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    path = tmp_path / "nested.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    app = make_app(str(path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage 2")
+        pane = app.pane("graph")
+        keys = [line.key for line in pane.table.lines]
+        assert "internal error" not in pane.app.query_one("StatusBar").error
+        groups = [k for k in keys if k.startswith("graph:")]
+        assert len(groups) == len(set(groups)) >= 3, groups
+        assert len(keys) == len(set(keys)), "a row drawn twice"
+        _assert_as_from_nothing(app, 0)

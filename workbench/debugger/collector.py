@@ -73,11 +73,11 @@ def frozen_copy(make: Callable[[], T], sized: bool = False) -> tuple[T, int, int
         before = gc.get_count()[0]   # paused: this counts allocations less frees
         made = make()
         objects = max(0, gc.get_count()[0] - before)
-        mine = gc.get_objects()
-        size = sum(map(sys.getsizeof, mine)) if sized else 0
-        _frozen += len(mine)
+        # the objects tracked now are the copy's (the freeze before emptied the generations):
+        # listed only to size them, a list of up to millions of objects
+        size = sum(map(sys.getsizeof, gc.get_objects())) if sized else 0
+        _frozen += objects
         _held += objects
-        del mine
         gc.freeze()
     return made, objects, size
 

@@ -85,7 +85,7 @@ class GraphLines:
             tones[current] = "current"
         return tones
 
-    def all_lines(self, state: RunState, expanded: set[str]) -> list[TableLine]:
+    def all_lines(self, state: RunState, expanded: frozenset[str]) -> list[TableLine]:
         """Every line, the last read's where it has one (after ``remake``)."""
         shown = shown_graphs(state)
         bodies: dict[str, list[ShownGraph]] = {}   # owner node -> its If/Loop bodies, in order
@@ -103,7 +103,7 @@ class GraphLines:
 
     def _section(self, shown: ShownGraph, parent: str | None, depth: int,
                  bodies: dict[str, list[ShownGraph]], lines: list[TableLine],
-                 kept: dict[tuple[str, int], dict[Node, TableLine]], expanded: set[str]
+                 kept: dict[tuple[str, int], dict[Node, TableLine]], expanded: frozenset[str]
                  ) -> None:
         """One graph's group line and rows, a node's anchors (opened) and bodies under it."""
         g = shown.graph
@@ -151,7 +151,9 @@ class GraphLines:
                     lines.append(TableLine(f"{key}#{a.anchor}",
                                            (a.anchor, "", "", "", "", f"{a.desc}  {peers}".strip()),
                                            key, depth + 2, tone="dim"))
-            for body in bodies.get(name, ()):
+            # taken out as drawn: a body whose own node has its owner's name (two unnamed Ifs,
+            # both If_0) would otherwise be drawn inside itself, for ever
+            for body in bodies.pop(name, ()):
                 self._section(body, group, depth + 1, bodies, lines, kept, expanded)
         lines.extend(rows[at:])
 

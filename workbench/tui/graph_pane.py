@@ -66,7 +66,9 @@ class GraphPane(Pane):
 
     def __init__(self) -> None:
         super().__init__()
-        self.expanded: set[str] = set()   # row keys whose anchors are open (membership only)
+        # row keys whose anchors are open: the UI thread toggles them while a read may be
+        # going through them on the worker, so a read takes a copy (made in C, under the GIL)
+        self.expanded: set[str] = set()
         self._seen: tuple | None = None   # what the last read was of: run, graphs, generation
         self._current: str | None = None
         self.summary = ""
@@ -148,9 +150,11 @@ class GraphPane(Pane):
             toned = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
         self._current = current
-        # a relinked node's cells are as they were: only its tone (TreeTable.tones) changes
-        updated = self._lines.remake({*changes.cells, *changes.added} if follows else set())
-        lines = None if incremental else self._lines.all_lines(state, self.expanded)
+        # a relinked node's row is made again too: a desc written in place sends no event, and
+        # the relink may be the first event since (label_maker's copies); added nodes are new
+        # objects, made in order by all_lines
+        updated = self._lines.remake({*changes.cells, *changes.relinked} if follows else set())
+        lines = None if incremental else self._lines.all_lines(state, frozenset(self.expanded))
         if not incremental:   # else no node came or went: the count stands
             self._node_total = _node_count(now)
             self._graph_names = [s.graph.name for s in self._lines.sections]
