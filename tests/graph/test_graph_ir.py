@@ -329,3 +329,16 @@ def test_edit_counts_since_gives_each_type_its_net_change():
     delta = g.edits.since(before)
     assert dict(delta.types) == {"Relu": -1, "Sigmoid": 1}
     assert (delta.nodes_added, delta.nodes_removed) == (2, 2)
+
+
+def test_a_tensor_desc_copy_carries_every_field():
+    """copy() names its fields by hand (it is on every pass's and checkpoint's path): a field
+    added to the dataclass and not to copy() would be lost from every copy."""
+    import dataclasses
+
+    from ge_core.graph.types import Format
+    desc = GeTensorDesc(GeShape([2, 3]), DataType.DT_FLOAT16, Format.FORMAT_NCHW,
+                        GeShape([6]), Format.FORMAT_NHWC, absent=True)
+    assert all(getattr(desc, f.name) != f.default for f in dataclasses.fields(desc))
+    copied = desc.copy()
+    assert copied == desc and copied is not desc
