@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ge_core.graph.events import AnchorLinked, AnchorUnlinked
-
 if TYPE_CHECKING:
     from ge_core.graph.node import Node
 
@@ -45,13 +43,7 @@ class OutDataAnchor(Anchor):
             raise GraphError(f"input {dst.label} already has producer {dst.peer.label}")
         self.peers.append(dst)
         dst.peer = self
-        graph = self.owner.graph
-        graph.edits.edges_linked += 1
-        if graph.edits.touched is not None:
-            graph.edits.note_edge(self.owner, dst.owner)
-        graph.edges_changed()
-        if graph.bus.observed:   # the labels are strings to build: only for a listener
-            graph.bus.emit(AnchorLinked, self.label, dst.label)
+        self.owner.graph.edge_edited(self, dst, linked=True)
 
     def unlink(self, dst: "InDataAnchor") -> None:
         if dst.peer is not self:
@@ -65,13 +57,7 @@ class OutDataAnchor(Anchor):
         else:
             peers.remove(dst)
         dst.peer = None
-        graph = self.owner.graph
-        graph.edits.edges_unlinked += 1
-        if graph.edits.touched is not None:
-            graph.edits.note_edge(self.owner, dst.owner)
-        graph.edges_changed()
-        if graph.bus.observed:
-            graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+        self.owner.graph.edge_edited(self, dst, linked=False)
 
 
 class InDataAnchor(Anchor):
@@ -98,26 +84,14 @@ class OutControlAnchor(Anchor):
             return  # a control edge is a fact, not a count
         self.peers.append(dst)
         dst.peers.append(self)
-        graph = self.owner.graph
-        graph.edits.edges_linked += 1
-        if graph.edits.touched is not None:
-            graph.edits.note_edge(self.owner, dst.owner)
-        graph.edges_changed()
-        if graph.bus.observed:   # the labels are strings to build: only for a listener
-            graph.bus.emit(AnchorLinked, self.label, dst.label)
+        self.owner.graph.edge_edited(self, dst, linked=True)
 
     def unlink(self, dst: "InControlAnchor") -> None:
         if self not in dst.peers:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
         self.peers.remove(dst)
         dst.peers.remove(self)
-        graph = self.owner.graph
-        graph.edits.edges_unlinked += 1
-        if graph.edits.touched is not None:
-            graph.edits.note_edge(self.owner, dst.owner)
-        graph.edges_changed()
-        if graph.bus.observed:
-            graph.bus.emit(AnchorUnlinked, self.label, dst.label)
+        self.owner.graph.edge_edited(self, dst, linked=False)
 
 
 class InControlAnchor(Anchor):

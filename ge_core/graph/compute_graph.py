@@ -6,9 +6,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ge_core.graph.anchor import GraphError
+from ge_core.graph.anchor import Anchor, GraphError
 from ge_core.graph.attr_names import ATTR_NAME_INDEX
-from ge_core.graph.events import NodeAdded, NodeRemoved
+from ge_core.graph.events import AnchorLinked, AnchorUnlinked, NodeAdded, NodeRemoved
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -249,9 +249,19 @@ class ComputeGraph:
         self._nodes = {}
         self._order = None
 
-    def edges_changed(self) -> None:
-        """Anchors call this on every link and unlink: the cached order is stale."""
+    def edge_edited(self, src: Anchor, dst: Anchor, linked: bool) -> None:
+        """Anchors call this on every link (``linked``) and unlink of ``src`` to ``dst``: the
+        edit counted (and noted, while watched), the cached order stale, a listener told."""
+        edits = self.edits
+        if linked:
+            edits.edges_linked += 1
+        else:
+            edits.edges_unlinked += 1
+        if edits.touched is not None:
+            edits.note_edge(src.owner, dst.owner)
         self._order = None
+        if self.bus.observed:   # the labels are strings to build: only for a listener
+            self.bus.emit(AnchorLinked if linked else AnchorUnlinked, src.label, dst.label)
 
     def topological_sort(self) -> list[Node]:
         """Kahn's order over data and control edges, ties broken by insertion order. Kept until

@@ -75,5 +75,6 @@ async def test_the_graph_rows_a_step_keeps_are_the_rows_a_fresh_read_makes():
             fresh = type(graph)().read(app.views)
             # in order too: a pass that sorts the graph anew moves rows without an event
             assert graph.table.lines == fresh.lines
-            kept += any(s.made for s in graph._lines.sections) and app.views.step_changes() is not None
+            kept += (any(s.made for s in graph._lines.sections)
+                     and app.views.step_changes() is not None)
         assert kept > 10   # the rows were carried over, step after step

@@ -1,7 +1,7 @@
 """The graph as a table: one row per node (name, type, engine, stream id, memory offset, output
-descs), grouped in sections (the root graph, each engine partition while the graph is
+descs), the graphs shown (the root graph, each engine partition while the graph is
 partitioned, and each If/Loop body under the node that owns it), and a node's anchors with
-their peers. Plain data: the TUI's graph pane shows it, the REPL could print it."""
+their peers. Plain data: the TUI's graph pane shows it (workbench/tui/graph_lines.py)."""
 from __future__ import annotations
 
 import ast
@@ -21,9 +21,7 @@ COLUMN_OF_ATTR = {STREAM_ID: "stream", ENGINE: "engine", OUTPUT_OFFSET: "offset"
 
 @dataclass(frozen=True, slots=True)
 class NodeRow:
-    graph: str
     cells: tuple[str, ...]          # in COLUMNS order
-    subgraphs: tuple[str, ...] = ()  # the If/Loop bodies this node owns
 
     @property
     def name(self) -> str:
@@ -64,10 +62,9 @@ def attr_cell(column: str, short_repr: str) -> str:
 def node_row(node: Node) -> NodeRow:
     op = node.op_desc
     outputs = "; ".join(str(d) for d in op.output_descs) or "-"
-    return NodeRow(node.graph.name, (node.name, node.type, _FORMAT["engine"](op.get_attr(ENGINE)),
-                                     _FORMAT["stream"](op.get_attr(STREAM_ID)),
-                                     _hex_list(op.get_attr(OUTPUT_OFFSET)), outputs),
-                   tuple(op.subgraph_names))
+    return NodeRow((node.name, node.type, _FORMAT["engine"](op.get_attr(ENGINE)),
+                    _FORMAT["stream"](op.get_attr(STREAM_ID)),
+                    _hex_list(op.get_attr(OUTPUT_OFFSET)), outputs))
 
 
 def ordered(graph: ComputeGraph) -> list[Node]:

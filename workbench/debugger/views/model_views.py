@@ -24,7 +24,8 @@ def memory_plan(state: RunState | None) -> Outcome:
         return Printed("no memory plan yet: the build's AssignMemory stage makes it")
     rows = tuple((r.segment, str(r.offset), str(r.size),
                   f"{r.first}-{r.last} {plan.op_names[r.first]}..{plan.op_names[r.last]}",
-                  "-" if r.stream < 0 else logical_stream_name(r.stream), r.label + "".join(f" ={a}" for a in r.aliases))
+                  "-" if r.stream < 0 else logical_stream_name(r.stream),   # -: zero-copy
+                  r.label + "".join(f" ={a}" for a in r.aliases))
                  for r in plan.rows if r.segment in (FEATURE_MAP, ZERO_COPY_INPUT,
                                                      ZERO_COPY_OUTPUT))
     totals = ", ".join(f"{shown_assigner(name)} {total}"
