@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.attr_names import GE_ANNOTATIONS
-from ge_core.graph.events import AttrSet, short_repr
+from ge_core.graph.events import AttrSet, DescUpdated, short_repr
 from ge_core.graph.ge_tensor import GeTensorDesc
 
 if TYPE_CHECKING:
@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 # Ops whose kernel must know the node's output count, which a kernel cannot see: before opset
 # 18 an even Split cuts into that many parts; MaxPool computes its Indices only when asked.
 OUTPUT_COUNT_OPS = frozenset({"Split", "MaxPool"})
+
+DESCS = ":descs"   # EditCounts.touched's key for a desc update (no attr key starts with ':')
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
@@ -68,6 +70,34 @@ class OpDesc:
         if key in self._attrs:
             self.set_attr(key, None)
             del self._attrs[key]
+
+    def update_input_desc(self, idx: int, desc: GeTensorDesc) -> None:
+        """GE's OpDesc::UpdateInputDesc: input ``idx`` is ``desc`` from now (kept, not copied).
+        Every write to a desc of an op in a graph goes through here or update_output_desc, so
+        that a change is an edit a pass counts and a watch, a step and the graph pane see."""
+        old = self.input_descs[idx]
+        self.input_descs[idx] = desc
+        if self.node is not None and old != desc:
+            self._desc_updated("input", idx, old, desc)
+
+    def update_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
+        """GE's OpDesc::UpdateOutputDesc: output ``idx`` is ``desc`` from now (kept, not
+        copied); see update_input_desc."""
+        old = self.output_descs[idx]
+        self.output_descs[idx] = desc
+        if self.node is not None and old != desc:
+            self._desc_updated("output", idx, old, desc)
+
+    def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
+        # counted and noted as set_attr does; the descs printed only for a listener
+        node = self.node
+        edits = node.graph.edits
+        edits.descs_updated += 1
+        if edits.touched is not None:
+            edits.note(node, DESCS)
+        bus = node.graph.bus
+        if bus.observed:
+            bus.emit(DescUpdated, self.name, io, idx, str(old), str(new))
 
     def clone(self) -> "OpDesc":
         """A detached copy (attribute values shared: they are never mutated in place)."""
