@@ -106,8 +106,9 @@ class InferShapeContext:
         # nothing, and finds the consumers' input descs already holding the shape
         # (update_peer_input_desc compares by identity first)
         if shape is not desc.shape or dtype != desc.dtype:
-            self.op_desc.update_output_desc(idx, GeTensorDesc(
-                shape, dtype, desc.format, desc.origin_shape, desc.origin_format, desc.absent))
+            new = desc.copy()   # its other fields as they were
+            new.shape, new.dtype = shape, dtype
+            self.op_desc.update_output_desc(idx, new)
 
     def set_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
         self.set_output(idx, dims_of(desc.shape), desc.dtype)

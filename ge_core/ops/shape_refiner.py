@@ -77,8 +77,9 @@ def update_peer_input_desc(node: Node) -> list[Node]:
             elif (peer_desc.origin_shape is origin or peer_desc.origin_shape == origin) \
                     and not peer_desc.absent:
                 continue
-            op.update_input_desc(peer.idx, GeTensorDesc(shape, dtype, peer_desc.format, origin,
-                                                        peer_desc.origin_format, False))
+            new = peer_desc.copy()   # its format stays: the reader's engine decides its layout
+            new.shape, new.dtype, new.origin_shape, new.absent = shape, dtype, origin, False
+            op.update_input_desc(peer.idx, new)
     return changed
 
 
