@@ -15,7 +15,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
+from ge_core.graph import ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
 
 
@@ -195,8 +195,10 @@ class Partitioning:
         op = OpDesc(f"{kind}_{src.owner.name}_{src.idx}", kind, n_in, n_out,
                     {PEER_LABEL: src.label})
         desc = src.owner.op_desc.output_descs[src.idx]
-        for d in op.input_descs + op.output_descs:
-            d.shape, d.dtype = desc.shape, desc.dtype
+        for i in range(n_in):
+            op.update_input_desc(i, GeTensorDesc(desc.shape, desc.dtype))
+        for i in range(n_out):
+            op.update_output_desc(i, GeTensorDesc(desc.shape, desc.dtype))
         return op
 
 

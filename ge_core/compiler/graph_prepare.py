@@ -10,6 +10,7 @@ every input's shape known the graph is static and is sunk; what is still unknown
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping, Sequence
 
 from ge_core.graph import ComputeGraph, GeShape
@@ -42,5 +43,7 @@ def check_and_update_input(graph: ComputeGraph, input_shape: InputShape) -> None
                 # worded as the runtime's feed check words it (v2's check_feed)
                 raise GraphPrepareError(f"input {name}: shape {list(dims)}, the model takes "
                                         f"{['?' if d < 0 else d for d in model]}")
-        for d in (*node.op_desc.input_descs, desc):
-            d.shape = GeShape(dims)
+        op, shape = node.op_desc, GeShape(dims)
+        for i, d in enumerate(op.input_descs):
+            op.update_input_desc(i, replace(d, shape=shape))
+        op.update_output_desc(0, replace(desc, shape=shape))

@@ -33,9 +33,11 @@ class EditCounts:
     edges_linked: int = 0
     edges_unlinked: int = 0
     attrs_set: int = 0
+    descs_updated: int = 0   # input and output tensor descs changed (OpDesc.update_*_desc)
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
     # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
-    # link or unlink at either end. None otherwise, so an unwatched edit costs one test.
+    # link or unlink at either end, DESCS (op_desc.py) for a desc updated. None otherwise, so an
+    # unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
 
     def watch(self) -> dict[Node, set[str]]:
@@ -54,12 +56,14 @@ class EditCounts:
             self.note(node, EDGES)
 
     def note(self, node: Node, what: str) -> None:
-        """While watched: ``node`` had attribute ``what`` set (or an edge edit: EDGES)."""
+        """While watched: ``node`` had attribute ``what`` set (or an edge edit: EDGES; a desc
+        updated: DESCS)."""
         self.touched.setdefault(node, set()).add(what)
 
     def snapshot(self) -> "EditCounts":
         return EditCounts(self.nodes_added, self.nodes_removed, self.edges_linked,
-                          self.edges_unlinked, self.attrs_set, Counter(self.types))
+                          self.edges_unlinked, self.attrs_set, self.descs_updated,
+                          Counter(self.types))
 
     def since(self, before: "EditCounts") -> "EditCounts":
         # the nonzero differences, in Counter.subtract's key order, without its copies: a pass
@@ -76,12 +80,13 @@ class EditCounts:
                           self.nodes_removed - before.nodes_removed,
                           self.edges_linked - before.edges_linked,
                           self.edges_unlinked - before.edges_unlinked,
-                          self.attrs_set - before.attrs_set, types)
+                          self.attrs_set - before.attrs_set,
+                          self.descs_updated - before.descs_updated, types)
 
     @property
     def any(self) -> bool:
         return bool(self.nodes_added or self.nodes_removed or self.edges_linked
-                    or self.edges_unlinked or self.attrs_set)
+                    or self.edges_unlinked or self.attrs_set or self.descs_updated)
 
 
 def _linked(node: Node) -> bool:

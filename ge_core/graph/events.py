@@ -48,10 +48,12 @@ class AttrSet(TraceEvent):
 @hot_event
 @dataclass(frozen=True, slots=True)
 class DescUpdated(TraceEvent):
-    """InferShape changed an output's tensor desc (shape or dtype)."""
+    """A tensor desc of a node in a graph changed (OpDesc.update_input_desc/update_output_desc):
+    InferShape's outputs and the consumers' inputs it updates, a pass's new or reshaped one."""
     node: str
-    output: int
-    old: str
+    io: str   # "input" or "output"
+    index: int
+    old: str  # the descs as printed (dtype and shape, or absent)
     new: str
 
 

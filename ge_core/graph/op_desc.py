@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.attr_names import GE_ANNOTATIONS
-from ge_core.graph.events import AttrSet, short_repr
+from ge_core.graph.events import AttrSet, DescUpdated, short_repr
 from ge_core.graph.ge_tensor import GeTensorDesc
 
 if TYPE_CHECKING:
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 # 18 an even Split cuts into that many parts; MaxPool computes its Indices only when asked.
 OUTPUT_COUNT_OPS = frozenset({"Split", "MaxPool"})
 
+DESCS = ":descs"   # EditCounts.touched's key for a desc update (no attr key starts with ':')
+
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
     """The attributes an op's kernel takes: the framework's, not GE's annotations."""
@@ -23,6 +25,16 @@ def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
     if op_desc.type in OUTPUT_COUNT_OPS and "num_outputs" not in attrs:
         attrs["num_outputs"] = len(op_desc.output_descs)
     return attrs
+
+
+def desc_changed(old: GeTensorDesc, new: GeTensorDesc) -> bool:
+    """Whether ``new`` differs from ``old`` in any field. By hand, shapes by their dims: the
+    dataclasses' == builds a tuple of each side's fields (and of each shape's), six times what
+    this costs, at every desc InferShape writes."""
+    return old is not new and (
+        old.shape.dims != new.shape.dims or old.dtype != new.dtype or old.absent != new.absent
+        or old.format != new.format or old.origin_format != new.origin_format
+        or (old.origin_shape is not new.origin_shape and old.origin_shape != new.origin_shape))
 
 
 class OpDesc:
@@ -68,6 +80,34 @@ class OpDesc:
         if key in self._attrs:
             self.set_attr(key, None)
             del self._attrs[key]
+
+    def update_input_desc(self, idx: int, desc: GeTensorDesc) -> None:
+        """GE's OpDesc::UpdateInputDesc: input ``idx`` is ``desc`` from now (kept, not copied).
+        Every write to a desc of an op in a graph goes through here or update_output_desc, so
+        that a change is an edit a pass counts and a watch, a step and the graph pane see."""
+        old = self.input_descs[idx]
+        self.input_descs[idx] = desc
+        if self.node is not None and desc_changed(old, desc):
+            self._desc_updated("input", idx, old, desc)
+
+    def update_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
+        """GE's OpDesc::UpdateOutputDesc: output ``idx`` is ``desc`` from now (kept, not
+        copied); see update_input_desc."""
+        old = self.output_descs[idx]
+        self.output_descs[idx] = desc
+        if self.node is not None and desc_changed(old, desc):
+            self._desc_updated("output", idx, old, desc)
+
+    def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
+        # counted and noted as set_attr does; the descs printed only for a listener
+        node = self.node
+        edits = node.graph.edits
+        edits.descs_updated += 1
+        if edits.touched is not None:
+            edits.note(node, DESCS)
+        bus = node.graph.bus
+        if bus.observed:
+            bus.emit(DescUpdated, self.name, io, idx, str(old), str(new))
 
     def clone(self) -> "OpDesc":
         """A detached copy (attribute values shared: they are never mutated in place)."""

@@ -178,8 +178,9 @@ def check_descs(graph: ComputeGraph) -> None:
                                f"attributes: {node.type}'s InferShape cannot read inputs "
                                f"({', '.join(map(str, op.input_descs))}) with attributes "
                                f"{_public_attrs(op)}") from None
-        finally:
-            op.output_descs = written
+        finally:   # as written again (a desc InferShape changed is announced both ways)
+            for i, desc in enumerate(written):
+                op.update_output_desc(i, desc)
         if inferred != [str(d) for d in written]:
             raise OmLimitError(f"node {node.name} ({node.type}) is written to make "
                                f"{', '.join(map(str, written))}; its inputs and attributes make "

@@ -96,14 +96,19 @@ class InferShapeContext:
 
     def set_output(self, idx: int, dims: Dims, dtype: DataType) -> None:
         desc = self.op_desc.output_descs[idx]
+        shape = desc.shape
         if dims is None:
-            desc.shape = GeShape.unknown_rank()
-        elif desc.shape.dims != (dims := tuple(dims)):
-            # an unchanged shape keeps its object (shapes are frozen): a re-inference, which
-            # Prepare runs on every node the parser inferred, then finds the consumers' input
-            # descs already holding it (update_peer_input_desc compares by identity first)
-            desc.shape = GeShape(dims)
-        desc.dtype = dtype
+            shape = GeShape.unknown_rank()
+        elif shape.dims != (dims := tuple(dims)):
+            shape = GeShape(dims)
+        # an unchanged desc is left as it is, its shape object too (shapes are frozen): a
+        # re-inference, which Prepare runs on every node the parser inferred, then writes
+        # nothing, and finds the consumers' input descs already holding the shape
+        # (update_peer_input_desc compares by identity first)
+        if shape is not desc.shape or dtype != desc.dtype:
+            new = desc.copy()   # its other fields as they were
+            new.shape, new.dtype = shape, dtype
+            self.op_desc.update_output_desc(idx, new)
 
     def set_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
         self.set_output(idx, dims_of(desc.shape), desc.dtype)

@@ -16,13 +16,13 @@ for the inputs one execution has (GE's InferShape at run time), leaving its grap
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from ge_core.graph.anchor import GraphError
 from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INFER_ALWAYS_FAILS, INFER_DEFERRED,
                                       OPSET)
 from ge_core.graph.compute_graph import ComputeGraph
-from ge_core.graph.events import DescUpdated
 from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
@@ -47,9 +47,7 @@ def infer_shape(node: Node) -> list[Node]:
     if op_def is None:
         raise InferShapeError(node, f"no InferShape for op type {node.type}; known: "
                                     f"{', '.join(supported_ops())}")
-    bus = node.graph.bus
-    before = [str(d) for d in node.op_desc.output_descs] if bus.observed else None
-    try:
+    try:   # each output desc it changes is announced as it is written (InferShapeContext)
         op_def.infer_shape(InferShapeContext(node))
     except ShapeError as err:
         raise InferShapeError(node, str(err)) from err
@@ -57,10 +55,6 @@ def infer_shape(node: Node) -> list[Node]:
         # A rule that met a node it did not expect: still one line naming the node (with the
         # Python error, so the defect shows).
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
-    if before is not None:  # a watch or a step sees a shape change like any other edit
-        for i, (old, desc) in enumerate(zip(before, node.op_desc.output_descs)):
-            if old != str(desc):
-                bus.emit(DescUpdated, node.name, i, old, str(desc))
     return update_peer_input_desc(node)
 
 
@@ -70,16 +64,22 @@ def update_peer_input_desc(node: Node) -> list[Node]:
     consumers whose shape or dtype changed (GE's UpdateTensorDescToPeerInputs' changed nodes)."""
     changed: list[Node] = []
     for anchor, desc in zip(node.out_data_anchors, node.op_desc.output_descs):
-        shape, dtype = desc.shape, desc.dtype
+        shape, dtype, origin = desc.shape, desc.dtype, desc.origin_shape
         for peer in anchor.peers:
-            peer_desc = peer.owner.op_desc.input_descs[peer.idx]
+            op = peer.owner.op_desc
+            peer_desc = op.input_descs[peer.idx]
             # the same shape object, as a second inference mostly finds, is equal without
-            # the dataclass's field by field comparison
+            # the dataclass's field by field comparison; a desc already as it would be made is
+            # not written
             if peer_desc.shape is not shape and peer_desc.shape != shape \
                     or peer_desc.dtype != dtype:
                 changed.append(peer.owner)
-            peer_desc.shape, peer_desc.dtype = shape, dtype
-            peer_desc.origin_shape, peer_desc.absent = desc.origin_shape, False
+            elif (peer_desc.origin_shape is origin or peer_desc.origin_shape == origin) \
+                    and not peer_desc.absent:
+                continue
+            new = peer_desc.copy()   # its format stays: the reader's engine decides its layout
+            new.shape, new.dtype, new.origin_shape, new.absent = shape, dtype, origin, False
+            op.update_input_desc(peer.idx, new)
     return changed
 
 
@@ -116,8 +116,9 @@ def defer_branch(branch: ComputeGraph, node: Node, err: InferShapeError) -> None
 
 def set_unknown(node: Node) -> None:
     """A node of a deferred branch: its outputs' shapes are unknown until run time."""
-    for desc in node.op_desc.output_descs:
-        desc.shape = desc.origin_shape = GeShape.unknown_rank()
+    op, unknown = node.op_desc, GeShape.unknown_rank()
+    for i, desc in enumerate(op.output_descs):
+        op.update_output_desc(i, replace(desc, shape=unknown, origin_shape=unknown))
     update_peer_input_desc(node)
 
 
@@ -150,12 +151,12 @@ def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[
     op = op_desc.clone()
     for i, spec in enumerate(inputs):
         if spec is not None:
-            op.input_descs[i] = GeTensorDesc(GeShape(tuple(spec[0])), spec[1])
+            op.update_input_desc(i, GeTensorDesc(GeShape(tuple(spec[0])), spec[1]))
     node = graph.add_node(op)
     for i, value in sorted(consts.items()):
         const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
                                       {ATTR_NAME_WEIGHTS: value}))
-        const.op_desc.output_descs[0] = value.desc.copy()
+        const.op_desc.update_output_desc(0, value.desc.copy())
         const.out_data_anchors[0].link_to(node.in_data_anchors[i])
     infer_shape(node)
     return op.output_descs

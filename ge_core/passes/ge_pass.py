@@ -53,7 +53,8 @@ class GEPassReport:
 
 def _edit_total(graph: ComputeGraph) -> int:
     e = graph.edits
-    return e.nodes_added + e.nodes_removed + e.edges_linked + e.edges_unlinked + e.attrs_set
+    return e.nodes_added + e.nodes_removed + e.edges_linked + e.edges_unlinked + e.attrs_set \
+        + e.descs_updated
 
 
 class _Walk:
@@ -247,7 +248,8 @@ class NodePassGroup(GraphPass):
         return bool(self.last_report.edits_by_pass)
 
     def details(self) -> tuple[tuple[str, int], ...]:
-        """Every member with its edits (0: it changed no node or edge), in the group's order."""
+        """Every member with its edits (0: it changed no node, edge, attribute or desc), in the
+        group's order."""
         edits = self.last_report.edits_by_pass
         return tuple((p.name, edits[p.name]) for p in self.passes)
 

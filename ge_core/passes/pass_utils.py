@@ -43,7 +43,7 @@ def make_const(graph: ComputeGraph, name: str, data: np.ndarray) -> Node:
     desc = GeTensorDesc(GeShape(tuple(data.shape)), DataType.from_numpy(data.dtype))
     op = OpDesc(graph.unique_name(name), "Const", 0, 1,
                 {ATTR_NAME_WEIGHTS: GeTensor(data, desc.copy())})
-    op.output_descs[0] = desc
+    op.update_output_desc(0, desc)
     return graph.add_node(op)
 
 
@@ -85,7 +85,7 @@ def relink_input(node: Node, idx: int, src: OutDataAnchor) -> None:
     dst = node.in_data_anchors[idx]
     if dst.peer is not src:
         GraphUtils.replace_edge_src(dst.peer, dst, src)
-    node.op_desc.input_descs[idx] = src.owner.op_desc.output_descs[src.idx].copy()
+    node.op_desc.update_input_desc(idx, src.owner.op_desc.output_descs[src.idx].copy())
 
 
 def move_consumers(src: OutDataAnchor, dst: OutDataAnchor) -> list[Node]:

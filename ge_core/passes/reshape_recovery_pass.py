@@ -8,6 +8,8 @@ producer's shape: the output's shape must be the one run time refreshes.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
@@ -31,7 +33,8 @@ class ReshapeRecoveryPass(GraphPass):
                     dst = peer.owner.op_desc.input_descs[peer.idx]
                     dynamic = any(d < 0 for d in (*src.shape.dims, *dst.shape.dims))
                     if dynamic and peer.owner.type == NETOUTPUT:
-                        dst.shape = src.shape
+                        peer.owner.op_desc.update_input_desc(peer.idx,
+                                                             replace(dst, shape=src.shape))
                     elif not dynamic and src.shape.dims != dst.shape.dims:
                         name = graph.unique_name(f"Reshape_ReshapeRecoveryPass_{inserted}")
                         _insert_reshape(graph, name, anchor, peer, src, dst, shape_consts)

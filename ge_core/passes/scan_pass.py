@@ -97,7 +97,7 @@ class _ScanRewrite:
         tensor = GeTensor(np.full(tuple(dims), value, dtype.to_numpy()))
         op = OpDesc(graph.unique_name(f"{self.scan.name}_{what}"), "Const", 0, 1,
                     {ATTR_NAME_WEIGHTS: tensor})
-        op.output_descs[0] = tensor.desc.copy()
+        op.update_output_desc(0, tensor.desc.copy())
         return graph.add_node(op).out_data_anchor(0)
 
     def _data(self, graph: ComputeGraph, what: str, index: int, dtype: DataType,
@@ -107,7 +107,7 @@ class _ScanRewrite:
             attrs[ATTR_NAME_PARENT_NODE_INDEX] = parent_index
         op = OpDesc(graph.unique_name(f"{self.scan.name}_{what}"), "Data", 0, 1, attrs)
         if dtype != DataType.DT_UNDEFINED:
-            op.output_descs[0] = GeTensorDesc(GeShape(()), dtype)
+            op.update_output_desc(0, GeTensorDesc(GeShape(()), dtype))
         return graph.add_node(op).out_data_anchor(0)
 
     def _steps(self, graph: ComputeGraph, x: OutDataAnchor, axis: int) -> OutDataAnchor:
@@ -169,7 +169,7 @@ class _ScanToLoop(_ScanRewrite):
         loop_inputs = [trip, None, *inputs, *extra]
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors), {"body": self.body.name})
-        op.input_descs[1] = GeTensorDesc(absent=True)
+        op.update_input_desc(1, GeTensorDesc(absent=True))
         op.input_names = ["", "", *scan.op_desc.input_names, *[""] * len(extra)]
         loop = graph.add_node(op)
         for k, src in enumerate(loop_inputs):
@@ -296,7 +296,7 @@ class _Scan8ToLoops(_ScanRewrite):
             loop_inputs.append(lens)
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors))
-        op.input_descs[1] = GeTensorDesc(absent=True)
+        op.update_input_desc(1, GeTensorDesc(absent=True))
         op.input_names = ["", "", *scan.op_desc.input_names[1:]]
         if lens is not None:
             op.input_names.append(scan.op_desc.input_names[0])
@@ -345,7 +345,7 @@ class _Scan8ToLoops(_ScanRewrite):
         entry.op_desc.subgraph_names.append(self.body.name)
         out = OpDesc(outer.unique_name(NETOUTPUT), NETOUTPUT, 1 + n_out, 0)
         out.input_names = ["cond", *self.scan.op_desc.output_names]
-        out.input_descs[0] = GeTensorDesc(GeShape(()), DataType.DT_BOOL)
+        out.update_input_desc(0, GeTensorDesc(GeShape(()), DataType.DT_BOOL))
         net_output = outer.add_node(out)
         for k, src in enumerate([cond, *entry.out_data_anchors]):
             src.link_to(net_output.in_data_anchor(k))

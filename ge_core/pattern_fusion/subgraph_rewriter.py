@@ -106,7 +106,7 @@ def rewrite(replacement: Replacement, outputs: Mapping[str, Ref]) -> list[Node]:
     for ref, desc, consumers in moves:
         for dst in consumers:
             _anchor(ref, made).link_to(dst)
-            dst.owner.op_desc.input_descs[dst.idx] = desc.copy()
+            dst.owner.op_desc.update_input_desc(dst.idx, desc.copy())
     # The order outside nodes imposed on the match now holds for what replaces it.
     compute = [made[n] for n in replacement.nodes if n.data is None] or \
         _unique(c.owner for _, _, cs in moves for c in cs)
@@ -160,13 +160,13 @@ def _materialise(graph: ComputeGraph, new: NewNode, made: dict[NewNode, Node],
     op = OpDesc(new.name, new.op_type, len(new.inputs), 1, new.attrs)
     op.set_attr(ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES, list(origin))
     if desc is not None:
-        op.output_descs[0] = desc.copy()
+        op.update_output_desc(0, desc.copy())
     for i, ref in enumerate(new.inputs):
         if ref is None:
-            op.input_descs[i].absent = True
+            op.update_input_desc(i, GeTensorDesc(absent=True))
         else:
             src = _anchor(ref, made)
-            op.input_descs[i] = src.owner.op_desc.output_descs[src.idx].copy()
+            op.update_input_desc(i, src.owner.op_desc.output_descs[src.idx].copy())
     node = graph.add_node(op)
     for i, ref in enumerate(new.inputs):
         if ref is not None:

@@ -39,7 +39,10 @@ def test_pass_and_node_names_come_from_ge_and_the_live_graph(session):
     assert complete(session, "print node le") == (11, [])   # nothing parsed yet
     session.execute("step stage")
     assert complete(session, "print node le")[1] == ["left.w", "left_conv", "left_relu"]
-    assert complete(session, "watch node left_conv ")[1] == ["anchors", "attr"]
+    assert complete(session, "watch node left_conv ")[1] == ["anchors", "attr", "input",
+                                                             "output"]
+    assert "engine" in complete(session, "watch node left_conv attr ")[1]
+    assert complete(session, "watch node left_conv output ")[1] == []
     assert "type=" in complete(session, "break node ")[1]
 
 

@@ -442,4 +442,5 @@ def test_infer_shape_announces_each_desc_it_changes():
     infer_shape(relu)
     infer_shape(relu)  # unchanged the second time: nothing to announce
     (event,) = [e for e in rec.events if isinstance(e, DescUpdated)]
-    assert (event.node, event.output, event.old, event.new) == ("relu", 0, "?[*]", "f32[2,3]")
+    assert (event.node, event.io, event.index, event.old, event.new) == \
+        ("relu", "output", 0, "?[*]", "f32[2,3]")

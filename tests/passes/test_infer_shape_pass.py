@@ -33,8 +33,10 @@ def test_one_walk_folds_what_shapes_known_late_allow():
     assert PassManager("Prepare").add_pass(group.name, group).run(g)
     validate(g)
     np.testing.assert_array_equal(HostExecutor(g).run(feeds)["y"], want["y"])
-    # the Shapes folded in DimensionComputePass, the ConstantOfShape in ConstantFoldingPass
-    assert [name for name, n in group.details() if n] == ["DimensionComputePass",
+    # InferShapePass gave reshape (and its readers) shapes, the Shapes folded in
+    # DimensionComputePass, the ConstantOfShape in ConstantFoldingPass
+    assert [name for name, n in group.details() if n] == ["InferShapePass",
+                                                           "DimensionComputePass",
                                                            "ConstantFoldingPass"]
     assert dump_graph(g) == """\
 graph g (7 nodes)

@@ -1,6 +1,8 @@
 """ReshapeRemovePass removes every static Reshape and the shape Const it leaves unread (the
 consumer reads the flat tensor by its own desc); GE's exceptions keep theirs. ReshapeRecoveryPass
 then puts a Reshape back on each edge whose two shapes still differ."""
+import dataclasses
+
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -76,4 +78,22 @@ def test_a_round_trip_needs_no_recovery():
               {"x": [2, 3]}, {"y": [2, 3]}, {"s1": shape(6), "s2": shape(2, 3)})
     check_pass(g, ReshapeRemovePass())
     assert not run_pass(g, ReshapeRecoveryPass())
+    assert types(g) == {"Data": 1, "Relu": 1, "NetOutput": 1}
+
+
+def test_a_dynamic_edge_into_net_output_takes_the_producer_s_shape_as_an_announced_edit():
+    """The NetOutput's input desc is replaced in place: a DescUpdated with both texts, and an
+    edit the pass's effect counts though it inserted no Reshape."""
+    from ge_core.graph import GeShape
+    from ge_core.graph.events import DescUpdated
+    from npu_emu.base.trace import TraceRecorder
+    g = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], {"x": [-1, 3]}, {"y": None})
+    out = g.output_node.op_desc
+    out.update_input_desc(0, dataclasses.replace(out.input_descs[0], shape=GeShape((-1, -1))))
+    rec = TraceRecorder()
+    g.bus.subscribe(rec)
+    assert run_pass(g, ReshapeRecoveryPass())
+    (event,) = [e for e in rec.events if isinstance(e, DescUpdated)]
+    assert (event.node, event.io, event.index, event.old, event.new) == \
+        (out.name, "input", 0, "f32[?,?]", "f32[?,3]")
     assert types(g) == {"Data": 1, "Relu": 1, "NetOutput": 1}

@@ -141,3 +141,27 @@ async def test_a_body_holding_a_node_named_as_its_owner_is_drawn_once(tmp_path):
         assert len(groups) == len(set(groups)) >= 3, groups
         assert len(keys) == len(set(keys)), "a row drawn twice"
         _assert_as_from_nothing(app, 0)
+
+
+async def test_a_step_that_only_changes_descs_remakes_the_opened_anchors_with_old_marked():
+    """Between two node visits of Prepare's InferShape walk no row moves: the rows of the nodes
+    whose descs changed (the Reshape's output, its readers' inputs) are made again, and so are
+    their opened anchors', each desc's old text marked."""
+    app = make_app("sample_models/fold_and_infer.onnx")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break node reshape", "continue", "delete all")
+        await _open(app, pilot, "fold_and_infer/add_ones", "fold_and_infer/reshape")
+        table = app.pane("graph").table
+        for step in range(12):
+            await run(pilot, "step node")
+            _assert_as_from_nothing(app, step)
+            changes = app.views.step_changes()
+            if "input 0" in changes.cells.get("add_ones", {}) and not changes.structural:
+                break
+        else:
+            pytest.fail("no step changed add_ones' input desc alone")
+        assert table.line("fold_and_infer/add_ones#in 0").cells[5].startswith("f32[2,12]")
+        assert table.marks["fold_and_infer/add_ones#in 0"] == {5: "f32[?,?]"}
+        assert table.line("fold_and_infer/reshape#out 0").cells[5].startswith("f32[2,12]")
+        assert table.marks["fold_and_infer/reshape"] == {5: "f32[?,?]"}

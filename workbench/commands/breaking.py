@@ -108,8 +108,9 @@ def _complete_watch(s: DebugSession, words: list[str], partial: str) -> list[str
         return ["node", "event", "notify", RT]
     what = words[0]
     if what == "node":
-        return sources.node_names(s) if n == 1 else ["anchors", "attr"] if n == 2 else (
-            ["stream_id", "engine", "input_offset", "output_offset"] if n == 3 else [])
+        return sources.node_names(s) if n == 1 else ["anchors", "attr", "input", "output"] \
+            if n == 2 else (["stream_id", "engine", "input_offset", "output_offset"]
+                            if n == 3 and words[2] == "attr" else [])
     ids = {"event": sources.event_ids, "notify": sources.notify_ids, RT: sources.stream_ids}
     return ids[what](s) if n == 1 and what in ids else []
 
@@ -125,8 +126,8 @@ COMMANDS = [
             "expression over the event's fields as its event: line names them (and tick); one "
             "that fails on an event stops there with the error.", _break,
             lambda s, w, p: complete_spec(s, w), ("b",), raw=True),
-    Command("watch", f"watch node NAME anchors | node NAME attr KEY | event ID | notify ID | "
-                     f"{RT} N",
+    Command("watch", f"watch node NAME anchors | node NAME attr KEY | node NAME input|output I"
+                     f" | event ID | notify ID | {RT} N",
             f"Stop when the value changes, showing old -> new ({RT}: a runtime stream's state "
             "and SQ position).", _watch, _complete_watch),
     Command("handle", f"handle [KIND|all {STOP}|{NOSTOP}|{HIDE}]",

@@ -1,5 +1,6 @@
-"""Watchpoints: `watch node NAME anchors`, `watch node NAME attr KEY`, `watch event ID`,
-`watch notify ID`, `watch rt_stream N` (a runtime stream: GE's logical ones have no state). A watch re-reads its value from the parked world when an
+"""Watchpoints: `watch node NAME anchors`, `watch node NAME attr KEY`, `watch node NAME input|output
+I` (a tensor desc), `watch event ID`, `watch notify ID`, `watch rt_stream N` (a runtime stream:
+GE's logical ones have no state). A watch re-reads its value from the parked world when an
 event that can change it passes, and stops the target when the value changed, old -> new."""
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ge_core.graph.dump import Detail, format_attr, node_line
-from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet
+from ge_core.graph.events import AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated
 from ge_core.passes.events import PassEnd
 from ge_core.stage_events import StageEnd
 from npu_emu.base.trace import TraceEvent
@@ -69,8 +70,8 @@ def parse_watch(ident: int, words: list[str]) -> Watch:
         raise WatchError(f"watch {RT} N: a runtime stream (GE's logical streams have no state "
                          f"of their own to watch)")
     if not words or words[0] not in _PARSERS:
-        raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | event ID | "
-                         f"notify ID | {RT} N)")
+        raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | node NAME "
+                         f"input|output I | event ID | notify ID | {RT} N)")
     listens, read = _PARSERS[words[0]](words[1:])
     node = words[1] if words[0] == "node" else None
     return Watch(ident, " ".join(words), tuple(listens), read, node)
@@ -111,8 +112,25 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                 return no_node(name)
             return format_attr(node.op_desc.attrs[attr]) if attr in node.op_desc.attrs \
                 else UNSET
+    elif len(words) == 3 and words[1] in ("input", "output"):
+        name, io = words[0], words[1]
+        try:
+            index = int(words[2])
+        except ValueError:
+            raise WatchError(f"watch node NAME {io} I: I is the {io}'s index, a number, not "
+                             f"{words[2]!r}") from None
+        listens = [Listen(DescUpdated.__name__, keys.node, name,
+                          lambda e, t: e.index == index and e.io == io)]
+
+        def read(state: RunState | None, runtime: Runtime) -> str:
+            node = state.find_node(name) if state is not None else None
+            if node is None:
+                return no_node(name)
+            descs = node.op_desc.input_descs if io == "input" else node.op_desc.output_descs
+            return str(descs[index]) if 0 <= index < len(descs) else f"<no {io} {index}>"
     else:
-        raise WatchError("usage: watch node NAME anchors | watch node NAME attr KEY")
+        raise WatchError("usage: watch node NAME anchors | watch node NAME attr KEY | "
+                         "watch node NAME input|output I")
     # A node that appears or goes (parse, a fusion, the partition's copies) is noticed where
     # the phase, stage or pass that did it ends: while a pass or the parser runs, the graphs
     # it builds are not yet where the debugger can see them.

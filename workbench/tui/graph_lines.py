@@ -63,9 +63,9 @@ class GraphLines:
         except Exception:   # parked inside a pass that is rewiring: no order to keep
             return False
 
-    def remake(self, stale: set[str]) -> list[TableLine]:
-        """The last read's lines of the nodes ``stale`` (their cells changed) made again, and
-        kept for the next read too."""
+    def remake(self, stale: set[str], expanded: frozenset[str]) -> list[TableLine]:
+        """The last read's lines of the nodes ``stale`` (their cells or descs changed) made
+        again, and kept for the next read too; and their anchors' lines, where opened."""
         lines = []
         for name in stale:
             for s in self.sections_of(name):
@@ -75,6 +75,8 @@ class GraphLines:
                     continue
                 line = s.made[node] = TableLine(old.key, node_row(node).cells, s.group, s.depth)
                 lines.append(line)
+                if old.key in expanded:
+                    lines += anchor_lines(old.key, node, s.depth)
         return lines
 
     def tones(self, toned: dict[str, str], current: str | None) -> dict[str, str]:
@@ -146,25 +148,31 @@ class GraphLines:
             at = i + 1
             key, name = rows[i].key, order[i].name
             if key in expanded:
-                for a in node_anchors(order[i]):
-                    peers = ", ".join(a.peers) or "-"
-                    lines.append(TableLine(f"{key}#{a.anchor}",
-                                           (a.anchor, "", "", "", "", f"{a.desc}  {peers}".strip()),
-                                           key, depth + 2, tone="dim"))
+                lines += anchor_lines(key, order[i], depth + 1)
             # taken out as drawn: a body whose own node has its owner's name (two unnamed Ifs,
             # both If_0) would otherwise be drawn inside itself, for ever
             for body in bodies.pop(name, ()):
                 self._section(body, group, depth + 1, bodies, lines, kept, expanded)
         lines.extend(rows[at:])
 
-    def marks(self, cells: dict[str, dict[int, str]]) -> dict[str, dict[int, str]]:
-        """Each row's changed cells (column -> the old text), from each node's."""
-        return {row_key(s.graph.name, name): cols for name, cols in cells.items()
+    def marks(self, cells: dict[str, dict[str, dict[int, str]]]) -> dict[str, dict[int, str]]:
+        """Each row's changed cells (column -> the old text), from each node's: by the part of
+        its row they are in, "" for the node's own line, else an anchor's ("in 0")."""
+        return {f"{row_key(s.graph.name, name)}#{part}" if part else row_key(s.graph.name, name):
+                cols for name, parts in cells.items() for part, cols in parts.items()
                 for s in self.sections_of(name)}
 
     def live(self, names) -> set[str]:
         """Those of ``names`` that are a row now."""
         return {n for n in names if n in self._where}
+
+
+def anchor_lines(key: str, node: Node, depth: int) -> list[TableLine]:
+    """The lines of a node's anchors, opened under its row ``key`` at ``depth``."""
+    return [TableLine(f"{key}#{a.anchor}",
+                      (a.anchor, "", "", "", "", f"{a.desc}  {', '.join(a.peers) or '-'}".strip()),
+                      key, depth + 1, tone="dim")
+            for a in node_anchors(node)]
 
 
 def _order_key(graph: ComputeGraph) -> object:

@@ -25,6 +25,7 @@ from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
 OUTPUT = COLUMNS.index("output")
+ANCHOR_OF = {"input": "in", "output": "out"}   # a DescUpdated's side, as its anchor's line says
 
 
 @dataclass
@@ -150,11 +151,12 @@ class GraphPane(Pane):
             toned = {**dict.fromkeys(changes.relinked, "relinked"),
                      **dict.fromkeys(changes.added, "added")}
         self._current = current
-        # a relinked node's row is made again too: a desc written in place sends no event, and
-        # the relink may be the first event since (label_maker's copies); added nodes are new
-        # objects, made in order by all_lines
-        updated = self._lines.remake({*changes.cells, *changes.relinked} if follows else set())
-        lines = None if incremental else self._lines.all_lines(state, frozenset(self.expanded))
+        # only the rows whose cells or descs changed (every desc write is a DescUpdated): a
+        # relink changes no cell of the row, and added nodes are new objects, made in order by
+        # all_lines
+        expanded = frozenset(self.expanded)
+        updated = self._lines.remake(set(changes.cells) if follows else set(), expanded)
+        lines = None if incremental else self._lines.all_lines(state, expanded)
         if not incremental:   # else no node came or went: the count stands
             self._node_total = _node_count(now)
             self._graph_names = [s.graph.name for s in self._lines.sections]
@@ -163,12 +165,22 @@ class GraphPane(Pane):
                          current, self._lines.tones(toned, current))
 
     def _marks(self, changes) -> dict[str, dict[int, str]]:
+        """The old text of each changed cell: a desc's on its anchor's line (shown if opened),
+        an output's on the node's row too."""
         if changes is None:
             return {}
-        return self._lines.marks({
-            name: {OUTPUT if column.startswith("output") else COLUMNS.index(column): old
-                   for column, (old, _new) in cols.items()}
-            for name, cols in changes.changed().items()})
+        parts: dict[str, dict[str, dict[int, str]]] = {}
+        for name, cols in changes.changed().items():
+            mine = parts[name] = {}
+            for column, (old, _new) in cols.items():
+                io, _, index = column.partition(" ")
+                if index:   # "input 0" on the line "in 0", whose desc is in the output column
+                    mine.setdefault(f"{ANCHOR_OF[io]} {index}", {})[OUTPUT] = old
+                    if io == "output":
+                        mine.setdefault("", {})[OUTPUT] = old
+                else:
+                    mine.setdefault("", {})[COLUMNS.index(column)] = old
+        return self._lines.marks(parts)
 
     def _summary(self, graphs: list[ComputeGraph], changes, reexecuted: bool) -> str:
         nodes = self._node_total

@@ -13,6 +13,8 @@ share its Cast, StreamActive and two StreamSwitches. GE's cycle checks and contr
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ge_core.graph import ComputeGraph, GraphError, GraphUtils, Node, OpDesc
@@ -53,8 +55,8 @@ class SwitchToStreamSwitchPass(GraphPass):
     def _replace(self, graph: ComputeGraph, switches: list[Node]) -> None:
         pred = switches[0].in_data_anchors[SWITCH_PRED].peer
         cast = self._add(graph, f"{pred.owner.name}_Cast", "Cast", [pred], 1, {"to": ONNX_INT32})
-        cast.op_desc.output_descs[0] = pred.owner.op_desc.output_descs[pred.idx].copy()
-        cast.op_desc.output_descs[0].dtype = DataType.DT_INT32
+        cast.op_desc.update_output_desc(0, replace(pred.owner.op_desc.output_descs[pred.idx],
+                                                   dtype=DataType.DT_INT32))
         active = self._add(graph, f"{pred.owner.name}_StreamActive", "StreamActive", [], 0,
                            {ATTR_NAME_ACTIVE_LABEL_LIST: [cast.name]})
         GraphUtils.add_edge(cast.out_control_anchor, active.in_control_anchor)
@@ -87,7 +89,8 @@ class SwitchToStreamSwitchPass(GraphPass):
         flag = "t" if branch == SWITCH_TRUE_OUTPUT else "f"
         const = self._add(graph, f"{pred_name}/StreamSwitch_{flag}_Constant_{flag}", "Const",
                           [], 1, {ATTR_NAME_WEIGHTS: GeTensor(np.array(branch, np.int32))})
-        const.op_desc.output_descs[0] = const.op_desc.get_attr(ATTR_NAME_WEIGHTS).desc.copy()
+        const.op_desc.update_output_desc(
+            0, const.op_desc.get_attr(ATTR_NAME_WEIGHTS).desc.copy())
         node = self._add(graph, f"{pred_name}/StreamSwitch_{flag}", "StreamSwitch",
                          [cast.out_data_anchor(0), const.out_data_anchor(0)], 0,
                          {ATTR_NAME_STREAM_SWITCH_COND: RT_EQUAL,
@@ -104,5 +107,5 @@ class SwitchToStreamSwitchPass(GraphPass):
                                      attrs))
         for k, src in enumerate(inputs):
             src.link_to(node.in_data_anchor(k))
-            node.op_desc.input_descs[k] = src.owner.op_desc.output_descs[src.idx].copy()
+            node.op_desc.update_input_desc(k, src.owner.op_desc.output_descs[src.idx].copy())
         return node

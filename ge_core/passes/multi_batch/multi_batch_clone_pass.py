@@ -20,6 +20,7 @@ graph input wired straight to the output bypasses the Case.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -145,10 +146,10 @@ class MultiBatchClonePass(GraphPass):
                 op.set_attr(ATTR_NAME_PARENT_NODE_INDEX, index + CASE_ARG_INDEX)
                 if node.name in per_data:
                     op.set_attr(ATTR_MBATCH_ORIGIN_INPUT_DIMS, list(origin[node.name]))
-                    op.output_descs[0].shape = GeShape(_fill(origin[node.name],
-                                                             per_data[node.name][gear]))
+                    dims = _fill(origin[node.name], per_data[node.name][gear])
                 else:
-                    op.output_descs[0].shape = GeShape(origin[node.name])
+                    dims = origin[node.name]
+                op.update_output_desc(0, replace(op.output_descs[0], shape=GeShape(dims)))
             elif node.type == "Const":
                 op.type = "Data"
                 op.del_attr(ATTR_NAME_WEIGHTS)
@@ -195,7 +196,8 @@ class MultiBatchClonePass(GraphPass):
             if data.name in per_data:
                 self._max_shape(op, origin[data.name], per_data[data.name])
             else:   # an input --input_shape fixes (UpdateDataShapeByUserInput)
-                op.output_descs[0].shape = GeShape(origin[data.name])
+                op.update_output_desc(0, replace(op.output_descs[0],
+                                                 shape=GeShape(origin[data.name])))
             new = graph.add_node(op)
             slot = CASE_ARG_INDEX + op.get_attr(ATTR_NAME_INDEX, k)
             GraphUtils.add_edge(new.out_data_anchor(0), case.in_data_anchor(slot))
@@ -222,15 +224,16 @@ class MultiBatchClonePass(GraphPass):
         index (CreateIndexNode)."""
         shape = graph.add_node(OpDesc(SHAPE_DATA_NODE, "Data", 0, 1, {
             ATTR_NAME_INDEX: n_data, IS_SHAPE_DATA: True, ATTR_INSERT_BY_MBATCH: True}))
-        desc = shape.op_desc.output_descs[0]
-        desc.shape, desc.dtype = GeShape((len(gears[0]),)), DataType.DT_INT32
+        shape.op_desc.update_output_desc(0, replace(shape.op_desc.output_descs[0],
+                                                    shape=GeShape((len(gears[0]),)),
+                                                    dtype=DataType.DT_INT32))
         shape.op_desc.output_names[0] = SHAPE_DATA_NODE
         table = GeTensor(np.array(gears, np.int32).reshape(-1))
         const = graph.add_node(OpDesc(CONST_NODE, "Const", 0, 1, {ATTR_NAME_WEIGHTS: table}))
-        const.op_desc.output_descs[0] = table.desc.copy()
+        const.op_desc.update_output_desc(0, table.desc.copy())
         index = graph.add_node(OpDesc(MAP_INDEX_NODE, "MapIndex", 2, 1))
-        index.op_desc.output_descs[0].shape = GeShape(())
-        index.op_desc.output_descs[0].dtype = DataType.DT_INT32
+        index.op_desc.update_output_desc(0, replace(index.op_desc.output_descs[0],
+                                                    shape=GeShape(()), dtype=DataType.DT_INT32))
         GraphUtils.add_edge(shape.out_data_anchor(0), index.in_data_anchor(0))
         GraphUtils.add_edge(const.out_data_anchor(0), index.in_data_anchor(1))
         GraphUtils.add_edge(index.out_data_anchor(0), case.in_data_anchor(0))
@@ -248,7 +251,7 @@ class MultiBatchClonePass(GraphPass):
             f"{desc.format.name[len('FORMAT_'):]}:{desc.dtype.name}:{op.name}:"
             f"{math.prod(s) * desc.dtype.to_numpy().itemsize}:{len(s)}:{','.join(map(str, s))}"
             for s in shapes])
-        desc.shape = GeShape(shapes[largest])
+        op.update_output_desc(0, replace(desc, shape=GeShape(shapes[largest])))
 
 
 def _fill(origin: Dims, values: Dims) -> Dims:

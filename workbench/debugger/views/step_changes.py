@@ -1,7 +1,8 @@
 """What the last command changed in the graph, from the IR's trace events: each node's cells
-old -> new (stream id, engine, memory offsets, output descs), the nodes added and removed, the
-nodes whose anchors were relinked. How a user watches a pass change the graph. After a command
-that re-executed the target (goto, reverse-step) they are the re-run's events, not a change."""
+old -> new (stream id, engine, memory offsets, input and output descs), the nodes added and
+removed, the nodes whose anchors were relinked. How a user watches a pass change the graph.
+After a command that re-executed the target (goto, reverse-step) they are the re-run's events,
+not a change."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class ChangeRecorder(RunRecorder):
             if column is not None:
                 self._cell(e.node, column, attr_cell(column, e.old), attr_cell(column, e.new))
         elif isinstance(e, DescUpdated):
-            self._cell(e.node, f"output {e.output}", e.old, e.new)
+            self._cell(e.node, f"{e.io} {e.index}", e.old, e.new)
         elif isinstance(e, NodeAdded):
             if ch.removed.pop(e.node, False) is None:   # back under its name: it moved
                 ch.relinked[e.node] = None
