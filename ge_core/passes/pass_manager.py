@@ -59,13 +59,18 @@ class PassManager:
         record is then ``history[-1]``), and a "position" step where a copy of the manager
         (with the graph) may be resumed by calling ``iter_run`` on the copy."""
         first, first_graph = self.at
-        for i in range(first, len(self.passes)):
-            name, graph_pass = self.passes[i]
-            subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph else graph.subgraphs
-            graphs = [graph] + subgraphs
-            for j in range(first_graph if i == first else 0, len(graphs)):
-                self.at = (i, j)
-                yield from self._iter_one(name, graph_pass, graphs[j], node_steps)
+        try:
+            for i in range(first, len(self.passes)):
+                name, graph_pass = self.passes[i]
+                subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph \
+                    else graph.subgraphs
+                graphs = [graph] + subgraphs
+                for j in range(first_graph if i == first else 0, len(graphs)):
+                    self.at = (i, j)
+                    yield from self._iter_one(name, graph_pass, graphs[j], node_steps)
+        except Exception:   # a pass failed: the next run starts afresh, not inside that pass
+            self.at, self.before, self.current = (0, 0), None, None
+            raise
         self.at = (0, 0)   # a manager may run again, on another graph
 
     def _iter_one(self, name: str, graph_pass: GraphPass, graph: ComputeGraph,

@@ -218,3 +218,32 @@ def test_a_stepped_walk_is_heard_from_the_pass_a_driver_subscribed_at():
         pass
     assert [(e.node, e.pass_name) for e in seen if isinstance(e, NodeVisited)] == [
         ("a", "Log"), ("b", "Log"), ("b", "Log")]
+
+
+def test_a_manager_whose_pass_failed_runs_again_from_its_first_pass():
+    """A pass that raises leaves no place to resume from: the manager's next run (on another
+    graph) begins each pass afresh, from the first."""
+    class Fails(GraphPass):
+        name = "Fails"
+
+        def run(self, graph):
+            if graph.name == "bad":
+                raise RuntimeError("broken")
+            return False
+
+    log: list[str] = []
+    pm = PassManager("OptimizeOriginalGraph")
+    pm.add_pass("Log", NodePassGroup("Log", [Log(log)])).add_pass("Fails", Fails())
+    bad = graph("a>b")
+    bad.name = "bad"
+    with pytest.raises(RuntimeError, match="broken"):
+        pm.run(bad)
+    log.clear()
+    bus = TraceBus()
+    rec = TraceRecorder()
+    bus.subscribe(rec)
+    assert pm.run(graph("x>y", bus=bus)) is False
+    assert log == ["x", "y"]   # the first pass ran again
+    assert [(type(e).__name__, e.pass_name) for e in rec.events
+            if isinstance(e, (PassBegin, PassEnd))] == [
+        ("PassBegin", "Log"), ("PassEnd", "Log"), ("PassBegin", "Fails"), ("PassEnd", "Fails")]
