@@ -85,6 +85,8 @@ class EditCounts:
 
     @property
     def any(self) -> bool:
+        """Whether anything was edited: a desc updated too, so a pass that only fills in
+        descs (InferShape on the nodes a pass made) has changed the graph, and says so."""
         return bool(self.nodes_added or self.nodes_removed or self.edges_linked
                     or self.edges_unlinked or self.attrs_set or self.descs_updated)
 

@@ -45,6 +45,15 @@ class AttrSet(TraceEvent):
     new: str
 
 
+@dataclass(frozen=True, slots=True)
+class TypeSet(TraceEvent):
+    """A node in a graph became another op type in place (OpDesc.set_type, GE's
+    OpDescUtilsEx::SetType): a Merge made a StreamMerge."""
+    node: str
+    old: str
+    new: str
+
+
 @hot_event
 @dataclass(frozen=True, slots=True)
 class DescUpdated(TraceEvent):

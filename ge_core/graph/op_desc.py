@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.attr_names import GE_ANNOTATIONS
-from ge_core.graph.events import AttrSet, DescUpdated, short_repr
+from ge_core.graph.events import AttrSet, DescUpdated, TypeSet, short_repr
 from ge_core.graph.ge_tensor import GeTensorDesc
 
 if TYPE_CHECKING:
@@ -80,6 +80,22 @@ class OpDesc:
         if key in self._attrs:
             self.set_attr(key, None)
             del self._attrs[key]
+
+    def set_type(self, type: str) -> None:
+        """GE's OpDescUtilsEx::SetType: the op is of ``type`` from now. For an op in a graph,
+        an edit as set_attr's is (the graph's op type counts move) and a trace event."""
+        old, self.type = self.type, type
+        if self.node is None or old == type:
+            return
+        edits = self.node.graph.edits
+        edits.attrs_set += 1
+        edits.types[old] -= 1
+        edits.types[type] += 1
+        if edits.touched is not None:
+            edits.note(self.node, "type")
+        bus = self.node.graph.bus
+        if bus.observed:
+            bus.emit(TypeSet, self.name, old, type)
 
     def update_input_desc(self, idx: int, desc: GeTensorDesc) -> None:
         """GE's OpDesc::UpdateInputDesc: input ``idx`` is ``desc`` from now (kept, not copied).

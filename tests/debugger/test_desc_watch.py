@@ -38,8 +38,9 @@ def test_a_desc_watch_stops_where_infer_shape_replaces_the_desc(session):
 
 
 def test_a_desc_watch_needs_an_index(session):
-    (out,) = session.execute("watch node reshape output first")
-    assert out == Error("watch node NAME output I: I is the output's index, a number, not "
-                        "'first'")
+    for word in ("first", "-1", "1_0"):   # none an index a DescUpdated can have
+        (out,) = session.execute(f"watch node reshape output {word}")
+        assert out == Error("watch node NAME output I: I is the output's index, 0 or more, "
+                            f"not {word!r}")
     (out,) = session.execute("watch node reshape output 7")
     assert out == Printed("watch 2: node reshape output 7 = <no output 7>")

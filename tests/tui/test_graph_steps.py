@@ -165,3 +165,17 @@ async def test_a_step_that_only_changes_descs_remakes_the_opened_anchors_with_ol
         assert table.marks["fold_and_infer/add_ones#in 0"] == {5: "f32[?,?]"}
         assert table.line("fold_and_infer/reshape#out 0").cells[5].startswith("f32[2,12]")
         assert table.marks["fold_and_infer/reshape"] == {5: "f32[?,?]"}
+
+
+async def test_a_node_made_another_type_in_place_shows_its_new_type():
+    """MergeToStreamMergePass makes the Merge a StreamMerge in place (GE's SetType) and links
+    control edges to it: its kept row must not keep saying Merge."""
+    app = make_app("sample_models/switch_merge.onnx")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break pass MergeToStreamMergePass", "continue", "delete all")
+        await run(pilot, "finish")
+        assert app.views.step_changes().changed()["merge"]["type"] == ("Merge", "StreamMerge")
+        _assert_as_from_nothing(app, 0)
+        row = app.pane("graph").table.line("switch_merge/merge")
+        assert row.cells[1] == "StreamMerge"

@@ -114,11 +114,10 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                 else UNSET
     elif len(words) == 3 and words[1] in ("input", "output"):
         name, io = words[0], words[1]
-        try:
-            index = int(words[2])
-        except ValueError:
-            raise WatchError(f"watch node NAME {io} I: I is the {io}'s index, a number, not "
-                             f"{words[2]!r}") from None
+        if not (words[2].isascii() and words[2].isdecimal()):   # int() takes -1, 1_0, +0
+            raise WatchError(f"watch node NAME {io} I: I is the {io}'s index, 0 or more, not "
+                             f"{words[2]!r}")
+        index = int(words[2])
         listens = [Listen(DescUpdated.__name__, keys.node, name,
                           lambda e, t: e.index == index and e.io == io)]
 

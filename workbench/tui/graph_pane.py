@@ -190,7 +190,9 @@ class GraphPane(Pane):
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
             return text + hint
-        cells = sum(len(c) for c in changes.changed().values())
+        # the rows' cells: an input desc is on its anchor's line only
+        cells = sum(not column.startswith("input") for c in changes.changed().values()
+                    for column in c)
         parts = [f"{cells} cells changed"] if cells else []
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were

@@ -18,7 +18,7 @@ class MergeToStreamMergePass(GraphPass):
     def run(self, graph: ComputeGraph) -> bool:
         merges = [n for n in graph if n.type == "Merge"]
         for merge in merges:
-            merge.op_desc.type = STREAM_MERGE
+            merge.op_desc.set_type(STREAM_MERGE)
             for anchor in merge.in_data_anchors:
                 if anchor.peer is None:
                     continue

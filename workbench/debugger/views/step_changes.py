@@ -1,6 +1,6 @@
 """What the last command changed in the graph, from the IR's trace events: each node's cells
-old -> new (stream id, engine, memory offsets, input and output descs), the nodes added and
-removed, the nodes whose anchors were relinked. How a user watches a pass change the graph.
+old -> new (op type, stream id, engine, memory offsets, input and output descs), the nodes
+added and removed, the nodes whose anchors were relinked. How a user watches a pass change the graph.
 After a command that re-executed the target (goto, reverse-step) they are the re-run's events,
 not a change."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated, NodeAdded,
-                                  NodeRemoved)
+                                  NodeRemoved, TypeSet)
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
 from workbench.debugger.views.run_recorder import RunRecorder
@@ -40,7 +40,7 @@ class StepChanges:
 
 
 class ChangeRecorder(RunRecorder):
-    KINDS = tuple(k.__name__ for k in (AttrSet, DescUpdated, NodeAdded, NodeRemoved,
+    KINDS = tuple(k.__name__ for k in (AttrSet, DescUpdated, TypeSet, NodeAdded, NodeRemoved,
                                        AnchorLinked, AnchorUnlinked))
 
     def __init__(self) -> None:
@@ -58,6 +58,8 @@ class ChangeRecorder(RunRecorder):
                 self._cell(e.node, column, attr_cell(column, e.old), attr_cell(column, e.new))
         elif isinstance(e, DescUpdated):
             self._cell(e.node, f"{e.io} {e.index}", e.old, e.new)
+        elif isinstance(e, TypeSet):
+            self._cell(e.node, "type", e.old, e.new)
         elif isinstance(e, NodeAdded):
             if ch.removed.pop(e.node, False) is None:   # back under its name: it moved
                 ch.relinked[e.node] = None
