@@ -193,7 +193,7 @@ class GraphPane(Pane):
         # the rows' cells: an input desc is on its anchor's line only
         cells = sum(not column.startswith("input") for c in changes.changed().values()
                     for column in c)
-        parts = [f"{cells} cells changed"] if cells else []
+        parts = [f"{counted(cells, 'cell')} changed"] if cells else []
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were
             # never removed one by one
