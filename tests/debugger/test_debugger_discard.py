@@ -84,3 +84,29 @@ def test_repeated_reverse_steps_leave_no_frozen_garbage_to_collect(monkeypatch):
     finally:
         d.close()
         gc.unfreeze()
+
+
+def test_going_back_keeps_the_collector_paused_when_the_run_it_closes_resumes_it(monkeypatch):
+    # a forward run's worker pauses the collector itself, lifting the pause while parked; as
+    # it unwinds (closed by reverse-continue, inside the face's pause) it resumes it
+    d = debugger(TINY, gap=20)
+    seen = []
+    try:
+        _inside_compile(d)
+        d.add_breakpoint(["pass", d.run.tracker.pass_name or d.run.tracker.last_pass[0]])
+        real = collector.Reexecution.keep
+
+        def keep(pause, run):
+            seen.append(gc.isenabled())
+            real(pause, run)
+        monkeypatch.setattr(collector.Reexecution, "keep", keep)
+        discard = type(d.run).discard
+
+        def checked(run):
+            discard(run)
+            seen.append(gc.isenabled())
+        monkeypatch.setattr(type(d.run), "discard", checked)
+        stopped(d.reverse_continue())
+        assert seen and not any(seen) and gc.isenabled()
+    finally:
+        d.close()

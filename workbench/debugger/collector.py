@@ -83,8 +83,12 @@ def re_executing() -> Iterator[Reexecution]:
     outer pause's. At the end of the outermost, what the re-runs made and the run ``keep``
     named still holds is frozen (see above)."""
     global _pause
-    if _pause is not None or not gc.isenabled():   # inside ours, or another's pause
-        yield _pause if _pause is not None else Reexecution(owned=False)
+    if _pause is not None:   # inside ours: a run closed meanwhile may have resumed it
+        gc.disable()   # (a worker's own pause ends as it unwinds: gc_pause.collector_paused)
+        yield _pause
+        return
+    if not gc.isenabled():   # inside another's pause
+        yield Reexecution(owned=False)
         return
     pause = _pause = Reexecution(owned=True)
     gc.disable()
@@ -118,6 +122,9 @@ def dropped(run: Any) -> None:
     off the frozen count, up to what its re-run froze (see above). Inside ``re_executing``,
     after the re-run, the young count is high enough to show every free."""
     global _frozen
+    run.close()   # first: its worker's own pause ends as it unwinds, and may resume the
+    if _pause is not None:   # collector, which the face's pause holds off
+        gc.disable()
     with collector_paused():
         before = gc.get_count()[0]
         run.discard()
