@@ -6,7 +6,8 @@ import weakref
 
 import pytest
 
-from tests.debugger.debugger_testing import TINY, debugger, stopped
+from debugger_testing import TINY, debugger, stopped
+from ge_core.graph import dump_graph
 from workbench.debugger import collector
 
 
@@ -17,6 +18,10 @@ def collector_off():
     gc.disable()
     yield
     gc.enable()
+
+
+def graph_text(d) -> str:
+    return "".join(dump_graph(g) for g in d.state.graphs())
 
 
 def _inside_compile(d) -> None:
@@ -108,5 +113,24 @@ def test_going_back_keeps_the_collector_paused_when_the_run_it_closes_resumes_it
         monkeypatch.setattr(type(d.run), "discard", checked)
         stopped(d.reverse_continue())
         assert seen and not any(seen) and gc.isenabled()
+    finally:
+        d.close()
+
+
+@pytest.mark.parametrize("slack", [collector.FROZEN_SLACK, -10**9])
+def test_each_landing_is_the_forward_runs_state_however_often_the_frozen_are_collected(
+        monkeypatch, slack):
+    # -10**9: every landing thaws and collects what died frozen before freezing its run
+    monkeypatch.setattr(collector, "FROZEN_SLACK", slack)
+    d = debugger(TINY, trace_hash=True, gap=20)
+    try:
+        d.step("event")
+        forward = {}
+        for _ in range(40):
+            s = stopped(d.step("event", 7))
+            forward[s.tick] = (d.run.trace_hash(), graph_text(d))
+        for tick in sorted(forward, reverse=True)[1:]:   # each step back discards the last
+            stopped(d.reverse_step("event", d.tick - tick))
+            assert d.tick == tick and (d.run.trace_hash(), graph_text(d)) == forward[tick]
     finally:
         d.close()
