@@ -81,26 +81,22 @@ _pause: Reexecution | None = None   # the face's pause under way (nested ones sh
 def re_executing() -> Iterator[Reexecution]:
     """Around a wait for a re-execution to reach its tick, the collector paused; nested, the
     outer pause's. At the end of the outermost, what the re-runs made and the run ``keep``
-    named still holds is frozen (see above)."""
+    named still holds is frozen (see above), if the collector ran as it began (else another
+    pause is in force, the app's or a test's, and nothing is frozen)."""
     global _pause
-    if _pause is not None:   # inside ours: a run closed meanwhile may have resumed it
-        gc.disable()   # (a worker's own pause ends as it unwinds: gc_pause.collector_paused)
+    if _pause is not None:
         yield _pause
         return
-    if not gc.isenabled():   # inside another's pause
-        yield Reexecution(owned=False)
-        return
-    pause = _pause = Reexecution(owned=True)
-    gc.disable()
+    pause = _pause = Reexecution(owned=gc.isenabled())
     try:
-        yield pause
+        with collector_paused():
+            try:
+                yield pause
+            finally:
+                if pause.kept is not None:
+                    _freeze_kept(pause)
     finally:
         _pause = None
-        try:
-            if pause.kept is not None:
-                _freeze_kept(pause)
-        finally:
-            gc.enable()
 
 
 def _freeze_kept(pause: Reexecution) -> None:
@@ -122,10 +118,8 @@ def dropped(run: Any) -> None:
     off the frozen count, up to what its re-run froze (see above). Inside ``re_executing``,
     after the re-run, the young count is high enough to show every free."""
     global _frozen
-    run.close()   # first: its worker's own pause ends as it unwinds, and may resume the
-    if _pause is not None:   # collector, which the face's pause holds off
-        gc.disable()
-    with collector_paused():
+    with collector_paused():   # its worker, unwinding, ends its own pause: not this one
+        run.close()
         before = gc.get_count()[0]
         run.discard()
         freed = max(0, before - gc.get_count()[0])

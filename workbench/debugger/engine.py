@@ -194,16 +194,18 @@ class Debugger:
         if not self.run.finished and tick > self.tick:
             outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
         else:
-            # the run going back replaces is discarded once the re-run is parked, inside the
-            # pause: its frees show in the collector's count then (collector.py, dropped)
+            # the run going back replaces is closed and discarded once the re-run is parked,
+            # inside the pause: its frees show in the collector's count then, and its worker
+            # unwinding never resumes the collector (collector.py, dropped)
             old = self.run
-            old.close()
             self.run = self._new_run(tick)
             with re_executing() as pause:
-                outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False,
-                                        show_output=False)
-                pause.keep(self.run)
-                dropped(old)
+                try:
+                    outcomes = self._resume(tick_target=tick, target_reason=reason,
+                                            stops=False, show_output=False)
+                    pause.keep(self.run)
+                finally:
+                    dropped(old)
         self._sync_watches()
         return outcomes
 
