@@ -194,12 +194,13 @@ class Debugger:
         if not self.run.finished and tick > self.tick:
             outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
         else:
-            # the run going back replaces is closed and discarded once the re-run is parked,
-            # inside the pause: its frees show in the collector's count then, and its worker
-            # unwinding never resumes the collector (collector.py, dropped)
+            # the run going back replaces is closed inside the pause (its worker unwinding
+            # never resumes the collector: collector.py) and discarded once the re-run is
+            # parked: its frees show in the collector's count then
             old = self.run
-            self.run = self._new_run(tick)
             with re_executing() as pause:
+                old.close()   # its worker gone before the re-run starts, as before
+                self.run = self._new_run(tick)
                 try:
                     outcomes = self._resume(tick_target=tick, target_reason=reason,
                                             stops=False, show_output=False)
