@@ -18,7 +18,9 @@ said on stderr.
 `--json` prints one object with keys gate_overhead_0bp, gate_overhead_10bp, reverse_step_ms,
 reverse_step_p95_ms, reverse_continue_ms, reverse_continue_p95_ms (each {"1k", "10k", "100k",
 "1M"}), reverse_step_cpu_ms and reverse_continue_cpu_ms (p50 of the process's CPU time: one
-thread runs at a time, so on a loaded machine it is what the wall time is on a quiet one),
+thread runs at a time, so on a loaded machine it is what the wall time is on a quiet one) and
+their p95s, reverse_step_cpu_p95_ms and reverse_continue_cpu_p95_ms (a step now and then that
+also pays for a collection of what earlier ones left shows there, with --repeat 8 or more),
 checkpoints (how many the debugger held at each) and checkpoint_mib (the memory they
 held: every object reachable from them but code, counted once, numpy buffers included).
 `--smoke` measures a 200-node synthetic model once, going back from tick 1k only, in seconds
@@ -221,6 +223,9 @@ def main() -> int:
               "reverse_continue_p95_ms": each(lambda v: percentile(v.continue_ms, 0.95)),
               "reverse_step_cpu_ms": each(lambda v: percentile(v.step_cpu_ms, 0.5)),
               "reverse_continue_cpu_ms": each(lambda v: percentile(v.continue_cpu_ms, 0.5)),
+              "reverse_step_cpu_p95_ms": each(lambda v: percentile(v.step_cpu_ms, 0.95)),
+              "reverse_continue_cpu_p95_ms": each(lambda v: percentile(v.continue_cpu_ms,
+                                                                        0.95)),
               "checkpoints": each(lambda v: v.checkpoints),
               "checkpoint_mib": each(lambda v: round(v.mib, 1))}
     if args.json:

@@ -4,14 +4,21 @@ checkpoint copies.
 A re-run rebuilds a compile's graph: hundreds of thousands of objects in reference cycles, all
 live. With the collector running, its full passes rescan every live object (the run's graph and
 every checkpoint's copy) again and again: at tick 100k of a 5k-node compile they took 80-90% of
-a reverse-step. So while the face waits for a re-run to reach its tick the collector is paused.
-Unlike a forward run's pause, which lifts while its worker is parked (npu_emu/base/gc_pause.py),
-this one needs no lifting: nothing runs on the face's thread meanwhile, and it ends as soon as
-the worker parks.
+a reverse-step. So while the face waits for a re-run to reach its tick the collector is paused
+(``re_executing``). Unlike a forward run's pause, which lifts while its worker is parked
+(npu_emu/base/gc_pause.py), this one needs no lifting: nothing runs on the face's thread
+meanwhile, and it ends as soon as the worker parks.
 
-Freezing what a re-run made (``gc.freeze``), so the collector never scans it again, was tried
-and measured no faster: what closed runs leave is frozen too, and the full collections needed to
-keep memory bounded cost as much as the scans saved.
+What the re-run made and the run it lands on keeps (its restored copy, its graphs) is then
+frozen, as a copy is (below): resumed, the collector's first young collection scanned all of it
+(50-130 ms at tick 100k of a 5k-node compile, a third of a reverse-step), and a later one of the
+middle generation the graphs of the runs closed since (0.9 s every sixth step). That is safe
+because the run going back replaces is discarded (``dropped``: its graphs' cycles broken, so
+reference counting frees them, frozen or not) rather than left to the collector. The objects a
+discard frees, counted as the collector's young count falls (it counts allocations less frees
+while paused), are taken off the frozen count, up to what that run's re-run froze; what a
+discard leaves (a closed world's own cycles: ~130 objects inside a compile, a loaded model's
+tasks after it) stays counted, so it is collected with the rest (below).
 
 A checkpoint's copy is another matter: made once, never changed, kept for the session, and as
 large as the run's graph. Collected normally, each copy is scanned by a young collection as soon
@@ -38,8 +45,8 @@ from __future__ import annotations
 
 import gc
 import sys
-from contextlib import AbstractContextManager
-from typing import Callable, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, TypeVar
 
 from npu_emu.base.gc_pause import collector_paused
 
@@ -50,9 +57,73 @@ _held = 0   # objects in the live checkpoint copies, every debugger in the proce
 _frozen = 0   # objects this module froze since it last thawed (see above)
 
 
-def re_executing() -> AbstractContextManager[None]:
-    """Around a wait for a re-execution to reach its tick."""
-    return collector_paused()
+class Reexecution:
+    """The face's pause around re-executions (``re_executing``): the run it lands on, to
+    freeze at its end."""
+
+    def __init__(self, owned: bool) -> None:
+        self.owned = owned   # this pause stopped the collector: its end freezes
+        self.start = gc.get_count()[0]   # young objects as it began
+        self.kept: Any = None
+
+    def keep(self, run: Any) -> None:
+        """``run`` (a Run) is where the face lands: what it holds is frozen as the pause ends.
+        Called before the run it replaces is dropped: what the re-runs made is counted now."""
+        if self.owned:   # else nothing is frozen at the end: nothing to take off later
+            self.kept = run
+            run.frozen = max(0, gc.get_count()[0] - self.start)   # allocations less frees
+
+
+_pause: Reexecution | None = None   # the face's pause under way (nested ones share it)
+
+
+@contextmanager
+def re_executing() -> Iterator[Reexecution]:
+    """Around a wait for a re-execution to reach its tick, the collector paused; nested, the
+    outer pause's. At the end of the outermost, what the re-runs made and the run ``keep``
+    named still holds is frozen (see above), if the collector ran as it began (else another
+    pause is in force, the app's or a test's, and nothing is frozen)."""
+    global _pause
+    if _pause is not None:
+        yield _pause
+        return
+    pause = _pause = Reexecution(owned=gc.isenabled())
+    try:
+        with collector_paused():
+            try:
+                yield pause
+            finally:
+                if pause.kept is not None:
+                    _freeze_kept(pause)
+    finally:
+        _pause = None
+
+
+def _freeze_kept(pause: Reexecution) -> None:
+    global _frozen
+    if _frozen > 2 * _held + FROZEN_SLACK:   # what died frozen outgrew what copies hold
+        gc.unfreeze()
+        gc.collect()
+        _frozen = 0
+    # what the freeze moves, by the young count: what the re-runs made (allocations less
+    # frees) and what was young as the pause began. Not listed (gc.get_objects: 20 ms a step
+    # at tick 100k of a 5k-node compile); what older generations hold besides (the forward
+    # run's objects since the last copy) is not counted: live, or freed by the discard
+    _frozen += pause.kept.frozen + pause.start
+    gc.freeze()
+
+
+def dropped(run: Any) -> None:
+    """Discard ``run`` (a Run the face no longer shows: Run.discard) and take what that freed
+    off the frozen count, up to what its re-run froze (see above). Inside ``re_executing``,
+    after the re-run, the young count is high enough to show every free."""
+    global _frozen
+    with collector_paused():   # its worker, unwinding, ends its own pause: not this one
+        run.close()
+        before = gc.get_count()[0]
+        run.discard()
+        freed = max(0, before - gc.get_count()[0])
+    _frozen = max(0, _frozen - min(freed, run.frozen))
 
 
 def frozen_copy(make: Callable[[], T], sized: bool = False) -> tuple[T, int, int]:

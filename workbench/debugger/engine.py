@@ -19,7 +19,7 @@ from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
 from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
-from workbench.debugger.collector import re_executing
+from workbench.debugger.collector import dropped, re_executing
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import (EVERY_EVENT, GRANULARITIES, UnitTest,
                                             recording)
@@ -79,14 +79,14 @@ class Debugger:
         self.run.gate.interrupt()
 
     def restart(self) -> list[Outcome]:
-        self.run.close()
+        dropped(self.run)
         self.run = self._new_run()
         self._sync_watches()
         return [Printed("restarted: not started (tick 0)")]
 
     def retarget(self, target: Target) -> None:
         """A new target or new settings: a fresh start, keeping breakpoints and watches."""
-        self.run.close()
+        dropped(self.run)
         self.target = target
         self.granularity = target.granularity
         self.history = History()
@@ -194,11 +194,19 @@ class Debugger:
         if not self.run.finished and tick > self.tick:
             outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
         else:
-            self.run.close()
-            self.run = self._new_run(tick)
-            with re_executing():
-                outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False,
-                                        show_output=False)
+            # the run going back replaces is closed inside the pause (its worker unwinding
+            # never resumes the collector: collector.py) and discarded once the re-run is
+            # parked: its frees show in the collector's count then
+            old = self.run
+            with re_executing() as pause:
+                old.close()   # its worker gone before the re-run starts, as before
+                self.run = self._new_run(tick)
+                try:
+                    outcomes = self._resume(tick_target=tick, target_reason=reason,
+                                            stops=False, show_output=False)
+                    pause.keep(self.run)
+                finally:
+                    dropped(old)
         self._sync_watches()
         return outcomes
 
@@ -215,7 +223,7 @@ class Debugger:
     def reverse_continue(self) -> list[Outcome]:
         # One pause over every stretch's re-run and the last one to the hit: between stretches
         # the collector would rescan what each left (a closed run's graph) for nothing.
-        with re_executing():
+        with re_executing() as pause:
             found = self._last_hit_before(self.tick)
             if found is None:
                 return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
@@ -224,7 +232,8 @@ class Debugger:
                                 bp.id)
             if parked is None:
                 return self.goto(tick, reason)
-            self.run.close()   # the scan stopped on the hit itself: it is where we land
+            pause.keep(parked)
+            dropped(self.run)   # the scan stopped on the hit itself: it is where we land
             self.run = parked
             parked.take_output()   # as goto's re-run: what the program printed was shown
             self.frame = 0
@@ -255,9 +264,9 @@ class Debugger:
                 hit, bp = hits[-1]
                 if hit == scan.tick:
                     return hit, bp, scan
-                scan.close()
+                dropped(scan)
                 return hit, bp, None
-            scan.close()
+            dropped(scan)
             if start is None:
                 return None
             last = start.tick
@@ -294,7 +303,7 @@ class Debugger:
             with re_executing():
                 _run_until(scan, self._table(scan, stops=False, extra=note, record=True), last)
         except BaseException:
-            scan.close()
+            scan.discard()
             raise
         return [(t, bp) for t, bp in hits if t <= last], scan
 
@@ -311,11 +320,12 @@ class Debugger:
             with re_executing():
                 _run_until(replay, self._table(replay, stops=False), target)
         finally:
-            replay.close()
+            replay.discard()
 
     @contextmanager
     def state_at(self, tick: int) -> Iterator[Run]:
-        """A run parked at ``tick`` to look at (the current one, or a re-run closed after)."""
+        """A run parked at ``tick`` to look at (the current one, or a re-run discarded after:
+        what the caller reads of its state, it reads inside the block)."""
         if tick == self.tick and self.run.started:
             yield self.run
             return
@@ -325,7 +335,7 @@ class Debugger:
                 _run_until(side, self._table(side, stops=False), tick)
             yield side
         finally:
-            side.close()
+            side.discard()
 
     # -- a host program's frames ---------------------------------------------------------------
     def host_frames(self) -> list[FrameType]:

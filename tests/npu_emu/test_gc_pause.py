@@ -1,0 +1,73 @@
+"""Pauses of the cyclic collector are counted process-wide (npu_emu/base/gc_pause.py): it runs
+again when the last pause in force ends, or while every one in force is a parked thread's."""
+import gc
+import threading
+
+import pytest
+
+from npu_emu.base import gc_pause
+from npu_emu.base.gc_pause import collector_paused
+
+
+@pytest.fixture
+def running():
+    assert gc.isenabled()
+    yield
+    assert gc.isenabled()
+
+
+def _in_thread(body) -> None:
+    t = threading.Thread(target=body)
+    t.start()
+    t.join()
+
+
+def test_a_pause_that_ends_under_another_threads_pause_leaves_the_collector_off(running):
+    seen = []
+    worker_in, face_in, worker_out = threading.Event(), threading.Event(), threading.Event()
+
+    def worker():
+        with collector_paused():
+            worker_in.set()
+            face_in.wait()
+        seen.append(gc.isenabled())   # the face's pause holds on
+        worker_out.set()
+    t = threading.Thread(target=worker)
+    t.start()
+    worker_in.wait()
+    with collector_paused():
+        face_in.set()
+        worker_out.wait()
+        t.join()
+        seen.append(gc.isenabled())
+    assert seen == [False, False]
+
+
+def test_a_parked_threads_lifted_pause_lets_the_collector_run_unless_another_pause_holds(running):
+    seen = []
+
+    def parked(other_pause: bool):
+        def body():
+            with collector_paused(liftable=True):
+                if other_pause:
+                    with collector_paused():   # a non-liftable pause of the same thread
+                        with gc_pause.lifted():
+                            seen.append(gc.isenabled())
+                else:
+                    with gc_pause.lifted():
+                        seen.append(gc.isenabled())
+                seen.append(gc.isenabled())   # resumed: its pause in force again
+        return body
+    _in_thread(parked(False))
+    _in_thread(parked(True))
+    assert seen == [True, False, False, False]
+
+
+def test_a_pause_with_the_collector_turned_off_by_hand_leaves_it_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
