@@ -30,14 +30,26 @@ from typing import Iterator
 from npu_emu.base.trace import TraceBus
 
 
+class _Pauses:
+    """One thread's pauses in force: how many, how many a park may lift, how many it has."""
+    __slots__ = ("count", "liftable", "lifted", "abandoned")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.liftable = 0   # on a bus that may park the thread: lifted while it is parked
+        self.lifted = 0
+        self.abandoned = False   # no longer counted: its thread was given up on (abandon)
+
+
 class _Held(threading.local):
-    pauses = 0   # this thread's pauses on a bus that may park it: lifted while it is parked
+    mine: _Pauses | None = None   # this thread's, while it has any in force
 
 
 _held = _Held()
 _lock = threading.Lock()
 _in_force = 0   # pauses in force, every thread's
 _lifted = 0     # of them, those of parked threads
+_threads: dict[int, _Pauses] = {}   # thread ident -> its pauses, while it has any
 
 
 def gc_paused(bus: TraceBus) -> AbstractContextManager[None]:
@@ -52,41 +64,73 @@ def collector_paused(liftable: bool = False) -> Iterator[None]:
     global _in_force
     with _lock:
         if not _in_force and not gc.isenabled():   # off, and not by a pause: left alone
-            counted = False
+            mine = None
         else:
-            counted = True
+            mine = _held.mine
+            if mine is None or mine.abandoned:
+                mine = _held.mine = _threads[threading.get_ident()] = _Pauses()
+            mine.count += 1
+            mine.liftable += liftable
             _in_force += 1
-            _held.pauses += liftable
             gc.disable()
-    if not counted:
+    if mine is None:
         yield
         return
     try:
         yield
     finally:
         with _lock:
-            _in_force -= 1
-            _held.pauses -= liftable
-            if _in_force == _lifted:   # none left, or only parked threads' lifted ones
-                gc.enable()
+            if not mine.abandoned:   # an abandoned thread's pauses were taken off already
+                mine.count -= 1
+                mine.liftable -= liftable
+                if not mine.count:
+                    _held.mine = None
+                    del _threads[threading.get_ident()]
+                _in_force -= 1
+                _resume_if_free()
+
+
+def _resume_if_free() -> None:
+    if _in_force == _lifted:   # none left, or only parked threads' lifted ones
+        gc.enable()
+
+
+def abandon(thread: threading.Thread) -> None:
+    """Stop counting the pauses of ``thread``, given up on while it may hold some (a target
+    stuck in a sleep or a C loop that its debugger stopped waiting for): else the collector
+    would stay off for the rest of the process. Its pauses' late ends change nothing."""
+    global _in_force, _lifted
+    with _lock:
+        mine = _threads.pop(thread.ident, None)
+        if mine is None:
+            return
+        mine.abandoned = True
+        _in_force -= mine.count
+        _lifted -= mine.lifted
+        _resume_if_free()
 
 
 def lifted() -> AbstractContextManager[None]:
     """For a thread about to park: the collector runs while it waits, if its pauses are all
     that stop it (another thread's pause holds on)."""
-    return _lift(_held.pauses) if _held.pauses else nullcontext()
+    mine = _held.mine
+    return _lift(mine) if mine is not None and mine.liftable and not mine.abandoned \
+        else nullcontext()
 
 
 @contextmanager
-def _lift(pauses: int) -> Iterator[None]:
+def _lift(mine: _Pauses) -> Iterator[None]:
     global _lifted
     with _lock:
+        pauses = 0 if mine.abandoned else mine.liftable   # (abandoned since lifted() looked)
+        mine.lifted += pauses
         _lifted += pauses
-        if _in_force == _lifted:
-            gc.enable()
+        _resume_if_free()
     try:
         yield
     finally:
         with _lock:
-            _lifted -= pauses
-            gc.disable()   # this thread's pauses are in force again
+            if not mine.abandoned:
+                mine.lifted -= pauses
+                _lifted -= pauses
+                gc.disable()   # this thread's pauses are in force again

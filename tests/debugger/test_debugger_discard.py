@@ -45,6 +45,22 @@ def test_reverse_step_frees_the_replaced_runs_graphs_without_the_collector(colle
         d.close()
 
 
+def test_going_back_frees_the_replaced_runs_world_and_device_memory(collector_off):
+    """Past load the world holds the model's weights in device memory: a run's world, bus and
+    gate in a cycle with it would outlive it (frozen garbage, one world per step back)."""
+    d = debugger(TINY)
+    try:
+        d.step("event")
+        stopped(d.run_to_tick(900))   # executing: weights loaded
+        worlds = []
+        for _ in range(3):
+            worlds.append(weakref.ref(d.run.world))
+            stopped(d.reverse_step())
+        assert all(w() is None for w in worlds)
+    finally:
+        d.close()
+
+
 def test_reverse_continue_frees_its_scans_and_the_replaced_run(collector_off):
     d = debugger(TINY, gap=20)
     try:

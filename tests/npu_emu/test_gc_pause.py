@@ -71,3 +71,36 @@ def test_a_pause_with_the_collector_turned_off_by_hand_leaves_it_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_thread_given_up_on_inside_a_pause_no_longer_holds_the_collector(running):
+    """A target stuck in a sleep inside a pause, which its debugger stopped waiting for: the
+    collector runs again for everyone else, and the stuck pause's late end changes nothing."""
+    inside, release = threading.Event(), threading.Event()
+
+    def stuck():
+        with collector_paused():
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=stuck)
+    t.start()
+    inside.wait(10)
+    with collector_paused():
+        pass
+    assert not gc.isenabled()   # the stuck thread's pause still holds
+    gc_pause.abandon(t)
+    assert gc.isenabled()
+    with collector_paused():   # pauses count as before
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    release.set()
+    t.join()
+    assert gc.isenabled() and gc_pause._in_force == 0
+
+
+def test_a_pause_ended_by_an_exception_is_taken_off(running):
+    with pytest.raises(RuntimeError):
+        with collector_paused():
+            raise RuntimeError("x")
+    assert gc.isenabled() and gc_pause._in_force == 0

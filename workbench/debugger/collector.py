@@ -46,9 +46,12 @@ from __future__ import annotations
 import gc
 import sys
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 from npu_emu.base.gc_pause import collector_paused
+
+if TYPE_CHECKING:
+    from workbench.debugger.run import Run
 
 T = TypeVar("T")
 FROZEN_SLACK = 250_000   # objects frozen besides the copies before a full collection: the app's
@@ -64,9 +67,9 @@ class Reexecution:
     def __init__(self, owned: bool) -> None:
         self.owned = owned   # this pause stopped the collector: its end freezes
         self.start = gc.get_count()[0]   # young objects as it began
-        self.kept: Any = None
+        self.kept: Run | None = None
 
-    def keep(self, run: Any) -> None:
+    def keep(self, run: Run) -> None:
         """``run`` (a Run) is where the face lands: what it holds is frozen as the pause ends.
         Called before the run it replaces is dropped: what the re-runs made is counted now."""
         if self.owned:   # else nothing is frozen at the end: nothing to take off later
@@ -113,7 +116,7 @@ def _freeze_kept(pause: Reexecution) -> None:
     gc.freeze()
 
 
-def dropped(run: Any) -> None:
+def dropped(run: Run) -> None:
     """Discard ``run`` (a Run the face no longer shows: Run.discard) and take what that freed
     off the frozen count, up to what its re-run froze (see above). Inside ``re_executing``,
     after the re-run, the young count is high enough to show every free."""

@@ -233,8 +233,10 @@ class Debugger:
             if parked is None:
                 return self.goto(tick, reason)
             pause.keep(parked)
-            dropped(self.run)   # the scan stopped on the hit itself: it is where we land
-            self.run = parked
+            # the scan stopped on the hit itself: it is where we land (the swap first, as
+            # goto's: an interrupt in the drop leaves the landing run current)
+            old, self.run = self.run, parked
+            dropped(old)
             parked.take_output()   # as goto's re-run: what the program printed was shown
             self.frame = 0
             self._sync_watches()

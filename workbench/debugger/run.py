@@ -90,6 +90,12 @@ class Run:
         family = {id(m): m for g in state.graphs() for m in (g, *g.subgraphs)}
         for graph in family.values():
             graph.discard()
+        # the world's bus holds this run's observers, and the run its world (device memory
+        # with the model's weights): a cycle the collector would find only after a freeze
+        # had hidden it (debugger/collector.py)
+        bus = self.world.bus
+        for observer in (self._hash, self._to_program):
+            bus.unsubscribe(observer)
 
     def _main(self) -> None:
         bus = self.world.bus

@@ -128,6 +128,8 @@ class StepGate:
             self._worker_turn = True
             self._cond.notify_all()
         self._thread.join(CLOSE_WAIT_S)
+        if self._thread.is_alive():   # stuck, maybe inside a pause: the collector runs on
+            gc_pause.abandon(self._thread)
 
     # -- worker side ---------------------------------------------------------------------------
     def _work(self) -> None:
@@ -140,6 +142,7 @@ class StepGate:
             self.error = exc
         finally:
             self._bus.unsubscribe(self._gate)
+            self._target = None   # done with: a run holds its gate, whose target is the run's
             with self._cond:
                 self.finished = True
                 self._worker_turn = False
