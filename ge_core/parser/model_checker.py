@@ -243,7 +243,7 @@ class _Checker:
             if kind in _TENSOR_KINDS:
                 for k, tensor in enumerate(_tensors(attr)):
                     self.tensor(tensor, f"attribute {name!r} tensor {k}", label)
-        missing = sorted(n for n, a in schema.attributes.items() if a.required and n not in seen)
+        missing = [n for n in schema.required if n not in seen]
         if missing:
             raise self.fail(f"required attribute(s) {', '.join(missing)} missing",
                             label, node.op_type)
@@ -265,7 +265,7 @@ class _Checker:
         dtype = t.data_type
         if dtype not in _DTYPES or dtype == TensorProto.UNDEFINED:
             raise self.fail(f"{what} has element type {_dtype_name(dtype)}", node)
-        dims = list(t.dims)
+        dims = t.dims[:]
         if dims and min(dims) < 0:
             raise self.fail(f"{what} has a negative dim: {dims}", node)
         if t.data_location == TensorProto.EXTERNAL:
@@ -322,6 +322,7 @@ class _Schema(NamedTuple):
     min_output: int
     max_output: int
     attributes: dict[str, "_Attr"]
+    required: tuple[str, ...]   # the required attributes' names, sorted
 
 
 class _Attr(NamedTuple):
@@ -336,9 +337,10 @@ def _schema(op_type: str, opset: int) -> _Schema | None:
         schema = defs.get_schema(op_type, opset, "")
     except defs.SchemaError:
         return None
+    attributes = {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()}
     return _Schema(tuple(schema.inputs), tuple(schema.outputs), schema.min_input,
-                   schema.max_input, schema.min_output, schema.max_output,
-                   {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()})
+                   schema.max_input, schema.min_output, schema.max_output, attributes,
+                   tuple(sorted(n for n, a in attributes.items() if a.required)))
 
 
 @functools.lru_cache(maxsize=None)
