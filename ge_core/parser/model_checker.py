@@ -85,19 +85,25 @@ class _Checker:
         """``outer``: the values of the enclosing graphs, which a body may read. Returns the
         graph's nodes as read."""
         where = f"{where} {self.text(g.name, f'{where} name')!r}"
-        produced: dict[str, str] = {}
+        # Each value's maker as (kind, name), said only in an error: a name a reason is made for
+        # only when bad (a light model has thousands of values).
+        produced: dict[str, tuple[str, str]] = {}
         for value in g.input:
-            name = self.text(value.name, f"{where}: an input name")
+            name = value.name
+            if isinstance(name, bytes):
+                self.text(name, f"{where}: an input name")
             if name in produced:
                 raise self.fail(f"{where} has two inputs named {name!r}")
-            produced[name] = f"input {name!r} of {where}"
+            produced[name] = ("input", name)
             if root:
                 self.input_type(value, name)
         for tensor in g.initializer:
-            self.tensor(tensor, f"initializer {tensor.name!r}")
-            produced.setdefault(tensor.name, f"initializer {tensor.name!r}")
+            name = tensor.name
+            self.tensor(tensor, f"initializer {name!r}")
+            produced.setdefault(name, ("initializer", name))
         for value in (*g.value_info, *g.output):
-            self.text(value.name, f"{where}: a value name")
+            if isinstance(value.name, bytes):
+                self.text(value.name, f"{where}: a value name")
         nodes = [NodeFields.of(node) for node in g.node]
         labels = [self.label(node, i) for i, node in enumerate(nodes)]
         for node, label in zip(nodes, labels):
@@ -105,9 +111,11 @@ class _Checker:
                 if not value:   # an optional output the model does not use
                     continue
                 if value in produced:
-                    raise self.fail(f"value {value!r} is produced twice (first by "
-                                    f"{produced[value]})", label, node.op_type)
-                produced[value] = f"node {label!r}"
+                    kind, first = produced[value]
+                    raise self.fail(f"value {value!r} is produced twice (first by {kind} "
+                                    f"{first!r}{f' of {where}' if kind == 'input' else ''})",
+                                    label, node.op_type)
+                produced[value] = ("node", label)
         scope = outer | produced.keys()
         for node, label in zip(nodes, labels):
             self.node(node, label, scope)
@@ -129,7 +137,8 @@ class _Checker:
         """Kahn's sort over the nodes, a body's reads of this graph's values counted as its
         parent node's inputs; the nodes left over lie on or behind a cycle."""
         producer = {v: i for i, node in enumerate(nodes) for v in node.outputs if v}
-        preds = [sorted({producer[v] for v in _reads(node.inputs, node.attrs) if v in producer})
+        preds = [sorted({producer[v] for v in (_reads(node.inputs, node.attrs) if node.has_graph
+                                               else node.inputs) if v in producer})
                  for node in nodes]
         waiting = [len(p) for p in preds]
         succs: list[list[int]] = [[] for _ in nodes]
@@ -299,17 +308,14 @@ class NodeFields(NamedTuple):
     inputs: list[str | bytes]
     outputs: list[str | bytes]
     attrs: list[AttributeProto]
-
-    @property
-    def has_graph(self) -> bool:
-        """Whether an attribute holds a body (If's branches, Loop's body)."""
-        return any(a.type in _GRAPH_KINDS for a in self.attrs)
+    has_graph: bool   # an attribute holds a body (If's branches, Loop's body)
 
     @staticmethod
     def of(node: NodeProto) -> "NodeFields":
         # a slice of a repeated field is a list, made in half the time list() takes
+        attrs = node.attribute[:]
         return NodeFields(node.op_type, node.domain, node.name, node.input[:], node.output[:],
-                          node.attribute[:])
+                          attrs, bool(attrs) and any(a.type in _GRAPH_KINDS for a in attrs))
 
 
 class _Schema(NamedTuple):
