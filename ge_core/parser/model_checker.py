@@ -85,19 +85,25 @@ class _Checker:
         """``outer``: the values of the enclosing graphs, which a body may read. Returns the
         graph's nodes as read."""
         where = f"{where} {self.text(g.name, f'{where} name')!r}"
-        produced: dict[str, str] = {}
+        # Each value's maker as (kind, name), said only in an error: a name a reason is made for
+        # only when bad (a light model has thousands of values).
+        produced: dict[str, tuple[str, str]] = {}
         for value in g.input:
-            name = self.text(value.name, f"{where}: an input name")
+            name = value.name
+            if isinstance(name, bytes):
+                self.text(name, f"{where}: an input name")
             if name in produced:
                 raise self.fail(f"{where} has two inputs named {name!r}")
-            produced[name] = f"input {name!r} of {where}"
+            produced[name] = ("input", name)
             if root:
                 self.input_type(value, name)
         for tensor in g.initializer:
-            self.tensor(tensor, f"initializer {tensor.name!r}")
-            produced.setdefault(tensor.name, f"initializer {tensor.name!r}")
+            name = tensor.name
+            self.tensor(tensor, f"initializer {name!r}")
+            produced.setdefault(name, ("initializer", name))
         for value in (*g.value_info, *g.output):
-            self.text(value.name, f"{where}: a value name")
+            if isinstance(value.name, bytes):
+                self.text(value.name, f"{where}: a value name")
         nodes = [NodeFields.of(node) for node in g.node]
         labels = [self.label(node, i) for i, node in enumerate(nodes)]
         for node, label in zip(nodes, labels):
@@ -105,9 +111,11 @@ class _Checker:
                 if not value:   # an optional output the model does not use
                     continue
                 if value in produced:
-                    raise self.fail(f"value {value!r} is produced twice (first by "
-                                    f"{produced[value]})", label, node.op_type)
-                produced[value] = f"node {label!r}"
+                    kind, first = produced[value]
+                    raise self.fail(f"value {value!r} is produced twice (first by {kind} "
+                                    f"{first!r}{f' of {where}' if kind == 'input' else ''})",
+                                    label, node.op_type)
+                produced[value] = ("node", label)
         scope = outer | produced.keys()
         for node, label in zip(nodes, labels):
             self.node(node, label, scope)
@@ -129,7 +137,8 @@ class _Checker:
         """Kahn's sort over the nodes, a body's reads of this graph's values counted as its
         parent node's inputs; the nodes left over lie on or behind a cycle."""
         producer = {v: i for i, node in enumerate(nodes) for v in node.outputs if v}
-        preds = [sorted({producer[v] for v in _reads(node.inputs, node.attrs) if v in producer})
+        preds = [sorted({producer[v] for v in (_reads(node.inputs, node.attrs) if node.has_graph
+                                               else node.inputs) if v in producer})
                  for node in nodes]
         waiting = [len(p) for p in preds]
         succs: list[list[int]] = [[] for _ in nodes]
@@ -243,7 +252,7 @@ class _Checker:
             if kind in _TENSOR_KINDS:
                 for k, tensor in enumerate(_tensors(attr)):
                     self.tensor(tensor, f"attribute {name!r} tensor {k}", label)
-        missing = sorted(n for n, a in schema.attributes.items() if a.required and n not in seen)
+        missing = [n for n in schema.required if n not in seen]
         if missing:
             raise self.fail(f"required attribute(s) {', '.join(missing)} missing",
                             label, node.op_type)
@@ -265,7 +274,7 @@ class _Checker:
         dtype = t.data_type
         if dtype not in _DTYPES or dtype == TensorProto.UNDEFINED:
             raise self.fail(f"{what} has element type {_dtype_name(dtype)}", node)
-        dims = list(t.dims)
+        dims = t.dims[:]
         if dims and min(dims) < 0:
             raise self.fail(f"{what} has a negative dim: {dims}", node)
         if t.data_location == TensorProto.EXTERNAL:
@@ -299,16 +308,14 @@ class NodeFields(NamedTuple):
     inputs: list[str | bytes]
     outputs: list[str | bytes]
     attrs: list[AttributeProto]
-
-    @property
-    def has_graph(self) -> bool:
-        """Whether an attribute holds a body (If's branches, Loop's body)."""
-        return any(a.type in _GRAPH_KINDS for a in self.attrs)
+    has_graph: bool   # an attribute holds a body (If's branches, Loop's body)
 
     @staticmethod
     def of(node: NodeProto) -> "NodeFields":
-        return NodeFields(node.op_type, node.domain, node.name, list(node.input),
-                           list(node.output), list(node.attribute))
+        # a slice of a repeated field is a list, made in half the time list() takes
+        attrs = node.attribute[:]
+        return NodeFields(node.op_type, node.domain, node.name, node.input[:], node.output[:],
+                          attrs, bool(attrs) and any(a.type in _GRAPH_KINDS for a in attrs))
 
 
 class _Schema(NamedTuple):
@@ -321,6 +328,7 @@ class _Schema(NamedTuple):
     min_output: int
     max_output: int
     attributes: dict[str, "_Attr"]
+    required: tuple[str, ...]   # the required attributes' names, sorted
 
 
 class _Attr(NamedTuple):
@@ -335,9 +343,10 @@ def _schema(op_type: str, opset: int) -> _Schema | None:
         schema = defs.get_schema(op_type, opset, "")
     except defs.SchemaError:
         return None
+    attributes = {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()}
     return _Schema(tuple(schema.inputs), tuple(schema.outputs), schema.min_input,
-                   schema.max_input, schema.min_output, schema.max_output,
-                   {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()})
+                   schema.max_input, schema.min_output, schema.max_output, attributes,
+                   tuple(sorted(n for n, a in attributes.items() if a.required)))
 
 
 @functools.lru_cache(maxsize=None)

@@ -23,9 +23,12 @@ GRAPH_IO = frozenset({"Data", "RefData", "NetOutput", "PlaceHolder", "End"})
 
 def const_value(node: Node | None) -> np.ndarray | None:
     """The value of a Const node, else None."""
-    if node is None or node.type != "Const":
+    if node is None:
         return None
-    value = node.op_desc.get_attr(ATTR_NAME_WEIGHTS)
+    op = node.op_desc   # read once: every folding pass asks this of every input of every node
+    if op.type != "Const":
+        return None
+    value = op.get_attr(ATTR_NAME_WEIGHTS)
     return value.data if isinstance(value, GeTensor) else None
 
 
@@ -66,7 +69,8 @@ def static_dims(desc: GeTensorDesc) -> tuple[int, ...] | None:
 def must_keep(node: Node) -> bool:
     """Graph inputs and outputs, ops with no outputs (they exist for a side effect), and owners of
     subgraphs (the IR cannot drop a subgraph) stay even when nothing reads them."""
-    return node.type in GRAPH_IO or not node.out_data_anchors or bool(node.op_desc.subgraph_names)
+    op = node.op_desc
+    return op.type in GRAPH_IO or not node.out_data_anchors or bool(op.subgraph_names)
 
 
 def producer(node: Node, op_type: str, idx: int = 0) -> Node | None:

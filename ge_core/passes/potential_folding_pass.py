@@ -26,9 +26,10 @@ class PotentialFoldingPass(BaseNodePass):
     def run(self, node: Node) -> None:
         # three passes ask this of every node Prepare visits: plain tests, no generator, the
         # commonest refusal (a Const, a third of the visits) first
-        if node.type == "Const" or must_keep(node) or self.need_ignore(node):
+        op = node.op_desc
+        if op.type == "Const" or must_keep(node) or self.need_ignore(node):
             return
-        for desc in node.op_desc.output_descs:
+        for desc in op.output_descs:
             if desc.dtype == DataType.DT_VARIANT:
                 return   # a variant (a sequence, an optional) no Const can hold
         values = self.compute_potential_weight(node)

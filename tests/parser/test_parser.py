@@ -363,6 +363,38 @@ def test_missing_file_error(tmp_path):
     assert str(err.value) == f"{path}: no such file"
 
 
+def _weighted_model() -> onnx.ModelProto:
+    w = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(3, 4), "w")
+    return _model([helper.make_node("Add", ["x", "w"], ["y"])], [_vi("x", [3, 4])],
+                  [_vi("y", [3, 4])], [w])
+
+
+def _weight(graph: ComputeGraph) -> np.ndarray:
+    return graph.find_node("w").op_desc.get_attr("value").data
+
+
+def test_weights_in_an_external_file_are_read(tmp_path):
+    # The parser looks for external data only where the file holds the bytes of an EXTERNAL
+    # data_location: a file that keeps its weights beside it must still have them read.
+    model = _weighted_model()
+    path = str(tmp_path / "ext.onnx")
+    onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+              location="ext.bin", size_threshold=0)
+    assert (tmp_path / "ext.bin").exists()
+    np.testing.assert_array_equal(_weight(parse_onnx(path)),
+                                  np.arange(12, dtype=np.float32).reshape(3, 4))
+    (tmp_path / "ext.bin").unlink()
+    with pytest.raises(ParseError, match=r"ext\.onnx: not a readable ONNX model \("):
+        parse_onnx(path)
+
+
+def test_text_format_model_is_read(tmp_path):
+    path = tmp_path / "model.textproto"
+    onnx.save(_weighted_model(), str(path), format="textproto")
+    np.testing.assert_array_equal(_weight(parse_onnx(path)),
+                                  np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
 def test_input_without_producer_error():
     nodes = [helper.make_node("Relu", ["ghost"], ["y"], name="r")]
     with pytest.raises(ParseError, match=r"node 'r' \(op Relu\): input 'ghost' has no producer"):

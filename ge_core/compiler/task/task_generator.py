@@ -112,6 +112,13 @@ def _end_graph_stream(net_output: Node) -> int:
     return 0
 
 
+# The task types that name a stream, event, notify or label besides their own stream.
+_NAMING_IDS = frozenset({ModelTaskType.STREAM_ACTIVE, ModelTaskType.STREAM_SWITCH,
+                         ModelTaskType.STREAM_SWITCH_N, ModelTaskType.EVENT_RECORD,
+                         ModelTaskType.EVENT_WAIT, ModelTaskType.NOTIFY_RECORD,
+                         ModelTaskType.NOTIFY_WAIT, ModelTaskType.LABEL_SET})
+
+
 def set_totals(model: ModelTaskDef, graph: ComputeGraph,
                sizes_from: ModelTaskDef | None = None) -> None:
     """``sizes_from``: an earlier task def of ``graph`` whose feature map and weight sizes
@@ -123,6 +130,8 @@ def set_totals(model: ModelTaskDef, graph: ComputeGraph,
     labels: set[int] = set()
     for task in model.task:
         streams.add(task.stream_id)
+        if task.type not in _NAMING_IDS:   # most tasks (kernels) name only their stream
+            continue
         if task.type == ModelTaskType.STREAM_ACTIVE:
             streams.add(task.stream_active.active_stream_id)
         elif task.type == ModelTaskType.STREAM_SWITCH:
