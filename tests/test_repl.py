@@ -19,7 +19,7 @@ def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys
         assert main(["repl", "sample_models/tiny_cnn.onnx"]) == 0
     out = capsys.readouterr().out
     assert "target tiny_cnn.onnx: ONNX model" in out
-    assert "stopped at tick 357: breakpoint 1 (pass PrunePass), hit 1" in out
+    assert "stopped at tick 382: breakpoint 1 (pass PrunePass), hit 1" in out
     assert "error: unknown command 'bogus'" in out
     assert "continue" in history.read_text()
 
