@@ -102,12 +102,18 @@ def re_executing() -> Iterator[Reexecution]:
         _pause = None
 
 
-def _freeze_kept(pause: Reexecution) -> None:
+def _collect_if_outgrown() -> None:
+    """Thaw and collect everything once, if what died frozen outgrew what copies hold."""
     global _frozen
-    if _frozen > 2 * _held + FROZEN_SLACK:   # what died frozen outgrew what copies hold
+    if _frozen > 2 * _held + FROZEN_SLACK:
         gc.unfreeze()
         gc.collect()
         _frozen = 0
+
+
+def _freeze_kept(pause: Reexecution) -> None:
+    global _frozen
+    _collect_if_outgrown()
     # what the freeze moves, by the young count: what the re-runs made (allocations less
     # frees) and what was young as the pause began. Not listed (gc.get_objects: 20 ms a step
     # at tick 100k of a 5k-node compile); what older generations hold besides (the forward
@@ -138,10 +144,7 @@ def frozen_copy(make: Callable[[], T], sized: bool = False) -> tuple[T, int, int
     count back to ``thawed`` when the copy is dropped."""
     global _held, _frozen
     with collector_paused():
-        if _frozen > 2 * _held + FROZEN_SLACK:   # what died frozen outgrew what copies hold
-            gc.unfreeze()
-            gc.collect()
-            _frozen = 0
+        _collect_if_outgrown()
         _frozen += len(gc.get_objects())   # what the freeze moves
         gc.freeze()
         before = gc.get_count()[0]   # paused: this counts allocations less frees

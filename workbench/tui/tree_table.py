@@ -229,30 +229,18 @@ class TreeTable(Widget, can_focus=True):
 
     def _measure(self) -> None:
         """The columns' widths from the first 3000 shown rows (a 20k-node graph: each step),
-        column by column in C where the rows have every cell (a table's usual case)."""
+        column by column in C (a row short of cells, padded: an empty cell is no wider)."""
         lines, marks = self.lines, self.marks
         rows = [line for line in map(lines.__getitem__, self._visible[:3000]) if not line.group]
         longest = [len(col.title) for col in self.columns]
         n = len(longest)
         indent = [2 * d + 2 for d in map(_DEPTH, rows)]   # the first column's, by depth
-        cells = list(map(_CELLS, rows))
-        if all(map(n.__le__, map(len, cells))):
-            for c, column in zip(range(n), zip(*cells)):
-                widths = map(add, map(len, column), indent) if c == 0 else map(len, column)
-                longest[c] = max(longest[c], max(widths))
-        else:
-            for c in range(n):
-                widths = [len(line.cells[c]) + (i if c == 0 else 0)
-                          for line, i in zip(rows, indent) if c < len(line.cells)]
-                longest[c] = max(longest[c], max(widths, default=0))
-        # a changed cell shows its old text too: by the marks or by the rows, the fewer
-        at = self._vindex
-        marked = [(line, marks[line.key]) for line in rows if line.key in marks] \
-            if len(rows) < len(marks) else \
-            [(line, cols) for key, cols in marks.items() if at.get(key, 3000) < 3000
-             and not (line := lines[self._visible[at[key]]]).group]
-        for line, cols in marked:
-            for c, old in cols.items():
+        cells = [c if len(c) >= n else (*c, *[""] * (n - len(c))) for c in map(_CELLS, rows)]
+        for c, column in zip(range(n), zip(*cells)):
+            widths = map(add, map(len, column), indent) if c == 0 else map(len, column)
+            longest[c] = max(longest[c], max(widths))
+        for line in rows if marks else ():   # a changed cell shows its old text too
+            for c, old in marks.get(line.key, {}).items():
                 if c < len(line.cells) and c < n:
                     width = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
                     longest[c] = max(longest[c], width + len(old) + 1)
