@@ -108,9 +108,12 @@ def _complete_watch(s: DebugSession, words: list[str], partial: str) -> list[str
         return ["node", "event", "notify", RT]
     what = words[0]
     if what == "node":
-        return sources.node_names(s) if n == 1 else ["anchors", "attr", "input", "output"] \
-            if n == 2 else (["stream_id", "engine", "input_offset", "output_offset"]
-                            if n == 3 and words[2] == "attr" else [])
+        if n == 1:
+            return sources.node_names(s)
+        if n == 2:
+            return ["anchors", "attr", "input", "output"]
+        return ["stream_id", "engine", "input_offset", "output_offset"] \
+            if n == 3 and words[2] == "attr" else []
     ids = {"event": sources.event_ids, "notify": sources.notify_ids, RT: sources.stream_ids}
     return ids[what](s) if n == 1 and what in ids else []
 
