@@ -42,7 +42,11 @@ async def settle(pilot: Pilot, timeout: float = TIMEOUT) -> None:
             raise Stuck(f"the app did not settle in {timeout:g} s: {app_state(app)}") from None
         await pilot.pause()
         if not app.busy and not app._queue:
-            return
+            # a pane shown by the last layout (a resize, a pane brought forward) asks for its
+            # first read as the screen settles: idle through a second pause, or wait on it
+            await pilot.pause()
+            if not app.busy and not app._queue:
+                return
         if time.monotonic() > deadline:
             raise Stuck(f"the app did not settle in {timeout:g} s: {app_state(app)}")
         await asyncio.sleep(0.005)
