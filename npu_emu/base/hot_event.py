@@ -1,5 +1,6 @@
 """A faster constructor for the trace events emitted for every SQE, and for the compile's per-node
-and per-edit events (NodeVisited, the graph's edits, pass begin/end).
+and per-edit events (NodeVisited, the graph's edits, pass begin/end); and for any other frozen
+slotted dataclass made on a hot path (GE's GeTensorDesc, one per desc InferShape writes).
 
 A frozen dataclass's generated ``__init__`` stores each field through ``object.__setattr__``;
 storing through the slots' own descriptors is about a third cheaper, which is most of what an
