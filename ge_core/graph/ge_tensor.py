@@ -46,8 +46,13 @@ class GeShape:
 _UNKNOWN_RANK_SHAPE = GeShape((UNKNOWN_RANK,))
 
 
-@dataclass(slots=True, frozen=True)
+@hot_event
+@dataclass(frozen=True, slots=True)
 class GeTensorDesc:
+    """A tensor's shape, type and layout. Frozen: a desc is replaced (OpDesc.update_input_desc,
+    update_output_desc), never changed in place, so one desc is shared wherever it is the same
+    (a producer's output and its consumers' inputs, a graph and a checkpoint's copy of it), and
+    every change to one is an edit the trace sees."""
     shape: GeShape = _UNKNOWN_RANK_SHAPE
     dtype: DataType = DataType.DT_UNDEFINED
     format: Format = Format.FORMAT_ND
