@@ -130,9 +130,9 @@ def _fuse(graph: ComputeGraph, group: list[Node], n: int) -> Node:
         ASC_OPSET: graph_opset(graph),
         ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES: [node.name for node in group]})
     for k, src in enumerate(inputs):
-        op.update_input_desc(k, src.owner.op_desc.output_descs[src.idx].copy())
+        op.update_input_desc(k, src.owner.op_desc.output_descs[src.idx])
     for k, node in enumerate(outputs):
-        op.update_output_desc(k, node.op_desc.output_descs[0].copy())
+        op.update_output_desc(k, node.op_desc.output_descs[0])
         op.output_names[k] = node.op_desc.output_names[0]
     fused = graph.add_node(op)
     for k, src in enumerate(inputs):

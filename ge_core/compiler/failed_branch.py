@@ -32,8 +32,8 @@ def compile_failed_branches(graph: ComputeGraph) -> None:
         for i, desc in enumerate(parent.op_desc.output_descs):
             op = OpDesc(branch.unique_name(f"{branch.name}_{FAILED_BRANCH}"), FAILED_BRANCH, 0,
                         1, {"message": message, ENGINE: ENGINE_NAME})
-            op.update_output_desc(0, desc.copy())
+            op.update_output_desc(0, desc)
             node = branch.add_node(op)
             GraphUtils.add_edge(node.out_data_anchor(0), out.in_data_anchor(i))
-            out.op_desc.update_input_desc(i, desc.copy())
+            out.op_desc.update_input_desc(i, desc)
         del branch.attrs[INFER_ALWAYS_FAILS], branch.attrs[INFER_DEFERRED]

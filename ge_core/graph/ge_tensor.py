@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ge_core.graph.types import DataType, Format
+from npu_emu.base.hot_event import hot_event
 
 UNKNOWN_DIM = -1   # a dim known only at run time
 UNKNOWN_RANK = -2  # GE writes an unknown-rank shape as the single dim -2
@@ -45,8 +46,13 @@ class GeShape:
 _UNKNOWN_RANK_SHAPE = GeShape((UNKNOWN_RANK,))
 
 
-@dataclass(slots=True)
+@hot_event
+@dataclass(frozen=True, slots=True)
 class GeTensorDesc:
+    """A tensor's shape, type and layout. Frozen: a desc is replaced (OpDesc.update_input_desc,
+    update_output_desc), never changed in place, so one desc is shared wherever it is the same
+    (a producer's output and its consumers' inputs, a graph and a checkpoint's copy of it), and
+    every change to one is an edit the trace sees."""
     shape: GeShape = _UNKNOWN_RANK_SHAPE
     dtype: DataType = DataType.DT_UNDEFINED
     format: Format = Format.FORMAT_ND
@@ -54,14 +60,12 @@ class GeTensorDesc:
     origin_format: Format | None = None
     absent: bool = False  # an optional input the model left out (ONNX's empty input name)
 
-    def copy(self) -> "GeTensorDesc":
-        # field by field: dataclasses.replace costs five times as much, on every node's every
-        # desc a pass copies
-        return GeTensorDesc(self.shape, self.dtype, self.format, self.origin_shape,
-                            self.origin_format, self.absent)
-
     def __str__(self) -> str:
         return "absent" if self.absent else f"{self.dtype.short}{self.shape}"
+
+
+# The desc of a tensor nothing is known of yet: a new op's every input and output (frozen, so one)
+UNKNOWN_DESC = GeTensorDesc()
 
 
 def raw_bytes(desc: GeTensorDesc) -> int:

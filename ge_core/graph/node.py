@@ -40,8 +40,8 @@ class Node:
 
     def add_input(self) -> InDataAnchor:
         """Grow the node by one input (GE's AddInputDesc + anchor), e.g. for NetOutput."""
-        from ge_core.graph.ge_tensor import GeTensorDesc
-        self.op_desc.input_descs.append(GeTensorDesc())
+        from ge_core.graph.ge_tensor import UNKNOWN_DESC
+        self.op_desc.input_descs.append(UNKNOWN_DESC)
         self.op_desc.input_names.append("")
         anchor = InDataAnchor(self, len(self.in_data_anchors))
         self.in_data_anchors.append(anchor)

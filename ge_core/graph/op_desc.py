@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.attr_names import GE_ANNOTATIONS
 from ge_core.graph.events import AttrSet, DescUpdated, TypeSet, short_repr
-from ge_core.graph.ge_tensor import GeTensorDesc
+from ge_core.graph.ge_tensor import UNKNOWN_DESC, GeTensorDesc
 
 if TYPE_CHECKING:
     from ge_core.graph.node import Node
@@ -46,8 +46,8 @@ class OpDesc:
         self.name = name
         self.type = type
         self._attrs: dict[str, Any] = dict(attrs or {})
-        self.input_descs = [GeTensorDesc() for _ in range(inputs)]
-        self.output_descs = [GeTensorDesc() for _ in range(outputs)]
+        self.input_descs = [UNKNOWN_DESC] * inputs
+        self.output_descs = [UNKNOWN_DESC] * outputs
         self.input_names: list[str] = [""] * inputs    # the framework's tensor names, if any
         self.output_names: list[str] = [""] * outputs
         self.subgraph_names: list[str] = []
@@ -128,8 +128,8 @@ class OpDesc:
     def clone(self) -> "OpDesc":
         """A detached copy (attribute values shared: they are never mutated in place)."""
         op = OpDesc(self.name, self.type, 0, 0, self._attrs)
-        op.input_descs = [d.copy() for d in self.input_descs]
-        op.output_descs = [d.copy() for d in self.output_descs]
+        op.input_descs = list(self.input_descs)
+        op.output_descs = list(self.output_descs)
         op.input_names = list(self.input_names)
         op.output_names = list(self.output_names)
         op.subgraph_names = list(self.subgraph_names)

@@ -164,7 +164,7 @@ def check_descs(graph: ComputeGraph) -> None:
         op_def = get_op_def(node.type)
         if op_def is None or node.type in GE_NODE_TYPES:
             continue
-        written = [d.copy() for d in op.output_descs]
+        written = list(op.output_descs)
         try:
             op_def.infer_shape(InferShapeContext(node))
             inferred = [str(d) for d in op.output_descs]

@@ -77,8 +77,14 @@ def update_peer_input_desc(node: Node) -> list[Node]:
             elif (peer_desc.origin_shape is origin or peer_desc.origin_shape == origin) \
                     and not peer_desc.absent:
                 continue
-            new = peer_desc.copy()   # its format stays: the reader's engine decides its layout
-            new.shape, new.dtype, new.origin_shape, new.absent = shape, dtype, origin, False
+            # its format stays: the reader's engine decides its layout (descs are frozen: the
+            # producer's own is shared when the layouts agree)
+            if peer_desc.format is desc.format and peer_desc.origin_format is desc.origin_format \
+                    and not desc.absent:
+                new = desc
+            else:
+                new = GeTensorDesc(shape, dtype, peer_desc.format, origin,
+                                   peer_desc.origin_format, False)
             op.update_input_desc(peer.idx, new)
     return changed
 
@@ -156,7 +162,7 @@ def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[
     for i, value in sorted(consts.items()):
         const = graph.add_node(OpDesc(f"{op.name}_input{i}", "Const", 0, 1,
                                       {ATTR_NAME_WEIGHTS: value}))
-        const.op_desc.update_output_desc(0, value.desc.copy())
+        const.op_desc.update_output_desc(0, value.desc)
         const.out_data_anchors[0].link_to(node.in_data_anchors[i])
     infer_shape(node)
     return op.output_descs

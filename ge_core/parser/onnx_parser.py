@@ -24,6 +24,7 @@ from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoPr
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
+from ge_core.graph.ge_tensor import UNKNOWN_DESC
 from ge_core.ops import (InferShapeError, infer_graph, is_supported,
                          qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
@@ -191,7 +192,7 @@ class _GraphBuilder:
 
     def _add_const(self, name: str, value: GeTensor, tensor: str) -> Node:
         op = OpDesc(self.graph.unique_name(name), "Const", 0, 1, {ATTR_NAME_WEIGHTS: value})
-        op.output_descs[0], op.output_names[0] = value.desc.copy(), tensor
+        op.output_descs[0], op.output_names[0] = value.desc, tensor
         return self._register(op)
 
     def _register(self, op: OpDesc) -> Node:
@@ -224,8 +225,8 @@ class _GraphBuilder:
         op = OpDesc(name, op_type, 0, 0, attrs)
         op.input_names, op.output_names = inputs, outputs
         # an empty name is an optional input left out
-        op.input_descs = [GeTensorDesc(absent=not tensor) for tensor in inputs]
-        op.output_descs = [descs[tensor].copy() if tensor in descs else GeTensorDesc()
+        op.input_descs = [UNKNOWN_DESC if tensor else _ABSENT for tensor in inputs]
+        op.output_descs = [descs[tensor] if tensor in descs else UNKNOWN_DESC
                            for tensor in outputs]
         return self._register(op)
 
@@ -251,7 +252,7 @@ class _GraphBuilder:
         op.input_names = [value.name for value in proto.output]
         for k, value in enumerate(proto.output):
             if value.name in descs:
-                op.input_descs[k] = descs[value.name].copy()
+                op.input_descs[k] = descs[value.name]
         node = self.graph.add_node(op)
         for k, value in enumerate(proto.output):
             self._source(value.name, node).link_to(node.in_data_anchor(k))
@@ -278,7 +279,7 @@ class _GraphBuilder:
             outer_anchor.link_to(parent_input)
             parent.op_desc.input_names[parent_input.idx] = tensor
             self.captured[tensor] = parent_input.idx
-        desc = outer_anchor.owner.op_desc.output_descs[outer_anchor.idx].copy()
+        desc = outer_anchor.owner.op_desc.output_descs[outer_anchor.idx]
         return self._add_data(tensor, desc, parent_node_index=self.captured[tensor])
 
     def _subgraph_name(self, base: str) -> str:
@@ -311,11 +312,14 @@ class _GraphBuilder:
         return ParseError(self.source, reason, node, op_type)
 
 
+_ABSENT = GeTensorDesc(absent=True)   # an optional input the model left out (frozen: one)
+
+
 def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:
     """Tensor name -> desc from the graph's declared and ONNX-inferred types. Types GE cannot
     hold are left out: the op that makes them is reported instead. Values share a handful of
     types (densenet121: 2.6k values, 172 types), so each type's bytes are read into a desc
-    once; the readers copy the desc they take."""
+    once, and the readers share it (descs are frozen)."""
     descs = {}
     by_type: dict[bytes, GeTensorDesc | None] = {}
     for value in (*proto.input, *proto.value_info, *proto.output):

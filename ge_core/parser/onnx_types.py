@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from onnx import AttributeProto, TensorProto, TypeProto, numpy_helper
 
-from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.ge_tensor import UNKNOWN_DESC, UNKNOWN_DIM, GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.types import DataType
 from ge_core.ops.data_type import data_type_from_onnx
 
@@ -19,7 +19,7 @@ def tensor_desc(type_proto: TypeProto) -> GeTensorDesc | None:
     as TensorFlow's TensorList is); None for a map."""
     kind = type_proto.WhichOneof("value")
     if kind is None:
-        return GeTensorDesc()
+        return UNKNOWN_DESC
     if kind in ("sequence_type", "optional_type"):
         return GeTensorDesc(GeShape(()), DataType.DT_VARIANT)
     if kind != "tensor_type":

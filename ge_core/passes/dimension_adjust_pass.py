@@ -25,8 +25,8 @@ def _to_reshape(pass_: RewritePass, node: Node) -> bool:
     graph = node.graph
     shape = make_const(graph, f"{node.name}_shape", np.array(dims, np.int64))
     op = OpDesc(graph.unique_name(f"{node.name}_reshape"), "Reshape", 2, 1)
-    op.input_descs = [in_desc.copy(), shape.op_desc.output_descs[0].copy()]
-    op.output_descs, op.output_names = [out_desc.copy()], node.op_desc.output_names[:1]
+    op.input_descs = [in_desc, shape.op_desc.output_descs[0]]
+    op.output_descs, op.output_names = [out_desc], node.op_desc.output_names[:1]
     reshape = graph.add_node(op)
     src.link_to(reshape.in_data_anchors[0])
     shape.out_data_anchors[0].link_to(reshape.in_data_anchors[1])

@@ -45,7 +45,7 @@ def make_const(graph: ComputeGraph, name: str, data: np.ndarray) -> Node:
     data = np.asarray(data)
     desc = GeTensorDesc(GeShape(tuple(data.shape)), DataType.from_numpy(data.dtype))
     op = OpDesc(graph.unique_name(name), "Const", 0, 1,
-                {ATTR_NAME_WEIGHTS: GeTensor(data, desc.copy())})
+                {ATTR_NAME_WEIGHTS: GeTensor(data, desc)})
     op.update_output_desc(0, desc)
     return graph.add_node(op)
 
@@ -89,7 +89,7 @@ def relink_input(node: Node, idx: int, src: OutDataAnchor) -> None:
     dst = node.in_data_anchors[idx]
     if dst.peer is not src:
         GraphUtils.replace_edge_src(dst.peer, dst, src)
-    node.op_desc.update_input_desc(idx, src.owner.op_desc.output_descs[src.idx].copy())
+    node.op_desc.update_input_desc(idx, src.owner.op_desc.output_descs[src.idx])
 
 
 def move_consumers(src: OutDataAnchor, dst: OutDataAnchor) -> list[Node]:

@@ -50,8 +50,8 @@ def _insert_reshape(graph: ComputeGraph, name: str, anchor: OutDataAnchor, peer:
     if shape is None:
         shape = shape_consts[dims] = make_const(graph, f"{name}_shape", np.array(dims, np.int64))
     op = OpDesc(name, "Reshape", 2, 1)
-    op.input_descs = [src.copy(), shape.op_desc.output_descs[0].copy()]
-    op.output_descs = [dst.copy()]
+    op.input_descs = [src, shape.op_desc.output_descs[0]]
+    op.output_descs = [dst]
     reshape = graph.add_node(op)
     GraphUtils.insert_node_between(anchor, peer, reshape)
     shape.out_data_anchors[0].link_to(reshape.in_data_anchors[1])

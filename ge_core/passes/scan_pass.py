@@ -97,7 +97,7 @@ class _ScanRewrite:
         tensor = GeTensor(np.full(tuple(dims), value, dtype.to_numpy()))
         op = OpDesc(graph.unique_name(f"{self.scan.name}_{what}"), "Const", 0, 1,
                     {ATTR_NAME_WEIGHTS: tensor})
-        op.update_output_desc(0, tensor.desc.copy())
+        op.update_output_desc(0, tensor.desc)
         return graph.add_node(op).out_data_anchor(0)
 
     def _data(self, graph: ComputeGraph, what: str, index: int, dtype: DataType,
@@ -261,7 +261,7 @@ class _ScanToLoop(_ScanRewrite):
         op = OpDesc(old.name, NETOUTPUT, len(sources), 0)
         op.input_names = ["cond", *old.op_desc.input_names]
         op.input_descs = [GeTensorDesc(GeShape(()), DataType.DT_BOOL),
-                          *(d.copy() for d in old.op_desc.input_descs)]
+                          *old.op_desc.input_descs]
         for src, dst in list(old.in_edges()):
             src.unlink(dst)
         self.body.remove_node(old)

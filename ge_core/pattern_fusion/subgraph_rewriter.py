@@ -77,7 +77,7 @@ def rewrite(replacement: Replacement, outputs: Mapping[str, Ref]) -> list[Node]:
     gone = set(removed)
     # Per pattern output: its replacement, its desc (the replacement computes the same tensor,
     # so a new node takes it over) and its consumers outside the match.
-    moves = [(outputs[p.name], match[p.name].op_desc.output_descs[0].copy(),
+    moves = [(outputs[p.name], match[p.name].op_desc.output_descs[0],
               [c for c in match[p.name].out_data_anchors[0].peers if c.owner not in gone])
              for p in match.pattern.outputs]
     ctrl_in = _unique(p.owner for n in removed for p in n.in_control_anchor.peers)
@@ -106,7 +106,7 @@ def rewrite(replacement: Replacement, outputs: Mapping[str, Ref]) -> list[Node]:
     for ref, desc, consumers in moves:
         for dst in consumers:
             _anchor(ref, made).link_to(dst)
-            dst.owner.op_desc.update_input_desc(dst.idx, desc.copy())
+            dst.owner.op_desc.update_input_desc(dst.idx, desc)
     # The order outside nodes imposed on the match now holds for what replaces it.
     compute = [made[n] for n in replacement.nodes if n.data is None] or \
         _unique(c.owner for _, _, cs in moves for c in cs)
@@ -160,13 +160,13 @@ def _materialise(graph: ComputeGraph, new: NewNode, made: dict[NewNode, Node],
     op = OpDesc(new.name, new.op_type, len(new.inputs), 1, new.attrs)
     op.set_attr(ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES, list(origin))
     if desc is not None:
-        op.update_output_desc(0, desc.copy())
+        op.update_output_desc(0, desc)
     for i, ref in enumerate(new.inputs):
         if ref is None:
             op.update_input_desc(i, GeTensorDesc(absent=True))
         else:
             src = _anchor(ref, made)
-            op.update_input_desc(i, src.owner.op_desc.output_descs[src.idx].copy())
+            op.update_input_desc(i, src.owner.op_desc.output_descs[src.idx])
     node = graph.add_node(op)
     for i, ref in enumerate(new.inputs):
         if ref is not None:

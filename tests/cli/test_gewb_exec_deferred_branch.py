@@ -7,6 +7,7 @@ error is one line, reported only when it is taken."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 import onnx
@@ -43,7 +44,8 @@ def case(tmp_path):
 
 def test_the_failing_branch_gets_unknown_shapes_and_says_why():
     graph = parse_onnx(squeezing_if_model())
-    graph.find_node("x").op_desc.output_descs[0].shape = GeShape((1, 128, 2))
+    x = graph.find_node("x").op_desc
+    x.update_output_desc(0, replace(x.output_descs[0], shape=GeShape((1, 128, 2))))
     infer_graph(graph)
     if_node = graph.find_node("if0")
     then_g, else_g = (graph.subgraph(n) for n in if_node.op_desc.subgraph_names)

@@ -181,7 +181,7 @@ def test_dsa_ops_become_dsa_tasks():
     relu = graph.find_node("relu")
     dsa = add_rts_node(graph, "uniform", "DSARandomUniform", relu, graph.output_node,
                        **{STREAM_ID: 0, OUTPUT_OFFSET: [1 << 20]})
-    dsa.op_desc.output_descs = [relu.op_desc.output_descs[0].copy()]
+    dsa.op_desc.output_descs = [relu.op_desc.output_descs[0]]
     assert EnginePlacer().place(dsa).name == "DSAEngine"
     dsa.op_desc.set_attr(ENGINE, "DSAEngine")
     task = next(t for t in generate_tasks(graph).task if t.type == T.DSA)

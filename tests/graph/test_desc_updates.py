@@ -60,7 +60,7 @@ def test_desc_changed_sees_every_field():
     the dataclass and not to it would make a change in that field no edit."""
     desc = GeTensorDesc(GeShape((2, 3)), DataType.DT_FLOAT16, Format.FORMAT_NCHW, GeShape((6,)),
                         Format.FORMAT_NHWC, absent=True)
-    assert not desc_changed(desc, desc.copy())
+    assert not desc_changed(desc, dataclasses.replace(desc))
     others = {"shape": GeShape((3, 2)), "dtype": DataType.DT_FLOAT, "format": Format.FORMAT_ND,
               "origin_shape": GeShape((2, 3)), "origin_format": Format.FORMAT_NCHW,
               "absent": False}

@@ -396,16 +396,24 @@ def test_dropout_mask_dtype_follows_opset():
 
 
 # -- the refiner ------------------------------------------------------------------------------
-def test_infer_shape_updates_consumers_input_descs_with_copies():
+def test_infer_shape_gives_consumers_the_producers_desc_in_their_own_layout():
+    """Descs are frozen: a consumer whose layout is the producer's shares the producer's desc;
+    one whose format differs gets the shape in a desc of its own and keeps its format."""
+    from ge_core.graph.types import Format
     graph = ComputeGraph("g")
     data = OpDesc("x", "Data", 0, 1, {"index": 0})
     data.output_descs[0] = GeTensorDesc(GeShape((2, 3)), DataType.DT_FLOAT)
     x = graph.add_node(data)
     relu = graph.add_node(OpDesc("relu", "Relu", 1, 1))
+    nchw = OpDesc("exp", "Exp", 1, 1)
+    nchw.input_descs[0] = GeTensorDesc(format=Format.FORMAT_NCHW)
+    exp = graph.add_node(nchw)
     x.out_data_anchor(0).link_to(relu.in_data_anchor(0))
+    x.out_data_anchor(0).link_to(exp.in_data_anchor(0))
     infer_shape(x)
-    assert relu.op_desc.input_descs[0].shape == GeShape((2, 3))
-    assert relu.op_desc.input_descs[0] is not data.output_descs[0]
+    assert relu.op_desc.input_descs[0] is data.output_descs[0]
+    theirs = exp.op_desc.input_descs[0]
+    assert theirs.shape == GeShape((2, 3)) and theirs.format is Format.FORMAT_NCHW
     infer_shape(relu)
     assert str(relu.op_desc.output_descs[0]) == "f32[2,3]"
 
@@ -432,9 +440,9 @@ def test_infer_shape_announces_each_desc_it_changes():
     from npu_emu.base.trace import TraceBus, TraceRecorder
     bus, rec = TraceBus(), TraceRecorder()
     g = ComputeGraph("g", bus)
-    x = g.add_node(OpDesc("x", "Data", 0, 1, {"index": 0}))
-    x.op_desc.output_descs[0].shape = GeShape((2, 3))
-    x.op_desc.output_descs[0].dtype = DataType.DT_FLOAT
+    op = OpDesc("x", "Data", 0, 1, {"index": 0})
+    op.output_descs[0] = GeTensorDesc(GeShape((2, 3)), DataType.DT_FLOAT)
+    x = g.add_node(op)
     relu = g.add_node(OpDesc("relu", "Relu", 1, 1))
     GraphUtils.add_edge(x.out_data_anchor(0), relu.in_data_anchor(0))
     infer_shape(x)

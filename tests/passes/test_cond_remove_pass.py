@@ -4,6 +4,7 @@ shape-inferred for these shapes; every mode gives onnxruntime's output."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,8 @@ from control_flow_testing import onnxruntime_outputs, squeeze_if_one_model  # no
 @pytest.mark.parametrize("k, z", [(1, "[1,128]"), (2, "[1,128,2]")])
 def test_a_folded_condition_leaves_only_the_branch_taken(k, z):
     graph = parse_onnx(squeeze_if_one_model())
-    graph.find_node("x").op_desc.output_descs[0].shape = GeShape((1, 128, k))
+    x = graph.find_node("x").op_desc
+    x.update_output_desc(0, replace(x.output_descs[0], shape=GeShape((1, 128, k))))
     result = compile_graph(graph, CompileOptions(dump=None))
     assert not [n for n in graph.all_nodes() if n.type == "If"] and not graph.subgraphs
     assert str(graph.output_node.op_desc.input_descs[0].shape) == z   # squeezed or not

@@ -1,6 +1,8 @@
 """InferShapePass in Prepare's GEPass (InferShapeForPreprocess): each node is inferred before the
 folding passes look at it, so a fold upstream makes a shape static downstream in the same walk,
 with no rounds of whole-graph InferShape."""
+from dataclasses import replace
+
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -59,8 +61,11 @@ class _GrowInput(BaseNodePass):
         if node.type == "NetOutput" and not self.done:
             self.done = True
             x = node.graph.find_node("x")
-            for desc in (*x.op_desc.input_descs, *x.op_desc.output_descs):
-                desc.shape = GeShape((4, 3))
+            op = x.op_desc
+            for i, desc in enumerate(op.input_descs):
+                op.update_input_desc(i, replace(desc, shape=GeShape((4, 3))))
+            for i, desc in enumerate(op.output_descs):
+                op.update_output_desc(i, replace(desc, shape=GeShape((4, 3))))
             self.add_re_pass_node(x)
 
 

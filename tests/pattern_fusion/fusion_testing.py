@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.executor import HostExecutor
-from ge_core.graph import (ComputeGraph, DataType, GeShape, GraphUtils, Node, OpDesc,
-                           OutDataAnchor, validate)
+from ge_core.graph import (ComputeGraph, DataType, GeShape, GeTensorDesc, GraphUtils, Node,
+                           OpDesc, OutDataAnchor, validate)
 from ge_core.ops import infer_graph
 from ge_core.passes import GraphPass
 from ge_core.passes.pass_utils import make_const
@@ -26,8 +26,7 @@ class GraphBuilder:
     def data(self, name: str, shape: tuple[int, ...]) -> OutDataAnchor:
         """A float32 graph input, fed a seeded normal sample."""
         op = OpDesc(name, "Data", 0, 1, {"index": len(self.feeds)})
-        op.output_descs[0].shape = GeShape(tuple(shape))
-        op.output_descs[0].dtype = DataType.DT_FLOAT
+        op.output_descs[0] = GeTensorDesc(GeShape(tuple(shape)), DataType.DT_FLOAT)
         self.feeds.append(self.rng.standard_normal(shape).astype(np.float32))
         return self.graph.add_node(op).out_data_anchors[0]
 
@@ -45,7 +44,7 @@ class GraphBuilder:
         node = self.graph.add_node(OpDesc(name, op_type, len(inputs), outputs, attrs))
         for i, src in enumerate(inputs):
             if src is None:
-                node.op_desc.input_descs[i].absent = True
+                node.op_desc.update_input_desc(i, GeTensorDesc(absent=True))
             else:
                 GraphUtils.add_edge(src, node.in_data_anchors[i])
         return node.out_data_anchors[0]

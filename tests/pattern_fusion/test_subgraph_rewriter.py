@@ -1,5 +1,7 @@
 """Rewrites are atomic, move control edges and consumers, drop the weights only the match read,
 and run in topological order, the same every time; PatternFusionPass steps and traces them."""
+import dataclasses
+
 import pytest
 
 from ge_core.graph import GraphUtils, dump_graph
@@ -121,7 +123,8 @@ def graph_with_chains(bus=None):
     head = b.op("Sigmoid", "head", None)  # its input is linked once `early` exists
     late = conv_relu(b, "late", head)
     early = conv_relu(b, "early", x)
-    head.owner.op_desc.input_descs[0].absent = False
+    op = head.owner.op_desc
+    op.update_input_desc(0, dataclasses.replace(op.input_descs[0], absent=False))
     GraphUtils.add_edge(early, head.owner.in_data_anchors[0])
     return b, b.output(late)
 

@@ -49,7 +49,7 @@ class CaseLabelMaker(LabelMaker):
         """Branch result ``k`` into the Case's output ``k`` buffer, shaped as the Case's output
         (the largest gear) so the buffer the memory planner reserves holds any branch's."""
         out = self.copy(result, into)
-        out.owner.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k].copy())
+        out.owner.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k])
         return out
 
     def _keep_gear_attrs(self, op) -> None:

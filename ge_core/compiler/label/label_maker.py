@@ -93,7 +93,7 @@ class LabelMaker:
         node = self.graph.add_node(op)
         for k, src in enumerate(inputs):
             src.link_to(node.in_data_anchor(k))
-            op.update_input_desc(k, src.owner.op_desc.output_descs[src.idx].copy())
+            op.update_input_desc(k, src.owner.op_desc.output_descs[src.idx])
         op.set_attr(ENGINE, self._placer.place(node).name)
         if in_region:
             op.set_attr(LABEL_REGION, self.region_id)
@@ -110,7 +110,7 @@ class LabelMaker:
     def const(self, value: np.ndarray) -> OutDataAnchor:
         tensor = GeTensor(value)
         node = self._add("Const", [], 1, {ATTR_NAME_WEIGHTS: tensor}, in_region=False)
-        node.op_desc.update_output_desc(0, tensor.desc.copy())
+        node.op_desc.update_output_desc(0, tensor.desc)
         return node.out_data_anchor(0)
 
     def copy(self, src: OutDataAnchor, into: OutDataAnchor | None = None) -> OutDataAnchor:
@@ -119,7 +119,7 @@ class LabelMaker:
         inputs = [src] if into is None else [src, into]
         node = self._add("MemcpyAsync", inputs, 1,
                          None if into is None else {REUSE_INPUT_INDEX: 1})
-        node.op_desc.update_output_desc(0, node.op_desc.input_descs[0].copy())
+        node.op_desc.update_output_desc(0, node.op_desc.input_descs[0])
         return node.out_data_anchor(0)
 
     def label_set(self, label_id: int) -> Node:

@@ -85,13 +85,13 @@ class StreamSwitchNMaker(LabelMaker):
         """The gear's result k into the Case's output k buffer (GE's MergeInputMemcpyPass),
         shaped as the Case's output, the largest gear's."""
         out = self.copy(result)
-        out.owner.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k].copy())
+        out.owner.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k])
         return out
 
     def _merge(self, k: int, inputs: list[OutDataAnchor], label: str) -> Node:
         merge = self._add("Merge", inputs, 1, {ATTR_INSERT_BY_MBATCH: True,
                                                  ATTR_NAME_STREAM_LABEL: label})
-        merge.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k].copy())
+        merge.op_desc.update_output_desc(0, self.node.op_desc.output_descs[k])
         return merge
 
     def _fence(self) -> None:

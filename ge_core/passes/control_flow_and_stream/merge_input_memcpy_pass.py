@@ -23,8 +23,8 @@ class MergeInputMemcpyPass(GraphPass):
                 copy = graph.add_node(OpDesc(graph.unique_name(
                     f"{merge.name}_input_{anchor.idx}_MemcpyAsync"), "MemcpyAsync", 1, 1))
                 desc = src.owner.op_desc.output_descs[src.idx]
-                copy.op_desc.update_input_desc(0, desc.copy())
-                copy.op_desc.update_output_desc(0, desc.copy())
+                copy.op_desc.update_input_desc(0, desc)
+                copy.op_desc.update_output_desc(0, desc)
                 GraphUtils.insert_node_between(src, anchor, copy)
                 changed = True
         return changed

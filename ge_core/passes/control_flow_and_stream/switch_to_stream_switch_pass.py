@@ -90,7 +90,7 @@ class SwitchToStreamSwitchPass(GraphPass):
         const = self._add(graph, f"{pred_name}/StreamSwitch_{flag}_Constant_{flag}", "Const",
                           [], 1, {ATTR_NAME_WEIGHTS: GeTensor(np.array(branch, np.int32))})
         const.op_desc.update_output_desc(
-            0, const.op_desc.get_attr(ATTR_NAME_WEIGHTS).desc.copy())
+            0, const.op_desc.get_attr(ATTR_NAME_WEIGHTS).desc)
         node = self._add(graph, f"{pred_name}/StreamSwitch_{flag}", "StreamSwitch",
                          [cast.out_data_anchor(0), const.out_data_anchor(0)], 0,
                          {ATTR_NAME_STREAM_SWITCH_COND: RT_EQUAL,
@@ -107,5 +107,5 @@ class SwitchToStreamSwitchPass(GraphPass):
                                      attrs))
         for k, src in enumerate(inputs):
             src.link_to(node.in_data_anchor(k))
-            node.op_desc.update_input_desc(k, src.owner.op_desc.output_descs[src.idx].copy())
+            node.op_desc.update_input_desc(k, src.owner.op_desc.output_descs[src.idx])
         return node

@@ -230,7 +230,7 @@ class MultiBatchClonePass(GraphPass):
         shape.op_desc.output_names[0] = SHAPE_DATA_NODE
         table = GeTensor(np.array(gears, np.int32).reshape(-1))
         const = graph.add_node(OpDesc(CONST_NODE, "Const", 0, 1, {ATTR_NAME_WEIGHTS: table}))
-        const.op_desc.update_output_desc(0, table.desc.copy())
+        const.op_desc.update_output_desc(0, table.desc)
         index = graph.add_node(OpDesc(MAP_INDEX_NODE, "MapIndex", 2, 1))
         index.op_desc.update_output_desc(0, replace(index.op_desc.output_descs[0],
                                                     shape=GeShape(()), dtype=DataType.DT_INT32))

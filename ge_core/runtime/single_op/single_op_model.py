@@ -63,7 +63,7 @@ def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
             op.op_desc.update_input_desc(i, GeTensorDesc(absent=True))
             continue
         data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {ATTR_NAME_INDEX: i}))
-        data.op_desc.update_output_desc(0, desc.copy())
+        data.op_desc.update_output_desc(0, desc)
         data.op_desc.output_names[0] = f"input_{i}"
         data.out_data_anchors[0].link_to(op.in_data_anchors[i])
     net_output = graph.add_node(OpDesc("NetOutput", "NetOutput", num_outputs, 0))

@@ -8,7 +8,7 @@ import onnx
 
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.memory import MemoryPlan, MemRow
-from ge_core.graph import ComputeGraph, GeShape, GraphUtils, Node, OpDesc
+from ge_core.graph import ComputeGraph, GeShape, GeTensorDesc, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import STREAM_ID
 from ge_core.graph.types import DataType
 from ge_core.parser import parse_onnx
@@ -27,13 +27,12 @@ class GraphBuilder:
              shape: tuple[int, ...] = ONE_BLOCK, outputs: int = 1, stream: int = 0,
              **attrs) -> Node:
         op = OpDesc(name, type, len(inputs), outputs, attrs)
-        for desc in op.output_descs:
-            desc.shape, desc.dtype = GeShape(tuple(shape)), DataType.DT_FLOAT
+        op.output_descs = [GeTensorDesc(GeShape(tuple(shape)), DataType.DT_FLOAT)] * outputs
         node = self.graph.add_node(op)
         for k, src in enumerate(inputs):
             src_node, idx = src if isinstance(src, tuple) else (src, 0)
             GraphUtils.add_edge(src_node.out_data_anchor(idx), node.in_data_anchor(k))
-            op.input_descs[k] = src_node.op_desc.output_descs[idx].copy()
+            op.input_descs[k] = src_node.op_desc.output_descs[idx]
         op.set_attr(STREAM_ID, stream)
         return node
 

@@ -157,8 +157,8 @@ def test_each_rts_op_has_its_task_kind():
             STREAM_ID: 0, INPUT_OFFSET: [relu_out] * n_in, OUTPUT_OFFSET: [1 << 20] * n_out})
         for _ in range(n_in):
             relu.out_data_anchor(0).link_to(node.add_input())
-        node.op_desc.input_descs = [relu.op_desc.output_descs[0].copy()] * n_in
-        node.op_desc.output_descs = [relu.op_desc.output_descs[0].copy()] * n_out
+        node.op_desc.input_descs = [relu.op_desc.output_descs[0]] * n_in
+        node.op_desc.output_descs = [relu.op_desc.output_descs[0]] * n_out
     model = generate_tasks(graph)
     by_op = {op_name(model, t): t for t in model.task}
     for type_, *_, task_type in specs:

@@ -148,11 +148,9 @@ def test_stream_active_starts_the_target_stream_after_its_point(world):
     desc = GeTensorDesc(GeShape((4,)), DataType.DT_FLOAT)
 
     def add(name, op_type, inputs, outputs, stream, **attrs):
-        node = graph.add_node(OpDesc(name, op_type, inputs, outputs,
-                                     {"stream_id": stream, **attrs}))
-        for d in node.op_desc.input_descs + node.op_desc.output_descs:
-            d.shape, d.dtype = desc.shape, desc.dtype
-        return node
+        op = OpDesc(name, op_type, inputs, outputs, {"stream_id": stream, **attrs})
+        op.input_descs, op.output_descs = [desc] * inputs, [desc] * outputs
+        return graph.add_node(op)
 
     x = add("x", "Data", 0, 1, -1, index=0)
     relu = add("relu", "Relu", 1, 1, 0)
