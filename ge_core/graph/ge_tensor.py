@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,6 +46,8 @@ class GeShape:
 # One for every desc not yet inferred (every node's every desc, as it is made): a shape is frozen
 _UNKNOWN_RANK_SHAPE = GeShape((UNKNOWN_RANK,))
 
+_KEPT: Any = object()   # GeTensorDesc.inferred: the field as it was
+
 
 @hot_event
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,16 @@ class GeTensorDesc:
     origin_shape: GeShape | None = None
     origin_format: Format | None = None
     absent: bool = False  # an optional input the model left out (ONNX's empty input name)
+
+    def inferred(self, shape: GeShape, dtype: DataType, *, origin_shape: Any = _KEPT,
+                 absent: Any = _KEPT) -> GeTensorDesc:
+        """This desc with the shape and dtype InferShape gives it (and, for a consumer's input,
+        the producer's origin shape and absent no more); its layout and every other field
+        carried. By the constructor: dataclasses.replace costs five times as much, at every
+        desc InferShape writes."""
+        return GeTensorDesc(shape, dtype, self.format,
+                            self.origin_shape if origin_shape is _KEPT else origin_shape,
+                            self.origin_format, self.absent if absent is _KEPT else absent)
 
     def __str__(self) -> str:
         return "absent" if self.absent else f"{self.dtype.short}{self.shape}"

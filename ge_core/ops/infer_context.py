@@ -106,10 +106,7 @@ class InferShapeContext:
         # nothing, and finds the consumers' input descs already holding the shape
         # (update_peer_input_desc compares by identity first)
         if shape is not desc.shape or dtype != desc.dtype:
-            # its other fields as they were (by the constructor: dataclasses.replace costs
-            # five times as much, at every desc InferShape writes)
-            self.op_desc.update_output_desc(idx, GeTensorDesc(
-                shape, dtype, desc.format, desc.origin_shape, desc.origin_format, desc.absent))
+            self.op_desc.update_output_desc(idx, desc.inferred(shape, dtype))
 
     def set_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
         self.set_output(idx, dims_of(desc.shape), desc.dtype)

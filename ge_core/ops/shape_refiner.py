@@ -83,8 +83,7 @@ def update_peer_input_desc(node: Node) -> list[Node]:
                     and not desc.absent:
                 new = desc
             else:
-                new = GeTensorDesc(shape, dtype, peer_desc.format, origin,
-                                   peer_desc.origin_format, False)
+                new = peer_desc.inferred(shape, dtype, origin_shape=origin, absent=False)
             op.update_input_desc(peer.idx, new)
     return changed
 

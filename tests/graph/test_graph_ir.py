@@ -331,6 +331,23 @@ def test_edit_counts_since_gives_each_type_its_net_change():
     assert (delta.nodes_added, delta.nodes_removed) == (2, 2)
 
 
+def test_an_inferred_desc_carries_every_field_infershape_does_not_write():
+    """inferred() names the fields by hand (it is on every desc InferShape writes): a field
+    added to the dataclass and not to it would be lost from every inferred desc."""
+    import dataclasses
+
+    from ge_core.graph.types import Format
+    desc = GeTensorDesc(GeShape([2, 3]), DataType.DT_FLOAT16, Format.FORMAT_NCHW,
+                        GeShape([6]), Format.FORMAT_NHWC, absent=True)
+    assert all(getattr(desc, f.name) != f.default for f in dataclasses.fields(desc))
+    shape, origin = GeShape((4,)), GeShape((1, 4))
+    assert desc.inferred(shape, DataType.DT_INT32) == dataclasses.replace(
+        desc, shape=shape, dtype=DataType.DT_INT32)
+    assert desc.inferred(shape, DataType.DT_INT32, origin_shape=origin, absent=False) == \
+        dataclasses.replace(desc, shape=shape, dtype=DataType.DT_INT32, origin_shape=origin,
+                            absent=False)
+
+
 def test_a_tensor_desc_is_frozen_and_copies_share_it():
     """A desc is replaced, never changed in place: a copy of an op (and a checkpoint's of a
     graph) shares its descs, and one replaced in the original leaves the copy's as it was."""
