@@ -45,10 +45,12 @@ def test_reverse_step_frees_the_replaced_runs_graphs_without_the_collector(colle
         d.close()
 
 
-def test_going_back_frees_the_replaced_runs_world_and_device_memory(collector_off):
+@pytest.mark.parametrize("trace_hash", [False, True])
+def test_going_back_frees_the_replaced_runs_world_and_device_memory(collector_off, trace_hash):
     """Past load the world holds the model's weights in device memory: a run's world, bus and
-    gate in a cycle with it would outlive it (frozen garbage, one world per step back)."""
-    d = debugger(TINY)
+    gate in a cycle with it would outlive it (frozen garbage, one world per step back). With a
+    trace hash the run observes its own world's bus too: another cycle to break."""
+    d = debugger(TINY, trace_hash=trace_hash)
     try:
         d.step("event")
         stopped(d.run_to_tick(900))   # executing: weights loaded

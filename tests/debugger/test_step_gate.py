@@ -1,4 +1,5 @@
 """The step gate: lock-step parking on trace events, and stepping never changes the trace."""
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +110,28 @@ def test_close_abandons_a_parked_target():
     gate.close()
     assert gate.finished and not reached_end and gate.error is None
     assert not bus.observed  # the gate unsubscribed itself
+
+
+def test_closing_a_stuck_target_again_does_not_wait_for_it_again(monkeypatch):
+    """A target stuck where no event comes is given up on once: a second close (goto closes
+    the run it replaces, and discarding it closes it again) does not wait another while."""
+    from workbench.debugger import step_gate
+    monkeypatch.setattr(step_gate, "CLOSE_WAIT_S", 0.05)
+    given_up = []
+    monkeypatch.setattr(step_gate.gc_pause, "abandon", given_up.append)
+    bus, release, started = TraceBus(), threading.Event(), threading.Event()
+
+    def target():
+        started.set()
+        release.wait(10)   # stuck where no event comes
+
+    gate = StepGate(target, bus)
+    threading.Thread(target=gate.run_until, args=(lambda e: True,), daemon=True).start()
+    assert started.wait(10)
+    gate.close()
+    gate.close()
+    assert len(given_up) == 1
+    release.set()
 
 
 @pytest.mark.parametrize("n", [1, 7])

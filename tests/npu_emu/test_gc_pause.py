@@ -29,15 +29,15 @@ def test_a_pause_that_ends_under_another_threads_pause_leaves_the_collector_off(
     def worker():
         with collector_paused():
             worker_in.set()
-            face_in.wait()
+            assert face_in.wait(10)
         seen.append(gc.isenabled())   # the face's pause holds on
         worker_out.set()
     t = threading.Thread(target=worker)
     t.start()
-    worker_in.wait()
+    assert worker_in.wait(10)
     with collector_paused():
         face_in.set()
-        worker_out.wait()
+        assert worker_out.wait(10)
         t.join()
         seen.append(gc.isenabled())
     assert seen == [False, False]
@@ -85,7 +85,7 @@ def test_a_thread_given_up_on_inside_a_pause_no_longer_holds_the_collector(runni
 
     t = threading.Thread(target=stuck)
     t.start()
-    inside.wait(10)
+    assert inside.wait(10)
     with collector_paused():
         pass
     assert not gc.isenabled()   # the stuck thread's pause still holds

@@ -128,7 +128,7 @@ def dropped(run: Run) -> None:
     after the re-run, the young count is high enough to show every free."""
     global _frozen
     with collector_paused():   # its worker, unwinding, ends its own pause: not this one
-        run.close()
+        run.close()   # first, so what the unwinding frees is not counted as the discard's
         before = gc.get_count()[0]
         run.discard()
         freed = max(0, before - gc.get_count()[0])

@@ -28,13 +28,14 @@ class Run:
         self._reported = 0   # failed facade calls reported so far
         self.frozen = 0   # the objects its re-execution froze (debugger/collector.py)
         self.hasher: Any | None = None
+        self._observers: list[Callable[[TraceEvent], None]] = []   # on the world's bus
         if trace_hash:
             self.hasher = start.hasher.copy() if start is not None else hashlib.sha256()
-            self.world.bus.subscribe(self._hash)
+            self._observe(self._hash)
         self._start = start
         self._offer = offer
         if target.runs_code:   # a model has no program to tell: no call per event for it
-            self.world.bus.subscribe(self._to_program)   # before the gate (subscribes on start)
+            self._observe(self._to_program)   # before the gate (subscribes on start)
         self.gate = StepGate(self._main, self.world.bus)
 
     @property
@@ -93,9 +94,13 @@ class Run:
         # the world's bus holds this run's observers, and the run its world (device memory
         # with the model's weights): a cycle the collector would find only after a freeze
         # had hidden it (debugger/collector.py)
-        bus = self.world.bus
-        for observer in (self._hash, self._to_program):
-            bus.unsubscribe(observer)
+        for observer in self._observers:
+            self.world.bus.unsubscribe(observer)
+        self._observers.clear()   # bound methods of this run: a cycle of its own
+
+    def _observe(self, observer: Callable[[TraceEvent], None]) -> None:
+        self.world.bus.subscribe(observer)
+        self._observers.append(observer)
 
     def _main(self) -> None:
         bus = self.world.bus

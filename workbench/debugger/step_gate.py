@@ -119,8 +119,9 @@ class StepGate:
         """Abandon the target: parked, it unwinds with TargetAbandoned; running, it does at its
         next abandon point (a host program's next line), so a busy loop ends too. A target
         stuck where no event comes (a sleep, a C loop) is left to its daemon thread after a
-        while rather than hanging the face that closes it."""
-        if self._thread is None or self.finished:
+        while rather than hanging the face that closes it. Closing again does nothing: a stuck
+        worker is not waited for twice."""
+        if self._thread is None or self.finished or self._closing:
             return
         with self._cond:
             self._closing = True
