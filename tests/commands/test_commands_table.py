@@ -70,6 +70,8 @@ def test_bad_lines_answer_one_error(session, line, message):
     ("run-to pass", "usage: run-to pass NAME"),
     ("watch node conv1", "usage: watch node NAME anchors"),
     ("watch rt_stream two", "rt_stream id must be a number"),
+    ("watch notify -1", "notify id must be a number, 0 or more, not '-1'"),
+    ("watch event " + "9" * 5000, "event id must be a number, 0 or more"),
     ("delete 9", "no breakpoint or watch 9"),
     ("info everything", "no table 'everything' for info (tables: streams, events"),
     ("info stream", "no table 'stream' for info (did you mean streams"),

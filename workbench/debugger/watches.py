@@ -114,10 +114,8 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                 else UNSET
     elif len(words) == 3 and words[1] in ("input", "output"):
         name, io = words[0], words[1]
-        if not (words[2].isascii() and words[2].isdecimal()):   # int() takes -1, 1_0, +0
-            raise WatchError(f"watch node NAME {io} I: I is the {io}'s index, 0 or more, not "
-                             f"{words[2]!r}")
-        index = int(words[2])
+        index = _index(words[2], f"watch node NAME {io} I: I is the {io}'s index, 0 or more, "
+                                 f"not {words[2]!r}")
         listens = [Listen(DescUpdated.__name__, keys.node, name,
                           lambda e, t: e.index == index and e.io == io)]
 
@@ -140,10 +138,16 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
 def _number(words: list[str], what: str) -> int:
     if len(words) != 1:
         raise WatchError(f"usage: watch {what} ID")
-    try:
-        return int(words[0], 0)
-    except ValueError:
-        raise WatchError(f"{what} id must be a number, not {words[0]!r}") from None
+    return _index(words[0], f"{what} id must be a number, 0 or more, not {words[0]!r}")
+
+
+def _index(word: str, error: str) -> int:
+    """An id or index as typed: ASCII digits, at most nine (int() also takes -1, which would
+    read the last of a list, 1_0, +0, other scripts' digits, and thousands of digits, past
+    which it raises)."""
+    if not (word.isascii() and word.isdecimal() and len(word) <= 9):
+        raise WatchError(error)
+    return int(word)
 
 
 def _event_watch(words: list[str]) -> tuple[list[Listen], Reader]:
