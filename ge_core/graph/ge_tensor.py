@@ -79,6 +79,8 @@ class GeTensorDesc:
 
 # The desc of a tensor nothing is known of yet: a new op's every input and output (frozen, so one)
 UNKNOWN_DESC = GeTensorDesc()
+# An optional input the model left out (ONNX's empty input name)
+ABSENT_DESC = GeTensorDesc(absent=True)
 
 
 def raw_bytes(desc: GeTensorDesc) -> int:

@@ -24,7 +24,7 @@ from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, ValueInfoPr
 from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
-from ge_core.graph.ge_tensor import UNKNOWN_DESC
+from ge_core.graph.ge_tensor import ABSENT_DESC, UNKNOWN_DESC
 from ge_core.ops import (InferShapeError, infer_graph, is_supported,
                          qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
@@ -225,7 +225,7 @@ class _GraphBuilder:
         op = OpDesc(name, op_type, 0, 0, attrs)
         op.input_names, op.output_names = inputs, outputs
         # an empty name is an optional input left out
-        op.input_descs = [UNKNOWN_DESC if tensor else _ABSENT for tensor in inputs]
+        op.input_descs = [UNKNOWN_DESC if tensor else ABSENT_DESC for tensor in inputs]
         op.output_descs = [descs[tensor] if tensor in descs else UNKNOWN_DESC
                            for tensor in outputs]
         return self._register(op)
@@ -311,8 +311,6 @@ class _GraphBuilder:
                op_type: str | None = None) -> ParseError:
         return ParseError(self.source, reason, node, op_type)
 
-
-_ABSENT = GeTensorDesc(absent=True)   # an optional input the model left out (frozen: one)
 
 
 def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:

@@ -38,7 +38,7 @@ from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_IND
                                       ATTR_NAME_WEIGHTS, OPSET, SCAN_KEPT_REASON,
                                       SCAN_STATE)
 from ge_core.graph.compute_graph import NETOUTPUT
-from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.ge_tensor import ABSENT_DESC, GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import NEWEST_OPSET
 from ge_core.passes.graph_pass import GraphPass
@@ -169,7 +169,7 @@ class _ScanToLoop(_ScanRewrite):
         loop_inputs = [trip, None, *inputs, *extra]
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors), {"body": self.body.name})
-        op.update_input_desc(1, GeTensorDesc(absent=True))
+        op.update_input_desc(1, ABSENT_DESC)
         op.input_names = ["", "", *scan.op_desc.input_names, *[""] * len(extra)]
         loop = graph.add_node(op)
         for k, src in enumerate(loop_inputs):
@@ -296,7 +296,7 @@ class _Scan8ToLoops(_ScanRewrite):
             loop_inputs.append(lens)
         op = OpDesc(graph.unique_name(f"{scan.name}_Loop"), "Loop", len(loop_inputs),
                     len(scan.out_data_anchors))
-        op.update_input_desc(1, GeTensorDesc(absent=True))
+        op.update_input_desc(1, ABSENT_DESC)
         op.input_names = ["", "", *scan.op_desc.input_names[1:]]
         if lens is not None:
             op.input_names.append(scan.op_desc.input_names[0])

@@ -16,6 +16,7 @@ import numpy as np
 from ge_core.graph import (ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc,
                            OutDataAnchor)
 from ge_core.graph.attr_names import ATTR_NAME_DATA_DUMP_ORIGIN_OP_NAMES
+from ge_core.graph.ge_tensor import ABSENT_DESC
 from ge_core.passes.pass_utils import make_const
 from ge_core.pattern_fusion.pattern_matcher import MatchResult
 
@@ -163,7 +164,7 @@ def _materialise(graph: ComputeGraph, new: NewNode, made: dict[NewNode, Node],
         op.update_output_desc(0, desc)
     for i, ref in enumerate(new.inputs):
         if ref is None:
-            op.update_input_desc(i, GeTensorDesc(absent=True))
+            op.update_input_desc(i, ABSENT_DESC)
         else:
             src = _anchor(ref, made)
             op.update_input_desc(i, src.owner.op_desc.output_descs[src.idx])

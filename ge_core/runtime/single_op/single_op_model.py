@@ -29,6 +29,7 @@ from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.model_builder import build_model
 from ge_core.graph import ComputeGraph, GeTensorDesc, Node, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ENGINE, OPSET
+from ge_core.graph.ge_tensor import ABSENT_DESC
 from ge_core.model_task_type import KernelType, ModelTaskType, task_type_name
 from ge_core.om.ge_model import GeModel
 from ge_core.om.proto.ge_ir_pb2 import OpDef
@@ -60,7 +61,7 @@ def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
     op = graph.add_node(OpDesc(op_type, op_type, len(input_descs), num_outputs, attrs))
     for i, desc in enumerate(input_descs):
         if desc is None:
-            op.op_desc.update_input_desc(i, GeTensorDesc(absent=True))
+            op.op_desc.update_input_desc(i, ABSENT_DESC)
             continue
         data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {ATTR_NAME_INDEX: i}))
         data.op_desc.update_output_desc(0, desc)
