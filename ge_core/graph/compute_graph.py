@@ -36,8 +36,8 @@ class EditCounts:
     descs_updated: int = 0   # input and output tensor descs changed (OpDesc.update_*_desc)
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
     # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
-    # link or unlink at either end, DESCS (op_desc.py) for a desc updated. None otherwise, so an
-    # unwatched edit costs one test.
+    # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
+    # set. None otherwise, so an unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
 
     def watch(self) -> dict[Node, set[str]]:

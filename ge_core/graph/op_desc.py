@@ -8,14 +8,19 @@ from ge_core.graph.events import AttrSet, DescUpdated, TypeSet, short_repr
 from ge_core.graph.ge_tensor import UNKNOWN_DESC, GeTensorDesc
 
 if TYPE_CHECKING:
+    from ge_core.graph.compute_graph import EditCounts
     from ge_core.graph.node import Node
+    from npu_emu.base.trace import TraceBus
 
 
 # Ops whose kernel must know the node's output count, which a kernel cannot see: before opset
 # 18 an even Split cuts into that many parts; MaxPool computes its Indices only when asked.
 OUTPUT_COUNT_OPS = frozenset({"Split", "MaxPool"})
 
-DESCS = ":descs"   # EditCounts.touched's key for a desc update (no attr key starts with ':')
+# EditCounts.touched's keys for a desc update and a type set (no attr key starts with ':';
+# ONNX's Optional has an attribute named type)
+DESCS = ":descs"
+TYPE = ":type"
 
 
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
@@ -68,12 +73,9 @@ class OpDesc:
         old = self._attrs.get(key)
         self._attrs[key] = value
         if self.node is not None:
-            edits = self.node.graph.edits
+            edits, bus = self._edited(key)
             edits.attrs_set += 1
-            if edits.touched is not None:
-                edits.note(self.node, key)
-            bus = self.node.graph.bus
-            if bus.observed:
+            if bus is not None:
                 bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))
 
     def del_attr(self, key: str) -> None:
@@ -87,14 +89,11 @@ class OpDesc:
         old, self.type = self.type, type
         if self.node is None or old == type:
             return
-        edits = self.node.graph.edits
+        edits, bus = self._edited(TYPE)
         edits.attrs_set += 1
         edits.types[old] -= 1
         edits.types[type] += 1
-        if edits.touched is not None:
-            edits.note(self.node, "type")
-        bus = self.node.graph.bus
-        if bus.observed:
+        if bus is not None:
             bus.emit(TypeSet, self.name, old, type)
 
     def update_input_desc(self, idx: int, desc: GeTensorDesc) -> None:
@@ -115,15 +114,20 @@ class OpDesc:
             self._desc_updated("output", idx, old, desc)
 
     def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
-        # counted and noted as set_attr does; the descs printed only for a listener
-        node = self.node
-        edits = node.graph.edits
+        edits, bus = self._edited(DESCS)
         edits.descs_updated += 1
-        if edits.touched is not None:
-            edits.note(node, DESCS)
-        bus = node.graph.bus
-        if bus.observed:
+        if bus is not None:   # the descs printed only for a listener
             bus.emit(DescUpdated, self.name, io, idx, str(old), str(new))
+
+    def _edited(self, key: str) -> tuple[EditCounts, TraceBus | None]:
+        """An edit of this op in a graph: ``key`` noted while the graph's edits are watched;
+        the graph's counts (the caller adds its edit) and its bus, if anyone listens."""
+        graph = self.node.graph
+        edits = graph.edits
+        if edits.touched is not None:
+            edits.note(self.node, key)
+        bus = graph.bus
+        return edits, bus if bus.observed else None
 
     def clone(self) -> "OpDesc":
         """A detached copy (attribute values shared: they are never mutated in place)."""

@@ -5,7 +5,7 @@ import dataclasses
 
 from ge_core.graph import ComputeGraph, DataType, GeShape, GeTensorDesc, OpDesc
 from ge_core.graph.events import DescUpdated
-from ge_core.graph.op_desc import DESCS, desc_changed
+from ge_core.graph.op_desc import DESCS, TYPE, desc_changed
 from ge_core.graph.types import Format
 from npu_emu.base.trace import TraceBus, TraceRecorder
 
@@ -47,6 +47,16 @@ def test_unheard_the_edit_is_counted_and_noted_while_watched():
     assert g.edits.descs_updated == 1
     assert touched == {op.node: {DESCS}}
     assert str(op.output_descs[0]) == "i32[4]"
+
+
+def test_a_type_set_is_noted_apart_from_an_attribute_named_type():
+    """ONNX's Optional has an attribute named type: a watcher tells the two edits apart."""
+    g, bus, rec, op = _graph()
+    touched = g.edits.watch()
+    op.set_type("Exp")
+    op.set_attr("type", 1)
+    g.edits.unwatch()
+    assert touched == {op.node: {TYPE, "type"}}
 
 
 def test_an_op_not_in_a_graph_is_written_silently():
