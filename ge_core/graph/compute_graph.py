@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter, sub
 from typing import Iterator
 
 from ge_core.graph.anchor import Anchor, GraphError
@@ -61,9 +62,7 @@ class EditCounts:
         self.touched.setdefault(node, set()).add(what)
 
     def snapshot(self) -> "EditCounts":
-        return EditCounts(self.nodes_added, self.nodes_removed, self.edges_linked,
-                          self.edges_unlinked, self.attrs_set, self.descs_updated,
-                          Counter(self.types))
+        return EditCounts(*edit_totals(self), Counter(self.types))
 
     def since(self, before: "EditCounts") -> "EditCounts":
         # the nonzero differences, in Counter.subtract's key order, without its copies: a pass
@@ -76,19 +75,19 @@ class EditCounts:
         for t, n in then.items():
             if n and t not in now:
                 types[t] = -n
-        return EditCounts(self.nodes_added - before.nodes_added,
-                          self.nodes_removed - before.nodes_removed,
-                          self.edges_linked - before.edges_linked,
-                          self.edges_unlinked - before.edges_unlinked,
-                          self.attrs_set - before.attrs_set,
-                          self.descs_updated - before.descs_updated, types)
+        return EditCounts(*map(sub, edit_totals(self), edit_totals(before)), types)
 
     @property
     def any(self) -> bool:
         """Whether anything was edited: a desc updated too, so a pass that only fills in
         descs (InferShape on the nodes a pass made) has changed the graph, and says so."""
-        return bool(self.nodes_added or self.nodes_removed or self.edges_linked
-                    or self.edges_unlinked or self.attrs_set or self.descs_updated)
+        return any(edit_totals(self))
+
+
+# Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
+# reads them twice a node pass: 190k calls at 20k nodes)
+edit_totals = attrgetter(*(f.name for f in fields(EditCounts)
+                           if f.name not in ("types", "touched")))
 
 
 def _linked(node: Node) -> bool:
