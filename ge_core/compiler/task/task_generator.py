@@ -8,7 +8,7 @@ a loader rebuilds the kernel's attrs and tensor descs.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ge_core.compiler.task.task_builder import TaskGenError, builder_for, node_stream
 from ge_core.graph import ComputeGraph, Node
@@ -20,7 +20,7 @@ from ge_core.model_task_type import ModelTaskType
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, VAR_BASE, WEIGHT_BASE, align, tensor_size
 from ge_core.om.model_serializer import op_def
 from ge_core.om.proto.ge_ir_pb2 import OpDef
-from ge_core.om.proto.task_pb2 import ModelTaskDef
+from ge_core.om.proto.task_pb2 import ModelTaskDef, TaskDef
 from ge_core.om.weights import weights_size
 
 TASK_DEF_VERSION = "1.0"
@@ -112,11 +112,18 @@ def _end_graph_stream(net_output: Node) -> int:
     return 0
 
 
-# The task types that name a stream, event, notify or label besides their own stream.
-_NAMING_IDS = frozenset({ModelTaskType.STREAM_ACTIVE, ModelTaskType.STREAM_SWITCH,
-                         ModelTaskType.STREAM_SWITCH_N, ModelTaskType.EVENT_RECORD,
-                         ModelTaskType.EVENT_WAIT, ModelTaskType.NOTIFY_RECORD,
-                         ModelTaskType.NOTIFY_WAIT, ModelTaskType.LABEL_SET})
+# The task types that name a stream, event, notify or label besides their own stream: which,
+# and where in the task def
+_NAMED_IDS: dict[int, tuple[str, Callable[[TaskDef], Iterable[int]]]] = {
+    ModelTaskType.STREAM_ACTIVE: ("streams", lambda t: (t.stream_active.active_stream_id,)),
+    ModelTaskType.STREAM_SWITCH: ("streams", lambda t: (t.stream_switch.true_stream_id,)),
+    ModelTaskType.STREAM_SWITCH_N: ("streams", lambda t: t.stream_switch_n.true_stream_id),
+    ModelTaskType.EVENT_RECORD: ("events", lambda t: (t.event_id,)),
+    ModelTaskType.EVENT_WAIT: ("events", lambda t: (t.event_id,)),
+    ModelTaskType.NOTIFY_RECORD: ("notifies", lambda t: (t.notify_id,)),
+    ModelTaskType.NOTIFY_WAIT: ("notifies", lambda t: (t.notify_id,)),
+    ModelTaskType.LABEL_SET: ("labels", lambda t: (t.label_set.label_id,)),
+}
 
 
 def set_totals(model: ModelTaskDef, graph: ComputeGraph,
@@ -124,26 +131,16 @@ def set_totals(model: ModelTaskDef, graph: ComputeGraph,
     """``sizes_from``: an earlier task def of ``graph`` whose feature map and weight sizes
     still hold (a stream split moves no tensor and adds no weight), so the nodes need not be
     walked for them again."""
-    streams: set[int] = {0}
-    events: set[int] = set()
-    notifies: set[int] = set()
-    labels: set[int] = set()
+    ids: dict[str, set[int]] = {"streams": {0}, "events": set(), "notifies": set(),
+                                "labels": set()}
+    streams = ids["streams"]
     for task in model.task:
         streams.add(task.stream_id)
-        if task.type not in _NAMING_IDS:   # most tasks (kernels) name only their stream
-            continue
-        if task.type == ModelTaskType.STREAM_ACTIVE:
-            streams.add(task.stream_active.active_stream_id)
-        elif task.type == ModelTaskType.STREAM_SWITCH:
-            streams.add(task.stream_switch.true_stream_id)
-        elif task.type == ModelTaskType.STREAM_SWITCH_N:
-            streams.update(task.stream_switch_n.true_stream_id)
-        elif task.type in (ModelTaskType.EVENT_RECORD, ModelTaskType.EVENT_WAIT):
-            events.add(task.event_id)
-        elif task.type in (ModelTaskType.NOTIFY_RECORD, ModelTaskType.NOTIFY_WAIT):
-            notifies.add(task.notify_id)
-        elif task.type == ModelTaskType.LABEL_SET:
-            labels.add(task.label_set.label_id)
+        named = _NAMED_IDS.get(task.type)   # most tasks (kernels) name only their stream
+        if named is not None:
+            kind, read = named
+            ids[kind].update(read(task))
+    events, notifies, labels = ids["events"], ids["notifies"], ids["labels"]
     # Ids are dense from 0 (the allocators hand them out so), so a count is the top id + 1; the
     # stream allocator also records its counts on the graph, which win where larger (a stream
     # may hold no task, and GE creates it all the same). Notifies and labels have no
