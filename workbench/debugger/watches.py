@@ -24,6 +24,7 @@ from workbench.debugger.stream_names import RT
 from workbench.debugger.targets.program import PhaseEnd
 
 if TYPE_CHECKING:
+    from ge_core.graph import Node
     from npu_emu.runtime import Runtime
     from workbench.debugger.targets.program import RunState
 
@@ -100,14 +101,14 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                    for key in (_src_node, _dst_node)]
 
         def read(state: RunState | None, runtime: Runtime) -> str:
-            node = state.find_node(name) if state is not None else None
+            node = _node(state, name)
             return node_line(node, Detail.STRUCTURE) if node else no_node(name)
     elif len(words) == 3 and words[1] == "attr":
         name, attr = words[0], words[2]
         listens = [Listen(AttrSet.__name__, keys.node, name, lambda e, t: e.key == attr)]
 
         def read(state: RunState | None, runtime: Runtime) -> str:
-            node = state.find_node(name) if state is not None else None
+            node = _node(state, name)
             if node is None:
                 return no_node(name)
             return format_attr(node.op_desc.attrs[attr]) if attr in node.op_desc.attrs \
@@ -120,7 +121,7 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
                           lambda e, t: e.index == index and e.io == io)]
 
         def read(state: RunState | None, runtime: Runtime) -> str:
-            node = state.find_node(name) if state is not None else None
+            node = _node(state, name)
             if node is None:
                 return no_node(name)
             descs = node.op_desc.input_descs if io == "input" else node.op_desc.output_descs
@@ -133,6 +134,10 @@ def _node_watch(words: list[str]) -> tuple[list[Listen], Reader]:
     # it builds are not yet where the debugger can see them.
     listens += [Listen(k.__name__) for k in (PassEnd, StageEnd, PhaseEnd)]
     return listens, read
+
+
+def _node(state: RunState | None, name: str) -> Node | None:
+    return state.find_node(name) if state is not None else None
 
 
 def _number(words: list[str], what: str) -> int:
