@@ -13,7 +13,7 @@ import pytest
 from onnx import helper
 
 from workbench.debugger.outcomes import TableOutcome
-from workbench.tui.tree_table import ARROW
+from workbench.tui.tree_table import ARROW, UNSET
 
 from tui_testing import DEVRUN, TINY, log_text, make_app, press, run, settle
 
@@ -70,7 +70,10 @@ async def test_stepping_through_assign_logical_streams_shows_stream_ids_old_to_n
         conv = next(k for k in changed if k.endswith("/relu1"))   # relu1: the fused conv
         line = graph.table.render_line(1 + graph.table.visible_keys.index(conv)
                                        - graph.table.top).text
-        assert f"{changed[conv]}{ARROW}{graph.table.line(conv).cells[STREAM]}" in line
+        new = graph.table.line(conv).cells[STREAM]
+        # a stream set where there was none shows alone (marked changed); a changed one old→new
+        shown = new if changed[conv] == UNSET else f"{changed[conv]}{ARROW}{new}"
+        assert f" {shown} " in line and f"{ARROW}{new}" not in line.replace(shown, "")
         assert "cells changed" in graph.summary
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from workbench.tui.tree_table import ARROW, Column, TableLine, TreeTable
+from workbench.tui.tree_table import ARROW, UNSET, Column, TableLine, TreeTable
 
 pytestmark = pytest.mark.asyncio
 
@@ -36,6 +36,21 @@ async def test_a_column_is_as_wide_as_its_longest_cell_with_indent_and_old_text(
         node = max(len("in 0") + 2 * 3 + 2, len("a longer note than the rest") + 4 if short else 0)
         assert table._widths == [node, len("MatMulV2" + ARROW + "Conv2D"),
                                  len("f32[8,8,8,8]  %abcdef:0")]
+
+
+async def test_a_cell_set_where_it_had_no_value_shows_the_value_alone_marked_changed():
+    app = _TableApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        table = app.query_one(TreeTable)
+        table.set_lines(_lines(False), {"g/a": {1: UNSET, 2: "f32[2]"}})
+        await pilot.pause()
+        row = table.render_line(table.visible_keys.index("g/a") + 1)
+        text = row.text
+        assert f"{UNSET}{ARROW}" not in text and f"f32[2]{ARROW}f32[1]" in text
+        changed = table.get_component_rich_style("tree-table--changed")
+        conv2d = next(s for s in row if s.text.startswith("Conv2D"))
+        assert conv2d.style.color == changed.color   # still shown as a change
+        assert table._widths[1] == len("Conv2D")   # no room kept for an old text not shown
 
 
 async def test_a_tone_over_a_line_draws_the_row_in_it_and_goes_with_the_next_tones():

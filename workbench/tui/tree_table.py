@@ -22,6 +22,7 @@ from textual.strip import Strip
 from workbench.terminal_text import printable
 
 ARROW = "→"
+UNSET = "-"   # a cell with no value yet: one set in the last step shows its value alone, marked
 _KEY, _CELLS, _DEPTH = attrgetter("key"), attrgetter("cells"), attrgetter("depth")
 
 
@@ -241,7 +242,7 @@ class TreeTable(Widget, can_focus=True):
             longest[c] = max(longest[c], max(widths))
         for line in rows if marks else ():   # a changed cell shows its old text too
             for c, old in marks.get(line.key, {}).items():
-                if c < len(line.cells) and c < n:
+                if c < len(line.cells) and c < n and old != UNSET:
                     width = len(line.cells[c]) + (2 * line.depth + 2 if c == 0 else 0)
                     longest[c] = max(longest[c], width + len(old) + 1)
         self._widths = [max(col.min, n) for col, n in zip(self.columns, longest)]
@@ -457,7 +458,7 @@ class TreeTable(Widget, can_focus=True):
                 text = "  " * line.depth + "  " + text
             old = marks.get(c)
             if old is not None:
-                shown = f"{old}{ARROW}{text.strip() if c == 0 else text}"
+                shown = text if old == UNSET else f"{old}{ARROW}{text.strip() if c == 0 else text}"
                 segs.append(Segment(_fit(shown, w), style + self._style("changed")))
             else:
                 segs.append(Segment(_fit(text, w), style))
