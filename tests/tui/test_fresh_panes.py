@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui_testing import TINY, make_app, press, run, settle
+from tui_testing import ROOT, TINY, make_app, press, run, settle
 
 pytestmark = pytest.mark.asyncio
 
@@ -78,3 +78,31 @@ async def test_the_graph_rows_a_step_keeps_are_the_rows_a_fresh_read_makes():
             kept += (any(s.made for s in graph._lines.sections)
                      and app.views.step_changes() is not None)
         assert kept > 10   # the rows were carried over, step after step
+
+
+async def test_the_selected_stream_stays_in_view_when_the_device_pane_is_focused():
+    """Lesson 30 at 200x60: at the race, the device pane (brought forward by `info streams`,
+    its grid focused) showed the idle rt0 while rt1, the stream selected, was off screen:
+    focusing the grid scrolled the grid's middle into view, not the selected column."""
+    from workbench.tui.device_pane import COLUMN_WIDTH
+    lesson = ROOT / "sample_models" / "lessons" / "30_hunting_sync_bugs.gwb"
+    app = make_app(lesson=lesson, allow_programs=True)
+    async with app.run_test(size=(200, 60)) as pilot:
+        device = app.pane("device")
+        seen = []
+        for _ in range(14):
+            for _ in range(200):
+                await settle(pilot)
+                if app.lesson_paused or app.lesson.done:
+                    break
+            grid = device.grid
+            view = device.query_one("#device-streams")
+            if grid.columns and device.display and view.size.width:
+                seen.append(device.data.races != [])
+                left = grid.col * (COLUMN_WIDTH + 1)
+                assert view.scroll_x <= left <= view.scroll_x + view.size.width - COLUMN_WIDTH, \
+                    (app.views.debugger.tick, grid.col, view.scroll_x)
+            if app.lesson.done:
+                break
+            await press(pilot, "space")
+        assert True in seen   # the race's stop was among those checked

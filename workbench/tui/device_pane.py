@@ -108,6 +108,9 @@ class StreamGrid(TextLines, can_focus=True):
 
     def on_focus(self) -> None:
         self._draw()
+        # focus by Tab or a click scrolls the grid's centre into view (Screen.set_focus),
+        # which for three streams or more is some other column than the selected one
+        self.call_after_refresh(self.scroll_to_column)
 
     def on_blur(self) -> None:
         self._draw()
@@ -329,7 +332,7 @@ class DevicePane(Pane):
         self.data = DeviceData()
 
     def focus_main(self) -> None:
-        self.screen.set_focus(self.grid)
+        self.screen.set_focus(self.grid, scroll_visible=False)   # its selected stream: in view
 
     def find(self, text: str, step: int = 1) -> bool:
         return self.grid.find(text, step)
