@@ -84,3 +84,18 @@ async def test_the_filter_survives_enter_on_a_filtered_node_and_enter_in_it_move
         after = [k for k in graph.table.visible_keys if not k.startswith("graph:")]
         assert all("relu" in k.partition("#")[0] for k in after), after
         assert any("#" in k for k in after)   # its anchors are open under it
+
+
+async def test_a_box_holds_its_whole_name_where_the_pane_has_room_and_is_cut_where_not():
+    """ResNet-50's names (gpu_0/res3_0_branch2a_w_0__SHAPE) showed cut to 20 letters in a
+    200-column pane with room for four times as much."""
+    g = nx.MultiDiGraph()
+    long = "gpu_0/res3_0_branch2a_w_0__SHAPE"
+    for name in (long, "b"):
+        g.add_node(name, type="Const", stream=None)
+    g.add_node("d", type="Add", stream=0)
+    g.add_edge(long, "d", label="0→0", control=False)
+    g.add_edge("b", "d", label="0→1", control=False)
+    assert f"[{long}:Const]" in draw(g, "d", width=190).lines[0]
+    narrow = draw(g, "d", width=40).lines[0]
+    assert long not in narrow and "[gpu_0/res3_0_branch…]" in narrow   # BOX at least

@@ -262,10 +262,11 @@ class GraphPane(Pane):
         if key is None or key.startswith("graph:"):
             return
         graph, _, name = key.partition("#")[0].partition("/")
+        width = self.table.size.width   # the drawing's, under it: names whole where they fit
 
         def read(views: SessionViews) -> Drawing | None:
             node = find_node(views.debugger.state if views.debugger else None, graph, name)
-            return draw(neighbourhood(node), name) if node is not None else None
+            return draw(neighbourhood(node), name, width) if node is not None else None
         self.app.read_job(read, self.show_drawing)
 
     def show_drawing(self, drawing: Drawing | None) -> None:

@@ -15,7 +15,7 @@ from ge_core.graph.attr_names import STREAM_ID
 if TYPE_CHECKING:
     import networkx as nx
 
-BOX = 22            # the widest box, in columns
+BOX = 22            # the widest box, in columns, short of room (more where it fits)
 GAP = 2             # columns between boxes of one layer
 LAYER = 4           # rows from one layer's boxes to the next's: box, label, turn, arrow
 
@@ -72,10 +72,14 @@ def _peers(n: Node) -> list[Node]:
     return out
 
 
-def draw(g: nx.MultiDiGraph, centre: str) -> Drawing:
+def draw(g: nx.MultiDiGraph, centre: str, width: int = 0) -> Drawing:
+    """``g`` drawn around ``centre``; its boxes as wide as the widest layer lets them be in
+    ``width`` columns (cut to ``BOX`` at least, whatever the width)."""
     import networkx as nx
     layers = [sorted(layer) for layer in nx.topological_generations(g)]
-    texts = {n: _box_text(n, g.nodes[n]["type"]) for n in g}
+    most = max(map(len, layers), default=1)
+    box = max(BOX, (width - GAP * (most - 1)) // most)
+    texts = {n: _box_text(n, g.nodes[n]["type"], box) for n in g}
     widths = [sum(len(texts[n]) for n in layer) + GAP * (len(layer) - 1) for layer in layers]
     width = max(widths, default=0)
     grid = [[" "] * width for _ in range(max(len(layers) * LAYER - (LAYER - 1), 0))]
@@ -100,9 +104,9 @@ def draw(g: nx.MultiDiGraph, centre: str) -> Drawing:
     return Drawing(["".join(r).rstrip() for r in grid], boxes, centre)
 
 
-def _box_text(name: str, op_type: str) -> str:
+def _box_text(name: str, op_type: str, box: int) -> str:
     text = f"{name}:{op_type}"
-    return f"[{text if len(text) <= BOX - 2 else text[:BOX - 3] + '…'}]"
+    return f"[{text if len(text) <= box - 2 else text[:box - 3] + '…'}]"
 
 
 # a line's cell by the sides it leaves through: up, down, left, right
