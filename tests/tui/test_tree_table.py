@@ -65,3 +65,19 @@ async def test_a_tone_over_a_line_draws_the_row_in_it_and_goes_with_the_next_ton
         table.update_lines([], {})   # the next step: no tones
         await pilot.pause()
         assert next(iter(table.render_line(row))).style.color != added.color
+
+
+async def test_a_filter_that_matches_no_row_says_so():
+    """A graph filter kept past a compile that folded every node it matched left an empty
+    table with nothing on it to say why."""
+    app = _TableApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        table = app.query_one(TreeTable)
+        table.set_lines(_lines(False))
+        table.set_filter("no such node")
+        await pilot.pause()
+        assert table.visible_keys == []
+        assert "nothing matches 'no such node'" in table.render_line(1).text
+        table.set_filter("abc")
+        await pilot.pause()
+        assert "nothing matches" not in " ".join(table.render_line(y).text for y in range(4))

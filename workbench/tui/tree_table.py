@@ -395,6 +395,8 @@ class TreeTable(Widget, can_focus=True):
             marks = self.marks.get(line.key)
             return (line, tuple(sorted(marks.items())) if marks else (), n == self.cursor,
                     line.group and line.key in self.collapsed, self.tones.get(line.key), widths)
+        if n == 0 and self.filter and self.lines:   # rows there are, none of them a match
+            return ("nothing", self.filter, width)
         return ("blank", width)
 
     def refresh_rows(self) -> None:
@@ -434,6 +436,9 @@ class TreeTable(Widget, can_focus=True):
                 text = text[:max(width - len(where), 0)].ljust(width - len(where)) + where
             return Strip([Segment(text.ljust(width)[:width], base + self._style("header"))])
         if n >= len(self._visible):
+            if n == 0 and self.filter and self.lines:
+                said = printable(f"nothing matches {self.filter!r}: / changes the filter")
+                return Strip([Segment(said.ljust(width)[:width], base + self._style("dim"))])
             return Strip.blank(width, base)
         line = self.lines[self._visible[n]]
         tone = self.tones.get(line.key, line.tone)
