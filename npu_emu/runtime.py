@@ -316,7 +316,9 @@ class Runtime:
         is an invalid handle, as the runtime's handle validation answers."""
         obj = self.handles.get(handle)
         if not isinstance(obj, kind):
-            raise InvalidHandleError(f"{handle!r} is not a {kind.__name__} handle")
+            noun = kind.__name__
+            raise InvalidHandleError(f"{handle!r} is not {'an' if noun[0] in 'AEIOU' else 'a'} "
+                                     f"{noun} handle")
         if getattr(obj, "destroyed", False):
             raise InvalidHandleError(f"{handle:#x}: the {kind.__name__} was destroyed")
         device = getattr(obj, "device", None)

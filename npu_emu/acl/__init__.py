@@ -10,8 +10,10 @@ script reads like one written for a real Ascend device::
 
 Handles (streams, events, contexts, models, data buffers, datasets) are plain ints; device and
 host pointers are ints. Every call acts on ``npu_emu.world.current_runtime()``. A program
-written for a real board runs here with ``import acl`` changed to ``from npu_emu import acl``;
-acl.mdl's offline-model calls are GE's (see npu_emu/acl/model_loader.py).
+written for a real board runs under gewb as it is: its ``import acl`` finds this module while
+the program runs (the workbench's host runner aliases it); run by plain Python it needs
+``from npu_emu import acl``. acl.mdl's offline-model calls are GE's (see
+npu_emu/acl/model_loader.py).
 """
 import json
 import os

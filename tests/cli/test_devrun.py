@@ -152,3 +152,21 @@ def test_a_stream_left_waiting_forever_is_a_fault_at_the_end(capsys, tmp_path, e
     assert where in line and printed in out
     assert "stream (stream rt1) waits at StreamWaitEvent(e0)" in line   # by its variable
     assert "for never (event 0), which is never recorded" in line
+
+
+def test_a_script_written_for_a_real_board_runs_with_its_own_import_acl(capsys, tmp_path):
+    """pyACL scripts say `import acl`: they ran only once edited to import npu_emu.acl. The
+    alias lives while the program runs; a bad handle's message reads as English."""
+    import sys
+    script = tmp_path / "board.py"
+    script.write_text("import acl\nfrom acl import rt\nacl.init()\nacl.rt.set_device(0)\n"
+                      "s, ret = rt.create_stream()\n"
+                      "print('record into a non-event:', acl.rt.record_event(12345, s))\n"
+                      "acl.rt.synchronize_stream(s)\nacl.rt.reset_device(0)\nacl.finalize()\n")
+    status = main(["devrun", str(script)])
+    captured = capsys.readouterr()
+    # ran to its end (a failed call makes the status 1, as devrun's warning says)
+    assert status == 1 and "record into a non-event: 107017" in captured.out, captured
+    assert "warning: 1 API call failed, the first at board.py:6" in captured.out
+    assert "12345 is not an Event handle" in captured.out + captured.err
+    assert "acl" not in sys.modules and "acl.rt" not in sys.modules

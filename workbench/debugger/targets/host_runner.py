@@ -208,7 +208,7 @@ def run_program(script: Path, world: World, observer: HostProgramObserver,
     sys.argv = [str(script)]
     observer.thread = threading.get_ident()
     try:
-        with world.entered(), _exit_ends_only_the_program():
+        with world.entered(), _exit_ends_only_the_program(), _acl_importable():
             try:
                 with line_hook(script, world.bus) if trace_lines else nullcontext():
                     runpy.run_path(str(script), run_name="__main__")
@@ -280,6 +280,36 @@ def exception_line(exc: BaseException) -> str:
     errors without their module path)."""
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_acl_lock = threading.Lock()
+_acl_users = 0   # programs running with the alias in place (a re-run may start as one ends)
+
+
+@contextmanager
+def _acl_importable() -> Iterator[None]:
+    """``import acl``, as a script written for a real board has it, imports the emulator's
+    pyACL (npu_emu.acl) while a program runs: such a script runs here unedited. A module of
+    that name the process already has is left as it is; the alias goes when the last
+    program using it ends."""
+    global _acl_users
+    import npu_emu.acl as emulated
+    aliases = {"acl": emulated, "acl.rt": emulated.rt, "acl.mdl": emulated.mdl,
+               "acl.util": emulated.util}
+    with _acl_lock:
+        if _acl_users == 0:
+            for name, module in aliases.items():
+                sys.modules.setdefault(name, module)
+        _acl_users += 1
+    try:
+        yield
+    finally:
+        with _acl_lock:
+            _acl_users -= 1
+            if _acl_users == 0:
+                for name, module in aliases.items():
+                    if sys.modules.get(name) is module:
+                        del sys.modules[name]
 
 
 @contextmanager
