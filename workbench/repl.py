@@ -1,11 +1,13 @@
 """The REPL face (`gewb repl [TARGET]`): the debugger at a prompt-toolkit prompt, with persistent
 history, completion from the command table and the live target, and highlighting by the command
 language's lexer. Ctrl-C during `continue` parks the target and returns to the prompt; Ctrl-D
-or `quit` leaves. A script run with `source` that names host programs asks first (y/N)."""
+or `quit` leaves. A script run with `source` that names host programs asks first (y/N). Piped
+commands (`gewb repl X < cmds.txt`) are read plainly and echoed: the output is a transcript."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from workbench.commands.completion import complete
 from workbench.commands.history import history_path
@@ -50,34 +52,57 @@ def _show(outcomes: list[Outcome]) -> None:
 
 
 def ask_yes_no(question: str) -> bool:
-    """The REPL's y/N: only y or yes agrees; Ctrl-C or Ctrl-D is no."""
+    """The REPL's y/N: only y or yes agrees; Ctrl-C or Ctrl-D is no (on piped input, the next
+    line is the answer, and its end is no)."""
     from prompt_toolkit import prompt
     try:
-        return prompt(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+        if not sys.stdin.isatty():
+            answer = sys.stdin.readline()
+            print(f"{question} [y/N] {answer.strip()}")
+        else:
+            answer = prompt(f"{question} [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
     except (KeyboardInterrupt, EOFError):
         return False
 
 
-def run_repl(target: str | None) -> int:
+def _lines(session: DebugSession) -> Iterator[str]:
+    """The lines typed at the prompt, until Ctrl-D. Piped in (a script, a test), they are read
+    plainly and each is echoed after the prompt, so the output reads as a session's
+    transcript: prompt-toolkit on a pipe warned, echoed each line twice, and wrote the piped
+    lines into the user's history."""
+    if not sys.stdin.isatty():
+        try:
+            for line in sys.stdin:
+                line = line.rstrip("\n")
+                print(PROMPT + line)
+                yield line
+        except KeyboardInterrupt:   # nothing typed to go back to: the session ends
+            print()
+        return
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
     from prompt_toolkit.lexers import PygmentsLexer
 
     from workbench.commands.lexers import GwbLexer
+    prompt = PromptSession(history=FileHistory(str(history_path())),
+                           completer=_completer(session), lexer=PygmentsLexer(GwbLexer))
+    while True:
+        try:
+            yield prompt.prompt(PROMPT)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return
+
+
+def run_repl(target: str | None) -> int:
     session = DebugSession(Path.cwd(), consent=Consent(ask=ask_yes_no))
     if target:
         _show(session.execute(f"target {target}"))
-    prompt = PromptSession(history=FileHistory(str(history_path())),
-                           completer=_completer(session), lexer=PygmentsLexer(GwbLexer))
     print(BANNER)
     try:
-        while True:
-            try:
-                line = prompt.prompt(PROMPT)
-            except KeyboardInterrupt:
-                continue
-            except EOFError:
-                break
+        for line in _lines(session):
             try:
                 outcomes = session.execute(line)
             except KeyboardInterrupt:   # outside a run (the engine handles Ctrl-C in one)
