@@ -110,3 +110,16 @@ def test_devrun_names_the_streams_as_the_debugger_does(capsys):
     out = capsys.readouterr().out
     assert "  stream rt1: " in out and "consumer (stream rt2) waits at" in out
     assert not _OLD_NAME.search(out), out
+
+
+def test_info_faults_lists_each_fault_found_by_the_program_s_names():
+    d = debugger(f"{DEVRUN}/deadlock.py")
+    try:
+        assert INFO["faults"](d).text == "no faults found so far"
+        stopped(d.cont())   # the deadlock
+        table = INFO["faults"](d)
+        (row,) = table.rows
+        assert row[0] == "1" and row[1].startswith("deadlock: ")
+        assert "consumer (stream rt2) waits at StreamWaitEvent(e0)" in row[1], row
+    finally:
+        d.close()

@@ -17,6 +17,7 @@ from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets.settings import shown
 from workbench.debugger.views import (device_views, gepass_view, graph_views, model_views,
                                       timeline_views)
+from workbench.debugger.views.device_state import faults
 
 if TYPE_CHECKING:
     from workbench.commands.session import DebugSession
@@ -64,6 +65,17 @@ def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
     return f"{name}, after {stages[-1].stage}" if stages else f"{name}, position {inside}"
 
 
+def _faults(d: Debugger) -> Outcome:
+    """The faults found so far (deadlocks, races, task faults, timeouts), each once, named by
+    the host program's variables where it has them."""
+    names = d.handle_names()
+    found = [names.text(f) for f in faults(d.run.world.runtime, d.state)]
+    if not found:
+        return Printed("no faults found so far")
+    return TableOutcome(f"faults ({len(found)})", ("#", "fault"),
+                        tuple((str(i), f) for i, f in enumerate(found, 1)))
+
+
 INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound,
                                               d.handle_names().streams),
@@ -73,6 +85,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "labels": lambda d: device_views.labels(d.run.world.runtime, d.run.tracker.bound),
     "models": lambda d: device_views.models(d.run.world.runtime, d.run.tracker.bound),
     "memory": lambda d: device_views.memory(d.run.world.runtime),
+    "faults": _faults,
     "gepass": lambda d: gepass_view.gepass(d.state),
     "memory-plan": lambda d: model_views.memory_plan(d.state),
     "om": lambda d: model_views.om(d.state),
@@ -99,7 +112,8 @@ def _info(s: DebugSession, args: list[str]) -> list[Outcome]:
 # the app's pane that shows what an `info` table shows (a lesson's `info streams` brings the
 # device pane forward); the others have none
 INFO_PANES = {"streams": "device", "events": "device", "notifies": "device", "labels": "device",
-              "models": "device", "memory": "memory", "memory-plan": "memory"}
+              "models": "device", "faults": "device", "memory": "memory",
+              "memory-plan": "memory"}
 
 
 def _on(pane: str | None, outcome: Outcome) -> Outcome:
