@@ -81,9 +81,10 @@ def _cmd_devrun(args: argparse.Namespace) -> int:
 
 
 def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("devrun", help="run a host program written against npu_emu.acl on the "
-                                      "emulated NPU; report deadlocks, races and timeouts")
-    p.add_argument("script", help="a Python host program (pyACL idiom, import npu_emu.acl)")
+    p = sub.add_parser("devrun", help="run a pyACL host program on the emulated NPU; report "
+                                      "deadlocks, races and timeouts")
+    p.add_argument("script", help="a Python host program (its `import acl` is the emulator's "
+                                  "pyACL, npu_emu.acl)")
     p.add_argument("--race-check", action="store_true",
                    help="check stream orderings against memory accesses (happens-before)")
     p.add_argument("--trace", metavar="OUT.json",

@@ -113,8 +113,8 @@ def _settings_table() -> TableOutcome:
 
 COMMANDS = [
     Command("target", "target FILE.onnx | FILE.om | FILE.py | light:NAME",
-            "Debug an ONNX model (parse > compile > execute), an OM file or a host program "
-            "written against npu_emu.acl. Breakpoints and watches are kept.", _target,
+            "Debug an ONNX model (parse > compile > execute), an OM file or a pyACL host "
+            "program (`import acl` is the emulator's). Breakpoints and watches are kept.", _target,
             lambda s, w, p: sources.files(s, p, (".onnx", ".om", ".py")) if not w else []),
     Command("set", "set NAME VALUE",
             "Change a target setting; the target restarts. The settings after the debugger's "
