@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
+from debugger_testing import DEVRUN, ROOT, TINY, debugger, finished, stopped
 from workbench.commands.inspecting import INFO
 from workbench.debugger.breakpoints import BreakpointError
 from workbench.debugger.watches import WatchError
@@ -121,5 +121,21 @@ def test_info_faults_lists_each_fault_found_by_the_program_s_names():
         (row,) = table.rows
         assert row[0] == "1" and row[1].startswith("deadlock: ")
         assert "consumer (stream rt2) waits at StreamWaitEvent(e0)" in row[1], row
+    finally:
+        d.close()
+
+
+def test_a_fault_named_once_stays_named_once_after_the_program_ends():
+    """After the program's end its faults are the ones placed in its script, named already:
+    the device pane and `info faults` named them again (`s (s (stream rt1))`)."""
+    d = debugger(f"{DEVRUN}/deadlock.py")
+    try:
+        d.cont()   # the deadlock
+        finished(d.cont())
+        (row,) = INFO["faults"](d).rows
+        assert "consumer (stream rt2) waits" in row[1] and "consumer (consumer" not in row[1]
+        names = d.handle_names()
+        once = names.text("stream rt2 waits for event 0")
+        assert names.text(once) == once == "consumer (stream rt2) waits for done (event 0)"
     finally:
         d.close()
