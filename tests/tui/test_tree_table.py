@@ -81,3 +81,15 @@ async def test_a_filter_that_matches_no_row_says_so():
         table.set_filter("abc")
         await pilot.pause()
         assert "nothing matches" not in " ".join(table.render_line(y).text for y in range(4))
+
+
+async def test_a_table_with_no_rows_yet_shows_its_titles_whole():
+    """The source pane's SQE table, empty before the first submit, read `line functi stream`
+    in a 118-column pane: an empty table's columns were their minimum widths."""
+    app = _TableApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        await pilot.pause()
+        header = app.query_one(TreeTable).render_line(0).text
+        assert header.split() == ["node", "type", "output"]
+    table = TreeTable([Column("line", 4, 6), Column("function", 6, 16)])
+    assert table._widths == [4, len("function")]

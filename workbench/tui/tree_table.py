@@ -102,7 +102,7 @@ class TreeTable(Widget, can_focus=True):
         self._index: dict[str, int] = {}
         self._visible: list[int] = []
         self._vindex: dict[str, int] = {}     # key -> its place among the visible rows
-        self._widths: list[int] = [c.min for c in columns]
+        self._widths: list[int] = [max(c.min, len(c.title)) for c in columns]   # titles whole
         # rendered rows by what they show (a step changes few of them, a relayout none), and
         # the component styles
         self._strips: dict[tuple, Strip] = {}
