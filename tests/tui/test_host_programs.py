@@ -95,3 +95,6 @@ async def test_the_source_pane_marks_the_line_a_blocked_stream_waits_at(tmp_path
         source = app.pane("source")
         assert source.data.waits == {14: "consumer (stream rt2)"}
         assert "stream_wait_event" in (tmp_path / "p.py").read_text().splitlines()[13]
+        # each SQE's stream as the device pane's column names it: the program's name, the id
+        streams = {source.table.line(k).cells[2] for k in source.table.visible_keys}
+        assert "consumer rt2" in streams, streams

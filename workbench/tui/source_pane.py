@@ -41,6 +41,7 @@ class SourceData:
     faults: list[tuple[str, SourceLine | None]] = field(default_factory=list)
     waits: dict[int, str] = field(default_factory=dict)   # line -> the blocked stream(s)
     breaks: set[int] = field(default_factory=set)          # lines with a line breakpoint
+    streams: dict[int, str] = field(default_factory=dict)  # rt stream -> the program's name
 
 
 def blocked_lines(runtime: Runtime, program: HostProgramObserver) -> dict[int, str]:
@@ -81,7 +82,7 @@ class SourcePane(Pane):
         with ScrollableContainer(id="source-scroll"):   # long lines scroll, not wrap
             yield Static("", id="source-text", markup=False)
         yield TreeTable([Column("line", 4, 6), Column("function", 6, 16, name=True),
-                         Column("stream", 6, 6), Column("SQE", 3, 6),
+                         Column("stream", 6, 24, name=True), Column("SQE", 3, 6),
                          Column("submitted", 10, 80)], id="source-submits")
 
     def focus_main(self) -> None:
@@ -101,7 +102,8 @@ class SourcePane(Pane):
                   if bp.spec.startswith(f"{path.name}:")}
         return SourceData(path.name, source_lines(path), program.frames() if not d.run.finished else (),
                           dict(program.submitted), list(program.fault_sites),
-                          blocked_lines(d.run.world.runtime, program), breaks)
+                          blocked_lines(d.run.world.runtime, program), breaks,
+                          dict(d.handle_names().streams))
 
     def breakpoint_spec(self) -> str | None:
         data = self.data
@@ -115,8 +117,11 @@ class SourcePane(Pane):
         if data is None:
             return
         self.data = data
+        # a stream as the device pane's column names it: the program's variable, then its id
         rows = [TableLine(_row_key(*key), (str(s.site.line), s.site.function,
-                                           rt_stream_name(key[0]), str(key[1]), s.what))
+                                           " ".join(filter(None, (data.streams.get(key[0]),
+                                                                  rt_stream_name(key[0])))),
+                                           str(key[1]), s.what))
                 for key, s in data.sqes.items()]
         rows += [TableLine(f"{FAULT}{n}", (str(site.line) if site else "-",
                                            site.function if site else "-", "", "", text),
