@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_testing import log_text, make_app, press, run, settle
+from tui_testing import DEVRUN, ROOT, log_text, make_app, press, run, settle
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from host_bug_classes import BUGS, EXPECTED  # noqa: E402
@@ -98,3 +98,18 @@ async def test_the_source_pane_marks_the_line_a_blocked_stream_waits_at(tmp_path
         # each SQE's stream as the device pane's column names it: the program's name, the id
         streams = {source.table.line(k).cells[2] for k in source.table.visible_keys}
         assert "consumer rt2" in streams, streams
+
+
+async def test_the_timeline_names_a_program_s_streams_and_events_by_its_variables():
+    """The timeline said `rt2`, `rt3` and `event 0` where every other pane said `producer
+    (stream rt2)` and the `timeline` command `rt2`: the names the program gave them."""
+    app = make_app(str(ROOT / DEVRUN / "producer_consumer.py"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "continue")   # to the end
+        await press(pilot, "5")
+        timeline = app.pane("timeline")
+        names = [lane.name for lane in timeline.current_lanes() if lane.stream is not None]
+        assert names == ["producer rt2", "consumer rt3"]
+        text = "\n".join(timeline.query_one("#timeline-text").texts)
+        assert "y_ready (event 0): producer rt2 records at" in text, text

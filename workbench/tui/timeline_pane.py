@@ -29,6 +29,8 @@ class TimelineData:
     timeline: Timeline   # a copy: the run goes on appending to its own
     logical: dict[int, int] = field(default_factory=dict)   # rt stream -> GE's: their names
     cores: dict[int, int] = field(default_factory=dict)     # unit -> how many there are
+    streams: dict[int, str] = field(default_factory=dict)   # rt stream -> a program's name
+    events: dict[int, str] = field(default_factory=dict)    # event -> ...
 
     def __eq__(self, other: object) -> bool:   # slices are only ever appended
         return isinstance(other, TimelineData) and \
@@ -86,8 +88,11 @@ class TimelinePane(Pane):
         copy = Timeline()
         copy.slices, copy.flows = list(tl.slices), list(tl.flows)
         d = views.debugger
-        return TimelineData(copy, dict(d.run.tracker.bound) if d is not None else {},
-                            views.lanes.cores())
+        if d is None:
+            return TimelineData(copy, cores=views.lanes.cores())
+        names = d.handle_names()
+        return TimelineData(copy, dict(d.run.tracker.bound), views.lanes.cores(),
+                            dict(names.streams), dict(names.events))
 
     def show(self, data: TimelineData | None) -> None:
         if data is not None:
@@ -163,7 +168,7 @@ class TimelinePane(Pane):
         if tl is None or not tl.slices:
             return []
         return lanes(tl, *self.window(), self._width(), self.data.logical, self.data.cores,
-                     NAME)
+                     NAME, self.data.streams)
 
     def redraw(self) -> None:
         text = self.query_one("#timeline-text", TextLines)
@@ -183,7 +188,8 @@ class TimelinePane(Pane):
                              else "cyan"))
             line.append((f" {lane.sqes:>5} {lane.busy_percent(start, end):>3}%", ""))
             lines.append(line)
-        found = links(self.data.timeline, self.data.logical)
+        found = links(self.data.timeline, self.data.logical, self.data.streams,
+                      self.data.events)
         if found:
             lines += [[("", "")], [("event links (record -> wait):", "bold")]]
             lines += [[(f"  {link}", "")] for link in found[:20]]

@@ -64,13 +64,22 @@ def end_ns(tl: Timeline) -> int:
     return max((s[7] for s in tl.slices), default=0)
 
 
+def named_stream(stream: int, logical: dict[int, int] | None = None,
+                 names: dict[int, str] | None = None) -> str:
+    """An rt stream as the device pane's column names it: a host program's variable for it,
+    then GE's pair or the runtime's id (``producer rt1``, ``s0/rt1``)."""
+    label = stream_label(stream, logical)
+    name = names.get(stream) if names else None
+    return f"{name} {label}" if name else label
+
+
 def lanes(tl: Timeline, start: int, end: int, width: int,
           logical: dict[int, int] | None = None, cores: dict[int, int] | None = None,
-          name_width: int = 12) -> list[Lane]:
+          name_width: int = 12, names: dict[int, str] | None = None) -> list[Lane]:
     """Stream lanes then unit lanes over [start, end) ns in ``width`` columns; ``logical``:
-    rt stream -> GE's logical stream, to name the lanes as every face names streams;
-    ``cores``: unit -> how many there are, named in the unit's lane (``AI_CORE x8``) within
-    ``name_width``."""
+    rt stream -> GE's logical stream, and ``names``: rt stream -> a host program's variable,
+    to name the lanes as every face names streams; ``cores``: unit -> how many there are,
+    named in the unit's lane (``AI_CORE x8``) within ``name_width``."""
     span = max(end - start, 1)
     width = max(width, 1)
 
@@ -88,7 +97,7 @@ def lanes(tl: Timeline, start: int, end: int, width: int,
         for s in mine:
             for c in cols(s[6], s[7]):
                 cells[min(c, width - 1)] = BUSY
-        out.append(Lane(stream_label(stream, logical), len(mine), _busy(mine, start, end),
+        out.append(Lane(named_stream(stream, logical, names), len(mine), _busy(mine, start, end),
                         "".join(cells), stream))
     for unit in sorted({s[2] for s in tl.slices if s[2] >= 0}):
         counts = [0] * width
@@ -108,8 +117,11 @@ def _busy(slices: list, start: int, end: int) -> int:
     return sum(min(s[7], end) - max(s[6], start) for s in slices)
 
 
-def links(tl: Timeline, logical: dict[int, int] | None = None) -> list[str]:
-    """Event record -> wait links, one line per (event, recording stream, waiting stream)."""
+def links(tl: Timeline, logical: dict[int, int] | None = None,
+          names: dict[int, str] | None = None,
+          events: dict[int, str] | None = None) -> list[str]:
+    """Event record -> wait links, one line per (event, recording stream, waiting stream);
+    streams and events by a host program's ``names`` and ``events`` where it has them."""
     groups: dict[tuple[int, int, int], list[tuple[int, int]]] = {}
     for event_id, rec_s, rec_ns, wait_s, wait_ns in tl.flows:
         groups.setdefault((event_id, rec_s, wait_s), []).append((rec_ns, wait_ns))
@@ -117,7 +129,9 @@ def links(tl: Timeline, logical: dict[int, int] | None = None) -> list[str]:
     for (event_id, rec_s, wait_s), times in sorted(groups.items()):
         rec_ns, wait_ns = times[0]
         more = f" (x{len(times)})" if len(times) > 1 else ""
-        lines.append(f"event {event_id}: {stream_label(rec_s, logical)} records at {rec_ns} ns "
-                     f"-> {stream_label(wait_s, logical)} "
+        event = f"{events[event_id]} (event {event_id})" if events and event_id in events \
+            else f"event {event_id}"
+        lines.append(f"{event}: {named_stream(rec_s, logical, names)} records at {rec_ns} ns "
+                     f"-> {named_stream(wait_s, logical, names)} "
                      f"passes its wait at {wait_ns} ns{more}")
     return lines

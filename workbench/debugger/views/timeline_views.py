@@ -12,7 +12,7 @@ from npu_emu.base.counted import counted
 from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.stream_names import stream_label
+from workbench.debugger.views.timeline_lanes import named_stream
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def timeline(debugger: Debugger) -> Outcome:
             for col in range(s[6] * BAR // end, max(s[7] * BAR // end, s[6] * BAR // end + 1)):
                 bar[min(col, BAR - 1)] = "#"
         busy = sum(s[7] - s[6] for s in mine)
-        rows.append((stream_label(stream, debugger.run.tracker.bound), str(len(mine)),
+        rows.append((named_stream(stream, debugger.run.tracker.bound,
+                                  debugger.handle_names().streams), str(len(mine)),
                      f"{busy}", "".join(bar)))
     return TableOutcome(f"device timeline, 0 .. {end} ns", ("stream", "SQEs", "busy ns",
                                                            f"0 {'-' * (BAR - 4)} {end} ns"),
