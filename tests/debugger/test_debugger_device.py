@@ -143,7 +143,8 @@ def test_device_memory_tensor_and_timeline():
         assert shown.text.splitlines()[0] == f"tensor {x_addr:#x}: f32[4] (device 0 memory)"
         assert "[-1.      -0.99216 -0.98431 -0.97647]" in shown.text
         tl = timeline_views.timeline(d)
-        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["producer rt2"]   # the program's name
+        # the stream by the program's name for it, as every pane names it
+        assert isinstance(tl, TableOutcome) and [r[0] for r in tl.rows] == ["producer rt2"]
     finally:
         d.close()
 
