@@ -235,3 +235,17 @@ async def test_a_node_whose_two_outputs_change_in_one_step_shows_each_output_s_o
         assert f"f32[?,4]; f32[?,8]{ARROW}f32[2,4]; f32[2,8]" in row.text
         assert pane.summary.endswith("last step: 1 cell changed, 4 descs changed (2 in, 2 out)"), \
             pane.summary
+
+
+async def test_a_step_that_adds_nodes_counts_them_added_not_their_descs_changed(tmp_path):
+    """The parse adds every node, linking each input after the node is in the graph (a desc
+    update): those rows are all new, counted as added, not as descs changed."""
+    app = make_app(split_model(tmp_path / "split.onnx"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage")
+        changes = app.views.step_changes()
+        assert changes.added and any(changes.changed_descs().get(n) for n in changes.added)
+        summary = app.pane("graph").summary
+        assert f"last step: +{len(changes.added)} nodes" in summary and "changed" not in summary, \
+            summary

@@ -192,10 +192,11 @@ class GraphPane(Pane):
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
             return text + hint
-        # what is marked: the rows' cells (a node's output cell once, however many of its
+        # what changed in the rows that were there before the step (an added row is all new,
+        # and counted as added): their cells (a node's output cell once, however many of its
         # outputs changed), and each input's and output's desc, on its anchor's line
-        descs = changes.changed_descs()
-        cells = sum(map(len, changes.changed().values())) \
+        descs = {n: ds for n, ds in changes.changed_descs().items() if n not in changes.added}
+        cells = sum(len(c) for n, c in changes.changed().items() if n not in changes.added) \
             + sum(any(d.io == "output" for d in ds) for ds in descs.values())
         parts = [f"{counted(cells, 'cell')} changed"] if cells else []
         sides = Counter(d.io for ds in descs.values() for d in ds)
