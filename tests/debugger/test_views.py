@@ -14,7 +14,7 @@ from workbench.debugger.views.graph_table import (find_node, node_anchors, node_
 from workbench.debugger.views.graph_views import diff
 from workbench.debugger.views.memory_map import buffers_of, memory_view
 from workbench.debugger.views.pass_tree import PassSpans, pass_tree, span_diff
-from workbench.debugger.views.step_changes import ChangeRecorder
+from workbench.debugger.views.step_changes import ChangeRecorder, DescChange
 from workbench.debugger.views.timeline_lanes import LaneRecorder, end_ns, lanes
 
 
@@ -48,6 +48,23 @@ def test_the_change_recorder_gives_each_stream_id_old_and_new_as_the_node_has_it
     for name, (old, new) in streams.items():
         assert old == "-" and new == f"s{d.state.find_node(name).op_desc.get_attr(STREAM_ID)}"
     assert not changes.changes.structural
+    d.close()
+
+
+def test_the_change_recorder_keeps_each_desc_by_side_and_index_first_old_to_last_new():
+    """InferShapeForPreprocess, run whole: the Reshape's output and its reader's input, each
+    from the parse's desc to the inferred one, by side and index (not a cell named "input 0");
+    a desc is no cell of the row."""
+    d = debugger("sample_models/fold_and_infer.onnx")
+    changes = ChangeRecorder()
+    changes.attach(d)
+    stopped(d.run_to(["pass", "InferShapeForPreprocess"]))
+    stopped(d.finish())
+    descs = changes.changes.changed_descs()
+    assert descs["reshape"] == [DescChange("output", 0, "f32[?,?]", "f32[2,12]")]
+    assert descs["add_ones"][0] == DescChange("input", 0, "f32[?,?]", "f32[2,12]")
+    assert {"reshape", "add_ones"} <= changes.changes.nodes()
+    assert not any(" " in column for cols in changes.changes.cells.values() for column in cols)
     d.close()
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.tui.graph_pane import GraphPane
+from workbench.tui.tree_table import ARROW
 
 from tui_testing import TINY, if_model, make_app, press, run, settle
 
@@ -157,7 +158,7 @@ async def test_a_step_that_only_changes_descs_remakes_the_opened_anchors_with_ol
             await run(pilot, "step node")
             _assert_as_from_nothing(app, step)
             changes = app.views.step_changes()
-            if "input 0" in changes.cells.get("add_ones", {}) and not changes.structural:
+            if ("input", 0) in changes.descs.get("add_ones", {}) and not changes.structural:
                 break
         else:
             pytest.fail("no step changed add_ones' input desc alone")
@@ -179,3 +180,72 @@ async def test_a_node_made_another_type_in_place_shows_its_new_type():
         _assert_as_from_nothing(app, 0)
         row = app.pane("graph").table.line("switch_merge/merge")
         assert row.cells[1] == "StreamMerge"
+
+
+def split_model(path) -> str:
+    """A Reshape whose shape is folded (unknown at the parse: f32[?,?]) split into a 4 and an 8
+    wide output, each read by a Relu: ONNX knows the outputs' widths, not their rows, so
+    InferShape changes both of the Split's output descs at one node, from two old texts."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    consts = [numpy_helper.from_array(np.array(v, np.int64), name)
+              for name, v in (("two", [2]), ("six", [6]), ("sizes", [4, 8]))]
+    nodes = [helper.make_node("Mul", ["six", "two"], ["twelve"], "twelve"),
+             helper.make_node("Concat", ["two", "twelve"], ["shape"], "shape", axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["r"], "reshape"),
+             helper.make_node("Split", ["r", "sizes"], ["a", "b"], "split", axis=1),
+             helper.make_node("Relu", ["a"], ["ya"], "relu_a"),
+             helper.make_node("Relu", ["b"], ["yb"], "relu_b")]
+    graph = helper.make_graph(
+        nodes, "split_two", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])],
+        [helper.make_tensor_value_info(y, TensorProto.FLOAT, None) for y in ("ya", "yb")],
+        consts)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return str(path)
+
+
+async def test_a_node_whose_two_outputs_change_in_one_step_shows_each_output_s_own_old_desc(
+        tmp_path):
+    """The Split's row marks its output cell with both outputs' old descs, in order (it showed
+    the last output's old desc alone, as if it were the whole cell's), each output's anchor
+    line its own; the summary counts that one cell once, and the four descs changed: the
+    Split's two outputs and its readers' inputs."""
+    app = make_app(split_model(tmp_path / "split.onnx"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "break node split", "continue", "delete all")
+        await _open(app, pilot, "split_two/split")
+        pane = app.pane("graph")
+        table = pane.table
+        for step in range(12):
+            await run(pilot, "step node")
+            _assert_as_from_nothing(app, step)
+            if table.line("split_two/split").cells[5] == "f32[2,4]; f32[2,8]":
+                break
+        else:
+            pytest.fail("no step gave the Split's outputs their shapes")
+        assert table.marks["split_two/split"] == {5: "f32[?,4]; f32[?,8]"}
+        assert table.marks["split_two/split#out 0"] == {5: "f32[?,4]"}
+        assert table.marks["split_two/split#out 1"] == {5: "f32[?,8]"}
+        assert table.marks["split_two/relu_b#in 0"] == {5: "f32[?,8]"}   # (not opened)
+        await press(pilot, "1")   # the graph pane maximised: the whole cell shows
+        row = table.render_line(1 + table.visible_keys.index("split_two/split") - table.top)
+        assert f"f32[?,4]; f32[?,8]{ARROW}f32[2,4]; f32[2,8]" in row.text
+        assert pane.summary.endswith("last step: 1 cell changed, 4 descs changed (2 in, 2 out)"), \
+            pane.summary
+
+
+async def test_a_step_that_adds_nodes_counts_them_added_not_their_descs_changed(tmp_path):
+    """The parse adds every node, linking each input after the node is in the graph (a desc
+    update): those rows are all new, counted as added, not as descs changed."""
+    app = make_app(split_model(tmp_path / "split.onnx"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await run(pilot, "step stage")
+        changes = app.views.step_changes()
+        assert changes.added and any(changes.changed_descs().get(n) for n in changes.added)
+        summary = app.pane("graph").summary
+        assert f"last step: +{len(changes.added)} nodes" in summary and "changed" not in summary, \
+            summary

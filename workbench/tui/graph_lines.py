@@ -12,11 +12,12 @@ from operator import attrgetter, is_
 
 from ge_core.graph import ComputeGraph, Node
 from workbench.debugger.targets.program import RunState
-from workbench.debugger.views.graph_table import (ShownGraph, node_anchors, node_row, ordered,
-                                                  shown_graphs)
+from workbench.debugger.views.graph_table import (COLUMNS, ShownGraph, node_anchors, node_row,
+                                                  ordered, shown_graphs)
 from workbench.tui.tree_table import TableLine
 
 _NAME, _ORDER = attrgetter("name"), attrgetter("order_key")
+OUTPUT = COLUMNS.index("output")   # a row's output descs; an anchor's line's desc
 
 
 def row_key(graph: str, node: str) -> str:
@@ -155,12 +156,24 @@ class GraphLines:
                 self._section(body, group, depth + 1, bodies, lines, kept, expanded)
         lines.extend(rows[at:])
 
-    def marks(self, cells: dict[str, dict[str, dict[int, str]]]) -> dict[str, dict[int, str]]:
+    def marks(self, cells: dict[str, dict[str, dict[int, str]]],
+              outputs: dict[str, dict[int, str]]) -> dict[str, dict[int, str]]:
         """Each row's changed cells (column -> the old text), from each node's: by the part of
-        its row they are in, "" for the node's own line, else an anchor's ("in 0")."""
-        return {f"{row_key(s.graph.name, name)}#{part}" if part else row_key(s.graph.name, name):
-                cols for name, parts in cells.items() for part, cols in parts.items()
-                for s in self.sections_of(name)}
+        its row they are in, "" for the node's own line, else an anchor's ("in 0"). A node of
+        ``outputs`` (output index -> its old desc) has its row's output cell as it was: each
+        changed output's own old desc, the others' as they are, as node_row joins them."""
+        marks = {f"{row_key(s.graph.name, name)}#{part}" if part else row_key(s.graph.name, name):
+                 cols for name, parts in cells.items() for part, cols in parts.items()
+                 for s in self.sections_of(name)}
+        for name, old in outputs.items():
+            for s in self.sections_of(name):
+                node = s.graph.find_node(name)
+                if node is None:
+                    continue
+                key = row_key(s.graph.name, name)
+                marks[key] = {**marks.get(key, {}), OUTPUT: "; ".join(
+                    old.get(i, str(d)) for i, d in enumerate(node.op_desc.output_descs))}
+        return marks
 
     def live(self, names) -> set[str]:
         """Those of ``names`` that are a row now."""

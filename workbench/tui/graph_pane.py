@@ -5,6 +5,7 @@ narrows the rows (Enter in it jumps to the first match). v draws the selected no
 neighbourhood under the table (neighbourhood.py), following the cursor."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -19,13 +20,13 @@ from npu_emu.base.counted import counted
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.graph_table import COLUMNS, find_node
 from workbench.debugger.views.neighbourhood import Drawing, draw, neighbourhood
-from workbench.tui.graph_lines import GraphLines, row_key
+from workbench.debugger.views.step_changes import StepChanges
+from workbench.tui.graph_lines import OUTPUT, GraphLines, row_key
 from workbench.tui.pane import Pane
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
 
-OUTPUT = COLUMNS.index("output")
-ANCHOR_OF = {"input": "in", "output": "out"}   # a DescUpdated's side, as its anchor's line says
+ANCHOR_OF = {"input": "in", "output": "out"}   # a desc's side, as its anchor's line says
 
 
 @dataclass
@@ -155,7 +156,7 @@ class GraphPane(Pane):
         # relink changes no cell of the row, and added nodes are new objects, made in order by
         # all_lines
         expanded = frozenset(self.expanded)
-        updated = self._lines.remake(set(changes.cells) if follows else set(), expanded)
+        updated = self._lines.remake(changes.nodes() if follows else set(), expanded)
         lines = None if incremental else self._lines.all_lines(state, expanded)
         if not incremental:   # else no node came or went: the count stands
             self._node_total = _node_count(now)
@@ -164,25 +165,26 @@ class GraphPane(Pane):
         return GraphData(lines, updated if incremental else [], self._marks(changes), summary,
                          current, self._lines.tones(toned, current))
 
-    def _marks(self, changes) -> dict[str, dict[int, str]]:
-        """The old text of each changed cell: a desc's on its anchor's line (shown if opened),
-        an output's on the node's row too."""
+    def _marks(self, changes: StepChanges | None) -> dict[str, dict[int, str]]:
+        """The old text of each changed cell; each changed desc's on its anchor's line (shown if
+        opened), in its output column; a node's output cell, its outputs' descs as they were,
+        on its row (graph_lines.py)."""
         if changes is None:
             return {}
-        parts: dict[str, dict[str, dict[int, str]]] = {}
-        for name, cols in changes.changed().items():
-            mine = parts[name] = {}
-            for column, (old, _new) in cols.items():
-                io, _, index = column.partition(" ")
-                if index:   # "input 0" on the line "in 0", whose desc is in the output column
-                    mine.setdefault(f"{ANCHOR_OF[io]} {index}", {})[OUTPUT] = old
-                    if io == "output":
-                        mine.setdefault("", {})[OUTPUT] = old
-                else:
-                    mine.setdefault("", {})[COLUMNS.index(column)] = old
-        return self._lines.marks(parts)
+        parts: dict[str, dict[str, dict[int, str]]] = {
+            name: {"": {COLUMNS.index(column): old for column, (old, _new) in cols.items()}}
+            for name, cols in changes.changed().items()}
+        outputs: dict[str, dict[int, str]] = {}
+        for name, descs in changes.changed_descs().items():
+            mine = parts.setdefault(name, {})
+            for d in descs:
+                mine[f"{ANCHOR_OF[d.io]} {d.index}"] = {OUTPUT: d.old}
+                if d.io == "output":
+                    outputs.setdefault(name, {})[d.index] = d.old
+        return self._lines.marks(parts, outputs)
 
-    def _summary(self, graphs: list[ComputeGraph], changes, reexecuted: bool) -> str:
+    def _summary(self, graphs: list[ComputeGraph], changes: StepChanges | None,
+                 reexecuted: bool) -> str:
         nodes = self._node_total
         text = f"{counted(nodes, 'node')} in {counted(len(graphs), 'graph')}"
         hint = " · / filters · Enter: anchors · v: draw"
@@ -190,10 +192,18 @@ class GraphPane(Pane):
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
             return text + hint
-        # the rows' cells: an input desc is on its anchor's line only
-        cells = sum(not column.startswith("input") for c in changes.changed().values()
-                    for column in c)
+        # what changed in the rows that were there before the step (an added row is all new,
+        # and counted as added): their cells (a node's output cell once, however many of its
+        # outputs changed), and each input's and output's desc, on its anchor's line
+        descs = {n: ds for n, ds in changes.changed_descs().items() if n not in changes.added}
+        cells = sum(len(c) for n, c in changes.changed().items() if n not in changes.added) \
+            + sum(any(d.io == "output" for d in ds) for ds in descs.values())
         parts = [f"{counted(cells, 'cell')} changed"] if cells else []
+        sides = Counter(d.io for ds in descs.values() for d in ds)
+        if sides:
+            parts.append(f"{counted(sides.total(), 'desc')} changed ("
+                         + ", ".join(f"{sides[io]} {ANCHOR_OF[io]}" for io in ANCHOR_OF
+                                     if sides[io]) + ")")
         if changes.added or changes.removed:
             # net: the nodes of a graph dropped whole (an engine partition merged back) were
             # never removed one by one

@@ -1,8 +1,8 @@
 """What the last command changed in the graph, from the IR's trace events: each node's cells
-old -> new (op type, stream id, engine, memory offsets, input and output descs), the nodes
-added and removed, the nodes whose anchors were relinked. How a user watches a pass change the graph.
-After a command that re-executed the target (goto, reverse-step) they are the re-run's events,
-not a change."""
+old -> new (op type, stream id, engine, memory offsets), each of its input and output tensor
+descs old -> new, the nodes added and removed, the nodes whose anchors were relinked. How a
+user watches a pass change the graph. After a command that re-executed the target (goto,
+reverse-step) they are the re-run's events, not a change."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,10 +14,22 @@ from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
 from workbench.debugger.views.run_recorder import RunRecorder
 
 
+@dataclass(frozen=True, slots=True)
+class DescChange:
+    """One input's or output's tensor desc over the command: the first old, the last new (as
+    DescUpdated prints them)."""
+    io: str      # "input" or "output"
+    index: int
+    old: str
+    new: str
+
+
 @dataclass
 class StepChanges:
     # node -> column -> (old, new): the first old and the last new of the command
     cells: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    # node -> (io, index) -> its desc's change
+    descs: dict[str, dict[tuple[str, int], DescChange]] = field(default_factory=dict)
     # ordered sets of node names, net over the command: a node added and removed again in it
     # (a pass's temporary, a rebuilt graph) is neither; one removed and added again relinked
     added: dict[str, None] = field(default_factory=dict)
@@ -29,11 +41,26 @@ class StepChanges:
         """Rows come or go, or move (the topological order follows the edges)."""
         return bool(self.added or self.removed or self.relinked)
 
+    def nodes(self) -> set[str]:
+        """The nodes a cell or desc of which the command wrote (changed back or not)."""
+        return self.cells.keys() | self.descs.keys()
+
     def changed(self) -> dict[str, dict[str, tuple[str, str]]]:
         """Only the cells whose value differs at the end of the command."""
         out = {}
         for node, cols in self.cells.items():
             kept = {c: on for c, on in cols.items() if on[0] != on[1]}
+            if kept:
+                out[node] = kept
+        return out
+
+    def changed_descs(self) -> dict[str, list[DescChange]]:
+        """Only the descs that differ at the end of the command, each node's inputs then
+        outputs, by index."""
+        out = {}
+        for node, descs in self.descs.items():
+            kept = sorted((d for d in descs.values() if d.old != d.new),
+                          key=lambda d: (d.io != "input", d.index))
             if kept:
                 out[node] = kept
         return out
@@ -57,7 +84,10 @@ class ChangeRecorder(RunRecorder):
             if column is not None:
                 self._cell(e.node, column, attr_cell(column, e.old), attr_cell(column, e.new))
         elif isinstance(e, DescUpdated):
-            self._cell(e.node, f"{e.io} {e.index}", e.old, e.new)
+            descs = ch.descs.setdefault(e.node, {})
+            first = descs.get((e.io, e.index))
+            descs[e.io, e.index] = DescChange(e.io, e.index,
+                                               first.old if first is not None else e.old, e.new)
         elif isinstance(e, TypeSet):
             self._cell(e.node, "type", e.old, e.new)
         elif isinstance(e, NodeAdded):
