@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ge_core.graph import Node
 from ge_core.graph.attr_names import STREAM_ID
+from workbench.terminal_text import printable
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -105,7 +106,7 @@ def draw(g: nx.MultiDiGraph, centre: str, width: int = 0) -> Drawing:
 
 
 def _box_text(name: str, op_type: str, box: int) -> str:
-    text = f"{name}:{op_type}"
+    text = printable(f"{name}:{op_type}")   # a model's names: its control characters escaped
     return f"[{text if len(text) <= box - 2 else text[:box - 3] + '…'}]"
 
 
