@@ -106,17 +106,17 @@ def is_branch(graph: ComputeGraph) -> bool:
 
 def reset_branch(branch: ComputeGraph) -> None:
     """Forget a branch's last deferral: it is inferred afresh."""
-    branch.attrs.pop(INFER_DEFERRED, None)
-    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
+    branch.del_attr(INFER_DEFERRED)
+    branch.del_attr(INFER_ALWAYS_FAILS)
 
 
 def defer_branch(branch: ComputeGraph, node: Node, err: InferShapeError) -> None:
     """``node`` of ``branch`` failed InferShape: the branch runs with run-time InferShape if
     taken; when the node's input shapes were all known, no run-time shape can differ, so taking
     it always fails."""
-    branch.attrs[INFER_DEFERRED] = str(err)
+    branch.set_attr(INFER_DEFERRED, str(err))
     if not any(d.shape.is_unknown for d in node.op_desc.input_descs if not d.absent):
-        branch.attrs[INFER_ALWAYS_FAILS] = True
+        branch.set_attr(INFER_ALWAYS_FAILS, True)
 
 
 def set_unknown(node: Node) -> None:
@@ -151,8 +151,7 @@ def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[
     """``op_desc``'s output descs for inputs of these shapes and dtypes, inferred on a copy in a
     one-node graph of its own; ``consts``: input values an InferShape may read (Reshape's shape,
     Slice's starts), linked in as Consts. InferShapeError if the op refuses the inputs."""
-    graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
-    graph.attrs[OPSET] = opset
+    graph = ComputeGraph(op_desc.name, bus=_UNHEARD, attrs={OPSET: opset})
     op = op_desc.clone()
     for i, spec in enumerate(inputs):
         if spec is not None:
