@@ -147,11 +147,15 @@ InputSpec = tuple[Sequence[int], DataType] | None   # shape and dtype; None: as 
 
 
 def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[int, GeTensor],
-                     opset: int) -> list[GeTensorDesc]:
+                     opset: int, bodies: ComputeGraph | None = None) -> list[GeTensorDesc]:
     """``op_desc``'s output descs for inputs of these shapes and dtypes, inferred on a copy in a
     one-node graph of its own; ``consts``: input values an InferShape may read (Reshape's shape,
-    Slice's starts), linked in as Consts. InferShapeError if the op refuses the inputs."""
+    Slice's starts), linked in as Consts; ``bodies``: the graph whose subgraphs an If's or a
+    Loop's InferShape reads its results from (read only). InferShapeError if the op refuses the
+    inputs."""
     graph = ComputeGraph(op_desc.name, bus=_UNHEARD, attrs={OPSET: opset})
+    if bodies is not None:
+        graph.share_subgraphs_of(bodies)
     op = op_desc.clone()
     for i, spec in enumerate(inputs):
         if spec is not None:
