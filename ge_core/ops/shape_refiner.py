@@ -68,9 +68,10 @@ def update_peer_input_desc(node: Node) -> list[Node]:
         for peer in anchor.peers:
             op = peer.owner.op_desc
             peer_desc = op.input_descs[peer.idx]
-            # the same shape object, as a second inference mostly finds, is equal without
-            # the dataclass's field by field comparison; a desc already as it would be made is
-            # not written
+            # the one comparison: the same shape object, as a second inference mostly finds, is
+            # equal without the dataclass's field by field comparison; a desc already as it
+            # would be made is not written, any other differs from the one written (its shape,
+            # dtype, origin shape or absence), so update_input_desc need not compare again
             if peer_desc.shape is not shape and peer_desc.shape != shape \
                     or peer_desc.dtype != dtype:
                 changed.append(peer.owner)
@@ -84,7 +85,7 @@ def update_peer_input_desc(node: Node) -> list[Node]:
                 new = desc
             else:
                 new = peer_desc.inferred(shape, dtype, origin_shape=origin, absent=False)
-            op.update_input_desc(peer.idx, new)
+            op.update_input_desc(peer.idx, new, differs=True)
     return changed
 
 
