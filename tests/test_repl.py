@@ -35,6 +35,20 @@ def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys
     assert "continue" in history.read_text()
 
 
+def test_the_repl_shows_a_graph_attribute_set_as_it_shows_a_node_attribute_set(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.chdir(ROOT)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("break pass RefreshContinuousStreams\ncontinue\nfinish\nstep event\n"
+                       "where\nquit\n")
+        assert main(["repl", "sample_models/parallel_branches.onnx"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at tick 484: step event\n" \
+           "  event: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2\n" in out
+    assert "tick 484: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2" in out
+
+
 def test_the_repl_ends_at_end_of_input(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     monkeypatch.setattr(sys, "stdin", _Terminal())

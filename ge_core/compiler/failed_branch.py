@@ -36,4 +36,5 @@ def compile_failed_branches(graph: ComputeGraph) -> None:
             node = branch.add_node(op)
             GraphUtils.add_edge(node.out_data_anchor(0), out.in_data_anchor(i))
             out.op_desc.update_input_desc(i, desc)
-        del branch.attrs[INFER_ALWAYS_FAILS], branch.attrs[INFER_DEFERRED]
+        branch.del_attr(INFER_ALWAYS_FAILS)
+        branch.del_attr(INFER_DEFERRED)

@@ -140,9 +140,8 @@ class Partitioning:
         if not parts or parts[-1].engine != engine_of(node):
             graph = self.graph
             sub = ComputeGraph(f"{graph.name}_{len(parts)}_{engine_of(node) or 'none'}",
-                               graph.bus)
+                               graph.bus, graph.attrs)
             sub.share_subgraphs_of(graph)
-            sub.attrs = dict(graph.attrs)
             parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
         self.part_of[node.name] = len(parts) - 1
         _adopt(parts[-1].graph, node.op_desc)

@@ -9,7 +9,8 @@ from typing import Iterator
 
 from ge_core.graph.anchor import Anchor, GraphError
 from ge_core.graph.attr_names import ATTR_NAME_INDEX
-from ge_core.graph.events import AnchorLinked, AnchorUnlinked, NodeAdded, NodeRemoved
+from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, GraphAttrSet, NodeAdded,
+                                  NodeRemoved, short_repr)
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -35,6 +36,7 @@ class EditCounts:
     edges_unlinked: int = 0
     attrs_set: int = 0
     descs_updated: int = 0   # input and output tensor descs changed (OpDesc.update_*_desc)
+    graph_attrs_set: int = 0   # attributes of the graphs themselves (ComputeGraph.set_attr)
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
     # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
@@ -83,11 +85,18 @@ class EditCounts:
         descs (InferShape on the nodes a pass made) has changed the graph, and says so."""
         return any(edit_totals(self))
 
+    @property
+    def any_node(self) -> bool:
+        """Whether a node was edited (added, removed, relinked, an attribute, type or desc
+        set): ``any`` but for the graphs' own attributes, which no node's task reads."""
+        return any(node_edit_totals(self))
+
 
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
-edit_totals = attrgetter(*(f.name for f in fields(EditCounts)
-                           if f.name not in ("types", "touched")))
+_TOTALS = tuple(f.name for f in fields(EditCounts) if f.name not in ("types", "touched"))
+edit_totals = attrgetter(*_TOTALS)
+node_edit_totals = attrgetter(*(name for name in _TOTALS if name != "graph_attrs_set"))
 
 
 def _linked(node: Node) -> bool:
@@ -103,7 +112,10 @@ def _linked(node: Node) -> bool:
 
 
 class ComputeGraph:
-    def __init__(self, name: str, bus: TraceBus | None = None) -> None:
+    def __init__(self, name: str, bus: TraceBus | None = None,
+                 attrs: dict[str, object] | None = None) -> None:
+        """``attrs``: what the graph is made with (a parsed model's opset and source, an OM
+        file's graph attributes), no edit; a change after goes through set_attr."""
         self.name = name
         self.bus = bus or current_bus()
         self.edits = EditCounts()
@@ -113,7 +125,29 @@ class ComputeGraph:
         self.parent_node: Node | None = None
         self.parent_graph: ComputeGraph | None = None
         self._subgraphs: dict[str, ComputeGraph] = {}  # only on the root graph
-        self.attrs: dict[str, object] = {}
+        self._attrs: dict[str, object] = dict(attrs or {})
+
+    # -- the graph's own attributes (GE's AttrHolder on a ComputeGraph) ------------------------
+    @property
+    def attrs(self) -> dict[str, object]:
+        """Read-only view by convention: write through set_attr and del_attr, so that the
+        change is a trace event, as a node's attribute set is (OpDesc.set_attr)."""
+        return self._attrs
+
+    def set_attr(self, key: str, value: object) -> None:
+        old = self._attrs.get(key)
+        self._attrs[key] = value
+        self._attr_edited(key, old, value)
+
+    def del_attr(self, key: str) -> None:
+        """Remove ``key`` if set (an event whose new value is None, as OpDesc.del_attr's)."""
+        if key in self._attrs:
+            self._attr_edited(key, self._attrs.pop(key), None)
+
+    def _attr_edited(self, key: str, old: object, new: object) -> None:
+        self.edits.graph_attrs_set += 1
+        if self.bus.observed:
+            self.bus.emit(GraphAttrSet, self.name, key, short_repr(old), short_repr(new))
 
     # -- nodes --------------------------------------------------------------------------------
     def add_node(self, op_desc: OpDesc) -> Node:

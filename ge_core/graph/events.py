@@ -46,6 +46,18 @@ class AttrSet(TraceEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class GraphAttrSet(TraceEvent):
+    """An attribute of a graph itself changed (ComputeGraph.set_attr, del_attr: new None), not
+    of a node: the model's stream, event and label numbers, its head streams, a branch deferred
+    to run-time InferShape. Its own class, not an AttrSet, because AttrSet's readers (a node's
+    attr watch, the graph pane's cells) key on a node's name, which a graph's may equal."""
+    graph: str
+    key: str
+    old: str  # short reprs, as AttrSet's
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
 class TypeSet(TraceEvent):
     """A node in a graph became another op type in place (OpDesc.set_type, GE's
     OpDescUtilsEx::SetType): a Merge made a StreamMerge."""

@@ -96,13 +96,16 @@ class OpDesc:
         if bus is not None:
             bus.emit(TypeSet, self.name, old, type)
 
-    def update_input_desc(self, idx: int, desc: GeTensorDesc) -> None:
+    def update_input_desc(self, idx: int, desc: GeTensorDesc, differs: bool = False) -> None:
         """GE's OpDesc::UpdateInputDesc: input ``idx`` is ``desc`` from now (kept, not copied).
         Every write to a desc of an op in a graph goes through here or update_output_desc, so
-        that a change is an edit a pass counts and a watch, a step and the graph pane see."""
+        that a change is an edit a pass counts and a watch, a step and the graph pane see.
+        ``differs``: the caller has compared ``desc`` with the one it replaces and found them
+        different, so they are not compared again (update_peer_input_desc, at each consumer
+        of every output InferShape writes)."""
         old = self.input_descs[idx]
         self.input_descs[idx] = desc
-        if self.node is not None and desc_changed(old, desc):
+        if self.node is not None and (differs or desc_changed(old, desc)):
             self._desc_updated("input", idx, old, desc)
 
     def update_output_desc(self, idx: int, desc: GeTensorDesc) -> None:

@@ -106,8 +106,8 @@ def graph_of(model: pb.ModelDef, weights: bytes | None = None) -> ComputeGraph:
 
 
 def _graph_nodes(gd: pb.GraphDef, weights: bytes | None) -> ComputeGraph:
-    graph = ComputeGraph(gd.name)
-    graph.attrs.update({k: attr_value(v) for k, v in gd.attr.items()})
+    # made with the file's attributes: a graph read, not edited
+    graph = ComputeGraph(gd.name, attrs={k: attr_value(v) for k, v in gd.attr.items()})
     for op in gd.op:
         try:
             graph.add_node(_op_desc(op, weights))

@@ -16,22 +16,25 @@ a model cannot have more labels than tasks.
 
 GE trusts a model's op descs as written. Here the numpy kernels would meet descs changed in the
 file as operands that do not fit, a Python error on the device; so each op's descs are checked
-against its producers' and its own InferShape first (check_descs).
+against its producers' and its own InferShape first (check_descs), inferred on a copy: a model
+refused leaves no edit in the trace, only its error.
 """
 from __future__ import annotations
 
 from google.protobuf.message import DecodeError
 
-from ge_core.graph import ComputeGraph, GeTensorDesc, Node, OpDesc
+from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import (ATTR_MODEL_LABEL_NUM, ATTR_MODEL_NOTIFY_NUM,
-                                      ATTR_NAME_BATCH_LABEL, ENGINE, INPUT_OFFSET, OUTPUT_OFFSET,
-                                      STREAM_ID, WORKSPACE, WORKSPACE_BYTES)
+                                      ATTR_NAME_BATCH_LABEL, ATTR_NAME_WEIGHTS, ENGINE,
+                                      INPUT_OFFSET, OPSET, OUTPUT_OFFSET, STREAM_ID, WORKSPACE,
+                                      WORKSPACE_BYTES)
 from ge_core.graph.types import DataType
 from ge_core.om.ge_model import model_attrs
 from ge_core.om.logical_memory import FEATURE_MAP_BASE, WEIGHT_BASE, tensor_size
 from ge_core.ops import get_op_def
 from ge_core.ops.graph_io import GE_NODE_TYPES
-from ge_core.ops.infer_context import InferShapeContext
+from ge_core.ops.infer_context import NEWEST_OPSET
+from ge_core.ops.shape_refiner import InferShapeError, infer_for_inputs
 from ge_core.ops.shape_rules import ShapeError
 from ge_core.pattern_fusion import fused_ops  # noqa: F401 -- a built model's fused ops' InferShape
 from ge_core.om.proto import ge_ir_pb2, task_pb2
@@ -149,9 +152,13 @@ def _gear_view(node: Node, producer: Node, mine: GeTensorDesc, theirs: GeTensorD
 def check_descs(graph: ComputeGraph) -> None:
     """Each node's descs agree with its producers' and with its own InferShape: a desc or an
     attribute changed in the file would otherwise reach a kernel as operands that do not fit.
-    (Nodes with no InferShape - GE's own, the runtime's control ops - are taken as written.)"""
+    (Nodes with no InferShape - GE's own, the runtime's control ops - are taken as written.)
+    Each is inferred on a copy (infer_for_inputs): the loaded graph is not written, so a model
+    refused leaves no edit in the trace."""
+    opset = int(graph.root.attrs.get(OPSET, NEWEST_OPSET))
     for node in graph.all_nodes():
         op = node.op_desc
+        consts: dict[int, GeTensor] = {}   # the inputs a Const makes, which InferShape may read
         for anchor in node.in_data_anchors:
             peer = anchor.peer
             if peer is None or anchor.idx >= len(op.input_descs):
@@ -161,27 +168,26 @@ def check_descs(graph: ComputeGraph) -> None:
                     not _gear_view(node, peer.owner, mine, theirs):
                 raise OmLimitError(f"node {node.name} input {anchor.idx} is {mine}, its "
                                    f"producer {peer.owner.name} makes {theirs}")
-        op_def = get_op_def(node.type)
-        if op_def is None or node.type in GE_NODE_TYPES:
+            source = GraphUtils.get_in_node_cross_subgraph(anchor)
+            if source is not None and source.type == "Const":
+                consts[anchor.idx] = source.op_desc.get_attr(ATTR_NAME_WEIGHTS)
+        if get_op_def(node.type) is None or node.type in GE_NODE_TYPES:
             continue
-        written = list(op.output_descs)
+        written = [str(d) for d in op.output_descs]
         try:
-            op_def.infer_shape(InferShapeContext(node))
-            inferred = [str(d) for d in op.output_descs]
-        except ShapeError as exc:
-            raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
-                               f"attributes: {' '.join(str(exc).split())}") from None
-        except (ArithmeticError, LookupError, TypeError, ValueError):
+            inferred = [str(d) for d in infer_for_inputs(op, [None] * len(op.input_descs),
+                                                         consts, opset, bodies=graph)]
+        except InferShapeError as exc:
+            if isinstance(exc.__cause__, ShapeError):
+                raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
+                                   f"attributes: {' '.join(exc.reason.split())}") from None
             # an attribute of the wrong length or kind, or an input desc lost: ONNX's checker,
             # which keeps those from a parsed model's InferShape, never saw this file
             raise OmLimitError(f"node {node.name} ({node.type}) does not fit its inputs and "
                                f"attributes: {node.type}'s InferShape cannot read inputs "
                                f"({', '.join(map(str, op.input_descs))}) with attributes "
                                f"{_public_attrs(op)}") from None
-        finally:   # as written again (a desc InferShape changed is announced both ways)
-            for i, desc in enumerate(written):
-                op.update_output_desc(i, desc)
-        if inferred != [str(d) for d in written]:
+        if inferred != written:
             raise OmLimitError(f"node {node.name} ({node.type}) is written to make "
-                               f"{', '.join(map(str, written))}; its inputs and attributes make "
+                               f"{', '.join(written)}; its inputs and attributes make "
                                f"{', '.join(inferred)}")

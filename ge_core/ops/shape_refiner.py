@@ -68,9 +68,10 @@ def update_peer_input_desc(node: Node) -> list[Node]:
         for peer in anchor.peers:
             op = peer.owner.op_desc
             peer_desc = op.input_descs[peer.idx]
-            # the same shape object, as a second inference mostly finds, is equal without
-            # the dataclass's field by field comparison; a desc already as it would be made is
-            # not written
+            # the one comparison: the same shape object, as a second inference mostly finds, is
+            # equal without the dataclass's field by field comparison; a desc already as it
+            # would be made is not written, any other differs from the one written (its shape,
+            # dtype, origin shape or absence), so update_input_desc need not compare again
             if peer_desc.shape is not shape and peer_desc.shape != shape \
                     or peer_desc.dtype != dtype:
                 changed.append(peer.owner)
@@ -84,7 +85,7 @@ def update_peer_input_desc(node: Node) -> list[Node]:
                 new = desc
             else:
                 new = peer_desc.inferred(shape, dtype, origin_shape=origin, absent=False)
-            op.update_input_desc(peer.idx, new)
+            op.update_input_desc(peer.idx, new, differs=True)
     return changed
 
 
@@ -106,17 +107,17 @@ def is_branch(graph: ComputeGraph) -> bool:
 
 def reset_branch(branch: ComputeGraph) -> None:
     """Forget a branch's last deferral: it is inferred afresh."""
-    branch.attrs.pop(INFER_DEFERRED, None)
-    branch.attrs.pop(INFER_ALWAYS_FAILS, None)
+    branch.del_attr(INFER_DEFERRED)
+    branch.del_attr(INFER_ALWAYS_FAILS)
 
 
 def defer_branch(branch: ComputeGraph, node: Node, err: InferShapeError) -> None:
     """``node`` of ``branch`` failed InferShape: the branch runs with run-time InferShape if
     taken; when the node's input shapes were all known, no run-time shape can differ, so taking
     it always fails."""
-    branch.attrs[INFER_DEFERRED] = str(err)
+    branch.set_attr(INFER_DEFERRED, str(err))
     if not any(d.shape.is_unknown for d in node.op_desc.input_descs if not d.absent):
-        branch.attrs[INFER_ALWAYS_FAILS] = True
+        branch.set_attr(INFER_ALWAYS_FAILS, True)
 
 
 def set_unknown(node: Node) -> None:
@@ -147,12 +148,15 @@ InputSpec = tuple[Sequence[int], DataType] | None   # shape and dtype; None: as 
 
 
 def infer_for_inputs(op_desc: OpDesc, inputs: Sequence[InputSpec], consts: dict[int, GeTensor],
-                     opset: int) -> list[GeTensorDesc]:
+                     opset: int, bodies: ComputeGraph | None = None) -> list[GeTensorDesc]:
     """``op_desc``'s output descs for inputs of these shapes and dtypes, inferred on a copy in a
     one-node graph of its own; ``consts``: input values an InferShape may read (Reshape's shape,
-    Slice's starts), linked in as Consts. InferShapeError if the op refuses the inputs."""
-    graph = ComputeGraph(op_desc.name, bus=_UNHEARD)
-    graph.attrs[OPSET] = opset
+    Slice's starts), linked in as Consts; ``bodies``: the graph whose subgraphs an If's or a
+    Loop's InferShape reads its results from (read only). InferShapeError if the op refuses the
+    inputs."""
+    graph = ComputeGraph(op_desc.name, bus=_UNHEARD, attrs={OPSET: opset})
+    if bodies is not None:
+        graph.share_subgraphs_of(bodies)
     op = op_desc.clone()
     for i, spec in enumerate(inputs):
         if spec is not None:

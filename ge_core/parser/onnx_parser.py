@@ -52,10 +52,9 @@ def _parse(source: str, path: str | None, model: onnx.ModelProto, nodes: list[No
            name: str | None) -> ComputeGraph:
     inferred, refusal = _onnx_shape_inference(model, source)
     stem = os.path.splitext(os.path.basename(path))[0] if path else ""
-    graph = ComputeGraph(name or model.graph.name or stem or "graph")
-    graph.attrs[OPSET] = default_opset(model)
-    if path:
-        graph.attrs[SOURCE] = path
+    # made with its opset and source, before anyone can watch it: no edit of a graph
+    graph = ComputeGraph(name or model.graph.name or stem or "graph",
+                         attrs={OPSET: default_opset(model), **({SOURCE: path} if path else {})})
     _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer, nodes)
     try:
         infer_graph(graph)

@@ -32,24 +32,25 @@ from npu_emu.base.trace import TraceBus
 
 class _Pauses:
     """One thread's pauses in force: how many, how many a park may lift, how many it has."""
-    __slots__ = ("count", "liftable", "lifted", "abandoned")
+    __slots__ = ("count", "liftable", "lifted")
 
     def __init__(self) -> None:
         self.count = 0
         self.liftable = 0   # on a bus that may park the thread: lifted while it is parked
         self.lifted = 0
-        self.abandoned = False   # no longer counted: its thread was given up on (abandon)
 
 
-class _Held(threading.local):
-    mine: _Pauses | None = None   # this thread's, while it has any in force
-
-
-_held = _Held()
 _lock = threading.Lock()
 _in_force = 0   # pauses in force, every thread's
 _lifted = 0     # of them, those of parked threads
-_threads: dict[int, _Pauses] = {}   # thread ident -> its pauses, while it has any
+# thread ident -> its pauses, while it has any and is not given up on (abandon drops it): a
+# thread's own _Pauses no longer here has been abandoned, and its late ends change nothing
+_threads: dict[int, _Pauses] = {}
+
+
+def _counted(mine: _Pauses) -> bool:
+    """Whether the calling thread's ``mine`` still counts (not abandoned)."""
+    return _threads.get(threading.get_ident()) is mine
 
 
 def gc_paused(bus: TraceBus) -> AbstractContextManager[None]:
@@ -66,9 +67,9 @@ def collector_paused(liftable: bool = False) -> Iterator[None]:
         if not _in_force and not gc.isenabled():   # off, and not by a pause: left alone
             mine = None
         else:
-            mine = _held.mine
-            if mine is None or mine.abandoned:
-                mine = _held.mine = _threads[threading.get_ident()] = _Pauses()
+            mine = _threads.get(threading.get_ident())
+            if mine is None:
+                mine = _threads[threading.get_ident()] = _Pauses()
             mine.count += 1
             mine.liftable += liftable
             _in_force += 1
@@ -80,11 +81,10 @@ def collector_paused(liftable: bool = False) -> Iterator[None]:
         yield
     finally:
         with _lock:
-            if not mine.abandoned:   # an abandoned thread's pauses were taken off already
+            if _counted(mine):   # an abandoned thread's pauses were taken off already
                 mine.count -= 1
                 mine.liftable -= liftable
                 if not mine.count:
-                    _held.mine = None
                     del _threads[threading.get_ident()]
                 _in_force -= 1
                 _resume_if_free()
@@ -104,7 +104,6 @@ def abandon(thread: threading.Thread) -> None:
         mine = _threads.pop(thread.ident, None)
         if mine is None:
             return
-        mine.abandoned = True
         _in_force -= mine.count
         _lifted -= mine.lifted
         _resume_if_free()
@@ -113,16 +112,15 @@ def abandon(thread: threading.Thread) -> None:
 def lifted() -> AbstractContextManager[None]:
     """For a thread about to park: the collector runs while it waits, if its pauses are all
     that stop it (another thread's pause holds on)."""
-    mine = _held.mine
-    return _lift(mine) if mine is not None and mine.liftable and not mine.abandoned \
-        else nullcontext()
+    mine = _threads.get(threading.get_ident())
+    return _lift(mine) if mine is not None and mine.liftable else nullcontext()
 
 
 @contextmanager
 def _lift(mine: _Pauses) -> Iterator[None]:
     global _lifted
     with _lock:
-        pauses = 0 if mine.abandoned else mine.liftable   # (abandoned since lifted() looked)
+        pauses = mine.liftable if _counted(mine) else 0   # (abandoned since lifted() looked)
         mine.lifted += pauses
         _lifted += pauses
         _resume_if_free()
@@ -130,7 +128,7 @@ def _lift(mine: _Pauses) -> Iterator[None]:
         yield
     finally:
         with _lock:
-            if not mine.abandoned:
+            if _counted(mine):
                 mine.lifted -= pauses
                 _lifted -= pauses
                 gc.disable()   # this thread's pauses are in force again

@@ -21,6 +21,21 @@ def test_watch_stream_id_fires_during_stream_allocation():
         d.close()
 
 
+def test_the_models_stream_number_is_an_event_a_step_stops_on():
+    """The stream allocator sets the model's stream number on the graph itself as a
+    GraphAttrSet, the event after the last logical stream pass ends."""
+    d = debugger(TINY)
+    try:
+        d.add_breakpoint(["pass", "RefreshContinuousStreams"])
+        stopped(d.cont())
+        stopped(d.finish())
+        s = stopped(d.step("event"))
+        assert s.event.startswith("GraphAttrSet graph=tiny_cnn key=stream_num old=None new=")
+        assert s.where.startswith("build > AssignLogicalStreams")
+    finally:
+        d.close()
+
+
 def test_break_distribute_event_record_stops_inside_do_task_sink():
     d = debugger("light:resnet50")
     try:

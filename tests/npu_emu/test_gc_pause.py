@@ -104,3 +104,25 @@ def test_a_pause_ended_by_an_exception_is_taken_off(running):
         with collector_paused():
             raise RuntimeError("x")
     assert gc.isenabled() and gc_pause._in_force == 0
+
+
+def test_a_thread_given_up_on_while_parked_leaves_the_collector_running_when_it_resumes(running):
+    """A worker parked at a stop (its pause lifted) that its debugger gave up on: when it
+    resumes at last, its pause is not in force again."""
+    parked, release, seen = threading.Event(), threading.Event(), []
+
+    def worker():
+        with collector_paused(liftable=True):
+            with gc_pause.lifted():
+                parked.set()
+                release.wait(10)
+            seen.append(gc.isenabled())
+
+    t = threading.Thread(target=worker)
+    t.start()
+    assert parked.wait(10) and gc.isenabled()   # lifted while parked
+    gc_pause.abandon(t)
+    release.set()
+    t.join()
+    assert seen == [True] and gc.isenabled()
+    assert (gc_pause._in_force, gc_pause._lifted, gc_pause._threads) == (0, 0, {})

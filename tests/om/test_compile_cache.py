@@ -24,7 +24,7 @@ def test_the_key_follows_structure_and_constant_bytes_not_the_path():
     graph.find_node("add").op_desc.set_attr("engine", "DNN_VM_AICPU")
     assert key != cache_key(graph)
     moved = parse_onnx(LIGHT / "light_squeezenet.onnx")
-    moved.attrs["source"] = "/elsewhere/squeezenet.onnx"
+    moved.set_attr("source", "/elsewhere/squeezenet.onnx")
     assert cache_key(moved) == cache_key(parse_onnx(LIGHT / "light_squeezenet.onnx"))
 
 

@@ -235,3 +235,25 @@ def test_a_stream_switch_on_operands_that_are_no_numbers_is_refused_at_load(smal
         GraphManager.load(model)
     assert "(STREAM_SWITCH) of node" in str(err.value)
     assert "data type 0 holds no values" in str(err.value)
+
+
+@pytest.mark.parametrize("edit", [_relu_output_dims, None], ids=["refused", "loaded"])
+def test_checking_the_descs_leaves_no_edit_in_the_trace(edit, small_om, tmp_path):
+    """check_descs infers each op on a copy: a desc its InferShape disagrees with is refused
+    with the error alone, where the loaded graph's desc was once written and written back (two
+    DescUpdated events just before the error); a model that passes is not written either."""
+    from ge_core.graph.events import DescUpdated, NodeAdded
+    from npu_emu.base.trace import TraceBus, TraceRecorder
+    from npu_emu.world import World
+    path = tmp_path / "model.om"
+    path.write_bytes(small_om if edit is None else _edited(small_om, P.MODEL_DEF, edit))
+    bus, rec = TraceBus(), TraceRecorder()
+    bus.subscribe(rec)
+    with World(bus=bus).entered():
+        if edit is None:
+            load_om(path)
+        else:
+            with pytest.raises(OmFileError, match="its inputs and attributes make f32"):
+                load_om(path)
+    kinds = {type(e) for e in rec.events}
+    assert NodeAdded in kinds and DescUpdated not in kinds   # the read was heard; no desc edit

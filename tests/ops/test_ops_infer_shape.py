@@ -33,8 +33,7 @@ Spec = X | np.ndarray | None  # None: an optional input left out
 
 
 def ours(op_type: str, inputs: list[Spec], attrs: dict, opset: int, n_out: int):
-    graph = ComputeGraph("case")
-    graph.attrs["opset"] = opset
+    graph = ComputeGraph("case", attrs={"opset": opset})
     op = OpDesc("op", op_type, len(inputs), n_out, attrs)
     sources = []
     for i, spec in enumerate(inputs):

@@ -17,9 +17,8 @@ RNG_SEED = 0
 
 class GraphBuilder:
     def __init__(self, opset: int | None = None, bus: TraceBus | None = None) -> None:
-        self.graph = ComputeGraph("g", bus or TraceBus())
-        if opset is not None:
-            self.graph.attrs["opset"] = opset
+        self.graph = ComputeGraph("g", bus or TraceBus(),
+                                  attrs=None if opset is None else {"opset": opset})
         self.rng = np.random.default_rng(RNG_SEED)
         self.feeds: list[np.ndarray] = []
 

@@ -38,7 +38,7 @@ class LabelAllocator:
         """Lower every functional node of the graph; returns how many were lowered."""
         lowered = self._lower(self.graph)
         if lowered:
-            self.graph.attrs[ATTR_MODEL_LABEL_NUM] = self.label_num
+            self.graph.set_attr(ATTR_MODEL_LABEL_NUM, self.label_num)
         return lowered
 
     def _lower(self, graph: ComputeGraph) -> int:

@@ -38,7 +38,7 @@ def assign_memory(graph: ComputeGraph, options: MemoryOptions | None = None) -> 
     fixed_ops = {i for i, n in enumerate(info.order) if is_fixed_addr_prior(n)}
     subs = graph_mem_splitter.split(((layout.offsets[i.key], not fixed_ops.isdisjoint(i.accesses))
                                      for i in info.items), layout.total)
-    graph.attrs[ATTR_MODEL_SUB_MEMORY_INFO] = graph_mem_splitter.encode(subs)
+    graph.set_attr(ATTR_MODEL_SUB_MEMORY_INFO, graph_mem_splitter.encode(subs))
     return MemoryPlan(
         rows=tuple(rows), op_names=tuple(n.name for n in info.order), order=info.hb,
         feature_map_bytes=layout.total, lower_bound_bytes=info.lower_bound_bytes(),

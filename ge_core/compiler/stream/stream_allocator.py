@@ -49,7 +49,7 @@ class StreamAllocator:
     def assign_logical_streams(self) -> int:
         allocator = LogicalStreamAllocator(self.options, self.history)
         self.logical_streams = allocator.assign(self.graph)
-        self.graph.attrs[ATTR_MODEL_STREAM_NUM] = self.logical_streams
+        self.graph.set_attr(ATTR_MODEL_STREAM_NUM, self.logical_streams)
         return self.logical_streams
 
     def insert_sync_nodes_by_logic_stream(self) -> StreamReport:
@@ -66,8 +66,8 @@ class StreamAllocator:
         _run(minimise + [RefreshContinuousEvents(state), GenerateSyncEventNodes(state)], g,
              self.history)
         records = self.history[first:]
-        g.attrs[f"{state.kind}_num"] = len(state.events)
-        g.attrs[HEAD_STREAMS] = head_streams(g)
+        g.set_attr(f"{state.kind}_num", len(state.events))
+        g.set_attr(HEAD_STREAMS, head_streams(g))
         counts = tuple((r.name, dict(r.detail)["events"]) for r in records if r.detail)
         return StreamReport(
             logical_streams=self.logical_streams, physical_streams=self.logical_streams,

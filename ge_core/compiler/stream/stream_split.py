@@ -73,8 +73,8 @@ def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_coun
     for node in model_order(graph):
         if stream_of(node) != INVALID_STREAM:
             tasks[stream_of(node)] = tasks.get(stream_of(node), 0) + task_count(node)
-    graph.attrs[ATTR_MODEL_STREAM_NUM] = len(tasks)
-    graph.attrs[HEAD_STREAMS] = head_streams(graph)
+    graph.set_attr(ATTR_MODEL_STREAM_NUM, len(tasks))
+    graph.set_attr(HEAD_STREAMS, head_streams(graph))
     return SplitReport(unlimited, max_task_count, len(tasks),
                        tuple(sorted(tasks.items())), splits, tuple(graph.attrs[HEAD_STREAMS]))
 
@@ -115,7 +115,7 @@ class _StreamSplitter:
                 set_stream(node, self.current[logical])
         self._activate_new_streams()
         generate_sync_nodes(self.root, self.events, EVENT)
-        self.root.attrs[ATTR_MODEL_EVENT_NUM] = self.next_event
+        self.root.set_attr(ATTR_MODEL_EVENT_NUM, self.next_event)
         return tuple(self.splits)
 
     def _over_limit(self, logical: int) -> bool:

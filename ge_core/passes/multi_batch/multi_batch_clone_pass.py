@@ -90,7 +90,7 @@ class MultiBatchClonePass(GraphPass):
             GraphUtils.remove_node(node)
         self._root(graph, gears, kept, datas, consts, net_output, direct, origin, per_data,
                    branches)
-        graph.attrs[ENABLE_DYNAMIC_BATCH] = True
+        graph.set_attr(ENABLE_DYNAMIC_BATCH, True)
         return True
 
     # -- the dynamic dims (CheckAndParseDynamicData) -------------------------------------------

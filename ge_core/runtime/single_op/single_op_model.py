@@ -56,8 +56,7 @@ _IO_TYPES = frozenset({"Data", "NetOutput"})
 def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
                     attrs: dict[str, Any], num_outputs: int, opset: int) -> ComputeGraph:
     """Data per present input -> the op -> NetOutput (None: an optional input left out)."""
-    graph = ComputeGraph(f"{SINGLE_OP_PREFIX}{op_type}")
-    graph.attrs[OPSET] = opset
+    graph = ComputeGraph(f"{SINGLE_OP_PREFIX}{op_type}", attrs={OPSET: opset})
     op = graph.add_node(OpDesc(op_type, op_type, len(input_descs), num_outputs, attrs))
     for i, desc in enumerate(input_descs):
         if desc is None:

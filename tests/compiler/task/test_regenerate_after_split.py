@@ -39,3 +39,17 @@ def test_the_edit_watch_notes_each_node_an_attr_set_or_an_edge_touches():
     graph.edits.unwatch()
     b.op_desc.set_attr("stream_id", 2)
     assert touched[b] == {EDGES} and graph.edits.touched is None
+
+
+def test_a_split_that_moves_no_node_keeps_gentasks_tasks(monkeypatch):
+    """The split always sets the model's stream and event numbers and head streams on the
+    graph (GraphAttrSet edits); with no node moved, GenTask's tasks stand, only the totals
+    taken afresh."""
+    from ge_core.compiler import model_builder
+
+    def regenerate(*args):
+        raise AssertionError("tasks made again after a split that moved no node")
+    monkeypatch.setattr(model_builder, "regenerate_tasks", regenerate)
+    built = atc(parse_onnx(SAMPLES / "sync_patterns.onnx"), CompileOptions(dump=None),
+                BuildOptions(dump=None)).built
+    assert not built.streams.splits and built.ge_model.graph.attrs["event_num"] > 0
