@@ -38,6 +38,7 @@ def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys
 def test_the_repl_shows_a_graph_attribute_set_as_it_shows_a_node_attribute_set(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.setattr(sys, "stdin", _Terminal())
     monkeypatch.chdir(ROOT)
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
         pipe.send_text("break pass RefreshContinuousStreams\ncontinue\nfinish\nstep event\n"
@@ -76,3 +77,32 @@ def test_piped_commands_read_as_a_transcript_and_stay_out_of_the_history(tmp_pat
     assert after.startswith("stopped at tick ") and "breakpoint 1 (pass PrunePass)" in after
     assert lines[-1].startswith("error: unknown command 'bogus'")   # input's end: the session's
     assert not history.exists()
+
+
+def test_a_piped_session_answers_y_n_from_the_next_line_and_survives_bad_bytes(
+        tmp_path, monkeypatch, capsys):
+    """A lesson naming a host program asks first: piped, the next line is the answer (its end
+    no). Bytes that are no UTF-8 ended the session in a UnicodeDecodeError; a line's control
+    characters were echoed raw."""
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.chdir(ROOT)
+    lesson = "sample_models/lessons/30_hunting_sync_bugs.gwb"
+    raw = f"source {lesson}\nn\nhelp \x1b[31mred\n\xff\xfe bogus\n".encode("latin-1")
+    stdin = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")   # strict, as most locales
+    monkeypatch.setattr(sys, "stdin", stdin)
+    assert main(["repl"]) == 0
+    out = capsys.readouterr().out
+    assert "[y/N] n" in out and "exit status" not in out   # refused: the program never ran
+    assert "\x1b" not in out and "(gewb) help \\x1b[31mred" in out
+    assert "(gewb) \ufffd\ufffd bogus" in out
+
+
+def test_allow_programs_agrees_up_front_as_the_refusal_says(tmp_path, monkeypatch, capsys):
+    """The refusal says `--allow-programs agrees up front`: the REPL took no such flag."""
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(
+        "source sample_models/lessons/30_hunting_sync_bugs.gwb\n"))
+    assert main(["repl", "--allow-programs"]) == 0
+    out = capsys.readouterr().out
+    assert "[y/N]" not in out and "> target ../devrun/missing_wait.py" in out

@@ -5,9 +5,10 @@ or `quit` leaves. A script run with `source` that names host programs asks first
 commands (`gewb repl X < cmds.txt`) are read plainly and echoed: the output is a transcript."""
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, TextIO
 
 from workbench.commands.completion import complete
 from workbench.commands.history import history_path
@@ -15,6 +16,7 @@ from workbench.commands.render import render
 from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Outcome, Printed, Quit
 from workbench.script.consent import Consent
+from workbench.terminal_text import printable
 
 PROMPT = "(gewb) "
 BANNER = "GE Workbench debugger: `help` lists the commands, Ctrl-D or `quit` leaves."
@@ -56,9 +58,10 @@ def ask_yes_no(question: str) -> bool:
     line is the answer, and its end is no)."""
     from prompt_toolkit import prompt
     try:
-        if not sys.stdin.isatty():
-            answer = sys.stdin.readline()
-            print(f"{question} [y/N] {answer.strip()}")
+        pipe = _pipe()
+        if pipe is not None:
+            answer = pipe.readline()
+            print(f"{question} [y/N] {printable(answer.strip())}")
         else:
             answer = prompt(f"{question} [y/N] ")
         return answer.strip().lower() in ("y", "yes")
@@ -66,16 +69,30 @@ def ask_yes_no(question: str) -> bool:
         return False
 
 
+def _pipe() -> TextIO | None:
+    """stdin when it is no terminal (commands piped in; closed, it has none), its undecodable
+    bytes read as U+FFFD rather than ending the session; None at a terminal."""
+    stdin = sys.stdin
+    if stdin is None:
+        return io.StringIO()
+    if stdin.isatty():
+        return None
+    if isinstance(stdin, io.TextIOWrapper) and stdin.errors != "replace":   # before a read
+        stdin.reconfigure(errors="replace")
+    return stdin
+
+
 def _lines(session: DebugSession) -> Iterator[str]:
     """The lines typed at the prompt, until Ctrl-D. Piped in (a script, a test), they are read
     plainly and each is echoed after the prompt, so the output reads as a session's
     transcript: prompt-toolkit on a pipe warned, echoed each line twice, and wrote the piped
     lines into the user's history."""
-    if not sys.stdin.isatty():
+    pipe = _pipe()
+    if pipe is not None:
         try:
-            for line in sys.stdin:
+            for line in pipe:
                 line = line.rstrip("\n")
-                print(PROMPT + line)
+                print(PROMPT + printable(line))
                 yield line
         except KeyboardInterrupt:   # nothing typed to go back to: the session ends
             print()
@@ -96,8 +113,8 @@ def _lines(session: DebugSession) -> Iterator[str]:
             return
 
 
-def run_repl(target: str | None) -> int:
-    session = DebugSession(Path.cwd(), consent=Consent(ask=ask_yes_no))
+def run_repl(target: str | None, allow_programs: bool = False) -> int:
+    session = DebugSession(Path.cwd(), consent=Consent(allow=allow_programs, ask=ask_yes_no))
     if target:
         _show(session.execute(f"target {target}"))
     print(BANNER)
