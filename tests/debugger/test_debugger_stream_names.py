@@ -139,3 +139,13 @@ def test_a_fault_named_once_stays_named_once_after_the_program_ends():
         assert names.text(once) == once == "consumer (stream rt2) waits for done (event 0)"
     finally:
         d.close()
+
+
+def test_a_lane_cuts_the_program_s_name_never_the_stream_s_id():
+    """Timeline lanes are 12 columns: `compute_stream_a rt2` and `compute_stream_b rt3` both
+    showed as `compute_stre`, one lane like the other."""
+    from workbench.debugger.stream_names import named_stream
+    names = {2: "compute_stream_a", 3: "compute_stream_b", 4: "p"}
+    cut = [named_stream(s, names=names, width=12) for s in (2, 3, 4)]
+    assert cut == ["compute… rt2", "compute… rt3", "p rt4"]
+    assert named_stream(2, {2: 0}, names) == "compute_stream_a s0/rt2"   # no width: whole

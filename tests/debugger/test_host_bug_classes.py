@@ -1,13 +1,11 @@
 """Each host-program bug class (tests/host_bug_classes.py) through the REPL and a `.gwb`
 script run by `gewb run`, and through `gewb devrun`; the app: tests/tui/test_host_programs.py."""
+import io
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from workbench.cli import main
 
@@ -28,9 +26,8 @@ def test_the_repl_reports_each_bug_class(name, tmp_path, capsys, monkeypatch):
     shutil.copy(BUGS / name, tmp_path / name)
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     monkeypatch.chdir(tmp_path)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("handle all nostop\ncontinue\nquit\n")
-        main(["repl", name])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("handle all nostop\ncontinue\nquit\n"))
+    main(["repl", name])
     _in_order(capsys.readouterr().out, EXPECTED[name][0])
 
 

@@ -3,13 +3,11 @@
 sys.exit("msg") with 1 and the message, KeyboardInterrupt with 130; os._exit(N) ends the
 program, not the workbench. Shown the same by the engine, the REPL and `gewb run` (the app's
 log: tests/tui/test_app.py)."""
+import io
 import sys
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from debugger_testing import debugger, finished
 from workbench.cli import main
@@ -58,8 +56,7 @@ def test_gewb_run_and_the_repl_show_exit_status_1_after_an_exception(tmp_path: P
     assert "  error: bad.py:1: RuntimeError: boom\n  exit status 1\n" in out
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     monkeypatch.chdir(tmp_path)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("continue\nquit\n")
-        main(["repl", "bad.py"])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("continue\nquit\n"))
+    main(["repl", "bad.py"])
     out = capsys.readouterr().out
     assert "  error: bad.py:1: RuntimeError: boom\n  exit status 1\n" in out

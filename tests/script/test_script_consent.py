@@ -2,12 +2,11 @@
 the user's consent, to the programs its `# programs:` header names: `gewb run --allow-programs`,
 or y at the REPL's (and the app's) question. Refusing is one line naming the program and the
 flag, and the program does not run. A line the user types is the user's own consent."""
+import io
+import sys
 from pathlib import Path
 
 import pytest
-from prompt_toolkit.application import create_app_session
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from workbench.cli import main
 from workbench.commands.session import DebugSession
@@ -105,9 +104,9 @@ def test_a_script_that_sources_itself_is_one_line(folder):
 def test_the_repl_asks_y_n(folder, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     monkeypatch.chdir(folder)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("source s.gwb\nn\nsource s.gwb\ny\nquit\n")
-        assert main(["repl"]) == 0
+    # piped: each y/N is the line after the command that asks it
+    monkeypatch.setattr(sys, "stdin", io.StringIO("source s.gwb\nn\nsource s.gwb\ny\nquit\n"))
+    assert main(["repl"]) == 0
     out = capsys.readouterr().out
     assert "error: s.gwb runs the host program" in out and "you answered no" in out
     assert "exit status 0" in out and _ran(folder)

@@ -81,7 +81,8 @@ async def test_a_stop_on_a_stream_brings_its_column_into_view_at_80x24():
 
 
 async def test_the_source_pane_names_streams_as_the_device_pane_and_drops_no_stale_note():
-    """Its stream column says rt1, as the device pane's heads, not a bare 1; after no program
+    """Its stream column says `producer rt1`, as the device pane's heads (the program's name,
+    then the id), not a bare 1; after no program
     for a moment (a restart) and then the same stop, the note over the code is the
     program's place again, not a stale 'no host program'."""
     app = make_app(f"{DEVRUN}/missing_wait.py")
@@ -90,7 +91,7 @@ async def test_the_source_pane_names_streams_as_the_device_pane_and_drops_no_sta
         await run(pilot, "break sqe", "continue", "continue")
         source = app.pane("source")
         streams = {source.table.line(k).cells[2] for k in source.table.visible_keys}
-        assert streams and all(re.fullmatch(r"rt\d+", s) for s in streams), streams
+        assert streams and all(re.fullmatch(r"\w+ rt\d+", s) for s in streams), streams
         where = str(source.query_one("#source-where").render())
         assert where.startswith("missing_wait.py:")
         data = source.data

@@ -32,6 +32,20 @@ def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
     return ge_stream_label(rt_id, logical.get(rt_id) if logical else None)
 
 
+def named_stream(stream: int, logical: dict[int, int] | None = None,
+                 names: dict[int, str] | None = None, width: int = 0) -> str:
+    """An rt stream as the device pane's column names it: a host program's variable for it,
+    then GE's pair or the runtime's id (``producer rt1``, ``s0/rt1``). Within ``width``, the
+    variable is what is cut: two streams whose names begin alike stay two (``compute… rt2``,
+    ``compute… rt3`` in 12 columns)."""
+    label = stream_label(stream, logical)
+    name = names.get(stream) if names else None
+    if name and width and len(name) + 1 + len(label) > width:
+        room = width - len(label) - 1
+        name = name[:room - 1] + "…" if room > 1 else ""
+    return f"{name} {label}" if name else label
+
+
 # By event class name: its fields that name a stream, as the user sees them.
 _EVENT_FIELDS = {TaskDistributed.__name__: {"stream_id": LOGICAL, "rt_stream_id": RT}}
 _DEFAULT = {"stream_id": RT}

@@ -24,7 +24,7 @@ from npu_emu.scheduler.events import (EventRecorded, EventWaitBlocked, EventWait
                                       NotifyWaitSatisfied)
 from workbench.commands.render import render
 from workbench.debugger.outcomes import Outcome, TableOutcome
-from workbench.debugger.stream_names import stream_label
+from workbench.debugger.stream_names import named_stream, stream_label
 from workbench.debugger.views import device_views
 from workbench.debugger.views.device_state import (DONE, NEXT, RUNNING, StreamColumn, UnitUse,
                                                    busy_units, faults, node_of_task, races,
@@ -225,7 +225,7 @@ class StreamGrid(TextLines, can_focus=True):
             self.set_lines([[(self.empty, "dim")]] if self.empty else [])
             return
         picked = self.selected() if self.has_focus else None
-        heads = [[((f"{c.name} " if c.name else "") + stream_label(c.stream, self.logical)
+        heads = [[(named_stream(c.stream, self.logical, {c.stream: c.name})
                    + (f" {c.model}" if c.model else ""), "bold"),
                   (c.state, _state_style(c.state)),
                   (f"head {c.head} tail {c.tail} ({c.queue})", "dim")] for c in self.columns]

@@ -18,6 +18,7 @@ from textual.widgets import Static
 
 from npu_emu.runtime import Runtime
 from npu_emu.base.stream_name import rt_stream_name
+from workbench.debugger.stream_names import named_stream
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
@@ -117,10 +118,8 @@ class SourcePane(Pane):
         if data is None:
             return
         self.data = data
-        # a stream as the device pane's column names it: the program's variable, then its id
         rows = [TableLine(_row_key(*key), (str(s.site.line), s.site.function,
-                                           " ".join(filter(None, (data.streams.get(key[0]),
-                                                                  rt_stream_name(key[0])))),
+                                           named_stream(key[0], names=data.streams),
                                            str(key[1]), s.what))
                 for key, s in data.sqes.items()]
         rows += [TableLine(f"{FAULT}{n}", (str(site.line) if site else "-",

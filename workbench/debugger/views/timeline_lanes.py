@@ -11,7 +11,7 @@ from npu_emu.scheduler.cost_model import Unit
 from npu_emu.scheduler.events import EventRecorded, EventWaitSatisfied, SqeDispatched
 from npu_emu.timeline import Timeline
 from workbench.debugger.run import Run
-from workbench.debugger.stream_names import stream_label
+from workbench.debugger.stream_names import named_stream
 from workbench.debugger.views.run_recorder import RunRecorder
 
 BUSY, IDLE = "#", "."
@@ -64,15 +64,6 @@ def end_ns(tl: Timeline) -> int:
     return max((s[7] for s in tl.slices), default=0)
 
 
-def named_stream(stream: int, logical: dict[int, int] | None = None,
-                 names: dict[int, str] | None = None) -> str:
-    """An rt stream as the device pane's column names it: a host program's variable for it,
-    then GE's pair or the runtime's id (``producer rt1``, ``s0/rt1``)."""
-    label = stream_label(stream, logical)
-    name = names.get(stream) if names else None
-    return f"{name} {label}" if name else label
-
-
 def lanes(tl: Timeline, start: int, end: int, width: int,
           logical: dict[int, int] | None = None, cores: dict[int, int] | None = None,
           name_width: int = 12, names: dict[int, str] | None = None) -> list[Lane]:
@@ -97,8 +88,8 @@ def lanes(tl: Timeline, start: int, end: int, width: int,
         for s in mine:
             for c in cols(s[6], s[7]):
                 cells[min(c, width - 1)] = BUSY
-        out.append(Lane(named_stream(stream, logical, names), len(mine), _busy(mine, start, end),
-                        "".join(cells), stream))
+        out.append(Lane(named_stream(stream, logical, names, name_width), len(mine),
+                        _busy(mine, start, end), "".join(cells), stream))
     for unit in sorted({s[2] for s in tl.slices if s[2] >= 0}):
         counts = [0] * width
         mine = [s for s in inside if s[2] == unit]

@@ -11,8 +11,8 @@ from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.counted import counted
 from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
+from workbench.debugger.stream_names import named_stream
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
-from workbench.debugger.views.timeline_lanes import named_stream
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 if TYPE_CHECKING:
