@@ -249,3 +249,7 @@ async def test_a_step_that_adds_nodes_counts_them_added_not_their_descs_changed(
         summary = app.pane("graph").summary
         assert f"last step: +{len(changes.added)} nodes" in summary and "changed" not in summary, \
             summary
+        # nor are their cells marked as changed, old→new: the row's tone says it is new
+        table = app.pane("graph").table
+        marked = {k.partition("#")[0].rpartition("/")[2] for k in table.marks}
+        assert not marked & set(changes.added), marked & set(changes.added)

@@ -171,11 +171,15 @@ class GraphPane(Pane):
         on its row (graph_lines.py)."""
         if changes is None:
             return {}
+        # a row the step added is all new (its tone says so): no old text to show on it
+        added = changes.added
         parts: dict[str, dict[str, dict[int, str]]] = {
             name: {"": {COLUMNS.index(column): old for column, (old, _new) in cols.items()}}
-            for name, cols in changes.changed().items()}
+            for name, cols in changes.changed().items() if name not in added}
         outputs: dict[str, dict[int, str]] = {}
         for name, descs in changes.changed_descs().items():
+            if name in added:
+                continue
             mine = parts.setdefault(name, {})
             for d in descs:
                 mine[f"{ANCHOR_OF[d.io]} {d.index}"] = {OUTPUT: d.old}
