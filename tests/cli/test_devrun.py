@@ -170,3 +170,33 @@ def test_a_script_written_for_a_real_board_runs_with_its_own_import_acl(capsys, 
     assert "warning: 1 API call failed, the first at board.py:6" in captured.out
     assert "12345 is not an Event handle" in captured.out + captured.err
     assert "acl" not in sys.modules and "acl.rt" not in sys.modules
+
+
+@pytest.mark.parametrize("ending", ["raise SystemError('boom')", "import os; os._exit(3)", ""])
+def test_the_acl_alias_serves_every_submodule_and_goes_however_the_program_ends(
+        capsys, tmp_path, ending):
+    """`import acl.constants` loaded a second copy under the alias, left it in sys.modules and
+    put it in place of npu_emu.acl.constants."""
+    import sys
+    import npu_emu.acl.constants as constants
+    script = tmp_path / "p.py"
+    script.write_text("import acl.constants\nimport npu_emu.acl.constants as ours\n"
+                      "print('one module:', acl.constants is ours)\n" + ending + "\n")
+    main(["devrun", str(script)])
+    assert "one module: True" in capsys.readouterr().out
+    assert not [m for m in sys.modules if m == "acl" or m.startswith("acl.")]
+    import npu_emu.acl
+    assert npu_emu.acl.constants is constants
+
+
+def test_an_acl_the_process_has_already_is_the_program_s(capsys, tmp_path, monkeypatch):
+    import sys
+    import types
+    theirs = types.ModuleType("acl")
+    monkeypatch.setitem(sys.modules, "acl", theirs)
+    script = tmp_path / "p.py"
+    script.write_text("import acl, sys\nprint('theirs:', not hasattr(acl, 'rt'), "
+                      "'acl.rt' not in sys.modules)\n")
+    main(["devrun", str(script)])
+    assert "theirs: True True" in capsys.readouterr().out
+    assert sys.modules["acl"] is theirs

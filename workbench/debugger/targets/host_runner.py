@@ -5,8 +5,10 @@ programs through here; the debugger's `where`, `list`, `backtrace` and the app's
 read the sites."""
 from __future__ import annotations
 
+import importlib
 import linecache
 import os
+import pkgutil
 import runpy
 import sys
 import threading
@@ -15,7 +17,7 @@ from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType, ModuleType, TracebackType
 from typing import Iterator, NoReturn
 
 from npu_emu.acl.call_events import AclCallFailed, AclCallMade
@@ -284,22 +286,20 @@ def exception_line(exc: BaseException) -> str:
 
 _acl_lock = threading.Lock()
 _acl_users = 0   # programs running with the alias in place (a re-run may start as one ends)
+_ACL_ALIASES: dict[str, ModuleType] = {}   # the names put in sys.modules while they run
 
 
 @contextmanager
 def _acl_importable() -> Iterator[None]:
     """``import acl``, as a script written for a real board has it, imports the emulator's
-    pyACL (npu_emu.acl) while a program runs: such a script runs here unedited. A module of
-    that name the process already has is left as it is; the alias goes when the last
-    program using it ends."""
+    pyACL (npu_emu.acl) while a program runs: such a script runs here unedited. An ``acl``
+    the process already has is left as it is, and none of its names aliased; the aliases go
+    when the last program using them ends."""
     global _acl_users
-    import npu_emu.acl as emulated
-    aliases = {"acl": emulated, "acl.rt": emulated.rt, "acl.mdl": emulated.mdl,
-               "acl.util": emulated.util}
     with _acl_lock:
-        if _acl_users == 0:
-            for name, module in aliases.items():
-                sys.modules.setdefault(name, module)
+        if _acl_users == 0 and "acl" not in sys.modules:   # else another acl is the program's
+            _ACL_ALIASES.update(_acl_modules())
+            sys.modules.update(_ACL_ALIASES)
         _acl_users += 1
     try:
         yield
@@ -307,9 +307,21 @@ def _acl_importable() -> Iterator[None]:
         with _acl_lock:
             _acl_users -= 1
             if _acl_users == 0:
-                for name, module in aliases.items():
+                for name, module in _ACL_ALIASES.items():
                     if sys.modules.get(name) is module:
                         del sys.modules[name]
+                _ACL_ALIASES.clear()
+
+
+def _acl_modules() -> dict[str, ModuleType]:
+    """``acl`` and each of its submodules (``acl.rt``, ``acl.constants``, ...) as the
+    emulator's: every one, imported now, so that a program's ``import acl.X`` finds the
+    module npu_emu.acl itself uses, not a second copy left behind under the alias."""
+    import npu_emu.acl as emulated
+    modules = {"acl": emulated}
+    for info in pkgutil.iter_modules(emulated.__path__):
+        modules[f"acl.{info.name}"] = importlib.import_module(f"npu_emu.acl.{info.name}")
+    return modules
 
 
 @contextmanager
