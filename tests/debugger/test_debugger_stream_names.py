@@ -134,9 +134,6 @@ def test_a_fault_named_once_stays_named_once_after_the_program_ends():
         finished(d.cont())
         (row,) = INFO["faults"](d).rows
         assert "consumer (stream rt2) waits" in row[1] and "consumer (consumer" not in row[1]
-        names = d.handle_names()
-        once = names.text("stream rt2 waits for event 0")
-        assert names.text(once) == once == "consumer (stream rt2) waits for done (event 0)"
     finally:
         d.close()
 

@@ -68,8 +68,7 @@ def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
 def _faults(d: Debugger) -> Outcome:
     """The faults found so far (deadlocks, races, task faults, timeouts), each once, named by
     the host program's variables where it has them."""
-    names = d.handle_names()
-    found = [names.text(f) for f in faults(d.run.world.runtime, d.state)]
+    found = faults(d.run.world.runtime, d.state, d.handle_names())
     if not found:
         return Printed("no faults found so far")
     return TableOutcome(f"faults ({len(found)})", ("#", "fault"),

@@ -53,20 +53,15 @@ class HandleNames:
 
     def text(self, message: str) -> str:
         """``message`` (a fault chain, a race report) with each named stream and event as
-        `name (stream rtN)` (as the message names it), `name (event N)`. A message named
-        already (a host program's faults, placed in its script as the run ended) is left as
-        it is: named twice, it read `s (s (stream rt1))`."""
-        def named(m: re.Match, name: str) -> bool:
-            return m.string.endswith(f"{name} (", 0, m.start())
-
+        `name (stream rtN)` (as the message names it), `name (event N)`."""
         def stream(m: re.Match) -> str:
             name = self.streams.get(int(m[1]))
-            if not name or named(m, name):
+            if not name:
                 return m[0]
             return f"{name} ({m[0]})" if "rt" in m[0] else \
                 f"{name} (stream {rt_stream_name(int(m[1]))})"
 
         def event(m: re.Match) -> str:
             name = self.events.get(int(m[1]))
-            return f"{name} (event {m[1]})" if name and not named(m, name) else m[0]
+            return f"{name} (event {m[1]})" if name else m[0]
         return _EVENT.sub(event, _STREAM.sub(stream, message))

@@ -356,7 +356,7 @@ class DevicePane(Pane):
                     f"{stream_label(event.rt_stream_id, {event.rt_stream_id: event.stream_id})} "
                     f"(model {event.model_id}, task {event.index})")
         names = d.handle_names()   # a host program's streams and events by its variables
-        live_faults = [names.text(f) for f in faults(rt, d.state)]
+        live_faults = faults(rt, d.state, names)
         if not rt.devices:   # none yet, or none left: a host program's end resets its device
             return DeviceData(note=note or (ENDED if d.run.finished
                                             else device_views.NO_DEVICE),

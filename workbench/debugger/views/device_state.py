@@ -14,6 +14,7 @@ from npu_emu.core.stream import Stream
 from npu_emu.feature.model import ModelState
 from npu_emu.runtime import Runtime
 from npu_emu.scheduler.cost_model import GANG, Unit
+from workbench.debugger.handle_names import HandleNames
 from npu_emu.scheduler.events import SqeSubmitted, StreamState
 from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.run import Run
@@ -194,8 +195,10 @@ def races(rt: Runtime) -> list[tuple[str, str, str]]:
     return [(r.first, r.second, f"[{r.addr:#x}, +{r.nbytes})") for r in detector.races]
 
 
-def faults(rt: Runtime, state: RunState | None) -> list[str]:
-    """The faults found so far: placed in the host program's source once the run has ended."""
+def faults(rt: Runtime, state: RunState | None, names: HandleNames) -> list[str]:
+    """The faults found so far, streams and events by the host program's ``names``: once the
+    run has ended, as placed in its source (named there already: named again, they read
+    `s (s (stream rt1))`)."""
     if state is not None and state.faults:
         return list(state.faults)
-    return [f"{f.kind}: {f.message}" for f in rt.faults]
+    return [names.text(f"{f.kind}: {f.message}") for f in rt.faults]
