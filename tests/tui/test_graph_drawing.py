@@ -96,8 +96,8 @@ async def test_a_box_holds_its_whole_name_where_the_pane_has_room_and_is_cut_whe
     g.add_node("d", type="Add", stream=0)
     g.add_edge(long, "d", label="0→0", control=False)
     g.add_edge("b", "d", label="0→1", control=False)
-    assert f"[{long}:Const]" in draw(g, "d", width=190).lines[0]
-    narrow = draw(g, "d", width=40).lines[0]
+    assert f"[{long}:Const]" in draw(g, "d", room=190).lines[0]
+    narrow = draw(g, "d", room=40).lines[0]
     assert long not in narrow and "[gpu_0/res3_0_branch…]" in narrow   # BOX at least
 
 
@@ -108,6 +108,6 @@ async def test_a_node_name_s_control_characters_are_drawn_escaped():
     g.add_node("evil\x07node", type="Relu", stream=0)
     g.add_node("n2\u202etxt", type="Relu", stream=0)
     g.add_edge("evil\x07node", "n2\u202etxt", label="0→0", control=False)
-    lines = draw(g, "n2\u202etxt", width=100).lines
+    lines = draw(g, "n2\u202etxt", room=100).lines
     assert all(line.isprintable() for line in lines)
     assert "[evil\\x07node:Relu]" in lines[0] and "[n2\\u202etxt:Relu]" in lines[-1]

@@ -19,10 +19,10 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.strip import Strip
 
+from workbench.debugger.views.graph_table import UNSET
 from workbench.terminal_text import printable
 
 ARROW = "→"
-UNSET = "-"   # a cell with no value yet: one set in the last step shows its value alone, marked
 _KEY, _CELLS, _DEPTH = attrgetter("key"), attrgetter("cells"), attrgetter("depth")
 
 

@@ -35,17 +35,21 @@ class AnchorRow:
     peers: tuple[str, ...]          # "%conv1:0", "%relu" (control)
 
 
+UNSET = "-"   # a cell with no value yet (the graph pane shows one set in a step alone, marked)
+
+
 def _hex_list(value: object) -> str:
     if isinstance(value, (list, tuple)):
-        return ",".join(f"{v:#x}" if isinstance(v, int) else str(v) for v in value) or "-"
-    return "-" if value is None else str(value)
+        return ",".join(f"{v:#x}" if isinstance(v, int) else str(v) for v in value) or UNSET
+    return UNSET if value is None else str(value)
 
 
 _FORMAT: dict[str, Callable[[object], str]] = {
     # GE's logical stream, named as everywhere else (s0; s0/rt1 once bound): -1 is GE's
     # kInvalidStream
-    "stream": lambda v: "-" if v is None or v == -1 else f"s{v}" if isinstance(v, int) else str(v),
-    "engine": lambda v: "-" if not v else str(v),
+    "stream": lambda v: UNSET if v is None or v == -1 else f"s{v}" if isinstance(v, int)
+    else str(v),
+    "engine": lambda v: UNSET if not v else str(v),
     "offset": _hex_list,
 }
 
@@ -61,7 +65,7 @@ def attr_cell(column: str, short_repr: str) -> str:
 
 def node_row(node: Node) -> NodeRow:
     op = node.op_desc
-    outputs = "; ".join(str(d) for d in op.output_descs) or "-"
+    outputs = "; ".join(str(d) for d in op.output_descs) or UNSET
     return NodeRow((node.name, node.type, _FORMAT["engine"](op.get_attr(ENGINE)),
                     _FORMAT["stream"](op.get_attr(STREAM_ID)),
                     _hex_list(op.get_attr(OUTPUT_OFFSET)), outputs))

@@ -73,13 +73,13 @@ def _peers(n: Node) -> list[Node]:
     return out
 
 
-def draw(g: nx.MultiDiGraph, centre: str, width: int = 0) -> Drawing:
+def draw(g: nx.MultiDiGraph, centre: str, room: int = 0) -> Drawing:
     """``g`` drawn around ``centre``; its boxes as wide as the widest layer lets them be in
-    ``width`` columns (cut to ``BOX`` at least, whatever the width)."""
+    ``room`` columns (cut to ``BOX`` at least, however little room)."""
     import networkx as nx
     layers = [sorted(layer) for layer in nx.topological_generations(g)]
     most = max(map(len, layers), default=1)
-    box = max(BOX, (width - GAP * (most - 1)) // most)
+    box = max(BOX, (room - GAP * (most - 1)) // most)
     texts = {n: _box_text(n, g.nodes[n]["type"], box) for n in g}
     widths = [sum(len(texts[n]) for n in layer) + GAP * (len(layer) - 1) for layer in layers]
     width = max(widths, default=0)
