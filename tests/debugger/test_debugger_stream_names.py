@@ -146,3 +146,14 @@ def test_a_lane_cuts_the_program_s_name_never_the_stream_s_id():
     cut = [named_stream(s, names=names, width=12) for s in (2, 3, 4)]
     assert cut == ["compute… rt2", "compute… rt3", "p rt4"]
     assert named_stream(2, {2: 0}, names) == "compute_stream_a s0/rt2"   # no width: whole
+
+
+def test_info_events_names_the_streams_that_record_and_wait_by_the_program_s_names():
+    d = debugger(f"{DEVRUN}/producer_consumer.py")
+    try:
+        d.add_breakpoint(["call", "acl.rt.synchronize_stream"])
+        stopped(d.cont())
+        (row,) = INFO["events"](d).rows
+        assert row[2:] == ("y_ready", "clear", "producer rt2", "consumer rt3", "-"), row
+    finally:
+        d.close()

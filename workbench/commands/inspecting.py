@@ -79,7 +79,7 @@ INFO: dict[str, Callable[[Debugger], Outcome]] = {
     "streams": lambda d: device_views.streams(d.run.world.runtime, d.run.tracker.bound,
                                               d.handle_names().streams),
     "events": lambda d: device_views.events(d.run.world.runtime, d.run.tracker.bound,
-                                            d.handle_names().events),
+                                            d.handle_names().events, d.handle_names().streams),
     "notifies": lambda d: device_views.notifies(d.run.world.runtime, d.run.tracker.bound),
     "labels": lambda d: device_views.labels(d.run.world.runtime, d.run.tracker.bound),
     "models": lambda d: device_views.models(d.run.world.runtime, d.run.tracker.bound),

@@ -362,13 +362,14 @@ class DevicePane(Pane):
                                             else device_views.NO_DEVICE),
                               faults=live_faults)
         bound = dict(d.run.tracker.bound)
-        tables = [device_views.events(rt, bound, names.events), device_views.notifies(rt, bound),
+        tables = [device_views.events(rt, bound, names.events, names.streams),
+                  device_views.notifies(rt, bound),
                   device_views.labels(rt, bound), device_views.models(rt, bound)]
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)
         columns = [replace(c, name=names.stream(c.stream)) for c in stream_columns(rt, nodes)]
         at = stopped_at(event)
-        return DeviceData(columns, tables, busy_units(rt, bound),
+        return DeviceData(columns, tables, busy_units(rt, bound, names.streams),
                           [names.text(line) for line in wait_for_chain(rt, bound)],
                           [(names.text(a), names.text(b), where) for a, b, where in races(rt)],
                           live_faults, note, bound, (d.tick, *at) if at is not None else None)

@@ -18,7 +18,7 @@ from workbench.debugger.handle_names import HandleNames
 from npu_emu.scheduler.events import SqeSubmitted, StreamState
 from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.run import Run
-from workbench.debugger.stream_names import stream_label
+from workbench.debugger.stream_names import named_stream, stream_label
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
@@ -157,8 +157,10 @@ def stream_columns(rt: Runtime, nodes: dict[int, str], before: int = 2,
     return columns
 
 
-def busy_units(rt: Runtime, logical: dict[int, int] | None = None) -> list[UnitUse]:
-    """Each unit kind of each device: how many there are and which SQEs hold one now."""
+def busy_units(rt: Runtime, logical: dict[int, int] | None = None,
+               names: dict[int, str] | None = None) -> list[UnitUse]:
+    """Each unit kind of each device: how many there are and which SQEs hold one now, their
+    streams by a host program's ``names`` for them."""
     out = []
     for d in rt.devices.values():
         busy: dict[int, list[str]] = {}
@@ -167,7 +169,8 @@ def busy_units(rt: Runtime, logical: dict[int, int] | None = None) -> list[UnitU
                 continue
             t = s.sq.entries[s.sq.head]
             for u in (t.units if t.unit == GANG else (t.unit,) if t.unit >= 0 else ()):
-                busy.setdefault(u, []).append(f"{t.name} ({stream_label(s.id, logical)} SQE {t.pos})")
+                busy.setdefault(u, []).append(
+                    f"{t.name} ({named_stream(s.id, logical, names)} SQE {t.pos})")
         for unit, total in sorted(d.cost.units.items()):
             out.append(UnitUse(unit.name, total, tuple(busy.get(int(unit), ()))))
     return out

@@ -12,7 +12,7 @@ from npu_emu.core.stream import Stream
 from npu_emu.runtime import Runtime
 from npu_emu.scheduler.task import EVENT_WAIT
 from workbench.debugger.outcomes import Error, Outcome, Printed, TableOutcome
-from workbench.debugger.stream_names import stream_label
+from workbench.debugger.stream_names import named_stream, stream_label
 from workbench.debugger.views import tensor_text
 from workbench.debugger.views.tensor_spec import INFERRED, parse_tensor_spec, spec_text
 
@@ -44,9 +44,10 @@ def streams(rt: Runtime, logical: dict[int, int] | None = None,
 
 def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
                 logical: dict[int, int] | None = None,
-                names: dict[int, str] | None = None) -> Outcome:
+                names: dict[int, str] | None = None,
+                streams: dict[int, str] | None = None) -> Outcome:
     """Events or notifies: every id a queued task names or that was ever recorded;
-    ``names``: id -> the host program's variable for it."""
+    ``names``: id -> the host program's variable for it, ``streams`` likewise by rt stream."""
     named = ("name",) if names else ()
     if not rt.devices:
         return Printed(NO_DEVICE)
@@ -59,10 +60,11 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
                 ident = getattr(t, attr, None)
                 if ident is not None:
                     side = 1 if t.kind >= EVENT_WAIT else 0   # waits, or records
-                    users.setdefault(ident, ([], []))[side].append(stream_label(s.id, logical))
+                    users.setdefault(ident, ([], []))[side].append(
+                        named_stream(s.id, logical, streams))
         for ident in sorted(set(users) | set(extra(d))):
             records, waits = users.get(ident, ([], []))
-            blocked = [stream_label(s.id, logical) for s in d.scheduler.streams
+            blocked = [named_stream(s.id, logical, streams) for s in d.scheduler.streams
                        if s.waiting is not None and getattr(s.waiting, attr, None) == ident]
             rows.append((str(d.id), str(ident), *(names.get(ident, "-") for _ in named),
                          flags_of(d, ident),
@@ -73,14 +75,17 @@ def _sync_table(rt: Runtime, what: str, title: str, flags_of, extra,
 
 
 def events(rt: Runtime, logical: dict[int, int] | None = None,
-           names: dict[int, str] | None = None) -> Outcome:
+           names: dict[int, str] | None = None,
+           streams: dict[int, str] | None = None) -> Outcome:
     """``logical`` (here and below): rt stream id -> GE's logical stream, to name streams;
-    ``names``: event id -> the host program's variable for it."""
+    ``names``: event id -> the host program's variable for it, ``streams``: rt stream id ->
+    its variable."""
     def state(d: Device, i: int) -> str:
         if d.event_flags[i]:
             return f"recorded at {d.event_times.get(i, 0)} ns"
         return "clear"
-    return _sync_table(rt, "event", "events", state, lambda d: d.event_times, logical, names)
+    return _sync_table(rt, "event", "events", state, lambda d: d.event_times, logical, names,
+                       streams)
 
 
 def notifies(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
