@@ -157,3 +157,12 @@ def test_info_events_names_the_streams_that_record_and_wait_by_the_program_s_nam
         assert row[2:] == ("y_ready", "clear", "producer rt2", "consumer rt3", "-"), row
     finally:
         d.close()
+
+
+def test_info_faults_after_a_clean_run_says_none_were_found_not_so_far():
+    d = debugger(TINY)
+    try:
+        finished(d.cont())
+        assert INFO["faults"](d).text == "no faults found"
+    finally:
+        d.close()

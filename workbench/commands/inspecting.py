@@ -70,7 +70,7 @@ def _faults(d: Debugger) -> Outcome:
     the host program's variables where it has them."""
     found = faults(d.run.world.runtime, d.state, d.handle_names())
     if not found:
-        return Printed("no faults found so far")
+        return Printed("no faults found" + ("" if d.run.finished else " so far"))
     return TableOutcome(f"faults ({len(found)})", ("#", "fault"),
                         tuple((str(i), f) for i, f in enumerate(found, 1)))
 
