@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from workbench.debugger.targets.target_kind import Capability, TargetKind
 from workbench.debugger.views.memory_map import MemoryView, buffers_of, memory_view
+from workbench.debugger.views.model_views import NO_PLAN
 from workbench.tui.pane import Pane, redraw
 from workbench.tui.session_views import SessionViews
 from workbench.tui.tree_table import Column, TableLine, TreeTable
@@ -66,8 +67,7 @@ class MemoryPane(Pane):
             if table.lines:
                 table.set_lines([])
             note = ("an OM file carries no memory plan: open its ONNX model to see it"
-                    if _built_elsewhere(getattr(self.app, "kind", None)) else
-                    "no memory plan yet: it is made by the build's AssignMemory stage")
+                    if _built_elsewhere(getattr(self.app, "kind", None)) else NO_PLAN)
             redraw(summary, note, note, note)   # a new text may wrap to another height
             return
         segs = ", ".join(f"{name} {count} ({size} B)" for name, count, size in view.segments

@@ -15,13 +15,16 @@ from workbench.debugger.stream_names import LOGICAL
 from workbench.debugger.targets.program import RunState
 
 
+NO_PLAN = "no memory plan yet: the build's AssignMemory stage makes it"
+
+
 def memory_plan(state: RunState | None) -> Outcome:
     """Memory assignment's result: every feature-map and zero-copy buffer with its offset, size,
     lifetime (first writer to last reader, by op index) and stream, and the figures that judge
     it: the assigner HybridMemAssigner kept, each one's total, the lower bound, no reuse."""
     plan = state.memory_plan if state is not None else None
     if plan is None:
-        return Printed("no memory plan yet: the build's AssignMemory stage makes it")
+        return Printed(NO_PLAN)
     rows = tuple((r.segment, str(r.offset), str(r.size),
                   f"{r.first}-{r.last} {plan.op_names[r.first]}..{plan.op_names[r.last]}",
                   "-" if r.stream < 0 else logical_stream_name(r.stream),   # -: zero-copy
