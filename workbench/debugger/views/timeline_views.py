@@ -11,7 +11,7 @@ from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.counted import counted
 from npu_emu.base.trace import TraceEvent
 from npu_emu.timeline import Timeline
-from workbench.debugger.stream_names import named_stream
+from workbench.debugger.views.timeline_lanes import end_ns, lanes
 from workbench.debugger.outcomes import Outcome, Printed, TableOutcome
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
@@ -53,21 +53,15 @@ def timeline(debugger: Debugger) -> Outcome:
     tl, _ = _replayed(debugger)
     if not tl.slices:
         return Printed("no SQE has run on the device yet")
-    end = max(s[7] for s in tl.slices) or 1
-    rows = []
-    for stream in sorted({s[1] for s in tl.slices}):
-        mine = [s for s in tl.slices if s[1] == stream]
-        bar = ["."] * BAR
-        for s in mine:
-            for col in range(s[6] * BAR // end, max(s[7] * BAR // end, s[6] * BAR // end + 1)):
-                bar[min(col, BAR - 1)] = "#"
-        busy = sum(s[7] - s[6] for s in mine)
-        rows.append((named_stream(stream, debugger.run.tracker.bound,
-                                  debugger.handle_names().streams), str(len(mine)),
-                     f"{busy}", "".join(bar)))
+    end = end_ns(tl) or 1
+    # the app's timeline pane's stream lanes, over the whole run, as a table
+    rows = tuple((lane.name, str(lane.sqes), str(lane.busy_ns), lane.cells)
+                 for lane in lanes(tl, 0, end, BAR, debugger.run.tracker.bound, name_width=0,
+                                   names=debugger.handle_names().streams)
+                 if lane.stream is not None)
     return TableOutcome(f"device timeline, 0 .. {end} ns", ("stream", "SQEs", "busy ns",
                                                            f"0 {'-' * (BAR - 4)} {end} ns"),
-                        tuple(rows))
+                        rows)
 
 
 def export_trace(debugger: Debugger, save: Callable[[str], None], shown: str) -> Outcome:
