@@ -135,7 +135,11 @@ class ComputeGraph:
         return self._attrs
 
     def set_attr(self, key: str, value: object) -> None:
+        """Set ``key``; setting the value it has is no edit (the stream split sets the model's
+        counts again after stream allocation: `stream_num old=2 new=2` was an event)."""
         old = self._attrs.get(key)
+        if key in self._attrs and _same(old, value):
+            return
         self._attrs[key] = value
         self._attr_edited(key, old, value)
 
@@ -381,3 +385,12 @@ class ComputeGraph:
 
     def __repr__(self) -> str:
         return f"<ComputeGraph {self.name}: {len(self)} nodes>"
+
+
+def _same(a: object, b: object) -> bool:
+    """``a`` and ``b`` are one value: of one type and equal (an array's elementwise == is no
+    answer: different)."""
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):
+        return False

@@ -169,8 +169,10 @@ def check_descs(graph: ComputeGraph) -> None:
                 raise OmLimitError(f"node {node.name} input {anchor.idx} is {mine}, its "
                                    f"producer {peer.owner.name} makes {theirs}")
             source = GraphUtils.get_in_node_cross_subgraph(anchor)
-            if source is not None and source.type == "Const":
-                consts[anchor.idx] = source.op_desc.get_attr(ATTR_NAME_WEIGHTS)
+            weights = source.op_desc.get_attr(ATTR_NAME_WEIGHTS) \
+                if source is not None and source.type == "Const" else None
+            if isinstance(weights, GeTensor):   # a file's Const may have lost its value
+                consts[anchor.idx] = weights
         if get_op_def(node.type) is None or node.type in GE_NODE_TYPES:
             continue
         written = [str(d) for d in op.output_descs]

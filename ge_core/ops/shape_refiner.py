@@ -105,19 +105,26 @@ def is_branch(graph: ComputeGraph) -> bool:
     return parent is not None and parent.type in BRANCHING
 
 
-def reset_branch(branch: ComputeGraph) -> None:
-    """Forget a branch's last deferral: it is inferred afresh."""
-    branch.del_attr(INFER_DEFERRED)
-    branch.del_attr(INFER_ALWAYS_FAILS)
+Deferral = tuple[str, bool]   # why a branch's InferShape failed; whether it always will
 
 
-def defer_branch(branch: ComputeGraph, node: Node, err: InferShapeError) -> None:
-    """``node`` of ``branch`` failed InferShape: the branch runs with run-time InferShape if
+def deferral(node: Node, err: InferShapeError) -> Deferral:
+    """``node`` of a branch failed InferShape: the branch runs with run-time InferShape if
     taken; when the node's input shapes were all known, no run-time shape can differ, so taking
     it always fails."""
-    branch.set_attr(INFER_DEFERRED, str(err))
-    if not any(d.shape.is_unknown for d in node.op_desc.input_descs if not d.absent):
-        branch.set_attr(INFER_ALWAYS_FAILS, True)
+    return str(err), not any(d.shape.is_unknown for d in node.op_desc.input_descs
+                             if not d.absent)
+
+
+def set_deferral(branch: ComputeGraph, deferred: Deferral | None) -> None:
+    """A branch's deferral as its last InferShape left it (None: it inferred), written where it
+    differs from the one before: a branch inferred again to the same end is no edit."""
+    reason, always = deferred if deferred is not None else (None, False)
+    for key, value in ((INFER_DEFERRED, reason), (INFER_ALWAYS_FAILS, True if always else None)):
+        if value is None:
+            branch.del_attr(key)
+        else:
+            branch.set_attr(key, value)
 
 
 def set_unknown(node: Node) -> None:
@@ -129,17 +136,18 @@ def set_unknown(node: Node) -> None:
 
 
 def _infer_branch(branch: ComputeGraph) -> None:
-    reset_branch(branch)
     order = branch.topological_sort()
+    deferred = None
     try:
         infer_graph(branch)
     except InferShapeError as err:
         if err.node_name not in {n.name for n in order}:
             raise   # a failure inside a nested branch's own parent: not this branch's to defer
         at = next(i for i, n in enumerate(order) if n.name == err.node_name)
-        defer_branch(branch, order[at], err)
+        deferred = deferral(order[at], err)
         for node in order[at:]:
             set_unknown(node)
+    set_deferral(branch, deferred)
 
 
 # The throwaway graphs' bus: no observer, so their edits cost nothing.

@@ -14,10 +14,10 @@ deferred to run time, as ``infer_graph`` defers it (ge_core/ops/shape_refiner.py
 """
 from __future__ import annotations
 
-from ge_core.graph import Node
+from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import INFER_DEFERRED
 from ge_core.ops import InferShapeError, infer_shape
-from ge_core.ops.shape_refiner import (BRANCHING, defer_branch, is_branch, reset_branch,
+from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, is_branch, set_deferral,
                                        set_unknown)
 from ge_core.passes.base_node_pass import BaseNodePass
 
@@ -25,14 +25,26 @@ from ge_core.passes.base_node_pass import BaseNodePass
 class InferShapePass(BaseNodePass):
     name = "InferShapePass"
 
+    def __init__(self) -> None:
+        super().__init__()
+        # the branches of an If or Case this walk infers afresh, each with its deferral so far:
+        # written to the branch when its owner is inferred, after them, where it differs from
+        # the last (a branch deferred again for the same reason is no edit)
+        self._walked: dict[ComputeGraph, Deferral | None] = {}
+
     def run(self, node: Node) -> None:
         graph = node.graph
+        branches = [graph.subgraph(name) for name in node.op_desc.subgraph_names] \
+            if node.type in BRANCHING else []
         if node.op_desc.subgraph_names and not self.after_subgraph:
-            if node.type in BRANCHING:   # its branches are inferred afresh in this walk
-                for name in node.op_desc.subgraph_names:
-                    reset_branch(graph.subgraph(name))
+            for branch in branches:   # inferred afresh in this walk
+                self._walked[branch] = None
             return
-        if graph.attrs.get(INFER_DEFERRED) is not None:
+        for branch in branches:   # their deferrals, before the owner's InferShape reads them
+            if branch in self._walked:
+                set_deferral(branch, self._walked.pop(branch))
+        if self._walked[graph] is not None if graph in self._walked \
+                else graph.attrs.get(INFER_DEFERRED) is not None:
             set_unknown(node)
             return
         try:
@@ -40,7 +52,10 @@ class InferShapePass(BaseNodePass):
         except InferShapeError as err:
             if not is_branch(graph):
                 raise
-            defer_branch(graph, node, err)
+            if graph in self._walked:
+                self._walked[graph] = deferral(node, err)
+            else:   # walked without its owner (a walk of the branch alone)
+                set_deferral(graph, deferral(node, err))
             set_unknown(node)
             return
         for consumer in changed:

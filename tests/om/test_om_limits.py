@@ -257,3 +257,21 @@ def test_checking_the_descs_leaves_no_edit_in_the_trace(edit, small_om, tmp_path
                 load_om(path)
     kinds = {type(e) for e in rec.events}
     assert NodeAdded in kinds and DescUpdated not in kinds   # the read was heard; no desc edit
+
+
+def test_a_const_that_lost_its_value_does_not_crash_the_desc_check(tmp_path):
+    """The desc check gave InferShape every Const input's weights, None too: an Add reading a
+    Const whose value the file no longer holds ended load_om (and `gewb om-info`) in an
+    AttributeError traceback."""
+    shape = helper.make_tensor("s", 1, [4], [1, 2, 3, 4])
+    g = annotate_build(onnx_graph([helper.make_node("Constant", [], ["s"], value=shape, name="c"),
+                                   helper.make_node("Add", ["x", "s"], ["y"], name="r")],
+                                  {"x": [4]}, {"y": [4]}))
+
+    def drop(m: ge_ir_pb2.ModelDef) -> None:
+        op = _op(m, "Const")
+        for key in [k for k in op.attr if "weight" in k or k == "value"]:
+            del op.attr[key]
+    path = tmp_path / "c.om"
+    path.write_bytes(_edited(om_bytes(build_ge_model(g, "small")), P.MODEL_DEF, drop))
+    assert load_om(path).graph.find_node("r") is not None
