@@ -262,3 +262,6 @@ async def test_an_sqe_clicked_while_the_source_pane_is_hidden_has_its_line_marke
         assert source.table.cursor_key == f"{column.stream}:{pos}"
         line = source.data.sqes[(column.stream, pos)].site.line
         assert source.marked == line and f"submitted at line {line}" in source.said, source.said
+        name = source.data.streams.get(column.stream)   # the stream as a fault names it
+        assert f"SQE {pos} of {name + ' (' if name else ''}stream rt{column.stream}" \
+            in source.said, source.said

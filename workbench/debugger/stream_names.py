@@ -23,7 +23,6 @@ LOGICAL = "logical_stream"
 RT = "rt_stream"
 
 
-
 def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
     """One name for a stream wherever a face shows one (ge_core/stream_label.py):
     ``s0/rt1`` for the runtime's stream 1 that GE bound its logical stream 0 to, ``rt1`` for a

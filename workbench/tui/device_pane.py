@@ -363,7 +363,7 @@ class DevicePane(Pane):
                               faults=live_faults)
         bound = dict(d.run.tracker.bound)
         tables = [device_views.events(rt, bound, names.events, names.streams),
-                  device_views.notifies(rt, bound),
+                  device_views.notifies(rt, bound, names.streams),
                   device_views.labels(rt, bound), device_views.models(rt, bound)]
         nodes = {**views.task_nodes.nodes, **node_of_task(d.state)} \
             if views.task_nodes.current(d) else node_of_task(d.state)

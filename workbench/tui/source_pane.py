@@ -164,8 +164,8 @@ class SourcePane(Pane):
         if self.table.move_to(key):
             self._show_row(key)   # (the cursor may have been on it: no Highlighted then)
         else:
-            self._mark(None, f"SQE {pos} of stream {rt_stream_name(stream)}: not submitted by "
-                             f"a line of the script")
+            self._mark(None, f"SQE {pos} of {self._stream(stream)}: not submitted by a line "
+                             f"of the script")
 
     def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
         message.stop()
@@ -181,9 +181,14 @@ class SourcePane(Pane):
         stream, _, pos = key.partition(":")
         sub = self.data.sqes.get((int(stream), int(pos))) if pos else None
         if sub is not None:
-            self._mark(sub.site.line, f"SQE {pos} of stream {rt_stream_name(int(stream))} "
-                                      f"submitted at line "
-                                      f"{sub.site.line} in {sub.site.function}")
+            self._mark(sub.site.line, f"SQE {pos} of {self._stream(int(stream))} submitted "
+                                      f"at line {sub.site.line} in {sub.site.function}")
+
+    def _stream(self, stream: int) -> str:
+        """As a fault's message names it: ``consumer (stream rt3)``, ``stream rt3``."""
+        name = self.data.streams.get(stream)
+        return f"{name} (stream {rt_stream_name(stream)})" if name else \
+            f"stream {rt_stream_name(stream)}"
 
     def _mark(self, line: int | None, said: str) -> None:
         self.marked, self.said = line, said

@@ -5,6 +5,7 @@ races found."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ge_core.events import TaskDistributed
 from ge_core.stage_events import StageEnd
@@ -14,13 +15,15 @@ from npu_emu.core.stream import Stream
 from npu_emu.feature.model import ModelState
 from npu_emu.runtime import Runtime
 from npu_emu.scheduler.cost_model import GANG, Unit
-from workbench.debugger.handle_names import HandleNames
 from npu_emu.scheduler.events import SqeSubmitted, StreamState
 from npu_emu.scheduler.task import EVENT_WAIT, NOTIFY_WAIT, Task, TaskType
 from workbench.debugger.run import Run
 from workbench.debugger.stream_names import named_stream, stream_label
 from workbench.debugger.targets.program import PhaseEnd, RunState
 from workbench.debugger.views.run_recorder import RunRecorder
+
+if TYPE_CHECKING:
+    from workbench.debugger.handle_names import HandleNames
 
 NEXT, RUNNING, DONE = "next", "running", "done"
 

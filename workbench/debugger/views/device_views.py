@@ -88,14 +88,16 @@ def events(rt: Runtime, logical: dict[int, int] | None = None,
                        streams)
 
 
-def notifies(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
+def notifies(rt: Runtime, logical: dict[int, int] | None = None,
+             streams: dict[int, str] | None = None) -> Outcome:
     def state(d: Device, i: int) -> str:
         count = d.notify_counts.get(i, 0)
         return ("set" if d.notify_flags[i] else "clear") + \
             f", {counted(count, 'record')}"
     return _sync_table(rt, "notify", "notifies", state,
                        lambda d: list(d.notify_counts) + [m.end_notify.id for m in rt.models
-                                                          if m.device is d], logical)
+                                                          if m.device is d], logical,
+                       streams=streams)
 
 
 def labels(rt: Runtime, logical: dict[int, int] | None = None) -> Outcome:
