@@ -3,7 +3,7 @@ records (the graph's anchors, the pass records, the memory plan, the scheduler's
 against the REPL's answers for the same state."""
 from __future__ import annotations
 
-from debugger_testing import DEVRUN, ROOT, TINY, debugger, stopped
+from debugger_testing import DEVRUN, ROOT, TINY, debugger, finished, stopped
 
 from ge_core.graph.attr_names import STREAM_ID
 from workbench.commands.session import DebugSession
@@ -197,4 +197,35 @@ def test_a_stream_waiting_in_a_healthy_run_is_blocked_but_no_wait_for_chain():
     states = {c.stream: c.state for c in stream_columns(rt, {})}
     assert "blocked on event 0" in states.values()
     assert wait_for_chain(rt) == []
+    d.close()
+
+
+def test_a_node_is_added_removed_or_moved_by_its_count_over_the_command():
+    """A node the parse made, moved by Partition into an engine subgraph (added there before
+    it left the root) and fused away there, read as one that was there before and was
+    removed: a continue from the start said `-9 nodes (conv1, ...)` of a graph that had none."""
+    from ge_core.graph.events import NodeAdded, NodeRemoved
+    recorder = ChangeRecorder()
+    for cls, graph, node in [
+            (NodeAdded, "g", "conv"), (NodeAdded, "g_1", "conv"), (NodeRemoved, "g", "conv"),
+            (NodeRemoved, "g_1", "conv"),                      # new, moved, fused away
+            (NodeAdded, "g", "relu"), (NodeAdded, "g_1", "relu"), (NodeRemoved, "g", "relu"),
+            (NodeAdded, "g", "relu"), (NodeRemoved, "g_1", "relu"),   # new, there and back
+            (NodeRemoved, "g", "old"), (NodeAdded, "g", "old"),       # there before, re-made
+            (NodeRemoved, "g", "gone")]:                              # there before, removed
+        recorder.record(cls(0, graph, node, "Relu") if cls is NodeAdded else cls(0, graph, node))
+    ch = recorder.changes
+    assert (list(ch.added), list(ch.removed), list(ch.relinked)) == (["relu"], ["gone"], ["old"])
+
+
+def test_a_continue_from_the_start_removes_no_node_that_was_never_there():
+    d = debugger(TINY)
+    recorder = ChangeRecorder()
+    recorder.attach(d)
+    finished(d.cont())
+    ch = recorder.changes
+    assert ch.added and not ch.removed, list(ch.removed)
+    # (added also names the partitions' PlaceHolder and End nodes, whose graphs were dropped
+    # whole at the merge, not removed node by node: the graph pane keeps the live ones)
+    assert {n.name for g in d.state.graphs() for n in g.all_nodes()} <= set(ch.added)
     d.close()

@@ -196,11 +196,15 @@ class GraphPane(Pane):
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
             return text + hint
-        # what changed in the rows that were there before the step (an added row is all new,
-        # and counted as added): their cells (a node's output cell once, however many of its
-        # outputs changed), and each input's and output's desc, on its anchor's line
-        descs = {n: ds for n, ds in changes.changed_descs().items() if n not in changes.added}
-        cells = sum(len(c) for n, c in changes.changed().items() if n not in changes.added) \
+        # what changed in the rows that were there before the step and are still (an added
+        # row is all new, and counted as added; a temporary the step made and removed is no
+        # row): their cells (a node's output cell once, however many of its outputs changed),
+        # each input's and output's desc, on its anchor's line, and their links
+        live = self._lines.live(changes.nodes() | changes.added.keys()
+                                | changes.removed.keys() | changes.relinked.keys())
+        kept = live - changes.added.keys()
+        descs = {n: ds for n, ds in changes.changed_descs().items() if n in kept}
+        cells = sum(len(c) for n, c in changes.changed().items() if n in kept) \
             + sum(any(d.io == "output" for d in ds) for ds in descs.values())
         parts = [f"{counted(cells, 'cell')} changed"] if cells else []
         sides = Counter(d.io for ds in descs.values() for d in ds)
@@ -208,19 +212,18 @@ class GraphPane(Pane):
             parts.append(f"{counted(sides.total(), 'desc')} changed ("
                          + ", ".join(f"{sides[io]} {ANCHOR_OF[io]}" for io in ANCHOR_OF
                                      if sides[io]) + ")")
-        if changes.added or changes.removed:
-            # net: the nodes of a graph dropped whole (an engine partition merged back) were
-            # never removed one by one
-            live = self._lines.live(changes.added.keys() | changes.removed.keys())
-            added = [n for n in changes.added if n in live]
-            removed = [n for n in changes.removed if n not in live]
-            if added:
-                parts.append("+" + counted(len(added), "node"))
-            if removed:
-                gone = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
-                parts.append(f"-{counted(len(removed), 'node')} ({gone})")
-        if changes.relinked:
-            parts.append(f"{len(changes.relinked)} relinked")
+        # net: the nodes of a graph dropped whole (an engine partition merged back) were never
+        # removed one by one
+        added = [n for n in changes.added if n in live]
+        removed = [n for n in changes.removed if n not in live]
+        if added:
+            parts.append("+" + counted(len(added), "node"))
+        if removed:
+            gone = ", ".join(removed[:3]) + (", ..." if len(removed) > 3 else "")
+            parts.append(f"-{counted(len(removed), 'node')} ({gone})")
+        relinked = [n for n in changes.relinked if n in kept]
+        if relinked:
+            parts.append(f"{len(relinked)} relinked")
         return text + (" · last step: " + ", ".join(parts) if parts else hint)
 
     # -- showing (UI) -----------------------------------------------------------------------------

@@ -35,6 +35,11 @@ class StepChanges:
     added: dict[str, None] = field(default_factory=dict)
     removed: dict[str, None] = field(default_factory=dict)
     relinked: dict[str, None] = field(default_factory=dict)   # ordered set of node names
+    # by name, adds less removes over the command (one name, whichever graph holds it: a node
+    # Partition moves into a subgraph is added there before it is removed from the root), and
+    # the names whose first such event was a removal (there before the command)
+    counts: dict[str, int] = field(default_factory=dict, repr=False)
+    were_there: set[str] = field(default_factory=set, repr=False)
 
     @property
     def structural(self) -> bool:
@@ -90,17 +95,30 @@ class ChangeRecorder(RunRecorder):
                                                first.old if first is not None else e.old, e.new)
         elif isinstance(e, TypeSet):
             self._cell(e.node, "type", e.old, e.new)
-        elif isinstance(e, NodeAdded):
-            if ch.removed.pop(e.node, False) is None:   # back under its name: it moved
-                ch.relinked[e.node] = None
-            else:
-                ch.added[e.node] = None
-        elif isinstance(e, NodeRemoved):
-            if ch.added.pop(e.node, False) is not None:   # not one this command added
-                ch.removed[e.node] = None
+        elif isinstance(e, (NodeAdded, NodeRemoved)):
+            self._counted(e.node, 1 if isinstance(e, NodeAdded) else -1)
         else:   # AnchorLinked / AnchorUnlinked: "node:idx" or "node:ctrl" on both ends
             ch.relinked[e.src.rpartition(":")[0]] = None
             ch.relinked[e.dst.rpartition(":")[0]] = None
+
+    def _counted(self, node: str, delta: int) -> None:
+        """A node of that name added (+1) or removed (-1): more adds than removes over the
+        command, it is new; more removes, gone; as many, it was there before and back under
+        its name (relinked: it moved), or it was a temporary (neither). Counted, not paired
+        event by event: a node the parse made that Partition moved into an engine subgraph and
+        a fusion there removed read as one that was there before and was removed."""
+        ch = self.changes
+        if node not in ch.counts and delta < 0:
+            ch.were_there.add(node)
+        n = ch.counts[node] = ch.counts.get(node, 0) + delta
+        ch.added.pop(node, None)
+        ch.removed.pop(node, None)
+        if n > 0:
+            ch.added[node] = None
+        elif n < 0:
+            ch.removed[node] = None
+        elif node in ch.were_there:
+            ch.relinked[node] = None
 
     def _cell(self, node: str, column: str, old: str, new: str) -> None:
         cols = self.changes.cells.setdefault(node, {})
