@@ -174,9 +174,8 @@ def _build(graph: ComputeGraph, options: BuildOptions, history: list[PassRecord]
         # a node GenTask gave no task, or the split's own event pair: its builder counts them
         split = split_streams(graph, lambda n: per_node.get(n.name) or task_count(n),
                               stream_options)
-        if not split.splits and not graph.edits.since(before).any_node:
-            # no node changed (the split set only the graph's counts): GenTask's tasks stand
-            return split, refresh_totals(first)
+        if not split.splits and not graph.edits.since(before).any:
+            return split, refresh_totals(first)   # no node changed: GenTask's tasks stand
         return split, regenerate_tasks(first, ops)
     # Watched from before GenTask makes the op defs to the split's end, so an edit between the
     # two (one made while a debugger is parked there included) marks its nodes' op defs stale.

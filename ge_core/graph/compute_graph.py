@@ -85,18 +85,11 @@ class EditCounts:
         descs (InferShape on the nodes a pass made) has changed the graph, and says so."""
         return any(edit_totals(self))
 
-    @property
-    def any_node(self) -> bool:
-        """Whether a node was edited (added, removed, relinked, an attribute, type or desc
-        set): ``any`` but for the graphs' own attributes, which no node's task reads."""
-        return any(node_edit_totals(self))
-
 
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
 _TOTALS = tuple(f.name for f in fields(EditCounts) if f.name not in ("types", "touched"))
 edit_totals = attrgetter(*_TOTALS)
-node_edit_totals = attrgetter(*(name for name in _TOTALS if name != "graph_attrs_set"))
 
 
 def _linked(node: Node) -> bool:

@@ -43,8 +43,8 @@ def test_the_edit_watch_notes_each_node_an_attr_set_or_an_edge_touches():
 
 def test_a_split_that_moves_no_node_keeps_gentasks_tasks(monkeypatch):
     """The split always sets the model's stream and event numbers and head streams on the
-    graph (GraphAttrSet edits); with no node moved, GenTask's tasks stand, only the totals
-    taken afresh."""
+    graph, to what they are when it moved no node (no edit: ComputeGraph.set_attr); GenTask's
+    tasks stand then, only the totals taken afresh."""
     from ge_core.compiler import model_builder
 
     def regenerate(*args):
