@@ -171,14 +171,13 @@ class GraphPane(Pane):
         on its row (graph_lines.py)."""
         if changes is None:
             return {}
-        # a row the step added is all new (its tone says so): no old text to show on it
-        added = changes.added
+        _, kept = self._rows(changes)   # an added row is all new (its tone says so)
         parts: dict[str, dict[str, dict[int, str]]] = {
             name: {"": {COLUMNS.index(column): old for column, (old, _new) in cols.items()}}
-            for name, cols in changes.changed().items() if name not in added}
+            for name, cols in changes.changed().items() if name in kept}
         outputs: dict[str, dict[int, str]] = {}
         for name, descs in changes.changed_descs().items():
-            if name in added:
+            if name not in kept:
                 continue
             mine = parts.setdefault(name, {})
             for d in descs:
@@ -186,6 +185,14 @@ class GraphPane(Pane):
                 if d.io == "output":
                     outputs.setdefault(name, {})[d.index] = d.old
         return self._lines.marks(parts, outputs)
+
+    def _rows(self, changes: StepChanges) -> tuple[set[str], set[str]]:
+        """Of the nodes the step named, those that are a row now, and of those the rows it
+        kept: there before the step and still (an added row is all new, counted as added; a
+        temporary it made and removed is no row)."""
+        live = self._lines.live(changes.nodes() | changes.added.keys()
+                                | changes.removed.keys() | changes.relinked.keys())
+        return live, live - changes.added.keys()
 
     def _summary(self, graphs: list[ComputeGraph], changes: StepChanges | None,
                  reexecuted: bool) -> str:
@@ -196,13 +203,10 @@ class GraphPane(Pane):
             return text + " · re-executed: no step changes to show" + hint
         if changes is None:
             return text + hint
-        # what changed in the rows that were there before the step and are still (an added
-        # row is all new, and counted as added; a temporary the step made and removed is no
-        # row): their cells (a node's output cell once, however many of its outputs changed),
-        # each input's and output's desc, on its anchor's line, and their links
-        live = self._lines.live(changes.nodes() | changes.added.keys()
-                                | changes.removed.keys() | changes.relinked.keys())
-        kept = live - changes.added.keys()
+        # what changed in the rows kept: their cells (a node's output cell once, however many
+        # of its outputs changed), each input's and output's desc, on its anchor's line, and
+        # their links
+        live, kept = self._rows(changes)
         descs = {n: ds for n, ds in changes.changed_descs().items() if n in kept}
         cells = sum(len(c) for n, c in changes.changed().items() if n in kept) \
             + sum(any(d.io == "output" for d in ds) for ds in descs.values())
