@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from types import FrameType
 
-from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.core.event import Event
 from npu_emu.runtime import Runtime
 from npu_emu.core.stream import Stream
-from workbench.debugger.stream_names import RT
+from workbench.debugger.stream_names import RT, stream_phrase
 
 CREATORS = frozenset({"acl.rt.create_stream", "acl.rt.create_stream_with_config",
                       "acl.rt.create_event"})
@@ -58,8 +57,7 @@ class HandleNames:
             name = self.streams.get(int(m[1]))
             if not name:
                 return m[0]
-            return f"{name} ({m[0]})" if "rt" in m[0] else \
-                f"{name} (stream {rt_stream_name(int(m[1]))})"
+            return f"{name} ({m[0]})" if "rt" in m[0] else stream_phrase(int(m[1]), self.streams)
 
         def event(m: re.Match) -> str:
             name = self.events.get(int(m[1]))

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from ge_core.events import TaskDistributed
 from ge_core.stream_label import stream_label as ge_stream_label
+from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceEvent
 
 LOGICAL = "logical_stream"
@@ -29,6 +30,14 @@ def stream_label(rt_id: int, logical: Mapping[int, int] | None = None) -> str:
     stream GE did not make (a host program's, one not bound yet); ``logical``: rt stream id ->
     the logical stream bound to it."""
     return ge_stream_label(rt_id, logical.get(rt_id) if logical else None)
+
+
+def stream_phrase(stream: int, names: Mapping[int, str] | None = None) -> str:
+    """An rt stream in a sentence, by a host program's variable for it where it has one, as
+    its faults name it: ``consumer (stream rt3)``, ``stream rt3``."""
+    name = names.get(stream) if names else None
+    return f"{name} (stream {rt_stream_name(stream)})" if name else \
+        f"stream {rt_stream_name(stream)}"
 
 
 def named_stream(stream: int, logical: dict[int, int] | None = None,

@@ -17,8 +17,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from npu_emu.runtime import Runtime
-from npu_emu.base.stream_name import rt_stream_name
-from workbench.debugger.stream_names import named_stream
+from workbench.debugger.stream_names import named_stream, stream_phrase
 from workbench.debugger.targets.target_kind import Capability
 from workbench.debugger.views.host_source import source_lines
 from workbench.tui.pane import Pane, redraw
@@ -164,8 +163,8 @@ class SourcePane(Pane):
         if self.table.move_to(key):
             self._show_row(key)   # (the cursor may have been on it: no Highlighted then)
         else:
-            self._mark(None, f"SQE {pos} of {self._stream(stream)}: not submitted by a line "
-                             f"of the script")
+            self._mark(None, f"SQE {pos} of {stream_phrase(stream, self.data.streams)}: not "
+                             f"submitted by a line of the script")
 
     def on_tree_table_highlighted(self, message: TreeTable.Highlighted) -> None:
         message.stop()
@@ -181,14 +180,9 @@ class SourcePane(Pane):
         stream, _, pos = key.partition(":")
         sub = self.data.sqes.get((int(stream), int(pos))) if pos else None
         if sub is not None:
-            self._mark(sub.site.line, f"SQE {pos} of {self._stream(int(stream))} submitted "
-                                      f"at line {sub.site.line} in {sub.site.function}")
-
-    def _stream(self, stream: int) -> str:
-        """As a fault's message names it: ``consumer (stream rt3)``, ``stream rt3``."""
-        name = self.data.streams.get(stream)
-        return f"{name} (stream {rt_stream_name(stream)})" if name else \
-            f"stream {rt_stream_name(stream)}"
+            where = stream_phrase(int(stream), self.data.streams)
+            self._mark(sub.site.line, f"SQE {pos} of {where} submitted at line "
+                                      f"{sub.site.line} in {sub.site.function}")
 
     def _mark(self, line: int | None, said: str) -> None:
         self.marked, self.said = line, said
