@@ -112,6 +112,20 @@ class CompilePipeline:
         self._lists = 0       # ... and those its body has reached since it (re)started
         self.first_record = 0   # the first pass record of the list under way
 
+    def copy_memo(self, shares_graph: bool) -> dict[int, object]:
+        """Memo entries for a copy of the pipeline (a debugger's checkpoint). Its records are
+        frozen, so the copy's lists of them are shallow copies (tens of thousands on a big
+        graph); with ``shares_graph`` (the copy shares the graph's objects), the lists no step
+        changes in place from here on are shared too: the engine subgraphs, once Partition has
+        cut them all."""
+        result = self.result
+        memo: dict[int, object] = {id(result.passes): list(result.passes),
+                                   id(result.stages): list(result.stages),
+                                   id(result.partitions): result.partitions}
+        if shares_graph and not isinstance(self.cut, Partitioning):
+            memo[id(self.parts)] = self.parts
+        return memo
+
     def run(self) -> CompileResult:
         with gc_paused(self.graph.bus):  # steps()' caller pauses it itself, a stage at a time
             for _ in self._stages(stepping=False):

@@ -11,20 +11,44 @@ sees its weights as constants (Conv+BN folding needs that); the merge keeps one 
 """
 from __future__ import annotations
 
+import copy
 import heapq
 from dataclasses import dataclass, field
 from typing import Iterator
 
 from ge_core.graph import ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
+from ge_core.graph.graph_clone import deep_copy
+from ge_core.graph.journal import SHARED, journaled, shallow_copy, stamp, touch
 
 
+@journaled   # a debugger's checkpoints share the thousands a big graph is cut into
 @dataclass
 class EngineSubgraph:
     index: int
     engine: str
     graph: ComputeGraph
     ctrl_out: list[tuple[str, str]] = field(default_factory=list)  # cross-cut control edges
+    _jep: int = field(default_factory=stamp, init=False, repr=False, compare=False)
+
+    def add_ctrl_out(self, edge: tuple[str, str]) -> None:
+        touch(self)
+        self.ctrl_out.append(edge)
+
+    # the journal's (graph/journal.py): the control edges are all that changes once it is made
+    def _saved(self) -> list[tuple[str, str]]:
+        return list(self.ctrl_out)
+
+    def _restore(self, state: list[tuple[str, str]]) -> None:
+        self.ctrl_out = state
+
+
+def _deep(walk: object, memo: dict) -> object:
+    """A deep copy of ``walk`` (a cut, with its own graph copies: the memo maps them)."""
+    new = copy.copy(walk)
+    memo[id(walk)] = new
+    vars(new).update(deep_copy(vars(walk), memo))
+    return new
 
 
 def engine_of(node: Node) -> str:
@@ -74,7 +98,7 @@ def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
     node = graph.add_node(op_desc.clone() if copy else op_desc)
     for name in node.op_desc.subgraph_names:
         body = graph.subgraph(name)
-        body.parent_node, body.parent_graph = node, graph
+        body.set_parent(node, graph)
     return node
 
 
@@ -113,6 +137,11 @@ class Partitioning:
         self.loop = 0   # which of the four loops below is under way
         self.done = 0   # the items of that loop done
         self.removal: list[Node] = []   # the last loop's nodes still to remove, last first
+
+    def __deepcopy__(self, memo: dict) -> "Partitioning":
+        # its lists and dicts hold nodes, engine subgraphs, names and numbers, and lists of
+        # numbers it never changes once stored: one level deep does, when the graph is shared
+        return shallow_copy(self, memo) if SHARED in memo else _deep(self, memo)
 
     def steps(self) -> Iterator[None]:
         loops = [(lambda: self.order, self._adopt_node), (lambda: self.consts, self._adopt_const),
@@ -168,7 +197,7 @@ class Partitioning:
                     GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
                                         copy.in_control_anchor)
                 else:
-                    parts[home[0]].ctrl_out.append((pred.name, node.name))
+                    parts[home[0]].add_ctrl_out((pred.name, node.name))
 
     def _link_input(self, src, dst, part: EngineSubgraph) -> None:
         """Wire ``src`` (an anchor of the original graph) to ``dst`` inside ``part``: directly
@@ -217,6 +246,9 @@ class Merging:
         self.done = 0   # of them, those done
         self.walked = 0   # nodes done in all: the positions are this many nodes apart, however
                           # small the parts
+
+    def __deepcopy__(self, memo: dict) -> "Merging":
+        return shallow_copy(self, memo) if SHARED in memo else _deep(self, memo)
 
     def steps(self) -> Iterator[None]:
         each = (self._adopt, self._link)

@@ -6,7 +6,9 @@ on the owning graph's trace bus.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from ge_core.graph.journal import journaled, touch
 
 if TYPE_CHECKING:
     from ge_core.graph.node import Node
@@ -17,11 +19,21 @@ class GraphError(Exception):
 
 
 class Anchor:
-    __slots__ = ("owner", "idx")
+    __slots__ = ("owner", "idx", "_jep")
 
     def __init__(self, owner: "Node", idx: int) -> None:
         self.owner = owner
         self.idx = idx
+        self._jep = owner._jep   # made with its node, or as the node is touched (journal.py)
+
+    # the journal's (graph/journal.py), for the anchors with a list of peers (an in-data
+    # anchor has one peer: its own)
+    def _saved(self) -> tuple[Any, ...]:
+        return self.owner, self.idx, list(self.peers)
+
+    def _restore(self, s: tuple[Any, ...]) -> None:
+        self.owner, self.idx, self.peers = s
+
 
     @property
     def label(self) -> str:
@@ -31,16 +43,20 @@ class Anchor:
         return f"<{type(self).__name__} {self.label}>"
 
 
+@journaled
 class OutDataAnchor(Anchor):
     __slots__ = ("peers",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
+        # not through Anchor's: every node makes several
+        self.owner, self.idx, self._jep = owner, idx, owner._jep
         self.peers: list[InDataAnchor] = []
 
     def link_to(self, dst: "InDataAnchor") -> None:
         if dst.peer is not None:
             raise GraphError(f"input {dst.label} already has producer {dst.peer.label}")
+        touch(self)
+        touch(dst)
         self.peers.append(dst)
         dst.peer = self
         self.owner.graph.edge_edited(self, dst, linked=True)
@@ -48,6 +64,8 @@ class OutDataAnchor(Anchor):
     def unlink(self, dst: "InDataAnchor") -> None:
         if dst.peer is not self:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
+        touch(self)
+        touch(dst)
         peers = self.peers
         # the last first: a graph torn down in reverse order unlinks each consumer of a
         # widely read output from the end of its list, which a scan from the front makes
@@ -60,14 +78,23 @@ class OutDataAnchor(Anchor):
         self.owner.graph.edge_edited(self, dst, linked=False)
 
 
+@journaled
 class InDataAnchor(Anchor):
     __slots__ = ("peer",)
 
     def __init__(self, owner: "Node", idx: int) -> None:
-        self.owner, self.idx = owner, idx   # not through Anchor's: every node makes several
+        # not through Anchor's: every node makes several
+        self.owner, self.idx, self._jep = owner, idx, owner._jep
         self.peer: OutDataAnchor | None = None
 
+    def _saved(self) -> tuple[Any, ...]:
+        return self.owner, self.idx, self.peer
 
+    def _restore(self, s: tuple[Any, ...]) -> None:
+        self.owner, self.idx, self.peer = s
+
+
+@journaled
 class OutControlAnchor(Anchor):
     __slots__ = ("peers",)
 
@@ -82,6 +109,8 @@ class OutControlAnchor(Anchor):
     def link_to(self, dst: "InControlAnchor") -> None:
         if self in dst.peers:
             return  # a control edge is a fact, not a count
+        touch(self)
+        touch(dst)
         self.peers.append(dst)
         dst.peers.append(self)
         self.owner.graph.edge_edited(self, dst, linked=True)
@@ -89,11 +118,14 @@ class OutControlAnchor(Anchor):
     def unlink(self, dst: "InControlAnchor") -> None:
         if self not in dst.peers:
             raise GraphError(f"{self.label} is not linked to {dst.label}")
+        touch(self)
+        touch(dst)
         self.peers.remove(dst)
         dst.peers.remove(self)
         self.owner.graph.edge_edited(self, dst, linked=False)
 
 
+@journaled
 class InControlAnchor(Anchor):
     __slots__ = ("peers",)
 

@@ -11,6 +11,7 @@ from ge_core.graph.anchor import Anchor, GraphError
 from ge_core.graph.attr_names import ATTR_NAME_INDEX
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, GraphAttrSet, NodeAdded,
                                   NodeRemoved, short_repr)
+from ge_core.graph.journal import journaled, stamp, touch
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -26,6 +27,7 @@ ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten
 EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key starts with ':')
 
 
+@journaled
 @dataclass(slots=True)
 class EditCounts:
     """Running totals of edits to a root graph and its subgraphs; a pass's effect is the
@@ -42,16 +44,35 @@ class EditCounts:
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
     # set. None otherwise, so an unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
+    _jep: int = field(default=0, repr=False, compare=False)   # graph/journal.py
+
+    # the journal's: every count and note below is written after a touch (the watcher holds
+    # ``touched`` too, so it is put back in place)
+    def _saved(self) -> tuple:
+        touched = self.touched
+        return (edit_totals(self), Counter(self.types), touched,
+                None if touched is None else {n: set(keys) for n, keys in touched.items()})
+
+    def _restore(self, s: tuple) -> None:
+        for name, value in zip(_TOTALS, s[0]):
+            setattr(self, name, value)
+        self.types, self.touched = s[1], s[2]
+        if s[2] is not None:
+            s[2].clear()
+            s[2].update({n: set(keys) for n, keys in s[3].items()})
+
 
     def watch(self) -> dict[Node, set[str]]:
         """Start noting which nodes edits touch, into the dict returned (until unwatch()). One
         watcher at a time: a second would blind the first when it stops."""
         if self.touched is not None:
             raise GraphError("the graph's edits are already watched")
+        touch(self)
         self.touched = {}
         return self.touched
 
     def unwatch(self) -> None:
+        touch(self)
         self.touched = None
 
     def note_edge(self, *nodes: Node) -> None:
@@ -88,7 +109,8 @@ class EditCounts:
 
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
-_TOTALS = tuple(f.name for f in fields(EditCounts) if f.name not in ("types", "touched"))
+_TOTALS = tuple(f.name for f in fields(EditCounts)
+                if f.name not in ("types", "touched", "_jep"))
 edit_totals = attrgetter(*_TOTALS)
 
 
@@ -104,6 +126,7 @@ def _linked(node: Node) -> bool:
     return False
 
 
+@journaled
 class ComputeGraph:
     def __init__(self, name: str, bus: TraceBus | None = None,
                  attrs: dict[str, object] | None = None) -> None:
@@ -119,6 +142,28 @@ class ComputeGraph:
         self.parent_graph: ComputeGraph | None = None
         self._subgraphs: dict[str, ComputeGraph] = {}  # only on the root graph
         self._attrs: dict[str, object] = dict(attrs or {})
+        self._jep = stamp(self)   # graph/journal.py
+
+    # -- the journal's (graph/journal.py): every write below touches first ----------------------
+    # ``_subgraphs`` is put back in place: a partition's graph shares the root's dict
+    def _saved(self) -> tuple:
+        fields_ = dict(self.__dict__)
+        del fields_["_jep"]
+        fields_["_nodes"], fields_["_attrs"] = dict(self._nodes), dict(self._attrs)
+        return fields_, dict(self._subgraphs)
+
+    def _restore(self, s: tuple) -> None:
+        fields_, subgraphs = s
+        jep = self._jep
+        self.__dict__.clear()
+        self.__dict__.update(fields_)
+        self._jep = jep
+        self._subgraphs.clear()
+        self._subgraphs.update(subgraphs)
+
+    def _unborn(self) -> None:   # its nodes are born after it: each is rewound on its own
+        self._nodes, self._order = {}, None
+
 
     # -- the graph's own attributes (GE's AttrHolder on a ComputeGraph) ------------------------
     @property
@@ -133,15 +178,18 @@ class ComputeGraph:
         old = self._attrs.get(key)
         if key in self._attrs and _same(old, value):
             return
+        touch(self)
         self._attrs[key] = value
         self._attr_edited(key, old, value)
 
     def del_attr(self, key: str) -> None:
         """Remove ``key`` if set (an event whose new value is None, as OpDesc.del_attr's)."""
         if key in self._attrs:
+            touch(self)
             self._attr_edited(key, self._attrs.pop(key), None)
 
     def _attr_edited(self, key: str, old: object, new: object) -> None:
+        touch(self.edits)
         self.edits.graph_attrs_set += 1
         if self.bus.observed:
             self.bus.emit(GraphAttrSet, self.name, key, short_repr(old), short_repr(new))
@@ -150,6 +198,8 @@ class ComputeGraph:
     def add_node(self, op_desc: OpDesc) -> Node:
         if op_desc.name in self._nodes:
             raise GraphError(f"graph {self.name}: node name {op_desc.name!r} already exists")
+        touch(self)
+        touch(self.edits)
         node = Node(op_desc, self, self._seq)
         self._seq += 1
         self._nodes[op_desc.name] = node
@@ -171,6 +221,8 @@ class ComputeGraph:
             raise GraphError(f"graph {self.name}: node {node.name} is not in this graph")
         if node.in_control_anchor.peers or node.out_control_anchor.peers or _linked(node):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
+        touch(self)
+        touch(self.edits)
         del self._nodes[node.name]
         self._order = None
         self.edits.nodes_removed += 1
@@ -231,23 +283,30 @@ class ComputeGraph:
         if subgraph.name in root._subgraphs:
             raise GraphError(f"subgraph name {subgraph.name!r} already exists "
                              f"(parent {parent_node.name})")
-        subgraph.parent_node = parent_node
-        subgraph.parent_graph = parent_node.graph
+        touch(root)
+        subgraph.set_parent(parent_node, parent_node.graph)
         subgraph.bus = root.bus
         subgraph.edits = root.edits
         root._subgraphs[subgraph.name] = subgraph
-        parent_node.op_desc.subgraph_names.append(subgraph.name)
+        parent_node.op_desc.add_subgraph_name(subgraph.name)
+
+    def set_parent(self, node: Node, graph: "ComputeGraph") -> None:
+        """This subgraph hangs off ``node`` of ``graph`` from now (its parent moved)."""
+        touch(self)
+        self.parent_node, self.parent_graph = node, graph
 
     def remove_subgraph(self, name: str) -> None:
         """Forget a subgraph whose parent node is gone (label lowering inlines bodies)."""
+        touch(self.root)
         subgraph = self.root._subgraphs.pop(name)
         parent = subgraph.parent_node
         if name in parent.op_desc.subgraph_names:
-            parent.op_desc.subgraph_names.remove(name)
+            parent.op_desc.remove_subgraph_name(name)
 
     def share_subgraphs_of(self, root: "ComputeGraph") -> None:
         """Let this (partition) graph resolve the If/Loop bodies that ``root`` owns, so its
         control-flow nodes keep working while they live here."""
+        touch(self)
         self._subgraphs = root.root._subgraphs
 
     def subgraph(self, name: str) -> "ComputeGraph":
@@ -273,14 +332,17 @@ class ComputeGraph:
             if late is not None:
                 raise GraphError(f"graph {self.name}: reorder puts {node.name} before its "
                                  f"input {late.name}")
+        touch(self)
         self._nodes = {n.name: n for n in order}
         for i, node in enumerate(order):
+            touch(node)
             node.seq = i  # topological_sort breaks ties by seq, so it now returns ``order``
         self._seq = len(order)
         self._order = None
 
     def discard(self) -> None:
         """Empty a graph that will not be used again, breaking its nodes' cycles (Node.discard)."""
+        touch(self)
         for node in self._nodes.values():
             node.discard()
         self._nodes = {}
@@ -290,6 +352,7 @@ class ComputeGraph:
         """Anchors call this on every link (``linked``) and unlink of ``src`` to ``dst``: the
         edit counted (and noted, while watched), the cached order stale, a listener told."""
         edits = self.edits
+        touch(edits)
         if linked:
             edits.edges_linked += 1
         else:

@@ -26,6 +26,7 @@ from typing import Iterable
 from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
+from ge_core.graph.journal import JOURNALED, SHARED
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -71,6 +72,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
     new_op, elsewhere = memo.get(id(op)), None
     if new_op is None:
         new_op = OpDesc.__new__(OpDesc)
+        new_op._jep = 0   # a copy is journaled by no one yet (graph/journal.py)
         memo[id(op)] = new_op
         new_op.name, new_op.type = op.name, op.type
         owner = op.node
@@ -83,7 +85,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
         new_op.input_names = list(op.input_names)
         new_op.output_names = list(op.output_names)
         new_op.subgraph_names = list(op.subgraph_names)
-    new.op_desc, new.graph, new.seq = new_op, memo[id(n.graph)], n.seq
+    new.op_desc, new.graph, new.seq, new._jep = new_op, memo[id(n.graph)], n.seq, 0
     new.in_data_anchors = [_anchor(a, InDataAnchor, new, memo) for a in n.in_data_anchors]
     new.out_data_anchors = [_anchor(a, OutDataAnchor, new, memo) for a in n.out_data_anchors]
     new.in_control_anchor = _anchor(n.in_control_anchor, InControlAnchor, new, memo)
@@ -93,7 +95,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
 
 def _anchor(a, cls, owner: Node, memo: dict[int, object]):
     new = cls.__new__(cls)
-    new.owner, new.idx = owner, a.idx
+    new.owner, new.idx, new._jep = owner, a.idx, 0
     memo[id(a)] = new
     return new
 
@@ -132,7 +134,8 @@ def _layout(cls: type) -> tuple[bool, tuple[str, ...]] | None:
 
 def deep_copy(x: object, memo: dict[int, object]) -> object:
     """``copy.deepcopy(x, memo)``, faster on lists, dicts, tuples and plain objects (see
-    above); anything else, copy.deepcopy copies. What it copies must stay alive meanwhile (it
+    above); anything else, copy.deepcopy copies. A memo holding ``journal.SHARED`` shares the
+    graph's objects instead (a journaled checkpoint's copy). What it copies must stay alive meanwhile (it
     is reachable from what the caller copies): unlike copy.deepcopy, it keeps nothing alive
     through the memo, having made no temporaries whose ids could be reused."""
     cls = type(x)
@@ -141,6 +144,8 @@ def deep_copy(x: object, memo: dict[int, object]) -> object:
     y = memo.get(id(x), memo)
     if y is not memo:
         return y
+    if cls in JOURNALED and SHARED in memo:
+        return x
     if cls is list:
         y = memo[id(x)] = []
         y.extend([deep_copy(v, memo) for v in x])

@@ -4,17 +4,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
+from ge_core.graph.journal import journaled, stamp, touch
 from ge_core.graph.op_desc import OpDesc
 
 if TYPE_CHECKING:
     from ge_core.graph.compute_graph import ComputeGraph
 
 
+@journaled
 class Node:
     __slots__ = ("op_desc", "graph", "seq", "in_data_anchors", "out_data_anchors",
-                 "in_control_anchor", "out_control_anchor")
+                 "in_control_anchor", "out_control_anchor", "_jep")
 
     def __init__(self, op_desc: OpDesc, graph: "ComputeGraph", seq: int) -> None:
+        self._jep = stamp(self)   # first: the anchors take it (graph/journal.py)
         self.op_desc = op_desc
         self.graph = graph
         self.seq = seq  # insertion order: the tie-break that makes every walk deterministic
@@ -22,7 +25,21 @@ class Node:
         self.out_data_anchors = [OutDataAnchor(self, i) for i in range(len(op_desc.output_descs))]
         self.in_control_anchor = InControlAnchor(self)
         self.out_control_anchor = OutControlAnchor(self)
+        touch(op_desc)
         op_desc.node = self
+
+    # -- the journal's (graph/journal.py): every write below touches first ----------------------
+    def _saved(self) -> tuple:
+        return (self.op_desc, self.graph, self.seq, list(self.in_data_anchors),
+                list(self.out_data_anchors), self.in_control_anchor, self.out_control_anchor)
+
+    def _restore(self, s: tuple) -> None:
+        (self.op_desc, self.graph, self.seq, self.in_data_anchors, self.out_data_anchors,
+         self.in_control_anchor, self.out_control_anchor) = s
+
+    def _unborn(self) -> None:
+        self._break_cycles()
+
 
     @property
     def name(self) -> str:
@@ -41,6 +58,8 @@ class Node:
     def add_input(self) -> InDataAnchor:
         """Grow the node by one input (GE's AddInputDesc + anchor), e.g. for NetOutput."""
         from ge_core.graph.ge_tensor import UNKNOWN_DESC
+        touch(self)
+        touch(self.op_desc)
         self.op_desc.input_descs.append(UNKNOWN_DESC)
         self.op_desc.input_names.append("")
         anchor = InDataAnchor(self, len(self.in_data_anchors))
@@ -95,6 +114,14 @@ class Node:
         """Break the reference cycles through this node (its anchors and their peers, its op
         desc), silently, once nothing will use it again: reference counting then frees it at
         once, where the cyclic collector would be left a compile's worth of garbage to sweep."""
+        for a in (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
+                  self.out_control_anchor):
+            touch(a)
+        if self.op_desc.node is self:
+            touch(self.op_desc)
+        self._break_cycles()
+
+    def _break_cycles(self) -> None:
         # one pass over the anchors, and no new list for a node already isolated (most are:
         # ComputeGraph.remove_node discards every node it removes)
         for a in self.in_data_anchors:

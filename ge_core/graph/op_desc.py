@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ge_core.graph.attr_names import GE_ANNOTATIONS
 from ge_core.graph.events import AttrSet, DescUpdated, TypeSet, short_repr
 from ge_core.graph.ge_tensor import UNKNOWN_DESC, GeTensorDesc
+from ge_core.graph.journal import journaled, stamp, touch
 
 if TYPE_CHECKING:
     from ge_core.graph.compute_graph import EditCounts
@@ -42,9 +43,10 @@ def desc_changed(old: GeTensorDesc, new: GeTensorDesc) -> bool:
         or (old.origin_shape is not new.origin_shape and old.origin_shape != new.origin_shape))
 
 
+@journaled
 class OpDesc:
     __slots__ = ("name", "type", "_attrs", "input_descs", "output_descs", "input_names",
-                 "output_names", "subgraph_names", "node")
+                 "output_names", "subgraph_names", "node", "_jep")
 
     def __init__(self, name: str, type: str, inputs: int = 0, outputs: int = 0,
                  attrs: dict[str, Any] | None = None) -> None:
@@ -57,6 +59,18 @@ class OpDesc:
         self.output_names: list[str] = [""] * outputs
         self.subgraph_names: list[str] = []
         self.node: Node | None = None  # set when the desc joins a graph
+        self._jep = stamp()   # graph/journal.py
+
+    # -- the journal's (graph/journal.py): every write below touches first ----------------------
+    def _saved(self) -> tuple:
+        return (self.name, self.type, dict(self._attrs), list(self.input_descs),
+                list(self.output_descs), list(self.input_names), list(self.output_names),
+                list(self.subgraph_names), self.node)
+
+    def _restore(self, s: tuple) -> None:
+        (self.name, self.type, self._attrs, self.input_descs, self.output_descs,
+         self.input_names, self.output_names, self.subgraph_names, self.node) = s
+
 
     @property
     def attrs(self) -> dict[str, Any]:
@@ -70,6 +84,7 @@ class OpDesc:
         return key in self._attrs
 
     def set_attr(self, key: str, value: Any) -> None:
+        touch(self)
         old = self._attrs.get(key)
         self._attrs[key] = value
         if self.node is not None:
@@ -86,6 +101,7 @@ class OpDesc:
     def set_type(self, type: str) -> None:
         """GE's OpDescUtilsEx::SetType: the op is of ``type`` from now. For an op in a graph,
         an edit as set_attr's is (the graph's op type counts move) and a trace event."""
+        touch(self)
         old, self.type = self.type, type
         if self.node is None or old == type:
             return
@@ -103,6 +119,7 @@ class OpDesc:
         ``differs``: the caller has compared ``desc`` with the one it replaces and found them
         different, so they are not compared again (update_peer_input_desc, at each consumer
         of every output InferShape writes)."""
+        touch(self)
         old = self.input_descs[idx]
         self.input_descs[idx] = desc
         if self.node is not None and (differs or desc_changed(old, desc)):
@@ -111,10 +128,29 @@ class OpDesc:
     def update_output_desc(self, idx: int, desc: GeTensorDesc) -> None:
         """GE's OpDesc::UpdateOutputDesc: output ``idx`` is ``desc`` from now (kept, not
         copied); see update_input_desc."""
+        touch(self)
         old = self.output_descs[idx]
         self.output_descs[idx] = desc
         if self.node is not None and desc_changed(old, desc):
             self._desc_updated("output", idx, old, desc)
+
+    # the framework's tensor names and the subgraphs an op owns, written in place: through
+    # these on an op that may have been in a graph at a checkpoint (graph/journal.py)
+    def set_input_name(self, idx: int, name: str) -> None:
+        touch(self)
+        self.input_names[idx] = name
+
+    def set_output_name(self, idx: int, name: str) -> None:
+        touch(self)
+        self.output_names[idx] = name
+
+    def add_subgraph_name(self, name: str) -> None:
+        touch(self)
+        self.subgraph_names.append(name)
+
+    def remove_subgraph_name(self, name: str) -> None:
+        touch(self)
+        self.subgraph_names.remove(name)
 
     def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
         edits, bus = self._edited(DESCS)
@@ -127,6 +163,7 @@ class OpDesc:
         the graph's counts (the caller adds its edit) and its bus, if anyone listens."""
         graph = self.node.graph
         edits = graph.edits
+        touch(edits)
         if edits.touched is not None:
             edits.note(self.node, key)
         bus = graph.bus

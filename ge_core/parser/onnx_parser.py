@@ -276,7 +276,7 @@ class _GraphBuilder:
         if tensor not in self.captured:
             parent_input = parent.add_input()
             outer_anchor.link_to(parent_input)
-            parent.op_desc.input_names[parent_input.idx] = tensor
+            parent.op_desc.set_input_name(parent_input.idx, tensor)
             self.captured[tensor] = parent_input.idx
         desc = outer_anchor.owner.op_desc.output_descs[outer_anchor.idx]
         return self._add_data(tensor, desc, parent_node_index=self.captured[tensor])

@@ -81,7 +81,7 @@ def _unfold(node: Node, branch: ComputeGraph) -> tuple[list[OutDataAnchor], list
         new = moved[old.name] = graph.add_node(op)
         for sub_name in op.subgraph_names:   # a nested If now hangs off the moved node
             sub = graph.subgraph(sub_name)
-            sub.parent_node, sub.parent_graph = new, graph
+            sub.set_parent(new, graph)
         for k, src in enumerate(inputs):
             if src is not None:
                 GraphUtils.add_edge(src, new.in_data_anchor(k))
@@ -96,7 +96,7 @@ def _unfold(node: Node, branch: ComputeGraph) -> tuple[list[OutDataAnchor], list
         for sub_name in moved[name].op_desc.subgraph_names:
             old_owner = branch.find_node(name)
             if old_owner is not None and sub_name in old_owner.op_desc.subgraph_names:
-                old_owner.op_desc.subgraph_names.remove(sub_name)
+                old_owner.op_desc.remove_subgraph_name(sub_name)
     return results, list(moved.values())
 
 

@@ -16,6 +16,7 @@ from typing import Generator, Iterator, Sequence
 
 from ge_core.graph import ComputeGraph, GraphError, Node
 from ge_core.graph.compute_graph import edit_totals
+from ge_core.graph.journal import SHARED, shallow_copy
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.events import NodeVisited
 from ge_core.passes.graph_pass import GraphPass
@@ -72,13 +73,18 @@ class _Walk:
         self.last_round: Counter = Counter()  # ... and in the round before it
 
     def __deepcopy__(self, memo: dict) -> "_Walk":
-        """A copy for a checkpoint taken between two visits. Nodes the graph no longer holds
-        (passes removed them) are left out of the queue and the sets: the walk skips them as it
-        meets them, and copying them would copy each one's op desc and weights, most of a
-        restore's time. Suspended ones stay: the walk ends in error if any is left."""
+        """A copy for a checkpoint taken between two visits. One that shares the graph's
+        objects (a journaled checkpoint: SHARED) copies the queue and the sets as they are.
+        Otherwise nodes the graph no longer holds (passes removed them) are left out of the
+        queue and the sets: the walk skips them as it meets them, and copying them would copy
+        each one's op desc and weights, most of a restore's time. Suspended ones stay: the walk
+        ends in error if any is left."""
+        if SHARED in memo:
+            return shallow_copy(self, memo, deep=("ran",))   # the node passes have state
+        new = _Walk.__new__(_Walk)
+
         def live(nodes):
             return [n for n in nodes if self.graph.find_node(n.name) is n]
-        new = _Walk.__new__(_Walk)
         new.graph = copy.deepcopy(self.graph, memo)
         new.limit, new.visits = self.limit, self.visits
         new.queue = deque(copy.deepcopy(live(self.queue), memo))

@@ -49,8 +49,9 @@ class PassManager:
     def run(self, graph: ComputeGraph) -> bool:
         """Run every pass on ``graph`` then on each of its subgraphs; True if any changed it."""
         changed = False
-        for _ in self.iter_run(graph, node_steps=False):
-            changed |= self.history[-1].changed
+        for step in self.iter_run(graph, node_steps=False):
+            if step.kind == "pass":
+                changed |= self.history[-1].changed
         return changed
 
     def iter_run(self, graph: ComputeGraph, node_steps: bool = True) -> Iterator[Step]:
@@ -68,6 +69,10 @@ class PassManager:
                 for j in range(first_graph if i == first else 0, len(graphs)):
                     self.at = (i, j)
                     yield from self._iter_one(name, graph_pass, graphs[j], node_steps)
+                    # past it, so a copy taken here goes on with the next: a pass list over
+                    # thousands of small engine subgraphs has no walk long enough to hold one
+                    self.at = (i, j + 1)
+                    yield Step("position", self.stage, name, graphs[j].name)
         except Exception:   # a pass failed: the next run starts afresh, not inside that pass
             self.at, self.before, self.current = (0, 0), None, None
             raise

@@ -74,5 +74,5 @@ def _const(node: Node, idx: int, value: np.ndarray) -> Node:
     # Named after the output's framework tensor (a light model's weight name), else the node.
     tensor = node.op_desc.output_names[idx]
     const = make_const(node.graph, tensor or f"{node.name}_{idx}", value)
-    const.op_desc.output_names[0] = tensor
+    const.op_desc.set_output_name(0, tensor)
     return const

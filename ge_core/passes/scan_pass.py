@@ -121,7 +121,7 @@ class _ScanRewrite:
         the Scan."""
         scan = self.scan
         for old, new in zip(scan.out_data_anchors, outputs):
-            new.owner.op_desc.output_names[new.idx] = scan.op_desc.output_names[old.idx]
+            new.owner.op_desc.set_output_name(new.idx, scan.op_desc.output_names[old.idx])
             for peer in list(old.peers):
                 old.unlink(peer)
                 new.link_to(peer)
@@ -129,7 +129,8 @@ class _ScanRewrite:
             src.unlink(dst)
         for src, dst in list(scan.out_edges()):
             src.unlink(dst)
-        scan.op_desc.subgraph_names.clear()
+        for name in list(scan.op_desc.subgraph_names):
+            scan.op_desc.remove_subgraph_name(name)
         self.graph.remove_node(scan)
 
 
@@ -182,8 +183,8 @@ class _ScanToLoop(_ScanRewrite):
         for k in range(self.n_scan_out):
             outputs.append(self._place_axis(loop.out_data_anchor(self.n_state + k), k))
         self._replace_scan(outputs)
-        self.body.parent_node = loop
-        loop.op_desc.subgraph_names.append(self.body.name)
+        self.body.set_parent(loop, self.body.parent_graph)
+        loop.op_desc.add_subgraph_name(self.body.name)
         return loop
 
     def _place_axis(self, stacked: OutDataAnchor, k: int) -> OutDataAnchor:
@@ -340,9 +341,9 @@ class _Scan8ToLoops(_ScanRewrite):
             parent_index = node.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
             if parent_index is not None:
                 node.op_desc.set_attr(ATTR_NAME_PARENT_NODE_INDEX, parent_index - 1)
-        self.scan.op_desc.subgraph_names.remove(self.body.name)
-        self.body.parent_node, self.body.parent_graph = entry, outer
-        entry.op_desc.subgraph_names.append(self.body.name)
+        self.scan.op_desc.remove_subgraph_name(self.body.name)
+        self.body.set_parent(entry, outer)
+        entry.op_desc.add_subgraph_name(self.body.name)
         out = OpDesc(outer.unique_name(NETOUTPUT), NETOUTPUT, 1 + n_out, 0)
         out.input_names = ["cond", *self.scan.op_desc.output_names]
         out.update_input_desc(0, GeTensorDesc(GeShape(()), DataType.DT_BOOL))

@@ -176,8 +176,9 @@ def _vi(name: str) -> onnx.ValueInfoProto:
 async def test_ctrl_c_interrupts_a_running_continue_and_the_app_stays(tmp_path):
     # A model whose whole run takes seconds (ResNet-50 light runs out before the key, once
     # another test has imported what its compile needs; since stepping got faster, so does a
-    # chain of 1500 Relus, within the ~2 s the pilot takes to return from pressing F5).
-    app = make_app(str(_relu_chain(tmp_path / "chain.onnx", 4000)))
+    # chain of 1500 Relus, within the ~2 s the pilot takes to return from pressing F5; since
+    # checkpoints stopped copying the graph, one of 4000 on a quiet worker).
+    app = make_app(str(_relu_chain(tmp_path / "chain.onnx", 12000)))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("f5")

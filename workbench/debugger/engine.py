@@ -19,7 +19,7 @@ from npu_emu.base.trace import TraceEvent
 from npu_emu.feature.model import ModelAborted, ModelFinished
 from workbench.debugger.breakpoints import Breakpoint, BreakpointError, parse_breakpoint
 from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
-from workbench.debugger.collector import dropped, re_executing
+from workbench.debugger.collector import dropped, re_executing, thaw
 from workbench.debugger.fault_stops import ACL_ERROR, FaultStops
 from workbench.debugger.granularity import (EVERY_EVENT, GRANULARITIES, UnitTest,
                                             recording)
@@ -73,6 +73,7 @@ class Debugger:
     def close(self) -> None:
         self.run.close()
         self.checkpoints.release()
+        thaw()   # what it froze is garbage now, or another debugger's to freeze again
 
     def interrupt(self) -> None:
         """Park a running `continue` at its next event (from any thread)."""
@@ -97,9 +98,12 @@ class Debugger:
         self.run = self._new_run()
         self._sync_watches()
 
-    def _new_run(self, tick: int | None = None) -> Run:
+    def _new_run(self, tick: int | None = None, beside: bool = False) -> Run:
+        """A run to ``tick`` (None: from the start) of the current line, which only starts once
+        the line's current run is closed (checkpoint.py: they share the live graph), or one
+        ``beside`` it."""
         start = self.checkpoints.before(tick) if tick is not None else None
-        return Run(self.target, start, self.checkpoints.offer, self.trace_hash)
+        return Run(self.target, start, self.checkpoints, self.trace_hash, beside)
 
     # -- forward -------------------------------------------------------------------------------
     def _use_unit(self, granularity: str | None) -> Error | None:
@@ -195,16 +199,14 @@ class Debugger:
             outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
         else:
             # the run going back replaces is closed inside the pause (its worker unwinding
-            # never resumes the collector: collector.py) and discarded once the re-run is
-            # parked: its frees show in the collector's count then
+            # never resumes the collector: collector.py) and discarded once the re-run is parked
             old = self.run
-            with re_executing() as pause:
-                old.close()   # its worker gone before the re-run starts, as before
+            with re_executing():
+                old.close()   # its worker gone before the re-run starts (they share the graph)
                 self.run = self._new_run(tick)
                 try:
                     outcomes = self._resume(tick_target=tick, target_reason=reason,
                                             stops=False, show_output=False)
-                    pause.keep(self.run)
                 finally:
                     dropped(old)
         self._sync_watches()
@@ -222,17 +224,25 @@ class Debugger:
 
     def reverse_continue(self) -> list[Outcome]:
         # One pause over every stretch's re-run and the last one to the hit: between stretches
-        # the collector would rescan what each left (a closed run's graph) for nothing.
-        with re_executing() as pause:
-            found = self._last_hit_before(self.tick)
+        # the collector would rescan what each left (a closed run's graph) for nothing. The
+        # scans are runs of the line, so the current run is closed first; with no hit, the
+        # line goes back to where it was.
+        now = self.tick
+        none = [Error(f"reverse-continue: no breakpoint hit before tick {now}")]
+        units = self._recorded_as_units()
+        if units is not None and self.history.latest(units, now) is None:
+            return none
+        with re_executing():
+            self.run.close()
+            found = self._last_hit_before(now)
             if found is None:
-                return [Error(f"reverse-continue: no breakpoint hit before tick {self.tick}")]
+                self.goto(now)
+                return none
             tick, bp, parked = found
             reason = StopReason("reverse", f"reverse-continue: breakpoint {bp.id} ({bp.text})",
                                 bp.id)
             if parked is None:
                 return self.goto(tick, reason)
-            pause.keep(parked)
             # the scan stopped on the hit itself: it is where we land (the swap first, as
             # goto's: an interrupt in the drop leaves the landing run current)
             old, self.run = self.run, parked
@@ -300,7 +310,7 @@ class Debugger:
             for bp in self.breakpoints.values():
                 if bp.enabled:
                     install(bp.entries(hit, hit), table, run.tracker)
-        scan = Run(self.target, start, self.checkpoints.offer, self.trace_hash)
+        scan = Run(self.target, start, self.checkpoints, self.trace_hash)
         try:
             with re_executing():
                 _run_until(scan, self._table(scan, stops=False, extra=note, record=True), last)
@@ -314,7 +324,7 @@ class Debugger:
         views that need every event from tick 1 get them without slowing every run."""
         if not self.run.started:
             return
-        replay = self._new_run()
+        replay = self._new_run(beside=True)
         for observer in observers:
             replay.world.bus.subscribe(observer)
         try:
@@ -331,7 +341,7 @@ class Debugger:
         if tick == self.tick and self.run.started:
             yield self.run
             return
-        side = self._new_run(tick)
+        side = self._new_run(tick, beside=True)
         try:
             with re_executing():
                 _run_until(side, self._table(side, stops=False), tick)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Callable
 
+from ge_core.graph.journal import journaling
 from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
-from workbench.debugger.checkpoint import Checkpoint
+from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
 from workbench.debugger.program_output import OutputBuffer, captured_output
 from workbench.debugger.step_gate import StepGate
 from workbench.debugger.targets import Target
@@ -18,22 +19,26 @@ from workbench.debugger.tracker import Tracker
 
 class Run:
     def __init__(self, target: Target, start: Checkpoint | None = None,
-                 offer: Callable[["Run", Position], None] | None = None,
-                 trace_hash: bool = False) -> None:
+                 store: CheckpointStore | None = None, trace_hash: bool = False,
+                 beside: bool = False) -> None:
+        """A run from ``start`` (None: the start) of the checkpoints in ``store``. A run of the
+        current line (the debugger's current run and its re-runs) goes on from the live graph,
+        rewound, and offers ``store`` checkpoints; one ``beside`` the line (a look at an earlier
+        tick, a replay) gets a copy of its own and offers none."""
         self.target = target
         self.world = World(target.runtime_config())
         self.state: RunState | None = None       # made on the worker, before its first event
         self.tracker = start.tracker.copy() if start is not None else Tracker()
         self.output = OutputBuffer()
         self._reported = 0   # failed facade calls reported so far
-        self.frozen = 0   # the objects its re-execution froze (debugger/collector.py)
         self.hasher: Any | None = None
         self._observers: list[Callable[[TraceEvent], None]] = []   # on the world's bus
         if trace_hash:
             self.hasher = start.hasher.copy() if start is not None else hashlib.sha256()
             self._observe(self._hash)
         self._start = start
-        self._offer = offer
+        self._store = store
+        self._beside = beside or store is None
         if target.runs_code:   # a model has no program to tell: no call per event for it
             self._observe(self._to_program)   # before the gate (subscribes on start)
         self.gate = StepGate(self._main, self.world.bus)
@@ -78,22 +83,23 @@ class Run:
         self.gate.close()
 
     def discard(self) -> None:
-        """Close the run and free its state now, once nothing will read it again: its graphs'
-        reference cycles broken (ComputeGraph.discard), reference counting frees them as they
-        are dropped rather than leaving a compile's worth of garbage to the cyclic collector
-        (a full collection of a few closed runs' graphs took 0.5-0.9 s at 5k nodes). A worker
-        that did not stop (a target stuck where no event comes) keeps its state."""
+        """Close the run and free its state now, once nothing will read it again. A run beside
+        the line has its graphs' reference cycles broken (ComputeGraph.discard), so reference
+        counting frees them as they are dropped rather than leaving a compile's worth of
+        garbage to the cyclic collector (a full collection of a few closed runs' graphs took
+        0.5-0.9 s at 5k nodes); a run of the line leaves its graph to the line. A worker that
+        did not stop (a target stuck where no event comes) keeps its state."""
         self.close()
         state = self.state
         if not self.finished or state is None:
             return
         self.state = None
-        family = {id(m): m for g in state.graphs() for m in (g, *g.subgraphs)}
-        for graph in family.values():
-            graph.discard()
+        if self._beside:
+            family = {id(m): m for g in state.graphs() for m in (g, *g.subgraphs)}
+            for graph in family.values():
+                graph.discard()
         # the world's bus holds this run's observers, and the run its world (device memory
-        # with the model's weights): a cycle the collector would find only after a freeze
-        # had hidden it (debugger/collector.py)
+        # with the model's weights): a cycle left to the collector otherwise
         for observer in self._observers:
             self.world.bus.unsubscribe(observer)
         self._observers.clear()   # bound methods of this run: a cycle of its own
@@ -103,12 +109,16 @@ class Run:
         self._observers.append(observer)
 
     def _main(self) -> None:
-        bus = self.world.bus
-        with captured_output(self.output), self.world.entered():
-            if self._start is not None:
-                self.state = self._start.restore(bus)
-                bus.tick = self._start.tick
-                position = self._start.position
+        bus, start, store = self.world.bus, self._start, self._store
+        if not self._beside and start is None:
+            store.release()   # a line from the start: the old graph's checkpoints are moot
+        with captured_output(self.output), self.world.entered(), \
+                journaling(None if self._beside else store.journal):
+            if start is not None:
+                self.state = store.materialise(start, bus) if self._beside \
+                    else store.resume(start, bus)
+                bus.tick = start.tick
+                position = start.position
             else:
                 self.state = self.target.new_state()
                 position = (0, 0)
@@ -121,8 +131,8 @@ class Run:
             program(event)
 
     def _boundary(self, position: Position) -> None:
-        if self._offer is not None:
-            self._offer(self, position)
+        if not self._beside:
+            self._store.offer(self, position)
 
     def _hash(self, event: TraceEvent) -> None:
         self.hasher.update(event.describe().encode())

@@ -227,7 +227,7 @@ class MultiBatchClonePass(GraphPass):
         shape.op_desc.update_output_desc(0, replace(shape.op_desc.output_descs[0],
                                                     shape=GeShape((len(gears[0]),)),
                                                     dtype=DataType.DT_INT32))
-        shape.op_desc.output_names[0] = SHAPE_DATA_NODE
+        shape.op_desc.set_output_name(0, SHAPE_DATA_NODE)
         table = GeTensor(np.array(gears, np.int32).reshape(-1))
         const = graph.add_node(OpDesc(CONST_NODE, "Const", 0, 1, {ATTR_NAME_WEIGHTS: table}))
         const.op_desc.update_output_desc(0, table.desc)

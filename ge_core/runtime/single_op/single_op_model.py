@@ -64,11 +64,11 @@ def single_op_graph(op_type: str, input_descs: Sequence[GeTensorDesc | None],
             continue
         data = graph.add_node(OpDesc(f"input_{i}", "Data", 0, 1, {ATTR_NAME_INDEX: i}))
         data.op_desc.update_output_desc(0, desc)
-        data.op_desc.output_names[0] = f"input_{i}"
+        data.op_desc.set_output_name(0, f"input_{i}")
         data.out_data_anchors[0].link_to(op.in_data_anchors[i])
     net_output = graph.add_node(OpDesc("NetOutput", "NetOutput", num_outputs, 0))
     for i in range(num_outputs):
-        net_output.op_desc.input_names[i] = f"output_{i}"
+        net_output.op_desc.set_input_name(i, f"output_{i}")
         op.out_data_anchors[i].link_to(net_output.in_data_anchors[i])
     return graph
 
