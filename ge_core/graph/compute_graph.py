@@ -353,6 +353,7 @@ class ComputeGraph:
         edit counted (and noted, while watched), the cached order stale, a listener told."""
         edits = self.edits
         touch(edits)
+        touch(self)   # its cached order goes: a rewind puts back the one that held then
         if linked:
             edits.edges_linked += 1
         else:

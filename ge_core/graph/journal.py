@@ -127,28 +127,35 @@ class Redo:
 _active: ContextVar[Journal | None] = ContextVar("ge_core.journal", default=None)
 
 
+_recording = 0   # journals recording in some thread: with none (no debugger), a touch is a test
+
+
 @contextmanager
 def journaling(journal: Journal | None) -> Iterator[None]:
     """Record this thread's graph writes into ``journal`` (None: record none) meanwhile."""
+    global _recording
     token = _active.set(journal)
+    _recording += journal is not None
     try:
         yield
     finally:
+        _recording -= journal is not None
         _active.reset(token)
 
 
 def touch(obj: Journaled) -> None:
     """``obj`` is about to be written: save it first, if a journal records and it has not been
     saved since the last mark."""
-    journal = _active.get()
-    if journal is not None and obj._jep != journal.epoch:
-        journal.save(obj)
+    if _recording:
+        journal = _active.get()
+        if journal is not None and obj._jep != journal.epoch:
+            journal.save(obj)
 
 
 def stamp(cyclic: Any = None) -> int:
     """The ``_jep`` of an object made now: no state before it to save until the next mark.
     The birth of a ``cyclic`` one (a node, a graph) is noted (Journal.born)."""
-    journal = _active.get()
+    journal = _active.get() if _recording else None
     if journal is None:
         return 0
     return journal.epoch if cyclic is None else journal.born(cyclic)

@@ -41,6 +41,9 @@ class PassManager:
         # (pass, graph) under way, and that pass's edit counts when it began.
         self.at = (0, 0)
         self.before: EditCounts | None = None
+        # the graphs that pass runs on, as they were when it began: a pass that adds or drops
+        # subgraphs (MultiBatchClonePass) must not change the list its resumed copy goes on with
+        self.graphs: list[ComputeGraph] | None = None
 
     def add_pass(self, name: str, graph_pass: GraphPass) -> "PassManager":
         self.passes.append((name, graph_pass))
@@ -63,9 +66,10 @@ class PassManager:
         try:
             for i in range(first, len(self.passes)):
                 name, graph_pass = self.passes[i]
-                subgraphs = [] if graph_pass.covers_subgraphs or graph.parent_graph \
-                    else graph.subgraphs
-                graphs = [graph] + subgraphs
+                graphs = self.graphs if i == first and self.graphs is not None else \
+                    [graph] + ([] if graph_pass.covers_subgraphs or graph.parent_graph
+                               else graph.subgraphs)
+                self.graphs = graphs
                 for j in range(first_graph if i == first else 0, len(graphs)):
                     self.at = (i, j)
                     yield from self._iter_one(name, graph_pass, graphs[j], node_steps)
@@ -73,8 +77,9 @@ class PassManager:
                     # thousands of small engine subgraphs has no walk long enough to hold one
                     self.at = (i, j + 1)
                     yield Step("position", self.stage, name, graphs[j].name)
+                self.graphs = None
         except Exception:   # a pass failed: the next run starts afresh, not inside that pass
-            self.at, self.before, self.current = (0, 0), None, None
+            self.at, self.before, self.current, self.graphs = (0, 0), None, None, None
             raise
         self.at = (0, 0)   # a manager may run again, on another graph
 

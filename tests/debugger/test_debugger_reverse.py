@@ -346,6 +346,25 @@ def test_info_checkpoints_says_where_going_back_resumes_and_the_memory_held():
         session.close()
 
 
+def test_info_checkpoints_gives_each_ones_nodes_as_they_were_then():
+    """Not the live graph's, which the checkpoints share (checkpoint.py): after Partition the
+    root graph is empty, after the merge full again."""
+    from workbench.commands.inspecting import INFO
+    d = debugger(TINY, gap=20)
+    try:
+        d.step("event")
+        seen = {}
+        while isinstance(outcome := d.step("event", 7)[-1], Stopped):
+            seen[d.tick] = sum(map(len, d.state.graphs()))
+        rows = INFO["checkpoints"](d).rows
+        assert len(rows) >= 5 and len({row[2] for row in rows}) >= 3
+        for tick, _, nodes in rows:
+            if int(tick) in seen:
+                assert int(nodes) == seen[int(tick)], tick
+    finally:
+        d.close()
+
+
 def test_the_checkpoints_memory_is_capped_in_mib_and_going_back_still_lands_exactly():
     """A store over its MiB budget thins its copies (never the newest) until their estimated
     memory fits; the estimate is the first copy's measured bytes an object; re-runs from the

@@ -26,7 +26,10 @@ def fingerprint(graphs: list[ComputeGraph], parts: list) -> list:
     out: list = [(p.index, p.engine, p.graph, list(p.ctrl_out)) for p in parts]
     for g in family.values():
         e = g.edits
-        out.append((g.name, id(g.bus), g._seq, [(k, id(v)) for k, v in g._attrs.items()],
+        # the cached order: none, or one that holds (a rewind may put back one computed after
+        # the mark, before the first edit: the same order)
+        stale = g._order is not None and g._order != g._kahn()
+        out.append((g.name, id(g.bus), g._seq, [(k, id(v)) for k, v in g._attrs.items()], stale,
                     g.parent_node, g.parent_graph, list(g._subgraphs), id(e),
                     e.nodes_added, e.nodes_removed, e.edges_linked, e.edges_unlinked,
                     e.attrs_set, e.descs_updated, e.graph_attrs_set, dict(e.types)))
@@ -118,3 +121,49 @@ def test_an_engine_subgraphs_cross_cut_control_edges_rewind():
         part.add_ctrl_out(("c", "d"))
         journal.rewind(mark)
     assert part.ctrl_out == [("a", "b")]
+
+
+def test_a_rewind_past_an_edge_edit_leaves_no_stale_order():
+    # only an edge changes after the mark: the graph's cached order must go back too
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        a, b, c = (g.add_node(OpDesc(n, "Relu", 1, 1)) for n in "abc")
+        g.topological_sort()
+        mark = journal.mark()
+        c.out_data_anchor(0).link_to(a.in_data_anchor(0))
+        assert [n.name for n in g.topological_sort()] == ["b", "c", "a"]
+        journal.rewind(mark)
+    assert [n.name for n in g.topological_sort()] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("model,settings", [
+    ("dynamic_batch.onnx", {"dynamic_batch_size": "1,4"}),   # a pass that adds subgraphs
+    ("scan_if.onnx", {}), ("fusion_routes.onnx", {})])
+def test_going_back_to_just_after_each_checkpoint_lands_on_a_fresh_runs_trace(model, settings):
+    """Each landing re-runs from a rewound graph: its trace hash is a fresh run's at that
+    tick, whether the checkpoint was made by the first run or by a re-run."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "debugger"))
+    from debugger_testing import debugger
+    spec = f"sample_models/{model}"
+    d = debugger(spec, trace_hash=True, gap=1, **settings)
+    fresh = debugger(spec, trace_hash=True, **settings)
+    try:
+        end = d.run_to_tick(10**9)[-1].tick
+        ticks = [c.tick + 1 for c in d.checkpoints.points()]
+        want = {}
+        for tick in ticks:
+            fresh.run_to_tick(tick)
+            want[tick] = fresh.run.trace_hash()
+        assert len(ticks) >= 5
+        for tick in reversed(ticks):   # further back each time
+            d.goto(tick)
+            assert d.run.trace_hash() == want[tick], tick
+        d.goto(end)   # its checkpoints are the re-run's now
+        for tick in ticks[1::2]:
+            d.goto(tick)
+            assert d.run.trace_hash() == want[tick], tick
+    finally:
+        d.close()
+        fresh.close()

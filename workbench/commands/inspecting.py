@@ -38,14 +38,14 @@ def _watches(d: Debugger) -> Outcome:
 
 
 def _checkpoints(d: Debugger) -> Outcome:
-    """Where going back re-runs from, and the memory the copies hold (walking them takes about
-    as long as copying them did)."""
+    """Where going back re-runs from, and the memory the checkpoints hold (their copies of the
+    run's state besides the graph, and the journal)."""
     store = d.checkpoints
     points = store.points()
     if not points:
         return Printed("no checkpoints: going back re-runs from the start")
-    rows = tuple((str(c.tick), _resumes_at(d, c.position, c.state),
-                  str(sum(len(g) for g in c.state.graphs()))) for c in points)
+    rows = tuple((str(c.tick), _resumes_at(d, c.position, c.state), str(c.nodes))
+                 for c in points)
     return TableOutcome(f"checkpoints ({len(points)}, at most {store.limit} or "
                         f"{store.limit_mib:.0f} MiB; "
                         f"{store.mib():.1f} MiB)", ("tick", "resumes at", "nodes"), rows)

@@ -63,6 +63,7 @@ class Checkpoint:
     mark: int = 0          # in the store's journal
     bus: TraceBus | None = None    # the copy's bus
     kept: tuple = ()       # objects besides the graph's that the copy shares with the run
+    nodes: int = 0         # the run's graphs' then (they are the live graph's now)
 
 
 def deep_bytes(roots: list) -> int:
@@ -147,6 +148,7 @@ class CheckpointStore:
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
         self._last_objects = 0   # the objects the last copy made
+        self._line: RunState | None = None   # the live state of the line's latest run
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -169,7 +171,7 @@ class CheckpointStore:
             objects = self._last_objects = max(0, gc.get_count()[0] - before)
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
-                           self.journal.mark(), bus, kept)
+                           self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())))
         if self._object_bytes is None:
             self._object_bytes = deep_bytes([state]) / max(1, objects)
         if self._entry_bytes is None and len(self.journal) >= SIZED_ENTRIES:
@@ -201,7 +203,12 @@ class CheckpointStore:
             state = deep_copy(point.state, memo)
         for graph in _family(state):   # what a re-run emits, its bus hears
             graph.bus = bus
+        self._line = state
         return state
+
+    def begin_line(self, state: RunState) -> None:
+        """A run from the start (the store released before it) begins a line on ``state``."""
+        self._line = state
 
     def materialise(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """A state of its own as it was at ``point``, on ``bus``, for a run beside the current
@@ -230,11 +237,18 @@ class CheckpointStore:
         self.journal.drop_before(self._points[self._ticks[0]].mark)
 
     def release(self) -> None:
-        """Drop every checkpoint and the journal (the debugger is done with this line)."""
+        """Drop every checkpoint and the journal, and the line's graph: its reference cycles
+        broken (ComputeGraph.discard), so reference counting frees it although a checkpoint
+        froze it out of the collector's scans (collector.py). The debugger is done with the
+        line: closed, retargeted, or gone back to before its first checkpoint."""
         self._points.clear()
         self._ticks.clear()
         self._furthest = 0
         self.journal = Journal()
+        line, self._line = self._line, None
+        if line is not None:
+            for graph in {id(g): g for g in _family(line)}.values():
+                graph.discard()
 
     def points(self) -> list[Checkpoint]:
         """The checkpoints held, oldest first."""

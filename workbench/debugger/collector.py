@@ -15,10 +15,11 @@ and when a re-execution lands, is frozen (``frozen``: ``gc.freeze`` moves every 
 into the permanent generation, which no collection scans, in constant time). That is safe
 because little of it becomes garbage the collector alone could free: the journal's rewind breaks
 the cycles of every node and graph made since the checkpoint (ge_core/graph/journal.py), a pass
-that removes a node breaks its cycles (ComputeGraph.remove_node), and a run beside the line is
-discarded with its graphs' cycles broken (``dropped``: Run.discard). What does (a closed world's
-own cycles, ~130 objects a re-run) is collected every ``THAW_EVERY`` freezes, and when the
-debugger closes (``thaw``).
+that removes a node breaks its cycles (ComputeGraph.remove_node), a run beside the line is
+discarded with its graphs' cycles broken (``dropped``: Run.discard), and so is a line's graph
+when the debugger leaves the line (CheckpointStore.release). A forward run of a 5k-node model
+to its end left none. What does (a closed world's own cycles, ~130 objects a re-run) is
+collected every ``THAW_EVERY`` landings, and when the debugger closes (``thaw``).
 """
 from __future__ import annotations
 
@@ -31,9 +32,9 @@ from npu_emu.base.gc_pause import collector_paused
 if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
-THAW_EVERY = 256   # freezes between two collections of what died frozen (see above)
+THAW_EVERY = 256   # landings between two collections of what died frozen (see above)
 _pausing = False   # the face's pause under way (nested ones share it)
-_freezes = 0   # since the last thaw
+_freezes = 0   # landings frozen since the last thaw
 
 
 def frozen(landing: bool = False) -> None:

@@ -102,8 +102,18 @@ class Debugger:
         """A run to ``tick`` (None: from the start) of the current line, which only starts once
         the line's current run is closed (checkpoint.py: they share the live graph), or one
         ``beside`` it."""
-        start = self.checkpoints.before(tick) if tick is not None else None
-        return Run(self.target, start, self.checkpoints, self.trace_hash, beside)
+        return Run(self.target, self._start_for(tick, beside), self.checkpoints,
+                   self.trace_hash, beside)
+
+    def _start_for(self, tick: int | None, beside: bool = False) -> Checkpoint | None:
+        """The checkpoint a run to ``tick`` goes on from. A run of the line goes on from none
+        while the worker of the run it replaces has not stopped (stuck where no event comes:
+        StepGate.close): it could still write to the live graph a resumed run rewinds, so the
+        line starts afresh."""
+        current = getattr(self, "run", None)
+        if tick is None or not beside and current is not None and not current.finished:
+            return None
+        return self.checkpoints.before(tick)
 
     # -- forward -------------------------------------------------------------------------------
     def _use_unit(self, granularity: str | None) -> Error | None:
@@ -234,7 +244,11 @@ class Debugger:
             return none
         with re_executing():
             self.run.close()
-            found = self._last_hit_before(now)
+            try:
+                found = self._last_hit_before(now)
+            except BaseException:   # the scans moved the live graph: back to where it was
+                self.goto(now)
+                raise
             if found is None:
                 self.goto(now)
                 return none
@@ -310,6 +324,8 @@ class Debugger:
             for bp in self.breakpoints.values():
                 if bp.enabled:
                     install(bp.entries(hit, hit), table, run.tracker)
+        if not self.run.finished:   # see _start_for
+            start = None
         scan = Run(self.target, start, self.checkpoints, self.trace_hash)
         try:
             with re_executing():

@@ -111,7 +111,7 @@ class Run:
     def _main(self) -> None:
         bus, start, store = self.world.bus, self._start, self._store
         if not self._beside and start is None:
-            store.release()   # a line from the start: the old graph's checkpoints are moot
+            store.release()   # a line from the start: the old one's checkpoints are moot
         with captured_output(self.output), self.world.entered(), \
                 journaling(None if self._beside else store.journal):
             if start is not None:
@@ -121,6 +121,8 @@ class Run:
                 position = start.position
             else:
                 self.state = self.target.new_state()
+                if not self._beside:
+                    store.begin_line(self.state)
                 position = (0, 0)
             run_phases(self.target.phases, self.state, bus, position, self._boundary)
 
