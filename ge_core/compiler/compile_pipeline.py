@@ -307,9 +307,9 @@ class CompilePipeline:
             yield Step("position", stage, stage, self.graph.name)
 
     def _optimize_parts(self, stepping: bool) -> Iterator[Step]:
-        work = [(p, pass_lists.engine_passes(p.engine)) for p in self.parts]
-        work = [(p, passes) for p, passes in work if passes]
-        for p, _ in work if not self._resumed else ():
+        optimised = {e: bool(pass_lists.engine_passes(e)) for e in {p.engine for p in self.parts}}
+        parts = [p for p in self.parts if optimised[p.engine]]
+        for p in parts if not self._resumed else ():
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphBefore")
         # Steps, observers, checks and per-pass dumps want one thread in a fixed order; a plain
         # run fans out like GE where threads run in parallel (default_workers). Either way the
@@ -317,11 +317,18 @@ class CompilePipeline:
         sequential = (stepping or self.graph.bus.observed or self.checker is not None
                       or self.dumper.config is not None or self.options.max_workers <= 1)
         if sequential:
-            for p, passes in work:
-                yield from self._passes("OptimizeSubgraph", p.graph, passes)
+            # a copy resumed here skips the lists it ran to their end without making their
+            # passes (the stage's only lists: on a graph cut into thousands of subgraphs, making
+            # them all again took longer than going back re-ran)
+            skip = max(0, self.lists_done - self._lists)
+            self._lists += skip
+            for p in parts[skip:]:
+                yield from self._passes("OptimizeSubgraph", p.graph,
+                                        pass_lists.engine_passes(p.engine))
         else:
-            managers = [_manager("OptimizeSubgraph", passes) for _, passes in work]
-            jobs = list(zip(managers, (p.graph for p, _ in work)))
+            managers = [_manager("OptimizeSubgraph", pass_lists.engine_passes(p.engine))
+                        for p in parts]
+            jobs = list(zip(managers, (p.graph for p in parts)))
             workers = min(self.options.max_workers, len(jobs) or 1)
             # One task per worker, each a contiguous run of subgraphs: a future per subgraph
             # cost more than its passes on graphs cut into thousands of small subgraphs.
@@ -335,7 +342,7 @@ class CompilePipeline:
                     f.result()  # re-raises a worker's failure here
             for m in managers:
                 self._collect(m.history)
-        for p, _ in work:
+        for p in parts:
             self.dumper.stage(p.graph, f"{p.engine}_OptimizeSubGraphAfter")
 
     def _merge(self) -> Iterator[Step]:

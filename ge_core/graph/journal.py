@@ -28,6 +28,7 @@ from contextvars import ContextVar
 from typing import Any, Iterator, Protocol
 
 SHARED = "journal.shared"   # a deep-copy memo holding this key shares the graph objects
+ITEMS = "journal.items"     # ... and counts under this one the items shallow_copy copied
 JOURNALED: set[type] = set()   # the classes whose writes are journaled (``journaled``)
 _epochs = itertools.count(1)   # 0: an object made with no journal in force
 
@@ -179,6 +180,7 @@ def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = ()) -> Any:
             twin = memo.get(id(value))
             if twin is None:
                 twin = memo[id(value)] = copy.copy(value)
+                memo[ITEMS] = memo.get(ITEMS, 0) + len(value)
             fields[name] = twin
     memo[id(obj)] = new
     return new

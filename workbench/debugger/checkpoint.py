@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph.graph_clone import clone_graphs, deep_copy
-from ge_core.graph.journal import JOURNALED, SHARED, Journal
+from ge_core.graph.journal import ITEMS, JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceBus
 from workbench.debugger.collector import frozen
@@ -44,9 +44,16 @@ DEFAULT_GAP = 500   # ticks
 # A checkpoint's copy (what a run holds besides its graph) costs about 1 us an object to make
 # and as much again to restore, against 2.5-12 us a tick re-run: RESTORE_TICKS_PER_OBJECT.
 # Checkpoints are kept at least as far apart as re-running the gap costs 1 / COPY_SHARE times
-# what the last copy did, so copies take at most a quarter of the forward time.
+# what the last copy did, so copies take at most a quarter of the forward time. A copy also
+# costs by the items it copies one level (a walk's sets of nodes, a cut's maps by name:
+# journal.ITEMS), and its mark by the root graph's nodes (the journal saves their dict again
+# after it): TICKS_PER_ITEM. At 500 ticks apart whatever they held, stepping a 20k-node graph's
+# OptimizeStage1_2 took 1.0 s where it took 0.35 s with no checkpoint (3.4 ms a checkpoint,
+# ~80k items, 3.7 us a tick). In OptimizeSubgraph, where the root is empty and each walk is
+# of a small engine subgraph, they are 500 ticks apart, and going back is quick however large.
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
+TICKS_PER_ITEM = 0.05
 SIZED_ENTRIES = 500   # the journal entries whose bytes, measured once, size every entry
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 DEFAULT_MIB = 1024    # and about this much memory
@@ -148,6 +155,7 @@ class CheckpointStore:
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
         self._last_objects = 0   # the objects the last copy made
+        self._last_items = 0     # the items it copied one level, and the root graph's nodes
         self._line: RunState | None = None   # the live state of the line's latest run
 
     def __len__(self) -> int:
@@ -169,6 +177,8 @@ class CheckpointStore:
             before = gc.get_count()[0]   # paused: allocations less frees
             state = deep_copy(run.state, memo)
             objects = self._last_objects = max(0, gc.get_count()[0] - before)
+            root = run.state.graph
+            self._last_items = memo.get(ITEMS, 0) + (len(root) if root is not None else 0)
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())))
@@ -186,7 +196,8 @@ class CheckpointStore:
     def _gap(self) -> float:
         if self.gap is not None:
             return self.gap
-        return max(DEFAULT_GAP, RESTORE_TICKS_PER_OBJECT * self._last_objects / COPY_SHARE)
+        return max(DEFAULT_GAP, RESTORE_TICKS_PER_OBJECT * self._last_objects / COPY_SHARE,
+                   TICKS_PER_ITEM * self._last_items)
 
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
