@@ -58,9 +58,9 @@ class Journal:
         """The states saved and held."""
         return len(self._log)
 
-    def oldest(self, n: int) -> list[tuple[Journaled, Any]]:
-        """The ``n`` oldest entries held (to size them)."""
-        return self._log[:n]
+    def sample(self, n: int) -> list[tuple[Journaled, Any]]:
+        """About ``n`` entries, spread evenly over those held (to size them)."""
+        return self._log[::max(1, len(self._log) // n)]
 
     def save(self, obj: Journaled) -> None:
         obj._jep = self.epoch

@@ -16,7 +16,7 @@ gets a full copy of the graph as it was at the mark, and the journal is redone t
 
 The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_mib`` MiB: the
 objects of their copies times the bytes an object took in the first copy, and the journal's
-entries times what its first entries took. Past the count it drops the checkpoint whose neighbours are closest together, so the
+entries times what a sample of them holds of its own (sampled again each time it doubles). Past the count it drops the checkpoint whose neighbours are closest together, so the
 stretches a re-run covers stay even; past the memory, the oldest, whose journal goes with it. The
 newest is always kept.
 """
@@ -54,7 +54,7 @@ DEFAULT_GAP = 500   # ticks
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
 TICKS_PER_ITEM = 0.05
-SIZED_ENTRIES = 500   # the journal entries whose bytes, measured once, size every entry
+SIZED_ENTRIES = 500   # the journal entries sampled to size them all, each time it doubles
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 DEFAULT_MIB = 1024    # and about this much memory
 
@@ -90,6 +90,17 @@ def deep_bytes(roots: list) -> int:
         total += sys.getsizeof(obj)
         stack.extend(gc.get_referents(obj))
     return total
+
+
+def _own_bytes(x: object, depth: int = 0) -> int:
+    """What a journal entry holds of its own: its tuples, lists and dicts, not the values in
+    them (attribute values, descs, nodes: the run's, shared)."""
+    size = sys.getsizeof(x)
+    if depth < 3 and isinstance(x, (tuple, list, dict, set)):
+        items = [*x.keys(), *x.values()] if isinstance(x, dict) else x
+        size += sum(_own_bytes(v, depth + 1) for v in items
+                    if isinstance(v, (tuple, list, dict, set)))
+    return size
 
 
 def _inside_stage(run: Run) -> bool:
@@ -150,7 +161,8 @@ class CheckpointStore:
         self.restore_ticks_per_object = RESTORE_TICKS_PER_OBJECT   # 0: always the newest
         self.journal = Journal()   # the current run's line's: its runs record into it
         self._object_bytes: float | None = None   # measured on the first copy
-        self._entry_bytes: float | None = None    # a journal entry's, measured once
+        self._entry_bytes: float | None = None    # a journal entry's, by the last sample
+        self._sized_at = 0   # the journal's entries then
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
@@ -184,8 +196,10 @@ class CheckpointStore:
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())))
         if self._object_bytes is None:
             self._object_bytes = deep_bytes([state]) / max(1, objects)
-        if self._entry_bytes is None and len(self.journal) >= SIZED_ENTRIES:
-            self._entry_bytes = deep_bytes([self.journal.oldest(SIZED_ENTRIES)]) / SIZED_ENTRIES
+        if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
+            sample = self.journal.sample(SIZED_ENTRIES)
+            self._entry_bytes = sum(map(_own_bytes, sample)) / len(sample)
+            self._sized_at = len(self.journal)
         self._points[tick] = point
         self._ticks.append(tick)   # past every checkpoint held
         while len(self._ticks) > self.limit:
