@@ -58,9 +58,11 @@ class Journal:
         """The states saved and held."""
         return len(self._log)
 
-    def sample(self, n: int) -> list[tuple[Journaled, Any]]:
-        """About ``n`` entries, spread evenly over those held (to size them)."""
-        return self._log[::max(1, len(self._log) // n)]
+    @property
+    def entries(self) -> list[tuple[Journaled, Any]]:
+        """The entries held, oldest first: (object, its saved state, or None for a birth).
+        Read-only by convention (to size them)."""
+        return self._log
 
     def save(self, obj: Journaled) -> None:
         obj._jep = self.epoch

@@ -29,6 +29,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ge_core.graph import ComputeGraph
 from ge_core.graph.graph_clone import clone_graphs, deep_copy
 from ge_core.graph.journal import ITEMS, JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
@@ -54,7 +55,8 @@ DEFAULT_GAP = 500   # ticks
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
 TICKS_PER_ITEM = 0.05
-SIZED_ENTRIES = 500   # the journal entries sampled to size them all, each time it doubles
+SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
+SAMPLED = 100         # entries of each kind sized, spread over the journal (a graph's: all)
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 DEFAULT_MIB = 1024    # and about this much memory
 
@@ -101,6 +103,20 @@ def _own_bytes(x: object, depth: int = 0) -> int:
         size += sum(_own_bytes(v, depth + 1) for v in items
                     if isinstance(v, (tuple, list, dict, set)))
     return size
+
+
+def _entry_bytes(entries: list) -> float:
+    """What a journal entry holds of its own, on average: each kind of entry by a sample of
+    it, a graph's all (few, and the root's a dict of every node: one in a sample of all
+    kinds made the estimate seven times what a walk of the journal found)."""
+    kinds: dict[type, list] = {}
+    for entry in entries:
+        kinds.setdefault(type(entry[0]), []).append(entry)
+    total = 0.0
+    for kind, some in kinds.items():
+        sample = some if kind is ComputeGraph else some[::max(1, len(some) // SAMPLED)]
+        total += sum(map(_own_bytes, sample)) * len(some) / len(sample)
+    return total / max(1, len(entries))
 
 
 def _inside_stage(run: Run) -> bool:
@@ -197,8 +213,7 @@ class CheckpointStore:
         if self._object_bytes is None:
             self._object_bytes = deep_bytes([state]) / max(1, objects)
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
-            sample = self.journal.sample(SIZED_ENTRIES)
-            self._entry_bytes = sum(map(_own_bytes, sample)) / len(sample)
+            self._entry_bytes = _entry_bytes(self.journal.entries)
             self._sized_at = len(self.journal)
         self._points[tick] = point
         self._ticks.append(tick)   # past every checkpoint held
