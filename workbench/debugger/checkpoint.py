@@ -284,7 +284,7 @@ class CheckpointStore:
         self._points.clear()
         self._ticks.clear()
         self._furthest = 0
-        self.journal = Journal()
+        self.journal, self._sized_at = Journal(), 0
         line, self._line = self._line, None
         if line is not None:
             for graph in {id(g): g for g in _family(line)}.values():
