@@ -354,7 +354,7 @@ def test_info_checkpoints_gives_each_ones_nodes_as_they_were_then():
     try:
         d.step("event")
         seen = {}
-        while isinstance(outcome := d.step("event", 7)[-1], Stopped):
+        while isinstance(d.step("event", 7)[-1], Stopped):
             seen[d.tick] = sum(map(len, d.state.graphs()))
         rows = INFO["checkpoints"](d).rows
         assert len(rows) >= 5 and len({row[2] for row in rows}) >= 3

@@ -26,7 +26,7 @@ import gc
 import sys
 import types
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph import ComputeGraph
