@@ -11,15 +11,14 @@ sees its weights as constants (Conv+BN folding needs that); the merge keeps one 
 """
 from __future__ import annotations
 
-import copy
 import heapq
 from dataclasses import dataclass, field
 from typing import Iterator
 
 from ge_core.graph import ComputeGraph, GeTensorDesc, GraphError, GraphUtils, Node, OpDesc
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
-from ge_core.graph.graph_clone import deep_copy
-from ge_core.graph.journal import SHARED, journaled, shallow_copy, stamp, touch
+from ge_core.graph.graph_clone import copied_one_level
+from ge_core.graph.journal import journaled, stamp, touch
 
 
 @journaled   # a debugger's checkpoints share the thousands a big graph is cut into
@@ -41,14 +40,6 @@ class EngineSubgraph:
 
     def _restore(self, state: list[tuple[str, str]]) -> None:
         self.ctrl_out = state
-
-
-def _deep(walk: object, memo: dict) -> object:
-    """A deep copy of ``walk`` (a cut, with its own graph copies: the memo maps them)."""
-    new = copy.copy(walk)
-    memo[id(walk)] = new
-    vars(new).update(deep_copy(vars(walk), memo))
-    return new
 
 
 def engine_of(node: Node) -> str:
@@ -118,7 +109,8 @@ class GraphPartitioner:
             pass
 
 
-class Partitioning:
+@copied_one_level   # its lists and dicts hold nodes, engine subgraphs, names, numbers, and
+class Partitioning:  # lists of numbers it never changes once stored
     """One partition of a graph as a resumable walk: ``steps()`` yields every POSITION_NODES
     nodes, and between two yields its whole state is its attributes, so a copy taken there
     resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
@@ -137,11 +129,6 @@ class Partitioning:
         self.loop = 0   # which of the four loops below is under way
         self.done = 0   # the items of that loop done
         self.removal: list[Node] = []   # the last loop's nodes still to remove, last first
-
-    def __deepcopy__(self, memo: dict) -> "Partitioning":
-        # its lists and dicts hold nodes, engine subgraphs, names and numbers, and lists of
-        # numbers it never changes once stored: one level deep does, when the graph is shared
-        return shallow_copy(self, memo) if SHARED in memo else _deep(self, memo)
 
     def steps(self) -> Iterator[None]:
         loops = [(lambda: self.order, self._adopt_node), (lambda: self.consts, self._adopt_const),
@@ -231,6 +218,7 @@ class Partitioning:
 
 
 
+@copied_one_level
 class Merging:
     """One merge of the optimised subgraphs back into the graph partition emptied, resumable like
     Partitioning: ``steps()`` yields every POSITION_NODES nodes walked, counted across the
@@ -246,9 +234,6 @@ class Merging:
         self.done = 0   # of them, those done
         self.walked = 0   # nodes done in all: the positions are this many nodes apart, however
                           # small the parts
-
-    def __deepcopy__(self, memo: dict) -> "Merging":
-        return shallow_copy(self, memo) if SHARED in memo else _deep(self, memo)
 
     def steps(self) -> Iterator[None]:
         each = (self._adopt, self._link)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import copy
 import copyreg
-from typing import Iterable
+from collections import deque
+from typing import Any, Iterable
 
 from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
 from ge_core.graph.compute_graph import ComputeGraph
@@ -135,17 +136,21 @@ def _layout(cls: type) -> tuple[bool, tuple[str, ...]] | None:
 def deep_copy(x: object, memo: dict[int, object]) -> object:
     """``copy.deepcopy(x, memo)``, faster on lists, dicts, tuples and plain objects (see
     above); anything else, copy.deepcopy copies. A memo holding ``journal.SHARED`` shares the
-    graph's objects instead (a journaled checkpoint's copy). What it copies must stay alive meanwhile (it
-    is reachable from what the caller copies): unlike copy.deepcopy, it keeps nothing alive
-    through the memo, having made no temporaries whose ids could be reused."""
+    graph's objects instead, and copies a walk's state one level (a journaled checkpoint's
+    copy). What it copies must stay alive meanwhile (it is reachable from what the caller
+    copies): unlike copy.deepcopy, it keeps nothing alive through the memo, having made no
+    temporaries whose ids could be reused."""
     cls = type(x)
     if cls in _ATOMIC:
         return x
     y = memo.get(id(x), memo)
     if y is not memo:
         return y
-    if cls in JOURNALED and SHARED in memo:
-        return x
+    if SHARED in memo:   # a journaled checkpoint's copy: the graph's objects are shared
+        if cls in JOURNALED:
+            return x
+        if cls in ONE_LEVEL:
+            return shallow_copy(x, memo)
     if cls is list:
         y = memo[id(x)] = []
         y.extend([deep_copy(v, memo) for v in x])
@@ -173,3 +178,34 @@ def deep_copy(x: object, memo: dict[int, object]) -> object:
 
 
 _UNSET = object()
+ITEMS = "graph_clone.items"   # a SHARED memo counts under this key the items copied one level
+ONE_LEVEL: set[type] = set()   # see copied_one_level
+_CONTAINERS = (list, dict, set, deque)
+
+
+def copied_one_level(cls: type) -> type:
+    """Class decorator for a walk's state (Partition's, the merge's): in a copy that shares
+    the graph (SHARED), ``shallow_copy`` copies it; otherwise, as any plain object."""
+    ONE_LEVEL.add(cls)
+    return cls
+
+
+def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = ()) -> Any:
+    """A walk's state in a copy that shares the graph (SHARED): ``obj`` with its lists, dicts,
+    sets and deques copied one level, through the memo (two fields holding one list hold one
+    copy), their items shared (nodes, names, numbers, and lists the walk never changes in
+    place); the fields in ``deep`` copied deeply. A walk's state is a few containers of
+    thousands of nodes: a copy item by item cost 40-60 ms at 20k nodes."""
+    new = copy.copy(obj)
+    memo[id(obj)] = new
+    fields = vars(new)
+    for name, value in fields.items():
+        if name in deep:
+            fields[name] = deep_copy(value, memo)
+        elif isinstance(value, _CONTAINERS):
+            twin = memo.get(id(value))
+            if twin is None:
+                twin = memo[id(value)] = copy.copy(value)
+                memo[ITEMS] = memo.get(ITEMS, 0) + len(value)
+            fields[name] = twin
+    return new

@@ -10,25 +10,24 @@ the mark: it costs what changed since, not what exists. What a compile holds bes
 objects (``SHARED`` in a deep copy's memo: their ``__deepcopy__`` returns them).
 
 Every write to a graph object goes through ``touch(obj)`` first: the objects' own methods do
-(OpDesc.set_attr, Node.add_input, the anchors' link and unlink, ComputeGraph.add_node, ...), and
-the few places that fill a desc's name lists or move a subgraph touch it themselves.
-``tests/test_journal.py`` rewinds whole compiles mark by mark and compares every object with
-what it was, so a write that skips ``touch`` fails it.
+(OpDesc.set_attr, OpDesc.set_output_name, Node.add_input, the anchors' link and unlink,
+ComputeGraph.add_node, ComputeGraph.set_parent, ...). ``tests/debugger/test_journal.py``
+rewinds whole compiles mark by mark and compares every object with what it was, so a write that
+skips ``touch`` fails it.
 
 The journal in force is the thread's (``journaling``): the debugger's worker for the current
-run records; a side run, or no debugger at all, records nothing and a touch costs one lookup.
+run records; a side run, or no debugger at all, records nothing, and a touch is then one test of
+a count of the journals recording.
 """
 from __future__ import annotations
 
 import copy
 import itertools
-from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator, Protocol
 
 SHARED = "journal.shared"   # a deep-copy memo holding this key shares the graph objects
-ITEMS = "journal.items"     # ... and counts under this one the items shallow_copy copied
 JOURNALED: set[type] = set()   # the classes whose writes are journaled (``journaled``)
 _epochs = itertools.count(1)   # 0: an object made with no journal in force
 
@@ -162,30 +161,6 @@ def stamp(cyclic: Any = None) -> int:
     if journal is None:
         return 0
     return journal.epoch if cyclic is None else journal.born(cyclic)
-
-
-_CONTAINERS = (list, dict, set, deque)
-
-
-def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = ()) -> Any:
-    """For a walk's ``__deepcopy__`` in a copy that shares the graph (``SHARED``): ``obj``
-    with its lists, dicts, sets and deques copied one level, through the memo (two fields
-    holding one list hold one copy), their items shared (nodes, names, numbers, and lists the
-    walk never changes in place); the fields in ``deep`` copied deeply. A walk's state is a few
-    containers of thousands of nodes: a copy item by item cost 40-60 ms at 20k nodes."""
-    new = copy.copy(obj)
-    fields = vars(new)
-    for name, value in fields.items():
-        if name in deep:
-            fields[name] = copy.deepcopy(value, memo)
-        elif isinstance(value, _CONTAINERS):
-            twin = memo.get(id(value))
-            if twin is None:
-                twin = memo[id(value)] = copy.copy(value)
-                memo[ITEMS] = memo.get(ITEMS, 0) + len(value)
-            fields[name] = twin
-    memo[id(obj)] = new
-    return new
 
 
 def journaled(cls: type) -> type:

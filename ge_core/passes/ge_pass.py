@@ -16,7 +16,8 @@ from typing import Generator, Iterator, Sequence
 
 from ge_core.graph import ComputeGraph, GraphError, Node
 from ge_core.graph.compute_graph import edit_totals
-from ge_core.graph.journal import SHARED, shallow_copy
+from ge_core.graph.graph_clone import shallow_copy
+from ge_core.graph.journal import SHARED
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.events import NodeVisited
 from ge_core.passes.graph_pass import GraphPass

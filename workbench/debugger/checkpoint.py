@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ge_core.graph import ComputeGraph
-from ge_core.graph.graph_clone import clone_graphs, deep_copy
-from ge_core.graph.journal import ITEMS, JOURNALED, SHARED, Journal
+from ge_core.graph.graph_clone import ITEMS, clone_graphs, deep_copy
+from ge_core.graph.journal import JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.trace import TraceBus
 from workbench.debugger.collector import frozen
@@ -47,7 +47,7 @@ DEFAULT_GAP = 500   # ticks
 # Checkpoints are kept at least as far apart as re-running the gap costs 1 / COPY_SHARE times
 # what the last copy did, so copies take at most a quarter of the forward time. A copy also
 # costs by the items it copies one level (a walk's sets of nodes, a cut's maps by name:
-# journal.ITEMS), and its mark by the root graph's nodes (the journal saves their dict again
+# graph_clone.ITEMS), and its mark by the root graph's nodes (the journal saves their dict again
 # after it): TICKS_PER_ITEM. At 500 ticks apart whatever they held, stepping a 20k-node graph's
 # OptimizeStage1_2 took 1.0 s where it took 0.35 s with no checkpoint (3.4 ms a checkpoint,
 # ~80k items, 3.7 us a tick). In OptimizeSubgraph, where the root is empty and each walk is
@@ -119,12 +119,6 @@ def _entry_bytes(entries: list) -> float:
     return total / max(1, len(entries))
 
 
-def _inside_stage(run: Run) -> bool:
-    """The run is at a position inside a compile stage (a walk's), not at a stage's end."""
-    pipeline = run.state.pipeline if run.state is not None else None
-    return pipeline is not None and pipeline.stage is not None
-
-
 def _roots(point: Checkpoint) -> tuple:
     return point.state, point.tracker, point.hasher
 
@@ -148,13 +142,6 @@ def _shared_memo(state: RunState, kept: tuple) -> dict[int, Any]:
     if state.pipeline is not None:
         memo.update(state.pipeline.copy_memo(shares_graph=True))
     return memo
-
-
-def _family(state: RunState) -> list:
-    """The run's graphs: the root, the bodies it owns, and while partitioned the engine
-    subgraphs (which share the root's bodies)."""
-    graphs = state.graphs()
-    return [*graphs[:1], *(graphs[0].subgraphs if graphs else ()), *graphs[1:]]
 
 
 def _watched(state: RunState) -> tuple:
@@ -241,7 +228,7 @@ class CheckpointStore:
         memo[id(point.bus)] = bus
         with collector_paused():
             state = deep_copy(point.state, memo)
-        for graph in _family(state):   # what a re-run emits, its bus hears
+        for graph in state.family():   # what a re-run emits, its bus hears
             graph.bus = bus
         self._line = state
         return state
@@ -287,7 +274,7 @@ class CheckpointStore:
         self.journal, self._sized_at = Journal(), 0
         line, self._line = self._line, None
         if line is not None:
-            for graph in {id(g): g for g in _family(line)}.values():
+            for graph in line.family():
                 graph.discard()
 
     def points(self) -> list[Checkpoint]:

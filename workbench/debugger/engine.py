@@ -284,7 +284,7 @@ class Debugger:
                 if unit is None:
                     return None
                 last = unit
-            start = self.checkpoints.before(last)   # a stretch of at least one event
+            start = self._start_for(last)   # a stretch of at least one event
             hits, scan = self._scan_hits(start, last)
             if hits:
                 hit, bp = hits[-1]
@@ -324,8 +324,6 @@ class Debugger:
             for bp in self.breakpoints.values():
                 if bp.enabled:
                     install(bp.entries(hit, hit), table, run.tracker)
-        if not self.run.finished:   # see _start_for
-            start = None
         scan = Run(self.target, start, self.checkpoints, self.trace_hash)
         try:
             with re_executing():

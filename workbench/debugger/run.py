@@ -94,10 +94,8 @@ class Run:
         if not self.finished or state is None:
             return
         self.state = None
-        if self._beside:
-            family = {id(m): m for g in state.graphs() for m in (g, *g.subgraphs)}
-            for graph in family.values():
-                graph.discard()
+        for graph in state.family() if self._beside else ():
+            graph.discard()
         # the world's bus holds this run's observers, and the run its world (device memory
         # with the model's weights): a cycle left to the collector otherwise
         for observer in self._observers:

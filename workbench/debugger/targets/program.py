@@ -68,6 +68,12 @@ class RunState:
         parts = self.pipeline.parts if self.pipeline is not None else []
         return [self.graph] + [p.graph for p in parts]
 
+    def family(self) -> list[ComputeGraph]:
+        """Every graph of the run, each once: the root, the bodies it owns, and while it is
+        partitioned the engine subgraphs (which share the root's bodies)."""
+        graphs = self.graphs()
+        return [*graphs[:1], *(graphs[0].subgraphs if graphs else ()), *graphs[1:]]
+
     def find_node(self, name: str) -> Node | None:
         for g in self.graphs():
             for member in [g, *g.subgraphs] if g is self.graph else [g]:
