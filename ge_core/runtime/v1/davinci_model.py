@@ -220,10 +220,12 @@ class DavinciModel:
             own.synchronize()   # the abort released the stream's wait: drain what is left
             raise ModelExecuteTimeout(f"model {self.model_id} ({self.name}) did not finish "
                                       f"within {timeout_ms} ms of device time and was aborted")
-        self.io.copy_out(outputs, None, self.resolve)
         self.last_status = status
         self.last_execute_ns = self.device.now - start
-        return None if outputs is not None else self.io.host_outputs()
+        if outputs is None:
+            return self.io.host_outputs(self.resolve)
+        self.io.copy_out(outputs, None, self.resolve)
+        return None
 
     def _reset_sync_objects(self, stream: Stream) -> None:
         """An aborted run may leave an event recorded that nobody waited on: clear them so the
