@@ -58,6 +58,11 @@ class Journal:
         return len(self._log)
 
     @property
+    def start(self) -> int:
+        """The absolute index of the oldest entry held (``entries[i]`` is entry start + i)."""
+        return self._base
+
+    @property
     def entries(self) -> list[tuple[Journaled, Any]]:
         """The entries held, oldest first: (object, its saved state, or None for a birth).
         Read-only by convention (to size them)."""

@@ -71,6 +71,12 @@ class OpDesc:
         (self.name, self.type, self._attrs, self.input_descs, self.output_descs,
          self.input_names, self.output_names, self.subgraph_names, self.node) = s
 
+    @staticmethod
+    def saved_attrs(s: tuple) -> dict[str, Any]:
+        """The attributes of a state ``_saved`` made (a journal's entry, sized by what it
+        holds)."""
+        return s[2]
+
 
     @property
     def attrs(self) -> dict[str, Any]:

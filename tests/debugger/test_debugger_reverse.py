@@ -8,6 +8,7 @@ import pytest
 
 from debugger_testing import DEVRUN, ROOT, TINY, debugger, finished, stopped
 from ge_core.graph import dump_graph
+from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Error, Stopped
 
 
@@ -393,5 +394,38 @@ def test_the_checkpoints_memory_is_capped_in_mib_and_going_back_still_lands_exac
         for tick in sorted(forward)[1::3]:
             stopped(d.goto(tick))
             assert (d.run.trace_hash(), graph_text(d)) == forward[tick]
+    finally:
+        d.close()
+
+
+def test_the_memory_estimate_counts_the_weights_only_the_journal_keeps(tmp_path):
+    """ConvBatchnormFusionPass replaces a conv's weights: the old ones stay in the journal, to
+    put back on a rewind, and the estimate the MiB cap reads counts them (it had counted the
+    entries' containers only: 4 MiB of ResNet-50's 147), once however many marks saved them,
+    and no more once the line is released."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from workbench.debugger.targets import open_target
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((256, 256, 3, 3)).astype(np.float32)
+    bn = [numpy_helper.from_array(rng.random(256).astype(np.float32) + 0.5, name)
+          for name in ("scale", "bias", "mean", "var")]
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("BatchNormalization", ["c", "scale", "bias", "mean", "var"], ["y"])],
+        "conv_bn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256, 4, 4])],
+        [numpy_helper.from_array(w, "w"), *bn])
+    path = tmp_path / "conv_bn.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=20)
+    try:
+        finished(d.cont())
+        held = d.checkpoints.estimated_mib() * 2**20
+        assert w.nbytes <= held < 2 * w.nbytes
+        d.checkpoints.release()
+        assert d.checkpoints.estimated_mib() == 0
     finally:
         d.close()

@@ -15,8 +15,10 @@ again. A run that must not disturb the current one (a look at an earlier tick, `
 gets a full copy of the graph as it was at the mark, and the journal is redone to the present.
 
 The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_mib`` MiB: the
-objects of their copies times the bytes an object took in the first copy, and the journal's
-entries times what a sample of them holds of its own (sampled again each time it doubles). Past the count it drops the checkpoint whose neighbours are closest together, so the
+objects of their copies times the bytes an object took in the first copy, the journal's entries
+times what a sample of them holds of its own (sampled again each time it doubles), and the
+tensors only the journal keeps alive (``HeldTensors``: weights a fusion replaced). Past the
+count it drops the checkpoint whose neighbours are closest together, so the
 stretches a re-run covers stay even; past the memory, the oldest, whose journal goes with it. The
 newest is always kept.
 """
@@ -27,9 +29,11 @@ import sys
 import types
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
-from ge_core.graph import ComputeGraph
+import numpy as np
+
+from ge_core.graph import ComputeGraph, GeTensor, Node, OpDesc
 from ge_core.graph.graph_clone import ITEMS, clone_graphs, deep_copy
 from ge_core.graph.journal import JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
@@ -119,6 +123,57 @@ def _entry_bytes(entries: list) -> float:
     return total / max(1, len(entries))
 
 
+class HeldTensors:
+    """The tensors (weights, folded values) only the journal keeps alive, kept up to date as
+    the journal grows: those in its op descs' saved attributes and in the nodes made since a
+    mark, less those an op desc still in the graph holds now. A fusion that replaces
+    ResNet-50's conv weights leaves the old ones to the journal: 143 MiB of them, where its
+    entries' own containers held 3. Each entry is read once; what is alive is asked again of
+    each tensor noted (a few thousand) at each sizing."""
+
+    def __init__(self) -> None:
+        # id(array) -> (the absolute index of the entry that holds it, the array, the op desc)
+        self._noted: dict[int, tuple[int, np.ndarray, OpDesc]] = {}
+        self._read = 0   # the absolute index of the next entry to read
+
+    def rewound(self, mark: int) -> None:
+        """The journal was rewound to ``mark``: its entries from there on are new ones."""
+        self._read = min(self._read, mark)
+        self._noted = {k: v for k, v in self._noted.items() if v[0] < mark}
+
+    def bytes(self, journal: Journal) -> int:
+        entries, start = journal.entries, journal.start
+        # a noted tensor's entry dropped or rewound away goes with it
+        self._noted = {k: v for k, v in self._noted.items() if v[0] >= start}   # dropped
+        end = start + len(entries)
+        for i in range(max(self._read, start), end):
+            obj, state = entries[i - start]
+            if state is None and isinstance(obj, Node):   # made since a mark
+                op, attrs = obj.op_desc, obj.op_desc.attrs
+            elif isinstance(obj, OpDesc):
+                op, attrs = obj, OpDesc.saved_attrs(state)
+            else:
+                continue
+            for a in _tensors(attrs):
+                self._noted.setdefault(id(a), (i, a, op))
+        self._read = end
+        return sum(a.nbytes for _, a, op in self._noted.values() if not _in_graph(a, op))
+
+
+def _tensors(attrs: dict) -> Iterator[np.ndarray]:
+    for value in attrs.values():
+        data = value.data if isinstance(value, GeTensor) else value
+        if isinstance(data, np.ndarray):
+            yield data
+
+
+def _in_graph(a: np.ndarray, op: OpDesc) -> bool:
+    """Whether ``op`` is in a graph now and holds ``a`` (a removed node's desc is let go)."""
+    node = op.node
+    return node is not None and node.graph is not None and \
+        any(t is a for t in _tensors(op.attrs))
+
+
 def _roots(point: Checkpoint) -> tuple:
     return point.state, point.tracker, point.hasher
 
@@ -166,6 +221,8 @@ class CheckpointStore:
         self._object_bytes: float | None = None   # measured on the first copy
         self._entry_bytes: float | None = None    # a journal entry's, by the last sample
         self._sized_at = 0   # the journal's entries then
+        self._held = HeldTensors()   # the tensors only the journal keeps
+        self._held_bytes = 0         # their bytes, at the last checkpoint or drop
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
@@ -202,6 +259,7 @@ class CheckpointStore:
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
             self._entry_bytes = _entry_bytes(self.journal.entries)
             self._sized_at = len(self.journal)
+        self._held_bytes = self._held.bytes(self.journal)
         self._points[tick] = point
         self._ticks.append(tick)   # past every checkpoint held
         while len(self._ticks) > self.limit:
@@ -219,6 +277,8 @@ class CheckpointStore:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
         graph rewound to the mark (the checkpoints after it dropped), the rest copied."""
         self.journal.rewind(point.mark)
+        self._held.rewound(point.mark)
+        self._held_bytes = self._held.bytes(self.journal)
         i = bisect_left(self._ticks, point.tick) + 1
         for t in self._ticks[i:]:
             del self._points[t]
@@ -258,10 +318,12 @@ class CheckpointStore:
         del self._points[ticks.pop(drop)]
         if drop == 0:
             self.journal.drop_before(self._points[ticks[0]].mark)
+            self._held_bytes = self._held.bytes(self.journal)
 
     def _drop_oldest(self) -> None:
         del self._points[self._ticks.pop(0)]
         self.journal.drop_before(self._points[self._ticks[0]].mark)
+        self._held_bytes = self._held.bytes(self.journal)
 
     def release(self) -> None:
         """Drop every checkpoint and the journal, and the line's graph: its reference cycles
@@ -272,6 +334,7 @@ class CheckpointStore:
         self._ticks.clear()
         self._furthest = 0
         self.journal, self._sized_at = Journal(), 0
+        self._held, self._held_bytes = HeldTensors(), 0
         line, self._line = self._line, None
         if line is not None:
             for graph in line.family():
@@ -285,7 +348,7 @@ class CheckpointStore:
         """The memory the checkpoints hold, by their objects (see above): what the limit
         counts."""
         copies = sum(c.objects for c in self._points.values()) * (self._object_bytes or 0)
-        return (copies + len(self.journal) * (self._entry_bytes or 0)) / 2**20
+        return (copies + len(self.journal) * (self._entry_bytes or 0) + self._held_bytes) / 2**20
 
     def mib(self) -> float:
         """The memory the checkpoints hold, what they share (weights) counted once, the graph
