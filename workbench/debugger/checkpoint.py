@@ -123,28 +123,51 @@ def _entry_bytes(entries: list) -> float:
     return total / max(1, len(entries))
 
 
+class _Note:
+    """A tensor some journal entry holds: the newest such entry, the op descs that held it
+    there, and whether none of them holds it in the graph now (``held``: the journal alone)."""
+
+    __slots__ = ("index", "array", "ops", "held", "checked")
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array, self.ops, self.held, self.checked = array, [], False, 0
+        self.index = 0
+
+
 class HeldTensors:
-    """The tensors (weights, folded values) only the journal keeps alive, kept up to date as
-    the journal grows: those in its op descs' saved attributes and in the nodes made since a
-    mark, less those an op desc still in the graph holds now. A fusion that replaces
-    ResNet-50's conv weights leaves the old ones to the journal: 143 MiB of them, where its
-    entries' own containers held 3. Each entry is read once; what is alive is asked again of
-    each tensor noted (a few thousand) at each sizing."""
+    """The bytes of the tensors (weights, folded values) only the journal keeps alive: those in
+    its op descs' saved attributes and in the nodes made since a mark, which no op desc in the
+    graph holds now. A fusion that replaces ResNet-50's conv weights leaves the old ones to the
+    journal: 143 MiB of them, where its entries' own containers held 3.
+
+    Kept up to date as the journal grows, each entry read once: a tensor's op desc can leave
+    the graph or let the tensor go only by a write, which saves the desc again (its first write
+    after a mark), so only the tensors of the descs in the entries read are asked again. A
+    rewind puts descs back as they were: the tensors last asked about after its mark are asked
+    again."""
 
     def __init__(self) -> None:
-        # id(array) -> (the absolute index of the entry that holds it, the array, the op desc)
-        self._noted: dict[int, tuple[int, np.ndarray, OpDesc]] = {}
-        self._read = 0   # the absolute index of the next entry to read
+        self._notes: dict[int, _Note] = {}   # by id(array), oldest entry first
+        self._bytes = 0   # of the notes held
+        self._read = 0    # the absolute index of the next entry to read
+        self._stale_from: int | None = None   # notes checked from there on: ask again
 
     def rewound(self, mark: int) -> None:
-        """The journal was rewound to ``mark``: its entries from there on are new ones."""
+        """The journal was rewound to ``mark``: its entries from there on are gone."""
+        notes = self._notes
+        while notes and next(reversed(notes.values())).index >= mark:
+            self._forget(notes.popitem()[1])
         self._read = min(self._read, mark)
-        self._noted = {k: v for k, v in self._noted.items() if v[0] < mark}
+        self._stale_from = mark if self._stale_from is None else min(self._stale_from, mark)
 
     def bytes(self, journal: Journal) -> int:
-        entries, start = journal.entries, journal.start
-        # a noted tensor's entry dropped or rewound away goes with it
-        self._noted = {k: v for k, v in self._noted.items() if v[0] >= start}   # dropped
+        notes, entries, start = self._notes, journal.entries, journal.start
+        while notes and next(iter(notes.values())).index < start:   # dropped with its entry
+            self._forget(notes.pop(next(iter(notes))))
+        ask: dict[int, _Note] = {}
+        if self._stale_from is not None:
+            ask.update((k, n) for k, n in notes.items() if n.checked >= self._stale_from)
+            self._stale_from = None
         end = start + len(entries)
         for i in range(max(self._read, start), end):
             obj, state = entries[i - start]
@@ -155,9 +178,23 @@ class HeldTensors:
             else:
                 continue
             for a in _tensors(attrs):
-                self._noted.setdefault(id(a), (i, a, op))
+                note = notes.pop(id(a), None) or _Note(a)
+                note.index = i
+                if op not in note.ops:
+                    note.ops.append(op)
+                notes[id(a)] = ask[id(a)] = note
         self._read = end
-        return sum(a.nbytes for _, a, op in self._noted.values() if not _in_graph(a, op))
+        for note in ask.values():
+            held = not any(_holds(op, note.array) for op in note.ops)
+            if held != note.held:
+                self._bytes += note.array.nbytes if held else -note.array.nbytes
+                note.held = held
+            note.checked = end
+        return self._bytes
+
+    def _forget(self, note: _Note) -> None:
+        if note.held:
+            self._bytes -= note.array.nbytes
 
 
 def _tensors(attrs: dict) -> Iterator[np.ndarray]:
@@ -167,11 +204,9 @@ def _tensors(attrs: dict) -> Iterator[np.ndarray]:
             yield data
 
 
-def _in_graph(a: np.ndarray, op: OpDesc) -> bool:
+def _holds(op: OpDesc, a: np.ndarray) -> bool:
     """Whether ``op`` is in a graph now and holds ``a`` (a removed node's desc is let go)."""
-    node = op.node
-    return node is not None and node.graph is not None and \
-        any(t is a for t in _tensors(op.attrs))
+    return op.node is not None and any(t is a for t in _tensors(op.attrs))
 
 
 def _roots(point: Checkpoint) -> tuple:
@@ -222,7 +257,6 @@ class CheckpointStore:
         self._entry_bytes: float | None = None    # a journal entry's, by the last sample
         self._sized_at = 0   # the journal's entries then
         self._held = HeldTensors()   # the tensors only the journal keeps
-        self._held_bytes = 0         # their bytes, at the last checkpoint or drop
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
@@ -259,7 +293,6 @@ class CheckpointStore:
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
             self._entry_bytes = _entry_bytes(self.journal.entries)
             self._sized_at = len(self.journal)
-        self._held_bytes = self._held.bytes(self.journal)
         self._points[tick] = point
         self._ticks.append(tick)   # past every checkpoint held
         while len(self._ticks) > self.limit:
@@ -278,7 +311,6 @@ class CheckpointStore:
         graph rewound to the mark (the checkpoints after it dropped), the rest copied."""
         self.journal.rewind(point.mark)
         self._held.rewound(point.mark)
-        self._held_bytes = self._held.bytes(self.journal)
         i = bisect_left(self._ticks, point.tick) + 1
         for t in self._ticks[i:]:
             del self._points[t]
@@ -318,12 +350,10 @@ class CheckpointStore:
         del self._points[ticks.pop(drop)]
         if drop == 0:
             self.journal.drop_before(self._points[ticks[0]].mark)
-            self._held_bytes = self._held.bytes(self.journal)
 
     def _drop_oldest(self) -> None:
         del self._points[self._ticks.pop(0)]
         self.journal.drop_before(self._points[self._ticks[0]].mark)
-        self._held_bytes = self._held.bytes(self.journal)
 
     def release(self) -> None:
         """Drop every checkpoint and the journal, and the line's graph: its reference cycles
@@ -334,7 +364,7 @@ class CheckpointStore:
         self._ticks.clear()
         self._furthest = 0
         self.journal, self._sized_at = Journal(), 0
-        self._held, self._held_bytes = HeldTensors(), 0
+        self._held = HeldTensors()
         line, self._line = self._line, None
         if line is not None:
             for graph in line.family():
@@ -348,7 +378,11 @@ class CheckpointStore:
         """The memory the checkpoints hold, by their objects (see above): what the limit
         counts."""
         copies = sum(c.objects for c in self._points.values()) * (self._object_bytes or 0)
-        return (copies + len(self.journal) * (self._entry_bytes or 0) + self._held_bytes) / 2**20
+        return (copies + len(self.journal) * (self._entry_bytes or 0)) / 2**20 + self.held_mib()
+
+    def held_mib(self) -> float:
+        """The memory of the tensors only the journal keeps alive (HeldTensors)."""
+        return self._held.bytes(self.journal) / 2**20
 
     def mib(self) -> float:
         """The memory the checkpoints hold, what they share (weights) counted once, the graph
