@@ -5,7 +5,7 @@ one call per kept event and nothing for the rest). It sees each command's events
 and starts afresh when the debugger moved to a new run (restart, goto, reverse: re-execution)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.stop_table import StopTable
@@ -29,7 +29,11 @@ class RunRecorder:
         self.generation += 1
         self.new_command()
         for kind in self.KINDS:
-            table.add(kind, self._check)
+            table.add(kind, self.check(kind))
+
+    def check(self, kind: str) -> Callable[[TraceEvent, list], None]:
+        """The stop table's check for events of ``kind``: ``record`` them, by default."""
+        return self._check
 
     def _check(self, event: TraceEvent, reasons: list) -> None:
         self.record(event)

@@ -6,6 +6,7 @@ reverse-step) they are the re-run's events, not a change."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated, NodeAdded,
                                   NodeRemoved, TypeSet)
@@ -71,6 +72,9 @@ class StepChanges:
         return out
 
 
+_EDGE_KINDS = (AnchorLinked.__name__, AnchorUnlinked.__name__)
+
+
 class ChangeRecorder(RunRecorder):
     KINDS = tuple(k.__name__ for k in (AttrSet, DescUpdated, TypeSet, NodeAdded, NodeRemoved,
                                        AnchorLinked, AnchorUnlinked))
@@ -81,6 +85,16 @@ class ChangeRecorder(RunRecorder):
 
     def new_command(self) -> None:
         self.changes = StepChanges()
+
+    def check(self, kind: str) -> Callable[[TraceEvent, list], None]:
+        # an edge's link and unlink, the commonest by far (Partition moves every edge of the
+        # graph), go straight to their own check
+        return self._relinked if kind in _EDGE_KINDS else self._check
+
+    def _relinked(self, e: AnchorLinked | AnchorUnlinked, reasons: list) -> None:
+        relinked = self.changes.relinked   # "node:idx" or "node:ctrl" on both ends
+        relinked[e.src.rpartition(":")[0]] = None
+        relinked[e.dst.rpartition(":")[0]] = None
 
     def record(self, e: TraceEvent) -> None:
         ch = self.changes
@@ -97,9 +111,6 @@ class ChangeRecorder(RunRecorder):
             self._cell(e.node, "type", e.old, e.new)
         elif isinstance(e, (NodeAdded, NodeRemoved)):
             self._counted(e.node, 1 if isinstance(e, NodeAdded) else -1)
-        else:   # AnchorLinked / AnchorUnlinked: "node:idx" or "node:ctrl" on both ends
-            ch.relinked[e.src.rpartition(":")[0]] = None
-            ch.relinked[e.dst.rpartition(":")[0]] = None
 
     def _counted(self, node: str, delta: int) -> None:
         """A node of that name added (+1) or removed (-1): more adds than removes over the
