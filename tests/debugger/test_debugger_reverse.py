@@ -440,3 +440,27 @@ def test_the_memory_estimate_counts_the_weights_only_the_journal_keeps(tmp_path)
         assert store.estimated_mib() == 0
     finally:
         d.close()
+
+
+def test_a_rewind_keeps_counting_a_tensor_older_entries_hold():
+    """A fold whose value is its input's array (an Identity of a Const) makes a Const sharing
+    the removed one's tensor. Rewound past that Const's birth, the tensor is the journal's
+    alone again, by the removed Const's entry from before the mark: still counted."""
+    import numpy as np
+
+    from ge_core.graph import ComputeGraph
+    from ge_core.graph.journal import Journal, journaling
+    from ge_core.passes.pass_utils import make_const
+    from workbench.debugger.checkpoint import HeldTensors
+    graph, journal, held = ComputeGraph("g"), Journal(), HeldTensors()
+    weights = np.ones(1000, np.float32)
+    with journaling(journal):
+        journal.mark()
+        graph.remove_node(make_const(graph, "x", weights))
+        assert held.bytes(journal) == weights.nbytes
+        mark = journal.mark()
+        make_const(graph, "y", weights)   # the same array, in the graph again
+        assert held.bytes(journal) == 0
+        journal.rewind(mark)
+        held.rewound(mark)
+        assert held.bytes(journal) == weights.nbytes == HeldTensors().bytes(journal)

@@ -124,14 +124,15 @@ def _entry_bytes(entries: list) -> float:
 
 
 class _Note:
-    """A tensor some journal entry holds: the newest such entry, the op descs that held it
-    there, and whether none of them holds it in the graph now (``held``: the journal alone)."""
+    """A tensor some journal entries hold: those entries' absolute indices, oldest first, the
+    op descs that held it there, and whether none of them holds it in the graph now (``held``:
+    the journal alone keeps it)."""
 
-    __slots__ = ("index", "array", "ops", "held", "checked")
+    __slots__ = ("at", "array", "ops", "held", "checked")
 
     def __init__(self, array: np.ndarray) -> None:
+        self.at: list[int] = []
         self.array, self.ops, self.held, self.checked = array, [], False, 0
-        self.index = 0
 
 
 class HeldTensors:
@@ -147,22 +148,30 @@ class HeldTensors:
     again."""
 
     def __init__(self) -> None:
-        self._notes: dict[int, _Note] = {}   # by id(array), oldest entry first
+        self._notes: dict[int, _Note] = {}   # by id(array), by their newest entry, oldest first
         self._bytes = 0   # of the notes held
         self._read = 0    # the absolute index of the next entry to read
         self._stale_from: int | None = None   # notes checked from there on: ask again
 
     def rewound(self, mark: int) -> None:
         """The journal was rewound to ``mark``: its entries from there on are gone."""
-        notes = self._notes
-        while notes and next(reversed(notes.values())).index >= mark:
-            self._forget(notes.popitem()[1])
+        notes, kept = self._notes, []
+        while notes and next(reversed(notes.values())).at[-1] >= mark:
+            note = notes.popitem()[1]
+            note.at = [i for i in note.at if i < mark]
+            if note.at:
+                kept.append(note)   # an older entry holds it still
+            else:
+                self._forget(note)
+        if kept:   # back in order of their newest entry
+            merged = sorted([*notes.values(), *kept], key=lambda n: n.at[-1])
+            self._notes = {id(n.array): n for n in merged}
         self._read = min(self._read, mark)
         self._stale_from = mark if self._stale_from is None else min(self._stale_from, mark)
 
     def bytes(self, journal: Journal) -> int:
         notes, entries, start = self._notes, journal.entries, journal.start
-        while notes and next(iter(notes.values())).index < start:   # dropped with its entry
+        while notes and next(iter(notes.values())).at[-1] < start:   # its entries dropped
             self._forget(notes.pop(next(iter(notes))))
         ask: dict[int, _Note] = {}
         if self._stale_from is not None:
@@ -179,7 +188,7 @@ class HeldTensors:
                 continue
             for a in _tensors(attrs):
                 note = notes.pop(id(a), None) or _Note(a)
-                note.index = i
+                note.at.append(i)
                 if op not in note.ops:
                     note.ops.append(op)
                 notes[id(a)] = ask[id(a)] = note
