@@ -23,7 +23,7 @@ from ge_core.runtime.errors import ModelInputError, ModelOutputError
 from ge_core.runtime.model_memory import device_to_host, host_to_device
 from ge_core.runtime.model_io import DeviceBuffer, IoDesc, check_feed
 from ge_core.runtime.v1.data_inputer import Inputs, Outputs
-from ge_core.runtime.v1.multi_batch_data import gear_inputs, output_dims, prefix
+from ge_core.runtime.v1.multi_batch_data import gear_inputs, output_dims
 from ge_core.runtime.v1.zero_copy import ZeroCopyOffset, zero_copy_outputs
 from npu_emu.core.kernel_task import TensorArg
 
@@ -147,12 +147,13 @@ class ModelDataCopy:
     def host_outputs(self, resolve: Callable[[int], int]) -> Outputs:
         """Sync mode with no buffers given: the outputs as fresh host arrays, each copied once
         from where it lives (aclrtMemcpy into the caller's host memory), shaped by the model's
-        output descs (a static model's UpdateOutputTensorShape)."""
+        output descs (a static model's UpdateOutputTensorShape; a gear's tensor is the start of
+        a buffer sized for the largest gear, and only it is copied)."""
         device = self.runtime.device()
         dims = ([io.dims for io in self.outputs] if self.gear is None
                 else output_dims(self.gears, self.gear, self.outputs))
-        return {io.name: prefix(device_to_host(device, TensorArg(resolve(io.logical_addr),
-                                                                 io.dims, io.dtype)), d)
+        return {io.name: device_to_host(device, TensorArg(resolve(io.logical_addr), tuple(d),
+                                                          io.dtype))
                 if io.nbytes else np.zeros(d, io.dtype) for io, d in zip(self.outputs, dims)}
 
     def _staged(self, io: IoDesc) -> int:

@@ -9,7 +9,6 @@ largest gear; each output comes back in the gear's own shape (GE's BuildOutputSh
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -63,11 +62,6 @@ def gear_inputs(gears: Gears, ios: list[IoDesc], model: str,
 
 def output_dims(gears: Gears, gear: int, ios: list[IoDesc]) -> list[Dims]:
     return [gears.output_dims(gear, io.index) or io.dims for io in ios]
-
-
-def prefix(array: np.ndarray, dims: Dims) -> np.ndarray:
-    """The gear's tensor at the start of a buffer shaped for the largest gear."""
-    return array.reshape(-1)[:math.prod(dims)].reshape(dims)
 
 
 def _named_gear(gears: Gears, value: np.ndarray) -> int:
