@@ -51,6 +51,7 @@ class Journal:
         self.epoch = next(_epochs)
         self._log: list[tuple[Journaled, Any]] = []
         self._base = 0   # the absolute index of _log[0] (older entries were dropped)
+        self._closed = 0   # the absolute index where the epoch under way began
         self._marked = False   # before the first mark nothing is worth saving
 
     def __len__(self) -> int:
@@ -61,6 +62,12 @@ class Journal:
     def start(self) -> int:
         """The absolute index of the oldest entry held (``entries[i]`` is entry start + i)."""
         return self._base
+
+    @property
+    def closed(self) -> int:
+        """The absolute index past the entries of the epochs that are over (ended by a mark, a
+        rewind or a redo): an object those entries saved is saved again at its next write."""
+        return self._closed
 
     @property
     def entries(self) -> list[tuple[Journaled, Any]]:
@@ -77,7 +84,8 @@ class Journal:
         """A point to rewind to: every object is saved again at its next write."""
         self._marked = True
         self.epoch = next(_epochs)
-        return self._base + len(self._log)
+        self._closed = self._base + len(self._log)
+        return self._closed
 
     def born(self, obj: Cyclic) -> int:
         """``obj`` (a node or a graph) is made now: after a mark, noted (a rewind past its
@@ -105,6 +113,7 @@ class Journal:
         for obj in born if not keep else ():
             obj._unborn()
         self.epoch = next(_epochs)
+        self._closed = mark
         return Redo(mark, tail, now) if keep else None
 
     def redo(self, redo: "Redo") -> None:
@@ -115,6 +124,7 @@ class Journal:
             obj._restore(state)
         self._log.extend(redo.tail)
         self.epoch = next(_epochs)
+        self._closed = self._base + len(self._log)
 
     def drop_before(self, mark: int) -> None:
         """Forget the states saved before ``mark``: no rewind goes further back."""

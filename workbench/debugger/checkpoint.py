@@ -18,9 +18,9 @@ The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_
 objects of their copies times the bytes an object took in the first copy, the journal's entries
 times what a sample of them holds of its own (sampled again each time it doubles), and the
 tensors only the journal keeps alive (``HeldTensors``: weights a fusion replaced). Past the
-count it drops the checkpoint whose neighbours are closest together, so the
-stretches a re-run covers stay even; past the memory, the oldest, whose journal goes with it. The
-newest is always kept.
+count it drops the checkpoint whose neighbours are closest together, so the stretches a re-run
+covers stay even; past the memory, the oldest, whose journal goes with it. The newest is always
+kept.
 """
 from __future__ import annotations
 
@@ -137,15 +137,17 @@ class _Note:
 
 class HeldTensors:
     """The bytes of the tensors (weights, folded values) only the journal keeps alive: those in
-    its op descs' saved attributes and in the nodes made since a mark, which no op desc in the
-    graph holds now. A fusion that replaces ResNet-50's conv weights leaves the old ones to the
-    journal: 143 MiB of them, where its entries' own containers held 3.
+    its op descs' saved attributes and in the nodes made since a mark, which none of the descs
+    that held them there holds in the graph now (a desc the journal never saved may still: a
+    Partition copy's original, so the count errs high, never low). A fusion that replaces
+    ResNet-50's conv weights leaves the old ones to the journal: 143 MiB of them, where its
+    entries' own containers held 3.
 
-    Kept up to date as the journal grows, each entry read once: a tensor's op desc can leave
-    the graph or let the tensor go only by a write, which saves the desc again (its first write
-    after a mark), so only the tensors of the descs in the entries read are asked again. A
-    rewind puts descs back as they were: the tensors last asked about after its mark are asked
-    again."""
+    Kept up to date as the journal grows, each entry read once its epoch is over: a desc can
+    leave the graph or let a tensor go only by a write, which saves it again in the epoch of
+    the write (its first write after a mark), so only the tensors of the descs in the entries
+    read are asked again, once every write of their epoch is done. A rewind puts descs back
+    as they were: the tensors last asked about after its mark are asked again."""
 
     def __init__(self) -> None:
         self._notes: dict[int, _Note] = {}   # by id(array), by their newest entry, oldest first
@@ -177,7 +179,7 @@ class HeldTensors:
         if self._stale_from is not None:
             ask.update((k, n) for k, n in notes.items() if n.checked >= self._stale_from)
             self._stale_from = None
-        end = start + len(entries)
+        end = journal.closed   # an epoch under way may write its descs again, unsaved
         for i in range(max(self._read, start), end):
             obj, state = entries[i - start]
             if state is None and isinstance(obj, Node):   # made since a mark
