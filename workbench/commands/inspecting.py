@@ -48,8 +48,8 @@ def _checkpoints(d: Debugger) -> Outcome:
                  for c in points)
     return TableOutcome(f"checkpoints ({len(points)}, at most {store.limit} or "
                         f"{store.limit_mib:.0f} MiB; "
-                        f"{store.mib():.1f} MiB, {store.held_mib():.1f} of it tensors a "
-                        f"rewind puts back)", ("tick", "resumes at", "nodes"), rows)
+                        f"{store.mib():.1f} MiB, {store.held_mib():.1f} of it replaced "
+                        f"tensors kept for going back)", ("tick", "resumes at", "nodes"), rows)
 
 
 def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
