@@ -181,6 +181,11 @@ def test_without_the_token_the_page_and_the_websocket_are_refused(served):
     assert asyncio.run(handshake(served.ws_url, "http://evil.example:8000")) == 403
     assert asyncio.run(handshake(served.ws_url, f"http://localhost:{served.port}")) == 403
     assert asyncio.run(handshake(served.ws_url, served.base)) == 101
+    # a plain GET with the token where a websocket goes is a bad request, and makes no tab
+    # (found by scripts/fuzz.py --target serve: it was a 500)
+    wrong_path = served.ws_url.rsplit("/", 1)[0] + "/x"
+    assert status(f"{wrong_path}?token={served.token}".replace("ws://", "http://")) == 400
+    assert status(served.ws_url.replace("ws://", "http://")) == 400
 
 
 def test_the_page_uses_the_address_the_browser_used(served):

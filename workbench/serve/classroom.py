@@ -185,6 +185,8 @@ class Classroom(Server):
         if len(self.tabs) >= self.max_sessions:
             raise web.HTTPServiceUnavailable(text="503: the class is full\n")
         websocket = web.WebSocketResponse(heartbeat=15)
+        if not websocket.can_prepare(request).ok:   # a plain GET: no tab to make (it was a 500)
+            raise web.HTTPBadRequest(text="400: this address takes a websocket\n")
         width, height = _screen_size(request.query.get("width"), request.query.get("height"))
         folder = Path(tempfile.mkdtemp(prefix="gewb-tab-"))
         service = TabService(self, folder, write_bytes=websocket.send_bytes,
