@@ -446,7 +446,7 @@ def test_the_held_tensors_count_kept_entry_by_entry_is_a_count_from_scratch(mode
     """At each checkpoint, where the cap reads it (between two, it is the count as of the last:
     a desc may be written again in the epoch under way, unsaved), though asked between
     checkpoints too (info checkpoints) and though going back rewinds the journal."""
-    from workbench.debugger.checkpoint import HeldTensors
+    from workbench.debugger.held_tensors import HeldTensors
     d = debugger(model, gap=20)
     store, agreed, offer = d.checkpoints, [], d.checkpoints.offer
 
@@ -479,7 +479,7 @@ def test_a_rewind_keeps_counting_a_tensor_older_entries_hold():
     from ge_core.graph import ComputeGraph
     from ge_core.graph.journal import Journal, journaling
     from ge_core.passes.pass_utils import make_const
-    from workbench.debugger.checkpoint import HeldTensors
+    from workbench.debugger.held_tensors import HeldTensors
     graph, journal, held = ComputeGraph("g"), Journal(), HeldTensors()
     weights = np.ones(1000, np.float32)
     with journaling(journal):

@@ -20,7 +20,6 @@ from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.outcomes import Error, Outcome, Printed
 from workbench.debugger.run import Run
-from workbench.debugger.targets.program import RunState
 from workbench.debugger.views.run_recorder import RunRecorder
 
 if TYPE_CHECKING:
