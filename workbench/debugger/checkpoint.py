@@ -260,9 +260,10 @@ class CheckpointStore:
         def merged(i: int) -> int:
             return ticks[i + 1] - (ticks[i - 1] if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
-        del self._points[ticks.pop(drop)]
         if drop == 0:
-            self.journal.drop_before(self._points[ticks[0]].mark)
+            self._drop_oldest()
+        else:
+            del self._points[ticks.pop(drop)]
 
     def _drop_oldest(self) -> None:
         del self._points[self._ticks.pop(0)]
@@ -280,8 +281,7 @@ class CheckpointStore:
         self._held = HeldTensors()
         line, self._line = self._line, None
         if line is not None:
-            for graph in line.family():
-                graph.discard()
+            line.discard()
 
     def points(self) -> list[Checkpoint]:
         """The checkpoints held, oldest first."""

@@ -18,9 +18,8 @@ from workbench.debugger.tracker import Tracker
 
 
 class Run:
-    def __init__(self, target: Target, start: Checkpoint | None = None,
-                 store: CheckpointStore | None = None, trace_hash: bool = False,
-                 beside: bool = False) -> None:
+    def __init__(self, target: Target, start: Checkpoint | None, store: CheckpointStore,
+                 trace_hash: bool = False, beside: bool = False) -> None:
         """A run from ``start`` (None: the start) of the checkpoints in ``store``. A run of the
         current line (the debugger's current run and its re-runs) goes on from the live graph,
         rewound, and offers ``store`` checkpoints; one ``beside`` the line (a look at an earlier
@@ -38,7 +37,7 @@ class Run:
             self._observe(self._hash)
         self._start = start
         self._store = store
-        self._beside = beside or store is None
+        self._beside = beside
         if target.runs_code:   # a model has no program to tell: no call per event for it
             self._observe(self._to_program)   # before the gate (subscribes on start)
         self.gate = StepGate(self._main, self.world.bus)
@@ -94,8 +93,8 @@ class Run:
         if not self.finished or state is None:
             return
         self.state = None
-        for graph in state.family() if self._beside else ():
-            graph.discard()
+        if self._beside:
+            state.discard()
         # the world's bus holds this run's observers, and the run its world (device memory
         # with the model's weights): a cycle left to the collector otherwise
         for observer in self._observers:

@@ -75,12 +75,17 @@ class RunState:
         return [*graphs[:1], *(graphs[0].subgraphs if graphs else ()), *graphs[1:]]
 
     def find_node(self, name: str) -> Node | None:
-        for g in self.graphs():
-            for member in [g, *g.subgraphs] if g is self.graph else [g]:
-                node = member.find_node(name)
-                if node is not None:
-                    return node
+        for graph in self.family():
+            node = graph.find_node(name)
+            if node is not None:
+                return node
         return None
+
+    def discard(self) -> None:
+        """Break every graph's reference cycles (ComputeGraph.discard): nothing reads them
+        again, and reference counting frees them at once."""
+        for graph in self.family():
+            graph.discard()
 
 
 Position = tuple[int, int]   # (phase index, position inside the phase); (i, 0) = its start
