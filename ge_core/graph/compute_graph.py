@@ -5,13 +5,13 @@ import heapq
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from operator import attrgetter, sub
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ge_core.graph.anchor import Anchor, GraphError
 from ge_core.graph.attr_names import ATTR_NAME_INDEX
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, GraphAttrSet, NodeAdded,
                                   NodeRemoved, short_repr)
-from ge_core.graph.journal import journaled, stamp, touch
+from ge_core.graph.journal import journaled, logged, stamp, touch
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -145,21 +145,53 @@ class ComputeGraph:
         self._jep = stamp(self)   # graph/journal.py
 
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
-    # ``_subgraphs`` is put back in place: a partition's graph shares the root's dict
+    # ``_subgraphs`` is put back in place: a partition's graph shares the root's dict. The node
+    # table is logged change by change instead (journal.logged): saved whole, the root's would
+    # be copied at the first edge edit after every mark. The cached order is not kept either:
+    # the root's (a list of every node) would be, at each mark.
     def _saved(self) -> tuple:
         fields_ = dict(self.__dict__)
-        del fields_["_jep"]
-        fields_["_nodes"], fields_["_attrs"] = dict(self._nodes), dict(self._attrs)
+        del fields_["_jep"], fields_["_nodes"], fields_["_order"]   # a cache: made again
+        fields_["_attrs"] = dict(self._attrs)
         return fields_, dict(self._subgraphs)
 
-    def _restore(self, s: tuple) -> None:
+    def _whole(self) -> tuple:
+        fields_, subgraphs = self._saved()
+        fields_["_nodes"] = dict(self._nodes)
+        return fields_, subgraphs
+
+    def _restore(self, s: tuple) -> Callable[[], None] | None:
+        if s[0].__class__ is not dict:   # a logged change of the node table: (undo, args...)
+            return s[0](self, *s[1:])
         fields_, subgraphs = s
-        jep = self._jep
+        jep, nodes = self._jep, self._nodes
         self.__dict__.clear()
         self.__dict__.update(fields_)
         self._jep = jep
+        if "_nodes" not in fields_:   # a state _saved made (_whole's holds the table)
+            self._nodes = nodes
+        self._order = None
         self._subgraphs.clear()
         self._subgraphs.update(subgraphs)
+        return None
+
+    def _unadd(self, name: str) -> None:
+        del self._nodes[name]
+
+    def _unremove(self, name: str, node: Node) -> Callable[[], None]:
+        self._nodes[name] = node   # at the end: back in its place once the rewind is done
+        return self._in_seq_order
+
+    def _unreplace(self, nodes: dict[str, Node]) -> None:
+        # a copy: a kept rewind (Journal.rewind's keep) leaves ``nodes`` in the log it redoes,
+        # and the undos of older changes write to the table in force
+        self._nodes = dict(nodes)
+
+    def _in_seq_order(self) -> None:
+        """The table in insertion order again, which is ``seq`` order (reorder renumbers)."""
+        seqs = [n.seq for n in self._nodes.values()]
+        if any(a > b for a, b in zip(seqs, seqs[1:])):
+            self._nodes = dict(sorted(self._nodes.items(), key=lambda item: item[1].seq))
 
     def _unborn(self) -> None:   # its nodes are born after it: each is rewound on its own
         self._nodes, self._order = {}, None
@@ -203,6 +235,7 @@ class ComputeGraph:
         node = Node(op_desc, self, self._seq)
         self._seq += 1
         self._nodes[op_desc.name] = node
+        logged(self, (ComputeGraph._unadd, op_desc.name))
         self._order = None
         self.edits.nodes_added += 1
         self.edits.types[op_desc.type] += 1
@@ -224,6 +257,7 @@ class ComputeGraph:
         touch(self)
         touch(self.edits)
         del self._nodes[node.name]
+        logged(self, (ComputeGraph._unremove, node.name, node))
         self._order = None
         self.edits.nodes_removed += 1
         self.edits.types[node.type] -= 1
@@ -333,6 +367,7 @@ class ComputeGraph:
                 raise GraphError(f"graph {self.name}: reorder puts {node.name} before its "
                                  f"input {late.name}")
         touch(self)
+        logged(self, (ComputeGraph._unreplace, self._nodes))
         self._nodes = {n.name: n for n in order}
         for i, node in enumerate(order):
             touch(node)
@@ -345,6 +380,7 @@ class ComputeGraph:
         touch(self)
         for node in self._nodes.values():
             node.discard()
+        logged(self, (ComputeGraph._unreplace, self._nodes))
         self._nodes = {}
         self._order = None
 

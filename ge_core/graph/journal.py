@@ -11,9 +11,12 @@ objects (``SHARED`` in a deep copy's memo: their ``__deepcopy__`` returns them).
 
 Every write to a graph object goes through ``touch(obj)`` first: the objects' own methods do
 (OpDesc.set_attr, OpDesc.set_output_name, Node.add_input, the anchors' link and unlink,
-ComputeGraph.add_node, ComputeGraph.set_parent, ...). ``tests/debugger/test_journal.py``
-rewinds whole compiles mark by mark and compares every object with what it was, so a write that
-skips ``touch`` fails it.
+ComputeGraph.add_node, ComputeGraph.set_parent, ...). One part of an object may be *logged*
+instead, change by change (``logged``): a graph's node table, which saved whole would copy every
+node's entry at the first edge edit after each mark (the root's 25k entries, 1.4k ticks apart
+in a 20k-node walk). An object with a logged part gives a rewind's ``keep`` its whole state by
+``_whole``. ``tests/debugger/test_journal.py`` rewinds whole compiles mark by mark and compares
+every object with what it was, so a write that skips ``touch`` fails it.
 
 The journal in force is the thread's (``journaling``): the debugger's worker for the current
 run records; a side run, or no debugger at all, records nothing, and a touch is then one test of
@@ -25,7 +28,7 @@ import copy
 import itertools
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 SHARED = "journal.shared"   # a deep-copy memo holding this key shares the graph objects
 JOURNALED: set[type] = set()   # the classes whose writes are journaled (``journaled``)
@@ -37,7 +40,9 @@ class Journaled(Protocol):
 
     def _saved(self) -> Any: ...
 
-    def _restore(self, state: Any) -> None: ...   # takes the state's lists and dicts
+    # Takes the state's lists and dicts. It may return a function to call once the whole
+    # rewind is done (a graph whose node table had removals undone puts it back in order).
+    def _restore(self, state: Any) -> Callable[[], None] | None: ...
 
 
 class Cyclic(Journaled, Protocol):   # a node or a graph: its birth is noted
@@ -80,6 +85,11 @@ class Journal:
         if self._marked:
             self._log.append((obj, obj._saved()))
 
+    def log(self, obj: Journaled, undo: Any) -> None:
+        """``obj`` has just changed in a way ``obj._restore(undo)`` takes back (``logged``)."""
+        if self._marked:
+            self._log.append((obj, undo))
+
     def mark(self) -> int:
         """A point to rewind to: every object is saved again at its next write."""
         self._marked = True
@@ -102,13 +112,18 @@ class Journal:
         if start < 0:
             raise ValueError(f"journal mark {mark} was dropped")
         tail = self._log[start:]
-        now = list({id(obj): (obj, obj._saved()) for obj, _ in tail}.values()) if keep else []
-        born = []
+        now = list({id(obj): (obj, getattr(obj, "_whole", obj._saved)())
+                    for obj, _ in tail}.values()) if keep else []
+        born, then = [], {}
         for obj, state in reversed(tail):   # a restore takes the state's containers: a kept
             if state is None:               # tail is only read (cloned) before the redo
                 born.append(obj)
             else:
-                obj._restore(state)
+                settle = obj._restore(state)
+                if settle is not None:
+                    then[id(obj)] = settle
+        for settle in then.values():
+            settle()
         del self._log[start:]
         for obj in born if not keep else ():
             obj._unborn()
@@ -167,6 +182,16 @@ def touch(obj: Journaled) -> None:
         journal = _active.get()
         if journal is not None and obj._jep != journal.epoch:
             journal.save(obj)
+
+
+def logged(obj: Journaled, undo: Any) -> None:
+    """``obj`` has just changed in a way ``obj._restore(undo)`` takes back: logged at every
+    change, not saved once a mark, for a part of an object too big to copy at each mark whose
+    changes are small (a graph's node table: a node added or removed)."""
+    if _recording:
+        journal = _active.get()
+        if journal is not None:
+            journal.log(obj, undo)
 
 
 def stamp(cyclic: Any = None) -> int:

@@ -110,6 +110,31 @@ def test_a_redo_returns_to_the_present_and_keeps_the_older_marks():
         assert g.find_node("b") is None and a.op_desc.get_attr("x") == 1
 
 
+def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
+    """The node table is logged change by change (ComputeGraph._unadd, _unremove,
+    _unreplace): removals undone go back in their places, and a reorder's table, put back by
+    a kept rewind whose older undos then write to it, is whole again when the redone log is
+    rewound for good."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        a, b, c, d = (g.add_node(OpDesc(n, "Relu", 1, 1)) for n in "abcd")
+        mark = journal.mark()
+        g.remove_node(b)
+        e = g.add_node(OpDesc("e", "Relu", 1, 1))
+        g.reorder([e, d, c, a])
+        g.remove_node(d)
+        after = list(g._nodes.items())
+        redo = journal.rewind(mark, keep=True)
+        assert list(g._nodes) == ["a", "b", "c", "d"]
+        journal.redo(redo)
+        assert list(g._nodes.items()) == after and [n.seq for n in g.nodes] == [0, 2, 3]
+        journal.rewind(mark)
+    assert [(name, n.seq) for name, n in g._nodes.items()] == [("a", 0), ("b", 1), ("c", 2),
+                                                              ("d", 3)]
+    assert [n.name for n in g.topological_sort()] == ["a", "b", "c", "d"]
+
+
 def test_an_engine_subgraphs_cross_cut_control_edges_rewind():
     # no sample model has a control edge across an engine cut, which Partition notes here
     from ge_core.compiler.graph_partitioner import EngineSubgraph

@@ -45,21 +45,24 @@ if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
 DEFAULT_GAP = 500   # ticks
+MAX_GAP = 16_000    # ticks the items may ask for: a re-run of ~100 ms at a big walk's 6 us a tick
 # A checkpoint's copy (what a run holds besides its graph) costs about 1 us an object to make
 # and as much again to restore, against 2.5-12 us a tick re-run: RESTORE_TICKS_PER_OBJECT.
 # Checkpoints are kept at least as far apart as re-running the gap costs 1 / COPY_SHARE times
-# what the last copy did, so copies take at most a quarter of the forward time. A copy also
-# costs by the items it copies one level (a walk's sets of nodes, a cut's maps by name:
-# graph_clone.ITEMS), and its mark by the root graph's nodes (the journal saves their dict again
-# after it): TICKS_PER_ITEM. At 500 ticks apart whatever they held, stepping a 20k-node graph's
-# OptimizeStage1_2 took 1.0 s where it took 0.35 s with no checkpoint (3.4 ms a checkpoint,
-# ~80k items, 3.7 us a tick). In OptimizeSubgraph, where the root is empty and each walk is
-# of a small engine subgraph, they are 500 ticks apart, and going back is quick however large.
+# what the last copy did, so copies take at most a quarter of the forward time. A checkpoint
+# also costs by the items its copy copies one level (a walk's sets of nodes, a cut's maps by
+# name: graph_clone.ITEMS) and by the root graph's nodes (the objects a walk writes are saved
+# again in each epoch it writes them in): TICKS_PER_ITEM. Stepping a 20k-node graph's
+# OptimizeStage1_2 (95k ticks) took 280 ms with no checkpoint, 394 ms with one every 0.05
+# ticks an item (1.5k ticks: 30k items) and 351 ms at 0.2 (6k ticks apart). In
+# OptimizeSubgraph, where the root is empty and each walk is of a small engine subgraph, they
+# are 500 ticks apart, and going back is quick however large.
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
-TICKS_PER_ITEM = 0.05
+TICKS_PER_ITEM = 0.2
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
-SAMPLED = 100         # entries of each kind sized, spread over the journal (a graph's: all)
+SAMPLED = 100         # entries of each kind sized, spread over the journal
+SEEN = 20_000         # entries whose kinds are counted, spread over it
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 DEFAULT_MIB = 1024    # and about this much memory
 
@@ -99,27 +102,29 @@ def deep_bytes(roots: list) -> int:
 
 def _own_bytes(x: object, depth: int = 0) -> int:
     """What a journal entry holds of its own: its tuples, lists and dicts, not the values in
-    them (attribute values, descs, nodes: the run's, shared)."""
+    them (attribute values, descs, nodes: the run's, shared). The containers inside a long one
+    are sized by a sample of its items (a graph's saved state holds its cached node order)."""
     size = sys.getsizeof(x)
     if depth < 3 and isinstance(x, (tuple, list, dict, set)):
-        items = [*x.keys(), *x.values()] if isinstance(x, dict) else x
-        size += sum(_own_bytes(v, depth + 1) for v in items
-                    if isinstance(v, (tuple, list, dict, set)))
+        items = [*x.keys(), *x.values()] if isinstance(x, dict) else list(x)
+        step = max(1, len(items) // SAMPLED)
+        size += sum(_own_bytes(v, depth + 1) for v in items[::step]
+                    if isinstance(v, (tuple, list, dict, set))) * step
     return size
 
 
 def _entry_bytes(entries: list) -> float:
     """What a journal entry holds of its own, on average: each kind of entry by a sample of
-    it, a graph's all (few, and the root's a dict of every node: one in a sample of all
-    kinds made the estimate seven times what a walk of the journal found)."""
+    it, the kinds counted in a sample of every entry (a walk's journal holds 100k entries)."""
+    seen = entries[::max(1, len(entries) // SEEN)]
     kinds: dict[type, list] = {}
-    for entry in entries:
+    for entry in seen:
         kinds.setdefault(type(entry[0]), []).append(entry)
     total = 0.0
-    for kind, some in kinds.items():
-        sample = some if kind is ComputeGraph else some[::max(1, len(some) // SAMPLED)]
+    for some in kinds.values():
+        sample = some[::max(1, len(some) // SAMPLED)]
         total += sum(map(_own_bytes, sample)) * len(some) / len(sample)
-    return total / max(1, len(entries))
+    return total / max(1, len(seen))
 
 
 def _roots(point: Checkpoint) -> tuple:
@@ -217,7 +222,7 @@ class CheckpointStore:
         if self.gap is not None:
             return self.gap
         return max(DEFAULT_GAP, RESTORE_TICKS_PER_OBJECT * self._last_objects / COPY_SHARE,
-                   TICKS_PER_ITEM * self._last_items)
+                   min(MAX_GAP, TICKS_PER_ITEM * self._last_items))
 
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
