@@ -86,12 +86,13 @@ async def key_to_screen(pilot: Pilot, key: str,
     app = pilot.app
     screen = app.screen
     before = app.answers
-    seen = {"drawn": False}
+    seen = asyncio.Event()   # awaited, not polled: each poll took the GIL from the worker
     draw = screen._compositor_refresh
 
     def drawn() -> None:
         draw()
-        seen["drawn"] = seen["drawn"] or app.answers > before
+        if app.answers > before:
+            seen.set()
 
     screen._compositor_refresh = drawn   # the frame that puts an update on the terminal
     start, start_cpu = time.perf_counter(), time.process_time()
@@ -99,10 +100,11 @@ async def key_to_screen(pilot: Pilot, key: str,
         event = events.Key(key, None)
         event.set_sender(app)
         app._driver.send_message(event)
-        while not seen["drawn"]:
-            if time.perf_counter() - start > timeout:
-                raise Stuck(f"{key}: no answer on screen in {timeout:g} s: {app_state(app)}")
-            await asyncio.sleep(0.0005)
+        try:
+            await asyncio.wait_for(seen.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise Stuck(f"{key}: no answer on screen in {timeout:g} s: {app_state(app)}") \
+                from None
         return time.perf_counter() - start, time.process_time() - start_cpu
     finally:
         del screen._compositor_refresh
