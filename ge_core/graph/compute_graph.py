@@ -27,6 +27,12 @@ ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten
 EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key starts with ':')
 
 
+class ReplacedTable(tuple):
+    """A logged change that put a new node table in place of ``self[1]`` (a reorder's, a
+    discard's): the one kind of logged change that holds a whole table, sized on its own
+    (debugger/checkpoint.py)."""
+
+
 @journaled
 @dataclass(slots=True)
 class EditCounts:
@@ -175,17 +181,20 @@ class ComputeGraph:
         self._subgraphs.update(subgraphs)
         return None
 
+    # Each drops the cached order: a graph made since the mark has no saved state to do it.
     def _unadd(self, name: str) -> None:
         del self._nodes[name]
+        self._order = None
 
     def _unremove(self, name: str, node: Node) -> Callable[[], None]:
         self._nodes[name] = node   # at the end: back in its place once the rewind is done
+        self._order = None
         return self._in_seq_order
 
     def _unreplace(self, nodes: dict[str, Node]) -> None:
         # a copy: a kept rewind (Journal.rewind's keep) leaves ``nodes`` in the log it redoes,
         # and the undos of older changes write to the table in force
-        self._nodes = dict(nodes)
+        self._nodes, self._order = dict(nodes), None
 
     def _in_seq_order(self) -> None:
         """The table in insertion order again, which is ``seq`` order (reorder renumbers)."""
@@ -367,7 +376,7 @@ class ComputeGraph:
                 raise GraphError(f"graph {self.name}: reorder puts {node.name} before its "
                                  f"input {late.name}")
         touch(self)
-        logged(self, (ComputeGraph._unreplace, self._nodes))
+        logged(self, ReplacedTable((ComputeGraph._unreplace, self._nodes)))
         self._nodes = {n.name: n for n in order}
         for i, node in enumerate(order):
             touch(node)
@@ -380,7 +389,7 @@ class ComputeGraph:
         touch(self)
         for node in self._nodes.values():
             node.discard()
-        logged(self, (ComputeGraph._unreplace, self._nodes))
+        logged(self, ReplacedTable((ComputeGraph._unreplace, self._nodes)))
         self._nodes = {}
         self._order = None
 

@@ -76,8 +76,8 @@ class Journal:
 
     @property
     def entries(self) -> list[tuple[Journaled, Any]]:
-        """The entries held, oldest first: (object, its saved state, or None for a birth).
-        Read-only by convention (to size them)."""
+        """The entries held, oldest first: (object, its saved state, a logged change's undo,
+        or None for a birth). Read-only by convention (to size them)."""
         return self._log
 
     def save(self, obj: Journaled) -> None:

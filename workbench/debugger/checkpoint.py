@@ -29,9 +29,10 @@ import sys
 import types
 from bisect import bisect_left
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ge_core.graph import ComputeGraph
+from ge_core.graph.compute_graph import ReplacedTable
 from ge_core.graph.graph_clone import ITEMS, clone_graphs, deep_copy
 from ge_core.graph.journal import JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
 DEFAULT_GAP = 500   # ticks
-MAX_GAP = 16_000    # ticks the items may ask for: a re-run of ~100 ms at a big walk's 6 us a tick
+MAX_GAP = 16_000    # ticks the items may ask for (a 100k-node graph's walk)
 # A checkpoint's copy (what a run holds besides its graph) costs about 1 us an object to make
 # and as much again to restore, against 2.5-12 us a tick re-run: RESTORE_TICKS_PER_OBJECT.
 # Checkpoints are kept at least as far apart as re-running the gap costs 1 / COPY_SHARE times
@@ -54,12 +55,14 @@ MAX_GAP = 16_000    # ticks the items may ask for: a re-run of ~100 ms at a big 
 # name: graph_clone.ITEMS) and by the root graph's nodes (the objects a walk writes are saved
 # again in each epoch it writes them in): TICKS_PER_ITEM. Stepping a 20k-node graph's
 # OptimizeStage1_2 (95k ticks) took 280 ms with no checkpoint, 394 ms with one every 0.05
-# ticks an item (1.5k ticks: 30k items) and 351 ms at 0.2 (6k ticks apart). In
-# OptimizeSubgraph, where the root is empty and each walk is of a small engine subgraph, they
-# are 500 ticks apart, and going back is quick however large.
+# ticks an item (1.5k ticks: 30k items), 360 at 0.1 and 351 at 0.2. Not further: a gap is
+# only the least distance, and a whole-graph pass with no position inside (CSE's 10k ticks
+# at 20 us a tick) comes after it, so going back over it re-ran 250 ms at 0.1, 410 at 0.2.
+# In OptimizeSubgraph, where the root is empty and each walk is of a small engine subgraph,
+# they are 500 ticks apart, and going back is quick however large.
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
-TICKS_PER_ITEM = 0.2
+TICKS_PER_ITEM = 0.1
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
 SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
@@ -103,7 +106,7 @@ def deep_bytes(roots: list) -> int:
 def _own_bytes(x: object, depth: int = 0) -> int:
     """What a journal entry holds of its own: its tuples, lists and dicts, not the values in
     them (attribute values, descs, nodes: the run's, shared). The containers inside a long one
-    are sized by a sample of its items (a graph's saved state holds its cached node order)."""
+    are sized by a sample of its items."""
     size = sys.getsizeof(x)
     if depth < 3 and isinstance(x, (tuple, list, dict, set)):
         items = [*x.keys(), *x.values()] if isinstance(x, dict) else list(x)
@@ -115,8 +118,17 @@ def _own_bytes(x: object, depth: int = 0) -> int:
 
 def _entry_bytes(entries: list) -> float:
     """What a journal entry holds of its own, on average: each kind of entry by a sample of
-    it, the kinds counted in a sample of every entry (a walk's journal holds 100k entries)."""
-    seen = entries[::max(1, len(entries) // SEEN)]
+    it, the kinds counted in a sample of every entry (a walk's journal holds 100k entries).
+    A graph's logged change is a name, but a reorder's holds the whole node table it
+    replaced: those few are found (by C loops) and sized each (one in the sample counted as
+    many as the sample's stride: 66 MB for 28)."""
+    classes = list(map(type, map(itemgetter(1), entries)))
+    tables, i = [], -1
+    for _ in range(classes.count(ReplacedTable)):
+        i = classes.index(ReplacedTable, i + 1)
+        tables.append(entries[i])
+    seen = [e for e in entries[::max(1, len(entries) // SEEN)]
+            if e[1].__class__ is not ReplacedTable]
     kinds: dict[type, list] = {}
     for entry in seen:
         kinds.setdefault(type(entry[0]), []).append(entry)
@@ -124,7 +136,9 @@ def _entry_bytes(entries: list) -> float:
     for some in kinds.values():
         sample = some[::max(1, len(some) // SAMPLED)]
         total += sum(map(_own_bytes, sample)) * len(some) / len(sample)
-    return total / max(1, len(seen))
+    rest = len(entries) - len(tables)
+    return (sum(map(_own_bytes, tables)) + total / max(1, len(seen)) * rest) \
+        / max(1, len(entries))
 
 
 def _roots(point: Checkpoint) -> tuple:
