@@ -21,8 +21,10 @@ reverse_step_p95_ms, reverse_continue_ms, reverse_continue_p95_ms (each {"1k", "
 thread runs at a time, so on a loaded machine it is what the wall time is on a quiet one) and
 their p95s, reverse_step_cpu_p95_ms and reverse_continue_cpu_p95_ms (a step now and then that
 also pays for a collection of what earlier ones left shows there, with --repeat 8 or more),
-checkpoints (how many the debugger held at each) and checkpoint_mib (the memory they
-held: every object reachable from them but code, counted once, numpy buffers included).
+reverse_step_worst_ms (the slowest reverse-step from just after each of the 12 widest stretches
+between two checkpoints held at N: the bound a user meets anywhere before N), checkpoints (how
+many the debugger held at each) and checkpoint_mib (the memory they held: every object reachable
+from them but code, counted once, numpy buffers included).
 `--smoke` measures a 200-node synthetic model once, going back from tick 1k only, in seconds
 (for CI). The whole run is bounded by --timeout: past it, every thread's stack is printed and
 the run fails.
@@ -58,6 +60,7 @@ NEVER_HIT = [["pass", "PrunePass", "if", "tick < 0"],
              ["sqe", "type=ccu_launch"], ["fault", "oom"], ["label", "77"],
              ["wait", "event", "99"], ["distribute", "logical_stream=99"]]
 TICKS = {"1k": 1_000, "10k": 10_000, "100k": 100_000, "1M": 1_000_000}
+WIDEST = 12   # stretches between checkpoints stepped back over, the longest
 TICKS_PER_NODE = 25   # a synthetic model's program is about 30 ticks a node; aim under it
 
 
@@ -107,6 +110,7 @@ class Reverse:
     mib: float
     step_cpu_ms: list[float]   # the process's CPU time of each: one thread runs at a time, so
     continue_cpu_ms: list[float]   # on a loaded machine this is the wall time a quiet one has
+    worst_ms: float | None     # widest_stretches'
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -142,9 +146,23 @@ def reverse_at(target: Target, tick: int, repeat: int) -> Reverse | None:
             break
     held = len(d.checkpoints)
     mib = d.checkpoints.mib()
+    worst = widest_stretches(d, tick)
     d.close()
     return Reverse([t.wall_ms for t in steps], [t.wall_ms for t in conts], held, mib,
-                   [t.cpu_ms for t in steps], [t.cpu_ms for t in conts])
+                   [t.cpu_ms for t in steps], [t.cpu_ms for t in conts], worst)
+
+
+def widest_stretches(d: Debugger, tick: int) -> float | None:
+    """The slowest reverse-step over the WIDEST longest stretches between two checkpoints
+    held, or the last one and ``tick``: parked at a stretch's end, one step back re-runs all
+    of it. (A stretch is longer than the debugger's gap where no position comes soon after.)"""
+    ticks = [p.tick for p in d.checkpoints.points() if p.tick < tick] + [tick]
+    pairs = sorted(zip(ticks, ticks[1:]), key=lambda p: p[0] - p[1])[:WIDEST]
+    times = []
+    for _, end in pairs:
+        d.goto(end)
+        times.append(timed(d.reverse_step, "Stopped").wall_ms)
+    return round(max(times), 1) if times else None
 
 
 @dataclass
@@ -211,7 +229,8 @@ def main() -> int:
                       f"reverse-continue ms {[round(t) for t in measured.continue_ms]} "
                       f"(CPU {[round(t) for t in measured.step_cpu_ms]}, "
                       f"{[round(t) for t in measured.continue_cpu_ms]}), "
-                      f"{measured.checkpoints} checkpoints of {measured.mib:.1f} MiB",
+                      f"{measured.checkpoints} checkpoints of {measured.mib:.1f} MiB; "
+                      f"the slowest step back over the widest stretches {measured.worst_ms} ms",
                       file=sys.stderr)
 
     def each(value) -> dict:
@@ -226,6 +245,7 @@ def main() -> int:
               "reverse_step_cpu_p95_ms": each(lambda v: percentile(v.step_cpu_ms, 0.95)),
               "reverse_continue_cpu_p95_ms": each(lambda v: percentile(v.continue_cpu_ms,
                                                                         0.95)),
+              "reverse_step_worst_ms": each(lambda v: v.worst_ms),
               "checkpoints": each(lambda v: v.checkpoints),
               "checkpoint_mib": each(lambda v: round(v.mib, 1))}
     if args.json:
@@ -238,7 +258,8 @@ def main() -> int:
                   f"{result['reverse_step_p95_ms'][k]} ms; reverse-continue p50 "
                   f"{result['reverse_continue_ms'][k]} ms, p95 "
                   f"{result['reverse_continue_p95_ms'][k]} ms; {result['checkpoints'][k]} "
-                  f"checkpoints of {result['checkpoint_mib'][k]} MiB   (target <= 150 ms)")
+                  f"checkpoints of {result['checkpoint_mib'][k]} MiB; worst step back "
+                  f"{result['reverse_step_worst_ms'][k]} ms   (target <= 150 ms)")
     return 0
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ge_core.autofuse import autofuse_enabled
-from ge_core.compiler.engine_placer import EnginePlacer
+from ge_core.compiler.engine_placer import EnginePlacer, Placing
 from ge_core.compiler.graph_dumper import DumpConfig, GraphDumper
 from ge_core.compiler.graph_prepare import InputShape, check_and_update_input
 from ge_core.compiler.graph_partitioner import EngineSubgraph, Merging, Partitioning
@@ -107,7 +107,8 @@ class CompilePipeline:
         self.stepping = False   # driven by steps(), which yields a step per node visit
         self.stages_done = 0
         self.stage: str | None = None   # the stage under way (a copy may resume inside it)
-        self.cut: Partitioning | Merging | None = None   # Partition's or the merge's walk
+        # the placement's, Partition's or the merge's walk
+        self.cut: Placing | Partitioning | Merging | None = None
         self.lists_done = 0   # the stage's pass lists (_passes) run to their end
         self._lists = 0       # ... and those its body has reached since it (re)started
         self.first_record = 0   # the first pass record of the list under way
@@ -268,8 +269,12 @@ class CompilePipeline:
             else:
                 self.checker.check_graph(graph, stage, record.name)
 
-    def _place(self) -> None:
-        self.result.engines = EnginePlacer(self.options.exclude_engines).run(self.graph)
+    def _place(self) -> Iterator[Step]:
+        if self.cut is None:
+            self.cut = Placing(EnginePlacer(self.options.exclude_engines), self.graph)
+        yield from self._positions("EnginePlacer")
+        self.result.engines = self.cut.counts
+        self.cut = None
         self.result.warnings += host_cpu_notes(self.graph)
         self.dumper.stage(self.graph, "AfterEnginePlacer")
 
@@ -302,7 +307,8 @@ class CompilePipeline:
         self.result.partitions = [(p.graph.name, p.engine, len(p.graph)) for p in self.parts]
 
     def _positions(self, stage: str) -> Iterator[Step]:
-        """The partition's or merge's walk, a "position" step at each place it may resume."""
+        """The placement's, partition's or merge's walk, a "position" step at each place it may
+        resume."""
         for _ in self.cut.steps():
             yield Step("position", stage, stage, self.graph.name)
 

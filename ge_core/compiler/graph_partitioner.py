@@ -19,6 +19,7 @@ from ge_core.graph import ComputeGraph, GeTensorDesc, GraphError, GraphUtils, No
 from ge_core.graph.attr_names import ATTR_NAME_WEIGHTS, ENGINE, PEER_LABEL
 from ge_core.graph.graph_clone import copied_one_level
 from ge_core.graph.journal import journaled, stamp, touch
+from ge_core.passes.graph_pass import POSITION_NODES
 
 
 @journaled   # a debugger's checkpoints share the thousands a big graph is cut into
@@ -93,7 +94,6 @@ def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
     return node
 
 
-POSITION_NODES = 128   # nodes between two resumable positions of a partition or a merge
 
 
 class GraphPartitioner:

@@ -153,11 +153,11 @@ class ComputeGraph:
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
     # ``_subgraphs`` is put back in place: a partition's graph shares the root's dict. The node
     # table is logged change by change instead (journal.logged): saved whole, the root's would
-    # be copied at the first edge edit after every mark. The cached order is not kept either:
-    # the root's (a list of every node) would be, at each mark.
+    # be copied at the first edge edit after every mark. The cached order is kept as it is (a
+    # list an edit replaces, never changes): a re-run after a rewind need not sort again.
     def _saved(self) -> tuple:
         fields_ = dict(self.__dict__)
-        del fields_["_jep"], fields_["_nodes"], fields_["_order"]   # a cache: made again
+        del fields_["_jep"], fields_["_nodes"]
         fields_["_attrs"] = dict(self._attrs)
         return fields_, dict(self._subgraphs)
 
@@ -176,7 +176,6 @@ class ComputeGraph:
         self._jep = jep
         if "_nodes" not in fields_:   # a state _saved made (_whole's holds the table)
             self._nodes = nodes
-        self._order = None
         self._subgraphs.clear()
         self._subgraphs.update(subgraphs)
         return None

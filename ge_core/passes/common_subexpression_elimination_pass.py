@@ -15,7 +15,7 @@ import numpy as np
 
 from ge_core.graph import ComputeGraph, GeTensor, Node
 from ge_core.graph.op_desc import kernel_attrs
-from ge_core.passes.graph_pass import GraphPass
+from ge_core.passes.graph_pass import NodeLoopPass
 from ge_core.passes.pass_utils import RANDOM_OPS, merge_into, must_keep, tensor_key
 
 
@@ -40,18 +40,18 @@ def _key(node: Node) -> tuple | None:
             tuple(sorted(p.owner.name for p in node.in_control_anchor.peers)))
 
 
-class CommonSubexpressionEliminationPass(GraphPass):
+class CommonSubexpressionEliminationPass(NodeLoopPass):
     name = "CommonSubexpressionEliminationPass"
 
-    def run(self, graph: ComputeGraph) -> bool:
-        first: dict[tuple, Node] = {}
-        changed = False
-        for node in graph.topological_sort():
-            key = _key(node)
-            if key is None:
-                continue
-            keeper = first.setdefault(key, node)
-            if keeper is not node:
-                merge_into(node, keeper)
-                changed = True
-        return changed
+    def order(self, graph: ComputeGraph) -> list[Node]:
+        return graph.topological_sort()
+
+    def visit(self, node: Node, first: dict[tuple, Node]) -> bool:
+        key = _key(node)
+        if key is None:
+            return False
+        keeper = first.setdefault(key, node)
+        if keeper is node:
+            return False
+        merge_into(node, keeper)
+        return True

@@ -6,31 +6,28 @@ Candidates are bucketed by a cheap sample of their values and only then compared
 every weight's bytes cost ResNet-50 a quarter of its compile time."""
 from __future__ import annotations
 
-from ge_core.graph import ComputeGraph, Node
-from ge_core.passes.graph_pass import GraphPass
 import numpy as np
 
+from ge_core.graph import Node
+from ge_core.passes.graph_pass import NodeLoopPass
 from ge_core.passes.pass_utils import const_value, merge_into
 
 
-class ConstantFuseSamePass(GraphPass):
+class ConstantFuseSamePass(NodeLoopPass):
     name = "ConstantFuseSamePass"
 
-    def run(self, graph: ComputeGraph) -> bool:
-        keepers: dict[tuple, list[Node]] = {}
-        changed = False
-        for node in graph:
-            value = const_value(node)
-            if value is None or node.in_control_anchor.peers:
-                continue
-            bucket = keepers.setdefault(_sample(value), [])
-            keeper = next((k for k in bucket if _same(const_value(k), value)), None)
-            if keeper is None:
-                bucket.append(node)
-            else:
-                merge_into(node, keeper)
-                changed = True
-        return changed
+    def visit(self, node: Node, keepers: dict[tuple, tuple[Node, ...]]) -> bool:
+        value = const_value(node)
+        if value is None or node.in_control_anchor.peers:
+            return False
+        key = _sample(value)
+        bucket = keepers.get(key, ())
+        keeper = next((k for k in bucket if _same(const_value(k), value)), None)
+        if keeper is None:   # a tuple, not a list grown in place: a checkpoint's copy shares it
+            keepers[key] = bucket + (node,)
+            return False
+        merge_into(node, keeper)
+        return True
 
 
 def _sample(data: np.ndarray) -> tuple:

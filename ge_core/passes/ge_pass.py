@@ -20,12 +20,10 @@ from ge_core.graph.graph_clone import shallow_copy
 from ge_core.graph.journal import SHARED
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.events import NodeVisited
-from ge_core.passes.graph_pass import GraphPass
+from ge_core.passes.graph_pass import POSITION, POSITION_NODES, GraphPass
 
 MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
 MAX_SUBGRAPH_DEPTH = 25
-POSITION_VISITS = 128   # node visits between two places a stepped walk may be resumed from
-POSITION = ("", None)   # what a stepped walk yields there
 # Whether a stepped walk made here yields at each node pass (see ``positions_only``).
 _VISITS: ContextVar[bool] = ContextVar("ge_pass_visits", default=True)
 
@@ -156,7 +154,7 @@ class GEPass:
         run (if made with ``steps``, outside ``positions_only``), so a driver can step node by
         node; ``run`` exhausts it.
 
-        A stepped walk of a root graph also yields POSITION every POSITION_VISITS visits,
+        A stepped walk of a root graph also yields POSITION every POSITION_NODES visits,
         between two nodes: there its whole state is ``state`` and the node passes' own, so a
         copy of the GEPass taken there goes on with ``walk(resume=True)`` (a debugger's
         checkpoint inside a pass: at 40k nodes one walk is ~300k ticks)."""
@@ -188,7 +186,7 @@ class GEPass:
                     yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
-                if positions and walk.visits % POSITION_VISITS == 0:
+                if positions and walk.visits % POSITION_NODES == 0:
                     yield POSITION
             if not walk.re_pass:
                 break

@@ -1,7 +1,9 @@
 """Checkpoints inside a compile stage: a GEPass walk (Prepare's InferShape group,
-OptimizeOriginalGraph's), Partition and MergeSubgraph stop at resumable positions every 128
-nodes (ge_core/passes/ge_pass.py, ge_core/compiler/graph_partitioner.py), so going back into
-them re-executes from a copy taken inside the stage, not from its start. A run resumed there must be
+OptimizeOriginalGraph's), a whole-graph pass's loop over nodes (CSE, ConstantFuseSamePass),
+EnginePlacer, Partition and MergeSubgraph stop at resumable positions every 128 nodes
+(ge_core/passes/ge_pass.py, passes/graph_pass.py, compiler/engine_placer.py,
+compiler/graph_partitioner.py), so going back into them re-executes from a copy taken inside
+the stage, not from its start. A run resumed there must be
 indistinguishable from one that never stopped: same trace, same graphs, same place."""
 import sys
 from pathlib import Path
@@ -50,8 +52,11 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
         whole = d.run.trace_hash()
         inside = {c.tick: c.state.pipeline.stage for c in d.checkpoints.points()
                   if c.state.pipeline is not None and c.state.pipeline.stage is not None}
-        assert {"Prepare", "OptimizeOriginalGraph", "Partition", "MergeSubgraph"} <= set(
-            inside.values()), inside
+        assert {"Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition",
+                "MergeSubgraph"} <= set(inside.values()), inside
+        passes = {type(c.state.pipeline.manager.current).__name__ for c in d.checkpoints.points()
+                  if c.state.pipeline is not None and c.state.pipeline.manager is not None}
+        assert "CommonSubexpressionEliminationPass" in passes, passes
         where = {_resumes_at(d, c.position, c.state) for c in d.checkpoints.points()}
         assert {"compile, inside Partition", "compile, inside MergeSubgraph"} <= where  # info
         # several depths: just after each copy inside the stages, and further on

@@ -55,14 +55,16 @@ MAX_GAP = 16_000    # ticks the items may ask for (a 100k-node graph's walk)
 # name: graph_clone.ITEMS) and by the root graph's nodes (the objects a walk writes are saved
 # again in each epoch it writes them in): TICKS_PER_ITEM. Stepping a 20k-node graph's
 # OptimizeStage1_2 (95k ticks) took 280 ms with no checkpoint, 394 ms with one every 0.05
-# ticks an item (1.5k ticks: 30k items), 360 at 0.1 and 351 at 0.2. Not further: a gap is
-# only the least distance, and a whole-graph pass with no position inside (CSE's 10k ticks
-# at 20 us a tick) comes after it, so going back over it re-ran 250 ms at 0.1, 410 at 0.2.
-# In OptimizeSubgraph, where the root is empty and each walk is of a small engine subgraph,
-# they are 500 ticks apart, and going back is quick however large.
+# ticks an item (1.5k ticks: 30k items), 359 at 0.07, 351 at 0.2. A gap is only the least
+# distance: the stretch a re-run covers ends at the next position past it, and some ticks
+# cost 30 us (ConstantFuseSamePass looks at 20k nodes for 7.5k ticks), so the worst step back
+# in that graph took 101 ms at 0.07, 131 at 0.1 and 410 at 0.2 (before CSE, ConstantFuseSame
+# and EnginePlacer had positions inside). In OptimizeSubgraph, where the root is empty and
+# each walk is of a small engine subgraph, they are 500 ticks apart, and going back is quick
+# however large.
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
-TICKS_PER_ITEM = 0.1
+TICKS_PER_ITEM = 0.07
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
 SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
@@ -129,9 +131,12 @@ def _entry_bytes(entries: list) -> float:
         tables.append(entries[i])
     seen = [e for e in entries[::max(1, len(entries) // SEEN)]
             if e[1].__class__ is not ReplacedTable]
-    kinds: dict[type, list] = {}
-    for entry in seen:
-        kinds.setdefault(type(entry[0]), []).append(entry)
+    # kinds by the object's class and the state's first item: a graph's saved state (a dict
+    # first, its cached order in it) apart from its logged changes (a function first)
+    kinds: dict[tuple[type, type], list] = {}
+    for obj, state in seen:
+        head = type(state[0]) if state.__class__ is tuple else type(state)
+        kinds.setdefault((type(obj), head), []).append((obj, state))
     total = 0.0
     for some in kinds.values():
         sample = some[::max(1, len(some) // SAMPLED)]
