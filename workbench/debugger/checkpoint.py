@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from workbench.debugger.run import Run
 
 DEFAULT_GAP = 500   # ticks
-MAX_GAP = 16_000    # ticks the items may ask for (a 100k-node graph's walk)
+MAX_GAP = 4_000     # ticks the items may ask for: some ticks cost 30 us (40k nodes asked 8k)
 # A checkpoint's copy (what a run holds besides its graph) costs about 1 us an object to make
 # and as much again to restore, against 2.5-12 us a tick re-run: RESTORE_TICKS_PER_OBJECT.
 # Checkpoints are kept at least as far apart as re-running the gap costs 1 / COPY_SHARE times
