@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import ClassVar, Generator
 
 from ge_core.graph import ComputeGraph, Node
-from ge_core.graph.graph_clone import copied_one_level
+from ge_core.graph.graph_clone import copied_one_level, deep_copy, shallow_copy
+from ge_core.graph.journal import SHARED
 
 POSITION_NODES = 128   # nodes between two places a walk over a graph may be resumed from
 POSITION = ("", None)  # what a pass's walk yields there
@@ -47,6 +48,19 @@ class NodeLoop:
         self.done = 0
         self.kept: dict = {}
         self.changed = False
+
+    def __deepcopy__(self, memo: dict) -> "NodeLoop":
+        """A checkpoint's copy (SHARED) copies the loop one level; a copy of its own (a look
+        beside the run) leaves out the nodes done, a None in each one's place: the pass may
+        have merged them away, and copying one copies its desc and weights."""
+        if SHARED in memo:
+            return shallow_copy(self, memo)
+        new = NodeLoop.__new__(NodeLoop)
+        memo[id(self)] = new
+        new.nodes = [None] * self.done + [deep_copy(n, memo) for n in self.nodes[self.done:]]
+        new.done, new.changed = self.done, self.changed
+        new.kept = deep_copy(self.kept, memo)
+        return new
 
 
 class NodeLoopPass(GraphPass):

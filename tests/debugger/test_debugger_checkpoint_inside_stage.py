@@ -96,3 +96,31 @@ def test_going_back_restores_the_copy_that_is_cheapest_to_restore_and_re_run_fro
     assert store.before(31_000).tick == 30_000   # 1000 + 6000 beat 21000 + 2000
     store.restore_ticks_per_object = 0
     assert store.before(13_500).tick == 13_000 and store.before(2_500).tick == 2_000
+
+
+def test_a_look_beside_the_run_inside_cse_copies_no_node_it_merged_away(tmp_path):
+    """A copy of its own (materialise: a look at an earlier tick) of a checkpoint inside a
+    NodeLoopPass leaves out the nodes the loop is done with: a merged-away one would be copied
+    with its desc and weights, into a graph that no longer holds it."""
+    from npu_emu.base.trace import TraceBus
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from bench_compile import synthetic
+    path = tmp_path / "blocks.onnx"
+    onnx.save(synthetic(NODES), str(path))
+    d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=100)
+    try:
+        finished(d.cont())
+        inside = [c for c in d.checkpoints.points()
+                  if c.state.pipeline is not None and c.state.pipeline.manager is not None
+                  and type(c.state.pipeline.manager.current).__name__
+                  == "CommonSubexpressionEliminationPass"]
+        assert inside
+        for c in inside:
+            state = d.checkpoints.materialise(c, TraceBus())
+            loop = state.pipeline.manager.current.loop
+            live = {id(n) for g in state.graphs() for n in g.all_nodes()}
+            assert loop.done and all(n is None for n in loop.nodes[:loop.done])
+            assert all(id(n) in live for n in loop.nodes[loop.done:])
+            state.discard()
+    finally:
+        d.close()

@@ -15,9 +15,10 @@ again. A run that must not disturb the current one (a look at an earlier tick, `
 gets a full copy of the graph as it was at the mark, and the journal is redone to the present.
 
 The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_mib`` MiB: the
-objects of their copies times the bytes an object took in the first copy, the journal's entries
-times what a sample of them holds of its own (sampled again each time it doubles), and the
-tensors only the journal keeps alive (``HeldTensors``: weights a fusion replaced). Past the
+objects of their copies times the bytes an object took in the first copy, and the slots of the
+containers they copied one level, the journal's entries times what a sample of them holds of
+its own (sampled again each time it doubles), and the tensors only the journal keeps alive
+(``HeldTensors``: weights a fusion replaced). Past the
 count it drops the checkpoint whose neighbours are closest together, so the stretches a re-run
 covers stay even; past the memory, the oldest, whose journal goes with it. The newest is always
 kept.
@@ -65,6 +66,9 @@ MAX_GAP = 4_000     # ticks the items may ask for: some ticks cost 30 us (40k no
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
 TICKS_PER_ITEM = 0.07
+# A container copied one level holds its items in as many slots (a list's 8 bytes, a set's
+# or dict's 2-3 times that): a walk's sets of nodes, CSE's dict of keys seen (0.5 MiB at 10k)
+ITEM_BYTES = 24
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
 SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
@@ -84,6 +88,7 @@ class Checkpoint:
     bus: TraceBus | None = None    # the copy's bus
     kept: tuple = ()       # objects besides the graph's that the copy shares with the run
     nodes: int = 0         # the run's graphs' then (they are the live graph's now)
+    items: int = 0         # the items its copy copied one level (graph_clone.ITEMS)
 
 
 def deep_bytes(roots: list) -> int:
@@ -221,10 +226,12 @@ class CheckpointStore:
             state = deep_copy(run.state, memo)
             objects = self._last_objects = max(0, gc.get_count()[0] - before)
             root = run.state.graph
-            self._last_items = memo.get(ITEMS, 0) + (len(root) if root is not None else 0)
+            items = memo.get(ITEMS, 0)
+            self._last_items = items + (len(root) if root is not None else 0)
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
-                           self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())))
+                           self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
+                           items)
         if self._object_bytes is None:
             self._object_bytes = deep_bytes([state]) / max(1, objects)
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
@@ -314,7 +321,9 @@ class CheckpointStore:
     def estimated_mib(self) -> float:
         """The memory the checkpoints hold, by their objects (see above): what the limit
         counts."""
-        copies = sum(c.objects for c in self._points.values()) * (self._object_bytes or 0)
+        points = self._points.values()
+        copies = sum(c.objects for c in points) * (self._object_bytes or 0) \
+            + sum(c.items for c in points) * ITEM_BYTES
         return (copies + len(self.journal) * (self._entry_bytes or 0)) / 2**20 + self.held_mib()
 
     def held_mib(self) -> float:
