@@ -28,6 +28,7 @@ from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import (ATTR_NAME_OP_SPECIFIED_ENGINE_NAME,
                                       ATTR_NAME_OP_SPECIFIED_KERNEL_LIB_NAME,
                                       ATTR_NAME_PERFORMANCE_PRIOR)
+from ge_core.passes.graph_pass import finished
 from ge_core.pattern_fusion.fused_ops import NORMALIZE_V2
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
@@ -68,12 +69,7 @@ class DvppGraphOptimizer(PatternFusionPass):
                                      match.input("scale")], dict(CLAIMED))
 
     def run(self, graph: ComputeGraph) -> bool:
-        walk = self.walk(graph)
-        while True:
-            try:
-                next(walk)
-            except StopIteration as done:
-                return done.value
+        return finished(self.walk(graph))
 
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node], None, bool]:
         """The fusion first (a fused Sub is no longer there to claim), then the claims."""

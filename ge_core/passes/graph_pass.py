@@ -1,7 +1,7 @@
 """GraphPass: a pass that needs the whole graph at once (GE's passes/graph_pass.h)."""
 from __future__ import annotations
 
-from typing import ClassVar, Generator
+from typing import ClassVar, Generator, TypeVar
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.graph_clone import copied_one_level, deep_copy, shallow_copy
@@ -9,6 +9,16 @@ from ge_core.graph.journal import SHARED
 
 POSITION_NODES = 128   # nodes between two places a walk over a graph may be resumed from
 POSITION = ("", None)  # what a pass's walk yields there
+R = TypeVar("R")
+
+
+def finished(walk: Generator[object, None, R]) -> R:
+    """Run a pass's walk to its end: what it returns."""
+    while True:
+        try:
+            next(walk)
+        except StopIteration as stop:
+            return stop.value
 
 
 class GraphPass:
@@ -81,12 +91,7 @@ class NodeLoopPass(GraphPass):
         raise NotImplementedError
 
     def run(self, graph: ComputeGraph) -> bool:
-        walk = self.walk(graph)
-        while True:
-            try:
-                next(walk)
-            except StopIteration as stop:
-                return stop.value
+        return finished(self.walk(graph))
 
     def walk(self, graph: ComputeGraph) -> Generator[tuple[str, Node | None], None, bool]:
         self.loop = NodeLoop(self.order(graph))
