@@ -36,6 +36,34 @@ def _shared_descs(d: Debugger) -> list[tuple[str, ...]]:
     return sorted(tuple(sorted(set(names))) for names in holders.values())
 
 
+def _lands_as_a_fresh_run(d: Debugger, fresh: Debugger, inside: dict[int, str]) -> None:
+    """Going back to just after each checkpoint of ``d`` (run to its end) and further on lands
+    where ``fresh``, a run that never went back, stops: same trace, graphs and place."""
+    end_tick, whole = d.tick, d.run.trace_hash()
+    ticks = sorted({t + k for t in inside for k in (1, 57)})
+    seen = {}
+    for tick in ticks:   # a run that never went back, stopped at each
+        f = stopped(fresh.run_to_tick(tick))
+        seen[tick] = (fresh.run.trace_hash(), _graphs(fresh), _shared_descs(fresh),
+                      (f.tick, f.event, f.where))
+    held = sorted(c.tick for c in d.checkpoints.points())
+    for tick in reversed(ticks):   # going back, each from the landing before
+        s = stopped(d.goto(tick))
+        assert d.run.start_tick == max(c for c in held if c < tick)
+        assert (d.run.trace_hash(), _graphs(d), _shared_descs(d),
+                (s.tick, s.event, s.where)) == seen[tick], \
+            f"tick {tick}, resumed from {d.run.start_tick} ({inside.get(d.run.start_tick)})"
+    # and forward again from the last landing to the end: the same whole trace
+    assert finished(d.cont()).tick == end_tick and d.run.trace_hash() == whole
+
+
+def _debuggers(path: Path, tmp_path: Path) -> tuple[Debugger, Debugger]:
+    target = open_target(str(path), tmp_path)
+    d = Debugger(target, trace_hash=True, checkpoint_gap=100)
+    d.checkpoints.restore_ticks_per_object = 0   # always from the newest copy: each is used
+    return d, Debugger(target, trace_hash=True, checkpoint_gap=10**9)   # never copies
+
+
 def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_path):
     # bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
     # branch, an Identity and a residual join (what the passes before Partition look for)
@@ -43,13 +71,9 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
     from bench_compile import synthetic
     path = tmp_path / "blocks.onnx"
     onnx.save(synthetic(NODES), str(path))
-    target = open_target(str(path), tmp_path)
-    d = Debugger(target, trace_hash=True, checkpoint_gap=100)
-    d.checkpoints.restore_ticks_per_object = 0   # always from the newest copy: each is used
-    fresh = Debugger(target, trace_hash=True, checkpoint_gap=10**9)   # never copies
+    d, fresh = _debuggers(path, tmp_path)
     try:
-        end = finished(d.cont())
-        whole = d.run.trace_hash()
+        finished(d.cont())
         inside = {c.tick: c.state.pipeline.stage for c in d.checkpoints.points()
                   if c.state.pipeline is not None and c.state.pipeline.stage is not None}
         assert {"Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition",
@@ -59,22 +83,38 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
         assert "CommonSubexpressionEliminationPass" in passes, passes
         where = {_resumes_at(d, c.position, c.state) for c in d.checkpoints.points()}
         assert {"compile, inside Partition", "compile, inside MergeSubgraph"} <= where  # info
-        # several depths: just after each copy inside the stages, and further on
-        ticks = sorted({t + k for t in inside for k in (1, 57)})
-        seen = {}
-        for tick in ticks:   # a run that never went back, stopped at each
-            f = stopped(fresh.run_to_tick(tick))
-            seen[tick] = (fresh.run.trace_hash(), _graphs(fresh), _shared_descs(fresh),
-                          (f.tick, f.event, f.where))
-        held = sorted(c.tick for c in d.checkpoints.points())
-        for tick in reversed(ticks):   # going back, each from the landing before
-            s = stopped(d.goto(tick))
-            assert d.run.start_tick == max(c for c in held if c < tick)
-            assert (d.run.trace_hash(), _graphs(d), _shared_descs(d),
-                    (s.tick, s.event, s.where)) == seen[tick], \
-                f"tick {tick}, resumed from {d.run.start_tick} ({inside.get(d.run.start_tick)})"
-        # and forward again from the last landing to the end: the same whole trace
-        assert finished(d.cont()).tick == end.tick and d.run.trace_hash() == whole
+        _lands_as_a_fresh_run(d, fresh, inside)
+    finally:
+        d.close()
+        fresh.close()
+
+
+def test_going_back_between_the_copies_of_a_constant_partition_makes_lands_alike(tmp_path):
+    """A weight read in 150 subgraphs (each Conv on AI Core between two Softmaxes on AI CPU)
+    is copied into each: Partition's constants loop takes each copy as an item, so it has
+    positions between one constant's copies, and a run resumed there finishes alike."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    nodes, x = [], "input"
+    for b in range(150):
+        nodes += [helper.make_node("Conv", [x, "k", "k2"], [f"c{b}"], f"conv{b}"),
+                  helper.make_node("Softmax", [f"c{b}"], [f"s{b}"], f"softmax{b}"),
+                  helper.make_node("Relu", [f"s{b}"], [f"r{b}"], f"relu{b}")]
+        x = f"r{b}"
+    weights = [numpy_helper.from_array(np.full([4, 4, 1, 1], 0.5, np.float32), "k"),
+               numpy_helper.from_array(np.full([4], 2.0, np.float32), "k2")]
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4, 8, 8]) for n in ("input", x)]
+    path = tmp_path / "shared_weight.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", io[:1], io[1:], weights)),
+              str(path))
+    d, fresh = _debuggers(path, tmp_path)
+    try:
+        finished(d.cont())
+        inside = {c.tick: "Partition" for c in d.checkpoints.points()
+                  if c.state.pipeline is not None and c.state.pipeline.stage == "Partition"
+                  and c.state.pipeline.cut.loop == 1}   # the constants loop
+        assert inside, [c.tick for c in d.checkpoints.points()]
+        _lands_as_a_fresh_run(d, fresh, inside)
     finally:
         d.close()
         fresh.close()
