@@ -18,7 +18,7 @@ from ge_core.compiler.op_stores import (AICPU_ASCEND_ENGINE, AICPU_ASCEND_OPS, D
                                         aicore_dtype_unsupported, dvpp_unsupported)
 from ge_core.graph.attr_names import ATTR_NAME_OP_SPECIFIED_ENGINE_NAME, ENGINE
 from ge_core.graph.graph_clone import copied_one_level
-from ge_core.passes.graph_pass import POSITION_NODES
+from ge_core.passes.graph_pass import NodeLoop
 from ge_core.ops.graph_io import RTS_OPS
 
 # Ops that launch no kernel: GE-local (compiler/engines/local_engine/ in hicann/ge: output reuses
@@ -146,27 +146,30 @@ class EnginePlacer:
             pass
         return placing.counts
 
+    def place_counted(self, node: Node, counts: dict[str, int]) -> bool:
+        """Set ``node``'s engine and count it (a NodeLoop's visit; the graph's change shows in
+        its edit counts)."""
+        engine = self.place(node)
+        if node.op_desc.get_attr(ENGINE) != engine.name:
+            node.op_desc.set_attr(ENGINE, engine.name)
+        counts[engine.name] = counts.get(engine.name, 0) + 1
+        return False
 
-@copied_one_level   # its list and dict hold nodes, names and numbers; the placer is shared
-class Placing:
+
+@copied_one_level   # as a NodeLoop; the placer is shared
+class Placing(NodeLoop):
     """A placement as a resumable walk (as Partitioning is): ``steps()`` yields every
-    POSITION_NODES nodes, and between two yields its whole state is its attributes, so a
-    debugger's checkpoint may sit inside the stage (12.5k ticks at 20k nodes)."""
+    POSITION_NODES nodes, so a debugger's checkpoint may sit inside the stage (12.5k ticks at
+    20k nodes)."""
 
     def __init__(self, placer: EnginePlacer, graph: ComputeGraph) -> None:
+        super().__init__(graph.all_nodes())
         self.placer = placer
-        self.nodes = graph.all_nodes()
-        self.done = 0
-        self.counts: dict[str, int] = {}   # engine -> the nodes placed on it
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Engine -> the nodes placed on it so far."""
+        return self.kept
 
     def steps(self) -> Iterator[None]:
-        nodes, counts = self.nodes, self.counts
-        while self.done < len(nodes):
-            node = nodes[self.done]
-            engine = self.placer.place(node)
-            if node.op_desc.get_attr(ENGINE) != engine.name:
-                node.op_desc.set_attr(ENGINE, engine.name)
-            counts[engine.name] = counts.get(engine.name, 0) + 1
-            self.done += 1
-            if self.done % POSITION_NODES == 0 and self.done < len(nodes):
-                yield
+        return self.visits(self.placer.place_counted)

@@ -1,7 +1,8 @@
 """GraphPass: a pass that needs the whole graph at once (GE's passes/graph_pass.h)."""
 from __future__ import annotations
 
-from typing import ClassVar, Generator, TypeVar
+import copy
+from typing import Callable, ClassVar, Generator, Iterator, TypeVar
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.graph_clone import copied_one_level, deep_copy, shallow_copy
@@ -47,11 +48,14 @@ class GraphPass:
         return f"<{self.name or type(self).__name__}>"
 
 
+Visit = Callable[[Node, dict], bool]   # a node and what the loop keeps by key -> changed?
+
+
 @copied_one_level   # its list and dict hold nodes, and keys and values it never changes in place
 class NodeLoop:
-    """A whole-graph pass's loop over nodes as state a checkpoint copies: the nodes in the order
-    fixed when the pass began, how many are done, what the pass keeps by key, and whether it
-    changed the graph."""
+    """A loop over a graph's nodes as state a checkpoint copies (a whole-graph pass's, engine
+    placement's): the nodes in the order fixed when it began, how many are done, what it keeps
+    by key, and whether it changed the graph."""
 
     def __init__(self, nodes: list[Node]) -> None:
         self.nodes = nodes
@@ -59,16 +63,28 @@ class NodeLoop:
         self.kept: dict = {}
         self.changed = False
 
+    def visits(self, visit: Visit) -> Iterator[None]:
+        """``visit`` each node not done yet, yielding every POSITION_NODES nodes: a copy of
+        the loop taken there goes on with ``visits`` again."""
+        nodes, kept = self.nodes, self.kept
+        while self.done < len(nodes):
+            node = nodes[self.done]
+            self.done += 1
+            if visit(node, kept):
+                self.changed = True
+            if self.done % POSITION_NODES == 0 and self.done < len(nodes):
+                yield
+
     def __deepcopy__(self, memo: dict) -> "NodeLoop":
         """A checkpoint's copy (SHARED) copies the loop one level; a copy of its own (a look
         beside the run) leaves out the nodes done, a None in each one's place: the pass may
-        have merged them away, and copying one copies its desc and weights."""
+        have merged them away, and copying one copies its desc and weights. Any other field
+        (a subclass's) is shared: it is never changed."""
         if SHARED in memo:
             return shallow_copy(self, memo)
-        new = NodeLoop.__new__(NodeLoop)
+        new = copy.copy(self)
         memo[id(self)] = new
         new.nodes = [None] * self.done + [deep_copy(n, memo) for n in self.nodes[self.done:]]
-        new.done, new.changed = self.done, self.changed
         new.kept = deep_copy(self.kept, memo)
         return new
 
@@ -100,13 +116,7 @@ class NodeLoopPass(GraphPass):
     def resume(self) -> Generator[tuple[str, Node | None], None, bool]:
         """Go on with the loop a copy was taken inside (at a POSITION)."""
         loop = self.loop
-        nodes, kept = loop.nodes, loop.kept
-        while loop.done < len(nodes):
-            node = nodes[loop.done]
-            loop.done += 1
-            if self.visit(node, kept):
-                loop.changed = True
-            if loop.done % POSITION_NODES == 0 and loop.done < len(nodes):
-                yield POSITION
+        for _ in loop.visits(self.visit):
+            yield POSITION
         self.loop = None
         return loop.changed
