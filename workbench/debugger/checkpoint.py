@@ -18,10 +18,9 @@ The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_
 objects of their copies times the bytes an object took in the first copy, and the slots of the
 containers they copied one level, the journal's entries times what a sample of them holds of
 its own (sampled again each time it doubles), and the tensors only the journal keeps alive
-(``HeldTensors``: weights a fusion replaced). Past the
-count it drops the checkpoint whose neighbours are closest together, so the stretches a re-run
-covers stay even; past the memory, the oldest, whose journal goes with it. The newest is always
-kept.
+(``HeldTensors``: weights a fusion replaced). Past the count it drops the checkpoint whose
+neighbours are closest together, so the stretches a re-run covers stay even; past the memory,
+the oldest, whose journal goes with it. The newest is always kept.
 """
 from __future__ import annotations
 
