@@ -42,3 +42,35 @@ def test_a_gate_hearing_some_classes_stops_where_one_hearing_every_event_does(mo
     beside, forward = session(True, built)
     assert forward > 0   # the hash's observer hears every event
     assert alone == beside and len([o for o in alone if isinstance(o, tuple)]) >= 15
+
+
+def test_stepping_by_pass_builds_a_node_visit_only_to_park_on_it(monkeypatch):
+    """The tracker's, the history's and a step's checks of a visit read its fields (StopTable:
+    the gate is handed them), so a visit is built only where the step stops on one; a check
+    without that twin (a breakpoint on a node pass) has every visit built again, and both
+    stop where a run that builds them all stops."""
+    from ge_core.passes.events import NodeVisited
+    built = []
+    made = NodeVisited.__init__
+
+    def counted(self, *args):
+        built.append(args[0])
+        made(self, *args)
+    monkeypatch.setattr(NodeVisited, "__init__", counted)
+
+    def stops(trace_hash: bool) -> tuple[list, int]:
+        d = debugger(TINY, trace_hash=trace_hash)
+        try:
+            outcomes = [o for _ in range(12) for o in d.step("pass")]
+            parked = [o.tick for o in outcomes if "NodeVisited" in o.event]
+            visits, mark = len(built), len(built)
+            d.add_breakpoint(["pass", "ConstantFoldingPass"])
+            outcomes += d.step("pass", 40)
+            return [(o.tick, o.where) for o in outcomes], parked, visits, len(built) - mark
+        finally:
+            d.close()
+    alone, parked, visits, with_breakpoint = stops(False)
+    assert parked and visits == len(parked)   # built to park on, and no other
+    assert with_breakpoint > 40
+    built.clear()
+    assert stops(True)[0] == alone

@@ -173,6 +173,20 @@ def test_an_observer_that_hears_some_classes_alone_is_handed_only_those_none_oth
     assert [e.tick for e in seen] == [2, 4, 6, 7]
 
 
+def test_a_receiver_is_handed_the_tick_and_fields_and_no_event_is_built_while_it_is_alone():
+    bus, seen, fields = TraceBus(), [], []
+    bus.subscribe(seen.append)
+    bus.hear_only(seen.append, lambda cls: (lambda tick, n: fields.append((tick, n)))
+                  if cls is Unheard else cls is Heard)
+    for n in range(2):
+        bus.emit(Unheard, n)
+        bus.emit(Heard, n)
+    assert fields == [(1, 0), (3, 1)] and [(e.tick, e.n) for e in seen] == [(2, 0), (4, 1)]
+    bus.subscribe(fields.append)   # a second observer: every event is built, for both
+    with pytest.raises(AssertionError, match="nobody hears was built"):
+        bus.emit(Unheard, 2)
+
+
 def test_a_filter_builds_nothing_less_for_a_second_observer_or_a_recorder():
     """The filter spares events only while its observer is the only one; a recorder (handed
     records) still keeps every event, ticks and all."""

@@ -29,7 +29,7 @@ from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
                                          StopReason, Stopped)
 from workbench.debugger.run import Run
-from workbench.debugger.stop_table import StopTable
+from workbench.debugger.stop_table import StopTable, UnitCount
 from workbench.debugger.stream_names import event_text
 from workbench.debugger.targets import Target
 from workbench.debugger.targets.host_lines import HostLine
@@ -440,9 +440,9 @@ class Debugger:
                record: bool = False) -> StopTable:
         """Tracker first (the others read it), then history, then what may stop the run. The
         faces' recorders watch the current run, and a run that may become it (``record``)."""
-        table = StopTable()
-        table.add_all(run.tracker.checks())
-        self.history.watch(table, run.tracker)
+        table = StopTable(run.tracker)
+        table.add_all(run.tracker.checks(), run.tracker.on_fields())
+        self.history.watch(table)
         if stops:
             def hit(bp: Breakpoint, e: TraceEvent, reasons: list[StopReason]) -> None:
                 reasons.append(StopReason("breakpoint", f"breakpoint {bp.id} ({bp.text})", bp.id))
@@ -513,12 +513,7 @@ def _run_until(run: Run, table: StopTable, tick_target: int | None) -> TraceEven
 def _units(units: dict[str, UnitTest], count: int, reason: StopReason) -> Extra:
     """Stop at the ``count``-th event that ``units`` calls a unit."""
     def extra(table: StopTable, run: Run) -> None:
-        seen, tracker = [0], run.tracker   # a run keeps its tracker: read once, not per event
+        counted = UnitCount(count, reason)
         for kind, is_unit in units.items():
-            def check(e: TraceEvent, reasons: list[StopReason], is_unit=is_unit) -> None:
-                if is_unit(e, tracker):
-                    seen[0] += 1
-                    if seen[0] == count:
-                        reasons.append(reason)
-            table.add(kind, check)
+            table.add_unit_count(kind, is_unit, counted)
     return extra

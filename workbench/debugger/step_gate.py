@@ -14,9 +14,11 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 from npu_emu.base import gc_pause
-from npu_emu.base.trace import Hears, TraceBus, TraceEvent
+from npu_emu.base.trace import Hears, Receiver, TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
+# The stop predicate on an event's tick and fields, for a class ``hears`` gives one for.
+FieldsPredicate = Callable[..., bool]
 CLOSE_WAIT_S = 5.0
 
 
@@ -60,12 +62,14 @@ class StepGate:
         """Resume the target until an event satisfies ``stop`` (returned, the worker parked on
         it) or the target ends (None; see ``result`` / ``error``). ``hears``, if given, says
         which classes of event ``stop`` may look at: it is handed no other (their events are
-        not even built, when the gate is the bus's only observer)."""
+        not even built, when the gate is the bus's only observer). For a class it may give,
+        instead of True, ``stop``'s test on the event's tick and fields: while the gate is
+        the bus's only observer, those events are built only to park on."""
         if self.finished:
             return None
         with self._cond:
             self._stop = stop
-            self._bus.hear_only(self._gate, hears)
+            self._bus.hear_only(self._gate, None if hears is None else self._receiving(hears))
             self.parked_at = None
             self._worker_turn = True
             if self._thread is None:
@@ -162,6 +166,27 @@ class StepGate:
         # the facade) is seen by observers but never parks: the face's thread must not block.
         if (_passing and threading.get_ident() in _passing) or not self._stop(event):
             return
+        self._park(event)
+
+    def _receiving(self, hears: Hears) -> Hears:
+        """``hears`` with each predicate on fields it gives made the bus's receiver (an abandon
+        point's class excepted: closing, ``_gate`` must see it)."""
+        def receiving(cls: type) -> bool | Receiver:
+            how = hears(cls)
+            if callable(how):
+                return True if getattr(cls, "abandon_point", False) else self._receiver(cls, how)
+            return how
+        return receiving
+
+    def _receiver(self, cls: type, stops: FieldsPredicate) -> Receiver:
+        def receive(tick: int, *fields: Any) -> None:   # _gate, on an event not built
+            if self._closing or (_passing and threading.get_ident() in _passing):
+                return
+            if stops(tick, *fields):
+                self._park(cls(tick, *fields))
+        return receive
+
+    def _park(self, event: TraceEvent) -> None:
         with self._cond:
             self.parked_at = event
             self._worker_turn = False

@@ -12,7 +12,7 @@ from ge_core.stream_label import logical_stream_name
 from ge_core.stream_label import stream_label as pair_label
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
-from workbench.debugger.stop_table import Check
+from workbench.debugger.stop_table import Check, FieldsCheck
 from workbench.debugger.stream_names import LOGICAL, RT, event_fields, stream_label
 from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
@@ -49,6 +49,10 @@ class Tracker:
                 NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed,
                 TaskDistributed.__name__: self._distributed, HostLine.__name__: self._host_line}
 
+    def on_fields(self) -> dict[str, FieldsCheck]:
+        """The twins on an event's fields of the checks that have one (StopTable.add)."""
+        return {NodeVisited.__name__: self._visited}
+
     def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
         self.phase = e.phase
         self.stage = ""
@@ -77,15 +81,18 @@ class Tracker:
         self.inner_seen = set()
 
     def _visit(self, e: NodeVisited, reasons: list) -> None:
-        # Once per node pass of every node: each field read once, the set grown only when new.
-        name, graph, node = e.pass_name, e.graph, e.node
+        self._visited(reasons, e.tick, e.pass_name, e.graph, e.node, e.op_type)
+
+    def _visited(self, reasons: list, tick: int, name: str, graph: str, node: str,
+                 op_type: str) -> None:
+        # Once per node pass of every node: the set grown only when new.
         seen = self.inner_seen
         self.inner_began = began = name not in seen
         if began:
             seen.add(name)
         self.node_began = node != self.node or graph != self.node_graph
         self.inner_pass = name if name != self.pass_name else ""
-        self.node, self.node_type, self.node_graph = node, e.op_type, graph
+        self.node, self.node_type, self.node_graph = node, op_type, graph
 
     def _executed(self, e: NodeExecuted, reasons: list) -> None:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
