@@ -45,6 +45,7 @@ class EditCounts:
     attrs_set: int = 0
     descs_updated: int = 0   # input and output tensor descs changed (OpDesc.update_*_desc)
     graph_attrs_set: int = 0   # attributes of the graphs themselves (ComputeGraph.set_attr)
+    total: int = 0   # every edit above, once: what a GEPass compares across each node pass
     types: Counter = field(default_factory=Counter)  # op type -> added minus removed
     # While watched (watch()): each node an edit touched -> the attr keys set on it, EDGES for a
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
@@ -231,6 +232,7 @@ class ComputeGraph:
     def _attr_edited(self, key: str, old: object, new: object) -> None:
         touch(self.edits)
         self.edits.graph_attrs_set += 1
+        self.edits.total += 1
         if self.bus.observed:
             self.bus.emit(GraphAttrSet, self.name, key, short_repr(old), short_repr(new))
 
@@ -246,6 +248,7 @@ class ComputeGraph:
         logged(self, (ComputeGraph._unadd, op_desc.name))
         self._order = None
         self.edits.nodes_added += 1
+        self.edits.total += 1
         self.edits.types[op_desc.type] += 1
         if self.bus.observed:
             self.bus.emit(NodeAdded, self.name, op_desc.name, op_desc.type)
@@ -268,6 +271,7 @@ class ComputeGraph:
         logged(self, (ComputeGraph._unremove, node.name, node))
         self._order = None
         self.edits.nodes_removed += 1
+        self.edits.total += 1
         self.edits.types[node.type] -= 1
         if self.bus.observed:
             self.bus.emit(NodeRemoved, self.name, node.name)
@@ -402,6 +406,7 @@ class ComputeGraph:
             edits.edges_linked += 1
         else:
             edits.edges_unlinked += 1
+        edits.total += 1
         if edits.touched is not None:
             edits.note_edge(src.owner, dst.owner)
         self._order = None

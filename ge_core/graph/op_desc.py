@@ -96,6 +96,7 @@ class OpDesc:
         if self.node is not None:
             edits, bus = self._edited(key)
             edits.attrs_set += 1
+            edits.total += 1
             if bus is not None:
                 bus.emit(AttrSet, self.name, key, short_repr(old), short_repr(value))
 
@@ -113,6 +114,7 @@ class OpDesc:
             return
         edits, bus = self._edited(TYPE)
         edits.attrs_set += 1
+        edits.total += 1
         edits.types[old] -= 1
         edits.types[type] += 1
         if bus is not None:
@@ -161,6 +163,7 @@ class OpDesc:
     def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
         edits, bus = self._edited(DESCS)
         edits.descs_updated += 1
+        edits.total += 1
         if bus is not None:   # the descs printed only for a listener
             bus.emit(DescUpdated, self.name, io, idx, str(old), str(new))
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Generator, Iterator, Sequence
 
 from ge_core.graph import ComputeGraph, GraphError, Node
-from ge_core.graph.compute_graph import edit_totals
 from ge_core.graph.graph_clone import shallow_copy
 from ge_core.graph.journal import SHARED
 from ge_core.passes.base_node_pass import BaseNodePass
@@ -209,7 +208,7 @@ class GEPass:
         emit = graph.bus.emit if graph.bus.observed else None
         edits_by_pass, recent = self.report.edits_by_pass, walk.recent
         ran = walk.ran = []   # the passes run on this node so far, with their requests
-        before = edit_totals(graph.edits)
+        before = graph.edits.total
         for p in self.passes:
             if p.requested:   # a pass that asked for nothing on its last node is still reset
                 p.init()
@@ -220,12 +219,12 @@ class GEPass:
                 emit(NodeVisited, p.name, graph.name, op.name, op.type)
             if steps:
                 yield p.name, node
-                before = edit_totals(graph.edits)   # a stepping driver ran between the passes
+                before = graph.edits.total   # a stepping driver ran between the passes
                 emit = graph.bus.emit if graph.bus.observed else None
             p.run(node)
-            after = edit_totals(graph.edits)
-            if after != before:   # the totals only grow: they differ when their sum does
-                made = sum(after) - sum(before)
+            after = graph.edits.total
+            if after != before:
+                made = after - before
                 edits_by_pass[p.name] += made
                 recent[p.name] += made
                 before = after

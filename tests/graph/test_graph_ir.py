@@ -331,6 +331,23 @@ def test_edit_counts_since_gives_each_type_its_net_change():
     assert (delta.nodes_added, delta.nodes_removed) == (2, 2)
 
 
+def test_the_edit_total_counts_every_kind_of_edit_once():
+    """GEPass reads ``total`` for whether a node pass edited: an edit that counted in its own
+    total and not in it would go unseen (re-pass, the pass's record of edits)."""
+    from ge_core.graph.compute_graph import edit_totals
+    g, x, a, b, out = chain()
+    before = g.edits.snapshot()
+    GraphUtils.isolate_and_remove(a)                  # unlinks, links, a node removed
+    c = _node(g, "c", "Sigmoid", 1, 1)                # a node added
+    c.op_desc.set_attr("alpha", 1.0)                  # an attr set
+    c.op_desc.set_type("Exp")                         # a type set
+    c.op_desc.update_input_desc(0, GeTensorDesc(GeShape([2])))   # a desc updated
+    g.set_attr("note", 1)                             # a graph attr set
+    delta = g.edits.since(before)
+    counts = edit_totals(delta)[:-1]   # every total but ``total`` itself
+    assert all(counts) and delta.total == sum(counts)
+
+
 def test_an_inferred_desc_carries_every_field_infershape_does_not_write():
     """inferred() names the fields by hand (it is on every desc InferShape writes): a field
     added to the dataclass and not to it would be lost from every inferred desc."""
