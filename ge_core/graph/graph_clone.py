@@ -190,18 +190,22 @@ def copied_one_level(cls: type) -> type:
     return cls
 
 
-def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = ()) -> Any:
+def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = (),
+                 shared: tuple[str, ...] = ()) -> Any:
     """A walk's state in a copy that shares the graph (SHARED): ``obj`` with its lists, dicts,
     sets and deques copied one level, through the memo (two fields holding one list hold one
     copy), their items shared (nodes, names, numbers, and lists the walk never changes in
-    place); the fields in ``deep`` copied deeply. A walk's state is a few containers of
-    thousands of nodes: a copy item by item cost 40-60 ms at 20k nodes."""
+    place); the fields in ``deep`` copied deeply, those in ``shared`` not at all (the caller
+    sees to them). A walk's state is a few containers of thousands of nodes: a copy item by
+    item cost 40-60 ms at 20k nodes."""
     new = copy.copy(obj)
     memo[id(obj)] = new
     fields = vars(new)
     for name, value in fields.items():
         if name in deep:
             fields[name] = deep_copy(value, memo)
+        elif name in shared:
+            continue
         elif isinstance(value, _CONTAINERS):
             twin = memo.get(id(value))
             if twin is None:

@@ -62,7 +62,9 @@ class _Walk:
         self.visits = 0                       # GE's passed_node_size
         self.queue: deque[Node] = deque(n for n in graph if not n.in_nodes())
         self.queued: set[Node] = set(self.queue)
-        self.seen: set[Node] = set()
+        self.seen: set[Node] | None = set()   # None in a checkpoint's copy: see __deepcopy__
+        self.order: list[Node] = []           # the nodes seen, in the order first seen
+        self.seen_count = 0                   # a checkpoint's copy: how many of order it saw
         self.deleted: set[Node] = set()
         self.suspended: set[Node] = set()
         self.re_pass: dict[Node, None] = {}  # an ordered set: its order is the walk's order
@@ -70,15 +72,29 @@ class _Walk:
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
 
+    def _seen(self) -> list[Node]:
+        """The nodes seen, in order (of a checkpoint's copy too)."""
+        return self.order if self.seen is not None else self.order[:self.seen_count]
+
     def __deepcopy__(self, memo: dict) -> "_Walk":
         """A copy for a checkpoint taken between two visits. One that shares the graph's
-        objects (a journaled checkpoint: SHARED) copies the queue and the sets as they are.
-        Otherwise nodes the graph no longer holds (passes removed them) are left out of the
-        queue and the sets: the walk skips them as it meets them, and copying them would copy
-        each one's op desc and weights, most of a restore's time. Suspended ones stay: the walk
+        objects (a journaled checkpoint: SHARED) copies the queue and the sets as they are,
+        but the nodes seen, which grow by thousands: it holds how many the walk has seen,
+        and shares the list of them in order, which the walk only appends to; a copy of it
+        to go on from makes the set again (a checkpoint is copied at every one of ~50
+        positions a press of a 20k-node pass, and resumed from once in a while). Otherwise
+        nodes the graph no longer holds (passes removed them) are left out of the queue and
+        the sets: the walk skips them as it meets them, and copying them would copy each
+        one's op desc and weights, most of a restore's time. Suspended ones stay: the walk
         ends in error if any is left."""
-        if SHARED in memo:
-            return shallow_copy(self, memo, deep=("ran",))   # the node passes have state
+        if SHARED in memo:   # the node passes have state
+            new = shallow_copy(self, memo, deep=("ran",), shared=("seen", "order"))
+            if self.seen is None:
+                new.order = self.order[:self.seen_count]
+                new.seen = set(new.order)
+            else:
+                new.seen, new.seen_count = None, len(self.order)
+            return new
         new = _Walk.__new__(_Walk)
 
         def live(nodes):
@@ -87,7 +103,8 @@ class _Walk:
         new.limit, new.visits = self.limit, self.visits
         new.queue = deque(copy.deepcopy(live(self.queue), memo))
         new.queued = set(copy.deepcopy(live(self.queued), memo))
-        new.seen = set(copy.deepcopy(live(self.seen), memo))
+        new.order = copy.deepcopy(live(self._seen()), memo)
+        new.seen, new.seen_count = set(new.order), 0
         new.deleted = set(copy.deepcopy(live(self.deleted), memo))
         new.suspended = copy.deepcopy(self.suspended, memo)
         new.re_pass = dict.fromkeys(copy.deepcopy(live(self.re_pass), memo))
@@ -175,7 +192,9 @@ class GEPass:
                         f"(10 x {len(graph)} nodes); passes still editing: {culprits}")
                     self.report.visits += walk.visits
                     return
-                walk.seen.add(node)
+                if node not in walk.seen:
+                    walk.seen.add(node)
+                    walk.order.append(node)
                 walk.visits += 1
                 yield from self._visit(node, walk)
                 if node not in walk.deleted and node.op_desc.subgraph_names:

@@ -164,3 +164,38 @@ def test_a_look_beside_the_run_inside_cse_copies_no_node_it_merged_away(tmp_path
             state.discard()
     finally:
         d.close()
+
+
+def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_then(tmp_path):
+    """A checkpoint inside a GEPass walk holds how many nodes the walk had seen and shares
+    the list of them, which the walk goes on growing (ge_pass._Walk): a copy of its own
+    (materialise) must see those the graph still holds (as any such copy leaves out nodes
+    passes removed), in that order, and none the walk saw after."""
+    from npu_emu.base.trace import TraceBus
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from bench_compile import synthetic
+    path = tmp_path / "blocks.onnx"
+    onnx.save(synthetic(NODES), str(path))
+    d, fresh = _debuggers(path, tmp_path)
+
+    def walk(state):
+        group = state.pipeline.manager.current if state.pipeline.manager is not None else None
+        ge_pass = getattr(group, "ge_pass", None)
+        return ge_pass.state if ge_pass is not None and ge_pass.state is not None else None
+    try:
+        finished(d.cont())
+        inside = [c for c in d.checkpoints.points()
+                  if c.state.pipeline is not None and walk(c.state) is not None]
+        assert len(inside) >= 3
+        for c in inside:
+            state = d.checkpoints.materialise(c, TraceBus())
+            stopped(fresh.run_to_tick(c.tick))
+            then = walk(fresh.state)
+            held = [n.name for n in then.order if then.graph.find_node(n.name) is n]
+            seen = [n.name for n in walk(state).order]
+            assert seen == held and seen
+            assert {n.name for n in walk(state).seen} == set(held)
+            state.discard()
+    finally:
+        d.close()
+        fresh.close()
