@@ -38,10 +38,6 @@ def inner_pass_began(e: TraceEvent, t: Tracker) -> bool:
     return t.inner_began
 
 
-# The tests that read the tracker alone, never the event (handed None for it): a check made of
-# them has a twin on the event's fields (StopTable.add).
-TRACKER_ONLY: frozenset[UnitTest] = frozenset({always, inner_pass_began})
-
 
 def stream_of(e: TraceEvent) -> int | None:
     task = getattr(e, "task", None)

@@ -6,11 +6,12 @@ Units are data, not checks: the history's lists of unit ticks and a step's count
 under the unit test that picks its events of a kind (granularity.py). Each test runs once per
 event, however many lists and counts hang on it.
 
-A check may come with its twin on the event's fields (``add``): when every check of a kind has
-one and every unit test of it reads only the tracker (TRACKER_ONLY), the gate is handed that
-kind's tick and fields, and the event is built only to stop on. Stepping a pass of a big graph
-hears mostly node visits (85k a press at 20k nodes), which is that case: the tracker's check of a
-visit has a twin, and the history and the step only count units.
+A kind's one check may come with its form on the event's fields that also keeps the kind's units
+(``add``): the gate is then handed that kind's tick and fields, and the event is built only to
+stop on. Stepping a pass of a big graph hears mostly node visits (85k a press at 20k nodes),
+which is that case: the tracker's check of a visit is all there is, and the history and the step
+only count units; one function a visit, where a call per check and per unit test was half of
+what the gate cost.
 
 Kinds are class names, so a check can wait for an event whose module is not imported yet (GE's
 task distribution); each class is resolved once, on its first event.
@@ -20,15 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from npu_emu.base.trace import Hears, TraceEvent
-from workbench.debugger.granularity import TRACKER_ONLY, UnitTest, always
+from workbench.debugger.granularity import UnitTest, always
 from workbench.debugger.outcomes import StopReason
 
 if TYPE_CHECKING:
     from workbench.debugger.tracker import Tracker
 
 Check = Callable[[TraceEvent, list[StopReason]], None]
-# A check on the reasons, an event's tick and its fields (in the order its class declares them).
-FieldsCheck = Callable[..., None]
 Predicate = Callable[[TraceEvent], bool]
 
 
@@ -43,23 +42,41 @@ class UnitCount:
 
 # per kind: (unit test or None for every event, the tick lists and the counts it feeds)
 Units = tuple[tuple[UnitTest | None, tuple[list[int], ...], tuple[UnitCount, ...]], ...]
+# A check made on the tick and fields of an event (in the order its class declares them) that
+# also keeps the kind's units, from them and the reasons: the stop predicate of the kind, or
+# None if it cannot keep those units.
+FieldsStops = Callable[[Units, list[StopReason]], "Callable[..., bool] | None"]
+
+
+def note_unit(tick: int, lists: tuple[list[int], ...], counts: tuple[UnitCount, ...],
+              reasons: list[StopReason]) -> None:
+    """A unit at ``tick``: onto each list, if past its last (a re-run covers ticks seen
+    before), and counted by each count."""
+    for ticks in lists:
+        if not ticks or tick > ticks[-1]:
+            ticks.append(tick)
+    for count in counts:
+        count.seen += 1
+        if count.seen == count.count:
+            reasons.append(count.reason)
 
 
 class StopTable:
     def __init__(self, tracker: Tracker) -> None:
         self.tracker = tracker   # what unit tests read
         self._checks: dict[str, list[Check]] = {}
-        self._on_fields: dict[str, list[FieldsCheck | None]] = {}
+        self._on_fields: dict[str, list[FieldsStops | None]] = {}
         self._units: dict[str, dict[UnitTest | None, tuple[list, list]]] = {}
         self.reasons: list[StopReason] = []
 
-    def add(self, kind: str, check: Check, on_fields: FieldsCheck | None = None) -> None:
-        """``on_fields``: the same check on the event's tick and fields (see above)."""
+    def add(self, kind: str, check: Check, on_fields: FieldsStops | None = None) -> None:
+        """``on_fields``: the same check on the event's tick and fields, keeping the units
+        too (see above)."""
         self._checks.setdefault(kind, []).append(check)
         self._on_fields.setdefault(kind, []).append(on_fields)
 
     def add_all(self, checks: dict[str, Check],
-                on_fields: dict[str, FieldsCheck] | None = None) -> None:
+                on_fields: dict[str, FieldsStops] | None = None) -> None:
         for kind, check in checks.items():
             self.add(kind, check, (on_fields or {}).get(kind))
 
@@ -90,16 +107,14 @@ class StopTable:
         if tick_target is not None:
             return None   # every event has a tick
         kinds = frozenset(self._checks)
-        on_fields = {kind: tuple(checks) for kind, checks in self._on_fields.items()
-                     if None not in checks and all(test is None or test in TRACKER_ONLY
-                                                   for test in self._units.get(kind, ()))}
 
         def hears(cls: type) -> bool | Callable[..., bool]:
-            checks = on_fields.get(cls.__name__)
-            if checks is None:
-                return cls.__name__ in kinds
-            return _stops(checks, _noting(self._units_of(cls.__name__), self.tracker,
-                                          self.reasons), self.reasons)
+            on_fields = self._on_fields.get(cls.__name__, ())
+            if len(on_fields) == 1 and on_fields[0] is not None:
+                stops = on_fields[0](self._units_of(cls.__name__), self.reasons)
+                if stops is not None:
+                    return stops
+            return cls.__name__ in kinds
         return hears
 
     def predicate(self, tick_target: int | None = None) -> Predicate:
@@ -135,26 +150,10 @@ class StopTable:
 
 
 def _noting(units: Units, tracker: Tracker, reasons: list[StopReason]
-            ) -> Callable[[TraceEvent | None, int], None]:
-    """The units' bookkeeping for an event (None on fields: its tests read only the tracker)."""
-    def note(e: TraceEvent | None, tick: int) -> None:
+            ) -> Callable[[TraceEvent, int], None]:
+    """The units' bookkeeping for an event."""
+    def note(e: TraceEvent, tick: int) -> None:
         for test, lists, counts in units:
             if test is None or test(e, tracker):
-                for ticks in lists:
-                    if not ticks or tick > ticks[-1]:
-                        ticks.append(tick)
-                for count in counts:
-                    count.seen += 1
-                    if count.seen == count.count:
-                        reasons.append(count.reason)
+                note_unit(tick, lists, counts, reasons)
     return note
-
-
-def _stops(checks: tuple[FieldsCheck, ...], note: Callable[[None, int], None],
-           reasons: list[StopReason]) -> Callable[..., bool]:
-    def stops(tick: int, *fields: object) -> bool:
-        for check in checks:
-            check(reasons, tick, *fields)
-        note(None, tick)
-        return True if reasons else False
-    return stops

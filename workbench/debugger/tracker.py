@@ -4,6 +4,7 @@ rt_stream > SQE) read from the event the target is parked on."""
 from __future__ import annotations
 
 import copy
+from typing import Callable
 
 from ge_core.events import TaskDistributed
 from ge_core.executor.events import NodeExecuted
@@ -12,7 +13,8 @@ from ge_core.stream_label import logical_stream_name
 from ge_core.stream_label import stream_label as pair_label
 from ge_core.stage_events import StageBegin, StageEnd
 from npu_emu.base.trace import TraceEvent
-from workbench.debugger.stop_table import Check, FieldsCheck
+from workbench.debugger.granularity import inner_pass_began
+from workbench.debugger.stop_table import Check, FieldsStops, Units, note_unit
 from workbench.debugger.stream_names import LOGICAL, RT, event_fields, stream_label
 from workbench.debugger.targets.host_lines import HostLine
 from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
@@ -49,9 +51,9 @@ class Tracker:
                 NodeVisited.__name__: self._visit, NodeExecuted.__name__: self._executed,
                 TaskDistributed.__name__: self._distributed, HostLine.__name__: self._host_line}
 
-    def on_fields(self) -> dict[str, FieldsCheck]:
-        """The twins on an event's fields of the checks that have one (StopTable.add)."""
-        return {NodeVisited.__name__: self._visited}
+    def on_fields(self) -> dict[str, FieldsStops]:
+        """The checks that have a form on an event's fields keeping its units (StopTable.add)."""
+        return {NodeVisited.__name__: self._visits}
 
     def _phase(self, e: PhaseBegin | PhaseEnd, reasons: list) -> None:
         self.phase = e.phase
@@ -81,10 +83,10 @@ class Tracker:
         self.inner_seen = set()
 
     def _visit(self, e: NodeVisited, reasons: list) -> None:
-        self._visited(reasons, e.tick, e.pass_name, e.graph, e.node, e.op_type)
+        self._visited(e.pass_name, e.graph, e.node, e.op_type)
 
-    def _visited(self, reasons: list, tick: int, name: str, graph: str, node: str,
-                 op_type: str) -> None:
+    def _visited(self, name: str, graph: str, node: str, op_type: str) -> bool:
+        """Whether the visit began a node pass (inner_pass_began)."""
         # Once per node pass of every node: the set grown only when new.
         seen = self.inner_seen
         self.inner_began = began = name not in seen
@@ -93,6 +95,31 @@ class Tracker:
         self.node_began = node != self.node or graph != self.node_graph
         self.inner_pass = name if name != self.pass_name else ""
         self.node, self.node_type, self.node_graph = node, op_type, graph
+        return began
+
+    def _visits(self, units: Units, reasons: list) -> Callable[..., bool] | None:
+        """The check of a node visit on its fields, keeping its units: those of every visit and
+        those a node pass's first visit is (every granularity's); None for any other."""
+        every = [u for u in units if u[0] is None]
+        began = [u for u in units if u[0] is inner_pass_began]
+        if len(every) + len(began) != len(units):
+            return None
+        every_lists = tuple(t for _, lists, _ in every for t in lists)
+        every_counts = tuple(c for _, _, counts in every for c in counts)
+        began_lists = tuple(t for _, lists, _ in began for t in lists)
+        began_counts = tuple(c for _, _, counts in began for c in counts)
+        visited = self._visited
+
+        def stops(tick: int, name: str, graph: str, node: str, op_type: str) -> bool:
+            if visited(name, graph, node, op_type):
+                note_unit(tick, began_lists, began_counts, reasons)
+            for ticks in every_lists:   # note_unit's, inline: this runs at every visit
+                if not ticks or tick > ticks[-1]:
+                    ticks.append(tick)
+            if every_counts:
+                note_unit(tick, (), every_counts, reasons)
+            return True if reasons else False
+        return stops
 
     def _executed(self, e: NodeExecuted, reasons: list) -> None:
         self.node, self.node_type, self.node_graph = e.node, e.op_type, e.graph
