@@ -54,6 +54,25 @@ def text(outcomes) -> str:
     return "\n".join(o.text for o in outcomes if isinstance(o, Printed))
 
 
+def test_the_parked_programs_frames_are_read_with_the_collector_paused(session, monkeypatch):
+    """sys._current_frames with a collection inside it deadlocked `up` on CPython before
+    3.11.9 (gh-106883): it is read with the collector paused."""
+    import gc
+    import sys
+    session.execute("target lines.py")
+    session.execute("break lines.py:7")
+    session.execute("continue")
+    read = sys._current_frames
+    collecting = []
+
+    def frames():
+        collecting.append(gc.isenabled())
+        return read()
+    monkeypatch.setattr(sys, "_current_frames", frames)
+    assert text(session.execute("up")).startswith("#1  lines.py:14")
+    assert collecting and not any(collecting) and gc.isenabled()
+
+
 def test_a_line_breakpoint_with_a_python_condition_then_line_stepping(session):
     session.execute("target lines.py")
     assert text(session.execute("break lines.py:7 if i == 2")) == \

@@ -23,6 +23,7 @@ from typing import Iterator, NoReturn
 from npu_emu.acl.call_events import AclCallFailed, AclCallMade
 from npu_emu.base.counted import counted
 from npu_emu.base.errors import AclError
+from npu_emu.base.gc_pause import collector_paused
 from npu_emu.base.stream_name import rt_stream_name
 from npu_emu.base.trace import TraceEvent
 from npu_emu.runtime import FaultFound
@@ -70,7 +71,11 @@ def program_frames(script: str, thread: int | None = None) -> list[FrameType]:
     """The frames in ``script`` of the parked program, innermost first; none when no thread
     is inside it (not started, or finished). Only a run's worker runs the script, and one run
     at a time is alive, so without the worker's id the thread found in the script is it."""
-    frames = sys._current_frames()
+    # A collection inside _current_frames can deadlock the interpreter on CPython before
+    # 3.11.9 (gh-106883: the collector runs holding the thread states' lock); it did here,
+    # one `up` in a few hundred sessions.
+    with collector_paused():
+        frames = sys._current_frames()
     for top in [frames[thread]] if thread in frames else list(frames.values()):
         found = []
         frame = top
