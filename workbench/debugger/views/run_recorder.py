@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from npu_emu.base.trace import TraceEvent
-from workbench.debugger.stop_table import StopTable
+from workbench.debugger.stop_table import FieldsStops, StopTable
 
 if TYPE_CHECKING:
     from workbench.debugger.engine import Debugger
@@ -29,11 +29,15 @@ class RunRecorder:
         self.generation += 1
         self.new_command()
         for kind in self.KINDS:
-            table.add(kind, self.check(kind))
+            table.add(kind, self.check(kind), self.on_fields(kind))
 
     def check(self, kind: str) -> Callable[[TraceEvent, list], None]:
         """The stop table's check for events of ``kind``: ``record`` them, by default."""
         return self._check
+
+    def on_fields(self, kind: str) -> FieldsStops | None:
+        """Its form on the event's tick and fields, if it has one (StopTable.add)."""
+        return None
 
     def _check(self, event: TraceEvent, reasons: list) -> None:
         self.record(event)

@@ -12,6 +12,7 @@ from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpd
                                   NodeRemoved, TypeSet)
 from npu_emu.base.trace import TraceEvent
 from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
+from workbench.debugger.stop_table import FieldsStops, Units
 from workbench.debugger.views.run_recorder import RunRecorder
 
 
@@ -91,10 +92,23 @@ class ChangeRecorder(RunRecorder):
         # graph), go straight to their own check
         return self._relinked if kind in _EDGE_KINDS else self._check
 
+    def on_fields(self, kind: str) -> FieldsStops | None:
+        # an edge edit, alone in a table with no unit of it, is never built for the gate
+        return self._relinking if kind in _EDGE_KINDS else None
+
+    def _relinking(self, units: Units, reasons: list) -> Callable[[int, str, str], bool] | None:
+        def stops(tick: int, src: str, dst: str) -> bool:
+            self._relinked_ends(src, dst)
+            return True if reasons else False
+        return None if units else stops
+
     def _relinked(self, e: AnchorLinked | AnchorUnlinked, reasons: list) -> None:
+        self._relinked_ends(e.src, e.dst)
+
+    def _relinked_ends(self, src: str, dst: str) -> None:
         relinked = self.changes.relinked   # "node:idx" or "node:ctrl" on both ends
-        relinked[e.src.rpartition(":")[0]] = None
-        relinked[e.dst.rpartition(":")[0]] = None
+        relinked[src.rpartition(":")[0]] = None
+        relinked[dst.rpartition(":")[0]] = None
 
     def record(self, e: TraceEvent) -> None:
         ch = self.changes
