@@ -233,14 +233,15 @@ class GEPass:
                 p.init()
             p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
+            op = node.op_desc   # node.name and .type, read as each pass is about to run
             if emit is not None:
-                op = node.op_desc   # node.name and .type, read as each pass is about to run
                 emit(NodeVisited, p.name, graph.name, op.name, op.type)
             if steps:
                 yield p.name, node
                 before = graph.edits.total   # a stepping driver ran between the passes
                 emit = graph.bus.emit if graph.bus.observed else None
-            p.run(node)
+            if p.types is None or op.type in p.types:
+                p.run(node)
             after = graph.edits.total
             if after != before:
                 made = after - before

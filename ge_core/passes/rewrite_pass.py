@@ -17,6 +17,10 @@ class RewritePass(BaseNodePass):
 
     rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.types = frozenset(t for op_types, _ in cls.rules for t in op_types)
+
     def run(self, node: Node) -> None:
         op_type = node.op_desc.type   # read once: every node of a walk meets every rule
         for op_types, rewrite in self.rules:

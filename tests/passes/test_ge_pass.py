@@ -247,3 +247,25 @@ def test_a_manager_whose_pass_failed_runs_again_from_its_first_pass():
     assert [(type(e).__name__, e.pass_name) for e in rec.events
             if isinstance(e, (PassBegin, PassEnd))] == [
         ("PassBegin", "Log"), ("PassEnd", "Log"), ("PassBegin", "Fails"), ("PassEnd", "Fails")]
+
+
+def test_a_pass_of_some_types_runs_on_those_alone_and_still_visits_every_node():
+    """GEPass calls a node pass that declares its op types (a RewritePass: its rules' types)
+    on no other node; the trace visits every node with it all the same."""
+    from ge_core.passes.rewrite_pass import RewritePass
+
+    class OnRelu(RewritePass):
+        name = "OnRelu"
+        rules = ((("Relu", "Sigmoid"), lambda p, node: False),)
+    assert OnRelu.types == {"Relu", "Sigmoid"}
+
+    bus, rec, log = TraceBus(), TraceRecorder(), []
+    bus.subscribe(rec)
+    g = graph("a>b", "b>c", bus=bus)
+    g.find_node("b").op_desc.set_type("Relu")
+
+    class Typed(Log):
+        types = frozenset({"Relu"})
+    GEPass(g, [Typed(log)]).run()
+    assert log == ["b"]
+    assert [e.node for e in rec.events if isinstance(e, NodeVisited)] == ["a", "b", "c"]
