@@ -26,6 +26,7 @@ from ge_core.passes.pass_utils import const_value, delete_if_dead, move_consumer
 
 class CondRemovePass(BaseNodePass):
     name = "CondRemovePass"
+    types = frozenset({"If", "Case"})   # constant_condition's
 
     def run(self, node: Node) -> None:
         cond = constant_condition(node)

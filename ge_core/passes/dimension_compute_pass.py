@@ -20,6 +20,7 @@ DIMENSION_OPS = frozenset({"Shape", "Size"})
 
 class DimensionComputePass(PotentialFoldingPass):
     name = "DimensionComputePass"
+    types = DIMENSION_OPS
 
     def need_ignore(self, node: Node) -> bool:
         return node.type not in DIMENSION_OPS or all_outputs_empty(node)

@@ -30,6 +30,7 @@ def _kept(node: Node) -> bool:
 
 class ReshapeRemovePass(BaseNodePass):
     name = "ReshapeRemovePass"
+    types = frozenset({"Reshape"})
 
     def __init__(self) -> None:
         super().__init__()
