@@ -54,17 +54,18 @@ MAX_GAP = 4_000     # ticks the items may ask for: some ticks cost 30 us (40k no
 # also costs by the items its copy copies one level (a walk's sets of nodes, a cut's maps by
 # name: graph_clone.ITEMS) and by the root graph's nodes (the objects a walk writes are saved
 # again in each epoch it writes them in): TICKS_PER_ITEM. Stepping a 20k-node graph's
-# OptimizeStage1_2 (95k ticks) took 280 ms with no checkpoint, 394 ms with one every 0.05
-# ticks an item (1.5k ticks: 30k items), 359 at 0.07, 351 at 0.2. A gap is only the least
-# distance: the stretch a re-run covers ends at the next position past it, and some ticks
-# cost 30 us (ConstantFuseSamePass looks at 20k nodes for 7.5k ticks), so the worst step back
-# in that graph took 101 ms at 0.07, 131 at 0.1 and 410 at 0.2 (before CSE, ConstantFuseSame
-# and EnginePlacer had positions inside). In OptimizeSubgraph, where the root is empty and
-# each walk is of a small engine subgraph, they are 500 ticks apart, and going back is quick
-# however large.
+# OptimizeStage1_2 (95k ticks) took 183 ms with no checkpoint, 267 ms with one every 0.07
+# ticks an item (~1.5k ticks), 257 at 0.1 (~2k); before a walk's checkpoint shared its nodes
+# seen (e02d7bc), 359 at 0.07 and 394 at 0.05. A gap is only the least distance: the stretch a
+# re-run covers ends at the next position past it, and some ticks cost 30 us, so the long loops
+# have positions inside (CSE, ConstantFuseSame, EnginePlacer, Partition's constants); the worst
+# step back over the 30 widest stretches of that graph's compile through Partition took 96 ms
+# at 0.1 (148 before that sharing, at 0.07). In OptimizeSubgraph, where the root is
+# empty and each walk is of a small engine subgraph, they are 500 ticks apart, and going back
+# is quick however large.
 RESTORE_TICKS_PER_OBJECT = 0.1
 COPY_SHARE = 0.25
-TICKS_PER_ITEM = 0.07
+TICKS_PER_ITEM = 0.1
 # A container copied one level holds its items in as many slots (a list's 8 bytes, a set's
 # or dict's 2-3 times that): a walk's sets of nodes, CSE's dict of keys seen (0.5 MiB at 10k)
 ITEM_BYTES = 24
