@@ -28,14 +28,20 @@ def session(trace_hash: bool, built: list) -> tuple[list[tuple], int]:
             else repr(o) for o in outcomes], forward
 
 
-def test_a_gate_hearing_some_classes_stops_where_one_hearing_every_event_does(monkeypatch):
+def counting(monkeypatch, cls) -> list:
+    """The ticks of the events of ``cls`` built from now on."""
     built = []
-    made = AnchorLinked.__init__
+    made = cls.__init__
 
     def counted(self, *args):
         built.append(args[0])
         made(self, *args)
-    monkeypatch.setattr(AnchorLinked, "__init__", counted)
+    monkeypatch.setattr(cls, "__init__", counted)
+    return built
+
+
+def test_a_gate_hearing_some_classes_stops_where_one_hearing_every_event_does(monkeypatch):
+    built = counting(monkeypatch, AnchorLinked)
     alone, forward = session(False, built)
     assert forward == 0   # no check hears an edge being linked: none was built
     built.clear()
@@ -45,18 +51,12 @@ def test_a_gate_hearing_some_classes_stops_where_one_hearing_every_event_does(mo
 
 
 def test_stepping_by_pass_builds_a_node_visit_only_to_park_on_it(monkeypatch):
-    """The tracker's, the history's and a step's checks of a visit read its fields (StopTable:
-    the gate is handed them), so a visit is built only where the step stops on one; a check
-    without that twin (a breakpoint on a node pass) has every visit built again, and both
-    stop where a run that builds them all stops."""
+    """The tracker's check of a visit, which keeps the history's and the step's units too,
+    reads its fields (StopTable: the gate is handed them), so a visit is built only where the
+    step stops on one; a check with no such form (a breakpoint on a node pass) has every visit
+    built again, and both stop where a run that builds them all stops."""
     from ge_core.passes.events import NodeVisited
-    built = []
-    made = NodeVisited.__init__
-
-    def counted(self, *args):
-        built.append(args[0])
-        made(self, *args)
-    monkeypatch.setattr(NodeVisited, "__init__", counted)
+    built = counting(monkeypatch, NodeVisited)
 
     def stops(trace_hash: bool) -> tuple[list, int]:
         d = debugger(TINY, trace_hash=trace_hash)
