@@ -18,8 +18,10 @@ class RewritePass(BaseNodePass):
     rules: ClassVar[tuple[tuple[tuple[str, ...], Rewrite], ...]] = ()
 
     def __init_subclass__(cls, **kwargs: object) -> None:
+        # its rules' types, unless it says its own or runs its own way
         super().__init_subclass__(**kwargs)
-        cls.types = frozenset(t for op_types, _ in cls.rules for t in op_types)
+        if "types" not in vars(cls) and cls.run is RewritePass.run:
+            cls.types = frozenset(t for op_types, _ in cls.rules for t in op_types)
 
     def run(self, node: Node) -> None:
         op_type = node.op_desc.type   # read once: every node of a walk meets every rule

@@ -51,6 +51,20 @@ def test_the_change_recorder_gives_each_stream_id_old_and_new_as_the_node_has_it
     d.close()
 
 
+def test_the_change_recorder_relinks_alike_whether_edge_edits_reach_it_as_fields_or_events():
+    """Alone with the gate, the recorder hears an edge's link and unlink as fields (no event is
+    built); with the trace hash's observer beside, as events: the same nodes relinked."""
+    relinked = []
+    for trace_hash in (False, True):
+        d = debugger(TINY, trace_hash=trace_hash)
+        changes = ChangeRecorder()
+        changes.attach(d)
+        stopped(d.step("stage", 3))   # to the engine partitions: their edges relinked
+        relinked.append(list(changes.changes.relinked))
+        d.close()
+    assert relinked[0] and relinked[0] == relinked[1]
+
+
 def test_the_change_recorder_keeps_each_desc_by_side_and_index_first_old_to_last_new():
     """InferShapeForPreprocess, run whole: the Reshape's output and its reader's input, each
     from the parse's desc to the inferred one, by side and index (not a cell named "input 0");

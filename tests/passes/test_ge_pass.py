@@ -269,3 +269,30 @@ def test_a_pass_of_some_types_runs_on_those_alone_and_still_visits_every_node():
     GEPass(g, [Typed(log)]).run()
     assert log == ["b"]
     assert [e.node for e in rec.events if isinstance(e, NodeVisited)] == ["a", "b", "c"]
+
+
+def test_a_typed_pass_sees_a_node_an_earlier_pass_retyped_and_a_rule_pass_of_its_own_run_any():
+    from ge_core.passes.rewrite_pass import RewritePass
+    g, log = graph("a>b"), []
+
+    class Retype(BaseNodePass):
+        name = "Retype"
+
+        def run(self, node):
+            if node.name == "b":
+                node.op_desc.set_type("Relu")
+
+    class Typed(Log):
+        types = frozenset({"Relu"})
+    GEPass(g, [Retype(), Typed(log)]).run()
+    assert log == ["b"]   # the type read as the pass is about to run, not as the node began
+
+    class OwnRun(RewritePass):   # a rule pass that runs its own way is not filtered by rules
+        rules = ((("Relu",), lambda p, node: False),)
+
+        def run(self, node):
+            log.append(node.name)
+
+    class Untyped(RewritePass):
+        types = None
+    assert OwnRun.types is None and Untyped.types is None

@@ -188,6 +188,8 @@ class StepGate:
 
     def _park(self, event: TraceEvent) -> None:
         with self._cond:
+            if self._closing:   # closed since the worker last looked: nobody will resume it
+                raise TargetAbandoned
             self.parked_at = event
             self._worker_turn = False
             self._cond.notify_all()
