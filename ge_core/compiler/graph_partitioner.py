@@ -94,8 +94,6 @@ def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
     return node
 
 
-
-
 class GraphPartitioner:
     def partition(self, graph: ComputeGraph) -> list[EngineSubgraph]:
         cut = Partitioning(graph)
@@ -226,7 +224,6 @@ class Partitioning:  # lists of numbers it never changes once stored
         for i in range(n_out):
             op.update_output_desc(i, GeTensorDesc(desc.shape, desc.dtype))
         return op
-
 
 
 @copied_one_level

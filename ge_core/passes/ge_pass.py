@@ -51,8 +51,6 @@ class GEPassReport:
     warnings: list[str] = field(default_factory=list)
 
 
-
-
 class _Walk:
     """The state of one GEPass walk over one graph (a debugger reads it while parked)."""
 

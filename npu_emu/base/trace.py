@@ -99,8 +99,8 @@ class TraceBus:
 
     def hear_only(self, observer: Observer, hears: Hears | None) -> None:
         """From now on ``observer`` needs only the events of the classes ``hears`` says (None:
-        every event); while it is the only observer, a class ``hears`` gives a receiver for
-        goes to the receiver instead. Safe from any thread: the filter ``emit`` reads at every
+        every event); while it is the only observer, an event of a class ``hears`` gives a
+        receiver for goes to that receiver instead, unbuilt. Safe from any thread: the filter ``emit`` reads at every
         event is replaced by one attribute store."""
         if hears is None:
             self._hears.pop(observer, None)

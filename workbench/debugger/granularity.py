@@ -38,7 +38,6 @@ def inner_pass_began(e: TraceEvent, t: Tracker) -> bool:
     return t.inner_began
 
 
-
 def stream_of(e: TraceEvent) -> int | None:
     task = getattr(e, "task", None)
     if task is not None and task.stream is not None:

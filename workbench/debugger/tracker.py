@@ -100,14 +100,11 @@ class Tracker:
     def _visits(self, units: Units, reasons: list) -> Callable[..., bool] | None:
         """The check of a node visit on its fields, keeping its units: those of every visit and
         those a node pass's first visit is (every granularity's); None for any other."""
-        every = [u for u in units if u[0] is None]
-        began = [u for u in units if u[0] is inner_pass_began]
-        if len(every) + len(began) != len(units):
+        by_test = {test: (lists, counts) for test, lists, counts in units}   # a test appears once
+        if not by_test.keys() <= {None, inner_pass_began}:
             return None
-        every_lists = tuple(t for _, lists, _ in every for t in lists)
-        every_counts = tuple(c for _, _, counts in every for c in counts)
-        began_lists = tuple(t for _, lists, _ in began for t in lists)
-        began_counts = tuple(c for _, _, counts in began for c in counts)
+        every_lists, every_counts = by_test.get(None, ((), ()))
+        began_lists, began_counts = by_test.get(inner_pass_began, ((), ()))
         visited = self._visited
 
         def stops(tick: int, name: str, graph: str, node: str, op_type: str) -> bool:

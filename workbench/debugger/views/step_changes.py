@@ -11,8 +11,8 @@ from typing import Callable
 from ge_core.graph.events import (AnchorLinked, AnchorUnlinked, AttrSet, DescUpdated, NodeAdded,
                                   NodeRemoved, TypeSet)
 from npu_emu.base.trace import TraceEvent
-from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
 from workbench.debugger.stop_table import FieldsStops, Units
+from workbench.debugger.views.graph_table import COLUMN_OF_ATTR, attr_cell
 from workbench.debugger.views.run_recorder import RunRecorder
 
 
