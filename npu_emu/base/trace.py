@@ -11,13 +11,15 @@ progress is the current World's (npu_emu/world.py: ``current_bus()``).
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 Observer = Callable[["TraceEvent"], None]
 # An observer's stand-in for its events of a class: handed each one's tick and fields (in the
-# order the class declares them) instead of the event, which is then never built.
-Receiver = Callable[..., None]
+# order the class declares them) instead of the event, which is built only if it answers true,
+# for the observer's ``then`` (TraceBus.hear_only).
+Receiver = Callable[..., bool]
 # Whether an observer needs the events of a class, or its receiver of them (TraceBus.hear_only).
 Hears = Callable[[type], "bool | Receiver"]
 # A keeper stores an event's record, (event class, n, *n fields), or a mark: see TraceBus.
@@ -60,10 +62,12 @@ class TraceBus:
     the rest of its emit does, and graph edits are about half of ResNet-50's compile events.
     For a class it needs, it may give a *receiver* instead, handed the tick and fields: a gate
     whose checks of that class read only the fields (stepping a pass of a 20k-node graph hears
-    85k node visits, and building them was a quarter of what the gate cost)."""
+    85k node visits, and building them was a quarter of what the gate cost). The few it answers
+    true for are built for the observer's ``then``: a gate parks on them, its checks already
+    made."""
 
     __slots__ = ("_observers", "_keepers", "_parking", "_heard", "_tick", "sole_keeper",
-                 "_hears", "_needed")
+                 "_hears", "_needed", "_then", "_whole")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
@@ -74,8 +78,10 @@ class TraceBus:
         # The keeper's store when it is all that subscribes: a hot loop (the task scheduler's)
         # that finds it set stores its records itself, without a call to ``emit``.
         self.sole_keeper: Keeper | None = None
-        self._hears: dict[Observer, Hears] = {}   # observers that need only some classes
+        self._hears: dict[Observer, tuple[Hears, Observer]] = {}   # with their ``then``
         self._needed: _Needed | None = None   # the only observer's, if it has one: see emit
+        self._then: Observer | None = None    # ... and what its receivers' events go to
+        self._whole = 0   # threads inside ``whole_events``
 
     def subscribe(self, observer: Observer, parks: bool = False) -> None:
         """``parks``: the observer may block the emitting thread (a debugger's step gate)."""
@@ -97,18 +103,33 @@ class TraceBus:
         self._hears.pop(observer, None)
         self._note_subscribers()
 
-    def hear_only(self, observer: Observer, hears: Hears | None) -> None:
+    def hear_only(self, observer: Observer, hears: Hears | None,
+                  then: Observer | None = None) -> None:
         """From now on ``observer`` needs only the events of the classes ``hears`` says (None:
         every event); while it is the only observer, an event of a class ``hears`` gives a
-        receiver for goes to that receiver instead, unbuilt. Safe from any thread: the filter ``emit`` reads at every
-        event is replaced by one attribute store."""
+        receiver for goes to that receiver instead, unbuilt, and is built only if the receiver
+        answers true, for ``then`` (default: the observer). Safe from any thread: the filter
+        ``emit`` reads at every event is replaced by one attribute store."""
         if hears is None:
             self._hears.pop(observer, None)
         else:
-            self._hears[observer] = hears
+            self._hears[observer] = (hears, then or observer)
         # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
         # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
         self._needed = self._needed_now()
+
+    @contextmanager
+    def whole_events(self) -> Iterator[None]:
+        """Inside, no receiver is handed anything: every event an observer needs is built and
+        handed to it (a debugger evaluating in a parked frame, whose gate must see each event
+        to let it pass, where a receiver would have checked it)."""
+        self._whole += 1
+        self._needed = self._needed_now()
+        try:
+            yield
+        finally:
+            self._whole -= 1
+            self._needed = self._needed_now()
 
     def _note_subscribers(self) -> None:
         self._heard = bool(self._observers or self._keepers)
@@ -118,8 +139,11 @@ class TraceBus:
 
     def _needed_now(self) -> _Needed | None:
         observers = self._observers   # one snapshot: another thread may subscribe
-        hears = self._hears.get(observers[0]) if len(observers) == 1 else None
-        return _Needed(hears) if hears is not None else None
+        heard = self._hears.get(observers[0]) if len(observers) == 1 else None
+        if heard is None:
+            return None
+        hears, self._then = heard
+        return _Needed(hears, received=not self._whole)
 
     @property
     def tick(self) -> int:
@@ -158,8 +182,9 @@ class TraceBus:
             if needed is not None:
                 how = needed[event_cls]
                 if how is not True:
-                    if how is not False:
-                        how(tick, *args)   # the only observer's receiver: no event built
+                    # the only observer's receiver: the event built only if it asks
+                    if how is not False and how(tick, *args):
+                        self._then(event_cls(tick, *args))
                     return
             event = event_cls(tick, *args)
             for observer in self._observers:
@@ -170,15 +195,18 @@ class _Needed(dict):
     """Event class -> whether the only observer needs its events, or its receiver of them:
     asked once per class."""
 
-    __slots__ = ("_hears",)
+    __slots__ = ("_hears", "_received")
 
-    def __init__(self, hears: Hears) -> None:
+    def __init__(self, hears: Hears, received: bool) -> None:
         super().__init__()
-        self._hears = hears
+        self._hears, self._received = hears, received   # not received: every event built
 
     def __missing__(self, event_cls: type) -> bool | Receiver:
         hears = self._hears(event_cls)
-        needed = self[event_cls] = hears if callable(hears) else bool(hears)
+        if callable(hears):
+            needed = self[event_cls] = hears if self._received else True
+        else:
+            needed = self[event_cls] = bool(hears)
         return needed
 
 

@@ -12,6 +12,7 @@ from ge_core.parser import parse_onnx
 from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World, current_world
 from workbench.debugger import StepGate
+from workbench.debugger.step_gate import passing_through
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
@@ -196,3 +197,35 @@ def test_a_stop_is_handed_only_the_classes_it_hears_and_an_interrupt_any():
     assert isinstance(ev, NodeAdded) and ev.node == "c" and ev.tick == 4
     assert handed == ["AttrSet", "NodeAdded"]   # the interrupt's park still shows it the event
     assert gate.run_until(lambda e: False) is None and gate.result == "done"
+
+
+def test_a_receiver_parks_where_it_answers_true_and_a_thread_passing_through_is_never_received():
+    """A stop given as a receiver (``hears`` answers a test on the fields) parks on the events
+    it answers true for, built only then; a thread evaluating in the parked run
+    (passing_through) has every event built and let pass, none handed to the receiver, which
+    would have taken it for the run's."""
+    bus = TraceBus()
+    received = []
+
+    def target():
+        with World(bus=bus).entered():
+            g = ComputeGraph("g")
+            for name in "abc":
+                g.add_node(OpDesc(name, "Relu", 1, 1))
+        return "done"
+
+    def receive(tick, graph, node, op_type):
+        received.append(node)
+        return node == "b"
+
+    def hears(cls):
+        return receive if cls is NodeAdded else False
+
+    gate = StepGate(target, bus)
+    ev = gate.run_until(lambda e: False, hears)
+    assert isinstance(ev, NodeAdded) and ev.node == "b" and received == ["a", "b"]
+    with passing_through(bus):
+        bus.emit(NodeAdded, "g", "x", "Relu")   # would park this thread, were it received
+    assert received == ["a", "b"]
+    assert gate.run_until(lambda e: False, hears) is None and gate.result == "done"
+    assert received == ["a", "b", "c"]

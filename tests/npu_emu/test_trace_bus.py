@@ -187,6 +187,23 @@ def test_a_receiver_is_handed_the_tick_and_fields_and_no_event_is_built_while_it
         bus.emit(Unheard, 2)
 
 
+def test_a_receiver_that_answers_true_has_the_event_built_for_then_and_whole_events_skips_it():
+    bus, seen, parked, fields = TraceBus(), [], [], []
+
+    def receive(tick, n):
+        fields.append(n)
+        return n == 1
+    bus.subscribe(seen.append)
+    bus.hear_only(seen.append, lambda cls: receive if cls is Heard else False, parked.append)
+    for n in range(3):
+        bus.emit(Heard, n)
+    assert fields == [0, 1, 2] and [(e.tick, e.n) for e in parked] == [(2, 1)] and seen == []
+    with bus.whole_events():   # every event the observer needs built and handed to it
+        bus.emit(Heard, 3)
+    bus.emit(Heard, 4)
+    assert fields == [0, 1, 2, 4] and [e.n for e in seen] == [3] and len(parked) == 1
+
+
 def test_a_filter_builds_nothing_less_for_a_second_observer_or_a_recorder():
     """The filter spares events only while its observer is the only one; a recorder (handed
     records) still keeps every event, ticks and all."""

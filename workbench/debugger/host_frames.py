@@ -61,7 +61,7 @@ def evaluate(frame: FrameType, text: str, world: World) -> str:
     parked run's device), as a one-line repr or the error."""
     code = compiled(text, "expression")
     try:
-        with world.entered(), passing_through():
+        with world.entered(), passing_through(world.bus):
             return shown(eval(code, frame.f_globals, frame.f_locals))
     except Exception as exc:
         raise ValueError(f"{type(exc).__name__}: {exc}") from None

@@ -17,8 +17,6 @@ from npu_emu.base import gc_pause
 from npu_emu.base.trace import Hears, Receiver, TraceBus, TraceEvent
 
 StopPredicate = Callable[[TraceEvent], bool]
-# The stop predicate on an event's tick and fields, for a class ``hears`` gives one for.
-FieldsPredicate = Callable[..., bool]
 CLOSE_WAIT_S = 5.0
 
 
@@ -33,14 +31,17 @@ _passing: set[int] = set()
 
 
 @contextmanager
-def passing_through() -> Iterator[None]:
-    """Inside, on this thread, events reach observers but no gate parks on them."""
+def passing_through(bus: TraceBus) -> Iterator[None]:
+    """Inside, on this thread, events reach observers but no gate parks on them; those on
+    ``bus`` (the parked run's, whose gate holds receivers) are all built, for the gate to let
+    pass: a receiver would have checked them."""
     ident = threading.get_ident()
-    _passing.add(ident)
-    try:
-        yield
-    finally:
-        _passing.discard(ident)
+    with bus.whole_events():
+        _passing.add(ident)
+        try:
+            yield
+        finally:
+            _passing.discard(ident)
 
 
 class StepGate:
@@ -69,7 +70,8 @@ class StepGate:
             return None
         with self._cond:
             self._stop = stop
-            self._bus.hear_only(self._gate, None if hears is None else self._receiving(hears))
+            self._bus.hear_only(self._gate, None if hears is None else self._receiving(hears),
+                                self._park)
             self.parked_at = None
             self._worker_turn = True
             if self._thread is None:
@@ -169,22 +171,17 @@ class StepGate:
         self._park(event)
 
     def _receiving(self, hears: Hears) -> Hears:
-        """``hears`` with each predicate on fields it gives made the bus's receiver (an abandon
-        point's class excepted: closing, ``_gate`` must see it)."""
+        """``hears`` with each predicate on fields it gives the bus's receiver, which parks on
+        the events it answers true for (``_park``, its checks made): as ``_gate`` would, since
+        no receiver is handed anything once the gate closes (close) or a thread passes through
+        (passing_through). An abandon point's class is always built: closing, ``_gate`` must
+        see it."""
         def receiving(cls: type) -> bool | Receiver:
             how = hears(cls)
-            if callable(how):
-                return True if getattr(cls, "abandon_point", False) else self._receiver(cls, how)
+            if callable(how) and getattr(cls, "abandon_point", False):
+                return True
             return how
         return receiving
-
-    def _receiver(self, cls: type, stops: FieldsPredicate) -> Receiver:
-        def receive(tick: int, *fields: Any) -> None:   # _gate, on an event not built
-            if self._closing or (_passing and threading.get_ident() in _passing):
-                return
-            if stops(tick, *fields):
-                self._park(cls(tick, *fields))
-        return receive
 
     def _park(self, event: TraceEvent) -> None:
         with self._cond:
