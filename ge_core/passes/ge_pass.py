@@ -117,13 +117,24 @@ class _Walk:
         self.queued.add(node)
 
     def ready(self, node: Node) -> bool:
-        ins = node.in_nodes()
-        return self.seen.issuperset(ins) and self.suspended.isdisjoint(ins)
+        # Once or more per edge of a walk: the anchors read in place, no list of nodes made
+        seen = self.seen
+        for a in node.in_data_anchors:
+            peer = a.peer
+            if peer is not None and peer.owner not in seen:
+                return False
+        for peer in node.in_control_anchor.peers:
+            if peer.owner not in seen:
+                return False
+        return not self.suspended or self.suspended.isdisjoint(node.in_nodes())
 
     def push_ready_successors(self, node: Node) -> None:
-        for succ in node.out_nodes():
-            if succ not in self.seen and self.ready(succ):
-                self.push(succ)
+        seen, ready, push = self.seen, self.ready, self.push
+        for a in (*node.out_data_anchors, node.out_control_anchor):   # out_nodes' order
+            for peer in a.peers:
+                succ = peer.owner
+                if succ not in seen and ready(succ):
+                    push(succ)
 
     def take(self, passes: Sequence[BaseNodePass]) -> None:
         """Collect what each pass asked for after running on a node."""

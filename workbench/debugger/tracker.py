@@ -21,6 +21,11 @@ from workbench.debugger.targets.program import PhaseBegin, PhaseEnd
 
 
 class Tracker:
+    # slots: the node-visit fields are stored at every visit (85k a pass group at 20k nodes)
+    __slots__ = ("phase", "stage", "pass_name", "pass_graph", "inner_pass", "inner_seen",
+                 "inner_began", "node", "node_type", "node_graph", "node_began", "pass_begin",
+                 "last_pass", "bound", "host_depth")
+
     def __init__(self) -> None:
         self.phase = ""
         self.stage = ""
