@@ -163,6 +163,9 @@ class GEPass:
                               f"{MAX_SUBGRAPH_DEPTH}")
         self.graph = graph
         self.passes = list(passes)
+        # each with its name and types, read once: at every visit they are class attributes
+        # looked up through the instance (not cached by CPython 3.11's attribute specialising)
+        self._named = [(p, p.name, p.types) for p in self.passes]
         self.depth = depth
         self.report = report or GEPassReport()
         self.steps = steps
@@ -237,25 +240,25 @@ class GEPass:
         edits_by_pass, recent = self.report.edits_by_pass, walk.recent
         ran = walk.ran = []   # the passes run on this node so far, with their requests
         before = graph.edits.total
-        for p in self.passes:
+        for p, name, types in self._named:
             if p.requested:   # a pass that asked for nothing on its last node is still reset
                 p.init()
             p.after_subgraph = after_subgraph   # GE's kOptimizeAfterSubGraph option
             ran.append(p)
             op = node.op_desc   # node.name and .type, read as each pass is about to run
             if emit is not None:
-                emit(NodeVisited, p.name, graph.name, op.name, op.type)
+                emit(NodeVisited, name, graph.name, op.name, op.type)
             if steps:
-                yield p.name, node
+                yield name, node
                 before = graph.edits.total   # a stepping driver ran between the passes
                 emit = graph.bus.emit if graph.bus.observed else None
-            if p.types is None or op.type in p.types:
+            if types is None or op.type in types:
                 p.run(node)
             after = graph.edits.total
             if after != before:
                 made = after - before
-                edits_by_pass[p.name] += made
-                recent[p.name] += made
+                edits_by_pass[name] += made
+                recent[name] += made
                 before = after
             if node in p.deleted:
                 break
