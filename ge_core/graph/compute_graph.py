@@ -135,6 +135,12 @@ def _linked(node: Node) -> bool:
 
 @journaled
 class ComputeGraph:
+    # Slots: every edit and every node pass reads them (a graph's first save in each epoch
+    # reads its fields: with a __dict__, CPython then keeps them in a real dict, dearer to read)
+    _FIELDS = ("name", "bus", "edits", "_nodes", "_seq", "_order", "parent_node",
+               "parent_graph", "_subgraphs", "_attrs", "_jep")
+    __slots__ = (*_FIELDS, "__weakref__")
+
     def __init__(self, name: str, bus: TraceBus | None = None,
                  attrs: dict[str, object] | None = None) -> None:
         """``attrs``: what the graph is made with (a parsed model's opset and source, an OM
@@ -156,8 +162,12 @@ class ComputeGraph:
     # table is logged change by change instead (journal.logged): saved whole, the root's would
     # be copied at the first edge edit after every mark. The cached order is kept as it is (a
     # list an edit replaces, never changes): a re-run after a rewind need not sort again.
+    def fields(self) -> dict[str, object]:
+        """Every attribute, by name (a copy's, the journal's)."""
+        return {name: getattr(self, name) for name in ComputeGraph._FIELDS}
+
     def _saved(self) -> tuple:
-        fields_ = dict(self.__dict__)
+        fields_ = self.fields()
         del fields_["_jep"], fields_["_nodes"]
         fields_["_attrs"] = dict(self._attrs)
         return fields_, dict(self._subgraphs)
@@ -171,12 +181,8 @@ class ComputeGraph:
         if s[0].__class__ is not dict:   # a logged change of the node table: (undo, args...)
             return s[0](self, *s[1:])
         fields_, subgraphs = s
-        jep, nodes = self._jep, self._nodes
-        self.__dict__.clear()
-        self.__dict__.update(fields_)
-        self._jep = jep
-        if "_nodes" not in fields_:   # a state _saved made (_whole's holds the table)
-            self._nodes = nodes
+        for name, value in fields_.items():   # all but _jep, and _nodes unless _whole's
+            setattr(self, name, value)
         self._subgraphs.clear()
         self._subgraphs.update(subgraphs)
         return None

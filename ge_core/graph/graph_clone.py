@@ -51,11 +51,12 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
     for n in nodes:
         _link(n, memo)
     for g in family.values():
-        fields_ = dict(g.__dict__)
+        fields_ = g.fields()
         by_name = fields_.pop("_nodes")
         order = fields_.pop("_order")   # a cache of nodes: mapped, not walked by deepcopy
         new = memo[id(g)]
-        new.__dict__.update(deep_copy(fields_, memo))
+        for name, value in deep_copy(fields_, memo).items():
+            setattr(new, name, value)
         new._nodes = {name: memo[id(n)] for name, n in by_name.items()}
         new._order = None if order is None else [memo[id(n)] for n in order]
 
@@ -200,10 +201,10 @@ def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = (),
     item cost 40-60 ms at 20k nodes."""
     new = copy.copy(obj)
     memo[id(obj)] = new
-    fields = vars(new)
-    for name, value in fields.items():
+    for name in _fields(new):
+        value = getattr(new, name)
         if name in deep:
-            fields[name] = deep_copy(value, memo)
+            setattr(new, name, deep_copy(value, memo))
         elif name in shared:
             continue
         elif isinstance(value, _CONTAINERS):
@@ -211,5 +212,12 @@ def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = (),
             if twin is None:
                 twin = memo[id(value)] = copy.copy(value)
                 memo[ITEMS] = memo.get(ITEMS, 0) + len(value)
-            fields[name] = twin
+            setattr(new, name, twin)
     return new
+
+
+def _fields(obj: Any) -> list[str]:
+    """The names of ``obj``'s attributes set: its __dict__'s, or its slots'."""
+    if hasattr(obj, "__dict__"):
+        return list(vars(obj))
+    return [name for name in copyreg._slotnames(type(obj)) if hasattr(obj, name)]

@@ -54,6 +54,11 @@ class GEPassReport:
 class _Walk:
     """The state of one GEPass walk over one graph (a debugger reads it while parked)."""
 
+    # slots: read at every node, and a checkpoint's copy would otherwise leave the live walk's
+    # attributes in a real dict, dearer to read (CPython's inline values are lost to __dict__)
+    __slots__ = ("graph", "limit", "visits", "queue", "queued", "seen", "order", "seen_count",
+                 "deleted", "suspended", "re_pass", "ran", "recent", "last_round")
+
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
         self.limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
@@ -236,10 +241,11 @@ class GEPass:
         # the bus is heard is asked again after each yield: a driver parked there may have
         # subscribed.
         graph, steps = self.graph, self.visits
+        graph_name, edits = graph.name, graph.edits   # the same object for good (journal.py)
         emit = graph.bus.emit if graph.bus.observed else None
         edits_by_pass, recent = self.report.edits_by_pass, walk.recent
         ran = walk.ran = []   # the passes run on this node so far, with their requests
-        before = graph.edits.total
+        before = edits.total
         for p, name, types in self._named:
             if p.requested:   # a pass that asked for nothing on its last node is still reset
                 p.init()
@@ -247,14 +253,14 @@ class GEPass:
             ran.append(p)
             op = node.op_desc   # node.name and .type, read as each pass is about to run
             if emit is not None:
-                emit(NodeVisited, name, graph.name, op.name, op.type)
+                emit(NodeVisited, name, graph_name, op.name, op.type)
             if steps:
                 yield name, node
-                before = graph.edits.total   # a stepping driver ran between the passes
+                before = edits.total   # a stepping driver ran between the passes
                 emit = graph.bus.emit if graph.bus.observed else None
             if types is None or op.type in types:
                 p.run(node)
-            after = graph.edits.total
+            after = edits.total
             if after != before:
                 made = after - before
                 edits_by_pass[name] += made
