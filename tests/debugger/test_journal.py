@@ -192,3 +192,27 @@ def test_going_back_to_just_after_each_checkpoint_lands_on_a_fresh_runs_trace(mo
     finally:
         d.close()
         fresh.close()
+
+
+def test_what_every_visit_and_edit_reads_keeps_no_dict_a_copy_could_slow():
+    """Reading an object's __dict__ (a checkpoint's copy, a journal save) leaves CPython 3.11
+    keeping its attributes in a real dict, each later read of the live object dearer: the
+    objects a stepped walk reads at every visit and edit keep their fields in slots, and a
+    graph saved and put back by the journal has every field again."""
+    from ge_core.graph import ComputeGraph, OpDesc
+    from ge_core.graph.journal import Journal, journaling
+    from ge_core.passes.ge_pass import _Walk
+    from workbench.debugger.tracker import Tracker
+    g = ComputeGraph("g")
+    g.add_node(OpDesc("a", "Relu", 1, 1))
+    for obj in (Tracker(), g, g.edits, _Walk(g)):
+        assert not hasattr(obj, "__dict__"), type(obj).__name__
+    journal = Journal()
+    with journaling(journal):
+        mark = journal.mark()
+        before = g.fields()
+        g.set_attr("k", 1)
+        g.add_node(OpDesc("b", "Relu", 1, 1))
+        journal.rewind(mark)
+    assert g.fields().keys() == before.keys() and g.find_node("b") is None \
+        and "k" not in g.attrs and g.find_node("a") is not None
