@@ -25,6 +25,7 @@ a count of the journals recording.
 from __future__ import annotations
 
 import copy
+import copyreg
 import itertools
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -223,8 +224,7 @@ def shared_or_copied(obj: Any, memo: dict) -> Any:
     memo[id(obj)] = new
     if hasattr(obj, "__dict__"):
         new.__dict__.update(copy.deepcopy(obj.__dict__, memo))
-    for klass in cls.__mro__:
-        for name in getattr(klass, "__slots__", ()):
-            if hasattr(obj, name) and name != "__dict__":
-                setattr(new, name, copy.deepcopy(getattr(obj, name), memo))
+    for name in copyreg._slotnames(cls):   # every class's slots but __dict__ and __weakref__
+        if hasattr(obj, name):
+            setattr(new, name, copy.deepcopy(getattr(obj, name), memo))
     return new

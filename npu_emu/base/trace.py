@@ -11,6 +11,7 @@ progress is the current World's (npu_emu/world.py: ``current_bus()``).
 from __future__ import annotations
 
 import hashlib
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterator
@@ -24,6 +25,12 @@ Receiver = Callable[..., bool]
 Hears = Callable[[type], "bool | Receiver"]
 # A keeper stores an event's record, (event class, n, *n fields), or a mark: see TraceBus.
 Keeper = Callable[[tuple], None]
+
+
+# Held to change a bus's filter (``_needed``), which threads other than the emitting one do: a
+# face's, an evaluating one's. Rare, and one lock for every bus keeps a bus a plain copyable
+# object.
+_FILTERING = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +74,7 @@ class TraceBus:
     made."""
 
     __slots__ = ("_observers", "_keepers", "_parking", "_heard", "_tick", "sole_keeper",
-                 "_hears", "_needed", "_then", "_whole")
+                 "_hears", "_needed", "_whole")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
@@ -80,7 +87,6 @@ class TraceBus:
         self.sole_keeper: Keeper | None = None
         self._hears: dict[Observer, tuple[Hears, Observer]] = {}   # with their ``then``
         self._needed: _Needed | None = None   # the only observer's, if it has one: see emit
-        self._then: Observer | None = None    # ... and what its receivers' events go to
         self._whole = 0   # threads inside ``whole_events``
 
     def subscribe(self, observer: Observer, parks: bool = False) -> None:
@@ -110,40 +116,41 @@ class TraceBus:
         receiver for goes to that receiver instead, unbuilt, and is built only if the receiver
         answers true, for ``then`` (default: the observer). Safe from any thread: the filter
         ``emit`` reads at every event is replaced by one attribute store."""
-        if hears is None:
-            self._hears.pop(observer, None)
-        else:
-            self._hears[observer] = (hears, then or observer)
-        # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
-        # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
-        self._needed = self._needed_now()
+        with _FILTERING:
+            if hears is None:
+                self._hears.pop(observer, None)
+            else:
+                self._hears[observer] = (hears, then or observer)
+            # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
+            # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
+            self._needed = self._needed_now()
 
     @contextmanager
     def whole_events(self) -> Iterator[None]:
         """Inside, no receiver is handed anything: every event an observer needs is built and
         handed to it (a debugger evaluating in a parked frame, whose gate must see each event
         to let it pass, where a receiver would have checked it)."""
-        self._whole += 1
-        self._needed = self._needed_now()
+        with _FILTERING:   # two threads' counts and filters made in turn, never crossed
+            self._whole += 1
+            self._needed = self._needed_now()
         try:
             yield
         finally:
-            self._whole -= 1
-            self._needed = self._needed_now()
+            with _FILTERING:
+                self._whole -= 1
+                self._needed = self._needed_now()
 
     def _note_subscribers(self) -> None:
         self._heard = bool(self._observers or self._keepers)
         alone = len(self._keepers) == 1 and not self._observers
         self.sole_keeper = self._keepers[0] if alone else None
-        self._needed = self._needed_now()
+        with _FILTERING:
+            self._needed = self._needed_now()
 
     def _needed_now(self) -> _Needed | None:
         observers = self._observers   # one snapshot: another thread may subscribe
         heard = self._hears.get(observers[0]) if len(observers) == 1 else None
-        if heard is None:
-            return None
-        hears, self._then = heard
-        return _Needed(hears, received=not self._whole)
+        return _Needed(*heard, received=not self._whole) if heard is not None else None
 
     @property
     def tick(self) -> int:
@@ -184,7 +191,7 @@ class TraceBus:
                 if how is not True:
                     # the only observer's receiver: the event built only if it asks
                     if how is not False and how(tick, *args):
-                        self._then(event_cls(tick, *args))
+                        needed.then(event_cls(tick, *args))
                     return
             event = event_cls(tick, *args)
             for observer in self._observers:
@@ -195,11 +202,12 @@ class _Needed(dict):
     """Event class -> whether the only observer needs its events, or its receiver of them:
     asked once per class."""
 
-    __slots__ = ("_hears", "_received")
+    __slots__ = ("_hears", "then", "_received")
 
-    def __init__(self, hears: Hears, received: bool) -> None:
+    def __init__(self, hears: Hears, then: Observer, received: bool) -> None:
         super().__init__()
-        self._hears, self._received = hears, received   # not received: every event built
+        self._hears, self.then = hears, then   # then: what the events receivers ask for go to
+        self._received = received              # False: no receiver, every event needed built
 
     def __missing__(self, event_cls: type) -> bool | Receiver:
         hears = self._hears(event_cls)

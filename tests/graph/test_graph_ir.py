@@ -378,3 +378,16 @@ def test_a_tensor_desc_is_frozen_and_copies_share_it():
     assert twin.output_descs[0] is desc
     op.update_output_desc(0, GeTensorDesc(GeShape((4,)), DataType.DT_FLOAT))
     assert str(twin.output_descs[0]) == "f32[2,3]" and str(op.output_descs[0]) == "f32[4]"
+
+
+def test_a_graph_deep_copied_on_its_own_is_a_whole_graph_of_its_own():
+    """copy.deepcopy, as a copy for a look beside the run makes of a graph outside the state's
+    own: every field of the slotted graph, the nodes and their links copied."""
+    import copy
+    g = ComputeGraph("g")
+    a, b = g.add_node(OpDesc("a", "Relu", 1, 1)), g.add_node(OpDesc("b", "Relu", 1, 1))
+    a.out_data_anchors[0].link_to(b.in_data_anchors[0])
+    g.set_attr("opset", 13)
+    h = copy.deepcopy(g)
+    assert [n.name for n in h.topological_sort()] == ["a", "b"] and h.attrs == {"opset": 13}
+    assert h.find_node("a") is not a and h.find_node("b").in_nodes() == [h.find_node("a")]

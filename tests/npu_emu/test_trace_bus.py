@@ -221,3 +221,31 @@ def test_a_filter_builds_nothing_less_for_a_second_observer_or_a_recorder():
     assert [e.describe() for e in everything] == [e.describe() for e in rec.events
                                                   if e.tick > start]
     assert any(isinstance(e, SqeDispatched) for e in filtered if e.tick > start)
+
+
+def test_a_bus_keeps_nothing_of_an_observer_gone_where_its_receivers_events_went():
+    """An observer's ``then`` (a gate's park, holding the gate and its stop's state) is held by
+    the filter in force only: once the observer leaves, nothing on the bus refers to it, so
+    reference counting frees it with the collector paused."""
+    import gc
+    import weakref
+
+    class Gate:
+        def see(self, event):
+            pass
+
+        def park(self, event):
+            pass
+    bus, gate = TraceBus(), Gate()
+    bus.subscribe(gate.see)
+    bus.hear_only(gate.see, lambda cls: (lambda tick, n: True) if cls is Heard else False,
+                  gate.park)
+    bus.emit(Heard, 1)
+    gone = weakref.ref(gate)
+    bus.unsubscribe(gate.see)
+    gc.disable()
+    try:
+        del gate
+        assert gone() is None
+    finally:
+        gc.enable()
