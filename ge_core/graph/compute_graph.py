@@ -157,15 +157,15 @@ class ComputeGraph:
         self._attrs: dict[str, object] = dict(attrs or {})
         self._jep = stamp(self)   # graph/journal.py
 
+    def fields(self) -> dict[str, object]:
+        """Every attribute, by name (a copy's, the journal's)."""
+        return {name: getattr(self, name) for name in ComputeGraph._FIELDS}
+
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
     # ``_subgraphs`` is put back in place: a partition's graph shares the root's dict. The node
     # table is logged change by change instead (journal.logged): saved whole, the root's would
     # be copied at the first edge edit after every mark. The cached order is kept as it is (a
     # list an edit replaces, never changes): a re-run after a rewind need not sort again.
-    def fields(self) -> dict[str, object]:
-        """Every attribute, by name (a copy's, the journal's)."""
-        return {name: getattr(self, name) for name in ComputeGraph._FIELDS}
-
     def _saved(self) -> tuple:
         fields_ = self.fields()
         del fields_["_jep"], fields_["_nodes"]
