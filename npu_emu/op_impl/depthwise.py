@@ -21,7 +21,10 @@ less: the columns' 9 copies of the input, not the calls, are the cost).
 """
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
@@ -53,60 +56,89 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
     n, c = x.shape[:2]
     if not (group == c == w.shape[0] > 1 and w.shape[1] == 1 and math.prod(g.kernel) > 1):
         return None
-    per_axis = [_axis_taps(*axis) for axis in zip(x.shape[2:], *g[:4], g.out)]
-    if any(taps is None for taps in per_axis):
-        return None
-    y = dst if dst is not None else np.empty((n, c, *g.out), np.result_type(x, w))
     band = max(1, _BAND_BYTES // max(1, n * math.prod(g.kernel) * math.prod(g.out)
                                      * x.itemsize))
+    plan = _plan(x.shape[2:], g)
+    if plan is None:
+        return None
+    y = dst if dst is not None else np.empty((n, c, *g.out), np.result_type(x, w))
     for c0 in range(0, c, band):  # the columns of a large map a band of channels at a time
         part = slice(c0, c0 + band)
-        _taps_reduced(x[:, part], w[part], g, per_axis, y[:, part])
+        _taps_reduced(x[:, part], w[part], g, plan, y[:, part])
     return y
 
 
-def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, per_axis: list[_AxisTaps],
-                  y: np.ndarray) -> None:
-    """The depthwise conv of ``x``'s channels into ``y``, its taps read as ``per_axis`` says."""
-    n, c = x.shape[:2]
-    out, nd, taps = g.out, len(g.out), math.prod(g.kernel)
-    p = math.prod(out)
+@dataclass(frozen=True)
+class _Plan:
+    """Where a depthwise conv of one input size and geometry reads its taps: what depends on
+    the shapes only, worked out once (a model runs the same convs at every execution, and
+    this was a quarter of a ShuffleNet depthwise conv's time)."""
+    margin: int       # the zeros before and after each flattened phase plane
+    planes: tuple[tuple[tuple[int, ...], tuple[slice, ...]], ...]   # phase -> its input slice
+    reads: tuple[tuple[tuple[int, ...], int], ...]   # per tap: its phase plane and start
+    steps: tuple[int, ...] | None   # one plane (stride 1): each kernel axis's flat step
+    edges: tuple[tuple[slice | int, ...], ...]   # the wrapped reads, in the (kernel, out) grid
+
+
+@functools.lru_cache(maxsize=256)
+def _plan(spatial: tuple[int, ...], g: Geometry) -> _Plan | None:
+    """The taps' reads, None where some phase plane is not exactly the output's size."""
+    per_axis = [_axis_taps(*axis) for axis in zip(spatial, *g[:4], g.out)]
+    if any(taps is None for taps in per_axis):
+        return None
+    out, nd = g.out, len(g.out)
     rows = [math.prod(out[a + 1:]) for a in range(nd)]  # flat stride of each output axis
-    reads = [[axis[i] for axis, i in zip(per_axis, index)] for index in np.ndindex(*g.kernel)]
-    offsets = [sum(r[1] * row for r, row in zip(tap, rows)) for tap in reads]
+    taps = [[axis[i] for axis, i in zip(per_axis, index)] for index in np.ndindex(*g.kernel)]
+    offsets = [sum(r[1] * row for r, row in zip(tap, rows)) for tap in taps]
     margin = max(abs(o) for o in offsets)
-    # each phase plane, flattened between zero margins: a shift off either end reads zeros
-    planes: dict[tuple[int, ...], np.ndarray] = {}
-    for phase in dict.fromkeys(tuple(r[0] for r in tap) for tap in reads):
-        plane = planes[phase] = np.zeros((n, c, margin + p + margin), x.dtype)
-        plane[..., margin:margin + p].reshape(n, c, *out)[...] = \
-            x[(Ellipsis, *(slice(ph, None, s) for ph, s in zip(phase, g.strides)))]
-    cols = np.empty((n, c, *g.kernel, p), x.dtype)
-    if len(planes) == 1:  # (stride 1) the taps are one strided view of the plane: one copy
-        (plane,) = planes.values()
-        steps = [taps_a[1][1] - taps_a[0][1] if len(taps_a) > 1 else 0 for taps_a in per_axis]
-        np.copyto(cols, as_strided(plane[..., margin + offsets[0]:], cols.shape,
-                                   (*plane.strides[:2],
-                                    *(t * row * plane.itemsize for t, row in zip(steps, rows)),
-                                    plane.itemsize)))
-    else:
-        flat = cols.reshape(n, c, taps, p)
-        for k, (tap, offset) in enumerate(zip(reads, offsets)):
-            start = margin + offset
-            flat[:, :, k] = planes[tuple(r[0] for r in tap)][..., start:start + p]
+    phases = tuple(dict.fromkeys(tuple(r[0] for r in tap) for tap in taps))
+    planes = tuple((ph, (Ellipsis, *(slice(q, None, s) for q, s in zip(ph, g.strides))))
+                   for ph in phases)
+    reads = tuple((tuple(r[0] for r in tap), margin + offset)
+                  for tap, offset in zip(taps, offsets))
+    steps = None
+    if len(phases) == 1:   # the taps are one strided view of the plane, from the first's start
+        steps = tuple((a[1][1] - a[0][1] if len(a) > 1 else 0) * row
+                      for a, row in zip(per_axis, rows))
     # along the inner axes a shift wraps into the next row: those reads are padding
-    grid = cols.reshape(n, c, *g.kernel, *out)
+    edges = []
     for axis in range(1, nd):
         for kk, (_, shift) in enumerate(per_axis[axis]):
             if shift:
-                edge = [slice(None)] * grid.ndim
+                edge: list[slice | int] = [slice(None)] * (2 + 2 * nd)
                 edge[2 + axis] = kk
                 edge[2 + nd + axis] = slice(max(0, out[axis] - shift), None) if shift > 0 \
                     else slice(0, min(-shift, out[axis]))
-                grid[tuple(edge)] = 0
+                edges.append(tuple(edge))
+    return _Plan(margin, planes, reads, steps, tuple(edges))
+
+
+def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, plan: _Plan,
+                  y: np.ndarray) -> None:
+    """The depthwise conv of ``x``'s channels into ``y``, its taps read as ``plan`` says."""
+    n, c = x.shape[:2]
+    out, taps, margin = g.out, math.prod(g.kernel), plan.margin
+    p = math.prod(out)
+    # each phase plane, flattened between zero margins: a shift off either end reads zeros
+    planes: dict[tuple[int, ...], np.ndarray] = {}
+    for phase, part in plan.planes:
+        plane = planes[phase] = np.zeros((n, c, margin + p + margin), x.dtype)
+        plane[..., margin:margin + p].reshape(n, c, *out)[...] = x[part]
+    cols = np.empty((n, c, *g.kernel, p), x.dtype)
+    if plan.steps is not None:  # (stride 1) one strided view of the plane: one copy
+        (plane,) = planes.values()
+        size = plane.itemsize
+        np.copyto(cols, as_strided(plane[..., plan.reads[0][1]:], cols.shape,
+                                   (*plane.strides[:2], *(t * size for t in plan.steps), size)))
+    else:
+        flat = cols.reshape(n, c, taps, p)
+        for k, (phase, start) in enumerate(plan.reads):
+            flat[:, :, k] = planes[phase][..., start:start + p]
+    grid = cols.reshape(n, c, *g.kernel, *out)
+    for edge in plan.edges:
+        grid[edge] = 0
     cols = cols.reshape(n, c, taps, p)
     if y.flags.c_contiguous:
         np.matmul(w.reshape(c, 1, taps), cols, out=y.reshape(n, c, 1, p))
     else:  # a band of a batch's channels
         y[...] = np.matmul(w.reshape(c, 1, taps), cols).reshape(y.shape)
-

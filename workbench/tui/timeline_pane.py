@@ -82,6 +82,10 @@ class TimelinePane(Pane):
         with VerticalScroll(can_focus=False):   # the keys go to the lanes
             yield LaneText(id="timeline-text")
 
+    def on_mount(self) -> None:   # (Pane's runs too: Textual calls each class's handler)
+        self.redraw()   # its words from the start: a snapshot taken before its first size
+        # or read showed a blank pane
+
     def read(self, views: SessionViews) -> TimelineData:
         tl = views.lanes.timeline if views.debugger is not None and \
             views.lanes.current(views.debugger) else Timeline()
