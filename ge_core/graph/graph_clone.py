@@ -27,7 +27,7 @@ from typing import Any, Iterable
 from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
 from ge_core.graph.compute_graph import ComputeGraph
 from ge_core.graph.ge_tensor import GeShape, GeTensorDesc
-from ge_core.graph.journal import JOURNALED, SHARED
+from ge_core.graph.journal import JOURNALED, SHARED, fields_of
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from npu_emu.base.trace import TraceBus
@@ -201,7 +201,7 @@ def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = (),
     item cost 40-60 ms at 20k nodes."""
     new = copy.copy(obj)
     memo[id(obj)] = new
-    for name in _fields(new):
+    for name in fields_of(new):
         value = getattr(new, name)
         if name in deep:
             setattr(new, name, deep_copy(value, memo))
@@ -215,9 +215,3 @@ def shallow_copy(obj: Any, memo: dict, deep: tuple[str, ...] = (),
             setattr(new, name, twin)
     return new
 
-
-def _fields(obj: Any) -> list[str]:
-    """The names of ``obj``'s attributes set: its __dict__'s, or its slots'."""
-    if hasattr(obj, "__dict__"):
-        return list(vars(obj))
-    return [name for name in copyreg._slotnames(type(obj)) if hasattr(obj, name)]

@@ -222,9 +222,13 @@ def shared_or_copied(obj: Any, memo: dict) -> Any:
     cls = type(obj)
     new = cls.__new__(cls)
     memo[id(obj)] = new
-    if hasattr(obj, "__dict__"):
-        new.__dict__.update(copy.deepcopy(obj.__dict__, memo))
-    for name in copyreg._slotnames(cls):   # every class's slots but __dict__ and __weakref__
-        if hasattr(obj, name):
-            setattr(new, name, copy.deepcopy(getattr(obj, name), memo))
+    for name in fields_of(obj):
+        setattr(new, name, copy.deepcopy(getattr(obj, name), memo))
     return new
+
+
+def fields_of(obj: Any) -> list[str]:
+    """The names of the attributes ``obj`` has set: its slots' (every class's, but __dict__
+    and __weakref__) and its __dict__'s."""
+    names = [name for name in copyreg._slotnames(type(obj)) if hasattr(obj, name)]
+    return names + list(vars(obj)) if hasattr(obj, "__dict__") else names

@@ -27,7 +27,7 @@ Hears = Callable[[type], "bool | Receiver"]
 Keeper = Callable[[tuple], None]
 
 
-# Held to change a bus's filter (``_needed``), which threads other than the emitting one do: a
+# Held to make a bus's filter (``_needed``), which threads other than the emitting one do: a
 # face's, an evaluating one's. Rare, and one lock for every bus keeps a bus a plain copyable
 # object.
 _FILTERING = threading.Lock()
@@ -116,41 +116,44 @@ class TraceBus:
         receiver for goes to that receiver instead, unbuilt, and is built only if the receiver
         answers true, for ``then`` (default: the observer). Safe from any thread: the filter
         ``emit`` reads at every event is replaced by one attribute store."""
-        with _FILTERING:
-            if hears is None:
-                self._hears.pop(observer, None)
-            else:
-                self._hears[observer] = (hears, then or observer)
-            # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
-            # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
-            self._needed = self._needed_now()
+        if hears is None:
+            self._hears.pop(observer, None)
+        else:
+            self._hears[observer] = (hears, then or observer)
+        # only the filter: rewriting what subscribing sets (_heard, sole_keeper) from here
+        # could undo a subscription the worker makes meanwhile (an interrupt from the UI)
+        self._refilter()
 
     @contextmanager
     def whole_events(self) -> Iterator[None]:
         """Inside, no receiver is handed anything: every event an observer needs is built and
         handed to it (a debugger evaluating in a parked frame, whose gate must see each event
         to let it pass, where a receiver would have checked it)."""
-        with _FILTERING:   # two threads' counts and filters made in turn, never crossed
+        with _FILTERING:   # two threads' counts never crossed
             self._whole += 1
-            self._needed = self._needed_now()
+        self._refilter()
         try:
             yield
         finally:
             with _FILTERING:
                 self._whole -= 1
-                self._needed = self._needed_now()
+            self._refilter()
 
     def _note_subscribers(self) -> None:
         self._heard = bool(self._observers or self._keepers)
         alone = len(self._keepers) == 1 and not self._observers
         self.sole_keeper = self._keepers[0] if alone else None
-        with _FILTERING:
-            self._needed = self._needed_now()
+        self._refilter()
 
-    def _needed_now(self) -> _Needed | None:
-        observers = self._observers   # one snapshot: another thread may subscribe
-        heard = self._hears.get(observers[0]) if len(observers) == 1 else None
-        return _Needed(*heard, received=not self._whole) if heard is not None else None
+    def _refilter(self) -> None:
+        """The filter ``emit`` reads, made again from what is heard now. Each is read and
+        stored under the lock, after the change that asked for it: whichever thread stores
+        last read every change made before it."""
+        with _FILTERING:
+            observers = self._observers   # one snapshot: another thread may subscribe
+            heard = self._hears.get(observers[0]) if len(observers) == 1 else None
+            self._needed = _Needed(*heard, received=not self._whole) if heard is not None \
+                else None
 
     @property
     def tick(self) -> int:

@@ -54,9 +54,9 @@ MAX_GAP = 4_000     # ticks the items may ask for: some ticks cost 30 us (40k no
 # also costs by the items its copy copies one level (a walk's sets of nodes, a cut's maps by
 # name: graph_clone.ITEMS) and by the root graph's nodes (the objects a walk writes are saved
 # again in each epoch it writes them in): TICKS_PER_ITEM. Stepping a 20k-node graph's
-# OptimizeStage1_2 (95k ticks) took 183 ms with no checkpoint, 267 ms with one every 0.07
-# ticks an item (~1.5k ticks), 257 at 0.1 (~2k); before a walk's checkpoint shared its nodes
-# seen (e02d7bc), 359 at 0.07 and 394 at 0.05. A gap is only the least distance: the stretch a
+# OptimizeStage1_2 (95k ticks) takes 163 ms with no checkpoint, 213 ms with one every 0.07
+# ticks an item (~1.5k ticks), 205 at 0.1 (~2k), as each copy now shares the walk's nodes seen
+# (e02d7bc) and no longer counts them as items. A gap is only the least distance: the stretch a
 # re-run covers ends at the next position past it, and some ticks cost 30 us, so the long loops
 # have positions inside (CSE, ConstantFuseSame, EnginePlacer, Partition's constants); the worst
 # step back over the 30 widest stretches of that graph's compile through Partition took 96 ms

@@ -115,11 +115,7 @@ class Tracker:
         def stops(tick: int, name: str, graph: str, node: str, op_type: str) -> bool:
             if visited(name, graph, node, op_type):
                 note_unit(tick, began_lists, began_counts, reasons)
-            for ticks in every_lists:   # note_unit's, inline: this runs at every visit
-                if not ticks or tick > ticks[-1]:
-                    ticks.append(tick)
-            if every_counts:
-                note_unit(tick, (), every_counts, reasons)
+            note_unit(tick, every_lists, every_counts, reasons)
             return True if reasons else False
         return stops
 

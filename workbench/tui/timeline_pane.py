@@ -83,8 +83,9 @@ class TimelinePane(Pane):
             yield LaneText(id="timeline-text")
 
     def on_mount(self) -> None:   # (Pane's runs too: Textual calls each class's handler)
-        self.redraw()   # its words from the start: a snapshot taken before its first size
-        # or read showed a blank pane
+        # its words from the start, and the line's layout with them: a screen drawn before
+        # its first size or read showed the pane blank
+        self.redraw()
 
     def read(self, views: SessionViews) -> TimelineData:
         tl = views.lanes.timeline if views.debugger is not None and \
