@@ -126,31 +126,34 @@ class HostExecutor:
         uses = dict(uses)
         values: dict[int, Value] = {}  # id(OutDataAnchor) -> value
         result: list[Value] = []
-        bus = graph.bus
+        bus, name, kept = graph.bus, graph.name, self.values
         for node, sources in steps:
             ins = []
-            descs = node.op_desc.input_descs
-            for peer, idx in sources:
-                if peer is None:
-                    ins.append(None)
-                    continue
-                ins.append(_read(values[peer], descs[idx]))
-                uses[peer] -= 1
-                if uses[peer] == 0:  # free early: VGG's activations are large
-                    del values[peer]
-            if node.type == "NetOutput":
+            if sources:
+                descs = node.op_desc.input_descs
+                for peer, idx in sources:
+                    if peer is None:
+                        ins.append(None)
+                        continue
+                    ins.append(_read(values[peer], descs[idx]))
+                    left = uses[peer] = uses[peer] - 1
+                    if not left:  # free early: VGG's activations are large
+                        del values[peer]
+            kind = node.type
+            if kind == "NetOutput":
                 result = ins
                 continue
-            if node.type in RTS_OPS:  # stream order and events: the host runs one node at a time
+            if kind in RTS_OPS:  # stream order and events: the host runs one node at a time
                 continue
-            bus.emit(NodeExecuted, graph.name, node.name, node.type)
-            self._spend(node)
+            bus.emit(NodeExecuted, name, node.name, kind)
+            if self._budget is not None:
+                self._spend(node)
             outs = self._run_node(node, ins, args, parent_args)
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
                     values[id(a)] = v
-                if self.values is not None:
-                    self.values[a.label] = v
+                if kept is not None:
+                    kept[a.label] = v
         return result
 
     def _plan(self, graph: ComputeGraph) -> tuple[list[tuple[Node, list[tuple[int | None, int]]]],
@@ -189,8 +192,6 @@ class HostExecutor:
         self._budget = host_node_budget(self.timeout_ms)   # each node handed over is a run
         return self._run_node(node, list(ins), (), ())
     def _spend(self, node: Node) -> None:
-        if self._budget is None:
-            return
         self._budget -= 1
         if self._budget < 0:
             raise HostExecTimeout(f"the run did not finish within its timeout of "
@@ -199,28 +200,28 @@ class HostExecutor:
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
                   parent_args: Sequence[Value]) -> Sequence[Value]:
-        op = node.op_desc
-        if node.type in ("Data", "RefData"):
+        op, kind = node.op_desc, node.type
+        if kind == "Const":
+            value = op.get_attr(ATTR_NAME_WEIGHTS)
+            return (value.data if isinstance(value, GeTensor) else np.asarray(value),)
+        if kind in ("Data", "RefData"):
             pidx = op.get_attr(ATTR_NAME_PARENT_NODE_INDEX)
             if pidx is not None:
                 return (parent_args[pidx],)
             return (args[op.get_attr(ATTR_NAME_INDEX, 0)],)
-        if node.type == "PlaceHolder":
+        if kind == "PlaceHolder":
             return (self._boundary[op.get_attr(PEER_LABEL)],)
-        if node.type == "End":
+        if kind == "End":
             self._ends[op.get_attr(PEER_LABEL)] = ins[0]
             return ()
-        if node.type == "Const":
-            value = op.get_attr(ATTR_NAME_WEIGHTS)
-            return (value.data if isinstance(value, GeTensor) else np.asarray(value),)
         try:
-            if node.type == "If":
+            if kind == "If":
                 return self._run_if(node, ins)
-            if node.type == "Loop":
+            if kind == "Loop":
                 return self._run_loop(node, ins)
-            if node.type == "Case":
+            if kind == "Case":
                 return self._run_case(node, ins)
-            run_bodies = SUBGRAPH_OPS.get(node.type)
+            run_bodies = SUBGRAPH_OPS.get(kind)
             if run_bodies is not None:
                 return run_bodies(self, node, ins)
             fn, attrs = self._launch(node)
@@ -229,7 +230,7 @@ class HostExecutor:
             raise
         except Exception as exc:  # the kernel's own message, pinned to the node
             refusal = self._refusal(node, ins)
-            raise ExecutionError(refusal or f"node {node.name} ({node.type}): {exc}") from exc
+            raise ExecutionError(refusal or f"node {node.name} ({kind}): {exc}") from exc
         return outs
 
     def _launch(self, node: Node) -> tuple[Callable[..., Any], dict[str, Any]]:

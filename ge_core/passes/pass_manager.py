@@ -41,6 +41,7 @@ class PassManager:
         # (pass, graph) under way, and that pass's edit counts when it began.
         self.at = (0, 0)
         self.before: EditCounts | None = None
+        self.began = 0   # the bus's tick when that pass began
         # the graphs that pass runs on, as they were when it began: a pass that adds or drops
         # subgraphs (MultiBatchClonePass) must not change the list its resumed copy goes on with
         self.graphs: list[ComputeGraph] | None = None
@@ -90,6 +91,7 @@ class PassManager:
         if not resuming:
             bus.emit(PassBegin, self.stage, name, graph.name)
             self.before = graph.edits.snapshot()
+            self.began = bus.tick
             graph_pass.warnings = []
         self.current = graph_pass
         before = self.before
@@ -112,6 +114,8 @@ class PassManager:
         self.current = None
         self.before = None
         d = graph.edits.since(before)
+        # a pass reads every node at least once: what its events did not count is work
+        bus.work += max(0, len(graph) - (bus.tick - self.began))
         changed = bool(said) or d.any
         relinked = d.edges_linked + d.edges_unlinked
         self.history.append(PassRecord(self.stage, name, graph.name, changed, d.nodes_added,

@@ -74,7 +74,7 @@ class TraceBus:
     made."""
 
     __slots__ = ("_observers", "_keepers", "_parking", "_heard", "_tick", "sole_keeper",
-                 "_hears", "_needed", "_whole")
+                 "_hears", "_needed", "_whole", "work")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
@@ -88,6 +88,11 @@ class TraceBus:
         self._hears: dict[Observer, tuple[Hears, Observer]] = {}   # with their ``then``
         self._needed: _Needed | None = None   # the only observer's, if it has one: see emit
         self._whole = 0   # threads inside ``whole_events``
+        # Work done between events, in units of about one node visit's: a pass that walks the
+        # whole graph in one event (a pattern fusion) says so here. Not part of the trace: the
+        # debugger spaces its checkpoints by tick + work, as ticks alone undercount such a pass
+        # (docs/architecture.md, Going back).
+        self.work = 0
 
     def subscribe(self, observer: Observer, parks: bool = False) -> None:
         """``parks``: the observer may block the emitting thread (a debugger's step gate)."""

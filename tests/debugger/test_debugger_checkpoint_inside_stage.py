@@ -199,3 +199,25 @@ def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_th
     finally:
         d.close()
         fresh.close()
+
+
+def test_a_pass_reading_the_whole_graph_in_one_event_is_spaced_by_its_work(tmp_path):
+    """A pattern fusion tries every node within one event, so ticks alone undercount it: the
+    three in a row before OptimizeOriginalGraph's PrunePass had no checkpoint between them,
+    and going back one event from there re-ran all three (250-300 ms at 40k nodes). Spaced by
+    tick + work (TraceBus.work), each such pass over a graph wider than the gap ends at one."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from bench_compile import synthetic
+    path = tmp_path / "blocks.onnx"
+    onnx.save(synthetic(2000), str(path))
+    d = Debugger(open_target(str(path), tmp_path))
+    try:
+        while not (s := stopped(d.step("pass"))).where.endswith(
+                "OptimizeOriginalGraph > PrunePass"):
+            pass
+        nearest = d.checkpoints.before(s.tick)
+        assert nearest is not None and s.tick - nearest.tick <= 2, nearest
+        back = stopped(d.reverse_step("event"))   # re-run from the pass's end before it
+        assert back.tick == s.tick - 1 and back.tick - d.run.start_tick <= 2
+    finally:
+        d.close()

@@ -2,7 +2,8 @@
 one before the target tick instead of from the start (docs/architecture.md, one world per run). A
 checkpoint is made when a run first passes a resumable position (a phase boundary, the end of a
 compile stage, a place inside a walk, Partition or MergeSubgraph) at least ``gap`` ticks after the
-previous one.
+previous one, counting with the ticks the work done between events (``TraceBus.work``: a pattern
+fusion tries every node of the graph within one).
 
 A checkpoint holds no copy of the graph. It is a mark in the store's journal (ge_core/graph/
 journal.py: from the mark on, the first write to each graph object saves what it was) and a copy
@@ -89,6 +90,7 @@ class Checkpoint:
     kept: tuple = ()       # objects besides the graph's that the copy shares with the run
     nodes: int = 0         # the run's graphs' then (they are the live graph's now)
     items: int = 0         # the items its copy copied one level (graph_clone.ITEMS)
+    work: int = 0          # the run's bus's work then (TraceBus.work)
 
 
 def deep_bytes(roots: list) -> int:
@@ -211,11 +213,12 @@ class CheckpointStore:
 
     def offer(self, run: Run, position: Position) -> None:
         """Called by a run of the current line at each resumable position (on its worker)."""
-        tick = run.world.bus.tick
+        tick, work = run.world.bus.tick, run.world.bus.work
         if tick <= self._furthest or position[0] >= self.phases:
             return
         self._furthest = tick
-        if tick - (self._ticks[-1] if self._ticks else 0) < self._gap():
+        last = self._points[self._ticks[-1]] if self._ticks else None
+        if tick + work - (last.tick + last.work if last else 0) < self._gap():
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         bus, kept = TraceBus(), _watched(run.state)
@@ -231,7 +234,7 @@ class CheckpointStore:
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
-                           items)
+                           items, work)
         if self._object_bytes is None:
             self._object_bytes = deep_bytes([state]) / max(1, objects)
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):

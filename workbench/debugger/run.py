@@ -114,7 +114,7 @@ class Run:
             if start is not None:
                 self.state = store.materialise(start, bus) if self._beside \
                     else store.resume(start, bus)
-                bus.tick = start.tick
+                bus.tick, bus.work = start.tick, start.work
                 position = start.position
             else:
                 self.state = self.target.new_state()
