@@ -39,9 +39,8 @@ def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None
     ParseError."""
     source, path, model = _load(src)
     try:
-        nodes = check_model(model, source)
-        with gc_paused():
-            return _parse(source, path, model, nodes, name)
+        with gc_paused():   # the checker's reads of the nodes live on into the build
+            return _parse(source, path, model, check_model(model, source), name)
     except ParseError:
         raise
     except Exception as exc:   # a bug of ours on a model nobody foresaw: said as such, one line
