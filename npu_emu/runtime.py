@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from npu_emu.base.errors import (AclError, ContextError, FeatureNotSupportedError,
                                  InvalidDeviceError, InvalidHandleError, InvalidParamError)
@@ -122,6 +122,7 @@ class Runtime:
         self.stream_names: dict[int, str] = {}   # rt stream id -> the name GE gave it
         self.race_detector = None
         self.initialized = False   # acl.init / acl.finalize
+        self._at_close: list[Callable[[], None]] = []
         if self.config.race_check:
             self.enable_race_check()
 
@@ -172,8 +173,18 @@ class Runtime:
             self.race_detector = RaceDetector(self)
             self.bus.subscribe(self.race_detector)
 
+    def at_close(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` when the runtime closes: a thread a layer above keeps on it (GE's model
+        Run loop) ends then, where it would wait for a turn no caller will give it."""
+        self._at_close.append(fn)
+
     def close(self) -> None:
-        """Unsubscribe what this runtime subscribed, so the bus outlives it cleanly."""
+        """The program using this runtime is over (ended, or abandoned by a debugger): the
+        threads kept on it end, and what it subscribed is unsubscribed, so the bus outlives it
+        cleanly."""
+        closing, self._at_close = self._at_close, []
+        for fn in closing:
+            fn()
         if self.race_detector is not None:
             self.bus.unsubscribe(self.race_detector)
             self.race_detector = None

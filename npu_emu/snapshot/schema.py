@@ -119,7 +119,7 @@ SPECS = [
         "handles": Map(INT, HANDLE), "_ids": Map(STR, INT), "initialized": BOOL,
         "stream_names": Map(INT, STR)},
         {"bus": lambda: None, "race_detector": lambda: None, "_handle_of": dict,
-         "_thread": ThreadContext}),
+         "_thread": ThreadContext, "_at_close": list}),   # threads above: the restorer's own
     _spec(KernelTable, {"_by_name": Map(STR, INT)}, getters={"_by_name": _no_kernels}),
     _spec(HostMemory, {"_next": INT, "_arrays": Map(INT, Array()), "_starts": Seq(INT)},
           {"_by_id": dict}, after=check_host_memory),

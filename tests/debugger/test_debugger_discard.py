@@ -164,3 +164,29 @@ def test_a_line_left_frees_its_graph_although_a_checkpoint_froze_it(leave):
         assert old() is None
     finally:
         d.close()
+
+
+def test_going_back_in_a_program_with_a_models_run_loop_ends_each_replaced_runs_loop():
+    """run_loop.py queues runs on a model's Run loop, a thread of its own, and stops at a stream
+    sync timeout before its session.finalize. Each run a reverse-step replaces is abandoned
+    there: its loop's thread ends with it (the runtime's close), where it waited for a turn
+    forever, holding that run's world and a device's 2 GiB reservation (three steps back made
+    6 GiB of address space, and a fuzz worker capped at 8 ran out)."""
+    import threading
+    d = debugger("sample_models/devrun/run_loop.py")
+    try:
+        stopped(d.cont())   # the timeout fault, the loop started and idle
+        worlds = []
+        for _ in range(3):
+            worlds.append(weakref.ref(d.run.world))
+            stopped(d.reverse_step())
+        loops = [t for t in threading.enumerate() if t.name.startswith("ge-model-")]
+        assert len(loops) <= 1   # the current run's own, at most
+        _garbage()   # a host program's objects are in cycles of their own
+        assert all(w() is None for w in worlds)
+    finally:
+        d.close()
+    for t in threading.enumerate():
+        if t.name.startswith("ge-model-"):
+            t.join(5)
+            assert not t.is_alive(), t.name

@@ -100,3 +100,17 @@ def test_load_with_queues_reads_the_input_queue_and_fills_the_output_queue():
         assert [status for status, _ in results] == [0, 0]
         GraphLoader.unload_model(model_id)
         assert not model.run_loop or not model.run_loop.running
+
+
+def test_a_loop_nobody_stopped_ends_when_its_runtime_closes():
+    """A program that ends without ModelRunStop (no finalize): the loop's thread ends with the
+    runtime and runs nothing more, where it waited for a turn forever, holding the world."""
+    with device_world():
+        model = load(ge_model())
+        ran = []
+        GraphExecutor.execute_graph_async(model.model_id, feeds_for(),
+                                          lambda status, outputs: ran.append(status))
+        loop = model.run_loop
+        assert loop.running
+    loop._thread.join(5)
+    assert not loop.running and ran == []

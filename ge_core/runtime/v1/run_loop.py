@@ -5,7 +5,9 @@ the model's listener (GE's ModelListener::OnComputeDone).
 The emulated device advances only inside the calls of the thread that drives it, and a run must be
 deterministic (docs/architecture.md), so the loop and its caller take turns rather than run at
 once: ``push`` only queues; ``join`` hands the device to the loop until the queue is empty and
-waits; ``stop`` joins and ends the thread. Callbacks run on the loop's thread, during a join. A
+waits; ``stop`` joins and ends the thread, and so does the runtime's close if nobody stopped it
+(``abandon``: a program that ended without finalize, or that a debugger abandoned, parked).
+Callbacks run on the loop's thread, during a join. A
 debugger that parks the loop's thread on a trace event sees the caller blocked in ``join``: still
 one thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
 the run) is raised again in the caller by ``join``. The thread runs in a copy of its starter's
@@ -33,10 +35,12 @@ class ModelRunLoop:
         self._cond = threading.Condition()
         self._turn = CALLER
         self._stopping = False
+        self._abandoned = False
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,),
                                         daemon=True, name=f"ge-model-{model.model_id}-run")
         self._thread.start()
+        model.runtime.at_close(self.abandon)
 
     @property
     def running(self) -> bool:
@@ -55,6 +59,15 @@ class ModelRunLoop:
             self._hand_over()
         finally:
             self._thread.join()
+
+    def abandon(self) -> None:
+        """The runtime closed with the loop still up (its program ended, or a debugger
+        abandoned it, before ModelRunStop): the thread ends, and what is queued never runs. Left
+        waiting, it would hold the run's world, a device's memory with it, to the process's end."""
+        with self._cond:
+            self._abandoned = self._stopping = True
+            self._turn = LOOP
+            self._cond.notify_all()
 
     def _hand_over(self) -> None:
         if not self._thread.is_alive():
@@ -76,6 +89,8 @@ class ModelRunLoop:
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._turn == LOOP)
+            if self._abandoned:
+                return
             if first:
                 self.model.runtime.set_device(self.model.device.id)
                 first = False
