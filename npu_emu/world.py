@@ -12,7 +12,9 @@ worker and the main thread) never see each other's.
 
 A context variable does not follow a new thread by itself: whoever starts a thread to do a run's
 work (the debugger's step gate, GE's model Run loop, the compile pipeline's pool) runs it in a
-copy of the starting thread's context (``contextvars.copy_context().run``).
+copy of the starting thread's context (``contextvars.copy_context().run``). That copy holds the
+world, so such a thread must not outlive its run: one that waits to be handed work (the Run
+loop) ends when the runtime closes (``Runtime.at_close``).
 
 Outside any entered world — a pyACL host script run directly with python — the first accessor
 makes an *implicit* world for the thread, and acl.finalize drops it (``drop_implicit_world``),

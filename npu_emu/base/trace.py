@@ -91,7 +91,7 @@ class TraceBus:
         # Work done between events, in units of about one node visit's: a pass that walks the
         # whole graph in one event (a pattern fusion) says so here. Not part of the trace: the
         # debugger spaces its checkpoints by tick + work, as ticks alone undercount such a pass
-        # (docs/architecture.md, Going back).
+        # (docs/architecture.md, One world per run).
         self.work = 0
 
     def subscribe(self, observer: Observer, parks: bool = False) -> None:

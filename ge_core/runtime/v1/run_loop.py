@@ -6,7 +6,7 @@ The emulated device advances only inside the calls of the thread that drives it,
 deterministic (docs/architecture.md), so the loop and its caller take turns rather than run at
 once: ``push`` only queues; ``join`` hands the device to the loop until the queue is empty and
 waits; ``stop`` joins and ends the thread, and so does the runtime's close if nobody stopped it
-(``abandon``: a program that ended without finalize, or that a debugger abandoned, parked).
+(``abandon``: a program that ended without its finalize, or one a debugger abandoned).
 Callbacks run on the loop's thread, during a join. A
 debugger that parks the loop's thread on a trace event sees the caller blocked in ``join``: still
 one thread at a time. Whatever the loop's thread dies of (a callback raising, a debugger abandoning
