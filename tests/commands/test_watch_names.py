@@ -44,3 +44,12 @@ def test_a_host_program_has_no_nodes_to_watch():
     assert out == Error("watch node conv1: label_loop.py is a host program, with no graph "
                         "(watch event, notify or stream)")
     s.close()
+
+
+def test_a_watch_of_node_with_no_name_is_refused_with_its_usage(session):
+    """A bare `watch node` (the fuzzer's) was an internal error: the node's name was read before
+    the watch's words were checked."""
+    (out,) = session.execute("watch node")
+    assert out == Error("usage: watch node NAME anchors | watch node NAME attr KEY | "
+                        "watch node NAME input|output I")
+    assert session.debugger.watches == {}

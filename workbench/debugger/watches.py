@@ -110,8 +110,8 @@ def parse_watch(ident: int, words: list[str]) -> Watch:
     if not words or words[0] not in _PARSERS:
         raise WatchError(f"watch what? (node NAME anchors | node NAME attr KEY | node NAME "
                          f"input|output I | event ID | notify ID | {RT} N)")
-    node = words[1] if words[0] == "node" else None
-    return Watch(ident, " ".join(words), _PARSERS[words[0]](words[1:]), node)
+    reading = _PARSERS[words[0]](words[1:])   # a bare `watch node` is refused here, with usage
+    return Watch(ident, " ".join(words), reading, words[1] if words[0] == "node" else None)
 
 
 def no_node(name: str) -> str:
