@@ -286,7 +286,10 @@ class TaskScheduler:
             s.sq.compact()
 
     def _fault(self, s: SchedStream, t: Task, exc: Exception) -> None:
-        err = exc if isinstance(exc, AclError) else TaskFaultError(f"{type(exc).__name__}: {exc}")
+        # A kernel refuses its arguments with a ValueError whose message says why, for the
+        # user (the host executor shows it so too); another exception's class is part of it.
+        err = exc if isinstance(exc, AclError) else TaskFaultError(
+            str(exc) if type(exc) is ValueError else f"{type(exc).__name__}: {exc}")
         message = f"{t.where()} failed: {err}"
         if s.error is None:   # the first fault sticks until a synchronize reports it
             s.error = TaskFaultError(message, err.code)

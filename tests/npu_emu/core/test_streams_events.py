@@ -137,6 +137,19 @@ def test_a_failing_kernel_is_a_device_fault_reported_at_synchronize(rt):
     assert s.synchronize() == 0     # reported once, the stream goes on
 
 
+def test_a_kernel_refusing_its_attributes_is_said_in_the_kernels_words(rt):
+    """A Softmax whose axis an OM's corrupted bytes made 2**40 (the fuzzer's): said as the
+    kernel says it, with no Python class in the fault and no numpy wording of a C int."""
+    s = rt.create_stream()
+    x, y = vec(rt, np.ones(4, np.float32)), empty(rt, (4,))
+    s.launch_kernel("Softmax", [x], [y], {"axis": 2**40})
+    with pytest.raises(TaskFaultError) as info:
+        s.synchronize()
+    assert str(info.value).endswith("failed: Softmax: axis 1099511627776 is out of range for a "
+                                    "1-d input")
+    assert rt.faults[-1].message.endswith("out of range for a 1-d input")
+
+
 def test_task_type_ids_are_the_runtimes():
     assert (TaskType.KERNEL_AICORE, TaskType.EVENT_RECORD, TaskType.STREAM_WAIT_EVENT,
             TaskType.MODEL_EXECUTE, TaskType.NOTIFY_WAIT, TaskType.NOTIFY_RECORD,
