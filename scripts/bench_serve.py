@@ -29,7 +29,9 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +69,9 @@ class Served:
              "--port", str(self.port), *args], cwd=cwd, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, preexec_fn=_die_with_parent,
             env={**os.environ, "PYTHONPATH": str(tree)})
-        self.lines: list[str] = []
+        # the last lines it printed (its access log: a line a request), read as they come: a
+        # pipe nobody reads fills after ~1k requests, and the server blocks writing its log
+        self.lines: deque[str] = deque(maxlen=200)
         line = self.proc.stdout.readline()   # the first line names the URL with the token
         self.lines.append(line)
         match = re.search(r"\?token=(\S+)", line)
@@ -79,6 +83,7 @@ class Served:
         self.url = f"{self.base}/?token={self.token}"
         self.ws_url = f"ws://127.0.0.1:{self.port}/ws/{self.token}"
         self._wait_listening()
+        threading.Thread(target=self.lines.extend, args=(self.proc.stdout,), daemon=True).start()
 
     def _wait_listening(self, seconds: float = 60) -> None:
         deadline = time.monotonic() + seconds
