@@ -70,12 +70,14 @@ def setup(workdir: str) -> Classroom:
 
 
 def _token(room: Classroom, which: str) -> str:
-    return {"right": room.server.token, "wrong": "x" + room.server.token[1:],
-            "none": "", "empty": ""}[which]
+    token = room.server.token
+    # one character off: "x" first, unless the token begins with "x" (1 in 64 of them, whose
+    # "wrong" token was the right one, accepted: a CI run saw the classroom "open")
+    wrong = ("y" if token.startswith("x") else "x") + token[1:]
+    return {"right": token, "wrong": wrong, "none": "", "empty": ""}[which]
 
 
 async def _http(room: Classroom, path: str, which: str, junk: str) -> Verdict:
-    import aiohttp
     token = _token(room, which)
     url = room.server.base + path.format(token=token or "none")
     params = {"token": token} if which in ("right", "wrong", "empty") else {}
