@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 
 Reducer = Callable[..., np.ndarray]  # fn(x, axis=..., keepdims=...) in numpy's terms
@@ -104,27 +105,18 @@ _NORMALIZERS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
 }
 
 
-def _axis(op: str, axis: int, rank: int, last: int) -> int:
-    """``axis`` counted from the front, if in [-rank, last], else a ValueError that says so: a
-    model (an OM's bytes) may hold any int64, and numpy's own refusal of a huge one speaks of
-    a C int."""
-    if not -rank <= axis <= last:
-        raise ValueError(f"{op}: axis {axis} is out of range for a {rank}-d input")
-    return axis + rank if axis < 0 else axis
-
-
 def _register_normalizer(op: str, fn: Callable[[np.ndarray, int], np.ndarray]) -> None:
     @one_output(op)
     def over_flattened_tail(x: np.ndarray, *, axis: int = 1) -> np.ndarray:
         # Opsets 1 and 11 view x as a matrix [prod(dims before axis), prod(dims from axis)] and
         # normalise each row, i.e. over all trailing dims at once (axis may be the rank).
-        axis = _axis(op, axis, x.ndim, x.ndim)
+        axis = checked_axis(axis, x.ndim, last=x.ndim)
         matrix = x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
         return fn(matrix, 1).reshape(x.shape)
 
     @one_output(op, since=13)
     def over_axis(x: np.ndarray, *, axis: int = -1) -> np.ndarray:
-        return fn(x, _axis(op, axis, x.ndim, x.ndim - 1))
+        return fn(x, checked_axis(axis, x.ndim))
 
 
 for _op, _fn in _NORMALIZERS.items():

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.registry import kernel
 
 
@@ -59,6 +60,7 @@ def split_to_sequence(x: np.ndarray, split: np.ndarray | None = None, *, axis: i
                       keepdims: int = 1) -> tuple[list[np.ndarray]]:
     """No split: pieces of 1 (dropping the axis unless keepdims); a scalar split: pieces of that
     length (the last shorter); a vector: those lengths."""
+    axis = checked_axis(axis, x.ndim)
     n = x.shape[axis]
     if split is None:
         pieces = np.split(x, n, axis=axis)

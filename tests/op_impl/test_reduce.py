@@ -142,3 +142,14 @@ def test_softmax_is_stable(op: str, opset: int) -> None:
     log_p = np.array([[np.log(0.5)] * 2 + [-2000 - np.log(2)], [-1000, -1000, 0]])
     np.testing.assert_allclose(y, log_p.astype(np.float32) if op == "LogSoftmax"
                                else np.exp(log_p).astype(np.float32), rtol=1e-6, atol=1e-30)
+
+
+@pytest.mark.parametrize("op, opset", [("Softmax", 11), ("Softmax", 13), ("LogSoftmax", 13),
+                                       ("Hardmax", 13), ("SplitToSequence", 11)])
+def test_an_axis_past_the_rank_is_refused_in_the_ops_words(op, opset):
+    """A model may hold any int64 as an axis (the fuzzer's mutated ONNX and OM files): numpy's
+    own refusal spoke of a C int, Python's of a tuple index."""
+    kernel = get_kernel(op, opset)
+    for axis in (2**32 - 1, 2**40, -3):
+        with pytest.raises(ValueError, match=rf"^axis {axis} is out of range for a 2-d input$"):
+            kernel(np.ones((2, 3), np.float32), axis=axis)

@@ -443,3 +443,15 @@ def test_a_weight_reads_as_numpy_helper_reads_it(dtype, raw):
     ours, theirs = to_array(tensor), numpy_helper.to_array(tensor)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape == (3, 2)
     assert np.array_equal(ours, theirs) and ours.flags.writeable == theirs.flags.writeable
+
+
+@pytest.mark.parametrize("dims", [[0, 2**63 - 1, 4], [2**40, 2**40], [2**62, 4, 1]])
+def test_a_tensor_with_more_elements_than_an_int64_counts_is_refused(dims):
+    """The fuzzer's: an input of [0, 2**63-1, 4] reached numpy ("Maximum allowed dimension
+    exceeded", an empty const's) and a shape past int64 reached protobuf ("Value out of
+    range"): such a tensor has no form anywhere, so the node that makes it is refused."""
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], "relu")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    with pytest.raises(ParseError, match="more elements than an int64 counts"):
+        parse_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]))

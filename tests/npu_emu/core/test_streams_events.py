@@ -145,8 +145,8 @@ def test_a_kernel_refusing_its_attributes_is_said_in_the_kernels_words(rt):
     s.launch_kernel("Softmax", [x], [y], {"axis": 2**40})
     with pytest.raises(TaskFaultError) as info:
         s.synchronize()
-    assert str(info.value).endswith("failed: Softmax: axis 1099511627776 is out of range for a "
-                                    "1-d input")
+    assert str(info.value).endswith("Softmax (task 0, SQE 0 of stream rt1) failed: axis "
+                                    "1099511627776 is out of range for a 1-d input")
     assert rt.faults[-1].message.endswith("out of range for a 1-d input")
 
 
