@@ -16,8 +16,6 @@ for the inputs one execution has (GE's InferShape at run time), leaving its grap
 """
 from __future__ import annotations
 
-import math
-
 from dataclasses import replace
 from typing import Sequence
 
@@ -58,20 +56,12 @@ def infer_shape(node: Node) -> list[Node]:
         # Python error, so the defect shows).
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
     for i, desc in enumerate(node.op_desc.output_descs):
-        if max(desc.shape.dims, default=0) >= _LARGE_DIM and _too_many(desc.shape.dims):
-            raise InferShapeError(node, f"output {i} would be {desc.shape}: more elements than "
-                                        f"an int64 counts")
+        if max(desc.shape.dims, default=0) > _INT64_MAX:   # no OM's shape field holds it
+            raise InferShapeError(node, f"output {i} would be {desc.shape}: a dim past int64")
     return update_peer_input_desc(node)
 
 
-_LARGE_DIM = 1 << 31   # only a shape with a dim this large is counted (the check is per output)
 _INT64_MAX = (1 << 63) - 1
-
-
-def _too_many(dims: tuple[int, ...]) -> bool:
-    """A dim past int64, or more elements (its zero dims aside) than an int64 counts: no OM
-    field, numpy array or device allocation can hold such a tensor, even an empty one."""
-    return max(dims) > _INT64_MAX or math.prod(d for d in dims if d > 0) > _INT64_MAX
 
 
 def update_peer_input_desc(node: Node) -> list[Node]:

@@ -29,3 +29,5 @@ class ReplaceWithEmptyConstPass(PotentialFoldingPass):
             return [np.zeros(static_dims(d), d.dtype.to_numpy()) for d in descs]
         except TypeError:  # a dtype numpy lacks
             return None
+        except ValueError:  # dims whose product, the zero aside, numpy cannot index: not folded
+            return None
