@@ -12,6 +12,7 @@ from npu_emu.base.hot_event import hot_event
 
 UNKNOWN_DIM = -1   # a dim known only at run time
 UNKNOWN_RANK = -2  # GE writes an unknown-rank shape as the single dim -2
+INT64_MAX = (1 << 63) - 1  # the most a dim or a byte size may be: ge_ir's fields are int64
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from ge_core.graph.anchor import GraphError
 from ge_core.graph.attr_names import (ATTR_NAME_WEIGHTS, INFER_ALWAYS_FAILS, INFER_DEFERRED,
                                       OPSET)
 from ge_core.graph.compute_graph import ComputeGraph
-from ge_core.graph.ge_tensor import GeShape, GeTensor, GeTensorDesc
+from ge_core.graph.ge_tensor import INT64_MAX, GeShape, GeTensor, GeTensorDesc
 from ge_core.graph.node import Node
 from ge_core.graph.op_desc import OpDesc
 from ge_core.graph.types import DataType
@@ -56,12 +56,10 @@ def infer_shape(node: Node) -> list[Node]:
         # Python error, so the defect shows).
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
     for i, desc in enumerate(node.op_desc.output_descs):
-        if max(desc.shape.dims, default=0) > _INT64_MAX:   # no OM's shape field holds it
+        if max(desc.shape.dims, default=0) > INT64_MAX:   # no OM's shape field holds it
             raise InferShapeError(node, f"output {i} would be {desc.shape}: a dim past int64")
     return update_peer_input_desc(node)
 
-
-_INT64_MAX = (1 << 63) - 1
 
 
 def update_peer_input_desc(node: Node) -> list[Node]:
