@@ -366,7 +366,7 @@ def test_info_checkpoints_gives_each_ones_nodes_as_they_were_then():
 
 def test_the_checkpoints_memory_is_capped_in_mib_and_going_back_still_lands_exactly():
     """A store over its MiB budget thins its copies (never the newest), as it makes each, until
-    their estimated memory fits; the estimate is the first copy's measured bytes an object;
+    their estimated memory fits; the estimate is the first copies' measured bytes an object;
     re-runs from the copies kept still land on the forward run's trace hash and graph."""
     free = debugger(TINY, trace_hash=True, gap=20)
     try:

@@ -16,8 +16,8 @@ again. A run that must not disturb the current one (a look at an earlier tick, `
 gets a full copy of the graph as it was at the mark, and the journal is redone to the present.
 
 The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_mib`` MiB: the
-objects of their copies times the bytes an object took in the first copy, and the slots of the
-containers they copied one level, the journal's entries times what a sample of them holds of
+objects of their copies times the bytes an object took in the first copies (SIZED_OBJECTS of
+them), the slots of the containers they copied one level, the journal's entries times what a sample of them holds of
 its own (sampled again each time it doubles), and the tensors only the journal keeps alive
 (``HeldTensors``: weights a fusion replaced). Past the count it drops the checkpoint whose
 neighbours are closest together, so the stretches a re-run covers stay even; past the memory,
@@ -70,6 +70,7 @@ TICKS_PER_ITEM = 0.1
 # A container copied one level holds its items in as many slots (a list's 8 bytes, a set's
 # or dict's 2-3 times that): a walk's sets of nodes, CSE's dict of keys seen (0.5 MiB at 10k)
 ITEM_BYTES = 24
+SIZED_OBJECTS = 1_000   # copies are measured until this many objects (a first of 4 read 2.8x)
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
 SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
@@ -93,22 +94,24 @@ class Checkpoint:
     work: int = 0          # the run's bus's work then (TraceBus.work)
 
 
-def deep_bytes(roots: list) -> int:
+def deep_bytes(roots: list, shared: tuple = ()) -> int:
     """sys.getsizeof over every object reachable from ``roots``, each once, numpy buffers
-    included; code (modules, classes, functions) is shared with the program, and the graph's
-    objects and buses with the run (a journal's saved states are counted, the objects they are
-    of not)."""
+    included, less what is reachable from ``shared`` (a run's state, whose immutable values a
+    copy shares: a build's model bytes); code (modules, classes, functions) is shared with the
+    program, and the graph's objects and buses with the run (a journal's saved states are
+    counted, the objects they are of not)."""
     seen: set[int] = set()
-    stack, total = list(roots), 0
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or type(obj) in JOURNALED or isinstance(
-                obj, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                      TraceBus)):
-            continue
-        seen.add(id(obj))
-        total += sys.getsizeof(obj)
-        stack.extend(gc.get_referents(obj))
+    total = 0
+    for counted, stack in ((False, list(shared)), (True, list(roots))):
+        while stack:
+            obj = stack.pop()
+            if id(obj) in seen or type(obj) in JOURNALED or isinstance(
+                    obj, (type, types.ModuleType, types.FunctionType,
+                          types.BuiltinFunctionType, TraceBus)):
+                continue
+            seen.add(id(obj))
+            total += counted and sys.getsizeof(obj)
+            stack.extend(gc.get_referents(obj))
     return total
 
 
@@ -197,7 +200,8 @@ class CheckpointStore:
         self.limit_mib = limit_mib
         self.restore_ticks_per_object = RESTORE_TICKS_PER_OBJECT   # 0: always the newest
         self.journal = Journal()   # the current run's line's: its runs record into it
-        self._object_bytes: float | None = None   # measured on the first copy
+        self._object_bytes: float | None = None   # measured on the first copies
+        self._sized_objects = [0, 0]   # their bytes and objects
         self._entry_bytes: float | None = None    # a journal entry's, by the last sample
         self._sized_at = 0   # the journal's entries then
         self._held = HeldTensors()   # the tensors only the journal keeps
@@ -235,8 +239,11 @@ class CheckpointStore:
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
                            items, work)
-        if self._object_bytes is None:
-            self._object_bytes = deep_bytes([state]) / max(1, objects)
+        sized = self._sized_objects
+        if sized[1] < SIZED_OBJECTS:
+            sized[0] += deep_bytes([state], (run.state,))
+            sized[1] += objects
+            self._object_bytes = sized[0] / max(1, sized[1])
         if len(self.journal) >= max(SIZED_ENTRIES, 2 * self._sized_at):
             self._entry_bytes = _entry_bytes(self.journal.entries)
             self._sized_at = len(self.journal)
