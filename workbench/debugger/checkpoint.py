@@ -294,12 +294,14 @@ class CheckpointStore:
             self.journal.redo(redo)
 
     def _thin(self) -> None:
-        """Drop the checkpoint (never the newest) whose neighbours are closest: the one whose
-        loss lengthens the longest re-run least."""
-        ticks = self._ticks
+        """Drop the checkpoint (never the newest) whose neighbours are closest in ticks plus
+        work: the one whose loss lengthens the longest re-run least."""
+        ticks, points = self._ticks, self._points
 
         def merged(i: int) -> int:
-            return ticks[i + 1] - (ticks[i - 1] if i else 0)
+            after = points[ticks[i + 1]]
+            before = points[ticks[i - 1]] if i else None
+            return after.tick + after.work - (before.tick + before.work if before else 0)
         drop = min(range(len(ticks) - 1), key=merged)
         if drop == 0:
             self._drop_oldest()
@@ -347,17 +349,20 @@ class CheckpointStore:
 
     def before(self, tick: int) -> Checkpoint | None:
         """The checkpoint from which the event of ``tick`` is reached soonest: of those it is
-        still ahead of, the one whose restore and re-run to it cost the fewest ticks. Only
-        checkpoints a re-run from the start would not beat are considered (the start costs none
-        to restore)."""
+        still ahead of, the one whose restore and re-run to it cost the fewest ticks plus work
+        (the target's work is at least the newest candidate's: a pattern fusion between it and
+        an older one is 2 ticks and a graph's worth of work). Only checkpoints a re-run from the
+        start would not beat are considered (the start costs none to restore)."""
         i = bisect_left(self._ticks, tick)
         weight = self.restore_ticks_per_object
-        best, cost = None, tick   # from the start: every tick re-run, nothing restored
+        work = self._points[self._ticks[i - 1]].work if i else 0
+        best, cost = None, tick + work   # from the start: everything re-run, nothing restored
         for t in reversed(self._ticks[:i]):
-            if tick - t >= cost:   # older ones re-run at least this much: none is cheaper
-                break
             point = self._points[t]
-            mine = tick - t + point.objects * weight
+            rerun = tick - t + work - point.work
+            if rerun >= cost:   # older ones re-run at least this much: none is cheaper
+                break
+            mine = rerun + point.objects * weight
             if mine < cost:
                 best, cost = point, mine
         return best
