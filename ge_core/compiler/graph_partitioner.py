@@ -30,6 +30,7 @@ class EngineSubgraph:
     graph: ComputeGraph
     ctrl_out: list[tuple[str, str]] = field(default_factory=list)  # cross-cut control edges
     _jep: int = field(default_factory=stamp, init=False, repr=False, compare=False)
+    _jb: int = field(default_factory=stamp, init=False, repr=False, compare=False)
 
     def add_ctrl_out(self, edge: tuple[str, str]) -> None:
         touch(self)

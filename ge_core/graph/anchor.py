@@ -19,12 +19,13 @@ class GraphError(Exception):
 
 
 class Anchor:
-    __slots__ = ("owner", "idx", "_jep")
+    __slots__ = ("owner", "idx", "_jep", "_jb")
 
     def __init__(self, owner: "Node", idx: int) -> None:
         self.owner = owner
         self.idx = idx
-        self._jep = owner._jep   # made with its node, or as the node is touched (journal.py)
+        # made with its node, or as the node is touched (journal.py); born as old as it is
+        self._jep, self._jb = owner._jep, owner._jb
 
     # the journal's (graph/journal.py), for the anchors with a list of peers (an in-data
     # anchor has one peer: its own)
@@ -49,7 +50,7 @@ class OutDataAnchor(Anchor):
 
     def __init__(self, owner: "Node", idx: int) -> None:
         # not through Anchor's: every node makes several
-        self.owner, self.idx, self._jep = owner, idx, owner._jep
+        self.owner, self.idx, self._jep, self._jb = owner, idx, owner._jep, owner._jb
         self.peers: list[InDataAnchor] = []
 
     def link_to(self, dst: "InDataAnchor") -> None:
@@ -84,7 +85,7 @@ class InDataAnchor(Anchor):
 
     def __init__(self, owner: "Node", idx: int) -> None:
         # not through Anchor's: every node makes several
-        self.owner, self.idx, self._jep = owner, idx, owner._jep
+        self.owner, self.idx, self._jep, self._jb = owner, idx, owner._jep, owner._jb
         self.peer: OutDataAnchor | None = None
 
     def _saved(self) -> tuple[Any, ...]:

@@ -51,7 +51,8 @@ class EditCounts:
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
     # set. None otherwise, so an unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
-    _jep: int = field(default=0, repr=False, compare=False)   # graph/journal.py
+    _jep: int = field(default_factory=stamp, repr=False, compare=False)   # graph/journal.py
+    _jb: int = field(default_factory=stamp, repr=False, compare=False)
 
     # the journal's: every count and note below is written after a touch (the watcher holds
     # ``touched`` too, so it is put back in place)
@@ -117,7 +118,7 @@ class EditCounts:
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
 _TOTALS = tuple(f.name for f in fields(EditCounts)
-                if f.name not in ("types", "touched", "_jep"))
+                if f.name not in ("types", "touched", "_jep", "_jb"))
 edit_totals = attrgetter(*_TOTALS)
 
 
@@ -139,7 +140,7 @@ class ComputeGraph:
     # reads its fields: with a __dict__, CPython then keeps them in a real dict, dearer to read)
     _FIELDS = ("name", "bus", "edits", "_nodes", "_seq", "_order", "parent_node",
                "parent_graph", "_subgraphs", "_attrs", "_jep")
-    __slots__ = (*_FIELDS, "__weakref__")
+    __slots__ = (*_FIELDS, "_jb", "__weakref__")   # _jb: its birth, never saved
 
     def __init__(self, name: str, bus: TraceBus | None = None,
                  attrs: dict[str, object] | None = None) -> None:
@@ -155,7 +156,7 @@ class ComputeGraph:
         self.parent_graph: ComputeGraph | None = None
         self._subgraphs: dict[str, ComputeGraph] = {}  # only on the root graph
         self._attrs: dict[str, object] = dict(attrs or {})
-        self._jep = stamp(self)   # graph/journal.py
+        self._jep = self._jb = stamp(self)   # graph/journal.py
 
     def fields(self) -> dict[str, object]:
         """Every attribute, by name (a copy's, the journal's)."""

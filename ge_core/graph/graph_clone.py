@@ -58,6 +58,7 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
         for name, value in deep_copy(fields_, memo).items():
             setattr(new, name, value)
         new._nodes = {name: memo[id(n)] for name, n in by_name.items()}
+        new._jb = 0
         new._order = None if order is None else [memo[id(n)] for n in order]
 
 
@@ -74,7 +75,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
     new_op, elsewhere = memo.get(id(op)), None
     if new_op is None:
         new_op = OpDesc.__new__(OpDesc)
-        new_op._jep = 0   # a copy is journaled by no one yet (graph/journal.py)
+        new_op._jep = new_op._jb = 0   # a copy is journaled by no one yet (graph/journal.py)
         memo[id(op)] = new_op
         new_op.name, new_op.type = op.name, op.type
         owner = op.node
@@ -87,7 +88,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
         new_op.input_names = list(op.input_names)
         new_op.output_names = list(op.output_names)
         new_op.subgraph_names = list(op.subgraph_names)
-    new.op_desc, new.graph, new.seq, new._jep = new_op, memo[id(n.graph)], n.seq, 0
+    new.op_desc, new.graph, new.seq, new._jep, new._jb = new_op, memo[id(n.graph)], n.seq, 0, 0
     new.in_data_anchors = [_anchor(a, InDataAnchor, new, memo) for a in n.in_data_anchors]
     new.out_data_anchors = [_anchor(a, OutDataAnchor, new, memo) for a in n.out_data_anchors]
     new.in_control_anchor = _anchor(n.in_control_anchor, InControlAnchor, new, memo)
@@ -97,7 +98,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
 
 def _anchor(a, cls, owner: Node, memo: dict[int, object]):
     new = cls.__new__(cls)
-    new.owner, new.idx, new._jep = owner, a.idx, 0
+    new.owner, new.idx, new._jep, new._jb = owner, a.idx, 0, 0
     memo[id(a)] = new
     return new
 

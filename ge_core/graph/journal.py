@@ -34,10 +34,12 @@ from typing import Any, Callable, Iterator, Protocol
 SHARED = "journal.shared"   # a deep-copy memo holding this key shares the graph objects
 JOURNALED: set[type] = set()   # the classes whose writes are journaled (``journaled``)
 _epochs = itertools.count(1)   # 0: an object made with no journal in force
+_NEVER = float("inf")   # the epoch a mark began, for one the journal did not make: none
 
 
 class Journaled(Protocol):
     _jep: int   # the epoch whose first write saved it (or in which it was made)
+    _jb: int    # the epoch it was made in (0: with no journal in force, or a copy)
 
     def _saved(self) -> Any: ...
 
@@ -59,6 +61,7 @@ class Journal:
         self._base = 0   # the absolute index of _log[0] (older entries were dropped)
         self._closed = 0   # the absolute index where the epoch under way began
         self._marked = False   # before the first mark nothing is worth saving
+        self._epoch_at: dict[int, int] = {}   # a mark -> the epoch it began (the last, if two)
 
     def __len__(self) -> int:
         """The states saved and held."""
@@ -96,6 +99,7 @@ class Journal:
         self._marked = True
         self.epoch = next(_epochs)
         self._closed = self._base + len(self._log)
+        self._epoch_at[self._closed] = self.epoch
         return self._closed
 
     def born(self, obj: Cyclic) -> int:
@@ -108,24 +112,31 @@ class Journal:
     def rewind(self, mark: int, keep: bool = False) -> "Redo | None":
         """Put every object back as it was at ``mark``; the states saved since are dropped
         (the marks after it are gone), and the nodes and graphs made since are discarded.
-        With ``keep``, nothing is discarded, and a Redo returns to the present."""
+        With ``keep``, nothing is discarded, and a Redo returns to the present.
+
+        An object made since the mark is not put back: nothing as it was at the mark reaches
+        it (a rewind past Partition at 40k nodes skipped 270k of 410k restores: the engine
+        subgraphs, their nodes, and the anchors and descs made with them)."""
         start = mark - self._base
         if start < 0:
             raise ValueError(f"journal mark {mark} was dropped")
         tail = self._log[start:]
         now = list({id(obj): (obj, getattr(obj, "_whole", obj._saved)())
                     for obj, _ in tail}.values()) if keep else []
+        since = self._epoch_at.get(mark, _NEVER)
         born, then = [], {}
         for obj, state in reversed(tail):   # a restore takes the state's containers: a kept
             if state is None:               # tail is only read (cloned) before the redo
                 born.append(obj)
-            else:
+            elif obj._jb < since:
                 settle = obj._restore(state)
                 if settle is not None:
                     then[id(obj)] = settle
         for settle in then.values():
             settle()
         del self._log[start:]
+        if not keep:   # the marks after it are gone (a redo brings them back)
+            self._epoch_at = {m: e for m, e in self._epoch_at.items() if m <= mark}
         for obj in born if not keep else ():
             obj._unborn()
         self.epoch = next(_epochs)
@@ -135,7 +146,9 @@ class Journal:
     def redo(self, redo: "Redo") -> None:
         """Back to where ``rewind`` was called from: what ran since the rewind undone, then the
         objects as they were then, and the marks made before it good again."""
+        marks = self._epoch_at
         self.rewind(redo.mark)
+        self._epoch_at = marks
         for obj, state in redo.now:
             obj._restore(state)
         self._log.extend(redo.tail)
@@ -148,6 +161,7 @@ class Journal:
         if cut > 0:
             del self._log[:cut]
             self._base = mark
+            self._epoch_at = {m: e for m, e in self._epoch_at.items() if m >= mark}
 
 
 class Redo:

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 @journaled
 class Node:
     __slots__ = ("op_desc", "graph", "seq", "in_data_anchors", "out_data_anchors",
-                 "in_control_anchor", "out_control_anchor", "_jep")
+                 "in_control_anchor", "out_control_anchor", "_jep", "_jb")
 
     def __init__(self, op_desc: OpDesc, graph: "ComputeGraph", seq: int) -> None:
-        self._jep = stamp(self)   # first: the anchors take it (graph/journal.py)
+        self._jep = self._jb = stamp(self)   # first: the anchors take it (graph/journal.py)
         self.op_desc = op_desc
         self.graph = graph
         self.seq = seq  # insertion order: the tie-break that makes every walk deterministic

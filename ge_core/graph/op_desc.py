@@ -46,7 +46,7 @@ def desc_changed(old: GeTensorDesc, new: GeTensorDesc) -> bool:
 @journaled
 class OpDesc:
     __slots__ = ("name", "type", "_attrs", "input_descs", "output_descs", "input_names",
-                 "output_names", "subgraph_names", "node", "_jep")
+                 "output_names", "subgraph_names", "node", "_jep", "_jb")
 
     def __init__(self, name: str, type: str, inputs: int = 0, outputs: int = 0,
                  attrs: dict[str, Any] | None = None) -> None:
@@ -59,7 +59,7 @@ class OpDesc:
         self.output_names: list[str] = [""] * outputs
         self.subgraph_names: list[str] = []
         self.node: Node | None = None  # set when the desc joins a graph
-        self._jep = stamp()   # graph/journal.py
+        self._jep = self._jb = stamp()   # graph/journal.py
 
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
     def _saved(self) -> tuple:

@@ -110,6 +110,37 @@ def test_a_redo_returns_to_the_present_and_keeps_the_older_marks():
         assert g.find_node("b") is None and a.op_desc.get_attr("x") == 1
 
 
+def test_an_object_made_since_the_mark_is_not_put_back_and_one_made_before_it_is():
+    """A rewind restores only what existed at its mark: a node (its desc and anchors) and a
+    graph made after it are unreachable from the graph as it was, so their saved states are
+    skipped; made between two marks, they are put back on a rewind to the later one."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        a = g.add_node(OpDesc("a", "Relu", 1, 1))
+        first = journal.mark()
+        b = g.add_node(OpDesc("b", "Relu", 1, 1))
+        sub = ComputeGraph("sub")
+        s = sub.add_node(OpDesc("s", "Relu", 1, 1))
+        second = journal.mark()
+        b.op_desc.set_attr("x", 1)
+        s.op_desc.set_attr("x", 1)
+        a.out_data_anchor(0).link_to(b.in_data_anchor(0))
+        sub.set_attr("y", 2)
+        third = journal.mark()
+        b.op_desc.set_attr("x", 2)
+        journal.rewind(third)   # b existed at this mark: put back
+        assert b.op_desc.get_attr("x") == 1
+        journal.rewind(second)
+        assert b.op_desc.get_attr("x") is None and b.in_data_anchor(0).peer is None
+        assert a.out_data_anchor(0).peers == [] and sub.attrs.get("y") is None
+        b.op_desc.set_attr("x", 3)
+        sub.set_attr("y", 4)
+        journal.rewind(first)   # made since: left as they were, the graph as it was
+        assert g.find_node("b") is None and a.out_data_anchor(0).peers == []
+        assert b.op_desc.get_attr("x") == 3 and sub.attrs.get("y") == 4
+
+
 def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
     """The node table is logged change by change (ComputeGraph._unadd, _unremove,
     _unreplace): removals undone go back in their places, and a reorder's table, put back by
