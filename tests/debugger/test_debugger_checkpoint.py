@@ -151,3 +151,21 @@ def test_the_journals_size_estimate_holds_wherever_a_reorders_whole_table_lies()
             moved.insert(big - shift, entries[big])
             estimate = _entry_bytes(moved) * len(moved)
             assert truth / 2 < estimate < truth * 2, (shift, estimate, truth)
+
+
+def test_the_store_thins_and_chooses_by_ticks_plus_work():
+    """Three pattern fusions in a row are 2 ticks apart and a graph's worth of work each (25k
+    at 40k nodes): measured in ticks alone, the checkpoints after them were thinned first and
+    passed over when choosing where to re-run from, and a step back to the pass after them
+    re-ran all three."""
+    from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
+    store = CheckpointStore(phases=5)
+    for tick, work in [(3000, 0), (4000, 0), (5500, 0), (7000, 0), (7002, 25_000),
+                       (7004, 50_000), (7006, 75_000), (10_000, 75_000)]:
+        # the last fusion's copy holds more objects (100 ticks to restore): still the nearest
+        objects = 1000 if tick == 7006 else 0
+        store._points[tick] = Checkpoint(tick, (1, tick), None, None, None, objects, work=work)
+        store._ticks.append(tick)
+    assert store.before(7007).tick == 7006   # the last fusion's end, not 3 passes before it
+    store._thin()
+    assert store._ticks == [3000, 5500, 7000, 7002, 7004, 7006, 10_000]   # not a fusion's
