@@ -109,10 +109,12 @@ class Journal:
             self._log.append((obj, None))
         return self.epoch
 
-    def rewind(self, mark: int, keep: bool = False) -> "Redo | None":
+    def rewind(self, mark: int, keep: bool = False, drops: list | None = None) -> "Redo | None":
         """Put every object back as it was at ``mark``; the states saved since are dropped
         (the marks after it are gone), and the nodes and graphs made since are discarded.
-        With ``keep``, nothing is discarded, and a Redo returns to the present.
+        With ``keep``, nothing is discarded, and a Redo returns to the present. With ``drops``,
+        what is discarded (the states saved since, the objects made since) goes into it as a
+        ``Dropped``, freed when the caller likes: a debugger shows the stop first.
 
         An object made since the mark is not put back: nothing as it was at the mark reaches
         it (a rewind past Partition at 40k nodes skipped 270k of 410k restores: the engine
@@ -137,8 +139,11 @@ class Journal:
         del self._log[start:]
         if not keep:   # the marks after it are gone (a redo brings them back)
             self._epoch_at = {m: e for m, e in self._epoch_at.items() if m <= mark}
-        for obj in born if not keep else ():
-            obj._unborn()
+        if drops is not None and not keep:
+            drops.append(Dropped(born, tail))
+        else:
+            for obj in born if not keep else ():
+                obj._unborn()
         self.epoch = next(_epochs)
         self._closed = mark
         return Redo(mark, tail, now) if keep else None
@@ -162,6 +167,22 @@ class Journal:
             del self._log[:cut]
             self._base = mark
             self._epoch_at = {m: e for m, e in self._epoch_at.items() if m >= mark}
+
+
+class Dropped:
+    """What a rewind discarded: the states saved since its mark, and the nodes and graphs made
+    since, reached from nothing live. ``free`` breaks those objects' cycles and lets go of it
+    all, so reference counting frees it (at 40k nodes, past Partition: 1.7M objects, ~300 ms),
+    on any thread: nothing live reaches it."""
+    __slots__ = ("born", "states")
+
+    def __init__(self, born: list, states: list) -> None:
+        self.born, self.states = born, states
+
+    def free(self) -> None:
+        for obj in self.born:
+            obj._unborn()
+        self.born, self.states = [], []
 
 
 class Redo:

@@ -57,6 +57,29 @@ def test_going_back_frees_what_the_replaced_run_made_without_the_collector(colle
         d.close()
 
 
+def test_what_a_step_back_lets_go_is_freed_once_it_has_landed(collector_off):
+    """The rewound journal's states, the engine subgraphs Partition made and the checkpoints
+    after the one resumed from go to the debugger's Reaper, which frees them once the step has
+    landed (workbench/debugger/reaper.py): their cycles broken first, so nothing is left to
+    the collector."""
+    d = debugger(TINY, gap=20)
+    try:
+        d.step("event")
+        stopped(d.run_to_tick(600))
+        assert d.run.tracker.stage == "OptimizeSubgraph"
+        parts = [weakref.ref(p.graph) for p in d.state.pipeline.parts]
+        batches = []
+        free_later = d.reaper.free_later
+        d.reaper.free_later = lambda garbage: (batches.append(len(garbage)), free_later(garbage))
+        stopped(d.goto(100))
+        d.reaper.wait()
+        assert batches == [2] and parts   # the rewind's and the checkpoints after
+        assert not [r for r in parts if r() is not None]
+        assert _garbage() < CLOSED_WORLD
+    finally:
+        d.close()
+
+
 @pytest.mark.parametrize("trace_hash", [False, True])
 def test_going_back_frees_the_replaced_runs_world_and_device_memory(collector_off, trace_hash):
     """Past load the world holds the model's weights in device memory: a run's world, bus and

@@ -211,6 +211,9 @@ class CheckpointStore:
         self._last_objects = 0   # the objects the last copy made
         self._last_items = 0     # the items it copied one level, and the root graph's nodes
         self._line: RunState | None = None   # the live state of the line's latest run
+        # While a list, what a resume lets go (the rewind's Dropped, the checkpoints after the
+        # one resumed from) goes in it, for a Reaper to free once the stop is shown
+        self.bin: list | None = None
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -263,12 +266,14 @@ class CheckpointStore:
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
         graph rewound to the mark (the checkpoints after it dropped), the rest copied."""
-        self.journal.rewind(point.mark)
+        self.journal.rewind(point.mark, drops=self.bin)
         self._held.rewound(point.mark)
         i = bisect_left(self._ticks, point.tick) + 1
-        for t in self._ticks[i:]:
-            del self._points[t]
+        later = [self._points.pop(t) for t in self._ticks[i:]]
         del self._ticks[i:]
+        if self.bin is not None:
+            self.bin.append(later)
+        del later
         self._furthest = point.tick
         memo = _shared_memo(point.state, point.kept)
         memo[id(point.bus)] = bus

@@ -28,6 +28,7 @@ from workbench.debugger.history import History
 from workbench.debugger.listen import install
 from workbench.debugger.outcomes import (Error, Finished, Outcome, Printed, ProgramOutput,
                                          StopReason, Stopped)
+from workbench.debugger.reaper import Reaper
 from workbench.debugger.run import Run
 from workbench.debugger.stop_table import StopTable, UnitCount
 from workbench.debugger.stream_names import event_text
@@ -54,6 +55,7 @@ class Debugger:
         self.granularity = target.granularity
         self.history = History()
         self.checkpoints = CheckpointStore(len(target.phases), checkpoint_gap)
+        self.reaper = Reaper()   # what a step back lets go is freed once the stop is shown
         self._next_id = 1
         # Faces' observers of the current run (the TUI's views): given each stop table the run
         # gets, they add checks that only record, never stop. Side runs (diff, replay) get none.
@@ -71,6 +73,7 @@ class Debugger:
         return self.run.state
 
     def close(self) -> None:
+        self.reaper.wait()
         self.run.close()
         self.checkpoints.release()
         thaw()   # what it froze is garbage now, or another debugger's to freeze again
@@ -210,7 +213,8 @@ class Debugger:
         else:
             # the run going back replaces is closed inside the pause (its worker unwinding
             # never resumes the collector: collector.py) and discarded once the re-run is parked
-            old = self.run
+            old, store = self.run, self.checkpoints
+            store.bin = []   # what the re-run's resume lets go, freed once it has landed
             with re_executing():
                 old.close()   # its worker gone before the re-run starts (they share the graph)
                 self.run = self._new_run(tick)
@@ -219,6 +223,8 @@ class Debugger:
                                             stops=False, show_output=False)
                 finally:
                     dropped(old)
+                    garbage, store.bin = store.bin, None
+                    self.reaper.free_later(garbage)
         self._sync_watches()
         return outcomes
 
