@@ -139,11 +139,11 @@ class Journal:
         del self._log[start:]
         if not keep:   # the marks after it are gone (a redo brings them back)
             self._epoch_at = {m: e for m, e in self._epoch_at.items() if m <= mark}
-        if drops is not None and not keep:
-            drops.append(Dropped(born, tail))
-        else:
-            for obj in born if not keep else ():
-                obj._unborn()
+            dropped = Dropped(born, tail)
+            if drops is None:
+                dropped.free()
+            else:
+                drops.append(dropped)
         self.epoch = next(_epochs)
         self._closed = mark
         return Redo(mark, tail, now) if keep else None

@@ -17,11 +17,12 @@ gets a full copy of the graph as it was at the mark, and the journal is redone t
 
 The store holds at most ``limit`` checkpoints and, by estimate, at most ``limit_mib`` MiB: the
 objects of their copies times the bytes an object took in the first copies (SIZED_OBJECTS of
-them), the slots of the containers they copied one level, the journal's entries times what a sample of them holds of
-its own (sampled again each time it doubles), and the tensors only the journal keeps alive
-(``HeldTensors``: weights a fusion replaced). Past the count it drops the checkpoint whose
-neighbours are closest together, so the stretches a re-run covers stay even; past the memory,
-the oldest, whose journal goes with it. The newest is always kept.
+them), the slots of the containers they copied one level, the journal's entries times what a
+sample of them holds of its own (sampled again each time it doubles), and the tensors only the
+journal keeps alive (``HeldTensors``: weights a fusion replaced). Past the count it drops the
+checkpoint whose neighbours are closest together in ticks plus work, so the stretches a re-run
+covers stay even; past the memory, the oldest, whose journal goes with it. The newest is always
+kept.
 """
 from __future__ import annotations
 
@@ -273,7 +274,6 @@ class CheckpointStore:
         del self._ticks[i:]
         if self.bin is not None:
             self.bin.append(later)
-        del later
         self._furthest = point.tick
         memo = _shared_memo(point.state, point.kept)
         memo[id(point.bus)] = bus
