@@ -102,7 +102,7 @@ class Served:
         children: dict[int, list[int]] = {}
         session: dict[int, int] = {}
         for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
+            if entry.name.isdecimal():
                 try:
                     stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
                 except OSError:

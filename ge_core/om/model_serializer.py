@@ -157,7 +157,7 @@ def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> None:
                          f"input; the node has {data_inputs} input desc(s)")
     if idx < data_inputs:
         outputs = len(producer.out_data_anchors)
-        if not out_idx.isdigit() or int(out_idx) >= outputs:
+        if not out_idx.isdecimal() or int(out_idx) >= outputs:
             raise ValueError(f"{name} has no output {out_idx} (it has {outputs})")
         producer.out_data_anchor(int(out_idx)).link_to(node.in_data_anchor(idx))
     else:

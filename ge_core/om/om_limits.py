@@ -82,7 +82,7 @@ def check_task_def(task_def: task_pb2.ModelTaskDef, weights_size: int) -> list[g
 def _count_attr(task_def: task_pb2.ModelTaskDef, key: str) -> int:
     """A count the task list keeps as a string attr (GE's ATTR_MODEL_NOTIFY_NUM...)."""
     text = task_def.attr.get(key, "0")
-    if not text.isdigit():
+    if not text.isdecimal():
         raise OmLimitError(f"{key} {text[:32]!r} is not a count")
     return int(text)
 

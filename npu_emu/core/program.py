@@ -83,7 +83,7 @@ class Kernel:
 def tiling_key_of(name: str) -> int:
     """ElfProgram::ParseTilingKey: the digits after the last ``_``, else 0."""
     _, sep, suffix = name.rpartition("_")
-    return int(suffix) if sep and suffix.isdigit() else 0
+    return int(suffix) if sep and suffix.isdecimal() else 0
 
 
 class Program:

@@ -57,6 +57,10 @@ def test_bad_lines_answer_one_error(session, line, message):
 @pytest.mark.parametrize("line, message", [
     ("step 0", "usage: step"),
     ("step pass x", "usage: step"),
+    # a superscript digit is a digit to str.isdigit but no number to int()
+    ("step ¹", "no stepping unit '¹' (stage"),
+    ("step pass ¹", "usage: step"),
+    ("run-to ¹", "no breakpoint kind '¹'"),
     ("goto soon", "the tick must be a number, not 'soon'"),
     ("break", "break what?"),
     ("break sqe type=kernel", "no SQE type 'kernel' (kernel_aicore"),

@@ -41,7 +41,7 @@ def count_arg(args: list[str], usage: str, at: int = 0) -> int:
     """An optional repeat count (`step pass 3`, `next 5`)."""
     if len(args) <= at:
         return 1
-    if len(args) > at + 1 or not args[at].isdigit() or int(args[at]) < 1:
+    if len(args) > at + 1 or not args[at].isdecimal() or int(args[at]) < 1:
         raise UsageError(f"usage: {usage}")
     return int(args[at])
 

@@ -17,7 +17,7 @@ UNITS = f"[{'|'.join(GRANULARITIES)}] [N]"
 def _unit_and_count(args: list[str], usage: str) -> tuple[str | None, int]:
     """`step` and `reverse-step` take the same words: an optional stepping unit (the engine
     names one it does not know), then an optional count."""
-    if args and not args[0].isdigit():
+    if args and not args[0].isdecimal():
         return args[0], count_arg(args, usage, 1)
     return None, count_arg(args, usage)
 
@@ -39,7 +39,7 @@ def _run_to(s: DebugSession, args: list[str]) -> list[Outcome]:
     if not args:
         raise UsageError("usage: run-to TICK | run-to BREAKPOINT-SPEC (e.g. pass PrunePass)")
     d = s.debugger_or_fail()
-    if len(args) == 1 and args[0].isdigit():
+    if len(args) == 1 and args[0].isdecimal():
         return d.run_to_tick(int(args[0]))
     return d.run_to(args)
 

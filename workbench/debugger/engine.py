@@ -409,7 +409,7 @@ class Debugger:
     def _check_line(self, bp: Breakpoint) -> None:
         """`break FILE:LINE` in the host program names a line where a statement starts."""
         name, _, line = bp.spec.rpartition(":")
-        if not (self.target.runs_code and line.isdigit() and name.endswith(".py")):
+        if not (self.target.runs_code and line.isdecimal() and name.endswith(".py")):
             return
         if name != self.target.path.name:   # the line hook traces the program's own frames
             raise BreakpointError(f"break {bp.spec}: only lines of {self.target.path.name}, "

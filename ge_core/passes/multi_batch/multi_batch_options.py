@@ -128,6 +128,6 @@ class MultiBatchOptions:
 
 def _number(option: str, text: str) -> int:
     text = text.strip()
-    if not text.isdigit():
+    if not text.isdecimal():
         raise MultiBatchOptionError(f"--{option}: {text!r} is not a non-negative integer")
     return int(text)

@@ -28,6 +28,7 @@ def test_no_gear_option_is_fixed():
     (dict(dynamic_batch_size="4"), "--dynamic_batch_size gives 1 gear(s); at least 2"),
     (dict(dynamic_batch_size="1,2,1"), "--dynamic_batch_size: a gear is given twice"),
     (dict(dynamic_batch_size="1,-2"), "'-2' is not a non-negative integer"),
+    (dict(dynamic_batch_size="1,²"), "'²' is not a non-negative integer"),   # isdigit, no int
     (dict(dynamic_dims="1,2;3"), "--dynamic_dims: every gear must have as many dims"),
     (dict(dynamic_image_size="224;448"), "each gear is 2 numbers, H,W"),
     (dict(dynamic_batch_size="1,2", dynamic_dims="1;2"), "mutually exclusive"),

@@ -100,7 +100,7 @@ def graph_tensor(state: RunState | None, name: str) -> Outcome:
     if state is None or state.graph is None:
         return Error(f"print tensor {name}: there is no graph yet")
     node_name, colon, index = name.rpartition(":")
-    if not (colon and index.isdigit()):
+    if not (colon and index.isdecimal()):
         node_name, index = name, "0"
     node = state.find_node(node_name)
     if node is None:   # perhaps the framework's name of a tensor
