@@ -40,6 +40,11 @@ RAW_ERROR = re.compile(r"internal error|Traceback \(most recent call last\)|"
                        + "|".join(_PYTHON_WORDING))
 
 
+# A user's Python expression (`print EXPR`, a breakpoint's condition) raising is its own error,
+# said as such with its class (conditions.raised): the answer, not a leak of ours.
+USERS_OWN = re.compile(r"the expression raised \w+: [^\n]*")
+
+
 @dataclass(frozen=True)
 class Verdict:
     kind: str          # one of OK, TYPED, UNCAUGHT, RAW, HANG, CORRUPT
@@ -82,7 +87,7 @@ def judge_text(verdict: Verdict, text: str) -> Verdict:
     """Downgrade a run whose output leaks a raw Python error to RAW."""
     if verdict.bad:
         return verdict
-    m = RAW_ERROR.search(text)
+    m = RAW_ERROR.search(USERS_OWN.sub("", text))
     if m is None:
         return verdict
     line = next(ln for ln in text.splitlines() if m.group(0) in ln)

@@ -81,6 +81,9 @@ def test_a_line_breakpoint_with_a_python_condition_then_line_stepping(session):
     assert isinstance(stop, Stopped) and stop.where == "program > lines.py:7 in helper"
     assert stop.reasons[0].text == "breakpoint 1 (lines.py:7 if i == 2), hit 1"
     assert text(session.execute("print total + 100")) == "total + 100 = 101"   # 0 + 1
+    (out,) = session.execute("print stage")   # the expression's own error, said as such
+    assert isinstance(out, Error) and out.message == \
+        "print stage: the expression raised NameError: name 'stage' is not defined"
     locals_table = last(session.execute("info locals"))
     assert isinstance(locals_table, TableOutcome)
     assert locals_table.rows == (("n", "3"), ("total", "1"), ("i", "2"))

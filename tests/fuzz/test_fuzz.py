@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from fuzz import fuzz  # noqa: E402
 from fuzzing.targets import TARGETS, gwb_scripts  # noqa: E402
-from fuzzing.verdict import CORRUPT, OK, RAW, TYPED  # noqa: E402
+from fuzzing.verdict import CORRUPT, OK, RAW, TYPED, Verdict, judge_text  # noqa: E402
 
 BUDGET = 40          # cases per target: the eight take ~110 s together on the 2-core machine
 CASE_TIMEOUT = 120   # seconds; the worker is killed and the case counted a hang past it
@@ -74,3 +74,12 @@ def test_the_escape_target_sees_a_sequence_that_reaches_the_output_raw(in_proces
     assert escape_text.run(("\x1b[2J", "say"), in_process).kind == OK
     monkeypatch.setattr(terminal_text, "_CONTROL", re.compile("(?!)"))
     assert escape_text.run(("\x1b[2J", "say"), in_process).kind == RAW
+
+
+def test_a_users_expression_raising_is_its_answer_and_our_python_error_is_raw():
+    own = "print stage: the expression raised NameError: name 'stage' is not defined"
+    assert judge_text(Verdict(TYPED), own).kind == TYPED
+    assert judge_text(Verdict(OK), "print stage: NameError: name 'stage' is not defined").kind \
+        == RAW
+    assert judge_text(Verdict(TYPED), own + "\nerror: invalid literal for int() with base 10: "
+                                            "'¹'").kind == RAW   # only that line's words pass

@@ -43,6 +43,12 @@ _NUMBER = (int, float)   # bool is an int
 _SEQUENCE = (str, tuple)
 
 
+def raised(exc: Exception) -> str:
+    """What a user's expression raised, said as its own: its class is part of the answer (as
+    pdb gives it), and not an error of the workbench's."""
+    return f"the expression raised {type(exc).__name__}: {exc}"
+
+
 class ConditionError(ValueError):
     pass
 
@@ -65,7 +71,7 @@ class Condition:
         except ConditionError:
             raise
         except Exception as exc:   # the user's expression met a value it does not fit
-            raise ConditionError(f"{type(exc).__name__}: {exc}") from None
+            raise ConditionError(raised(exc)) from None
 
 
 def _checked_tree(text: str) -> ast.Expression:

@@ -15,7 +15,7 @@ from typing import Any
 
 from npu_emu.base.trace import TraceEvent
 from npu_emu.world import World
-from workbench.debugger.conditions import ConditionError
+from workbench.debugger.conditions import ConditionError, raised
 from workbench.debugger.step_gate import passing_through
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ class FrameCondition:
         try:
             return bool(eval(self._code, frame.f_globals, frame.f_locals))
         except Exception as exc:   # the program's names and values: any error is the user's
-            raise ConditionError(f"{type(exc).__name__}: {exc}") from None
+            raise ConditionError(raised(exc)) from None
 
 
 def evaluate(frame: FrameType, text: str, world: World) -> str:
@@ -64,7 +64,7 @@ def evaluate(frame: FrameType, text: str, world: World) -> str:
         with world.entered(), passing_through(world.bus):
             return shown(eval(code, frame.f_globals, frame.f_locals))
     except Exception as exc:
-        raise ValueError(f"{type(exc).__name__}: {exc}") from None
+        raise ValueError(raised(exc)) from None
 
 
 def shown(value: Any) -> str:
