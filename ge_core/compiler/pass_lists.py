@@ -43,7 +43,7 @@ def graph_equivalent_transformation(graph: ComputeGraph) -> list[GraphPass]:
     """GE's GraphPrepare::GraphEquivalentTransformation, first in NormalizeGraph: GE's ForPass
     turns a For into a While there; our ScanPass turns an ONNX Scan into a Loop the same way.
     It joins only when the graph has a Scan, so other models' pass tables stay as they were."""
-    return [ScanPass()] if any(n.type == "Scan" for n in graph.all_nodes()) else []
+    return [ScanPass()] if graph.holds("Scan") else []
 
 
 def process_multi_batch(options: MultiBatchOptions) -> list[GraphPass]:
@@ -141,5 +141,4 @@ def concat_notask(graph: ComputeGraph) -> list[GraphPass]:
     """GE's OptimizeStage2 ends with ConcatNotaskPass, once the graph is stable
     (graph_manager.cc). It joins only when the graph has a Concat, so other models' pass
     tables stay as they were."""
-    return [ConcatNotaskPass()] if any(n.type in CONCAT_TYPES for n in graph.all_nodes()) \
-        else []
+    return [ConcatNotaskPass()] if graph.holds(*CONCAT_TYPES) else []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field, fields
+from itertools import compress
 from operator import attrgetter, sub
 from typing import Callable, Iterator
 
@@ -18,6 +19,7 @@ from npu_emu.base.trace import TraceBus
 from npu_emu.world import current_bus
 
 DATA_TYPES = frozenset({"Data", "RefData"})
+_OP_TYPE = attrgetter("op_desc.type")   # a node's type, read in C
 NETOUTPUT = "NetOutput"
 # GE-local ops whose output 0 is their input 0 (hicann/ge compiler/engines/local_engine/:
 # "output reuses input"): views, which launch nothing and own no memory.
@@ -307,6 +309,8 @@ class ComputeGraph:
 
     def all_nodes(self) -> list[Node]:
         """Nodes of this graph and, recursively, of the subgraphs its nodes own."""
+        if not self.root._subgraphs:   # no node owns a body: most graphs, read whole by passes
+            return list(self._nodes.values())
         out: list[Node] = []
         for node in self._nodes.values():
             out.append(node)
@@ -314,9 +318,15 @@ class ComputeGraph:
                 out.extend(self.root.subgraph(sub_name).all_nodes())
         return out
 
+    def holds(self, *op_types: str) -> bool:
+        """Whether a node of this graph or of a subgraph its nodes own is of one of
+        ``op_types`` (read in C: the pass lists ask it of the whole graph as a stage starts)."""
+        return any(map(frozenset(op_types).__contains__, map(_OP_TYPE, self.all_nodes())))
+
     @property
     def input_nodes(self) -> list[Node]:
-        data = [n for n in self._nodes.values() if n.type in DATA_TYPES]
+        nodes = self._nodes.values()   # filtered in C: asked of the whole graph as a stage starts
+        data = list(compress(nodes, map(DATA_TYPES.__contains__, map(_OP_TYPE, nodes))))
         return sorted(data, key=lambda n: (n.op_desc.get_attr(ATTR_NAME_INDEX, 0), n.seq))
 
     @property

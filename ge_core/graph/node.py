@@ -1,6 +1,7 @@
 """Node: an OpDesc placed in a graph, with the anchors that connect it."""
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Iterator
 
 from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
@@ -9,6 +10,8 @@ from ge_core.graph.op_desc import OpDesc
 
 if TYPE_CHECKING:
     from ge_core.graph.compute_graph import ComputeGraph
+
+_PEER = attrgetter("peer")
 
 
 @journaled
@@ -86,6 +89,11 @@ class Node:
         if peers:
             nodes += [p.owner for p in peers]
         return nodes
+
+    def has_in_nodes(self) -> bool:
+        """Whether an edge comes in: ``in_nodes()`` without its list (a walk asks it of every
+        node as it starts)."""
+        return any(map(_PEER, self.in_data_anchors)) or bool(self.in_control_anchor.peers)
 
     def out_nodes(self) -> list["Node"]:
         nodes = [p.owner for a in self.out_data_anchors for p in a.peers]

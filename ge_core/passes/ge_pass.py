@@ -63,7 +63,7 @@ class _Walk:
         self.graph = graph
         self.limit = MAX_PASS_NODES_MULTIPLE * max(len(graph), 1)
         self.visits = 0                       # GE's passed_node_size
-        self.queue: deque[Node] = deque(n for n in graph if not n.in_nodes())
+        self.queue: deque[Node] = deque(n for n in graph if not n.has_in_nodes())
         self.queued: set[Node] = set(self.queue)
         self.seen: set[Node] | None = set()   # None in a checkpoint's copy: see __deepcopy__
         self.order: list[Node] = []           # the nodes seen, in the order first seen

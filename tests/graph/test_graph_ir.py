@@ -242,8 +242,20 @@ def test_subgraphs_are_owned_by_the_root():
     assert g.subgraph("body") is body and body.root is g and body.parent_node is b
     assert body.bus is g.bus
     assert [n.name for n in g.all_nodes()] == ["x", "a", "b", "inner", "out"]
+    assert [n.name for n in body.all_nodes()] == ["inner"]
+    assert g.holds("Relu") and g.holds("Conv", "Relu") and not g.holds("Conv")
+    assert not body.holds("Data")
     with pytest.raises(GraphError, match="subgraph name 'body' already exists"):
         g.add_subgraph(a, ComputeGraph("body"))
+
+
+def test_a_node_has_in_nodes_by_data_or_control_edge():
+    g, x, a, b, out = chain()
+    assert [n.has_in_nodes() for n in (x, a, b, out)] == [False, True, True, True]
+    c = _node(g, "c", "Relu", 1, 1)
+    assert not c.has_in_nodes()
+    GraphUtils.add_edge(x.out_control_anchor, c.in_control_anchor)
+    assert c.has_in_nodes() and c.in_nodes() == [x]
 
 
 def test_unknown_dims_and_rank():

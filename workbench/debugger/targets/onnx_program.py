@@ -103,7 +103,7 @@ def _reference_graph(state: RunState) -> ComputeGraph | None:
     parsed (an OM file has no such source: no reference)."""
     from ge_core.compiler.stream.stream_split import LABEL_OP_TYPES
     from ge_core.session import GraphManager
-    if not any(n.type in LABEL_OP_TYPES for n in state.graph.all_nodes()):
+    if not state.graph.holds(*LABEL_OP_TYPES):
         return state.graph
     return GraphManager.parse(state.source) if state.source.suffix.lower() == ".onnx" else None
 
