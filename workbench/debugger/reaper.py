@@ -5,7 +5,7 @@ checkpoint: the journal's saved states, the nodes and engine subgraphs made sinc
 ``Dropped``), and the checkpoints after the one resumed from. Past Partition at 40k nodes that
 is ~1.7M objects, and freeing them took 300 of a step's 550 ms. Nothing live reaches them, so
 they are freed on a thread of the reaper's own once the step has landed, while the face shows
-the stop and the user reads it (docs/architecture.md, going back in time).
+the stop and the user reads it (docs/architecture.md, one world per run).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class Reaper:
         self._thread: threading.Thread | None = None
 
     def free_later(self, garbage: list) -> None:
-        """Free ``garbage`` (the caller keeps no reference to it) after the batch before."""
+        """Free what ``garbage`` holds (the caller keeps none of it) after the batch before."""
         if not garbage:
             return
         self.wait()
