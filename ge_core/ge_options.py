@@ -96,6 +96,8 @@ class GeOption:
         """A value as a user types it (bools: on/off); ValueError names what is expected."""
         if self.type is bool:
             return parse_on_off(text)
+        if self.type is int:   # no number at all is refused in our words, before any check
+            parse_whole(text)
         return (self.parse_text or self.type)(text)
 
     def to_ge(self, value: Any) -> str:
@@ -107,6 +109,14 @@ class GeOption:
         if self.type is bool:
             return text.lower() == self.ge_on_off[0]
         return self.parse(text)
+
+
+def parse_whole(text: str) -> int:
+    """A whole number as a user types it; ValueError in our words, not int()'s."""
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("expected a whole number") from None
 
 
 def parse_on_off(text: str) -> bool:

@@ -89,6 +89,8 @@ def test_bad_lines_answer_one_error(session, line, message):
                         "max-task-count, auto-split, no-reuse, memory-optimization-policy, "
                         "offset-assigners, exec-timeout)"),
     ("set race-check maybe", "set race-check: bad value 'maybe': expected on or off"),
+    ("set seed x", "set seed: bad value 'x': expected a whole number"),
+    ("set max-task-count 1.5", "set max-task-count: bad value '1.5': expected a whole number"),
     ("export timeline x.json", "usage: export trace FILE.json"),
     ("run-to", "usage: run-to TICK"),
     ("reverse-step", "reverse-step: no earlier pass before tick 0"),
