@@ -42,6 +42,12 @@ class World:
         self.implicit = False
         self._instances: dict[type, Any] = {}
 
+    def discard(self) -> None:
+        """Nothing will read this world again (a debugger replaced its run): its devices let go
+        of their memory now, not at the collection their runtime's cycles wait for."""
+        for device in self.runtime.devices.values():
+            device.release_memory()
+
     def instance(self, cls: type[T]) -> T:
         """This world's one ``cls``, made with ``cls()`` on first use: the registry behind a
         layer above's process singleton (GE's ModelManager::GetInstance). Keyed by the class

@@ -59,6 +59,18 @@ class DeviceMemory:
         # valid while it is unchanged (kernel tasks keep theirs across runs).
         self.generation = 0
 
+    def release(self) -> None:
+        """Let go of the reservation: its device's world is discarded (nothing reads it again),
+        but the runtime's cycles, a kernel task's kept views among them, would hold it until a
+        collection. Every block goes; what reads it after finds nothing allocated."""
+        self._buf = np.zeros(0, np.uint8)
+        self.capacity = 0
+        self._extents = []
+        for kept in (self._pool, self._cached, self._live, self._class_of):
+            kept.clear()
+        self._starts = []
+        self.generation += 1
+
     # -- allocation ----------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
         if size <= 0:

@@ -80,6 +80,29 @@ def test_what_a_step_back_lets_go_is_freed_once_it_has_landed(collector_off):
         d.close()
 
 
+def test_going_back_lets_go_of_each_replaced_runs_device_memory_at_once():
+    """A replaced run's runtime is in cycles of its own (its devices, streams, scheduler),
+    which wait for a collection the debugger defers (frozen at each landing), and each device's
+    memory is a reservation of its whole capacity (2 GiB): Run.discard lets go of it at once
+    (World.discard), so only the landing run's is held."""
+    from npu_emu.driver.memory import DeviceMemory
+
+    def memories() -> list:   # what the landings froze is listed too
+        gc.unfreeze()
+        return [m for m in gc.get_objects() if isinstance(m, DeviceMemory) and m.capacity]
+    before = {id(m) for m in memories()}   # other tests' in this process
+    d = debugger(TINY)
+    try:
+        d.step("event")
+        stopped(d.run_to_tick(900))   # executing: the weights are in device memory
+        for _ in range(3):
+            stopped(d.reverse_step())
+        held = [m for m in memories() if id(m) not in before]
+        assert held == [device.memory for device in d.run.world.runtime.devices.values()]
+    finally:
+        d.close()
+
+
 @pytest.mark.parametrize("trace_hash", [False, True])
 def test_going_back_frees_the_replaced_runs_world_and_device_memory(collector_off, trace_hash):
     """Past load the world holds the model's weights in device memory: a run's world, bus and

@@ -34,6 +34,14 @@ def test_devices_contexts_and_default_streams():
     assert rt.devices == {} and rt.current_context is None
 
 
+def test_a_discarded_worlds_devices_let_go_of_their_memory():
+    world = World(RuntimeConfig(device_count=1, memory_bytes=1 << 20))
+    device = world.runtime.set_device(0)
+    addr = device.memory.malloc(4096)
+    world.discard()
+    assert device.memory.capacity == 0 and device.memory.block_of(addr) is None
+
+
 def test_the_current_context_is_the_calling_threads():
     """The runtime's current context is thread-local (curCtx_, inner_thread_local.hpp): a new
     thread starts with none, and what it sets never changes another thread's."""

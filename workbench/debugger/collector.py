@@ -18,8 +18,9 @@ the cycles of every node and graph made since the checkpoint (ge_core/graph/jour
 that removes a node breaks its cycles (ComputeGraph.remove_node), a run beside the line is
 discarded with its graphs' cycles broken (``dropped``: Run.discard), and so is a line's graph
 when the debugger leaves the line (CheckpointStore.release). A forward run of a 5k-node model
-to its end left none. What does (a closed world's own cycles, ~130 objects a re-run) is
-collected every ``THAW_EVERY`` landings, and when the debugger closes (``thaw``).
+to its end left none. What does (a closed world's own cycles, ~60-130 objects a re-run) is
+collected every ``THAW_EVERY`` landings, and when the debugger closes (``thaw``); its devices'
+memory, a 2 GiB reservation each, is let go at once when the run is discarded (World.discard).
 """
 from __future__ import annotations
 
