@@ -46,7 +46,7 @@ class World:
         """Nothing will read this world again (a debugger replaced its run): its devices let go
         of their memory now, not at the collection their runtime's cycles wait for."""
         for device in self.runtime.devices.values():
-            device.release_memory()
+            device.memory.release()   # the device is in the runtime's cycles: not it
 
     def instance(self, cls: type[T]) -> T:
         """This world's one ``cls``, made with ``cls()`` on first use: the registry behind a

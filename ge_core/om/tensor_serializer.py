@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ge_core.graph import GeShape, GeTensor, GeTensorDesc
-from ge_core.graph.ge_tensor import INT64_MAX
 from ge_core.graph.attr_names import ABSENT, ORIGIN_FORMAT, ORIGIN_SHAPE
+from ge_core.graph.ge_tensor import INT64_MAX
 from ge_core.graph.types import DataType, Format
 from ge_core.om.logical_memory import tensor_size
 from ge_core.om.proto import ge_ir_pb2 as pb

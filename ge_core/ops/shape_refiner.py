@@ -61,7 +61,6 @@ def infer_shape(node: Node) -> list[Node]:
     return update_peer_input_desc(node)
 
 
-
 def update_peer_input_desc(node: Node) -> list[Node]:
     """Each consumer's input desc takes the producing output's shape, dtype and origin shape.
     Its format stays: as in GE, the consumer's engine decides the layout it reads. Returns the

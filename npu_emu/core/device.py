@@ -46,12 +46,6 @@ class Device:
         self._next_task_id = 0
         self._control: Stream | None = None
 
-    def release_memory(self) -> None:
-        """Let go of the memory (its world is discarded: nothing reads it again). The device
-        is in cycles with its runtime, streams and scheduler, which only a collection frees,
-        and its memory is a reservation of the whole capacity (2 GiB)."""
-        self.memory.release()
-
     @property
     def now(self) -> int:
         return self.scheduler.now

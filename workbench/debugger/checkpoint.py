@@ -30,9 +30,10 @@ import gc
 import sys
 import types
 from bisect import bisect_left
+from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ge_core.graph.compute_graph import ReplacedTable
 from ge_core.graph.graph_clone import ITEMS, clone_graphs, deep_copy
@@ -212,9 +213,7 @@ class CheckpointStore:
         self._last_objects = 0   # the objects the last copy made
         self._last_items = 0     # the items it copied one level, and the root graph's nodes
         self._line: RunState | None = None   # the live state of the line's latest run
-        # While a list, what a resume lets go (the rewind's Dropped, the checkpoints after the
-        # one resumed from) goes in it, for a Reaper to free once the stop is shown
-        self.bin: list | None = None
+        self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -267,13 +266,13 @@ class CheckpointStore:
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
         graph rewound to the mark (the checkpoints after it dropped), the rest copied."""
-        self.journal.rewind(point.mark, drops=self.bin)
+        self.journal.rewind(point.mark, drops=self._bin)
         self._held.rewound(point.mark)
         i = bisect_left(self._ticks, point.tick) + 1
         later = [self._points.pop(t) for t in self._ticks[i:]]
         del self._ticks[i:]
-        if self.bin is not None:
-            self.bin.append(later)
+        if self._bin is not None:
+            self._bin.append(later)
         self._furthest = point.tick
         memo = _shared_memo(point.state, point.kept)
         memo[id(point.bus)] = bus
@@ -283,6 +282,17 @@ class CheckpointStore:
             graph.bus = bus
         self._line = state
         return state
+
+    @contextmanager
+    def freeing_later(self) -> Iterator[list]:
+        """Meanwhile, what a resume lets go (the rewind's Dropped, the checkpoints after the
+        one resumed from) goes into the list given, for a Reaper to free once the stop is
+        shown; else a resume frees it at once (a reverse-continue's scans, one after another)."""
+        self._bin = garbage = []
+        try:
+            yield garbage
+        finally:
+            self._bin = None
 
     def begin_line(self, state: RunState) -> None:
         """A run from the start (the store released before it) begins a line on ``state``."""

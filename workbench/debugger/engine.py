@@ -212,10 +212,10 @@ class Debugger:
             outcomes = self._resume(tick_target=tick, target_reason=reason, stops=False)
         else:
             # the run going back replaces is closed inside the pause (its worker unwinding
-            # never resumes the collector: collector.py) and discarded once the re-run is parked
-            old, store = self.run, self.checkpoints
-            store.bin = []   # what the re-run's resume lets go, freed once it has landed
-            with re_executing():
+            # never resumes the collector: collector.py) and discarded once the re-run is parked;
+            # what the re-run's resume lets go is freed once it has landed
+            old = self.run
+            with re_executing(), self.checkpoints.freeing_later() as garbage:
                 old.close()   # its worker gone before the re-run starts (they share the graph)
                 self.run = self._new_run(tick)
                 try:
@@ -223,7 +223,6 @@ class Debugger:
                                             stops=False, show_output=False)
                 finally:
                     dropped(old)
-                    garbage, store.bin = store.bin, None
                     self.reaper.free_later(garbage)
         self._sync_watches()
         return outcomes

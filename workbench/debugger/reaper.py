@@ -3,9 +3,10 @@
 A step back past a compile's restructuring lets go of what the replaced line made since the
 checkpoint: the journal's saved states, the nodes and engine subgraphs made since (the rewind's
 ``Dropped``), and the checkpoints after the one resumed from. Past Partition at 40k nodes that
-is ~1.7M objects, and freeing them took 300 of a step's 550 ms. Nothing live reaches them, so
-they are freed on a thread of the reaper's own once the step has landed, while the face shows
-the stop and the user reads it (docs/architecture.md, one world per run).
+is ~100k nodes and graphs with their anchors and descs, and freeing them took ~300 of a step's
+550 ms. Nothing live reaches them, so they are freed on a thread of the reaper's own once the
+step has landed, while the face shows the stop and the user reads it (docs/architecture.md,
+one world per run).
 """
 from __future__ import annotations
 
