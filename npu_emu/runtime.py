@@ -189,6 +189,13 @@ class Runtime:
             self.bus.unsubscribe(self.race_detector)
             self.race_detector = None
 
+    def release_memory(self) -> None:
+        """Nothing reads this runtime again (its world was discarded, or a snapshot was restored
+        in its place): its devices let go of their memory now, not at the collection the
+        runtime's cycles wait for (a device's is a 2 GiB reservation)."""
+        for device in self.devices.values():
+            device.memory.release()   # the device is in the runtime's cycles: not it
+
     # -- devices and contexts ------------------------------------------------------------------
     def set_device(self, device_id: int) -> Device:
         """aclrtSetDevice: make the device (and its primary context) current."""
@@ -216,6 +223,7 @@ class Runtime:
                     ctx.release()
             self.contexts = [c for c in self.contexts if c.device is not device]
             del self.devices[device_id]
+            device.memory.release()   # aclrtResetDevice frees what the device held
             if self.current_context is not None and self.current_context.device is device:
                 self.current_context = None
 

@@ -43,10 +43,8 @@ class World:
         self._instances: dict[type, Any] = {}
 
     def discard(self) -> None:
-        """Nothing will read this world again (a debugger replaced its run): its devices let go
-        of their memory now, not at the collection their runtime's cycles wait for."""
-        for device in self.runtime.devices.values():
-            device.memory.release()   # the device is in the runtime's cycles: not it
+        """Nothing will read this world again (a debugger replaced its run)."""
+        self.runtime.release_memory()
 
     def instance(self, cls: type[T]) -> T:
         """This world's one ``cls``, made with ``cls()`` on first use: the registry behind a

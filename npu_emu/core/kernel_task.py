@@ -91,7 +91,7 @@ class KernelTable:
 
 
 class KernelTask(Task):
-    __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs", "_views")
+    __slots__ = ("op_type", "opset", "fn", "attrs", "inputs", "outputs", "_views", "__weakref__")
 
     def __init__(self, op_type: str, opset: int, fn: KernelFn | None, attrs: dict[str, Any],
                  inputs: tuple[TensorArg | None, ...], outputs: tuple[TensorArg, ...],
@@ -133,7 +133,11 @@ class KernelTask(Task):
                 mem, mem.generation,
                 [None if a is None else mem.view(a.addr, a.shape, a.dtype) for a in self.inputs],
                 [mem.view(a.addr, a.shape, a.dtype) for a in self.outputs])
+            mem.keep_views(self)
         return views[2], views[3]
+
+    def drop_views(self) -> None:
+        self._views = None
 
 
 def make_kernel_task(device: DeviceLink, op_type: str, inputs: tuple[TensorArg | None, ...],

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -58,11 +59,16 @@ class DeviceMemory:
         # Bumped by every malloc and free: a view checked against the live allocations stays
         # valid while it is unchanged (kernel tasks keep theirs across runs).
         self.generation = 0
+        self._keepers: weakref.WeakSet = weakref.WeakSet()   # who keeps views: see keep_views
 
     def release(self) -> None:
         """Let go of the reservation: its device's world is discarded (nothing reads it again),
-        but the runtime's cycles, a kernel task's kept views among them, would hold it until a
-        collection. Every block goes; what reads it after finds nothing allocated."""
+        but the runtime's cycles would hold it until a collection, and a kept view holds the whole
+        buffer: each keeper lets go of its views first. Every block goes; what reads it after
+        finds nothing allocated."""
+        for keeper in list(self._keepers):
+            keeper.drop_views()
+        self._keepers.clear()
         self._buf = np.zeros(0, np.uint8)
         self.capacity = 0
         self._extents = []
@@ -172,6 +178,11 @@ class DeviceMemory:
             if start <= addr < start + cls:
                 raise MemoryAccessError(f"access at {addr:#x}: block {start:#x} was freed")
         raise MemoryAccessError(f"access at {addr:#x}: not inside any allocation")
+
+    def keep_views(self, keeper: Any) -> None:
+        """``keeper`` keeps views of this memory across runs (a kernel task its args table's):
+        a release asks it to let go of them (``keeper.drop_views()``)."""
+        self._keepers.add(keeper)
 
     def view(self, addr: int, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         dt = np.dtype(dtype)

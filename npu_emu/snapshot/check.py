@@ -33,9 +33,10 @@ def _require(ok: bool, what: str) -> None:
 
 def load_device_memory(memory: DeviceMemory) -> None:
     """The block table must tile the capacity without overlap; the saved bytes (``_buf`` holds
-    (addr, bytes) per block as loaded) go back into a fresh buffer."""
+    (addr, bytes) per block as loaded) go back into a fresh buffer. A capacity of 0 is a memory
+    let go of (its device was reset), which a destroyed stream's handle still reaches."""
     cap = memory.capacity
-    _require(0 < cap <= 1 << 40 and cap % ALIGNMENT == 0, f"capacity {cap}")
+    _require(0 <= cap <= 1 << 40 and cap % ALIGNMENT == 0, f"capacity {cap}")
     _require(memory._starts == sorted(memory._live) and set(memory._live) == set(memory._class_of),
              "the live-block tables disagree")
     _require(sorted(a for addrs in memory._pool.values() for a in addrs) == sorted(memory._cached)

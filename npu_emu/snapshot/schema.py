@@ -8,6 +8,7 @@ attributes live objects really have, so a new field cannot be forgotten.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 from npu_emu.base.errors import ACL_ERROR_SNAPSHOT_BACKUP_FAILED, AclError
@@ -133,6 +134,7 @@ SPECS = [
         "_pool": Map(INT, Seq(INT)), "_cached": Map(INT, INT), "_live": Map(INT, INT),
         "_class_of": Map(INT, INT), "_starts": Seq(INT), "generation": INT,
         "_buf": Seq(Pair(INT, Array()))},   # only allocated bytes: (addr, bytes) of each block
+        transient={"_keepers": weakref.WeakSet},
         getters={"_buf": lambda memory: memory.blocks()}, after=load_device_memory),
     _spec(TaskScheduler, {
         "device": ref(Device), "now": INT, "host_now": INT, "streams": Seq(ref(Stream)),

@@ -236,11 +236,13 @@ class ProcessSnapShot:
         self._call(SnapShotStage.BACKUP_POST, world.runtime)
 
     def restore(self, world: World) -> Runtime:
-        """The last backup in the World's place; the process stays locked until unlock."""
+        """The last backup in the World's place; the process stays locked until unlock. The
+        runtime it replaces is read no more, and lets go of its device memory at once."""
         if self.backup_data is None:
             raise InvalidParamError("snapshot: no backup to restore from")
         self._call(SnapShotStage.RESTORE_PRE, world.runtime)
-        world.runtime = loads(self.backup_data)
+        replaced, world.runtime = world.runtime, loads(self.backup_data)
+        replaced.release_memory()
         self.locked = True
         self._call(SnapShotStage.RESTORE_POST, world.runtime)
         return world.runtime

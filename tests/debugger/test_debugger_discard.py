@@ -6,7 +6,7 @@ import weakref
 
 import pytest
 
-from debugger_testing import TINY, debugger, stopped
+from debugger_testing import DEVRUN, TINY, debugger, stopped
 from ge_core.graph import dump_graph
 
 
@@ -80,25 +80,35 @@ def test_what_a_step_back_lets_go_is_freed_once_it_has_landed(collector_off):
         d.close()
 
 
-def test_going_back_lets_go_of_each_replaced_runs_device_memory_at_once():
+@pytest.mark.parametrize("target", [TINY, f"{DEVRUN}/fusion_and_snapshot.py"])
+def test_going_back_lets_go_of_each_replaced_runs_device_memory_at_once(monkeypatch, target):
     """A replaced run's runtime is in cycles of its own (its devices, streams, scheduler),
     which wait for a collection the debugger defers (frozen at each landing), and each device's
     memory is a reservation of its whole capacity (2 GiB): Run.discard lets go of it at once
-    (World.discard), so only the landing run's is held."""
-    from npu_emu.driver.memory import DeviceMemory
+    (World.discard), and so does a snapshot restore of the runtime it replaces, though the
+    kernel tasks that ran kept views of it. Only the landing run's is held."""
+    from npu_emu.driver import memory
+    from npu_emu.snapshot import check
+    reserved, real = [], memory.reserve
 
-    def memories() -> list:   # what the landings froze is listed too
-        gc.unfreeze()
-        return [m for m in gc.get_objects() if isinstance(m, DeviceMemory) and m.capacity]
-    before = {id(m) for m in memories()}   # other tests' in this process
-    d = debugger(TINY)
+    def reserve(nbytes: int, what: str):
+        buffer = real(nbytes, what)
+        if what.startswith("device "):   # not a host buffer
+            reserved.append(weakref.ref(buffer))
+        return buffer
+    for module in (memory, check):   # a device made, and one restored from a snapshot
+        monkeypatch.setattr(module, "reserve", reserve)
+    d = debugger(target)
     try:
-        d.step("event")
-        stopped(d.run_to_tick(900))   # executing: the weights are in device memory
+        if target == TINY:
+            d.step("event")
+            stopped(d.run_to_tick(900))   # executing: the weights are in device memory
+        else:
+            d.cont()                      # to the end: past the restore
         for _ in range(3):
             stopped(d.reverse_step())
-        held = [m for m in memories() if id(m) not in before]
-        assert held == [device.memory for device in d.run.world.runtime.devices.values()]
+        held = [id(ref()) for ref in reserved if ref() is not None]
+        assert held == [id(device.memory._buf) for device in d.run.world.runtime.devices.values()]
     finally:
         d.close()
 

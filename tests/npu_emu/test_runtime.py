@@ -42,6 +42,18 @@ def test_a_discarded_worlds_devices_let_go_of_their_memory():
     assert device.memory.capacity == 0 and device.memory.block_of(addr) is None
 
 
+def test_a_reset_device_lets_go_of_its_memory_though_its_streams_handles_remain():
+    """aclrtResetDevice frees the device's memory: a destroyed stream's handle still reaches
+    the device, but not its 2 GiB reservation."""
+    import weakref
+    rt = Runtime(RuntimeConfig(device_count=1, memory_bytes=1 << 20))
+    device = rt.set_device(0)
+    stream = rt.create_stream()
+    buffer = weakref.ref(device.memory._buf)
+    rt.reset_device(0)
+    assert stream.device is device and buffer() is None and device.memory.capacity == 0
+
+
 def test_the_current_context_is_the_calling_threads():
     """The runtime's current context is thread-local (curCtx_, inner_thread_local.hpp): a new
     thread starts with none, and what it sets never changes another thread's."""

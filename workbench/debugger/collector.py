@@ -20,7 +20,9 @@ discarded with its graphs' cycles broken (``dropped``: Run.discard), and so is a
 when the debugger leaves the line (CheckpointStore.release). A forward run of a 5k-node model
 to its end left none. What does (a closed world's own cycles, ~60-130 objects a re-run) is
 collected every ``THAW_EVERY`` landings, and when the debugger closes (``thaw``); its devices'
-memory, a 2 GiB reservation each, is let go at once when the run is discarded (World.discard).
+memory, a 2 GiB reservation each, is let go at once when the run is discarded (World.discard),
+when a device is reset (a host program's acl.finalize) and when a snapshot restore replaces the
+runtime (Runtime.release_memory), though kernel tasks kept views of it (DeviceMemory.keep_views).
 """
 from __future__ import annotations
 

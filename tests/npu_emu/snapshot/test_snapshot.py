@@ -30,15 +30,16 @@ SAMPLES = sorted((ROOT / "sample_models" / "devrun").glob("*.py"))
 
 
 def sample_runtime(script: Path):
-    """The runtime a sample host program leaves (finalize skipped, so everything is live)."""
-    rt = make_runtime()
-    with World(runtime=rt).entered():
+    """The runtime a sample host program leaves (finalize skipped, so everything is live): the
+    world's, which a program that restores a snapshot has replaced."""
+    world = World(runtime=make_runtime())
+    with world.entered():
         finalize, acl.finalize = acl.finalize, lambda: 0
         try:
             runpy.run_path(str(script), run_name="__main__")
         finally:
             acl.finalize = finalize
-    return rt
+    return world.runtime
 
 
 def rich_runtime():
@@ -99,11 +100,11 @@ def state_of(path):
 
 
 def attributes(obj):
-    """What an object holds: its attributes, slots, and properties that store (the runtime's
-    current context, kept per thread)."""
+    """What an object holds: its attributes, slots (not ``__weakref__``, Python's own), and
+    properties that store (the runtime's current context, kept per thread)."""
     names = set(getattr(obj, "__dict__", {}))
     return names | {n for c in type(obj).__mro__ for n in getattr(c, "__slots__", ())
-                    if hasattr(obj, n)} | \
+                    if hasattr(obj, n) and n != "__weakref__"} | \
         {n for c in type(obj).__mro__ for n, v in vars(c).items()
          if isinstance(v, property) and v.fset is not None}
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from ge_core.runtime.v1.davinci_model import DavinciModel
 
 TASK_INFOS: dict[ModelTaskType, type["TaskInfo"]] = {}
-_DEVICE_SLOTS = frozenset({"task_id", "stream", "pos"})   # set by the device when enqueued
+# set by the device when enqueued, and Python's own
+_DEVICE_SLOTS = frozenset({"task_id", "stream", "pos", "__weakref__"})
 
 
 def register_task_info(task_type: ModelTaskType) -> Callable[[type["TaskInfo"]], type["TaskInfo"]]:
