@@ -209,7 +209,11 @@ class ComputeGraph:
         """The table in insertion order again, which is ``seq`` order (reorder renumbers)."""
         seqs = [n.seq for n in self._nodes.values()]
         if any(a > b for a, b in zip(seqs, seqs[1:])):
-            self._nodes = dict(sorted(self._nodes.items(), key=lambda item: item[1].seq))
+            # sorted by index, not as (name, node) items: making the items was most of the
+            # time (the root's 40k after a rewind past Partition)
+            names, nodes = list(self._nodes), list(self._nodes.values())
+            order = sorted(range(len(seqs)), key=seqs.__getitem__)
+            self._nodes = dict(zip(map(names.__getitem__, order), map(nodes.__getitem__, order)))
 
     def _unborn(self) -> None:   # its nodes are born after it: each is rewound on its own
         self._nodes, self._order = {}, None

@@ -86,6 +86,8 @@ def test_info_gepass_shows_an_immediate_re_pass_then_the_walk_takes_it():
     state = SimpleNamespace(pipeline=SimpleNamespace(manager=SimpleNamespace(current=group)))
     steps = walk.walk()
     for name, node in steps:
+        if node is None:   # a place the walk may be resumed from (as it sets out)
+            continue
         if (name, node.name) == ("Look", "add_ones"):
             break
     asked = gepass_view.gepass(state).text

@@ -141,6 +141,43 @@ def test_an_object_made_since_the_mark_is_not_put_back_and_one_made_before_it_is
         assert b.op_desc.get_attr("x") == 3 and sub.attrs.get("y") == 4
 
 
+def test_a_state_saved_since_the_mark_after_another_is_not_the_one_put_back(monkeypatch):
+    """Of an object's states saved since a mark only the oldest is put back (an op desc saved
+    at two marks after it, as past Partition). A rewind leaves each object it puts back as
+    last saved before the mark, so a state saved after the rewind is told from the first:
+    a rewind further back still puts back the older state, not the newer one."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        a = g.add_node(OpDesc("a", "Relu", 1, 1))
+        first = journal.mark()
+        a.op_desc.set_attr("x", 1)
+        second = journal.mark()
+        a.op_desc.set_attr("x", 2)
+        journal.mark()
+        a.op_desc.set_attr("x", 3)
+        put_back = []
+        restore = OpDesc._restore
+        monkeypatch.setattr(OpDesc, "_restore", lambda op, state: put_back.append(
+            op.name) or restore(op, state))
+        journal.rewind(first)   # three states saved since: the first is put back, alone
+        assert a.op_desc.get_attr("x") is None and put_back == ["a"]
+        monkeypatch.undo()
+        first = journal.mark()
+        second = journal.mark()
+        a.op_desc.set_attr("x", 4)
+        journal.rewind(first)   # its only state since, saved after the second mark
+        assert a.op_desc.get_attr("x") is None
+        a.op_desc.set_attr("x", 5)
+        second = journal.mark()
+        a.op_desc.set_attr("x", 6)
+        journal.rewind(second)
+        assert a.op_desc.get_attr("x") == 5
+        a.op_desc.set_attr("x", 7)   # saved again: the state saved before the mark is older
+        journal.rewind(first)
+        assert a.op_desc.get_attr("x") is None
+
+
 def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
     """The node table is logged change by change (ComputeGraph._unadd, _unremove,
     _unreplace): removals undone go back in their places, and a reorder's table, put back by

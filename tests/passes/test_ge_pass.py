@@ -5,6 +5,7 @@ import pytest
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.passes import (BaseNodePass, GEPass, GEPassError, GraphPass, NodePassGroup,
                             NodeVisited, PassBegin, PassEnd, PassManager)
+from ge_core.passes.graph_pass import POSITION
 from npu_emu.base.trace import TraceBus, TraceRecorder
 
 
@@ -212,6 +213,7 @@ def test_a_stepped_walk_is_heard_from_the_pass_a_driver_subscribed_at():
     g = graph("a>b")
     seen = []
     walk = GEPass(g, [Log([]), Log([])]).walk()
+    assert next(walk) == POSITION   # set out: a place to resume from, before any visit
     assert next(walk) == ("Log", g.find_node("a"))   # unheard so far: nothing emitted
     g.bus.subscribe(lambda e: seen.append(e))
     for _ in walk:

@@ -42,9 +42,16 @@ class HeldTensors:
         self._bytes = 0   # of the notes held
         self._read = 0    # the absolute index of the next entry to read
         self._stale_from: int | None = None   # notes checked from there on: ask again
+        self._rewound: int | None = None   # the earliest mark rewound to since the last count
 
     def rewound(self, mark: int) -> None:
-        """The journal was rewound to ``mark``: its entries from there on are gone."""
+        """The journal was rewound to ``mark``: its entries from there on are gone. Taken into
+        account at the next count, not now: a rewind is a step back the user waits for (back
+        over a 40k-node fold, 20-30 ms of forgetting the folded values), and no note changes
+        until the next count reads the entries written since."""
+        self._rewound = mark if self._rewound is None else min(self._rewound, mark)
+
+    def _forget_since(self, mark: int) -> None:
         notes, kept = self._notes, []
         while notes and next(reversed(notes.values())).at[-1] >= mark:
             note = notes.popitem()[1]
@@ -60,6 +67,9 @@ class HeldTensors:
         self._stale_from = mark if self._stale_from is None else min(self._stale_from, mark)
 
     def bytes(self, journal: Journal) -> int:
+        if self._rewound is not None:
+            self._forget_since(self._rewound)
+            self._rewound = None
         notes, entries, start = self._notes, journal.entries, journal.start
         while notes and next(iter(notes.values())).at[-1] < start:   # its entries dropped
             self._forget(notes.pop(next(iter(notes))))
