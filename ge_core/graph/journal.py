@@ -65,7 +65,7 @@ class Journal:
         self._log: list[tuple[Journaled, Any]] = []
         # Beside the log, for each entry: its object's birth epoch (BIRTH for a birth's entry),
         # and the epoch of the object's save before this one (its _jep then; NOT_SAVED for a
-        # logged change or a birth). A rewind finds what to put back in these alone, without
+        # birth, or a logged change to a part its saved state does not hold). A rewind finds what to put back in these alone, without
         # reading the objects it skips (see rewind).
         self._born_in = array("q")
         self._saved_in = array("q")
@@ -102,15 +102,17 @@ class Journal:
             self._born_in.append(obj._jb)
             self._saved_in.append(before)
 
-    def log(self, obj: Journaled, undo: Any) -> None:
+    def log(self, obj: Journaled, undo: Any, covered: bool = False) -> None:
         """``obj`` has just changed in a way ``obj._restore(undo)`` takes back (``logged``).
         Not for an object made in this epoch: every mark before the change is before its birth,
         so no rewind puts it back (Partition's engine subgraphs' node tables: 105k entries of a
-        rewind's 490k at 40k nodes)."""
+        rewind's 490k at 40k nodes). ``covered``: the change is to a part the object's saved
+        state holds, so a state saved before it since a mark makes it moot, as a later save
+        would be."""
         if self._marked and obj._jb != self.epoch:
             self._log.append((obj, undo))
             self._born_in.append(obj._jb)
-            self._saved_in.append(NOT_SAVED)
+            self._saved_in.append(obj._jep if covered else NOT_SAVED)
 
     def mark(self) -> int:
         """A point to rewind to: every object is saved again at its next write."""
@@ -255,14 +257,16 @@ def touch(obj: Journaled) -> None:
             journal.save(obj)
 
 
-def logged(obj: Journaled, undo: Any) -> None:
+def logged(obj: Journaled, undo: Any, covered: bool = False) -> None:
     """``obj`` has just changed in a way ``obj._restore(undo)`` takes back: logged at every
     change, not saved once a mark, for a part of an object too big to copy at each mark whose
-    changes are small (a graph's node table: a node added or removed)."""
+    changes are small (a graph's node table: a node added or removed), or for a change too
+    small to be worth a whole saved state (``covered``: a part the state holds, as a desc's
+    node; see Journal.log)."""
     if _recording:
         journal = _active.get()
         if journal is not None:
-            journal.log(obj, undo)
+            journal.log(obj, undo, covered)
 
 
 def stamp(cyclic: Any = None) -> int:

@@ -28,8 +28,7 @@ class Node:
         self.out_data_anchors = [OutDataAnchor(self, i) for i in range(len(op_desc.output_descs))]
         self.in_control_anchor = InControlAnchor(self)
         self.out_control_anchor = OutControlAnchor(self)
-        touch(op_desc)
-        op_desc.node = self
+        op_desc.adopted_by(self)
 
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
     def _saved(self) -> tuple:
@@ -41,8 +40,7 @@ class Node:
          self.in_control_anchor, self.out_control_anchor) = s
 
     def _unborn(self) -> None:
-        self._break_cycles()
-
+        self.break_cycles()
 
     @property
     def name(self) -> str:
@@ -127,9 +125,11 @@ class Node:
             touch(a)
         if self.op_desc.node is self:
             touch(self.op_desc)
-        self._break_cycles()
+        self.break_cycles()
 
-    def _break_cycles(self) -> None:
+    def break_cycles(self) -> None:
+        """Discard's, unsaved: for a removal that a journal undoes by ``mend`` (an isolated
+        node's anchors have no peers, only their owner to lose)."""
         # one pass over the anchors, and no new list for a node already isolated (most are:
         # ComputeGraph.remove_node discards every node it removes)
         for a in self.in_data_anchors:
@@ -140,6 +140,15 @@ class Node:
             a.owner = None  # type: ignore[assignment]
         if self.op_desc.node is self:
             self.op_desc.node = None
+
+    def mend(self, owns_desc: bool) -> None:
+        """Undo ``break_cycles`` of an isolated node: its anchors and (if it held it then) its
+        desc are its own again."""
+        for a in (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
+                  self.out_control_anchor):
+            a.owner = self
+        if owns_desc:
+            self.op_desc.node = self
 
     def __repr__(self) -> str:
         from ge_core.graph.dump import node_line

@@ -178,6 +178,34 @@ def test_a_state_saved_since_the_mark_after_another_is_not_the_one_put_back(monk
         assert a.op_desc.get_attr("x") is None
 
 
+def test_a_desc_adopted_by_a_new_node_is_logged_and_a_state_saved_before_makes_it_moot(
+        monkeypatch):
+    """A node made with an existing desc (Partition's, MergeSubgraph's) logs whom the desc
+    was held by, with no whole state saved; a rewind puts the holder back. Where the desc's
+    whole state was saved since the mark before the adoption (the engine placement's attribute
+    before Partition), that state alone is put back."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g, other = ComputeGraph("g"), ComputeGraph("other")
+        a = g.add_node(OpDesc("a", "Relu", 1, 1))
+        desc = a.op_desc
+        first = journal.mark()
+        copy = other.add_node(desc)   # adopted: held by the copy now
+        assert desc.node is copy
+        journal.rewind(first)
+        assert desc.node is a and other.find_node("a") is None
+        first = journal.mark()
+        desc.set_attr("engine", "AIcoreEngine")
+        journal.mark()
+        copy = other.add_node(desc)
+        put_back = []
+        restore = OpDesc._restore
+        monkeypatch.setattr(OpDesc, "_restore", lambda op, state: put_back.append(
+            type(state).__name__) or restore(op, state))
+        journal.rewind(first)
+        assert desc.node is a and desc.get_attr("engine") is None and put_back == ["tuple"]
+
+
 def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
     """The node table is logged change by change (ComputeGraph._unadd, _unremove,
     _unreplace): removals undone go back in their places, and a reorder's table, put back by

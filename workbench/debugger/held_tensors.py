@@ -7,7 +7,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ge_core.graph import GeTensor, Node, OpDesc
+from ge_core.graph import ComputeGraph, GeTensor, Node, OpDesc
 from ge_core.graph.journal import Journal
 
 
@@ -84,6 +84,8 @@ class HeldTensors:
                 op, attrs = obj.op_desc, obj.op_desc.attrs
             elif isinstance(obj, OpDesc):
                 op, attrs = obj, OpDesc.saved_attrs(state)
+            elif (removed := ComputeGraph.removed_node(state)) is not None:   # its desc with it
+                op, attrs = removed.op_desc, removed.op_desc.attrs
             else:
                 continue
             for a in _tensors(attrs):
