@@ -206,6 +206,29 @@ def test_a_desc_adopted_by_a_new_node_is_logged_and_a_state_saved_before_makes_i
         assert desc.node is a and desc.get_attr("engine") is None and put_back == ["tuple"]
 
 
+def test_a_removed_node_is_mended_by_a_rewind_and_broken_again_by_a_redo():
+    """A removal breaks the node's cycles with nothing saved; the rewind's logged removal
+    mends them, and a redo (after a kept rewind, a look at an earlier tick) breaks them again:
+    the node is gone in the present, and only reference counting is left to free it."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        a = g.add_node(OpDesc("a", "Relu", 1, 1))
+        mark = journal.mark()
+        g.remove_node(a)
+        anchors = [*a.in_data_anchors, *a.out_data_anchors, a.in_control_anchor,
+                   a.out_control_anchor]
+        assert {x.owner for x in anchors} == {None} and a.op_desc.node is None
+        redo = journal.rewind(mark, keep=True)
+        assert g.find_node("a") is a and {x.owner for x in anchors} == {a}
+        assert a.op_desc.node is a
+        journal.redo(redo)
+        assert g.find_node("a") is None and {x.owner for x in anchors} == {None}
+        assert a.op_desc.node is None
+        journal.rewind(mark)
+        assert g.find_node("a") is a and {x.owner for x in anchors} == {a}
+
+
 def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
     """The node table is logged change by change (ComputeGraph._unadd, _unremove,
     _unreplace): removals undone go back in their places, and a reorder's table, put back by
