@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ge_core.graph.compute_graph import ReplacedTable
+from ge_core.graph.compute_graph import ComputeGraph, ReplacedTable
 from ge_core.graph.graph_clone import ITEMS, clone_graphs, deep_copy
 from ge_core.graph.journal import JOURNALED, SHARED, Journal
 from npu_emu.base.gc_pause import collector_paused
@@ -359,8 +359,13 @@ class CheckpointStore:
 
     def mib(self) -> float:
         """The memory the checkpoints hold, what they share (weights) counted once, the graph
-        they share with the run not at all. Walks every object they hold."""
-        return deep_bytes([*map(_roots, self.points()), self.journal]) / 2**20
+        they share with the run not at all. Walks every object they hold: the descs of the
+        nodes the journal alone keeps (a logged removal's) with them, graph objects though
+        they are."""
+        gone = [n.op_desc._saved() for n in map(ComputeGraph.removed_node,
+                                                map(itemgetter(1), self.journal.entries))
+                if n is not None and n.op_desc.node is None]
+        return deep_bytes([*map(_roots, self.points()), self.journal, gone]) / 2**20
 
     def before(self, tick: int) -> Checkpoint | None:
         """The checkpoint from which the event of ``tick`` is reached soonest: of those it is
