@@ -95,7 +95,6 @@ class OpDesc:
         logged(self, HeldBy(self.node), covered=True)
         self.node = node
 
-
     @property
     def attrs(self) -> dict[str, Any]:
         """Read-only view by convention: write through set_attr so watches see the change."""

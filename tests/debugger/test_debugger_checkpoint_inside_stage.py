@@ -14,6 +14,7 @@ from debugger_testing import finished, stopped
 from ge_core.graph import dump_graph
 from workbench.commands.inspecting import _resumes_at
 from workbench.debugger.engine import Debugger
+from workbench.debugger.outcomes import Stopped
 from workbench.debugger.targets import open_target
 
 NODES = 320   # 40 blocks: each walk passes its positions (128 nodes apart) a few times
@@ -202,20 +203,26 @@ def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_th
         fresh.close()
 
 
-def test_a_pass_reading_the_whole_graph_in_one_event_is_spaced_by_its_work(tmp_path):
-    """A pattern fusion tries every node within one event, so ticks alone undercount it: the
-    three in a row before OptimizeOriginalGraph's PrunePass had no checkpoint between them,
-    and going back one event from there re-ran all three (250-300 ms at 40k nodes). Spaced by
-    tick + work (TraceBus.work), each such pass over a graph wider than the gap ends at one."""
+def _at_pass(tmp_path: Path, where: str) -> tuple[Debugger, Stopped]:
+    """A debugger on a 2000-node synthetic compile, stepped by pass to the one ``where`` ends
+    with (the pass's begin)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from bench_compile import synthetic
     path = tmp_path / "blocks.onnx"
     onnx.save(synthetic(2000), str(path))
     d = Debugger(open_target(str(path), tmp_path))
+    while not (s := stopped(d.step("pass"))).where.endswith(where):
+        pass
+    return d, s
+
+
+def test_a_pass_reading_the_whole_graph_in_one_event_is_spaced_by_its_work(tmp_path):
+    """A pattern fusion tries every node within one event, so ticks alone undercount it: the
+    three in a row before OptimizeOriginalGraph's PrunePass had no checkpoint between them,
+    and going back one event from there re-ran all three (250-300 ms at 40k nodes). Spaced by
+    tick + work (TraceBus.work), each such pass over a graph wider than the gap ends at one."""
+    d, s = _at_pass(tmp_path, "OptimizeOriginalGraph > PrunePass")
     try:
-        while not (s := stopped(d.step("pass"))).where.endswith(
-                "OptimizeOriginalGraph > PrunePass"):
-            pass
         nearest = d.checkpoints.before(s.tick)
         assert nearest is not None and s.tick - nearest.tick <= 2, nearest
         back = stopped(d.reverse_step("event"))   # re-run from the pass's end before it
@@ -229,15 +236,8 @@ def test_a_walk_setting_out_is_work_a_checkpoint_follows(tmp_path):
     start did before it (its inputs, the op types its pass lists ask for): ~50 ms at 40k
     nodes, and a step back to the walk's first visits re-ran all of it. Counted as work, with
     a position as the walk sets out, a checkpoint follows it, and the re-run is a few events."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / "blocks.onnx"
-    onnx.save(synthetic(2000), str(path))
-    d = Debugger(open_target(str(path), tmp_path))
+    d, s = _at_pass(tmp_path, "Prepare > InferShapeForPreprocess")
     try:
-        while not (s := stopped(d.step("pass"))).where.endswith(
-                "Prepare > InferShapeForPreprocess"):
-            pass
         visit = stopped(d.step("event"))   # the walk's first visit
         assert "NodeVisited" in visit.event
         nearest = d.checkpoints.before(visit.tick)

@@ -146,36 +146,30 @@ def test_a_state_saved_since_the_mark_after_another_is_not_the_one_put_back(monk
     at two marks after it, as past Partition). A rewind leaves each object it puts back as
     last saved before the mark, so a state saved after the rewind is told from the first:
     a rewind further back still puts back the older state, not the newer one."""
-    journal = Journal()
+    journal, put_back = Journal(), []
+    restore = OpDesc._restore
+    monkeypatch.setattr(OpDesc, "_restore", lambda op, state: put_back.append(
+        op.name) or restore(op, state))
     with World().entered(), journaling(journal):
-        g = ComputeGraph("g")
-        a = g.add_node(OpDesc("a", "Relu", 1, 1))
-        first = journal.mark()
-        a.op_desc.set_attr("x", 1)
-        second = journal.mark()
-        a.op_desc.set_attr("x", 2)
-        journal.mark()
-        a.op_desc.set_attr("x", 3)
-        put_back = []
-        restore = OpDesc._restore
-        monkeypatch.setattr(OpDesc, "_restore", lambda op, state: put_back.append(
-            op.name) or restore(op, state))
-        journal.rewind(first)   # three states saved since: the first is put back, alone
-        assert a.op_desc.get_attr("x") is None and put_back == ["a"]
-        monkeypatch.undo()
-        first = journal.mark()
-        second = journal.mark()
-        a.op_desc.set_attr("x", 4)
+        desc = ComputeGraph("g").add_node(OpDesc("a", "Relu", 1, 1)).op_desc
+        marks = []
+        for value in (1, 2, 3):   # saved after each of three marks
+            marks.append(journal.mark())
+            desc.set_attr("x", value)
+        journal.rewind(marks[0])
+        assert desc.get_attr("x") is None and put_back == ["a"]
+        first, _ = journal.mark(), journal.mark()
+        desc.set_attr("x", 4)
         journal.rewind(first)   # its only state since, saved after the second mark
-        assert a.op_desc.get_attr("x") is None
-        a.op_desc.set_attr("x", 5)
+        assert desc.get_attr("x") is None
+        desc.set_attr("x", 5)
         second = journal.mark()
-        a.op_desc.set_attr("x", 6)
+        desc.set_attr("x", 6)
         journal.rewind(second)
-        assert a.op_desc.get_attr("x") == 5
-        a.op_desc.set_attr("x", 7)   # saved again: the state saved before the mark is older
+        assert desc.get_attr("x") == 5
+        desc.set_attr("x", 7)   # saved again: the state saved before the mark is older
         journal.rewind(first)
-        assert a.op_desc.get_attr("x") is None
+        assert desc.get_attr("x") is None
 
 
 def test_a_desc_adopted_by_a_new_node_is_logged_and_a_state_saved_before_makes_it_moot(
