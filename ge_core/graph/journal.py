@@ -257,16 +257,25 @@ def touch(obj: Journaled) -> None:
             journal.save(obj)
 
 
-def logged(obj: Journaled, undo: Any, covered: bool = False) -> None:
+def logged(obj: Journaled, undo: Any) -> None:
     """``obj`` has just changed in a way ``obj._restore(undo)`` takes back: logged at every
     change, not saved once a mark, for a part of an object too big to copy at each mark whose
-    changes are small (a graph's node table: a node added or removed), or for a change too
-    small to be worth a whole saved state (``covered``: a part the state holds, as a desc's
-    node; see Journal.log)."""
+    changes are small (a graph's node table: a node added or removed)."""
     if _recording:
         journal = _active.get()
         if journal is not None:
-            journal.log(obj, undo, covered)
+            journal.log(obj, undo)
+
+
+def noted(obj: Journaled, undo: Callable[..., Any], *args: Any) -> None:
+    """``obj`` is about to change in a part its saved state holds, in a way ``undo(*args)``
+    (made only if a journal records) takes back: a change too small to be worth a whole
+    saved state (a desc's node), logged as such (``covered``: see Journal.log) unless ``obj``
+    was saved in this epoch already, as ``touch`` would save it."""
+    if _recording:
+        journal = _active.get()
+        if journal is not None and obj._jep != journal.epoch:
+            journal.log(obj, undo(*args), covered=True)
 
 
 def stamp(cyclic: Any = None) -> int:

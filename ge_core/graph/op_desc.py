@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ge_core.graph.attr_names import GE_ANNOTATIONS
 from ge_core.graph.events import AttrSet, DescUpdated, TypeSet, short_repr
 from ge_core.graph.ge_tensor import UNKNOWN_DESC, GeTensorDesc
-from ge_core.graph.journal import journaled, logged, stamp, touch
+from ge_core.graph.journal import journaled, noted, stamp, touch
 
 if TYPE_CHECKING:
     from ge_core.graph.compute_graph import EditCounts
@@ -92,7 +92,7 @@ class OpDesc:
         """``node`` holds this desc from now: a node made with it (Partition's and
         MergeSubgraph's nodes adopt the descs of those they stand for). Logged, not saved: the
         rest of the desc is as it was (past Partition at 40k nodes, 50k saved descs)."""
-        logged(self, HeldBy(self.node), covered=True)
+        noted(self, HeldBy, self.node)
         self.node = node
 
     @property

@@ -430,9 +430,10 @@ def test_the_measured_memory_counts_the_constants_a_fold_removed(tmp_path):
     try:
         finished(d.cont())
         assert d.state.graph.find_node("ab") is None   # folded, and folded away again
-        # a, b, c and a * b are the journal's alone: 3 MiB of them at least (2.25 read, when
-        # a removed node's desc went uncounted)
-        assert d.checkpoints.mib() * 2**20 >= a.nbytes + b.nbytes + c.nbytes
+        # the feed (the checkpoints' copies of the run hold it) and a * b, the journal's alone
+        # (1.25 MiB read when a removed node's desc went uncounted; a, b and c are views of
+        # the model file's bytes, which no measure walks into)
+        assert d.checkpoints.mib() * 2**20 >= 2 * a.nbytes
     finally:
         d.close()
 

@@ -143,9 +143,10 @@ def test_an_object_made_since_the_mark_is_not_put_back_and_one_made_before_it_is
 
 def test_a_state_saved_since_the_mark_after_another_is_not_the_one_put_back(monkeypatch):
     """Of an object's states saved since a mark only the oldest is put back (an op desc saved
-    at two marks after it, as past Partition). A rewind leaves each object it puts back as
-    last saved before the mark, so a state saved after the rewind is told from the first:
-    a rewind further back still puts back the older state, not the newer one."""
+    at two marks after it). A rewind leaves each object it puts back as last saved before the
+    mark, so a state saved after the rewind is told from the first: a rewind further back
+    still puts back the older state, not the newer one. (An output name's write saves the
+    desc whole; an attribute's is logged.)"""
     journal, put_back = Journal(), []
     restore = OpDesc._restore
     monkeypatch.setattr(OpDesc, "_restore", lambda op, state: put_back.append(
@@ -153,44 +154,49 @@ def test_a_state_saved_since_the_mark_after_another_is_not_the_one_put_back(monk
     with World().entered(), journaling(journal):
         desc = ComputeGraph("g").add_node(OpDesc("a", "Relu", 1, 1)).op_desc
         marks = []
-        for value in (1, 2, 3):   # saved after each of three marks
+        for value in "123":   # saved after each of three marks
             marks.append(journal.mark())
-            desc.set_attr("x", value)
+            desc.set_output_name(0, value)
         journal.rewind(marks[0])
-        assert desc.get_attr("x") is None and put_back == ["a"]
+        assert desc.output_names == [""] and put_back == ["a"]
         first, _ = journal.mark(), journal.mark()
-        desc.set_attr("x", 4)
+        desc.set_output_name(0, "4")
         journal.rewind(first)   # its only state since, saved after the second mark
-        assert desc.get_attr("x") is None
-        desc.set_attr("x", 5)
+        assert desc.output_names == [""]
+        desc.set_output_name(0, "5")
         second = journal.mark()
-        desc.set_attr("x", 6)
+        desc.set_output_name(0, "6")
         journal.rewind(second)
-        assert desc.get_attr("x") == 5
-        desc.set_attr("x", 7)   # saved again: the state saved before the mark is older
+        assert desc.output_names == ["5"]
+        desc.set_output_name(0, "7")   # saved again: the state saved before the mark is older
         journal.rewind(first)
-        assert desc.get_attr("x") is None
+        assert desc.output_names == [""]
 
 
 def test_a_desc_adopted_by_a_new_node_is_logged_and_a_state_saved_before_makes_it_moot(
         monkeypatch):
     """A node made with an existing desc (Partition's, MergeSubgraph's) logs whom the desc
-    was held by, with no whole state saved; a rewind puts the holder back. Where the desc's
-    whole state was saved since the mark before the adoption (the engine placement's attribute
-    before Partition), that state alone is put back."""
+    was held by, with no whole state saved; a rewind puts it back. Where the desc's whole
+    state was saved since the mark before it (the engine placement's attribute before
+    Partition), that state alone is put back."""
     journal = Journal()
     with World().entered(), journaling(journal):
         g, other = ComputeGraph("g"), ComputeGraph("other")
         a = g.add_node(OpDesc("a", "Relu", 1, 1))
         desc = a.op_desc
+        desc.set_attr("kept", 1)
         first = journal.mark()
+        desc.set_attr("engine", "AIcoreEngine")   # the engine placement's
+        desc.set_attr("kept", 2)
         copy = other.add_node(desc)   # adopted: held by the copy now
         assert desc.node is copy
         journal.rewind(first)
         assert desc.node is a and other.find_node("a") is None
+        assert list(desc.attrs.items()) == [("kept", 1)]
         first = journal.mark()
-        desc.set_attr("engine", "AIcoreEngine")
+        desc.set_output_name(0, "y")   # saved whole
         journal.mark()
+        desc.set_attr("engine", "AIcoreEngine")
         copy = other.add_node(desc)
         put_back = []
         restore = OpDesc._restore
@@ -198,6 +204,23 @@ def test_a_desc_adopted_by_a_new_node_is_logged_and_a_state_saved_before_makes_i
             type(state).__name__) or restore(op, state))
         journal.rewind(first)
         assert desc.node is a and desc.get_attr("engine") is None and put_back == ["tuple"]
+        assert desc.output_names == [""]
+
+
+def test_a_deleted_attribute_is_put_back_in_its_place():
+    """Set, deleted and added attributes since a mark are put back as they were, in their
+    order (the dump's and the OM's)."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        desc = ComputeGraph("g").add_node(OpDesc("a", "Relu", 1, 1)).op_desc
+        for key in "xyz":
+            desc.set_attr(key, 0)
+        mark = journal.mark()
+        desc.set_attr("y", 1)
+        desc.del_attr("x")
+        desc.set_attr("w", 2)
+        journal.rewind(mark)
+        assert list(desc.attrs.items()) == [("x", 0), ("y", 0), ("z", 0)]
 
 
 def test_a_removed_node_is_mended_by_a_rewind_and_broken_again_by_a_redo():
