@@ -65,8 +65,8 @@ class Journal:
         self._log: list[tuple[Journaled, Any]] = []
         # Beside the log, for each entry: its object's birth epoch (BIRTH for a birth's entry),
         # and the epoch of the object's save before this one (its _jep then; NOT_SAVED for a
-        # birth, or a logged change to a part its saved state does not hold). A rewind finds what to put back in these alone, without
-        # reading the objects it skips (see rewind).
+        # birth, or a logged change to a part its saved state does not hold). A rewind finds
+        # what to put back in these alone, without reading the objects it skips (see rewind).
         self._born_in = array("q")
         self._saved_in = array("q")
         self._base = 0   # the absolute index of _log[0] (older entries were dropped)

@@ -131,7 +131,7 @@ class Node:
         """Discard's, unsaved: for a removal that a journal undoes by ``mend`` (an isolated
         node's anchors have no peers, only their owner to lose)."""
         # one pass over the anchors, and no new list for a node already isolated (most are:
-        # ComputeGraph.remove_node discards every node it removes)
+        # ComputeGraph.remove_node breaks the cycles of every node it removes)
         for a in self.in_data_anchors:
             a.peer = a.owner = None  # type: ignore[assignment]
         for a in (*self.out_data_anchors, self.in_control_anchor, self.out_control_anchor):

@@ -188,9 +188,10 @@ class GEPass:
         node; ``run`` exhausts it.
 
         A stepped walk of a root graph also yields POSITION as it sets out and every
-        POSITION_NODES visits, between two nodes: there its whole state is ``state`` and the node passes' own, so a
-        copy of the GEPass taken there goes on with ``walk(resume=True)`` (a debugger's
-        checkpoint inside a pass: at 40k nodes one walk is ~300k ticks)."""
+        POSITION_NODES visits, between two nodes: there its whole state is ``state`` and the
+        node passes' own, so a copy of the GEPass taken there goes on with
+        ``walk(resume=True)`` (a debugger's checkpoint inside a pass: at 40k nodes one walk is
+        ~300k ticks)."""
         graph = self.graph
         walk = self.state if resume else _Walk(graph)
         self.state = walk
