@@ -91,7 +91,7 @@ class OpDesc:
     def adopted_by(self, node: Node) -> None:
         """``node`` holds this desc from now: a node made with it (Partition's and
         MergeSubgraph's nodes adopt the descs of those they stand for). Logged, not saved: the
-        rest of the desc is as it was (past Partition at 40k nodes, 50k saved descs)."""
+        rest of the desc is as it was (past Partition at 40k nodes, 25k saved descs)."""
         noted(self, HeldBy, self.node)
         self.node = node
 

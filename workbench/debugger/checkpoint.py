@@ -362,8 +362,8 @@ class CheckpointStore:
         they share with the run not at all. Walks every object they hold: the descs of the
         nodes the journal alone keeps (a logged removal's) with them, graph objects though
         they are."""
-        gone = [n.op_desc._saved() for n in map(ComputeGraph.removed_node,
-                                                map(itemgetter(1), self.journal.entries))
+        gone = [n.op_desc.attrs for n in map(ComputeGraph.removed_node,
+                                             map(itemgetter(1), self.journal.entries))
                 if n is not None and n.op_desc.node is None]
         return deep_bytes([*map(_roots, self.points()), self.journal, gone]) / 2**20
 
