@@ -38,7 +38,7 @@ SHARED = "journal.shared"   # a deep-copy memo holding this key shares the graph
 JOURNALED: set[type] = set()   # the classes whose writes are journaled (``journaled``)
 _epochs = itertools.count(1)   # 0: an object made with no journal in force
 _NEVER = 1 << 62   # the epoch a mark began, for one the journal did not make: none
-BIRTH = -1   # the birth epoch the journal notes beside a birth's entry
+BIRTH = _NEVER   # the birth epoch noted beside a birth's entry: none puts it back (Dropped frees)
 NOT_SAVED = -1   # the epoch of the save before a logged change or a birth: none to skip it for
 
 
@@ -105,7 +105,7 @@ class Journal:
     def log(self, obj: Journaled, undo: Any, covered: bool = False) -> None:
         """``obj`` has just changed in a way ``obj._restore(undo)`` takes back (``logged``).
         Not for an object made in this epoch: every mark before the change is before its birth,
-        so no rewind puts it back (Partition's engine subgraphs' node tables: 105k entries of a
+        so no rewind puts it back (Partition's engine subgraphs' node tables: 25k entries of a
         rewind's 490k at 40k nodes). ``covered``: the change is to a part the object's saved
         state holds, so a state saved before it since a mark makes it moot, as a later save
         would be."""
@@ -155,7 +155,7 @@ class Journal:
         # Partition at 40k nodes, 25k op descs were saved twice).
         born, before = np.frombuffer(born_in, np.int64), np.frombuffer(saved_in, np.int64)
         since = self._epoch_at.get(mark, _NEVER)
-        put_back = np.flatnonzero((born < since) & (born != BIRTH) & (before < since))[::-1]
+        put_back = np.flatnonzero((born < since) & (before < since))[::-1]
         then = {}
         for i, was in zip(put_back.tolist(), before[put_back].tolist()):
             obj, state = tail[i]   # a restore takes the state's containers: a kept tail is

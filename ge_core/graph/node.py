@@ -4,7 +4,8 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import TYPE_CHECKING, Iterator
 
-from ge_core.graph.anchor import InControlAnchor, InDataAnchor, OutControlAnchor, OutDataAnchor
+from ge_core.graph.anchor import (Anchor, InControlAnchor, InDataAnchor, OutControlAnchor,
+                                  OutDataAnchor)
 from ge_core.graph.journal import journaled, stamp, touch
 from ge_core.graph.op_desc import OpDesc
 
@@ -116,12 +117,16 @@ class Node:
         for p in self.out_control_anchor.peers:
             yield self.out_control_anchor, p
 
+    def anchors(self) -> tuple[Anchor, ...]:
+        """Every anchor of the node: its data inputs and outputs, then its control ends."""
+        return (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
+                self.out_control_anchor)
+
     def discard(self) -> None:
         """Break the reference cycles through this node (its anchors and their peers, its op
         desc), silently, once nothing will use it again: reference counting then frees it at
         once, where the cyclic collector would be left a compile's worth of garbage to sweep."""
-        for a in (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
-                  self.out_control_anchor):
+        for a in self.anchors():
             touch(a)
         if self.op_desc.node is self:
             touch(self.op_desc)
@@ -144,8 +149,7 @@ class Node:
     def mend(self, owns_desc: bool) -> None:
         """Undo ``break_cycles`` of an isolated node: its anchors and (if it held it then) its
         desc are its own again."""
-        for a in (*self.in_data_anchors, *self.out_data_anchors, self.in_control_anchor,
-                  self.out_control_anchor):
+        for a in self.anchors():
             a.owner = self
         if owns_desc:
             self.op_desc.node = self
