@@ -76,6 +76,7 @@ def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
     if new_op is None:
         new_op = OpDesc.__new__(OpDesc)
         new_op._jep = new_op._jb = 0   # a copy is journaled by no one yet (graph/journal.py)
+        new_op._lists_saved = False
         memo[id(op)] = new_op
         new_op.name, new_op.type = op.name, op.type
         owner = op.node

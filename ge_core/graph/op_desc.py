@@ -54,7 +54,7 @@ class HeldBy:
 @journaled
 class OpDesc:
     __slots__ = ("name", "type", "_attrs", "input_descs", "output_descs", "input_names",
-                 "output_names", "subgraph_names", "node", "_jep", "_jb")
+                 "output_names", "subgraph_names", "node", "_jep", "_jb", "_lists_saved")
 
     def __init__(self, name: str, type: str, inputs: int = 0, outputs: int = 0,
                  attrs: dict[str, Any] | None = None) -> None:
@@ -68,12 +68,16 @@ class OpDesc:
         self.subgraph_names: list[str] = []
         self.node: Node | None = None  # set when the desc joins a graph
         self._jep = self._jb = stamp()   # graph/journal.py
+        self._lists_saved = False   # its lists are a saved state's too: copied before a write
 
     # -- the journal's (graph/journal.py): every write below touches first ----------------------
+    # The lists are saved as they are, not copied, and copied by the first write to one of
+    # them after (_own_lists): most saves are for an attribute (past Partition at 40k nodes,
+    # 25k descs saved for the engine), whose restore then puts back the lists it has.
     def _saved(self) -> tuple:
-        return (self.name, self.type, dict(self._attrs), list(self.input_descs),
-                list(self.output_descs), list(self.input_names), list(self.output_names),
-                list(self.subgraph_names), self.node)
+        self._lists_saved = True
+        return (self.name, self.type, dict(self._attrs), self.input_descs, self.output_descs,
+                self.input_names, self.output_names, self.subgraph_names, self.node)
 
     def _restore(self, s: tuple | HeldBy) -> None:
         if s.__class__ is HeldBy:   # a logged adoption (adopted_by)
@@ -81,6 +85,15 @@ class OpDesc:
             return
         (self.name, self.type, self._attrs, self.input_descs, self.output_descs,
          self.input_names, self.output_names, self.subgraph_names, self.node) = s
+        self._lists_saved = True   # the state's (a kept rewind's tail is redone later)
+
+    def _own_lists(self) -> None:
+        """Before a write to one of its lists: the lists its own, not a saved state's."""
+        if self._lists_saved:
+            self.input_descs, self.output_descs = list(self.input_descs), list(self.output_descs)
+            self.input_names, self.output_names = list(self.input_names), list(self.output_names)
+            self.subgraph_names = list(self.subgraph_names)
+            self._lists_saved = False
 
     @staticmethod
     def saved_attrs(s: tuple | HeldBy) -> dict[str, Any]:
@@ -145,6 +158,7 @@ class OpDesc:
         different, so they are not compared again (update_peer_input_desc, at each consumer
         of every output InferShape writes)."""
         touch(self)
+        self._own_lists()
         old = self.input_descs[idx]
         self.input_descs[idx] = desc
         if self.node is not None and (differs or desc_changed(old, desc)):
@@ -154,6 +168,7 @@ class OpDesc:
         """GE's OpDesc::UpdateOutputDesc: output ``idx`` is ``desc`` from now (kept, not
         copied); see update_input_desc."""
         touch(self)
+        self._own_lists()
         old = self.output_descs[idx]
         self.output_descs[idx] = desc
         if self.node is not None and desc_changed(old, desc):
@@ -163,18 +178,22 @@ class OpDesc:
     # these on an op that may have been in a graph at a checkpoint (graph/journal.py)
     def set_input_name(self, idx: int, name: str) -> None:
         touch(self)
+        self._own_lists()
         self.input_names[idx] = name
 
     def set_output_name(self, idx: int, name: str) -> None:
         touch(self)
+        self._own_lists()
         self.output_names[idx] = name
 
     def add_subgraph_name(self, name: str) -> None:
         touch(self)
+        self._own_lists()
         self.subgraph_names.append(name)
 
     def remove_subgraph_name(self, name: str) -> None:
         touch(self)
+        self._own_lists()
         self.subgraph_names.remove(name)
 
     def _desc_updated(self, io: str, idx: int, old: GeTensorDesc, new: GeTensorDesc) -> None:
@@ -194,6 +213,13 @@ class OpDesc:
             edits.note(self.node, key)
         bus = graph.bus
         return edits, bus if bus.observed else None
+
+    def append_input(self, desc: GeTensorDesc) -> None:
+        """One more input, of ``desc`` and no framework name (Node.add_input's)."""
+        touch(self)
+        self._own_lists()
+        self.input_descs.append(desc)
+        self.input_names.append("")
 
     def clone(self) -> "OpDesc":
         """A detached copy (attribute values shared: they are never mutated in place)."""

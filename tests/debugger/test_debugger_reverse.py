@@ -535,3 +535,31 @@ def test_a_rewind_keeps_counting_a_tensor_older_entries_hold():
         journal.rewind(mark)
         held.rewound(mark)
         assert held.bytes(journal) == weights.nbytes == HeldTensors().bytes(journal)
+
+
+def test_a_rewind_lets_go_of_the_descs_its_dropped_entries_alone_noted():
+    """A tensor many descs hold (Partition's copies of one constant) is noted with each; the
+    descs of entries a rewind dropped go with them, so a line re-run after each step back
+    holds no more of them (a list of them all grew by a Partition's copies at every re-run)."""
+    import numpy as np
+
+    from ge_core.graph import ComputeGraph
+    from ge_core.graph.journal import Journal, journaling
+    from ge_core.passes.pass_utils import make_const
+    from workbench.debugger.held_tensors import HeldTensors
+    graph, journal, held = ComputeGraph("g"), Journal(), HeldTensors()
+    weights = np.ones(1000, np.float32)
+    with journaling(journal):
+        journal.mark()
+        graph.remove_node(make_const(graph, "x", weights))   # noted before the mark below
+        mark = journal.mark()
+        for _ in range(3):   # a re-run of the same stretch after each rewind
+            for i in range(50):
+                make_const(graph, f"c{i}", weights)
+            journal.mark()
+            held.bytes(journal)
+            (note,) = held._notes.values()
+            assert len(note.ops) == 51
+            journal.rewind(mark)
+            held.rewound(mark)
+            assert held.bytes(journal) == weights.nbytes

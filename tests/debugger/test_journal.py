@@ -349,3 +349,32 @@ def test_what_every_visit_and_edit_reads_keeps_no_dict_a_copy_could_slow():
         journal.rewind(mark)
     assert g.fields().keys() == before.keys() and g.find_node("b") is None \
         and "k" not in g.attrs and g.find_node("a") is not None
+
+
+def test_a_desc_saved_for_an_attribute_shares_its_lists_until_one_is_written():
+    """A desc's saved state holds its lists as they are (most saves are an attribute's), so a
+    later write to a list, in that epoch or after a kept rewind's redo, writes a copy: the
+    saved state, and the rewind to it, keep the lists as they were."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g = ComputeGraph("g")
+        desc = g.add_node(OpDesc("a", "Relu", 1, 1)).op_desc
+        names, descs = desc.output_names, desc.input_descs
+        first = journal.mark()
+        desc.set_attr("engine", "AIcoreEngine")   # saved: the lists shared, not copied
+        assert desc.output_names is names
+        desc.set_output_name(0, "y")   # the same epoch: copied before the write
+        g.find_node("a").add_input()
+        assert names == [""] and len(descs) == 1
+        second = journal.mark()
+        desc.set_attr("kept", 1)   # saved, sharing the lists it has now
+        redo = journal.rewind(first, keep=True)
+        assert desc.output_names == [""] and len(desc.input_descs) == 1
+        journal.redo(redo)
+        assert desc.output_names == ["y"] and len(desc.input_descs) == 2
+        desc.set_output_name(0, "z")   # after the redo: its lists are the kept state's
+        journal.rewind(second)
+        assert desc.output_names == ["y"] and desc.get_attr("kept") is None
+        journal.rewind(first)
+        assert desc.output_names == [""] and desc.get_attr("engine") is None
+        assert len(desc.input_descs) == len(desc.input_names) == 1

@@ -20,7 +20,10 @@ class _Note:
 
     def __init__(self, array: np.ndarray) -> None:
         self.at: list[int] = []
-        self.array, self.ops, self.held, self.checked = array, [], False, 0
+        # by id, each with the index of its first entry: a Partition's copies of one constant
+        # are thousands of descs holding it, and a re-run after a rewind makes new ones
+        self.ops: dict[int, tuple[OpDesc, int]]
+        self.array, self.ops, self.held, self.checked = array, {}, False, 0
 
 
 class HeldTensors:
@@ -56,8 +59,9 @@ class HeldTensors:
         while notes and next(reversed(notes.values())).at[-1] >= mark:
             note = notes.popitem()[1]
             note.at = [i for i in note.at if i < mark]
-            if note.at:
-                kept.append(note)   # an older entry holds it still
+            if note.at:   # an older entry holds it still; the descs only newer ones held go
+                note.ops = {k: (op, i) for k, (op, i) in note.ops.items() if i < mark}
+                kept.append(note)
             else:
                 self._forget(note)
         if kept:   # back in order of their newest entry
@@ -91,12 +95,12 @@ class HeldTensors:
             for a in _tensors(attrs):
                 note = notes.pop(id(a), None) or _Note(a)
                 note.at.append(i)
-                if op not in note.ops:
-                    note.ops.append(op)
+                if id(op) not in note.ops:
+                    note.ops[id(op)] = op, i
                 notes[id(a)] = ask[id(a)] = note
         self._read = end
         for note in ask.values():
-            held = not any(_holds(op, note.array) for op in note.ops)
+            held = not any(_holds(op, note.array) for op, _ in note.ops.values())
             if held != note.held:
                 self._bytes += note.array.nbytes if held else -note.array.nbytes
                 note.held = held
