@@ -33,6 +33,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Iterator
 
 from ge_core.autofuse import autofuse_enabled
@@ -47,6 +48,7 @@ from ge_core.graph import ComputeGraph, validate
 from ge_core.graph.attr_names import ENGINE
 from ge_core.ops.host_cpu_ops import host_cpu_notes
 from ge_core.passes import PassManager, PassRecord, Step
+from ge_core.passes.graph_pass import GraphPass
 from ge_core.passes.multi_batch import MultiBatchOptions, set_dynamic_output_dims
 from ge_core.stage_events import StageBegin, StageEnd
 
@@ -205,11 +207,11 @@ class CompilePipeline:
                                            **self.options.user_input_shapes})
         # GE's NormalizeGraph runs GraphEquivalentTransformation, then ProcessMultiBatch, before
         # PrepareDynShape's InferShape.
-        yield from self._passes("Prepare", g, pass_lists.graph_equivalent_transformation(g))
-        yield from self._passes("Prepare", g, pass_lists.process_multi_batch(
+        yield from self._passes("Prepare", g, lambda: pass_lists.graph_equivalent_transformation(g))
+        yield from self._passes("Prepare", g, lambda: pass_lists.process_multi_batch(
             self.options.multi_batch))
         # GE's FormatAndShapeProcess: InferShape and the folds it enables, in one GEPass
-        yield from self._passes("Prepare", g, [pass_lists.infer_shape_for_preprocess()])
+        yield from self._passes("Prepare", g, lambda: [pass_lists.infer_shape_for_preprocess()])
         self.dumper.stage(g, "AfterInfershape")
         if self._multi_batch:
             set_dynamic_output_dims(g)   # PrepareDynShape's GetDynamicOutputShape
@@ -221,7 +223,7 @@ class CompilePipeline:
 
     def _optimize_original(self) -> Iterator[Step]:
         g = self.graph
-        yield from self._passes("OptimizeOriginalGraph", g, [
+        yield from self._passes("OptimizeOriginalGraph", g, lambda: [
             *pass_lists.engine_graph_optimizers(g), *pass_lists.original_graph_passes(),
             *pass_lists.autofuse_passes(self.options.autofuse),
             *pass_lists.control_flow_stream_passes(g),
@@ -232,13 +234,17 @@ class CompilePipeline:
             # are taken again from the folded gears.
             set_dynamic_output_dims(g)
 
-    def _passes(self, stage: str, graph: ComputeGraph, passes) -> Iterator[Step]:
+    def _passes(self, stage: str, graph: ComputeGraph,
+                passes: Callable[[], list[GraphPass]]) -> Iterator[Step]:
+        """Run the list ``passes()`` makes, made as the list starts: a stage resumed past it
+        or inside it does not make it again (asking a 40k-node graph whether it holds a Scan
+        was 6% of a step back re-run inside Prepare)."""
         self._lists += 1
         if self._lists <= self.lists_done:   # run to its end before the copy was taken
             return
         if self.manager is None:   # else the copy was taken inside this list: it goes on
             self.first_record = len(self.result.passes)
-            self.manager = _manager(stage, passes, self.result.passes)
+            self.manager = _manager(stage, passes(), self.result.passes)
         manager = self.manager
         for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step
@@ -280,7 +286,7 @@ class CompilePipeline:
 
     def _optimize_stage2(self) -> Iterator[Step]:
         yield from self._passes("OptimizeStage2", self.graph,
-                                pass_lists.stage2_passes()
+                                lambda: pass_lists.stage2_passes()
                                 + pass_lists.multi_batch_passes(self._multi_batch)
                                 + pass_lists.concat_notask(self.graph))
         # A node stage 3 made (a folded Const) gets its engine as GE's build gives one to a node
@@ -330,7 +336,7 @@ class CompilePipeline:
             self._lists += skip
             for p in parts[skip:]:
                 yield from self._passes("OptimizeSubgraph", p.graph,
-                                        pass_lists.engine_passes(p.engine))
+                                        partial(pass_lists.engine_passes, p.engine))
         else:
             managers = [_manager("OptimizeSubgraph", pass_lists.engine_passes(p.engine))
                         for p in parts]

@@ -83,6 +83,32 @@ def test_a_pipeline_resumed_from_a_copy_at_any_stage_matches_a_straight_run():
         assert [s.stage for s in r.stages] == [s.stage for s in result.stages]
 
 
+def test_a_stage_resumed_inside_a_pass_list_does_not_make_its_lists_again(monkeypatch):
+    """A pass list is made as it starts (GE decides a stage's lists there): a copy resumed at a
+    position inside Prepare's InferShape walk goes on with the walk, and the lists before it,
+    run to their end, are not made again (one asked the whole graph whether it holds a Scan)."""
+    from ge_core.compiler import pass_lists
+    digest, text, _ = _compile_trace(None)
+    bus, rec = TraceBus(), TraceRecorder()
+    bus.subscribe(rec)
+    with World(bus=bus).entered():
+        state = RunState(SAMPLE, Settings(), graph=parse_onnx(SAMPLE))
+        state.pipeline = CompilePipeline(state.graph, CompileOptions(dump=None))
+        steps = state.pipeline.steps()
+        for step in steps:
+            if step.kind == "position" and step.stage == "Prepare":
+                break
+        assert state.pipeline.lists_done == 2 and state.pipeline.manager is not None
+        state = clone_state(state, bus)
+        made = []
+        for name in ("graph_equivalent_transformation", "process_multi_batch",
+                     "infer_shape_for_preprocess"):
+            monkeypatch.setattr(pass_lists, name, lambda *a, name=name: made.append(name))
+        for _ in state.pipeline.steps(start_stage=0):
+            pass
+    assert made == [] and (rec.digest(), dump_graph(state.graph)) == (digest, text)
+
+
 def test_deep_copy_copies_as_copy_deepcopy_does():
     """The checkpoint's copier takes lists, dicts, tuples and plain objects itself; what it
     makes must be what copy.deepcopy makes: cycles kept, unchanged tuples shared, objects with
