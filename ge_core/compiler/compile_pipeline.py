@@ -24,7 +24,8 @@ graph_partitioner.py), the pipeline's whole state is its attributes, so a debugg
 there and resume the copy with ``steps(start_stage=stages_done)`` (a reverse-stepping
 checkpoint). A stage body resumed runs again from its top: the pass lists it ran to the end
 (``lists_done``) it skips, the one under way (``manager``) goes on where it was, and what it did
-before its first list it does only when it starts afresh (``_resumed``).
+before its first list it does only when it starts afresh (``_resumed``). A list is made as it
+starts (``_passes`` takes its maker), so a resumed stage makes none of those again.
 """
 from __future__ import annotations
 

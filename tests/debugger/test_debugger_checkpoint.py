@@ -1,12 +1,14 @@
 """Checkpoints: an exact, independent copy of a run's graphs and compile pipeline, which resumes
 to the same trace and the same graph as a run that never stopped."""
 from pathlib import Path
+from typing import Callable
 
 from ge_core.compiler import CompileOptions, CompilePipeline
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
 from ge_core.graph.graph_clone import clone_graphs
 from ge_core.parser import parse_onnx
+from ge_core.passes import Step
 from npu_emu.base.trace import TraceBus, TraceRecorder
 from npu_emu.world import World
 from workbench.debugger.checkpoint import clone_state
@@ -53,31 +55,32 @@ def test_nodes_holding_one_op_desc_hold_one_clone_of_it():
     assert dump_graph(memo[id(graph)]) == dump_graph(graph)
 
 
-def _compile_trace(stop_after: int | None):
-    """A compile on its own bus; with ``stop_after``, cloned between stages and resumed."""
+def _compile_trace(stop: Callable[[Step, int], bool] | None = None,
+                   resuming: Callable[[], object] = lambda: None):
+    """A compile on its own bus; with ``stop`` (asked of each step, with the stages done so
+    far), cloned at the step it picks and resumed, ``resuming()`` called just before."""
     bus, rec = TraceBus(), TraceRecorder()
     bus.subscribe(rec)
     with World(bus=bus).entered():
         state = RunState(SAMPLE, Settings(), graph=parse_onnx(SAMPLE))
         state.pipeline = CompilePipeline(state.graph, CompileOptions(dump=None))
-        steps = state.pipeline.steps()
         done = 0
-        for step in steps:
-            if step.kind == "stage":
-                done += 1
-                if done == stop_after:
-                    break
-        if stop_after is not None:
+        for step in state.pipeline.steps():
+            done += step.kind == "stage"
+            if stop is not None and stop(step, done):
+                break
+        if stop is not None:
             state = clone_state(state, bus)   # the copy goes on; the original is dropped
+            resuming()
             for _ in state.pipeline.steps(start_stage=done):
                 pass
     return rec.digest(), dump_graph(state.graph), state.pipeline.result
 
 
 def test_a_pipeline_resumed_from_a_copy_at_any_stage_matches_a_straight_run():
-    digest, text, result = _compile_trace(None)
+    digest, text, result = _compile_trace()
     for stage in range(1, 8):
-        d, t, r = _compile_trace(stage)
+        d, t, r = _compile_trace(lambda step, done: step.kind == "stage" and done == stage)
         assert (d, t) == (digest, text), f"resumed after stage {stage}"
         assert [p.name for p in r.passes] == [p.name for p in result.passes]
         assert [s.stage for s in r.stages] == [s.stage for s in result.stages]
@@ -88,25 +91,17 @@ def test_a_stage_resumed_inside_a_pass_list_does_not_make_its_lists_again(monkey
     position inside Prepare's InferShape walk goes on with the walk, and the lists before it,
     run to their end, are not made again (one asked the whole graph whether it holds a Scan)."""
     from ge_core.compiler import pass_lists
-    digest, text, _ = _compile_trace(None)
-    bus, rec = TraceBus(), TraceRecorder()
-    bus.subscribe(rec)
-    with World(bus=bus).entered():
-        state = RunState(SAMPLE, Settings(), graph=parse_onnx(SAMPLE))
-        state.pipeline = CompilePipeline(state.graph, CompileOptions(dump=None))
-        steps = state.pipeline.steps()
-        for step in steps:
-            if step.kind == "position" and step.stage == "Prepare":
-                break
-        assert state.pipeline.lists_done == 2 and state.pipeline.manager is not None
-        state = clone_state(state, bus)
-        made = []
+    made: list[str] = []
+
+    def inside_infer_shape(step: Step, done: int) -> bool:
+        return step.kind == "position" and step.stage == "Prepare"
+
+    def counted() -> None:
         for name in ("graph_equivalent_transformation", "process_multi_batch",
                      "infer_shape_for_preprocess"):
             monkeypatch.setattr(pass_lists, name, lambda *a, name=name: made.append(name))
-        for _ in state.pipeline.steps(start_stage=0):
-            pass
-    assert made == [] and (rec.digest(), dump_graph(state.graph)) == (digest, text)
+    straight = _compile_trace()[:2]
+    assert _compile_trace(inside_infer_shape, counted)[:2] == straight and made == []
 
 
 def test_deep_copy_copies_as_copy_deepcopy_does():
