@@ -85,7 +85,9 @@ class OpDesc:
             return
         (self.name, self.type, self._attrs, self.input_descs, self.output_descs,
          self.input_names, self.output_names, self.subgraph_names, self.node) = s
-        self._lists_saved = True   # the state's (a kept rewind's tail is redone later)
+        # the state's lists: a write copies them first even with no journal recording, when
+        # no save would mark them (a kept rewind's tail is redone later, its states with it)
+        self._lists_saved = True
 
     def _own_lists(self) -> None:
         """Before a write to one of its lists: the lists its own, not a saved state's."""

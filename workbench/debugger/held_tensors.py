@@ -22,8 +22,8 @@ class _Note:
         self.at: list[int] = []
         # by id, each with the index of its first entry: a Partition's copies of one constant
         # are thousands of descs holding it, and a re-run after a rewind makes new ones
-        self.ops: dict[int, tuple[OpDesc, int]]
-        self.array, self.ops, self.held, self.checked = array, {}, False, 0
+        self.ops: dict[int, tuple[OpDesc, int]] = {}
+        self.array, self.held, self.checked = array, False, 0
 
 
 class HeldTensors:
