@@ -94,10 +94,16 @@ def update_peer_input_desc(node: Node) -> list[Node]:
 
 def infer_graph(graph: ComputeGraph) -> None:
     for node in graph.topological_sort():
-        branching = node.type in BRANCHING
-        for name in node.op_desc.subgraph_names:
-            (_infer_branch if branching else infer_graph)(graph.subgraph(name))
-        infer_shape(node)
+        infer_node(graph, node)
+
+
+def infer_node(graph: ComputeGraph, node: Node) -> None:
+    """``node``'s InferShape in ``graph``, its subgraphs' first (a branch's deferred where it
+    fails): one step of ``infer_graph``, for a walk that stops between nodes (the parse)."""
+    branching = node.type in BRANCHING
+    for name in node.op_desc.subgraph_names:
+        (_infer_branch if branching else infer_graph)(graph.subgraph(name))
+    infer_shape(node)
 
 
 BRANCHING = frozenset({"If", "Case"})   # ops that run one of their subgraphs, maybe none

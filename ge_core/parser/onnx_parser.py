@@ -14,8 +14,11 @@ ParseError naming what is at fault, the only exception the parser raises for bad
 """
 from __future__ import annotations
 
+import copy
 import os
-from typing import Sequence
+from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Callable, Iterator, Mapping, Sequence
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -25,10 +28,12 @@ from ge_core.gc_pause import gc_paused
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node, OpDesc, OutDataAnchor
 from ge_core.graph.attr_names import ATTR_NAME_INDEX, ATTR_NAME_WEIGHTS, OPSET, SOURCE
 from ge_core.graph.ge_tensor import ABSENT_DESC, UNKNOWN_DESC
-from ge_core.ops import (InferShapeError, infer_graph, is_supported,
+from ge_core.graph.graph_clone import copied_one_level, deep_copy
+from ge_core.ops import (InferShapeError, infer_node, is_supported,
                          qualified_type, supported_ops)
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.ops.shape_rules import ShapeError
+from ge_core.passes.graph_pass import POSITION_NODES
 from ge_core.parser.model_checker import NodeFields, check_model, default_opset, infer_types
 from ge_core.parser.onnx_types import attr_value, constant_value, tensor_desc, tensor_value
 from ge_core.parser.parse_error import ParseError
@@ -37,35 +42,23 @@ from ge_core.parser.parse_error import ParseError
 def parse_onnx(src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> ComputeGraph:
     """Build the ComputeGraph of an ONNX model file (or an in-memory ModelProto). Raises only
     ParseError."""
-    source, path, model = _load(src)
+    parsing = Parsing(src, name)
+    with gc_paused():   # the checker's reads of the nodes live on into the build
+        for _ in parsing.steps():
+            pass
+    return parsing.graph
+
+
+@contextmanager
+def _said_as_parse_error(source: str) -> Iterator[None]:
+    """ParseError passes; any other exception is a bug of ours on a model nobody foresaw, said
+    as such, in one line."""
     try:
-        with gc_paused():   # the checker's reads of the nodes live on into the build
-            return _parse(source, path, model, check_model(model, source), name)
+        yield
     except ParseError:
         raise
-    except Exception as exc:   # a bug of ours on a model nobody foresaw: said as such, one line
+    except Exception as exc:
         raise ParseError(source, f"internal error: {type(exc).__name__}: {exc}") from exc
-
-
-def _parse(source: str, path: str | None, model: onnx.ModelProto, nodes: list[NodeFields],
-           name: str | None) -> ComputeGraph:
-    inferred, refusal = _onnx_shape_inference(model, source)
-    stem = os.path.splitext(os.path.basename(path))[0] if path else ""
-    # made with its opset and source, before anyone can watch it: no edit of a graph
-    graph = ComputeGraph(name or model.graph.name or stem or "graph",
-                         attrs={OPSET: default_opset(model), **({SOURCE: path} if path else {})})
-    _GraphBuilder(source, graph).build(inferred.graph, model.graph.initializer, nodes)
-    try:
-        infer_graph(graph)
-    except InferShapeError as err:
-        # Our InferShape's own refusal names the shapes; where it only stumbled, ONNX's
-        # reason for refusing the node says more.
-        ours = ParseError(source, err.reason, err.node_name, err.op_type)
-        raise (refusal if refusal and not isinstance(err.__cause__, ShapeError) else ours) \
-            from err
-    if refusal is not None:
-        raise refusal
-    return graph
 
 
 _BIG_WEIGHT = 1 << 16
@@ -145,11 +138,20 @@ def _unreadable(err: Exception) -> str:
 
 
 class _GraphBuilder:
-    """Builds one ComputeGraph, the root or a body, from one GraphProto. Nodes are created
-    first and linked second, so a body can read any value of its enclosing graphs."""
+    """Builds one ComputeGraph, the root or a body, from one GraphProto, a loop at a time: its
+    inputs, its weights, its nodes, their links, its NetOutput. Nodes are created before any is
+    linked, so a body can read any value of its enclosing graphs. ``steps()`` yields every
+    POSITION_NODES items, and between two yields the whole state is the attributes (Parsing
+    resumes the root's build from a copy taken there).
 
-    def __init__(self, source: str, graph: ComputeGraph, outer: "_GraphBuilder | None" = None,
-                 parent_node: Node | None = None, captured: dict[str, int] | None = None) -> None:
+    ``initializers`` are the root's from the original model (the proto seen here went through
+    shape inference without its weights); ``nodes``, the proto's nodes as the checker read them
+    (shape inference changes no node, only a body's value types, read from ``proto``)."""
+
+    def __init__(self, source: str, graph: ComputeGraph, proto: GraphProto,
+                 initializers: Sequence[TensorProto], nodes: Sequence[NodeFields],
+                 outer: "_GraphBuilder | None" = None, parent_node: Node | None = None,
+                 captured: dict[str, int] | None = None) -> None:
         self.source = source
         self.graph = graph
         self.outer = outer
@@ -159,26 +161,62 @@ class _GraphBuilder:
         self.captured = captured if captured is not None else {}
         self.producers: dict[str, OutDataAnchor] = {}
         self.n_data = 0
-
-    def build(self, proto: GraphProto, initializers: Sequence[TensorProto] | None = None,
-              nodes: list[NodeFields] | None = None) -> None:
-        """``initializers`` overrides the proto's own (the root's come from the original
-        model: the proto seen here went through shape inference without its weights);
-        ``nodes``, the proto's nodes as the checker read them (from the original model:
-        shape inference changes no node, only a body's value types, read from ``proto``)."""
-        initializers = proto.initializer if initializers is None else initializers
-        nodes = [NodeFields.of(node) for node in proto.node] if nodes is None else nodes
-        descs = _value_descs(proto)
+        # what the build reads and never changes: tuples and a read-only mapping, which a copy
+        # of a Parsing shares
+        self.proto = proto
+        self.initializers = initializers
+        self.nodes = tuple(nodes)
         initialized = {t.name for t in initializers}
-        for value in proto.input:
-            if value.name not in initialized:
-                self._add_data(value.name, self._input_desc(value))
-        for tensor in initializers:
-            self._add_const(tensor.name, self._tensor(tensor, tensor.name), tensor.name)
-        created = [(fields, self._add_op(fields, i, descs)) for i, fields in enumerate(nodes)]
-        for i, (fields, node) in enumerate(created):
-            self._link(fields, node, proto.node[i] if fields.has_graph else None)
-        self._add_net_output(proto, descs)
+        self.inputs = tuple(v for v in proto.input if v.name not in initialized)
+        self.descs = MappingProxyType(_value_descs(proto))
+        self.created: list[Node] = []   # a node per one of ``nodes`` made so far
+        self.loop = 0   # which of ``_loops()`` is under way
+        self.done = 0   # its items done
+
+    def build(self) -> None:
+        for _ in self.steps():
+            pass
+
+    def steps(self) -> Iterator[None]:
+        loops = self._loops()
+        while self.loop < len(loops):
+            count, visit = loops[self.loop]
+            while self.done < count():
+                self.done += 1
+                visit(self.done - 1)
+                if self.done % POSITION_NODES == 0:
+                    yield
+            self.loop, self.done = self.loop + 1, 0
+
+    LOOPS = ("graph inputs", "weights", "nodes", "links", "NetOutput")   # ``_loops()``'s names
+
+    @property
+    def under_way(self) -> str:
+        """The loop under way, by name."""
+        return self.LOOPS[min(self.loop, len(self.LOOPS) - 1)]
+
+    def _loops(self) -> list[tuple[Callable[[], int], Callable[[int], object]]]:
+        """(how many items, the visit of the i-th) per loop, in order."""
+        return [(lambda: len(self.inputs), self._add_input),
+                (lambda: len(self.initializers), self._add_initializer),
+                (lambda: len(self.nodes), self._add_node),
+                (lambda: len(self.created), self._link_node),
+                (lambda: 1, lambda _: self._add_net_output())]
+
+    def _add_input(self, i: int) -> None:
+        value = self.inputs[i]
+        self._add_data(value.name, self._input_desc(value))
+
+    def _add_initializer(self, i: int) -> None:
+        tensor = self.initializers[i]
+        self._add_const(tensor.name, self._tensor(tensor, tensor.name), tensor.name)
+
+    def _add_node(self, i: int) -> None:
+        self.created.append(self._add_op(self.nodes[i], i, self.descs))
+
+    def _link_node(self, i: int) -> None:
+        fields = self.nodes[i]
+        self._link(fields, self.created[i], self.proto.node[i] if fields.has_graph else None)
 
     # -- nodes -----------------------------------------------------------------------------
     def _add_data(self, tensor: str, desc: GeTensorDesc, **attrs: int) -> OutDataAnchor:
@@ -200,7 +238,7 @@ class _GraphBuilder:
                 self.producers[tensor] = anchor
         return node
 
-    def _add_op(self, fields: NodeFields, i: int, descs: dict[str, GeTensorDesc]) -> Node:
+    def _add_op(self, fields: NodeFields, i: int, descs: Mapping[str, GeTensorDesc]) -> Node:
         op_type = qualified_type(fields.domain, fields.op_type)
         name = self.graph.unique_name(fields.name or f"{fields.op_type}_{i}")
         if op_type == "Constant":
@@ -243,16 +281,18 @@ class _GraphBuilder:
             sub = ComputeGraph(self._subgraph_name(f"{node.name}_{attr.name}"))
             self.graph.add_subgraph(node, sub)
             node.op_desc.set_attr(attr.name, sub.name)
-            _GraphBuilder(self.source, sub, self, node, captured).build(attr.g)
+            _GraphBuilder(self.source, sub, attr.g, attr.g.initializer,
+                          [NodeFields.of(n) for n in attr.g.node], self, node, captured).build()
 
-    def _add_net_output(self, proto: GraphProto, descs: dict[str, GeTensorDesc]) -> None:
-        op = OpDesc(self.graph.unique_name("NetOutput"), "NetOutput", len(proto.output), 0)
-        op.input_names = [value.name for value in proto.output]
-        for k, value in enumerate(proto.output):
-            if value.name in descs:
-                op.input_descs[k] = descs[value.name]
+    def _add_net_output(self) -> None:
+        outputs = self.proto.output
+        op = OpDesc(self.graph.unique_name("NetOutput"), "NetOutput", len(outputs), 0)
+        op.input_names = [value.name for value in outputs]
+        for k, value in enumerate(outputs):
+            if value.name in self.descs:
+                op.input_descs[k] = self.descs[value.name]
         node = self.graph.add_node(op)
-        for k, value in enumerate(proto.output):
+        for k, value in enumerate(outputs):
             self._source(value.name, node).link_to(node.in_data_anchor(k))
 
     # -- names across scopes ----------------------------------------------------------------
@@ -310,6 +350,73 @@ class _GraphBuilder:
         return ParseError(self.source, reason, node, op_type)
 
 
+
+@copied_one_level   # see _GraphBuilder: its dicts and list of nodes are all a copy must copy
+class Parsing(_GraphBuilder):
+    """One parse of an ONNX model (``parse_onnx``) as a resumable walk, as Partitioning is one
+    partition: ``steps()`` builds the root graph and then runs our InferShape over it, node by
+    node, yielding every POSITION_NODES items; a copy taken at a yield goes on with ``steps()``
+    to the same graph and trace (a debugger's checkpoints inside the parse: a 40k-node model's
+    is 170k ticks, a NodeAdded a node, an AnchorLinked an edge, a DescUpdated an output, which
+    took a step back 2 s to re-run from the start). The model's checks and ONNX's shape
+    inference come first, in the constructor, and make no event; they count as a node's work
+    each (TraceBus.work), and ``steps()`` yields first right after them, so a debugger's first
+    checkpoint is there (at 40k nodes they take 0.7 s)."""
+
+    def __init__(self, src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> None:
+        source, path, model = _load(src)
+        with _said_as_parse_error(source):
+            with gc_paused():   # the checker's reads of the nodes live on into the build
+                nodes = check_model(model, source)
+            inferred, self.refusal = _onnx_shape_inference(model, source)
+            stem = os.path.splitext(os.path.basename(path))[0] if path else ""
+            # made with its opset and source, before anyone can watch it: no edit of a graph
+            graph = ComputeGraph(name or model.graph.name or stem or "graph",
+                                 attrs={OPSET: default_opset(model),
+                                        **({SOURCE: path} if path else {})})
+            super().__init__(source, graph, inferred.graph, model.graph.initializer, nodes)
+        self.order: tuple[Node, ...] | None = None   # InferShape's, once the build is done
+        self.begun = False   # past the position right after the constructor's work
+        graph.bus.work += len(nodes)
+
+    def steps(self) -> Iterator[None]:
+        with _said_as_parse_error(self.source):
+            if not self.begun:
+                self.begun = True
+                yield
+            yield from super().steps()
+            if self.refusal is not None:
+                raise self.refusal
+
+    LOOPS = (*_GraphBuilder.LOOPS, "InferShape")
+
+    def _loops(self) -> list[tuple[Callable[[], int], Callable[[int], object]]]:
+        return [*super()._loops(), (lambda: len(self._infer_order()), self._infer)]
+
+    def _infer_order(self) -> tuple[Node, ...]:
+        if self.order is None:
+            self.order = tuple(self.graph.topological_sort())
+        return self.order
+
+    def _infer(self, i: int) -> None:
+        try:
+            infer_node(self.graph, self.order[i])
+        except InferShapeError as err:
+            # Our InferShape's own refusal names the shapes; where it only stumbled, ONNX's
+            # reason for refusing the node says more.
+            ours = ParseError(self.source, err.reason, err.node_name, err.op_type)
+            raise (self.refusal if self.refusal and not isinstance(err.__cause__, ShapeError)
+                   else ours) from err
+
+    def __deepcopy__(self, memo: dict) -> "Parsing":
+        """A copy of its own (a look beside the run; a checkpoint's copies it one level, as
+        copied_one_level says): what the build changes is copied, the graph through the memo,
+        and the rest shared, as the model's protos are never changed."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        for name in ("graph", "captured", "producers", "created", "order"):
+            setattr(new, name, deep_copy(getattr(self, name), memo))
+        return new
 
 def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:
     """Tensor name -> desc from the graph's declared and ONNX-inferred types. Types GE cannot

@@ -48,6 +48,7 @@ from npu_emu.world import current_runtime
 if TYPE_CHECKING:
     import onnx
 
+    from ge_core.parser import Parsing
     from ge_core.runtime.v2.model_v2_executor import ExecuteResult
 
 LoadedModel = DavinciModel | HybridDavinciModel
@@ -111,6 +112,13 @@ class GraphManager:
     def parse(source: str | os.PathLike | onnx.ModelProto) -> ComputeGraph:
         from ge_core.parser import parse_onnx   # onnx loads with it: a manager given an OM
         return parse_onnx(source)                # file, or not yet a model, never needs it
+
+    @staticmethod
+    def parsing(source: str | os.PathLike | onnx.ModelProto) -> Parsing:
+        """``parse`` not yet run: its ``steps()`` build the graph, yielding where a copy of it
+        may be taken and resumed from (a debugger's parse phase)."""
+        from ge_core.parser import Parsing
+        return Parsing(source)
 
     def optimize(self, graph: ComputeGraph) -> CompilePipeline:
         """The optimisation stages on ``graph``, not yet run: ``run()`` runs them all,

@@ -1,10 +1,11 @@
-"""Checkpoints inside a compile stage: a GEPass walk (Prepare's InferShape group,
-OptimizeOriginalGraph's), a whole-graph pass's loop over nodes (CSE, ConstantFuseSamePass),
-EnginePlacer, Partition and MergeSubgraph stop at resumable positions every 128 nodes
-(ge_core/passes/ge_pass.py, passes/graph_pass.py, compiler/engine_placer.py,
-compiler/graph_partitioner.py), so going back into them re-executes from a copy taken inside
-the stage, not from its start. A run resumed there must be
-indistinguishable from one that never stopped: same trace, same graphs, same place."""
+"""Checkpoints inside the parse and inside a compile stage: the parser's loops (ge_core/parser/
+onnx_parser.py's Parsing), a GEPass walk (Prepare's InferShape group, OptimizeOriginalGraph's),
+a whole-graph pass's loop over nodes (CSE, ConstantFuseSamePass), EnginePlacer, Partition and
+MergeSubgraph stop at resumable positions every 128 nodes (ge_core/passes/ge_pass.py,
+passes/graph_pass.py, compiler/engine_placer.py, compiler/graph_partitioner.py), so going back
+into them re-executes from a copy taken inside, not from the phase's or the stage's start. A
+run resumed there must be indistinguishable from one that never stopped: same trace, same
+graphs, same place."""
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import onnx
 
 from debugger_testing import finished, stopped
 from ge_core.graph import dump_graph
+from ge_core.parser import parse_onnx
 from workbench.commands.inspecting import _resumes_at
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Stopped
@@ -65,13 +67,22 @@ def _debuggers(path: Path, tmp_path: Path) -> tuple[Debugger, Debugger]:
     return d, Debugger(target, trace_hash=True, checkpoint_gap=10**9)   # never copies
 
 
-def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_path):
-    # bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
-    # branch, an Identity and a residual join (what the passes before Partition look for)
+def _synthetic(n: int) -> onnx.ModelProto:
+    """bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
+    branch, an Identity and a residual join (what the passes before Partition look for)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from bench_compile import synthetic
+    return synthetic(n)
+
+
+def _blocks(tmp_path: Path) -> Path:
     path = tmp_path / "blocks.onnx"
-    onnx.save(synthetic(NODES), str(path))
+    onnx.save(_synthetic(NODES), str(path))
+    return path
+
+
+def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_path):
+    path = _blocks(tmp_path)
     d, fresh = _debuggers(path, tmp_path)
     try:
         finished(d.cont())
@@ -85,6 +96,75 @@ def test_going_back_inside_partition_and_merge_lands_on_a_fresh_runs_state(tmp_p
         where = {_resumes_at(d, c.position, c.state) for c in d.checkpoints.points()}
         assert {"compile, inside Partition", "compile, inside MergeSubgraph"} <= where  # info
         _lands_as_a_fresh_run(d, fresh, inside)
+    finally:
+        d.close()
+        fresh.close()
+
+
+def _if_model(blocks: int) -> onnx.ModelProto:
+    """``blocks`` Relus and Ifs in a chain, each If's branches reading the block's input from
+    the graph around them (captured: a Data node in the body, an input added to the If)."""
+    from onnx import TensorProto, helper
+    io = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, [4])  # noqa: E731
+    nodes, x = [helper.make_node("ReduceSum", ["input"], ["s"], "sum", keepdims=0),
+                helper.make_node("Greater", ["s", "zero"], ["c"], "cond")], "input"
+    for b in range(blocks):
+        branch = lambda op: helper.make_graph(  # noqa: E731
+            [helper.make_node(op, [f"r{b}"], [f"{op}{b}"])], f"{op}{b}", [], [io(f"{op}{b}")])
+        nodes += [helper.make_node("Relu", [x], [f"r{b}"], f"relu{b}"),
+                  helper.make_node("If", ["c"], [f"y{b}"], f"if{b}", then_branch=branch("Neg"),
+                                   else_branch=branch("Abs"))]
+        x = f"y{b}"
+    zero = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])
+    return helper.make_model(helper.make_graph(nodes, "ifs", [io("input")], [io(x)], [zero]),
+                             opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_going_back_inside_the_parse_lands_on_a_fresh_runs_state(tmp_path):
+    """The parse of a big model is most of its first ticks (40k nodes: 170k, 2 s to re-run):
+    its checks make the first copy, and its loops (nodes, links, InferShape) are resumable,
+    an If's bodies built and inferred with their If."""
+    for name, model in (("blocks", _synthetic(NODES)), ("ifs", _if_model(90))):
+        path = tmp_path / f"{name}.onnx"
+        onnx.save(model, str(path))
+        d, fresh = _debuggers(path, tmp_path)
+        d.checkpoints.limit = 4096   # none thinned: the Ifs' run is long
+        try:
+            finished(d.cont())
+            inside = {c.tick: c.state.parsing.under_way for c in d.checkpoints.points()
+                      if c.state.parsing is not None}
+            assert min(inside) <= 2, inside   # right after the checks, before any node
+            assert {"nodes", "links", "InferShape"} <= set(inside.values()), inside
+            where = {_resumes_at(d, c.position, c.state) for c in d.checkpoints.points()}
+            assert "parse, inside InferShape" in where
+            _lands_as_a_fresh_run(d, fresh, inside)
+        finally:
+            d.close()
+            fresh.close()
+
+
+def test_a_look_beside_the_run_inside_the_parse_sees_the_graph_built_so_far(tmp_path):
+    """A copy of its own (materialise) of a checkpoint inside the parse is the graph as far as
+    the parser had built it then, and the parse goes on from it to the same graph."""
+    from npu_emu.base.trace import TraceBus
+    path = _blocks(tmp_path)
+    d, fresh = _debuggers(path, tmp_path)
+    try:
+        finished(d.cont())
+        # (at tick 1 a run stopped at the parse's outset has no graph yet; the copy made right
+        # after the checks has it empty)
+        inside = [c for c in d.checkpoints.points() if c.state.parsing is not None and c.tick > 1]
+        assert len(inside) >= 3
+        parsed = dump_graph(parse_onnx(str(path)))
+        for c in inside:
+            state = d.checkpoints.materialise(c, TraceBus())
+            stopped(fresh.run_to_tick(c.tick))
+            assert dump_graph(state.graph) == dump_graph(fresh.state.graph)
+            assert state.parsing.graph is state.graph is not c.state.graph
+            for _ in state.parsing.steps():
+                pass
+            assert dump_graph(state.graph) == parsed
+            state.discard()
     finally:
         d.close()
         fresh.close()
@@ -144,10 +224,7 @@ def test_a_look_beside_the_run_inside_cse_copies_no_node_it_merged_away(tmp_path
     NodeLoopPass leaves out the nodes the loop is done with: a merged-away one would be copied
     with its desc and weights, into a graph that no longer holds it."""
     from npu_emu.base.trace import TraceBus
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / "blocks.onnx"
-    onnx.save(synthetic(NODES), str(path))
+    path = _blocks(tmp_path)
     d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=100)
     try:
         finished(d.cont())
@@ -173,10 +250,7 @@ def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_th
     (materialise) must see those the graph still holds (as any such copy leaves out nodes
     passes removed), in that order, and none the walk saw after."""
     from npu_emu.base.trace import TraceBus
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / "blocks.onnx"
-    onnx.save(synthetic(NODES), str(path))
+    path = _blocks(tmp_path)
     d, fresh = _debuggers(path, tmp_path)
 
     def walk(state):
@@ -206,10 +280,8 @@ def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_th
 def _at_pass(tmp_path: Path, where: str) -> tuple[Debugger, Stopped]:
     """A debugger on a 2000-node synthetic compile, stepped by pass to the one ``where`` ends
     with (the pass's begin)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from bench_compile import synthetic
     path = tmp_path / "blocks.onnx"
-    onnx.save(synthetic(2000), str(path))
+    onnx.save(_synthetic(2000), str(path))
     d = Debugger(open_target(str(path), tmp_path))
     while not (s := stopped(d.step("pass"))).where.endswith(where):
         pass

@@ -26,7 +26,7 @@ SMOKES = {
                           "reverse_step_p95_ms", "reverse_continue_ms", "reverse_continue_p95_ms",
                           "reverse_step_cpu_ms", "reverse_continue_cpu_ms",
                           "reverse_step_cpu_p95_ms", "reverse_continue_cpu_p95_ms",
-                          "reverse_step_worst_ms", "reverse_step_pass_worst_ms",
+                          "reverse_step_worst_ms", "stretches", "reverse_step_pass_worst_ms",
                           "reverse_step_pass_worst_freed_ms", "checkpoints", "checkpoint_mib"},
     "bench_exec.py": {"host_over_ort", "device_over_ort", "device_overhead"},
     "bench_scheduler.py": {"sqe_per_s_free", "sqe_per_s_recording", "sqe_per_s_minimal_des",

@@ -53,12 +53,14 @@ def _checkpoints(d: Debugger) -> Outcome:
 
 
 def _resumes_at(d: Debugger, position: tuple[int, int], state) -> str:
-    """A position as the program reads it: a phase's start, inside a compile stage, or after the
-    stage done last."""
+    """A position as the program reads it: a phase's start, inside one of the parse's loops or
+    a compile stage, or after the stage done last."""
     phase, inside = position
     name = d.target.phases[phase].name
     if inside == 0:
         return f"start of {name}"
+    if state.parsing is not None:
+        return f"{name}, inside {state.parsing.under_way}"
     pipeline = state.pipeline
     if pipeline is not None and pipeline.stage is not None:
         return f"{name}, inside {pipeline.stage}"

@@ -73,7 +73,7 @@ class Debugger:
         return self.run.state
 
     def close(self) -> None:
-        self.reaper.wait()
+        self.reaper.wait(hurry=True)
         self.run.close()
         self.checkpoints.release()
         thaw()   # what it froze is garbage now, or another debugger's to freeze again
@@ -213,17 +213,20 @@ class Debugger:
         else:
             # the run going back replaces is closed inside the pause (its worker unwinding
             # never resumes the collector: collector.py) and discarded once the re-run is parked;
-            # what the re-run's resume lets go is freed once it has landed
-            old = self.run
-            with re_executing(), self.checkpoints.freeing_later() as garbage:
-                old.close()   # its worker gone before the re-run starts (they share the graph)
-                self.run = self._new_run(tick)
-                try:
-                    outcomes = self._resume(tick_target=tick, target_reason=reason,
-                                            stops=False, show_output=False)
-                finally:
-                    dropped(old)
-                    self.reaper.free_later(garbage)
+            # what the re-run's resume lets go is freed once it has landed (after the landing's
+            # freeze, which a collection the reaper makes would otherwise hold up)
+            old, garbage = self.run, []
+            try:
+                with re_executing(), self.checkpoints.freeing_later() as garbage:
+                    old.close()   # its worker gone before the re-run starts (they share the graph)
+                    self.run = self._new_run(tick)
+                    try:
+                        outcomes = self._resume(tick_target=tick, target_reason=reason,
+                                                stops=False, show_output=False)
+                    finally:
+                        dropped(old)
+            finally:
+                self.reaper.free_later(garbage)
         self._sync_watches()
         return outcomes
 

@@ -1,8 +1,8 @@
-"""An ONNX model (or an OM file) as one program, the way GE handles it: parse, compile (prepare and the three
-optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel: InitModelMem
-... DoTaskSink) and execute (NnExecute on the emulated device). The table below is the program;
-each phase is one of GraphManager's steps (ge_core/session/graph_manager.py), the code every face
-runs, here driven one phase at a time under the step gate.
+"""An ONNX model (or an OM file) as one program, the way GE handles it: parse, compile (prepare
+and the three optimisation stages), build (streams, memory, tasks), load (GE's v1 DavinciModel:
+InitModelMem ... DoTaskSink) and execute (NnExecute on the emulated device). The table below is
+the program; each phase is one of GraphManager's steps (ge_core/session/graph_manager.py), the
+code every face runs, here driven one phase at a time under the step gate.
 
 A model some of whose dims stay unknown (a symbolic batch no `set input` or `set input-shape`
 sized) has no static build: the build phase leaves it compiled, and ModelManager loads it as a
@@ -39,27 +39,41 @@ def _manager(state: RunState) -> GraphManager:
     return GraphManager.from_ge_options(state.settings.ge_options(), user_input_shapes=shapes)
 
 
-def parse(state: RunState, start: int) -> None:
-    state.graph = _manager(state).parse(state.source)
+def parse(state: RunState, start: int) -> Iterator[int]:
+    """Resumable every few hundred nodes built or inferred (ge_core.parser.Parsing): position n
+    = the n-th such place passed. The graph is the run's from the start, as the parser builds
+    it."""
+    if start == 0:
+        state.parsing = _manager(state).parsing(state.source)
+        state.graph = state.parsing.graph
+    yield from _positions(state, state.parsing.steps(), start)
+    state.parsing = None
+
+
+def _positions(state: RunState, steps: Iterator[object], done: int) -> Iterator[int]:
+    """A position after each of ``steps``, numbered on from ``done``, the places passed before.
+    The collector is paused up to each, not across the yield: a checkpoint taken there, or a
+    run abandoned there, must not leave it stopped (the gate lifts it at a stop)."""
+    from ge_core.passes.ge_pass import positions_only   # no stop at a visit needs its yield
+    while True:
+        with gc_paused(state.graph.bus), positions_only():
+            step = next(steps, _END)
+        if step is _END:
+            return
+        done += 1
+        yield done
+
+
+_END = object()
 
 
 def compile_graph(state: RunState, start: int) -> Iterator[int]:
     """Resumable at each stage's end and at the positions inside Partition and MergeSubgraph:
     position n = the n-th such place passed (the pipeline itself knows where it stands)."""
-    from ge_core.passes.ge_pass import positions_only   # no stop at a visit needs its yield
     if start == 0:
         state.pipeline = _manager(state).optimize(state.graph)
-    done = start
     steps = state.pipeline.steps(start_stage=state.pipeline.stages_done)
-    while True:
-        # Paused up to each position, not across this yield: a checkpoint taken there, or a
-        # run abandoned there, must not leave the collector stopped (the gate lifts it at a stop).
-        with gc_paused(state.graph.bus), positions_only():
-            step = next((step for step in steps if step.kind in RESUMABLE), None)
-        if step is None:
-            return
-        done += 1
-        yield done
+    yield from _positions(state, (step for step in steps if step.kind in RESUMABLE), start)
 
 
 RESUMABLE = ("stage", "position")   # the pipeline's steps a copy of it may resume after

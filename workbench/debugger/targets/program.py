@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ge_core.compiler.model_builder import BuildResult
     from ge_core.executor import HostExecutor
     from ge_core.graph import ComputeGraph, Node
+    from ge_core.parser import Parsing
     from ge_core.om.ge_model import GeModel
     from ge_core.passes import PassRecord
     from ge_core.runtime.v1.davinci_model import DavinciModel
@@ -42,7 +43,8 @@ class RunState:
     """Everything the phases make and hand on; a checkpoint is a copy of it."""
     source: Path
     settings: Settings
-    graph: ComputeGraph | None = None
+    graph: ComputeGraph | None = None     # as the parser builds it, then as compiled
+    parsing: Parsing | None = None        # the parse under way
     pipeline: CompilePipeline | None = None
     built: BuildResult | None = None
     build_passes: list[PassRecord] = field(default_factory=list)   # as each build pass ends
