@@ -217,6 +217,7 @@ class CompilePipeline:
         if self._multi_batch:
             set_dynamic_output_dims(g)   # PrepareDynShape's GetDynamicOutputShape
         validate(g)
+        g.bus.work += len(g)   # every node and edge read, and no event (as a list made, below)
         if self.options.check_equivalence:
             self.checker = EquivalenceChecker(g, self.options.equivalence_seed)
             self.result.equivalence = self.checker.report
@@ -246,6 +247,9 @@ class CompilePipeline:
         if self.manager is None:   # else the copy was taken inside this list: it goes on
             self.first_record = len(self.result.passes)
             self.manager = _manager(stage, passes(), self.result.passes)
+            # making it may ask every node a question (an op asking for DVPP, a Switch): work
+            # no event counts, which a debugger's checkpoints are spaced by (TraceBus.work)
+            graph.bus.work += len(graph)
         manager = self.manager
         for step in manager.iter_run(graph, node_steps=self.stepping):
             yield step

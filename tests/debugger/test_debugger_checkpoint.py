@@ -190,3 +190,34 @@ def test_the_store_thins_and_chooses_by_ticks_plus_work():
     assert store.before(7007).tick == 7006   # the last fusion's end, not 3 passes before it
     store._thin()
     assert store._ticks == [3000, 5500, 7000, 7002, 7004, 7006, 10_000]   # not a fusion's
+
+
+def test_the_store_counts_a_stretchs_cpu_time_beyond_a_nominal_ticks_as_ticks_more(monkeypatch):
+    """Ticks cost unlike CPU time (Partition's 40 us, the fusions' 10): where the store chooses
+    the gap, a stretch's CPU time beyond NOMINAL_TICK_S a tick counts as that many ticks more
+    (a checkpoint's reach), which spaces, thins and chooses checkpoints; a gap given is in
+    ticks alone."""
+    from types import SimpleNamespace
+
+    from workbench.debugger import checkpoint
+    from workbench.debugger.checkpoint import Checkpoint, CheckpointStore
+    clock = [0.0]
+    monkeypatch.setattr(checkpoint, "time", SimpleNamespace(thread_time=lambda: clock[0]))
+    auto, given = CheckpointStore(phases=5), CheckpointStore(phases=5, gap=500)
+    for store in (auto, given):
+        store.begin_line(None)
+    for reached, seconds in ((1000, 0.005), (2000, 0.040), (3000, 0.001)):
+        clock[0] += seconds   # 1000 ticks at 5 us, at 40 us, at 1 us
+        for store in (auto, given):
+            store._measure(reached)
+    assert (auto._extra, given._extra) == (3000, 0)   # the 40 us ones, as 4000 ticks
+    # 1000 ticks apart, the stretch to the second 3000 ticks longer by its CPU time: thinned
+    # by ticks alone, the first would go (all neighbours 2000 apart, the oldest first), and the
+    # step back to before the second would re-run 5000; by reach, one after the long stretch
+    for tick, extra in ((1000, 0), (2000, 3000), (3000, 3000), (4000, 3000), (5000, 3000)):
+        auto._points[tick] = Checkpoint(tick, (1, tick), None, None, None, extra=extra)
+        auto._ticks.append(tick)
+    auto.restore_ticks_per_object = 0
+    assert auto.before(2500).tick == 2000 and auto._points[2000].reach == 5000
+    auto._thin()
+    assert auto._ticks == [1000, 2000, 4000, 5000]

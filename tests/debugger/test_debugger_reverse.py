@@ -341,7 +341,8 @@ def test_info_checkpoints_says_where_going_back_resumes_and_the_memory_held():
         assert isinstance(table, TableOutcome) and table.headers == ("tick", "resumes at",
                                                                       "nodes")
         assert [row[0] for row in table.rows] == [str(c.tick) for c in store.points()]
-        assert all(row[1].startswith(("compile, after ", "compile, inside ", "start of "))
+        assert all(row[1].startswith(("parse, inside ", "compile, after ", "compile, inside ",
+                                      "start of "))
                    for row in table.rows)
         assert f"{store.mib():.1f} MiB" in table.title and store.mib() > 0
     finally:

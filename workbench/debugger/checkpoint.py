@@ -3,7 +3,10 @@ one before the target tick instead of from the start (docs/architecture.md, one 
 checkpoint is made when a run first passes a resumable position (a phase boundary, the end of a
 compile stage, a place inside a walk, Partition or MergeSubgraph) at least ``gap`` ticks after the
 previous one, counting with the ticks the work done between events (``TraceBus.work``: a pattern
-fusion tries every node of the graph within one).
+fusion tries every node of the graph within one), and, where the gap is the store's to choose,
+the CPU time the run took beyond a nominal NOMINAL_TICK_S a tick as that many ticks more (a
+checkpoint's ``reach``): Partition's ticks cost 40 us, OptimizeSubgraph's 10, so spaced by ticks
+alone a step back over Partition re-ran 180 ms where one over the fusions re-ran 20.
 
 A checkpoint holds no copy of the graph. It is a mark in the store's journal (ge_core/graph/
 journal.py: from the mark on, the first write to each graph object saves what it was) and a copy
@@ -20,14 +23,15 @@ objects of their copies times the bytes an object took in the first copies (SIZE
 them), the slots of the containers they copied one level, the journal's entries times what a
 sample of them holds of its own (sampled again each time it doubles), and the tensors only the
 journal keeps alive (``HeldTensors``: weights a fusion replaced). Past the count it drops the
-checkpoint whose neighbours are closest together in ticks plus work, so the stretches a re-run
-covers stay even; past the memory, the oldest, whose journal goes with it. The newest is always
+checkpoint whose neighbours are closest together in reach, so the stretches a re-run covers stay
+even; past the memory, the oldest, whose journal goes with it. The newest is always
 kept.
 """
 from __future__ import annotations
 
 import gc
 import sys
+import time
 import types
 from bisect import bisect_left
 from contextlib import contextmanager
@@ -77,6 +81,9 @@ SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doub
 SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
+# The CPU time a tick takes to re-run that the gaps above count in (restoring an object costs a
+# tenth of one): where a stretch of the run took longer, its excess counts as ticks more.
+NOMINAL_TICK_S = 10e-6
 DEFAULT_MIB = 1024    # and about this much memory
 
 
@@ -94,6 +101,13 @@ class Checkpoint:
     nodes: int = 0         # the run's graphs' then (they are the live graph's now)
     items: int = 0         # the items its copy copied one level (graph_clone.ITEMS)
     work: int = 0          # the run's bus's work then (TraceBus.work)
+    extra: int = 0         # the ticks the run's CPU time then counted beyond its ticks and work
+
+    @property
+    def reach(self) -> int:
+        """How far into the run it is, as the store spaces its checkpoints: ticks, plus work,
+        plus what the CPU time said beyond."""
+        return self.tick + self.work + self.extra
 
 
 def deep_bytes(roots: list, shared: tuple = ()) -> int:
@@ -214,6 +228,8 @@ class CheckpointStore:
         self._last_items = 0     # the items it copied one level, and the root graph's nodes
         self._line: RunState | None = None   # the live state of the line's latest run
         self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
+        self._extra = 0   # the line's reach beyond its ticks and work, as of the last position
+        self._measured = (0.0, 0)   # the worker's CPU time and ticks + work then
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -224,8 +240,9 @@ class CheckpointStore:
         if tick <= self._furthest or position[0] >= self.phases:
             return
         self._furthest = tick
+        self._measure(tick + work)
         last = self._points[self._ticks[-1]] if self._ticks else None
-        if tick + work - (last.tick + last.work if last else 0) < self._gap():
+        if tick + work + self._extra - (last.reach if last else 0) < self._gap():
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         bus, kept = TraceBus(), _watched(run.state)
@@ -241,7 +258,7 @@ class CheckpointStore:
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
-                           items, work)
+                           items, work, self._extra)
         sized = self._sized_objects
         if sized[1] < SIZED_OBJECTS:
             sized[0] += deep_bytes([state], (run.state,))
@@ -256,6 +273,16 @@ class CheckpointStore:
             self._thin()
         while len(self._ticks) > 1 and self.estimated_mib() > self.limit_mib:
             self._drop_oldest()
+        self._measured = (time.thread_time(), tick + work)   # the copying is no re-run's
+
+    def _measure(self, reached: int) -> None:
+        """The worker's CPU time since the last measure, beyond NOMINAL_TICK_S for each tick and
+        unit of work since (``reached``: the ticks plus work now), counted as ticks more; only
+        where the store chooses the gap (a gap given is in ticks alone, and so is the spacing)."""
+        now, (then, before) = time.thread_time(), self._measured
+        self._measured = (now, reached)
+        if self.gap is None:
+            self._extra += max(0, round((now - then) / NOMINAL_TICK_S) - (reached - before))
 
     def _gap(self) -> float:
         if self.gap is not None:
@@ -281,6 +308,7 @@ class CheckpointStore:
         for graph in state.family():   # what a re-run emits, its bus hears
             graph.bus = bus
         self._line = state
+        self._extra, self._measured = point.extra, (time.thread_time(), point.tick + point.work)
         return state
 
     @contextmanager
@@ -297,6 +325,7 @@ class CheckpointStore:
     def begin_line(self, state: RunState) -> None:
         """A run from the start (the store released before it) begins a line on ``state``."""
         self._line = state
+        self._extra, self._measured = 0, (time.thread_time(), 0)
 
     def materialise(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """A state of its own as it was at ``point``, on ``bus``, for a run beside the current
@@ -314,9 +343,7 @@ class CheckpointStore:
         ticks, points = self._ticks, self._points
 
         def merged(i: int) -> int:
-            after = points[ticks[i + 1]]
-            before = points[ticks[i - 1]] if i else None
-            return after.tick + after.work - (before.tick + before.work if before else 0)
+            return points[ticks[i + 1]].reach - (points[ticks[i - 1]].reach if i else 0)
         drop = min(range(len(ticks) - 1), key=merged)
         if drop == 0:
             self._drop_oldest()
@@ -369,17 +396,18 @@ class CheckpointStore:
 
     def before(self, tick: int) -> Checkpoint | None:
         """The checkpoint from which the event of ``tick`` is reached soonest: of those it is
-        still ahead of, the one whose restore and re-run to it cost the fewest ticks plus work
-        (the target's work is at least the newest candidate's: a pattern fusion between it and
-        an older one is 2 ticks and a graph's worth of work). Only checkpoints a re-run from the
-        start would not beat are considered (the start costs none to restore)."""
+        still ahead of, the one whose restore and re-run to it cost the least reach (the
+        target's work and extra are at least the newest candidate's: a pattern fusion between
+        it and an older one is 2 ticks and a graph's worth of work). Only checkpoints a re-run
+        from the start would not beat are considered (the start costs none to restore)."""
         i = bisect_left(self._ticks, tick)
         weight = self.restore_ticks_per_object
-        work = self._points[self._ticks[i - 1]].work if i else 0
-        best, cost = None, tick + work   # from the start: everything re-run, nothing restored
+        newest = self._points[self._ticks[i - 1]] if i else None
+        target = tick + (newest.reach - newest.tick if newest else 0)
+        best, cost = None, target   # from the start: everything re-run, nothing restored
         for t in reversed(self._ticks[:i]):
             point = self._points[t]
-            rerun = tick - t + work - point.work
+            rerun = target - point.reach
             if rerun >= cost:   # older ones re-run at least this much: none is cheaper
                 break
             mine = rerun + point.objects * weight
