@@ -148,6 +148,8 @@ class _GraphBuilder:
     shape inference without its weights); ``nodes``, the proto's nodes as the checker read them
     (shape inference changes no node, only a body's value types, read from ``proto``)."""
 
+    LOOPS = ("graph inputs", "weights", "nodes", "links", "NetOutput")   # ``_loops()``'s names
+
     def __init__(self, source: str, graph: ComputeGraph, proto: GraphProto,
                  initializers: Sequence[TensorProto], nodes: Sequence[NodeFields],
                  outer: "_GraphBuilder | None" = None, parent_node: Node | None = None,
@@ -187,8 +189,6 @@ class _GraphBuilder:
                 if self.done % POSITION_NODES == 0:
                     yield
             self.loop, self.done = self.loop + 1, 0
-
-    LOOPS = ("graph inputs", "weights", "nodes", "links", "NetOutput")   # ``_loops()``'s names
 
     @property
     def under_way(self) -> str:
@@ -350,7 +350,6 @@ class _GraphBuilder:
         return ParseError(self.source, reason, node, op_type)
 
 
-
 @copied_one_level   # see _GraphBuilder: its dicts and list of nodes are all a copy must copy
 class Parsing(_GraphBuilder):
     """One parse of an ONNX model (``parse_onnx``) as a resumable walk, as Partitioning is one
@@ -362,6 +361,8 @@ class Parsing(_GraphBuilder):
     inference come first, in the constructor, and make no event; they count as a node's work
     each (TraceBus.work), and ``steps()`` yields first right after them, so a debugger's first
     checkpoint is there (at 40k nodes they take 0.7 s)."""
+
+    LOOPS = (*_GraphBuilder.LOOPS, "InferShape")
 
     def __init__(self, src: str | os.PathLike | onnx.ModelProto, name: str | None = None) -> None:
         source, path, model = _load(src)
@@ -388,10 +389,15 @@ class Parsing(_GraphBuilder):
             if self.refusal is not None:
                 raise self.refusal
 
-    LOOPS = (*_GraphBuilder.LOOPS, "InferShape")
-
     def _loops(self) -> list[tuple[Callable[[], int], Callable[[int], object]]]:
         return [*super()._loops(), (lambda: len(self._infer_order()), self._infer)]
+
+    def _add_node(self, i: int) -> None:
+        super()._add_node(i)
+        if len(self.created) == len(self.nodes):
+            # the last: the root's nodes and what produces each value are all made (only a
+            # body captures a value later), so a copy shares them rather than copy 100k items
+            self.created, self.producers = tuple(self.created), MappingProxyType(self.producers)
 
     def _infer_order(self) -> tuple[Node, ...]:
         if self.order is None:
@@ -414,9 +420,13 @@ class Parsing(_GraphBuilder):
         and the rest shared, as the model's protos are never changed."""
         new = copy.copy(self)
         memo[id(self)] = new
-        for name in ("graph", "captured", "producers", "created", "order"):
+        for name in ("graph", "captured", "created", "order"):
             setattr(new, name, deep_copy(getattr(self, name), memo))
+        producers = deep_copy(dict(self.producers), memo)   # a dict, or read-only once complete
+        new.producers = producers if type(self.producers) is dict \
+            else MappingProxyType(producers)
         return new
+
 
 def _value_descs(proto: GraphProto) -> dict[str, GeTensorDesc]:
     """Tensor name -> desc from the graph's declared and ONNX-inferred types. Types GE cannot
