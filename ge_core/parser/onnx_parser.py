@@ -183,7 +183,8 @@ class _GraphBuilder:
         loops = self._loops()
         while self.loop < len(loops):
             count, visit = loops[self.loop]
-            while self.done < count():
+            items = count()   # known as the loop begins
+            while self.done < items:
                 self.done += 1
                 visit(self.done - 1)
                 if self.done % POSITION_NODES == 0:
@@ -196,7 +197,8 @@ class _GraphBuilder:
         return self.LOOPS[min(self.loop, len(self.LOOPS) - 1)]
 
     def _loops(self) -> list[tuple[Callable[[], int], Callable[[int], object]]]:
-        """(how many items, the visit of the i-th) per loop, in order."""
+        """(how many items, asked as the loop begins, and the visit of the i-th) per loop, in
+        order."""
         return [(lambda: len(self.inputs), self._add_input),
                 (lambda: len(self.initializers), self._add_initializer),
                 (lambda: len(self.nodes), self._add_node),
