@@ -192,11 +192,10 @@ def test_the_store_thins_and_chooses_by_ticks_plus_work():
     assert store._ticks == [3000, 5500, 7000, 7002, 7004, 7006, 10_000]   # not a fusion's
 
 
-def test_the_store_counts_a_stretchs_cpu_time_beyond_a_nominal_ticks_as_ticks_more(monkeypatch):
+def test_the_store_counts_a_stretch_as_its_cpu_time_in_nominal_ticks(monkeypatch):
     """Ticks cost unlike CPU time (Partition's 40 us, the fusions' 10): where the store chooses
-    the gap, a stretch's CPU time beyond NOMINAL_TICK_S a tick counts as that many ticks more
-    (a checkpoint's reach), which spaces, thins and chooses checkpoints; a gap given is in
-    ticks alone."""
+    the gap, a stretch counts as its CPU time at NOMINAL_TICK_S a tick (a checkpoint's reach),
+    which spaces, thins and chooses checkpoints; a gap given is in ticks alone."""
     from types import SimpleNamespace
 
     from workbench.debugger import checkpoint
@@ -210,7 +209,8 @@ def test_the_store_counts_a_stretchs_cpu_time_beyond_a_nominal_ticks_as_ticks_mo
         clock[0] += seconds   # 1000 ticks at 5 us, at 40 us, at 1 us
         for store in (auto, given):
             store._measure(reached)
-    assert (auto._extra, given._extra) == (3000, 0)   # the 40 us ones, as 4000 ticks
+    # 500 + 4000 + 100 nominal ticks for the 3000: 1600 more
+    assert (auto._extra, given._extra) == (1600, 0)
     # 1000 ticks apart, the stretch to the second 3000 ticks longer by its CPU time: thinned
     # by ticks alone, the first would go (all neighbours 2000 apart, the oldest first), and the
     # step back to before the second would re-run 5000; by reach, one after the long stretch

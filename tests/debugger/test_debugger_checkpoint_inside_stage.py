@@ -279,10 +279,13 @@ def test_a_look_beside_the_run_inside_a_walk_sees_the_nodes_the_walk_had_seen_th
 
 def _at_pass(tmp_path: Path, where: str) -> tuple[Debugger, Stopped]:
     """A debugger on a 2000-node synthetic compile, stepped by pass to the one ``where`` ends
-    with (the pass's begin)."""
+    with (the pass's begin), its checkpoints spaced by ticks plus work, at least DEFAULT_GAP
+    apart (where the store chooses, by what the run's CPU time says they cost: the same places
+    at 40k nodes, where a pattern fusion takes 80-100 ms, not at 2000)."""
+    from workbench.debugger.checkpoint import DEFAULT_GAP
     path = tmp_path / "blocks.onnx"
     onnx.save(_synthetic(2000), str(path))
-    d = Debugger(open_target(str(path), tmp_path))
+    d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=DEFAULT_GAP)
     while not (s := stopped(d.step("pass"))).where.endswith(where):
         pass
     return d, s

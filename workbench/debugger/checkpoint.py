@@ -3,10 +3,11 @@ one before the target tick instead of from the start (docs/architecture.md, one 
 checkpoint is made when a run first passes a resumable position (a phase boundary, the end of a
 compile stage, a place inside a walk, Partition or MergeSubgraph) at least ``gap`` ticks after the
 previous one, counting with the ticks the work done between events (``TraceBus.work``: a pattern
-fusion tries every node of the graph within one), and, where the gap is the store's to choose,
-the CPU time the run took beyond a nominal NOMINAL_TICK_S a tick as that many ticks more (a
-checkpoint's ``reach``): Partition's ticks cost 40 us, OptimizeSubgraph's 10, so spaced by ticks
-alone a step back over Partition re-ran 180 ms where one over the fusions re-ran 20.
+fusion tries every node of the graph within one). Where the gap is the store's to choose, ticks
+and work are corrected by what the run's CPU time says they cost, at NOMINAL_TICK_S a tick (a
+checkpoint's ``reach``): Partition's ticks cost 40 us and OptimizeSubgraph's 10, so spaced by
+ticks alone a step back over Partition re-ran 180 ms where one over the fusions re-ran 20; and
+a stage's start counts 200k ticks of work at 40k nodes that re-run in well under a second.
 
 A checkpoint holds no copy of the graph. It is a mark in the store's journal (ge_core/graph/
 journal.py: from the mark on, the first write to each graph object saves what it was) and a copy
@@ -82,7 +83,7 @@ SAMPLED = 100         # entries of each kind sized, spread over the journal
 SEEN = 20_000         # entries whose kinds are counted, spread over it
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 # The CPU time a tick takes to re-run that the gaps above count in (restoring an object costs a
-# tenth of one): where a stretch of the run took longer, its excess counts as ticks more.
+# tenth of one): a stretch of the run counts as its CPU time in such ticks.
 NOMINAL_TICK_S = 10e-6
 DEFAULT_MIB = 1024    # and about this much memory
 
@@ -101,12 +102,13 @@ class Checkpoint:
     nodes: int = 0         # the run's graphs' then (they are the live graph's now)
     items: int = 0         # the items its copy copied one level (graph_clone.ITEMS)
     work: int = 0          # the run's bus's work then (TraceBus.work)
-    extra: int = 0         # the ticks the run's CPU time then counted beyond its ticks and work
+    extra: int = 0         # what the run's CPU time then said its ticks and work cost more (+)
+                           # or less (-) than at NOMINAL_TICK_S a tick
 
     @property
     def reach(self) -> int:
         """How far into the run it is, as the store spaces its checkpoints: ticks, plus work,
-        plus what the CPU time said beyond."""
+        as the CPU time corrected them (in ticks alone where a gap is given)."""
         return self.tick + self.work + self.extra
 
 
@@ -228,7 +230,7 @@ class CheckpointStore:
         self._last_items = 0     # the items it copied one level, and the root graph's nodes
         self._line: RunState | None = None   # the live state of the line's latest run
         self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
-        self._extra = 0   # the line's reach beyond its ticks and work, as of the last position
+        self._extra = 0   # the line's reach less its ticks and work, as of the last position
         self._measured = (0.0, 0)   # the worker's CPU time and ticks + work then
 
     def __len__(self) -> int:
@@ -279,13 +281,14 @@ class CheckpointStore:
         self._measured = (time.thread_time(), tick + work)   # the copying is no re-run's
 
     def _measure(self, reached: int) -> None:
-        """The worker's CPU time since the last measure, beyond NOMINAL_TICK_S for each tick and
-        unit of work since (``reached``: the ticks plus work now), counted as ticks more; only
-        where the store chooses the gap (a gap given is in ticks alone, and so is the spacing)."""
+        """Correct the reach by the worker's CPU time since the last measure: the ticks and work
+        since (``reached``: the ticks plus work now) count as what that time is at
+        NOMINAL_TICK_S a tick; only where the store chooses the gap (a gap given is in ticks
+        alone, and so is the spacing)."""
         now, (then, before) = time.thread_time(), self._measured
         self._measured = (now, reached)
         if self.gap is None:
-            self._extra += max(0, round((now - then) / NOMINAL_TICK_S) - (reached - before))
+            self._extra += round((now - then) / NOMINAL_TICK_S) - (reached - before)
 
     def _gap(self) -> float:
         if self.gap is not None:
