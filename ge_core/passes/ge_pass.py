@@ -21,6 +21,11 @@ from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.events import NodeVisited
 from ge_core.passes.graph_pass import POSITION, POSITION_NODES, GraphPass
 
+# Ticks after which a walk yields a POSITION though POSITION_NODES visits have not passed: a
+# visit of InferShapeForPreprocess is ~30 ticks, so 128 of them, 3840 ticks, were 100-140 ms
+# to step back over at tick 1M of a 40k-node compile, with no place a checkpoint could split.
+POSITION_TICKS = 1024
+
 MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
 MAX_SUBGRAPH_DEPTH = 25
 # Whether a stepped walk made here yields at each node pass (see ``positions_only``).
@@ -57,7 +62,7 @@ class _Walk:
     # slots: read at every node, and a checkpoint's copy would otherwise leave the live walk's
     # attributes in a real dict, dearer to read (CPython's inline values are lost to __dict__)
     __slots__ = ("graph", "limit", "visits", "queue", "queued", "seen", "order", "seen_count",
-                 "deleted", "suspended", "re_pass", "ran", "recent", "last_round")
+                 "deleted", "suspended", "re_pass", "ran", "recent", "last_round", "positioned")
 
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
@@ -74,6 +79,7 @@ class _Walk:
         self.ran: list[BaseNodePass] = []     # the node passes run on the current node so far
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
+        self.positioned = graph.bus.tick      # the tick of the last POSITION yielded
 
     def _seen(self) -> list[Node]:
         """The nodes seen, in order (of a checkpoint's copy too)."""
@@ -113,6 +119,7 @@ class _Walk:
         new.re_pass = dict.fromkeys(copy.deepcopy(live(self.re_pass), memo))
         new.ran = copy.deepcopy(self.ran, memo)
         new.recent, new.last_round = Counter(self.recent), Counter(self.last_round)
+        new.positioned = self.positioned
         return new
 
     def push(self, node: Node, front: bool = False) -> None:
@@ -229,7 +236,9 @@ class GEPass:
                     yield from self._visit(node, walk, after_subgraph=True)
                 if node not in walk.deleted:
                     walk.push_ready_successors(node)
-                if positions and walk.visits % POSITION_NODES == 0:
+                if positions and (walk.visits % POSITION_NODES == 0
+                                  or graph.bus.tick - walk.positioned >= POSITION_TICKS):
+                    walk.positioned = graph.bus.tick
                     yield POSITION
             if not walk.re_pass:
                 break

@@ -192,10 +192,11 @@ def test_the_store_thins_and_chooses_by_ticks_plus_work():
     assert store._ticks == [3000, 5500, 7000, 7002, 7004, 7006, 10_000]   # not a fusion's
 
 
-def test_the_store_counts_a_stretch_as_its_cpu_time_in_nominal_ticks(monkeypatch):
+def test_the_store_counts_a_stretch_by_its_cpu_time_and_journal_entries(monkeypatch):
     """Ticks cost unlike CPU time (Partition's 40 us, the fusions' 10): where the store chooses
-    the gap, a stretch counts as its CPU time at NOMINAL_TICK_S a tick (a checkpoint's reach),
-    which spaces, thins and chooses checkpoints; a gap given is in ticks alone."""
+    the gap, a stretch counts as its CPU time at NOMINAL_TICK_S a tick, and the journal entries
+    it made, which a step back puts back, at RESTORE_TICKS_PER_ENTRY each (a checkpoint's
+    reach), which spaces, thins and chooses checkpoints; a gap given is in ticks alone."""
     from types import SimpleNamespace
 
     from workbench.debugger import checkpoint
@@ -205,12 +206,13 @@ def test_the_store_counts_a_stretch_as_its_cpu_time_in_nominal_ticks(monkeypatch
     auto, given = CheckpointStore(phases=5), CheckpointStore(phases=5, gap=500)
     for store in (auto, given):
         store.begin_line(None)
-    for reached, seconds in ((1000, 0.005), (2000, 0.040), (3000, 0.001)):
-        clock[0] += seconds   # 1000 ticks at 5 us, at 40 us, at 1 us
+    for reached, seconds, entries in ((1000, 0.005, 0), (2000, 0.040, 0), (3000, 0.001, 5000)):
+        clock[0] += seconds   # 1000 ticks at 5 us, at 40 us, at 1 us and 5000 entries
         for store in (auto, given):
+            store.journal = [None] * entries   # all the store reads of it: its length
             store._measure(reached)
-    # 500 + 4000 + 100 nominal ticks for the 3000: 1600 more
-    assert (auto._extra, given._extra) == (1600, 0)
+    # 500 + 4000 + (100 + 500) nominal ticks for the 3000: 2100 more
+    assert (auto._extra, given._extra) == (2100, 0)
     # 1000 ticks apart, the stretch to the second 3000 ticks longer by its CPU time: thinned
     # by ticks alone, the first would go (all neighbours 2000 apart, the oldest first), and the
     # step back to before the second would re-run 5000; by reach, one after the long stretch

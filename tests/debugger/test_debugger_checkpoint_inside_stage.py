@@ -322,3 +322,29 @@ def test_a_walk_setting_out_is_work_a_checkpoint_follows(tmp_path):
         assert back.tick == visit.tick and d.run.start_tick == s.tick
     finally:
         d.close()
+
+
+def test_a_walk_and_partition_have_a_position_a_checkpoint_may_take_every_1024_ticks(tmp_path):
+    """A GEPass walk yields a position every 128 visits, or sooner once 1024 ticks have passed
+    (InferShapeForPreprocess's visits are ~30 ticks: 3840 ticks, 100-140 ms at 40k nodes, had
+    no place between); Partition yields one right after its constructor has read the graph
+    (~100 ms at 40k nodes, in no tick)."""
+    path = _blocks(tmp_path)
+    d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=1)   # a copy at every one
+    d.checkpoints.limit = 10_000
+    try:
+        finished(d.cont())
+        points = d.checkpoints.points()
+        walks = [(c.tick, c.state.pipeline.manager.current.ge_pass.state) for c in points
+                 if c.state.pipeline is not None and c.state.pipeline.manager is not None
+                 and getattr(c.state.pipeline.manager.current, "ge_pass", None) is not None
+                 and c.state.pipeline.manager.current.ge_pass.state is not None]
+        # at 128-visit multiples, and between them where POSITION_TICKS passed since the last
+        inside = [(tick, walk.visits) for tick, walk in walks if walk.visits]
+        assert any(visits % 128 for _, visits in inside), inside
+        cuts = [c.state.pipeline.cut for c in points if c.state.pipeline is not None
+                and c.state.pipeline.cut is not None
+                and c.state.pipeline.stage == "Partition"]
+        assert any(cut.begun and (cut.loop, cut.done) == (0, 0) for cut in cuts)
+    finally:
+        d.close()

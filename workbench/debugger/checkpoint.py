@@ -85,6 +85,9 @@ DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the
 # The CPU time a tick takes to re-run that the gaps above count in (restoring an object costs a
 # tenth of one): a stretch of the run counts as its CPU time in such ticks.
 NOMINAL_TICK_S = 10e-6
+# A journal entry's put-back when a re-run rewinds past it: ~1 us (a stretch that writes most
+# of the graph, as InferShape does, rewinds 30-60 ms before it re-runs).
+RESTORE_TICKS_PER_ENTRY = 0.1
 DEFAULT_MIB = 1024    # and about this much memory
 
 
@@ -231,7 +234,7 @@ class CheckpointStore:
         self._line: RunState | None = None   # the live state of the line's latest run
         self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
         self._extra = 0   # the line's reach less its ticks and work, as of the last position
-        self._measured = (0.0, 0)   # the worker's CPU time and ticks + work then
+        self._measured = (0.0, 0, 0)   # the worker's CPU time, ticks + work, entries then
 
     def __len__(self) -> int:
         return len(self._ticks)
@@ -278,17 +281,20 @@ class CheckpointStore:
             self._thin()
         while len(self._ticks) > 1 and self.estimated_mib() > self.limit_mib:
             self._drop_oldest()
-        self._measured = (time.thread_time(), tick + work)   # the copying is no re-run's
+        self._measured = (time.thread_time(), tick + work, len(self.journal))   # the copying
+        # is no re-run's
 
     def _measure(self, reached: int) -> None:
         """Correct the reach by the worker's CPU time since the last measure: the ticks and work
         since (``reached``: the ticks plus work now) count as what that time is at
         NOMINAL_TICK_S a tick; only where the store chooses the gap (a gap given is in ticks
         alone, and so is the spacing)."""
-        now, (then, before) = time.thread_time(), self._measured
-        self._measured = (now, reached)
+        now, (then, before, logged) = time.thread_time(), self._measured
+        entries = len(self.journal)
+        self._measured = (now, reached, entries)
         if self.gap is None:
-            self._extra += round((now - then) / NOMINAL_TICK_S) - (reached - before)
+            cost = (now - then) / NOMINAL_TICK_S + (entries - logged) * RESTORE_TICKS_PER_ENTRY
+            self._extra += round(cost) - (reached - before)
 
     def _gap(self) -> float:
         if self.gap is not None:
@@ -314,7 +320,8 @@ class CheckpointStore:
         for graph in state.family():   # what a re-run emits, its bus hears
             graph.bus = bus
         self._line = state
-        self._extra, self._measured = point.extra, (time.thread_time(), point.tick + point.work)
+        self._extra = point.extra
+        self._measured = (time.thread_time(), point.tick + point.work, len(self.journal))
         return state
 
     @contextmanager
@@ -331,7 +338,7 @@ class CheckpointStore:
     def begin_line(self, state: RunState) -> None:
         """A run from the start (the store released before it) begins a line on ``state``."""
         self._line = state
-        self._extra, self._measured = 0, (time.thread_time(), 0)
+        self._extra, self._measured = 0, (time.thread_time(), 0, len(self.journal))
 
     def materialise(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """A state of its own as it was at ``point``, on ``bus``, for a run beside the current
