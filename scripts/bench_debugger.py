@@ -181,8 +181,13 @@ def every_stretch(d: Debugger, tick: int) -> tuple[float | None, int]:
     times = []
     for end in reversed(ends):
         parked_at(d, end)
-        times.append(timed(d.reverse_step, "Stopped").wall_ms)
-    return (round(max(times), 1) if times else None), len(times)
+        times.append((timed(d.reverse_step, "Stopped").wall_ms, end))
+    if not times:
+        return None, 0
+    slowest, end = max(times)
+    print(f"the slowest step back over a stretch: {slowest:.0f} ms, from tick {end}",
+          file=sys.stderr)
+    return round(slowest, 1), len(times)
 
 
 def widest_units(d: Debugger, tick: int, granularity: str
