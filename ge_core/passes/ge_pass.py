@@ -19,12 +19,7 @@ from ge_core.graph.graph_clone import shallow_copy
 from ge_core.graph.journal import SHARED
 from ge_core.passes.base_node_pass import BaseNodePass
 from ge_core.passes.events import NodeVisited
-from ge_core.passes.graph_pass import POSITION, POSITION_NODES, GraphPass
-
-# Ticks after which a walk yields a POSITION though POSITION_NODES visits have not passed: a
-# visit of InferShapeForPreprocess is ~30 ticks, so 128 of them, 3840 ticks, were 100-140 ms
-# to step back over at tick 1M of a 40k-node compile, with no place a checkpoint could split.
-POSITION_TICKS = 1024
+from ge_core.passes.graph_pass import POSITION, POSITION_NODES, POSITION_TICKS, GraphPass
 
 MAX_PASS_NODES_MULTIPLE = 10   # GE's kMaxPassNodesSizeMutiple
 MAX_SUBGRAPH_DEPTH = 25

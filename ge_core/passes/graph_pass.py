@@ -9,6 +9,10 @@ from ge_core.graph.graph_clone import copied_one_level, deep_copy, shallow_copy
 from ge_core.graph.journal import SHARED
 
 POSITION_NODES = 128   # nodes between two places a walk over a graph may be resumed from
+# ... or ticks, for a GEPass walk, whichever comes first: a visit of InferShapeForPreprocess is
+# ~30 ticks, so 128 of them, 3840 ticks, were 100-140 ms to step back over at tick 1M of a
+# 40k-node compile, with no place a checkpoint could split them
+POSITION_TICKS = 1024
 POSITION = ("", None)  # what a pass's walk yields there
 R = TypeVar("R")
 

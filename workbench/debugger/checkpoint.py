@@ -281,17 +281,21 @@ class CheckpointStore:
             self._thin()
         while len(self._ticks) > 1 and self.estimated_mib() > self.limit_mib:
             self._drop_oldest()
-        self._measured = (time.thread_time(), tick + work, len(self.journal))   # the copying
-        # is no re-run's
+        self._measure_from(tick + work)   # the copying is no re-run's
+
+    def _measure_from(self, reached: int) -> None:
+        """Measure the next stretch from here: the worker's CPU time now, ``reached`` (ticks
+        plus work) and the journal's entries."""
+        self._measured = (time.thread_time(), reached, len(self.journal))
 
     def _measure(self, reached: int) -> None:
         """Correct the reach by the worker's CPU time since the last measure: the ticks and work
         since (``reached``: the ticks plus work now) count as what that time is at
         NOMINAL_TICK_S a tick; only where the store chooses the gap (a gap given is in ticks
         alone, and so is the spacing)."""
-        now, (then, before, logged) = time.thread_time(), self._measured
-        entries = len(self.journal)
-        self._measured = (now, reached, entries)
+        then, before, logged = self._measured
+        self._measure_from(reached)
+        now, _, entries = self._measured
         if self.gap is None:
             cost = (now - then) / NOMINAL_TICK_S + (entries - logged) * RESTORE_TICKS_PER_ENTRY
             self._extra += round(cost) - (reached - before)
@@ -321,7 +325,7 @@ class CheckpointStore:
             graph.bus = bus
         self._line = state
         self._extra = point.extra
-        self._measured = (time.thread_time(), point.tick + point.work, len(self.journal))
+        self._measure_from(point.tick + point.work)
         return state
 
     @contextmanager
@@ -338,7 +342,8 @@ class CheckpointStore:
     def begin_line(self, state: RunState) -> None:
         """A run from the start (the store released before it) begins a line on ``state``."""
         self._line = state
-        self._extra, self._measured = 0, (time.thread_time(), 0, len(self.journal))
+        self._extra = 0
+        self._measure_from(0)
 
     def materialise(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """A state of its own as it was at ``point``, on ``bus``, for a run beside the current
