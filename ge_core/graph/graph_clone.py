@@ -58,6 +58,7 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
         for name, value in deep_copy(fields_, memo).items():
             setattr(new, name, value)
         new._nodes = {name: memo[id(n)] for name, n in by_name.items()}
+        new._unsorted = g._unsorted   # in its order, sorted or not
         new._jb = 0
         new._order = None if order is None else [memo[id(n)] for n in order]
 

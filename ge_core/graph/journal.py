@@ -48,9 +48,7 @@ class Journaled(Protocol):
 
     def _saved(self) -> Any: ...
 
-    # Takes the state's lists and dicts. It may return a function to call once the whole
-    # rewind is done (a graph whose node table had removals undone puts it back in order).
-    def _restore(self, state: Any) -> Callable[[], None] | None: ...
+    def _restore(self, state: Any) -> None: ...   # takes the state's lists and dicts
 
 
 class Cyclic(Journaled, Protocol):   # a node or a graph: its birth is noted
@@ -166,17 +164,12 @@ class Journal:
         born, before = np.frombuffer(born_in, np.int64), np.frombuffer(saved_in, np.int64)
         since = self._epoch_at.get(mark, _NEVER)
         put_back = np.flatnonzero((born < since) & (before < since))[::-1]
-        then = {}
         for i, was in zip((put_back + base).tolist(), before[put_back].tolist()):
             obj, state = tail[i]   # a restore takes the state's containers: a kept tail is
-            settle = obj._restore(state)   # only read (cloned) before the redo
-            if settle is not None:
-                then[id(obj)] = settle
+            obj._restore(state)    # only read (cloned) before the redo
             if not keep:   # its last save held is older now: the next write saves it again,
                 obj._jep = was   # and a later rewind knows its states since are not the first
         del born, before
-        for settle in then.values():
-            settle()
         if not keep:   # the marks after it are gone (a redo brings them back)
             self._epoch_at = {m: e for m, e in self._epoch_at.items() if m <= mark}
             dropped = Dropped(tail, base)

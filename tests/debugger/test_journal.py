@@ -33,7 +33,7 @@ def fingerprint(graphs: list[ComputeGraph], parts: list) -> list:
                     g.parent_node, g.parent_graph, list(g._subgraphs), id(e),
                     e.nodes_added, e.nodes_removed, e.edges_linked, e.edges_unlinked,
                     e.attrs_set, e.descs_updated, e.graph_attrs_set, dict(e.types)))
-        for n in g._nodes.values():
+        for n in g._table().values():   # in order, as any reader finds it
             op = n.op_desc
             anchors = [*n.in_data_anchors, *n.out_data_anchors, n.in_control_anchor,
                        n.out_control_anchor]
@@ -257,14 +257,14 @@ def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
         e = g.add_node(OpDesc("e", "Relu", 1, 1))
         g.reorder([e, d, c, a])
         g.remove_node(d)
-        after = list(g._nodes.items())
+        after = list(g._table().items())
         redo = journal.rewind(mark, keep=True)
-        assert list(g._nodes) == ["a", "b", "c", "d"]
+        assert list(g._table()) == ["a", "b", "c", "d"]
         journal.redo(redo)
-        assert list(g._nodes.items()) == after and [n.seq for n in g.nodes] == [0, 2, 3]
+        assert list(g._table().items()) == after and [n.seq for n in g.nodes] == [0, 2, 3]
         journal.rewind(mark)
-    assert [(name, n.seq) for name, n in g._nodes.items()] == [("a", 0), ("b", 1), ("c", 2),
-                                                              ("d", 3)]
+    assert [(name, n.seq) for name, n in g._table().items()] == [("a", 0), ("b", 1), ("c", 2),
+                                                                ("d", 3)]
     assert [n.name for n in g.topological_sort()] == ["a", "b", "c", "d"]
 
 
