@@ -3,6 +3,8 @@ to the same trace and the same graph as a run that never stopped."""
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 from ge_core.compiler import CompileOptions, CompilePipeline
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc, dump_graph
 from ge_core.graph.events import NodeAdded
@@ -223,3 +225,54 @@ def test_the_store_counts_a_stretch_by_its_cpu_time_and_journal_entries(monkeypa
     assert auto.before(2500).tick == 2000 and auto._points[2000].reach == 5000
     auto._thin()
     assert auto._ticks == [1000, 2000, 4000, 5000]
+
+
+@pytest.mark.parametrize("asked", [2500, 3500])
+def test_a_re_run_slower_than_the_line_copies_where_the_line_did_not_before_it(monkeypatch,
+                                                                             tmp_path, asked):
+    """A re-run after a rewind measures its stretches slower than the line it replaces (cold
+    caches): spaced by its own CPU time, it made a copy just before where the line had a
+    checkpoint, 20-50 ms of the step back the user waits for at tick 1M of a 40k-node compile;
+    and its gap was the newest copy's, made in another part of the run (500 ticks where the
+    line had 4000). The re-run makes its copies where the line had them, those closer than
+    its own copies ask for (``asked``) too."""
+    import sys
+    from types import SimpleNamespace
+
+    import onnx
+
+    from workbench.debugger import checkpoint
+    from workbench.debugger.checkpoint import CheckpointStore
+    from workbench.debugger.engine import Debugger
+    from workbench.debugger.targets import open_target
+    sys.path.insert(0, str(SAMPLE.parents[1] / "scripts"))
+    from bench_compile import synthetic
+    path = tmp_path / "synthetic.onnx"
+    onnx.save(synthetic(300), str(path))
+    # every stretch between two positions costs 10 ms of CPU (1000 nominal ticks) on the line,
+    # 15 on a re-run; a copy before tick 7000 asks for a gap of 2500, one after it 500
+    clock, factor = [0.0], [1.0]
+    monkeypatch.setattr(checkpoint, "time", SimpleNamespace(thread_time=lambda: clock[0]))
+    real = CheckpointStore._measure
+
+    def measured(self: CheckpointStore, reached: int) -> None:
+        clock[0] += 0.010 * factor[0]
+        real(self, reached)
+    monkeypatch.setattr(CheckpointStore, "_measure", measured)
+    d = Debugger(open_target(str(path), tmp_path))
+    monkeypatch.setattr(checkpoint, "_spacing", lambda objects, items:
+                        (2500 if factor[0] == 1 else asked) if d.checkpoints._furthest < 7000
+                        else 500)
+    try:
+        d.step("event")
+        d.cont()
+        line = [p.tick for p in d.checkpoints.points()]
+        early = [t for t in line if t < 7000]
+        assert len(early) >= 8 and line[-1] > 7000
+        factor[0] = 1.5
+        d.goto(early[2] + 1)
+        d.goto(6990)   # a re-run from early[2] over the rest of the early part
+        again = [p.tick for p in d.checkpoints.points()]
+        assert again == [t for t in line if t < 6990], (line, again)
+    finally:
+        d.close()

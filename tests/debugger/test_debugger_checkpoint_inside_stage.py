@@ -346,5 +346,12 @@ def test_a_walk_and_partition_have_a_position_a_checkpoint_may_take_every_1024_t
                 and c.state.pipeline.cut is not None
                 and c.state.pipeline.stage == "Partition"]
         assert any(cut.begun and (cut.loop, cut.done) == (0, 0) for cut in cuts)
+        # a node loop's, right after its order is made, before any visit (CSE's topological
+        # sort: ~40 ms at 20k nodes, which a step back into the loop re-ran)
+        loops = [c.state.pipeline.manager.current for c in points
+                 if c.state.pipeline is not None and c.state.pipeline.manager is not None
+                 and getattr(c.state.pipeline.manager.current, "loop", None) is not None]
+        assert any(p.name == "CommonSubexpressionEliminationPass" and p.loop.done == 0
+                   and p.loop.nodes for p in loops), [(p.name, p.loop.done) for p in loops]
     finally:
         d.close()

@@ -34,7 +34,7 @@ import gc
 import sys
 import time
 import types
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
@@ -107,6 +107,7 @@ class Checkpoint:
     work: int = 0          # the run's bus's work then (TraceBus.work)
     extra: int = 0         # what the run's CPU time then said its ticks and work cost more (+)
                            # or less (-) than at NOMINAL_TICK_S a tick
+    spacing: float = DEFAULT_GAP   # the least reach to the next, by what its copy cost (_spacing)
 
     @property
     def reach(self) -> int:
@@ -210,6 +211,13 @@ def _watched(state: RunState) -> tuple:
     return () if touched is None else (touched,)
 
 
+def _spacing(objects: int, items: int) -> float:
+    """The least reach between two checkpoints after a copy that made ``objects`` and copied
+    ``items`` one level (with the root graph's nodes): see RESTORE_TICKS_PER_OBJECT above."""
+    return max(DEFAULT_GAP, RESTORE_TICKS_PER_OBJECT * objects / COPY_SHARE,
+               min(MAX_GAP, TICKS_PER_ITEM * items))
+
+
 class CheckpointStore:
     def __init__(self, phases: int, gap: int | None = None, limit: int = DEFAULT_LIMIT,
                  limit_mib: float = DEFAULT_MIB) -> None:
@@ -229,8 +237,11 @@ class CheckpointStore:
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
-        self._last_objects = 0   # the objects the last copy made
-        self._last_items = 0     # the items it copied one level, and the root graph's nodes
+        # The ticks and reaches of the checkpoints the re-runs' resumes dropped, not yet passed
+        # again: a re-run makes no copy less than a gap before one (see resume)
+        self._replaced: tuple[list[int], list[int]] = ([], [])
+        self._drift = 0   # the re-run's reach less the line's, at the last of them it passed
+        self._spacing = DEFAULT_GAP   # the gap by the copy of the newest checkpoint (_gap)
         self._line: RunState | None = None   # the live state of the line's latest run
         self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
         self._extra = 0   # the line's reach less its ticks and work, as of the last position
@@ -246,8 +257,17 @@ class CheckpointStore:
             return
         self._furthest = tick
         self._measure(tick + work)
+        reach, gap = tick + work + self._extra, self._gap()
+        ticks, reaches = self._replaced
+        at_one = False   # where the line had a checkpoint: a copy is as good here as it was
+        if ticks and ticks[0] <= tick:   # passed again
+            passed = bisect_right(ticks, tick)
+            if ticks[passed - 1] == tick:   # the next is as far from here as it was
+                self._drift, at_one = reach - reaches[passed - 1], True
+            del ticks[:passed], reaches[:passed]
         last = self._points[self._ticks[-1]] if self._ticks else None
-        if tick + work + self._extra - (last.reach if last else 0) < self._gap():
+        if reach - (last.reach if last else 0) < gap or \
+                (not at_one and reaches and reaches[0] + self._drift - reach < gap):
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         bus, kept = TraceBus(), _watched(run.state)
@@ -256,14 +276,14 @@ class CheckpointStore:
         with collector_paused():   # nothing parks in a copy: the process-wide pause is safe
             before = gc.get_count()[0]   # paused: allocations less frees
             state = deep_copy(run.state, memo)
-            objects = self._last_objects = max(0, gc.get_count()[0] - before)
+            objects = max(0, gc.get_count()[0] - before)
             root = run.state.graph
             items = memo.get(ITEMS, 0)
-            self._last_items = items + (len(root) if root is not None else 0)
+            self._spacing = _spacing(objects, items + (len(root) if root is not None else 0))
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
-                           items, work, self._extra)
+                           items, work, self._extra, self._spacing)
         sized = self._sized_objects
         # (not a copy inside the parse: its few objects say little, and the walk over the run's
         # state they share, the model's node fields, descs and protos, costs ~100 ms at 40k
@@ -301,10 +321,7 @@ class CheckpointStore:
             self._extra += round(cost) - (reached - before)
 
     def _gap(self) -> float:
-        if self.gap is not None:
-            return self.gap
-        return max(DEFAULT_GAP, RESTORE_TICKS_PER_OBJECT * self._last_objects / COPY_SHARE,
-                   min(MAX_GAP, TICKS_PER_ITEM * self._last_items))
+        return self.gap if self.gap is not None else self._spacing
 
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
@@ -314,6 +331,17 @@ class CheckpointStore:
         i = bisect_left(self._ticks, point.tick) + 1
         later = [self._points.pop(t) for t in self._ticks[i:]]
         del self._ticks[i:]
+        # A step back re-runs to a tick before the next checkpoint: a copy on the way there,
+        # just before where the line had one, costs the step the user waits for (20-50 ms at
+        # tick 1M of a 40k-node compile, where the stretch re-run took as long) and spares a
+        # later step little; where the line had one, the re-run makes its own. A stretch the
+        # thinning widened gets one in its middle still.
+        if later:
+            replaced = dict(zip(*self._replaced))
+            replaced.update((c.tick, c.reach) for c in later)
+            ticks = sorted(replaced)
+            self._replaced = (ticks, [replaced[t] for t in ticks])
+        self._drift = 0   # the re-run's CPU time may differ: as far as the line's, from here
         if self._bin is not None:
             self._bin.append(later)
         self._furthest = point.tick
@@ -325,6 +353,7 @@ class CheckpointStore:
             graph.bus = bus
         self._line = state
         self._extra = point.extra
+        self._spacing = point.spacing   # the gap where the re-run is, not where the line was
         self._measure_from(point.tick + point.work)
         return state
 
@@ -379,7 +408,7 @@ class CheckpointStore:
         line: closed, retargeted, or gone back to before its first checkpoint."""
         self._points.clear()
         self._ticks.clear()
-        self._furthest = 0
+        self._furthest, self._replaced, self._spacing = 0, ([], []), DEFAULT_GAP
         self.journal, self._sized_at = Journal(), 0
         self._held = HeldTensors()
         line, self._line = self._line, None
