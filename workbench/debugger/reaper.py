@@ -20,6 +20,10 @@ from workbench.debugger import collector
 
 
 IDLE_BEFORE_COLLECTING = 0.25   # seconds: the face has drawn the stop; the user reads it
+# seconds before freeing starts: started at once, the reaper's thread took the interpreter from
+# the step it was given by (the step's end waited a switch interval, 4-8 ms at tick 1M of a
+# 40k-node compile) and then from the face drawing the stop
+LANDED = 0.05
 
 
 class Reaper:
@@ -51,6 +55,7 @@ class Reaper:
 
 
 def _free(garbage: list, hurry: threading.Event) -> None:
+    hurry.wait(LANDED)
     for item in garbage:   # every cycle broken before anything goes: nothing is left to the
         if isinstance(item, Dropped):   # cyclic collector
             item.free()
