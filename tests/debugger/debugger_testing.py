@@ -1,11 +1,14 @@
 """Shared helpers for the debugger engine's tests: open a target, expect a stop or an end; device
 tensors made as the device tests make them."""
 import importlib.util
+import sys
 from pathlib import Path
+
+import onnx
 
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Finished, Stopped
-from workbench.debugger.targets import open_target
+from workbench.debugger.targets import Target, open_target
 from workbench.debugger.targets.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,3 +45,13 @@ def stopped(outcomes: list) -> Stopped:
 def finished(outcomes: list) -> Finished:
     assert outcomes and isinstance(outcomes[-1], Finished), outcomes
     return outcomes[-1]
+
+
+def synthetic_target(directory: Path, n_nodes: int) -> Target:
+    """bench_compile's synthetic graph (folds, CSE, residual joins): a compile of ~30 ticks a
+    node, most of them inside stages and passes, none on the device; saved in ``directory``."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_compile import synthetic
+    path = directory / f"synthetic_{n_nodes}.onnx"
+    onnx.save(synthetic(n_nodes), str(path))
+    return open_target(str(path), directory)

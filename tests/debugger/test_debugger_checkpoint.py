@@ -236,19 +236,12 @@ def test_a_re_run_slower_than_the_line_copies_where_the_line_did_not_before_it(m
     and its gap was the newest copy's, made in another part of the run (500 ticks where the
     line had 4000). The re-run makes its copies where the line had them, those closer than
     its own copies ask for (``asked``) too."""
-    import sys
     from types import SimpleNamespace
 
-    import onnx
-
+    from debugger_testing import synthetic_target
     from workbench.debugger import checkpoint
     from workbench.debugger.checkpoint import CheckpointStore
     from workbench.debugger.engine import Debugger
-    from workbench.debugger.targets import open_target
-    sys.path.insert(0, str(SAMPLE.parents[1] / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / "synthetic.onnx"
-    onnx.save(synthetic(300), str(path))
     # every stretch between two positions costs 10 ms of CPU (1000 nominal ticks) on the line,
     # 15 on a re-run; a copy before tick 7000 asks for a gap of 2500, one after it 500
     clock, factor = [0.0], [1.0]
@@ -259,7 +252,7 @@ def test_a_re_run_slower_than_the_line_copies_where_the_line_did_not_before_it(m
         clock[0] += 0.010 * factor[0]
         real(self, reached)
     monkeypatch.setattr(CheckpointStore, "_measure", measured)
-    d = Debugger(open_target(str(path), tmp_path))
+    d = Debugger(synthetic_target(tmp_path, 300))
     monkeypatch.setattr(checkpoint, "_spacing", lambda objects, items:
                         (2500 if factor[0] == 1 else asked) if d.checkpoints._furthest < 7000
                         else 500)

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from debugger_testing import DEVRUN, ROOT, TINY, debugger, finished, stopped
+from debugger_testing import (DEVRUN, ROOT, TINY, debugger, finished, stopped,
+                              synthetic_target)
 from ge_core.graph import dump_graph
 from workbench.debugger.engine import Debugger
 from workbench.debugger.outcomes import Error, Stopped
@@ -272,21 +273,6 @@ def test_reverse_step_takes_every_unit_step_takes(unit):
         d.close()
 
 
-def _synthetic_target(tmp_path, n_nodes):
-    """bench_compile's synthetic graph (folds, CSE, residual joins): a compile of ~30 ticks a
-    node, most of them inside stages and passes, none on the device."""
-    import sys
-
-    import onnx
-
-    from workbench.debugger.targets import open_target
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / f"synthetic_{n_nodes}.onnx"
-    onnx.save(synthetic(n_nodes), str(path))
-    return open_target(str(path), tmp_path)
-
-
 @pytest.mark.parametrize("phase_stage", [("compile", "Partition"), ("build", "AssignMemory")])
 def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phase_stage):
     """Going back from a tick inside a stage (no resumable position there) re-runs from the
@@ -294,7 +280,7 @@ def test_reverse_step_deep_in_compile_lands_on_a_fresh_runs_event(tmp_path, phas
     fresh run stopped at that tick has; the store keeps at most its limit of checkpoints, and
     those after the one it went back to go (the journal rewound past their marks)."""
     from workbench.debugger.engine import Debugger
-    target = _synthetic_target(tmp_path, 800)
+    target = synthetic_target(tmp_path, 800)
     fresh = Debugger(target, trace_hash=True)
     try:
         tracker = fresh.run.tracker

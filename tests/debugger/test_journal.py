@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from debugger_testing import synthetic_target
 from ge_core.graph import ComputeGraph, OpDesc
 from ge_core.graph.journal import Journal, journaling
 from npu_emu.world import World
@@ -81,14 +82,7 @@ def test_rewinding_a_whole_run_mark_by_mark_restores_each_marks_graph(model):
 def test_rewinding_a_synthetic_compile_cut_into_hundreds_of_subgraphs(tmp_path):
     """bench_compile's synthetic graph: Partition, the engines' passes on each of its
     subgraphs and the merge, with positions inside each."""
-    import sys
-
-    import onnx
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_compile import synthetic
-    path = tmp_path / "synthetic.onnx"
-    onnx.save(synthetic(300), str(path))
-    _rewound_mark_by_mark(open_target(str(path), tmp_path), every=7)
+    _rewound_mark_by_mark(synthetic_target(tmp_path, 300), every=7)
 
 
 def test_a_redo_returns_to_the_present_and_keeps_the_older_marks():

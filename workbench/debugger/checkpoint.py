@@ -237,9 +237,9 @@ class CheckpointStore:
         self._ticks: list[int] = []
         self._points: dict[int, Checkpoint] = {}
         self._furthest = 0   # the furthest position offered: only past it are copies made
-        # The ticks and reaches of the checkpoints the re-runs' resumes dropped, not yet passed
+        # (tick, reach) of the checkpoints the re-runs' resumes dropped, in order, not yet passed
         # again: a re-run makes no copy less than a gap before one (see resume)
-        self._replaced: tuple[list[int], list[int]] = ([], [])
+        self._replaced: list[tuple[int, int]] = []
         self._drift = 0   # the re-run's reach less the line's, at the last of them it passed
         self._spacing = DEFAULT_GAP   # the gap by the copy of the newest checkpoint (_gap)
         self._line: RunState | None = None   # the live state of the line's latest run
@@ -258,16 +258,16 @@ class CheckpointStore:
         self._furthest = tick
         self._measure(tick + work)
         reach, gap = tick + work + self._extra, self._gap()
-        ticks, reaches = self._replaced
+        replaced = self._replaced
         at_one = False   # where the line had a checkpoint: a copy is as good here as it was
-        if ticks and ticks[0] <= tick:   # passed again
-            passed = bisect_right(ticks, tick)
-            if ticks[passed - 1] == tick:   # the next is as far from here as it was
-                self._drift, at_one = reach - reaches[passed - 1], True
-            del ticks[:passed], reaches[:passed]
+        if replaced and replaced[0][0] <= tick:   # passed again
+            passed = bisect_right(replaced, tick, key=itemgetter(0))
+            if replaced[passed - 1][0] == tick:   # the next is as far from here as it was
+                self._drift, at_one = reach - replaced[passed - 1][1], True
+            del replaced[:passed]
         last = self._points[self._ticks[-1]] if self._ticks else None
         if reach - (last.reach if last else 0) < gap or \
-                (not at_one and reaches and reaches[0] + self._drift - reach < gap):
+                (not at_one and replaced and replaced[0][1] + self._drift - reach < gap):
             return
         hasher = run.hasher.copy() if run.hasher is not None else None
         bus, kept = TraceBus(), _watched(run.state)
@@ -337,10 +337,8 @@ class CheckpointStore:
         # later step little; where the line had one, the re-run makes its own. A stretch the
         # thinning widened gets one in its middle still.
         if later:
-            replaced = dict(zip(*self._replaced))
-            replaced.update((c.tick, c.reach) for c in later)
-            ticks = sorted(replaced)
-            self._replaced = (ticks, [replaced[t] for t in ticks])
+            self._replaced = sorted({**dict(self._replaced), **{c.tick: c.reach for c in later}}
+                                    .items())
         self._drift = 0   # the re-run's CPU time may differ: as far as the line's, from here
         if self._bin is not None:
             self._bin.append(later)
@@ -408,7 +406,7 @@ class CheckpointStore:
         line: closed, retargeted, or gone back to before its first checkpoint."""
         self._points.clear()
         self._ticks.clear()
-        self._furthest, self._replaced, self._spacing = 0, ([], []), DEFAULT_GAP
+        self._furthest, self._replaced, self._spacing = 0, [], DEFAULT_GAP
         self.journal, self._sized_at = Journal(), 0
         self._held = HeldTensors()
         line, self._line = self._line, None
