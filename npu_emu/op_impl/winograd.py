@@ -62,17 +62,18 @@ def winograd_tile(x: np.ndarray, w: np.ndarray, out: tuple[int, ...]) -> int:
     """The tile size m for a 3x3 stride-1 group-1 float32 conv (the caller checks that) with
     outputs ``out``, or 0 where im2col is faster. Measured one conv at a time with the caches
     flushed before each call, as in a model run, where every conv's weights (and U) come from
-    memory; single-threaded OpenBLAS, batch 1, U kept: F(4x4) from 20x20 outputs and 32
-    channels each way (ResNet-50's 56x56 64-channel convs 25% faster than im2col, VGG-19's
+    memory; single-threaded OpenBLAS, batch 1, U kept: F(4x4) from 20x20 outputs, 64 input
+    channels and 32 outputs (ResNet-50's 56x56 64-channel convs 18% faster than im2col, VGG-19's
     224x224 to 28x28 ones 1.3-1.8x); F(2x2) at 14x14 with 512 channels (VGG-19's: 13%). With
     fewer channels or on smaller maps both lose to im2col (ResNet-50's 14x14 256-channel convs
-    by 10%, its 7x7 ones by 1.6x and more): U, (m + 2)^2 / 9 the weights' bytes, is read from
-    memory for few tiles. The choice depends on shapes only, so that a conv's rounding is the
-    same on every call."""
-    channels, side = min(x.shape[1], w.shape[0]), min(out)
-    if side >= 20 and channels >= 32:
+    by 10%, its 7x7 ones by 1.6x and more; F(4x4) by 10-30% from 32 or 48 input channels, as
+    SqueezeNet's 27x27 32-to-128 convs): U, (m + 2)^2 / 9 the weights' bytes, is read from
+    memory for few tiles, and the input's transform is paid for too few products per channel.
+    The choice depends on shapes only, so that a conv's rounding is the same on every call."""
+    c, m, side = x.shape[1], w.shape[0], min(out)
+    if side >= 20 and c >= 64 and m >= 32:
         return 4
-    if side >= 14 and channels >= 512:
+    if side >= 14 and min(c, m) >= 512:
         return 2
     return 0
 

@@ -17,7 +17,7 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
 
 
 @pytest.mark.parametrize("x_shape, w_shape, attrs, tile", [
-    # F(4x4): 32 channels each way, 20x20 outputs or more; odd sizes, SAME, batch 2.
+    # F(4x4): 64 input channels, 32 outputs, 20x20 outputs or more; odd sizes, SAME, batch 2.
     ((1, 128, 28, 28), (128, 128, 3, 3), {"pads": [1, 1, 1, 1]}, 4),
     ((2, 128, 29, 31), (136, 128, 3, 3), {"pads": [1, 1, 1, 1]}, 4),
     ((1, 128, 30, 31), (128, 128, 3, 3), {"auto_pad": "SAME_UPPER"}, 4),
