@@ -36,7 +36,8 @@ from ge_core.passes.scan_pass import ScanPass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchnormFusionPass, ConvBiasAddFusionPass,
-                                    ConvReluFusionPass, MatMulAddFusionPass)
+                                    ConvEltwiseReluFusionPass, ConvReluFusionPass,
+                                    MatMulAddFusionPass)
 
 
 def graph_equivalent_transformation(graph: ComputeGraph) -> list[GraphPass]:
@@ -135,6 +136,14 @@ def stage2_passes() -> list[GraphPass]:
     return [NodePassGroup("MergedGraphNameToPasses", [
                 ConstantFoldingPass(), CondRemovePass(), DimensionAdjustPass()]),
             ConstantFuseSamePass(), PrunePass()]
+
+
+def conv_eltwise_relu(graph: ComputeGraph) -> list[GraphPass]:
+    """The AI Core's Conv + Add + Relu fusion, once the merge has put the Vector engine's Add
+    back beside the AI Core's Conv and Relu (see conv_eltwise_relu_fusion_pass). It joins only
+    when the graph has the three, so other models' pass tables stay as they were."""
+    return [ConvEltwiseReluFusionPass()] if all(
+        graph.holds(*types) for types in (("Conv",), ("Add", "Sum"), ("Relu",))) else []
 
 
 def concat_notask(graph: ComputeGraph) -> list[GraphPass]:

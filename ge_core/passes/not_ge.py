@@ -13,6 +13,8 @@ NOT_GE: dict[str, str] = {
     "BatchNormReluFusionPass": "FE fuses activations in UB fusion (Tbe*FusionPass)",
     "ConvReluFusionPass": "FE fuses a Conv's activation in its UB fusion passes "
                           "(TbeConv*FusionPass)",
+    "ConvEltwiseReluFusionPass": "FE fuses a Conv, an Add of another tensor and a Relu in UB "
+                                 "fusion (TbeConvDoubleInFusionPass), in the AI Core's subgraph",
     "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
     "AssignLabelBodyStreamsPass": "GE runs the logical stream passes on each If/While body "
                                   "as a graph of its own; ours are inlined first",

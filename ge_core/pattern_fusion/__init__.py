@@ -6,6 +6,7 @@ from ge_core.pattern_fusion.activation_fusion_pass import (BatchNormReluFusionPa
 from ge_core.pattern_fusion.batchnorm_mul_add_fusion_pass import BatchNormMulAddFusionPass
 from ge_core.pattern_fusion.conv_batchnorm_fusion_pass import ConvBatchnormFusionPass
 from ge_core.pattern_fusion.conv_bias_add_fusion_pass import ConvBiasAddFusionPass
+from ge_core.pattern_fusion.conv_eltwise_relu_fusion_pass import ConvEltwiseReluFusionPass
 from ge_core.pattern_fusion.matmul_add_fusion_pass import MatMulAddFusionPass
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.events import FusionMatched
@@ -14,10 +15,11 @@ from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
 from ge_core.pattern_fusion.subgraph_rewriter import NewNode, Replacement, RewriteError, rewrite
 
 # In pipeline order: a BN first absorbs the Mul/Add after it, then folds into its Conv; a Conv
-# gains its bias before its Relu fuses; the BNs left over fuse with their Relu.
+# gains its bias before its Relu fuses; the BNs left over fuse with their Relu; last (in stage 2),
+# a Conv whose output a Relu reads through an Add takes both.
 FUSION_PASSES: tuple[type[PatternFusionPass], ...] = (
     BatchNormMulAddFusionPass, ConvBatchnormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
-    BatchNormReluFusionPass, MatMulAddFusionPass)
+    BatchNormReluFusionPass, MatMulAddFusionPass, ConvEltwiseReluFusionPass)
 
 
 def fusion_passes() -> list[PatternFusionPass]:
@@ -26,7 +28,7 @@ def fusion_passes() -> list[PatternFusionPass]:
 
 
 __all__ = ["BatchNormMulAddFusionPass", "BatchNormReluFusionPass", "ConvBatchnormFusionPass",
-           "ConvBiasAddFusionPass", "ConvReluFusionPass", "FUSION_PASSES", "FusionMatched", "In",
-           "MatMulAddFusionPass", "MatchResult", "NewNode", "Pat", "Pattern",
-           "PatternFusionPass", "PatternMatcher", "Replacement", "RewriteError", "fused_ops",
-           "fusion_passes", "rewrite"]
+           "ConvBiasAddFusionPass", "ConvEltwiseReluFusionPass", "ConvReluFusionPass",
+           "FUSION_PASSES", "FusionMatched", "In", "MatMulAddFusionPass", "MatchResult", "NewNode",
+           "Pat", "Pattern", "PatternFusionPass", "PatternMatcher", "Replacement", "RewriteError",
+           "fused_ops", "fusion_passes", "rewrite"]

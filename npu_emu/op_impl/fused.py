@@ -3,7 +3,8 @@ DVPP engine's optimizer makes of a Sub and a Mul.
 
 A fused op runs the op it extends, then the activation (FusedConv's ``activation`` attr, the Relu
 of FusedBatchNormRelu) in place on that fresh output: one kernel launch instead of two, and no
-intermediate tensor in device memory. The numbers are exactly those of the two ops in a row.
+intermediate tensor in device memory. FusedConv's Z, when given, is added before the activation.
+The numbers are exactly those of the ops in a row.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from npu_emu.op_impl.elementwise import relu
+from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.nn import batch_normalization, conv
 from npu_emu.op_impl.registry import kernel
 
@@ -29,9 +31,18 @@ def _activate(y: np.ndarray, activation: str) -> tuple[np.ndarray]:
 
 
 @kernel("FusedConv", writes_out=True)
-def fused_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, activation: str,
+def fused_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None,
+               z: np.ndarray | None = None, *, activation: str,
                out: Sequence[np.ndarray] | None = None, **conv_attrs: object) -> tuple[np.ndarray]:
-    return _activate(conv(x, w, b, out=out, **conv_attrs)[0], activation)
+    if z is None:
+        return _activate(conv(x, w, b, out=out, **conv_attrs)[0], activation)
+    # The output may lie over Z (its memory reused, Z read last here): the conv then goes to a
+    # fresh array, and the add into the output (a ufunc reads overlapping operands safely).
+    dst = out[0] if out else None
+    over_z = dst is not None and np.may_share_memory(dst, z)
+    y = conv(x, w, b, out=None if over_z else out, **conv_attrs)[0]
+    total = np.add(y, z, out=fits(dst, y.shape, y.dtype) if over_z else y)
+    return _activate(total, activation)
 
 
 @kernel("FusedBatchNormRelu", writes_out=True)

@@ -175,6 +175,21 @@ def test_resnet50_folds_every_constant_of_shape_and_every_conv_bn():
     assert result.nodes_before == 686 and len(graph) < 200
 
 
+def test_stage2_fuses_the_residual_joins_the_engines_kept_apart():
+    # ResNet-50's Conv -> Sum -> Relu: Sum on the Vector engine, so the three meet after the merge
+    graph = parse_onnx(LIGHT / "light_resnet50.onnx")
+    result = compile_graph(graph, CompileOptions(dump=None))
+    runs = [r for r in result.passes if r.name == "ConvEltwiseReluFusionPass"]
+    assert [r.stage for r in runs] == ["OptimizeStage2"] and runs[0].changed
+    types = Counter(n.type for n in graph)
+    assert types["Sum"] == 0 and types["Relu"] == 0
+    joins = [n for n in graph if n.type == "FusedConv" and len(n.in_data_anchors) == 4]
+    assert len(joins) == 16
+    assert {n.op_desc.get_attr(ENGINE) for n in joins} == {"AIcoreEngine"}
+    # a model without the three ops keeps its pass table
+    assert "ConvEltwiseReluFusionPass" not in {r.name for r in compiled().passes}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
 def test_every_light_model_keeps_its_outputs_through_every_pass(model):

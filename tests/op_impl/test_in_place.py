@@ -74,6 +74,19 @@ def test_flat_im2col_conv_adds_its_bias_into_the_buffer():
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("over_z", [False, True])
+def test_fused_conv_adds_z_into_the_buffer_even_where_the_buffer_is_z(over_z):
+    # the memory assigner may give a FusedConv's output Z's memory, Z's last reader being it
+    x, w, b, z = randn(1, 8, 9, 9), randn(6, 8, 3, 3, seed=1), randn(6, seed=2), \
+        randn(1, 6, 9, 9, seed=3)
+    want = np.maximum(get_kernel("Conv")(x, w, b, pads=[1, 1, 1, 1])[0] + z, 0)
+    out = z.copy() if over_z else np.full_like(z, np.nan)
+    got = get_kernel("FusedConv")(x, w, b, out if over_z else z, out=(out,), activation="Relu",
+                                  pads=[1, 1, 1, 1])[0]
+    assert got is out
+    np.testing.assert_array_equal(out, want)
+
+
 @pytest.mark.parametrize("op", sorted(CASES))
 def test_a_buffer_that_does_not_fit_is_left_alone(op):
     inputs, attrs = CASES[op]

@@ -9,11 +9,12 @@ atol of 1e-5 x the output's largest magnitude (what pass_equivalence also uses).
 """
 import pytest
 
-from ge_core.graph import GeTensorDesc, GraphUtils, dump_graph
+from ge_core.graph import DataType, GeShape, GeTensorDesc, GraphUtils, dump_graph
 from ge_core.ops import InferShapeError, infer_shape
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchnormFusionPass, ConvBiasAddFusionPass,
-                                    ConvReluFusionPass, MatMulAddFusionPass, fusion_passes)
+                                    ConvEltwiseReluFusionPass, ConvReluFusionPass,
+                                    MatMulAddFusionPass, fusion_passes)
 from fusion_testing import GraphBuilder, node, run_and_compare
 
 FOLD_TOL = {"rtol": 1e-4, "atol_scale": 1e-5}
@@ -135,6 +136,65 @@ def test_conv_relu_becomes_a_fused_conv_with_conv_inferred_shape():
     assert fused.op_desc.output_descs[0].shape.dims == (1, 6, 2, 2)
 
 
+@pytest.mark.parametrize("add, bias, conv_first", [("Add", True, False), ("Sum", False, True)])
+def test_conv_add_relu_becomes_a_fused_conv_with_the_addend_as_z(add, bias, conv_first):
+    # ResNet's residual join: the shortcut (here another branch's Relu) added to the last conv
+    b = GraphBuilder()
+    x = b.data("x", X)
+    shortcut = b.op("Relu", "shortcut", b.op("Conv", "proj", x, b.weight("wp", (6, 4, 1, 1))))
+    extra = (b.weight("b", (6,)),) if bias else ()
+    conv = b.op("Conv", "conv", x, b.weight("w", (6, 4, 3, 3)), *extra, pads=[1, 1, 1, 1])
+    b.output(b.op("Relu", "relu", b.op(add, "add", *(
+        (conv, shortcut) if conv_first else (shortcut, conv)))))
+    assert run_and_compare(b, ConvEltwiseReluFusionPass()) == [1]   # bit for bit
+    fused = node(b.graph, "relu")
+    assert fused.type == "FusedConv" and fused.op_desc.get_attr("activation") == "Relu"
+    assert fused.op_desc.get_attr("pads") == [1, 1, 1, 1]
+    assert [a.peer.owner.name if a.peer else None for a in fused.in_data_anchors] == \
+        ["x", "w", "b" if bias else None, "shortcut"]
+    assert {n.type for n in b.graph} == {"Data", "Const", "Conv", "Relu", "FusedConv",
+                                         "NetOutput"}
+
+
+def test_a_fused_conv_whose_z_does_not_fit_its_output_fails_infer_shape():
+    b = GraphBuilder()
+    x = b.data("x", X)
+    conv = b.op("Conv", "conv", x, b.weight("w", (6, 4, 3, 3)), pads=[1, 1, 1, 1])
+    b.output(b.op("Relu", "relu", b.op("Add", "add", conv, b.data("z", (1, 6, 6, 6)))))
+    ConvEltwiseReluFusionPass().run(b.graph)
+    fused = node(b.graph, "relu")
+    fused.op_desc.update_input_desc(3, GeTensorDesc(GeShape((1, 6, 6, 1)), DataType.DT_FLOAT))
+    with pytest.raises(InferShapeError, match=r"Z \[1, 6, 6, 1\] is not the conv output"):
+        infer_shape(fused)
+
+
+def leaves(kind):
+    """Conv -> Add -> Relu chains ConvEltwiseReluFusionPass must leave alone."""
+    b = GraphBuilder()
+    x = b.data("x", X)
+    conv = b.op("Conv", "conv", x, b.weight("w", (4, 4, 3, 3)), pads=[1, 1, 1, 1])
+    outs = []
+    if kind == "broadcast z":   # a per-channel addend: Z would be added with broadcasting
+        add = b.op("Add", "add", conv, b.weight("c", (4, 1, 1)))
+    elif kind == "conv read elsewhere":
+        add = b.op("Add", "add", conv, x)
+        outs.append(conv)
+    elif kind == "sum of three":
+        add = b.op("Sum", "add", conv, x, x)
+    else:   # "conv twice": Z would be the fused node's own output
+        add = b.op("Add", "add", conv, conv)
+    b.output(b.op("Relu", "relu", add), *outs)
+    return b
+
+
+@pytest.mark.parametrize("kind", ["broadcast z", "conv read elsewhere", "sum of three",
+                                  "conv twice"])
+def test_conv_eltwise_relu_leaves_what_it_cannot_fuse(kind):
+    b = leaves(kind)
+    assert run_and_compare(b, ConvEltwiseReluFusionPass()) == [0]
+    assert node(b.graph, "relu").type == "Relu"
+
+
 def preactivation_bn():
     """DenseNet's pre-activation: pool -> BN -> Mul -> Add -> Relu -> Conv (a BN with no Conv
     before it, and a Caffe2 affine after it)."""
@@ -201,6 +261,6 @@ def test_the_pipeline_fuses_conv_bn_bias_relu_chains_in_one_sweep_each():
     y2 = b.op("Relu", "r2", b.op("Add", "a2", conv2, b.weight("bias2", (4, 1, 1))))
     b.output(b.op("Sum", "sum", y2, x))
     counts = run_and_compare(b, *fusion_passes(), **FOLD_TOL)
-    assert counts == [0, 1, 1, 2, 0, 0]
+    assert counts == [0, 1, 1, 2, 0, 0, 0]
     assert [n.type for n in b.graph.topological_sort() if n.type not in ("Const", "Data")] == [
         "FusedConv", "FusedConv", "Sum", "NetOutput"]
