@@ -88,6 +88,8 @@ def _size(entry: _Entry) -> int:
 
 def _forget(key: Hashable) -> None:
     global _held
+    if _CACHE is None:   # a weak reference's callback as the interpreter exits: globals gone
+        return
     with _LOCK:
         entry = _CACHE.pop(key, None)
         if entry is not None:
