@@ -157,7 +157,8 @@ def test_equivalence_check_inside_an_engine_subgraph(monkeypatch):
     engine = pass_lists.engine_passes
     monkeypatch.setattr(pass_lists, "engine_passes",
                         lambda e: engine(e) + ([BreakConv()] if e == "AIcoreEngine" else []))
-    pipeline = CompilePipeline(parse_onnx(SAMPLE), CompileOptions(dump=None, check_equivalence=True))
+    pipeline = CompilePipeline(parse_onnx(SAMPLE),
+                               CompileOptions(dump=None, check_equivalence=True))
     pipeline.run()   # nothing infers shapes after the merge (GE's OptimizeStage2 does not)
     first = pipeline.result.equivalence.first
     assert first.pass_name == "BreakConvPass" and first.stage == "OptimizeSubgraph"
