@@ -1,6 +1,9 @@
 """The engine on ONNX targets: stepping GE's stages, passes and node visits, breakpoints,
 watches and the views of the parked compiler, with no terminal."""
+from pathlib import Path
+
 import numpy as np
+import onnx
 import pytest
 
 from debugger_testing import TINY, debugger, finished, stopped
@@ -120,6 +123,17 @@ def test_unknown_names_are_one_line_errors(tiny):
     stopped(tiny.step("stage"))
     err = graph_views.print_node(tiny.state, "conv")
     assert isinstance(err, Error) and "no node 'conv'" in err.message and "conv1" in err.message
+
+
+@pytest.mark.parametrize("model", ["resnet50", "shufflenet", "inception_v1"])
+def test_every_pass_a_compile_runs_takes_a_breakpoint(model):
+    # passes that join a list only for a graph that has their ops (ConcatNotaskPass,
+    # ConvEltwiseReluFusionPass) included
+    from ge_core.compiler import CompileOptions, compile_graph
+    from workbench.debugger.pass_names import known_pass_names
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    result = compile_graph(parse_onnx(light / f"light_{model}.onnx"), CompileOptions(dump=None))
+    assert {r.name for r in result.passes} - set(known_pass_names()) == set()
 
 
 def test_print_tensor_after_execute_matches_the_host_executor(tiny):
