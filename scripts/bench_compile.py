@@ -109,11 +109,26 @@ def synthetic(n_nodes: int) -> onnx.ModelProto:
 SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic}
 
 
+def node_counts(text: str) -> list[tuple[str, int]]:
+    """``--sizes``: comma-separated node counts, each as written (``1000``) or in thousands
+    (``1k``), with the label a report keys it by."""
+    sizes = []
+    for label in filter(None, text.split(",")):
+        thousands = label.endswith("k")
+        digits = label[:-1] if thousands else label
+        if not digits.isdigit() or not int(digits):
+            raise argparse.ArgumentTypeError(f"{label!r} is no node count (as 1000 or 1k)")
+        sizes.append((label, int(digits) * (1000 if thousands else 1)))
+    return sizes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--sizes", default="1k,10k,50k")
+    ap.add_argument("--sizes", type=node_counts, default="1k,10k,50k",
+                    help="nodes of each graph shape's runs, as 1000 or 1k (default 1k,10k,50k; "
+                         "empty: the light models only)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--smoke", action="store_true",
                     help="seconds, for CI: squeezenet once and 1k nodes per shape")
@@ -123,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     faulthandler.dump_traceback_later(args.timeout, exit=True)
     if args.smoke:
-        args.models, args.repeat, args.sizes = "squeezenet", 1, "1k"
+        args.models, args.repeat, args.sizes = "squeezenet", 1, node_counts("1k")
     ratios: dict[str, float] = {}
     rows = []
     warm = synthetic(64)   # untimed: the first compile also imports GE, the first session ORT
@@ -139,8 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         ratios[name] = round(o / t, 3)
         rows.append((name, o * 1e3, t * 1e3, o / t))
     per_node: dict[str, dict[str, float]] = {shape: {} for shape in SHAPES}
-    for label in filter(None, args.sizes.split(",")):
-        n = int(label.rstrip("k")) * 1000
+    for label, n in args.sizes:
         for shape, make in SHAPES.items():
             model = make(n)
             n_real = len(model.graph.node)

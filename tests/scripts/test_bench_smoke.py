@@ -54,3 +54,18 @@ def test_smoke_runs_and_reports(script: str) -> None:
 def test_every_benchmark_has_a_smoke() -> None:
     scripts = {p.name for p in (ROOT / "scripts").glob("bench_*.py")}
     assert scripts == set(SMOKES) | ELSEWHERE
+
+
+def test_bench_compile_reads_a_size_as_written_or_in_thousands() -> None:
+    # "1000" is a thousand nodes: read as thousands, it asked for a million, and the run went
+    # past any timeout
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from bench_compile import main, node_counts
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    assert node_counts("1000,1k,50k,") == [("1000", 1000), ("1k", 1000), ("50k", 50_000)]
+    assert node_counts("") == []
+    for bad in ("1m", "k", "0", "-5"):
+        with pytest.raises(SystemExit):
+            main(["--sizes", bad, "--models", ""])
