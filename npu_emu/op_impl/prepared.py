@@ -13,10 +13,10 @@ derived, and stays a pure function of its inputs either way:
   rewrite between runs; a test's array) is compared with a copy kept of it: equal bytes at the
   same place reuse the derivation, anything else derives again. The comparison reads the
   weights twice, a fifteenth of the transform's cost;
-- a tuple of arrays is kept as its arrays are: by their identities when all are immutable,
-  else by their places, each compared with its copy (BatchNormalization's four parameters in
-  device memory: deriving them again at every call was a sixth of a 512-channel 14x14
-  FusedBatchNormRelu's time).
+- a tuple of arrays is kept only when all are immutable, else derived on every call: checking
+  a kept value against copies of each array costs more than the derivations it serves
+  (BatchNormalization's four per-channel parameters in device memory: 26-28 us checked,
+  13-18 us derived, for 128 to 1024 channels).
 
 Kept values are read-only and bounded in bytes; the least recently used go first.
 """
@@ -29,12 +29,12 @@ from typing import Callable, Hashable
 
 import numpy as np
 
-# key -> (weak references to the arrays whose memory the source's arrays lie in, copies of
-# them or None when all are immutable, the derived value). A key names the source's memory:
-# immutable arrays by id (the entry goes when one is freed, before its id can be reused),
-# mutable ones by their root buffer's id and their place in it.
+# key -> (a weak reference to the array whose memory the source lies in, a copy of the source
+# or None when it is immutable, the derived value). A key names the source's memory: an
+# immutable source by id (its entry goes when it is freed, before the id can be reused), a
+# mutable one by its root buffer's id and the source's place in it.
 Source = np.ndarray | tuple[np.ndarray, ...]
-_Entry = tuple[tuple[weakref.ref, ...], tuple[np.ndarray, ...] | None, np.ndarray]
+_Entry = tuple[tuple[weakref.ref, ...], np.ndarray | None, np.ndarray]
 _CACHE: OrderedDict[Hashable, _Entry] = OrderedDict()
 _BUDGET = 1 << 30  # bytes of kept arrays at most (VGG-19: U 225 MiB, the weights 77 MB, kept twice
 # when one process runs it on the host and on a device, as bench_exec does)
@@ -62,31 +62,32 @@ def _root(a: np.ndarray) -> np.ndarray:
 def prepared(a: Source, what: str, derive: Callable[[Source], np.ndarray]) -> np.ndarray:
     """``derive(a)`` (read-only), computed again only when ``a``'s contents may differ from the
     last call's at the same memory."""
-    parts = a if isinstance(a, tuple) else (a,)
-    fixed = all(immutable(x) for x in parts)
-    if fixed:
-        owners = parts
-        key: Hashable = (tuple(map(id, parts)), what)
+    if isinstance(a, tuple):
+        if not all(immutable(x) for x in a):
+            return derive(a)
+        owners, key, fixed = a, (tuple(map(id, a)), what), True
+    elif immutable(a):
+        owners, key, fixed = (a,), (id(a), what), True
     else:
-        owners = tuple(map(_root, parts))
-        key = (tuple((id(r), x.__array_interface__["data"][0], x.shape, x.strides, x.dtype.str)
-                     for x, r in zip(parts, owners)), what)
+        owners, fixed = (_root(a),), False
+        key = (id(owners[0]), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
+               what)
     with _LOCK:
         hit = _CACHE.get(key)
     if (hit is not None and all(ref() is x for ref, x in zip(hit[0], owners))
-            and (hit[1] is None or all(map(np.array_equal, hit[1], parts)))):
+            and (hit[1] is None or np.array_equal(hit[1], a))):
         with _LOCK:
             if key in _CACHE:
                 _CACHE.move_to_end(key)
         return hit[2]
     value = derive(a)
     value.flags.writeable = False
-    _keep(key, owners, None if fixed else tuple(x.copy() for x in parts), value)
+    _keep(key, owners, None if fixed else a.copy(), value)
     return value
 
 
 def _size(entry: _Entry) -> int:
-    return entry[2].nbytes + sum(c.nbytes for c in entry[1] or ())
+    return entry[2].nbytes + (0 if entry[1] is None else entry[1].nbytes)
 
 
 def _forget(key: Hashable) -> None:
@@ -99,7 +100,7 @@ def _forget(key: Hashable) -> None:
             _held -= _size(entry)
 
 
-def _keep(key: Hashable, owners: tuple[np.ndarray, ...], copy: tuple[np.ndarray, ...] | None,
+def _keep(key: Hashable, owners: tuple[np.ndarray, ...], copy: np.ndarray | None,
           value: np.ndarray) -> None:
     global _held
     entry = (tuple(weakref.ref(x, lambda _: _forget(key)) for x in owners), copy, value)
