@@ -138,16 +138,21 @@ def stage2_passes() -> list[GraphPass]:
             ConstantFuseSamePass(), PrunePass()]
 
 
-def conv_eltwise_relu(graph: ComputeGraph) -> list[GraphPass]:
+def conv_eltwise_relu(graph: ComputeGraph | None = None) -> list[GraphPass]:
     """The AI Core's Conv + Add + Relu fusion, once the merge has put the Vector engine's Add
     back beside the AI Core's Conv and Relu (see conv_eltwise_relu_fusion_pass). It joins only
-    when the graph has the three, so other models' pass tables stay as they were."""
-    return [ConvEltwiseReluFusionPass()] if all(
-        graph.holds(*types) for types in (("Conv",), ("Add", "Sum"), ("Relu",))) else []
+    when the graph has the three, so other models' pass tables stay as they were (no graph: it
+    joins, for the names a breakpoint may take)."""
+    if graph is not None and not all(
+            graph.holds(*types) for types in (("Conv",), ("Add", "Sum"), ("Relu",))):
+        return []
+    return [ConvEltwiseReluFusionPass()]
 
 
-def concat_notask(graph: ComputeGraph) -> list[GraphPass]:
+def concat_notask(graph: ComputeGraph | None = None) -> list[GraphPass]:
     """GE's OptimizeStage2 ends with ConcatNotaskPass, once the graph is stable
     (graph_manager.cc). It joins only when the graph has a Concat, so other models' pass
-    tables stay as they were."""
-    return [ConcatNotaskPass()] if graph.holds(*CONCAT_TYPES) else []
+    tables stay as they were (no graph: it joins, for the names a breakpoint may take)."""
+    if graph is not None and not graph.holds(*CONCAT_TYPES):
+        return []
+    return [ConcatNotaskPass()]

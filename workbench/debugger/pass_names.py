@@ -42,18 +42,16 @@ def known_pass_names() -> tuple[str, ...]:
     from ge_core.compiler import pass_lists
     from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer
     from ge_core.passes import NodePassGroup
-    from ge_core.passes.concat_notask_pass import ConcatNotaskPass
     from ge_core.passes.multi_batch import MultiBatchClonePass
     from ge_core.passes.scan_pass import ScanPass
-    from ge_core.pattern_fusion import ConvEltwiseReluFusionPass
+    # with no graph, a list a graph joins only with the ops it acts on has every pass it may take
     passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
               *pass_lists.stage2_passes(), *pass_lists.control_flow_stream_passes(),
+              *pass_lists.conv_eltwise_relu(), *pass_lists.concat_notask(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
-    # the passes a list takes only for a graph that has what they act on
     names = {p.name for p in passes} | {MultiBatchClonePass.name, DvppGraphOptimizer.name,
-                                        ScanPass.name, ConcatNotaskPass.name,
-                                        ConvEltwiseReluFusionPass.name}
+                                        ScanPass.name}
     names |= {inner.name for p in passes if isinstance(p, NodePassGroup) for inner in p.passes}
     return tuple(sorted(names | _build_pass_names()))
