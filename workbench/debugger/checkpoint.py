@@ -241,7 +241,6 @@ class CheckpointStore:
         # again: a re-run makes no copy less than a gap before one (see resume)
         self._replaced: list[tuple[int, int]] = []
         self._drift = 0   # the re-run's reach less the line's, at the last of them it passed
-        self._spacing = DEFAULT_GAP   # the gap by the copy of the newest checkpoint (_gap)
         self._line: RunState | None = None   # the live state of the line's latest run
         self._bin: list | None = None   # while ``freeing_later``: what a resume lets go
         self._extra = 0   # the line's reach less its ticks and work, as of the last position
@@ -279,11 +278,11 @@ class CheckpointStore:
             objects = max(0, gc.get_count()[0] - before)
             root = run.state.graph
             items = memo.get(ITEMS, 0)
-            self._spacing = _spacing(objects, items + (len(root) if root is not None else 0))
+            spacing = _spacing(objects, items + (len(root) if root is not None else 0))
             frozen()   # the graph so far, out of the collector's scans (collector.py)
         point = Checkpoint(tick, position, state, run.tracker.copy(), hasher, objects,
                            self.journal.mark(), bus, kept, sum(map(len, run.state.graphs())),
-                           items, work, self._extra, self._spacing)
+                           items, work, self._extra, spacing)
         sized = self._sized_objects
         # (not a copy inside the parse: its few objects say little, and the walk over the run's
         # state they share, the model's node fields, descs and protos, costs ~100 ms at 40k
@@ -321,7 +320,11 @@ class CheckpointStore:
             self._extra += round(cost) - (reached - before)
 
     def _gap(self) -> float:
-        return self.gap if self.gap is not None else self._spacing
+        # by the newest checkpoint's copy: after a resume, the one resumed from, so a re-run is
+        # spaced where it is, not where the line was (the thinning never drops the newest)
+        if self.gap is not None:
+            return self.gap
+        return self._points[self._ticks[-1]].spacing if self._ticks else DEFAULT_GAP
 
     def resume(self, point: Checkpoint, bus: TraceBus) -> RunState:
         """The state to go on from ``point`` on ``bus``, for a run of the current line: the live
@@ -351,7 +354,6 @@ class CheckpointStore:
             graph.bus = bus
         self._line = state
         self._extra = point.extra
-        self._spacing = point.spacing   # the gap where the re-run is, not where the line was
         self._measure_from(point.tick + point.work)
         return state
 
@@ -406,7 +408,7 @@ class CheckpointStore:
         line: closed, retargeted, or gone back to before its first checkpoint."""
         self._points.clear()
         self._ticks.clear()
-        self._furthest, self._replaced, self._spacing = 0, [], DEFAULT_GAP
+        self._furthest, self._replaced = 0, []
         self.journal, self._sized_at = Journal(), 0
         self._held = HeldTensors()
         line, self._line = self._line, None
