@@ -6,12 +6,11 @@ passes/graph_pass.py, compiler/engine_placer.py, compiler/graph_partitioner.py),
 into them re-executes from a copy taken inside, not from the phase's or the stage's start. A
 run resumed there must be indistinguishable from one that never stopped: same trace, same
 graphs, same place."""
-import sys
 from pathlib import Path
 
 import onnx
 
-from debugger_testing import finished, stopped
+from debugger_testing import finished, stopped, synthetic_model
 from ge_core.graph import dump_graph
 from ge_core.parser import parse_onnx
 from workbench.commands.inspecting import _resumes_at
@@ -67,17 +66,9 @@ def _debuggers(path: Path, tmp_path: Path) -> tuple[Debugger, Debugger]:
     return d, Debugger(target, trace_hash=True, checkpoint_gap=10**9)   # never copies
 
 
-def _synthetic(n: int) -> onnx.ModelProto:
-    """bench_compile's synthetic graph: blocks of 8 nodes with a foldable constant, a duplicate
-    branch, an Identity and a residual join (what the passes before Partition look for)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from bench_compile import synthetic
-    return synthetic(n)
-
-
 def _blocks(tmp_path: Path) -> Path:
     path = tmp_path / "blocks.onnx"
-    onnx.save(_synthetic(NODES), str(path))
+    onnx.save(synthetic_model(NODES), str(path))
     return path
 
 
@@ -124,7 +115,7 @@ def test_going_back_inside_the_parse_lands_on_a_fresh_runs_state(tmp_path):
     """The parse of a big model is most of its first ticks (40k nodes: 170k, 2 s to re-run):
     its checks make the first copy, and its loops (nodes, links, InferShape) are resumable,
     an If's bodies built and inferred with their If."""
-    for name, model in (("blocks", _synthetic(NODES)), ("ifs", _if_model(90))):
+    for name, model in (("blocks", synthetic_model(NODES)), ("ifs", _if_model(90))):
         path = tmp_path / f"{name}.onnx"
         onnx.save(model, str(path))
         d, fresh = _debuggers(path, tmp_path)
@@ -284,7 +275,7 @@ def _at_pass(tmp_path: Path, where: str) -> tuple[Debugger, Stopped]:
     at 40k nodes, where a pattern fusion takes 80-100 ms, not at 2000)."""
     from workbench.debugger.checkpoint import DEFAULT_GAP
     path = tmp_path / "blocks.onnx"
-    onnx.save(_synthetic(2000), str(path))
+    onnx.save(synthetic_model(2000), str(path))
     d = Debugger(open_target(str(path), tmp_path), checkpoint_gap=DEFAULT_GAP)
     while not (s := stopped(d.step("pass"))).where.endswith(where):
         pass

@@ -3,7 +3,6 @@ watches and the views of the parked compiler, with no terminal."""
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 
 from debugger_testing import TINY, debugger, finished, stopped
@@ -130,9 +129,10 @@ def test_every_pass_a_compile_runs_takes_a_breakpoint(model):
     # passes that join a list only for a graph that has their ops (ConcatNotaskPass,
     # ConvEltwiseReluFusionPass) included
     from ge_core.compiler import CompileOptions, compile_graph
+    from workbench.conformance.suites import DATA_DIR
     from workbench.debugger.pass_names import known_pass_names
-    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-    result = compile_graph(parse_onnx(light / f"light_{model}.onnx"), CompileOptions(dump=None))
+    light = Path(DATA_DIR) / "light" / f"light_{model}.onnx"
+    result = compile_graph(parse_onnx(light), CompileOptions(dump=None))
     assert {r.name for r in result.passes} - set(known_pass_names()) == set()
 
 
