@@ -11,10 +11,14 @@ TbeConvElemwiseReluFusion: convolution -> eltwise with another input -> eltwise)
 on the Vector engine here, so the three ops first share a graph when the subgraphs are merged:
 the pass runs in OptimizeStage2 (pass_lists.conv_eltwise_relu).
 
-z must have the conv output's shape and type: the fused add broadcasts nothing.
+z must have the conv output's shape and type: the fused add broadcasts nothing. The Conv and the
+Relu must be the AI Core's (or not yet placed): a compile that excludes the AI Core keeps them
+apart, as FE's fusion would not run for it.
 """
 from __future__ import annotations
 
+from ge_core.graph import Node
+from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.pattern_fusion.fused_ops import FUSED_CONV
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
@@ -22,9 +26,14 @@ from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
-_conv = Pat("Conv", In("x"), In("w"), In("b", optional=True), name="conv")
+
+def _ai_core(node: Node) -> bool:
+    return node.op_desc.get_attr(ENGINE) in (None, "AIcoreEngine")
+
+
+_conv = Pat("Conv", In("x"), In("w"), In("b", optional=True), name="conv", pred=_ai_core)
 _add = Pat(("Add", "Sum"), _conv, In("z"), name="add", commutative=True)  # a Sum of two
-_relu = Pat("Relu", _add, name="relu")
+_relu = Pat("Relu", _add, name="relu", pred=_ai_core)
 
 
 class ConvEltwiseReluFusionPass(PatternFusionPass):

@@ -10,6 +10,7 @@ atol of 1e-5 x the output's largest magnitude (what pass_equivalence also uses).
 import pytest
 
 from ge_core.graph import DataType, GeShape, GeTensorDesc, GraphUtils, dump_graph
+from ge_core.graph.attr_names import ENGINE
 from ge_core.ops import InferShapeError, infer_shape
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchnormFusionPass, ConvBiasAddFusionPass,
@@ -181,6 +182,9 @@ def leaves(kind):
         outs.append(conv)
     elif kind == "sum of three":
         add = b.op("Sum", "add", conv, x, x)
+    elif kind == "conv off the ai core":   # placed on the AI CPU: the AI Core was excluded
+        add = b.op("Add", "add", conv, x)
+        conv.owner.op_desc.set_attr(ENGINE, "DNN_VM_AICPU")
     else:   # "conv twice": Z would be the fused node's own output
         add = b.op("Add", "add", conv, conv)
     b.output(b.op("Relu", "relu", add), *outs)
@@ -188,7 +192,7 @@ def leaves(kind):
 
 
 @pytest.mark.parametrize("kind", ["broadcast z", "conv read elsewhere", "sum of three",
-                                  "conv twice"])
+                                  "conv twice", "conv off the ai core"])
 def test_conv_eltwise_relu_leaves_what_it_cannot_fuse(kind):
     b = leaves(kind)
     assert run_and_compare(b, ConvEltwiseReluFusionPass()) == [0]
