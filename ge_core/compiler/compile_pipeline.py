@@ -293,6 +293,7 @@ class CompilePipeline:
         yield from self._passes("OptimizeStage2", self.graph,
                                 lambda: pass_lists.stage2_passes()
                                 + pass_lists.conv_eltwise_relu(self.graph)
+                                + pass_lists.shuffle_channel_conv(self.graph)
                                 + pass_lists.multi_batch_passes(self._multi_batch)
                                 + pass_lists.concat_notask(self.graph))
         # A node stage 3 made (a folded Const) gets its engine as GE's build gives one to a node

@@ -37,7 +37,7 @@ from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFus
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchnormFusionPass, ConvBiasAddFusionPass,
                                     ConvEltwiseReluFusionPass, ConvReluFusionPass,
-                                    MatMulAddFusionPass)
+                                    MatMulAddFusionPass, ShuffleChannelConvFusionPass)
 
 
 def graph_equivalent_transformation(graph: ComputeGraph) -> list[GraphPass]:
@@ -147,6 +147,16 @@ def conv_eltwise_relu(graph: ComputeGraph | None = None) -> list[GraphPass]:
             graph.holds(*types) for types in (("Conv",), ("Add", "Sum"), ("Relu",))):
         return []
     return [ConvEltwiseReluFusionPass()]
+
+
+def shuffle_channel_conv(graph: ComputeGraph | None = None) -> list[GraphPass]:
+    """A Conv's fold of the channel shuffle before it (see shuffle_channel_conv_fusion_pass),
+    once the merge has put the Vector engine's Transpose beside the AI Core's Conv. It joins
+    only when the graph has a Reshape, a Transpose and a Conv, so other models' pass tables
+    stay as they were (no graph: it joins, for the names a breakpoint may take)."""
+    if graph is not None and not all(graph.holds(t) for t in ("Reshape", "Transpose", "Conv")):
+        return []
+    return [ShuffleChannelConvFusionPass()]
 
 
 def concat_notask(graph: ComputeGraph | None = None) -> list[GraphPass]:

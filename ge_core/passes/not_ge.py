@@ -15,6 +15,8 @@ NOT_GE: dict[str, str] = {
                           "(TbeConv*FusionPass)",
     "ConvEltwiseReluFusionPass": "FE fuses a Conv, an Add of another tensor and a Relu in UB "
                                  "fusion (TbeConvDoubleInFusionPass), in the AI Core's subgraph",
+    "ShuffleChannelConvFusionPass": "GE's parsers make a ShuffleChannel op of a channel "
+                                    "shuffle, which the AI Core runs as a kernel of its own",
     "ScanPass": "GE has no Scan: TensorFlow's While and GE's ForPass stand where it sits",
     "AssignLabelBodyStreamsPass": "GE runs the logical stream passes on each If/While body "
                                   "as a graph of its own; ours are inlined first",

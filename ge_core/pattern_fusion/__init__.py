@@ -12,14 +12,17 @@ from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.events import FusionMatched
 from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult, PatternMatcher
+from ge_core.pattern_fusion.shuffle_channel_conv_fusion_pass import ShuffleChannelConvFusionPass
 from ge_core.pattern_fusion.subgraph_rewriter import NewNode, Replacement, RewriteError, rewrite
 
 # In pipeline order: a BN first absorbs the Mul/Add after it, then folds into its Conv; a Conv
 # gains its bias before its Relu fuses; the BNs left over fuse with their Relu; last (in stage 2),
-# a Conv whose output a Relu reads through an Add takes both.
+# a Conv whose output a Relu reads through an Add takes both, and a Conv after a channel shuffle
+# takes the shuffle.
 FUSION_PASSES: tuple[type[PatternFusionPass], ...] = (
     BatchNormMulAddFusionPass, ConvBatchnormFusionPass, ConvBiasAddFusionPass, ConvReluFusionPass,
-    BatchNormReluFusionPass, MatMulAddFusionPass, ConvEltwiseReluFusionPass)
+    BatchNormReluFusionPass, MatMulAddFusionPass, ConvEltwiseReluFusionPass,
+    ShuffleChannelConvFusionPass)
 
 
 def fusion_passes() -> list[PatternFusionPass]:
@@ -31,4 +34,5 @@ __all__ = ["BatchNormMulAddFusionPass", "BatchNormReluFusionPass", "ConvBatchnor
            "ConvBiasAddFusionPass", "ConvEltwiseReluFusionPass", "ConvReluFusionPass",
            "FUSION_PASSES", "FusionMatched", "In", "MatMulAddFusionPass", "MatchResult", "NewNode",
            "Pat", "Pattern", "PatternFusionPass", "PatternMatcher", "Replacement", "RewriteError",
+           "ShuffleChannelConvFusionPass",
            "fused_ops", "fusion_passes", "rewrite"]

@@ -50,21 +50,23 @@ def _axis_taps(size: int, k: int, s: int, d: int, begin: int, out: int) -> _Axis
 
 
 def depthwise_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
-                   dst: np.ndarray | None) -> np.ndarray | None:
+                   dst: np.ndarray | None, shuffle: int = 1) -> np.ndarray | None:
     """The conv without bias, into ``dst`` if given; None where it is no depthwise conv this
-    path takes (a kernel of one tap, a channel multiplier, a phase plane of another size)."""
+    path takes (a kernel of one tap, a channel multiplier, a phase plane of another size, a
+    channel shuffle of a map that takes more than one band). ``shuffle`` > 1: the conv of
+    ``x``'s channels shuffled in that many groups (see ``_planes``)."""
     n, c = x.shape[:2]
     if not (group == c == w.shape[0] > 1 and w.shape[1] == 1 and math.prod(g.kernel) > 1):
         return None
     band = max(1, _BAND_BYTES // max(1, n * math.prod(g.kernel) * math.prod(g.out)
                                      * x.itemsize))
     plan = _plan(x.shape[2:], g)
-    if plan is None:
+    if plan is None or (shuffle > 1 and band < c):
         return None
     y = dst if dst is not None else np.empty((n, c, *g.out), np.result_type(x, w))
     for c0 in range(0, c, band):  # the columns of a large map a band of channels at a time
         part = slice(c0, c0 + band)
-        _taps_reduced(x[:, part], w[part], g, plan, y[:, part])
+        _taps_reduced(x[:, part], w[part], g, plan, y[:, part], shuffle)
     return y
 
 
@@ -113,17 +115,34 @@ def _plan(spatial: tuple[int, ...], g: Geometry) -> _Plan | None:
     return _Plan(margin, planes, reads, steps, tuple(edges))
 
 
-def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, plan: _Plan,
-                  y: np.ndarray) -> None:
-    """The depthwise conv of ``x``'s channels into ``y``, its taps read as ``plan`` says."""
+def _planes(x: np.ndarray, plan: _Plan, out: tuple[int, ...],
+            shuffle: int) -> dict[tuple[int, ...], np.ndarray]:
+    """Each phase plane of ``x``, flattened between zero margins (a shift off either end reads
+    zeros). With ``shuffle`` = g > 1 the planes take the channels shuffled (ShuffleNet's
+    channel shuffle: channel i * g + j is x's j * C/g + i), read in that order by the one
+    copy the planes cost anyway: the shuffle costs no pass of its own."""
     n, c = x.shape[:2]
-    out, taps, margin = g.out, math.prod(g.kernel), plan.margin
-    p = math.prod(out)
-    # each phase plane, flattened between zero margins: a shift off either end reads zeros
+    p, margin = math.prod(out), plan.margin
     planes: dict[tuple[int, ...], np.ndarray] = {}
     for phase, part in plan.planes:
         plane = planes[phase] = np.zeros((n, c, margin + p + margin), x.dtype)
-        plane[..., margin:margin + p].reshape(n, c, *out)[...] = x[part]
+        inside = plane[..., margin:margin + p]
+        if shuffle == 1:
+            inside.reshape(n, c, *out)[...] = x[part]
+        else:
+            groups = x.reshape(n, shuffle, c // shuffle, *x.shape[2:])
+            inside.reshape(n, c // shuffle, shuffle, *out)[...] = groups[part].swapaxes(1, 2)
+    return planes
+
+
+def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, plan: _Plan,
+                  y: np.ndarray, shuffle: int) -> None:
+    """The depthwise conv of ``x``'s channels (shuffled in ``shuffle`` groups) into ``y``, its
+    taps read as ``plan`` says."""
+    n, c = x.shape[:2]
+    out, taps = g.out, math.prod(g.kernel)
+    p = math.prod(out)
+    planes = _planes(x, plan, out, shuffle)
     cols = np.empty((n, c, *g.kernel, p), x.dtype)
     if plan.steps is not None:  # (stride 1) one strided view of the plane: one copy
         (plane,) = planes.values()

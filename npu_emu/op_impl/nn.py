@@ -228,19 +228,39 @@ def _winograd_tile(x: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> int
     return winograd_tile(x, w, g.out)
 
 
+def channel_shuffled(x: np.ndarray, group: int) -> np.ndarray:
+    """``x`` (N, C, ...) with its channels shuffled in ``group`` groups, as ShuffleNet's
+    Reshape (N, g, C/g, ...) -> Transpose (0, 2, 1, ...) -> Reshape (N, C, ...) does: channel
+    i * g + j is x's j * C/g + i."""
+    n, c = x.shape[:2]
+    if group < 1 or c % group:
+        raise ValueError(f"cannot shuffle {c} channels in {group} groups")
+    groups = x.reshape(n, group, c // group, *x.shape[2:])
+    return np.ascontiguousarray(groups.swapaxes(1, 2)).reshape(x.shape)
+
+
 @kernel("Conv", writes_out=True)
 def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad: str = "NOTSET",
          dilations: list[int] | None = None, group: int = 1, kernel_shape: list[int] | None = None,
          pads: list[int] | None = None, strides: list[int] | None = None,
+         input_shuffle_group: int = 1,
          out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
+    """ONNX's Conv. ``input_shuffle_group`` (not ONNX; ShuffleChannelConvFusionPass's) > 1:
+    the conv of x's channels shuffled in that many groups (``channel_shuffled``), which a
+    depthwise conv reads in shuffled order as it copies its input anyway."""
     # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
     n, m = x.shape[0], w.shape[0]
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
     dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
-    tile = _winograd_tile(x, w, g, group)
-    if tile:
-        return (winograd_conv(x, w, b, g.begin, g.out, tile, dst),)
-    if (y := depthwise_conv(x, w, g, group, dst)) is None:
+    if input_shuffle_group != 1 and (input_shuffle_group < 1 or x.shape[1] % input_shuffle_group):
+        raise ValueError(f"input_shuffle_group {input_shuffle_group} does not divide the "
+                         f"{x.shape[1]} input channels")
+    y = depthwise_conv(x, w, g, group, dst, input_shuffle_group)
+    if y is None:
+        if input_shuffle_group > 1:
+            x = channel_shuffled(x, input_shuffle_group)
+        if tile := _winograd_tile(x, w, g, group):
+            return (winograd_conv(x, w, b, g.begin, g.out, tile, dst),)
         y, biased = _im2col_conv(x, w, b, g, group, dst)
         if biased:
             return (y,)

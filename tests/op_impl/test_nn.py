@@ -142,6 +142,29 @@ def test_depthwise_conv_declines_what_it_cannot_shift():
     assert depthwise_conv(x, rand(8, 1, 3, 3), same, 4, None) is None  # a channel multiplier
 
 
+@pytest.mark.parametrize("w_shape, attrs", [
+    ((12, 1, 3, 3), {"group": 12, "pads": [1, 1, 1, 1]}),                   # depthwise: shifts
+    ((12, 1, 3, 3), {"group": 12, "pads": [1, 1, 1, 1], "strides": [2, 2]}),  # phase planes
+    ((12, 1, 3, 3), {"group": 12}),                            # no depthwise path: a copy
+    ((5, 12, 3, 3), {"pads": [1, 1, 1, 1]}),
+])
+@pytest.mark.parametrize("shuffle", [2, 3])
+def test_conv_of_channels_shuffled(w_shape, attrs, shuffle):
+    # input_shuffle_group g (ShuffleChannelConvFusionPass's): the conv of the input after
+    # ShuffleNet's Reshape (N, g, C/g, H, W) -> Transpose (0, 2, 1, 3, 4) -> Reshape
+    x, w, b = rand(2, 12, 8, 6), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
+    shuffled = x.reshape(2, shuffle, 12 // shuffle, 8, 6).transpose(0, 2, 1, 3, 4)
+    want = reference("Conv", [shuffled.reshape(x.shape), w, b], OPSET, **attrs)
+    check_kernel("Conv", [x, w, b], OPSET, want, rtol=RTOL, atol=ATOL,
+                 input_shuffle_group=shuffle, **attrs)
+
+
+def test_conv_refuses_a_shuffle_group_that_does_not_divide_the_channels():
+    with pytest.raises(ValueError, match="input_shuffle_group 5 does not divide the 12 input"):
+        run_kernel("Conv", [rand(1, 12, 4, 4), rand(12, 1, 3, 3)], OPSET, group=12,
+                   input_shuffle_group=5)
+
+
 def test_conv_1x1_float64():
     x, w = rand(2, 6, 5, 4, dtype=np.float64), rand(3, 6, 1, 1, seed=1, dtype=np.float64)
     check("Conv", [x, w], {})

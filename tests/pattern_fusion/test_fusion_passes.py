@@ -15,7 +15,8 @@ from ge_core.ops import InferShapeError, infer_shape
 from ge_core.pattern_fusion import (BatchNormMulAddFusionPass, BatchNormReluFusionPass,
                                     ConvBatchnormFusionPass, ConvBiasAddFusionPass,
                                     ConvEltwiseReluFusionPass, ConvReluFusionPass,
-                                    MatMulAddFusionPass, fusion_passes)
+                                    MatMulAddFusionPass, ShuffleChannelConvFusionPass,
+                                    fusion_passes)
 from fusion_testing import GraphBuilder, node, run_and_compare
 
 FOLD_TOL = {"rtol": 1e-4, "atol_scale": 1e-5}
@@ -199,6 +200,51 @@ def test_conv_eltwise_relu_leaves_what_it_cannot_fuse(kind):
     assert node(b.graph, "relu").type == "Relu"
 
 
+def shuffle_conv(kind="depthwise", group=2, c=6, stride=1, split=None, perm=(0, 2, 1, 3, 4),
+                 spare=False):
+    """ShuffleNet's channel shuffle (Reshape -> Transpose -> Reshape) feeding a Conv."""
+    b = GraphBuilder()
+    x = b.data("x", (1, c, 6, 6))
+    split = split or (1, group, c // group, 6, 6)
+    swap = b.op("Transpose", "swap", b.op("Reshape", "split", x, b.const("s1", split)),
+                perm=list(perm))
+    merged = b.op("Reshape", "merge", swap, b.const("s2", (1, c, 6, 6)))
+    if kind == "depthwise":   # as ShuffleNet: one 3x3 kernel per channel, a bias
+        conv = b.op("Conv", "conv", merged, b.weight("w", (c, 1, 3, 3)), b.weight("b", (c,)),
+                    group=c, pads=[1, 1, 1, 1], strides=[stride, stride])
+    else:   # a dense conv: the kernel shuffles a copy first
+        conv = b.op("Conv", "conv", merged, b.weight("w", (4, c, 3, 3)), pads=[1, 1, 1, 1])
+    b.output(conv, *([swap] if spare else []))
+    return b
+
+
+@pytest.mark.parametrize("kind, group, stride", [("depthwise", 2, 1), ("depthwise", 3, 2),
+                                                 ("dense", 2, 1)])
+def test_a_channel_shuffle_before_a_conv_becomes_the_convs_input_order(kind, group, stride):
+    b = shuffle_conv(kind, group, stride=stride)
+    assert run_and_compare(b, ShuffleChannelConvFusionPass()) == [1]   # bit for bit
+    conv = node(b.graph, "conv")
+    assert conv.op_desc.get_attr("input_shuffle_group") == group
+    assert conv.in_data_nodes()[0].name == "x"
+    assert {n.type for n in b.graph} == {"Data", "Const", "Conv", "NetOutput"}
+
+
+@pytest.mark.parametrize("kind", ["not a swap of the group axes", "split on another axis",
+                                  "shuffle read elsewhere", "conv off the ai core"])
+def test_shuffle_channel_conv_leaves_what_is_no_channel_shuffle(kind):
+    if kind == "not a swap of the group axes":
+        b = shuffle_conv(perm=(0, 1, 2, 4, 3))
+    elif kind == "split on another axis":   # (1, 6, 2, 3, 6): rows split, not channels
+        b = shuffle_conv(split=(1, 6, 2, 3, 6), perm=(0, 2, 1, 3, 4))
+    elif kind == "shuffle read elsewhere":
+        b = shuffle_conv(spare=True)
+    else:
+        b = shuffle_conv()
+        node(b.graph, "conv").op_desc.set_attr(ENGINE, "DNN_VM_AICPU")
+    assert run_and_compare(b, ShuffleChannelConvFusionPass()) == [0]
+    assert node(b.graph, "swap").type == "Transpose"
+
+
 def preactivation_bn():
     """DenseNet's pre-activation: pool -> BN -> Mul -> Add -> Relu -> Conv (a BN with no Conv
     before it, and a Caffe2 affine after it)."""
@@ -265,6 +311,6 @@ def test_the_pipeline_fuses_conv_bn_bias_relu_chains_in_one_sweep_each():
     y2 = b.op("Relu", "r2", b.op("Add", "a2", conv2, b.weight("bias2", (4, 1, 1))))
     b.output(b.op("Sum", "sum", y2, x))
     counts = run_and_compare(b, *fusion_passes(), **FOLD_TOL)
-    assert counts == [0, 1, 1, 2, 0, 0, 0]
+    assert counts == [0, 1, 1, 2, 0, 0, 0, 0]
     assert [n.type for n in b.graph.topological_sort() if n.type not in ("Const", "Data")] == [
         "FusedConv", "FusedConv", "Sum", "NetOutput"]

@@ -47,7 +47,8 @@ def known_pass_names() -> tuple[str, ...]:
     # with no graph, a list a graph joins only with the ops it acts on has every pass it may take
     passes = [pass_lists.infer_shape_for_preprocess(), *pass_lists.original_graph_passes(),
               *pass_lists.stage2_passes(), *pass_lists.control_flow_stream_passes(),
-              *pass_lists.conv_eltwise_relu(), *pass_lists.concat_notask(),
+              *pass_lists.conv_eltwise_relu(), *pass_lists.shuffle_channel_conv(),
+              *pass_lists.concat_notask(),
               *pass_lists.multi_batch_passes(True), *pass_lists.autofuse_passes(True)]
     for engine in ENGINES_WITH_PASSES:
         passes += pass_lists.engine_passes(engine)
