@@ -231,10 +231,8 @@ def _winograd_tile(x: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> int
 def channel_shuffled(x: np.ndarray, group: int) -> np.ndarray:
     """``x`` (N, C, ...) with its channels shuffled in ``group`` groups, as ShuffleNet's
     Reshape (N, g, C/g, ...) -> Transpose (0, 2, 1, ...) -> Reshape (N, C, ...) does: channel
-    i * g + j is x's j * C/g + i."""
+    i * g + j is x's j * C/g + i. (``group`` divides C: conv checks.)"""
     n, c = x.shape[:2]
-    if group < 1 or c % group:
-        raise ValueError(f"cannot shuffle {c} channels in {group} groups")
     groups = x.reshape(n, group, c // group, *x.shape[2:])
     return np.ascontiguousarray(groups.swapaxes(1, 2)).reshape(x.shape)
 
