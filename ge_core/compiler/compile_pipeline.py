@@ -52,6 +52,7 @@ from ge_core.passes import PassManager, PassRecord, Step
 from ge_core.passes.graph_pass import GraphPass
 from ge_core.passes.multi_batch import MultiBatchOptions, set_dynamic_output_dims
 from ge_core.stage_events import StageBegin, StageEnd
+from npu_emu.driver import host_malloc
 
 GE_THREAD_POOL_SIZE = 16  # GE optimises engine subgraphs on a pool of this size
 
@@ -100,6 +101,7 @@ class CompileResult:
 
 class CompilePipeline:
     def __init__(self, graph: ComputeGraph, options: CompileOptions | None = None) -> None:
+        host_malloc.tune()   # folding and fusions make and drop weights: tensor work too
         self.graph = graph
         self.options = options or CompileOptions()
         self.result = CompileResult(graph, nodes_before=len(graph.all_nodes()))
