@@ -418,8 +418,9 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
         return a[tuple(index)]
 
     taps = _tap_outputs(n, k, d, s, b, o)
-    if axis == acc.ndim - 1 and n == s * o and len(taps) >= 2 and acc.flags.c_contiguous:
-        return _fold_flat(ufunc, acc, taps, d, s, b, identity, into)
+    if n == s * o and (axis == acc.ndim - 1 or s == 1) and len(taps) >= 2 \
+            and acc.flags.c_contiguous:
+        return _fold_flat(ufunc, acc, axis, taps, d, s, b, identity, into)
     whole = [t for t in taps if t[1:] == (0, o)]
     rest = [t for t in taps if t[1:] != (0, o)]
     shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
@@ -444,24 +445,28 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
     return folded
 
 
-def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]], d: int,
-               s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
-    """The innermost axis of contiguous ``acc`` folded over its rows laid end to end. Each row
-    of o outputs reads a row of s * o inputs, so flat output i reads flat input s * i + offset
-    for a tap wherever it lies: a tap is one pass over every row at once, where numpy would
-    dispatch once per row of a 7..56-wide map. A tap that reaches past its row's end reads the
-    neighbouring row there: those border columns are folded again on their own."""
-    o = acc.shape[-1] // s
+def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int, int, int]],
+               d: int, s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
+    """Axis ``axis`` of contiguous ``acc`` folded over the array laid end to end: the innermost
+    axis at any stride, an outer one at stride 1 (its elements then blocks of the inner axes).
+    Each row of o outputs reads a row of s * o inputs, so flat output i reads flat input
+    s * i + offset for a tap wherever it lies: a tap is one pass over every row at once, where
+    numpy would dispatch once per row (a 7..56-wide map's rows, or the channels of a "same"
+    pool's outer axis: three times the time). A tap that reaches past its row's end reads the
+    neighbouring row there: those border outputs are folded again on their own."""
+    inner = math.prod(acc.shape[axis + 1:])   # s == 1 when inner > 1
+    o = acc.shape[axis] // s
     flat = acc.reshape(-1)
-    folded = np.empty((*acc.shape[:-1], o), acc.dtype) if into is None else into
+    folded = np.empty((*acc.shape[:axis], o, *acc.shape[axis + 1:]), acc.dtype) \
+        if into is None else into
     out = folded.reshape(-1)
 
     def run(j: int) -> tuple[int, int]:  # the flat outputs whose tap j lies inside the array
-        offset = j * d - b
+        offset = (j * d - b) * inner
         return max(0, -(offset // s)), min(out.size, (flat.size - 1 - offset) // s + 1)
 
     def reads(j: int, lo: int, hi: int) -> np.ndarray:
-        start = lo * s + j * d - b
+        start = lo * s + (j * d - b) * inner
         return flat[start:start + (hi - lo - 1) * s + 1:s]
 
     (j0, _, _), (j1, _, _) = taps[0], taps[1]
@@ -472,9 +477,10 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, taps: list[tuple[int, int, int]
         ufunc(out[jlo:jhi], reads(j, jlo, jhi), out=out[jlo:jhi])
     inner_lo, inner_hi = max(t[1] for t in taps), min(t[2] for t in taps)
     border = range(o) if inner_lo >= inner_hi else [*range(inner_lo), *range(inner_hi, o)]
+    lead = (slice(None),) * axis
     for c in border:
-        column = folded[..., c]
-        sources = [acc[..., c * s + j * d - b] for j, lo, hi in taps if lo <= c < hi]
+        column = folded[(*lead, c)]
+        sources = [acc[(*lead, c * s + j * d - b)] for j, lo, hi in taps if lo <= c < hi]
         if not sources:
             column.fill(identity)
         elif len(sources) == 1:
