@@ -116,6 +116,28 @@ def test_bad_model_is_one_line(capsys, tmp_path):
     assert code == 2 and "no such file" in err
 
 
+def test_the_repl_ends_a_run_on_a_bad_model_as_compile_says_it(capsys, tmp_path, monkeypatch):
+    # a Conv whose filter takes 5 channels of a 3-channel input: the parse's InferShape fails
+    import onnx
+    from onnx import TensorProto, helper
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")], "bad",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("w", TensorProto.FLOAT, [4, 5, 3, 3], [0.0] * 180)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              tmp_path / "bad.onnx")
+    fault = "node 'conv1' (op Conv): x has 3 channels, filter [4, 5, 3, 3] in 1 group(s) takes 5"
+    code, _, err = run(capsys, "compile", tmp_path / "bad.onnx")
+    assert code == 2 and err.rstrip().endswith(fault)
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("continue\nquit\n"))
+    main(["repl", str(tmp_path / "bad.onnx")])
+    (error,) = [line for line in capsys.readouterr().out.splitlines() if "error:" in line]
+    # the message names the node; no exception class (that is for our own bugs)
+    assert error.strip().startswith("error: ") and error.endswith(fault) and "Error:" not in error
+
+
 def test_exec_runs_a_loop_sunk_in_v2_and_hybrid_as_onnxruntime_does(capsys, tmp_path):
     import numpy as np
     import onnx

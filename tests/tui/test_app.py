@@ -69,8 +69,8 @@ async def test_a_bad_model_ends_its_run_with_an_error_line_and_the_app_goes_on(t
         await settle(pilot)
         await press(pilot, "f10")
         error = app.query_one(StatusBar).error
-        assert error.startswith("error: ParseError:") and "not a readable ONNX model" in error
-        assert "error: ParseError:" in log_text(app)
+        assert error.startswith("error: ") and "not a readable ONNX model" in error
+        assert "ParseError" not in error and "error: " in log_text(app)
         assert app.check_action("step", ()) is None      # finished: stepping is dimmed
         await run(pilot, f"target {TINY}")
         await press(pilot, "f10")

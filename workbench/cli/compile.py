@@ -8,7 +8,8 @@ from pathlib import Path
 
 from workbench.cli.ge_option_flags import BUILT, add_ge_options, ge_option_map
 from workbench.cli.model_files import load_model
-from workbench.cli.user_error import UserError, failure_text
+from workbench.cli.user_error import UserError
+from workbench.failure_text import failure_text
 from workbench.output_path import output_dir, writable_file
 
 

@@ -29,7 +29,8 @@ import numpy as np
 from ge_core.ge_options import RunMode
 from npu_emu.base.counted import counted
 from workbench.cli.ge_option_flags import BUILT, add_ge_options, ge_option_map, given
-from workbench.cli.user_error import UserError, failure_text
+from workbench.cli.user_error import UserError
+from workbench.failure_text import failure_text
 from workbench.output_path import writable_file, write_output
 
 MODES = tuple(m.value for m in RunMode)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.debugger.views.tensor_text import summary
+from workbench.failure_text import failure_text
 
 if TYPE_CHECKING:
     from workbench.debugger.run import Run
@@ -29,5 +30,5 @@ def finish_summary(run: Run, show_failed_calls: bool = True) -> tuple[str, ...]:
             lines.append(f"exit status {state.exit_status}")
     error = run.gate.error
     if error is not None:   # a phase failed: its message names the pass or node, no traceback
-        lines.append(f"error: {type(error).__name__}: {error}")
+        lines.append(f"error: {failure_text(error)}")
     return tuple(lines)
