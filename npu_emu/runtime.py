@@ -318,7 +318,8 @@ class Runtime:
         so an offline build with no device set is told no."""
         if feature != FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH:
             raise InvalidParamError(f"rtGetRtCapability: feature type {feature} is not modelled")
-        return self.config.soc.persistent_stream_unlimited_depth and self.current_context is not None
+        return (self.config.soc.persistent_stream_unlimited_depth
+                and self.current_context is not None)
 
     # -- handles for the pyACL facade: deterministic ints, never id() --------------------------
     def handle(self, obj: Any) -> int:

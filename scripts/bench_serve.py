@@ -10,10 +10,10 @@ Prints {"tabs", "rss_mb_per_tab", "pss_mb_per_tab", "first_screen_s": {p50, p95}
 "key_to_frame_ms": {p50, p95}, "key_to_frame_ms_all_open", "keys_without_frame", "errors",
 "cpu_s", "load_1min"}: errors are a tab that did not connect, never drew the lesson or closed;
 a key whose screen did not change in 5 s is counted apart; all_open: the keys pressed once
-every tab had drawn its first screen (no tab starting). RSS counts the pages a tab shares in full, PSS its share of
-them (the tabs' zygote included). cpu_s is where the CPU went (the server's relay, the tabs,
-these students). load_1min is the machine's load before and after: figures are comparable only
-at the same load, so compare trees side by side (--tree). Only loopback traffic; every loop is
+every tab had drawn its first screen (no tab starting). RSS counts the pages a tab shares in full,
+PSS its share of them (the tabs' zygote included). cpu_s is where the CPU went (the server's relay,
+the tabs, these students). load_1min is the machine's load before and after: figures are comparable
+only at the same load, so compare trees side by side (--tree). Only loopback traffic; every loop is
 bounded.
 """
 from __future__ import annotations

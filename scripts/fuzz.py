@@ -1,6 +1,7 @@
 """Fuzz gewb's entry points with bad input, and count how each case ended.
 
-    python scripts/fuzz.py --target onnx|om|commands|gwb|acl|exec|serve|escape|all --budget N [--json]
+    python scripts/fuzz.py --target onnx|om|commands|gwb|acl|exec|serve|escape|all
+        --budget N [--json]
 
 Cases are drawn by hypothesis (deterministic for a --seed) and run one by one in a worker
 process with a per-case timeout and a capped address space (scripts/fuzzing/worker.py). Per

@@ -84,7 +84,8 @@ class GraphUtils:
                 continue
             consumers = list(out_anchor.peers)
             src_idx = src_of.get(out_anchor.idx)
-            new_src = data_srcs[src_idx] if src_idx is not None and src_idx < len(data_srcs) else None
+            new_src = (data_srcs[src_idx] if src_idx is not None and src_idx < len(data_srcs)
+                       else None)
             for dst in consumers:
                 out_anchor.unlink(dst)
                 if new_src is not None:

@@ -72,7 +72,8 @@ def _check_edge(src, dst, peer, node, idx: int) -> None:
         raise GraphValidationError(
             f"node {node.name} ({node.type}): input {idx} expects {dst.dtype.short} but "
             f"{peer.label} produces {src.dtype.short}")
-    if src.shape.rank is not None and dst.shape.rank is not None and src.shape.rank != dst.shape.rank \
+    if src.shape.rank is not None and dst.shape.rank is not None \
+            and src.shape.rank != dst.shape.rank \
             and (src.shape.is_unknown or src.shape.num_elements() != dst.shape.num_elements()):
         # the same static element count is a flat read: a removed Reshape (ReshapeRemovePass)
         raise GraphValidationError(

@@ -11,8 +11,9 @@ its shapes become unknown, as GE's UpdateOutputFromSubgraphs makes a parent outp
 its branches disagree; it runs with run-time InferShape if taken, and the error is reported
 then. When the failing node's input shapes were all known, taking the branch always fails: it
 gives the parent no result (If and Case take their outputs from the other branches), and a
-static build compiles it to a FailedBranch node that reports the error when taken. ``infer_for_inputs`` infers a copy of an op
-for the inputs one execution has (GE's InferShape at run time), leaving its graph untouched.
+static build compiles it to a FailedBranch node that reports the error when taken.
+``infer_for_inputs`` infers a copy of an op for the inputs one execution has (GE's InferShape at run
+time), leaving its graph untouched.
 """
 from __future__ import annotations
 

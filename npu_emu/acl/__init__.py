@@ -31,9 +31,9 @@ from npu_emu.world import current_runtime, drop_implicit_world
 
 MAX_CONFIG_BYTES = 1 << 20   # an acl.json is a few lines; a path to anything larger is a mistake
 
-__all__ = ["init", "finalize", "get_recent_err_msg", "get_soc_name", "rt", "mdl", "util", "create_data_buffer",
-           "destroy_data_buffer", "get_data_buffer_addr", "get_data_buffer_size",
-           "get_data_buffer_size_v2", "update_data_buffer"]
+__all__ = ["init", "finalize", "get_recent_err_msg", "get_soc_name", "rt", "mdl", "util",
+           "create_data_buffer", "destroy_data_buffer", "get_data_buffer_addr",
+           "get_data_buffer_size", "get_data_buffer_size_v2", "update_data_buffer"]
 
 
 @acl_call()

@@ -153,7 +153,8 @@ class Model:
         ctrl = self.device.control_stream()
         for stream in streams:
             ctrl.device.submit(ctrl, Task(TaskType.MODEL_MAINTAINCE,
-                                          f"ModelMaintaince({op} {rt_stream_name(stream.id)} to m{self.id})",
+                                          f"ModelMaintaince({op} {rt_stream_name(stream.id)} "
+                                          f"to m{self.id})",
                                           self.device.cost.launch_ns))
         self.device.scheduler.drain(ctrl, waiter=f"{op} streams of model {self.id}")
 
@@ -172,7 +173,8 @@ class Model:
             if len(stream.sq.entries) >= stream.sq.depth:
                 raise StreamTaskFullError(
                     f"the SQ of stream {stream.label} is full ({stream.sq.depth} SQEs) while "
-                    f"building model {self.id}; without AutoSplit a model stream holds at most its SQ depth")
+                    f"building model {self.id}; without AutoSplit a model stream holds at most "
+                    "its SQ depth")
             self.device.enqueue(stream, task)
         if isinstance(task, LabelSetTask):
             task.label.stream, task.label.pos = task.stream, task.pos

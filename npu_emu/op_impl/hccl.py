@@ -1,5 +1,6 @@
 """The collectives as the host reference sees them: on a group of one rank, AllReduce, Broadcast
-and AllGather hand each rank its own input (the device runs them as HCCL tasks, npu_emu/feature/hccl.py).
+and AllGather hand each rank its own input (the device runs them as HCCL tasks,
+npu_emu/feature/hccl.py).
 """
 from __future__ import annotations
 

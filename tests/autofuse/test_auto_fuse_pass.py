@@ -70,7 +70,10 @@ graph g (5 nodes)
   %x : Data() -> f32[4,3] => [%autofuse_0_Add_Relu_Mul_Sigmoid:0] {index=0}
   %b : Const() -> f32[3] => [%autofuse_0_Add_Relu_Mul_Sigmoid:1] {value=<f32[3] [ 0.5,-1. , 2. ]>}
   %c : Const() -> f32[] => [%autofuse_0_Add_Relu_Mul_Sigmoid:2] {value=<f32[] [1.5]>}
-  %autofuse_0_Add_Relu_Mul_Sigmoid : AscBackend(%x:0, %b:0, %c:0) -> f32[4,3] => [%NetOutput:0] {_datadump_original_op_names=['Add_0','Relu_1','Mul_2','Sigmoid_3'], asc_graph=['t0=Add(x0,x1)','t1=Relu(t0)','t2=Mul(t1,x2)','t3=Sigmoid(t2)'], asc_opset=17, asc_outputs=['t3']}
+  %autofuse_0_Add_Relu_Mul_Sigmoid : AscBackend(%x:0, %b:0, %c:0) -> f32[4,3] => [%NetOutput:0] \
+{_datadump_original_op_names=['Add_0','Relu_1','Mul_2','Sigmoid_3'], \
+asc_graph=['t0=Add(x0,x1)','t1=Relu(t0)','t2=Mul(t1,x2)','t3=Sigmoid(t2)'], asc_opset=17, \
+asc_outputs=['t3']}
   %NetOutput : NetOutput(%autofuse_0_Add_Relu_Mul_Sigmoid:0) -> ()
 """
     graph = _fused(chain_model())

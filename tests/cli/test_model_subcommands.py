@@ -36,7 +36,8 @@ def test_the_repl_debugs_the_bundled_sample(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.StringIO("continue\nquit\n"))   # piped, as a script
     assert main(["repl", str(SAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert "target tiny_cnn.onnx: ONNX model, phases parse > compile > build > load > execute" in out
+    assert ("target tiny_cnn.onnx: ONNX model, phases parse > compile > build > load > execute"
+            in out)
     assert "output prob: f32[1,10]" in out
 
 

@@ -11,8 +11,8 @@ from workbench.debugger.outcomes import Error, Finished, Printed, Stopped, Table
 ROOT = Path(__file__).resolve().parents[2]
 
 SPEC_COMMANDS = ["step", "next", "continue", "finish", "run-to", "reverse-step",
-                 "reverse-continue", "goto", "break", "handle", "watch", "enable", "disable", "delete",
-                 "info", "print", "diff", "passes", "where", "timeline", "dump", "export",
+                 "reverse-continue", "goto", "break", "handle", "watch", "enable", "disable",
+                 "delete", "info", "print", "diff", "passes", "where", "timeline", "dump", "export",
                  "target", "set", "save-script", "say", "pause", "help"]
 
 

@@ -10,8 +10,8 @@ from workbench.commands.replay import replay
 ROOT = Path(__file__).resolve().parents[2]
 
 SESSION = ["target tiny_cnn.onnx", "break pass IdentityPass", "continue",
-           "watch node gap anchors", "continue", "print tensor conv1.w", "finish", "diff", "step node 3",
-           "next", "reverse-step", "passes", "print node residual_add", "set seed 1",
+           "watch node gap anchors", "continue", "print tensor conv1.w", "finish", "diff",
+           "step node 3", "next", "reverse-step", "passes", "print node residual_add", "set seed 1",
            "run-to pass PrunePass", "goto 42", "where", "info breakpoints", "info watches",
            "delete 2", "continue", "disable 1", "continue", "print tensor prob", "timeline",
            "enable 1", "reverse-continue"]

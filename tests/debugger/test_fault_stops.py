@@ -39,7 +39,8 @@ def test_continue_parks_at_the_deadlock_with_the_blocked_stream_then_ends_as_a_f
     assert streams.rows[2][-1] == "StreamWaitEvent(e0)#1"
     end = finished(deadlock.cont())          # not met again: the run ends
     faults = [line for line in end.summary if line.startswith("fault:")]
-    assert len(faults) == 1 and "deadlock.py:24: deadlock: synchronize consumer (stream rt2)" in faults[0]
+    assert (len(faults) == 1
+            and "deadlock.py:24: deadlock: synchronize consumer (stream rt2)" in faults[0])
     assert end.summary == _free_run_summary()   # the same report and exit status
 
 

@@ -162,7 +162,8 @@ def test_absent_optional_input_is_fine():
 def test_dtype_and_rank_mismatch_on_an_edge():
     g, x, a, b, out = chain()
     b.op_desc.update_input_desc(0, GeTensorDesc(GeShape((2, 3)), DataType.DT_INT64))
-    with pytest.raises(GraphValidationError, match="node b .Exp.: input 0 expects i64 but a:0 produces f32"):
+    with pytest.raises(GraphValidationError,
+                       match="node b .Exp.: input 0 expects i64 but a:0 produces f32"):
         validate(g)
     b.op_desc.input_descs[0] = GeTensorDesc(GeShape((2, 3, 2)), F32)
     with pytest.raises(GraphValidationError, match="expects rank 3 but a:0 produces"):

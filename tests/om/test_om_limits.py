@@ -125,7 +125,8 @@ CASES = {
     "an output its producer lacks": (P.MODEL_DEF, _relu_reads("x:3"),
                                      "input 'x:3': x has no output 3 (it has 1)"),
     "an output index that is no number": (P.MODEL_DEF, _relu_reads("x:-1"),
-                                          "input 'x:-1': input 0 is a control input; the node has 1 input desc(s)"),
+                                          "input 'x:-1': input 0 is a control input; "
+                                          "the node has 1 input desc(s)"),
     "a tensor of a type that holds no values": (
         P.MODEL_DEF, _valueless_tensor_attr,
         "tensor ?[2] has data of type DT_UNDEFINED, which holds no values"),

@@ -1,5 +1,6 @@
-"""ConstantFoldingPass: a node with Const inputs becomes Consts; folding cascades in one GEPass run; control order survives; random ops, big outputs and control flow
-stay. Every rewrite keeps the host executor's outputs bit for bit."""
+"""ConstantFoldingPass: a node with Const inputs becomes Consts; folding cascades in one GEPass run;
+control order survives; random ops, big outputs and control flow stay. Every rewrite keeps the host
+executor's outputs bit for bit."""
 import numpy as np
 from onnx import TensorProto, helper
 
@@ -116,7 +117,8 @@ def test_folds_inside_a_loop_body_with_identity_remove_keeping_the_body_interfac
         [helper.make_node("Constant", [], ["k"], value=helper.make_tensor("c", F, [2], [1, 2])),
          helper.make_node("Neg", ["k"], ["nk"]), helper.make_node("Add", ["v", "nk"], ["v_out"]),
          helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
-        [helper.make_tensor_value_info("i", I64, []), helper.make_tensor_value_info("cond_in", B, []),
+        [helper.make_tensor_value_info("i", I64, []),
+         helper.make_tensor_value_info("cond_in", B, []),
          helper.make_tensor_value_info("v", F, [2])],
         [helper.make_tensor_value_info("cond_out", B, []),
          helper.make_tensor_value_info("v_out", F, [2])])

@@ -198,7 +198,8 @@ def test_pass_manager_records_and_announces_each_pass():
     pm.add_pass("DropB", NodePassGroup("DropB", [DropB()])).add_pass("Nothing", Nothing())
     assert pm.run(g) is True
     first, second = pm.history
-    assert (first.name, first.changed, first.nodes_removed, first.nodes_after) == ("DropB", True, 1, 2)
+    assert (first.name, first.changed, first.nodes_removed,
+            first.nodes_after) == ("DropB", True, 1, 2)
     assert (second.name, second.changed) == ("Nothing", False)
     kinds = [type(e) for e in rec.events if isinstance(e, (PassBegin, PassEnd))]
     assert kinds == [PassBegin, PassEnd, PassBegin, PassEnd]

@@ -28,8 +28,9 @@ UNFOLDED = {"bvlc_alexnet": 1, "vgg19": 1, "zfnet512": 1}
 def manager() -> PassManager:
     node_passes = [DimensionAdjustPass(), ReshapeRemovePass(), CastRemovePass(),
                    IdentityPass(), TransposeTransposeFusionPass()]
-    passes = [infer_shape_for_preprocess(), ConstantFuseSamePass(), CommonSubexpressionEliminationPass(),
-              NodePassGroup("NodePasses", node_passes), ReshapeRecoveryPass(), PrunePass()]
+    passes = [infer_shape_for_preprocess(), ConstantFuseSamePass(),
+              CommonSubexpressionEliminationPass(), NodePassGroup("NodePasses", node_passes),
+              ReshapeRecoveryPass(), PrunePass()]
     pm = PassManager("OptimizeOriginalGraph")
     for p in passes:
         pm.add_pass(p.name, p)

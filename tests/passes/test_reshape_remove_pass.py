@@ -65,8 +65,10 @@ def test_recovery_puts_one_reshape_back_where_the_shapes_differ():
     assert dump_graph(g) == """\
 graph g (4 nodes)
   %x : Data() -> f32[2,3,4] => [%Reshape_ReshapeRecoveryPass_0:0] {index=0}
-  %Reshape_ReshapeRecoveryPass_0_shape : Const() -> i64[2] => [%Reshape_ReshapeRecoveryPass_0:1] {value=<i64[2] [4,6]>}
-  %Reshape_ReshapeRecoveryPass_0 : Reshape(%x:0, %Reshape_ReshapeRecoveryPass_0_shape:0) -> f32[4,6] => [%NetOutput:0]
+  %Reshape_ReshapeRecoveryPass_0_shape : Const() -> i64[2] => [%Reshape_ReshapeRecoveryPass_0:1] \
+{value=<i64[2] [4,6]>}
+  %Reshape_ReshapeRecoveryPass_0 : Reshape(%x:0, %Reshape_ReshapeRecoveryPass_0_shape:0) \
+-> f32[4,6] => [%NetOutput:0]
   %NetOutput : NetOutput(%Reshape_ReshapeRecoveryPass_0:0) -> ()
 """
 

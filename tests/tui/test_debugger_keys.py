@@ -197,7 +197,8 @@ async def test_a_click_on_a_timeline_lane_or_a_stream_column_selects_that_stream
         name = app.query_one("#timeline-text").lines[1 + at][0]
         assert name[0].strip() == lanes[at].name and "reverse" in name[1]
         scroll = app.query_one("#device-streams")   # the column scrolled into view
-        assert scroll.scroll_x <= grid.col * (COLUMN_WIDTH + 1) < scroll.scroll_x + scroll.size.width
+        assert scroll.scroll_x <= grid.col * (COLUMN_WIDTH + 1) < \
+            scroll.scroll_x + scroll.size.width
         await pilot.click(app.pane("device"), offset=(3, 0))   # its title: maximised
         await settle(pilot)
         first = next(i for i, c in enumerate(grid.columns) if len(c.window) >= 2)

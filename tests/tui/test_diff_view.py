@@ -29,7 +29,8 @@ def test_a_changed_line_marks_the_words_that_changed_in_colour():
     out = coloured_diff(DIFF, 80)
     assert isinstance(out, Text)
     lines = out.plain.splitlines()
-    assert "-%conv1 : Conv(%x:0, %w:0) stream=-1" in lines and "-%dead : Identity(%conv1:0)" in lines
+    assert "-%conv1 : Conv(%x:0, %w:0) stream=-1" in lines and \
+        "-%dead : Identity(%conv1:0)" in lines
     assert _styled(out, REMOVED_WORD) == ["-1"] and _styled(out, ADDED_WORD) == ["0"]
     removed = [s for s in out.spans if str(s.style) == REMOVED]
     added = [s for s in out.spans if str(s.style) == ADDED]

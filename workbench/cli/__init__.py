@@ -2,7 +2,8 @@
 
 One module a subcommand (tui, graph, ops, compile, passes, lessons, om_info, conformance,
 devrun, exec, repl, run), each with its ``add_<name>_parser`` and the function the subcommand
-runs: argument parsing and printing only. Bad input is a UserError (user_error.py): one line, exit status 2.
+runs: argument parsing and printing only. Bad input is a UserError (user_error.py): one line, exit
+status 2.
 """
 from __future__ import annotations
 

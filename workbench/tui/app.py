@@ -586,8 +586,9 @@ class WorkbenchApp(App):
         self.query_one(TimelinePane).mark_stream(message.stream)
 
     def on_timeline_pane_stream_picked(self, message: TimelinePane.StreamPicked) -> None:
-        """A lane clicked or picked with up / down: its stream selected as in the device pane (its column, at its
-        head), else (no such stream on the device now) marked in the timeline alone."""
+        """A lane clicked or picked with up / down: its stream selected as in the device pane (its
+        column, at its head), else (no such stream on the device now) marked in the timeline
+        alone."""
         if not self.query_one(DevicePane).grid.select_stream(message.stream):
             self.query_one(TimelinePane).mark_stream(message.stream)
 

@@ -36,8 +36,9 @@ class MemoryPane(Pane):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="memory-summary", markup=False)
-        yield TreeTable([Column("buffer", 8, 28, name=True), Column("offset", 6, 12), Column("bytes", 5, 9),
-                         Column("lifetime (op index)", 10, 200)], id="memory-table")
+        yield TreeTable([Column("buffer", 8, 28, name=True), Column("offset", 6, 12),
+                         Column("bytes", 5, 9), Column("lifetime (op index)", 10, 200)],
+                        id="memory-table")
 
     def read(self, views: SessionViews) -> MemoryView | None:
         d = views.debugger

@@ -100,7 +100,8 @@ class SourcePane(Pane):
         path = d.target.path
         breaks = {int(bp.spec.rpartition(":")[2]) for bp in d.breakpoints.values()
                   if bp.spec.startswith(f"{path.name}:")}
-        return SourceData(path.name, source_lines(path), program.frames() if not d.run.finished else (),
+        return SourceData(path.name, source_lines(path),
+                          program.frames() if not d.run.finished else (),
                           dict(program.submitted), list(program.fault_sites),
                           blocked_lines(d.run.world.runtime, program), breaks,
                           dict(d.handle_names().streams))

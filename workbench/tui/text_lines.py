@@ -54,7 +54,8 @@ class TextLines(Widget):
             return
         relayout = len(lines) != len(self.lines)
         self.lines = lines
-        self._strips = [Strip([Segment(printable(text), _style(style)) for text, style in line if text])
+        self._strips = [Strip([Segment(printable(text), _style(style))
+                              for text, style in line if text])
                         for line in lines]
         self.match = still_there(self.texts, self.search, self.match)
         self.refresh(layout=relayout)

@@ -7,9 +7,9 @@ longer passes data; its branches read the data directly and are started by strea
 
 Each StreamSwitch compares the cast predicate with its constant (switch_condition RT_EQUAL)
 and starts its branch's stream when they match; control edges from it to the branch's first
-nodes keep the branch after it, and one from the data's producer keeps the switch after that. As GE's CombineSwitchNode, the Switches that share a predicate
-share its Cast, StreamActive and two StreamSwitches. GE's cycle checks and control-flow groups
-(for TensorFlow loops) are not modelled.
+nodes keep the branch after it, and one from the data's producer keeps the switch after that. As
+GE's CombineSwitchNode, the Switches that share a predicate share its Cast, StreamActive and two
+StreamSwitches. GE's cycle checks and control-flow groups (for TensorFlow loops) are not modelled.
 """
 from __future__ import annotations
 

@@ -105,7 +105,8 @@ class ModelManager:
         sunk. ``feature_map_base`` / ``weights_base``: memory the caller provides for a static
         model's feature map (set feature memory base) or weights (set const memory base, filled
         by the caller); otherwise it allocates its feature map and shares weights where it can.
-        ``fixed_feature_map_base``: where the feature map's fixed part lies (InitFixedFeatureMap)."""
+        ``fixed_feature_map_base``: where the feature map's fixed part lies
+        (InitFixedFeatureMap)."""
         if self.is_need_hybrid_load(model):
             if feature_map_base is not None or weights_base is not None or \
                     fixed_feature_map_base is not None:

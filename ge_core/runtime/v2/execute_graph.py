@@ -142,7 +142,8 @@ class ExecuteGraph:
         attrs = " {" + ", ".join(f"{k}={format_attr(v)}" for k, v in sorted(shown.items())) \
             + "}" if shown else ""
         after = f" after {n.after}" if n.after else ""
-        return (f"[{n.id}] {not_ge_kernels.shown(n.type)} {n.name}({', '.join(map(value, n.inputs))}) -> "
+        return (f"[{n.id}] {not_ge_kernels.shown(n.type)} {n.name}("
+                f"{', '.join(map(value, n.inputs))}) -> "
                 f"({', '.join(map(value, n.outputs))}){attrs}{after}")
 
 

@@ -109,7 +109,8 @@ def test_a_joined_stream_must_be_joined_back(rt):
     t.launch_timed("K", 10)
     with pytest.raises(CaptureError) as err:
         rt.capture.end(s)
-    assert err.value.code == ACL_ERROR_RT_STREAM_UNJOINED and f"stream(s) rt{t.id}" in str(err.value)
+    assert (err.value.code == ACL_ERROR_RT_STREAM_UNJOINED
+            and f"stream(s) rt{t.id}" in str(err.value))
     s.launch_timed("eager again", 1)         # the streams are free again
     assert s.synchronize() == 0
 

@@ -20,24 +20,40 @@ from npu_emu.world import World
 
 CLONED = """\
 graph g (7 nodes)
-  %ascend_mbatch_shape_data : Data() -> i32[1] => [%ascend_mbatch_shape_mapindex:0] {_is_multi_batch_shape_data=True, index=1, mbatch-inserted-node=True}
-  %ascend_mbatch_shape_const : Const() -> i32[2] => [%ascend_mbatch_shape_mapindex:1] {value=<i32[2] [1,4]>}
-  %ascend_mbatch_shape_mapindex : MapIndex(%ascend_mbatch_shape_data:0, %ascend_mbatch_shape_const:0) -> i32[] => [%ascend_mbatch_shape_case:0]
-  %x : Data() -> f32[4,3] => [%ascend_mbatch_shape_case:1] {_all_origin_gears_inputs=['ND:DT_FLOAT:x:12:2:1,3','ND:DT_FLOAT:x:48:2:4,3'], _mbatch_origin_input_dims=[-1,3], index=0, mbatch-switch-name='ascend_mbatch_shape_case'}
+  %ascend_mbatch_shape_data : Data() -> i32[1] => [%ascend_mbatch_shape_mapindex:0] \
+{_is_multi_batch_shape_data=True, index=1, mbatch-inserted-node=True}
+  %ascend_mbatch_shape_const : Const() -> i32[2] => [%ascend_mbatch_shape_mapindex:1] \
+{value=<i32[2] [1,4]>}
+  %ascend_mbatch_shape_mapindex : MapIndex(%ascend_mbatch_shape_data:0, \
+%ascend_mbatch_shape_const:0) -> i32[] => [%ascend_mbatch_shape_case:0]
+  %x : Data() -> f32[4,3] => [%ascend_mbatch_shape_case:1] \
+{_all_origin_gears_inputs=['ND:DT_FLOAT:x:12:2:1,3','ND:DT_FLOAT:x:48:2:4,3'], \
+_mbatch_origin_input_dims=[-1,3], index=0, mbatch-switch-name='ascend_mbatch_shape_case'}
   %b : Const() -> f32[3] => [%ascend_mbatch_shape_case:2] {value=<f32[3] [1.,2.,3.]>}
-  %ascend_mbatch_shape_case : Case(%ascend_mbatch_shape_mapindex:0, %x:0, %b:0) -> f32[4,3] => [%NetOutput:0]; [^%NetOutput] @Batch_0 @Batch_1 {_batch_num=2, _pred_value_0=[1], _pred_value_1=[4], mbatch-inserted-node=True, mbatch_dynamic_type=1, user_designate_shape_order=[]}
+  %ascend_mbatch_shape_case : Case(%ascend_mbatch_shape_mapindex:0, %x:0, %b:0) -> f32[4,3] \
+=> [%NetOutput:0]; [^%NetOutput] @Batch_0 @Batch_1 \
+{_batch_num=2, _pred_value_0=[1], _pred_value_1=[4], mbatch-inserted-node=True, \
+mbatch_dynamic_type=1, user_designate_shape_order=[]}
   %NetOutput : NetOutput(%ascend_mbatch_shape_case:0, ^%ascend_mbatch_shape_case) -> ()
 subgraph Batch_0 of %ascend_mbatch_shape_case (5 nodes)
-  %x_ascend_mbatch_batch_0 : Data() -> f32[1,3] => [%Relu_0_ascend_mbatch_batch_0:0] {_mbatch_origin_input_dims=[-1,3], index=0, parent_node_index=1}
-  %b_ascend_mbatch_batch_0 : Data() -> f32[3] => [%Add_1_ascend_mbatch_batch_0:1] {index=1, parent_node_index=2}
-  %Relu_0_ascend_mbatch_batch_0 : Relu(%x_ascend_mbatch_batch_0:0) -> f32[1,3] => [%Add_1_ascend_mbatch_batch_0:0]
-  %Add_1_ascend_mbatch_batch_0 : Add(%Relu_0_ascend_mbatch_batch_0:0, %b_ascend_mbatch_batch_0:0) -> f32[1,3] => [%NetOutput_ascend_mbatch_batch_0:0]
+  %x_ascend_mbatch_batch_0 : Data() -> f32[1,3] => [%Relu_0_ascend_mbatch_batch_0:0] \
+{_mbatch_origin_input_dims=[-1,3], index=0, parent_node_index=1}
+  %b_ascend_mbatch_batch_0 : Data() -> f32[3] => [%Add_1_ascend_mbatch_batch_0:1] \
+{index=1, parent_node_index=2}
+  %Relu_0_ascend_mbatch_batch_0 : Relu(%x_ascend_mbatch_batch_0:0) -> f32[1,3] \
+=> [%Add_1_ascend_mbatch_batch_0:0]
+  %Add_1_ascend_mbatch_batch_0 : Add(%Relu_0_ascend_mbatch_batch_0:0, %b_ascend_mbatch_batch_0:0) \
+-> f32[1,3] => [%NetOutput_ascend_mbatch_batch_0:0]
   %NetOutput_ascend_mbatch_batch_0 : NetOutput(%Add_1_ascend_mbatch_batch_0:0) -> ()
 subgraph Batch_1 of %ascend_mbatch_shape_case (5 nodes)
-  %x_ascend_mbatch_batch_1 : Data() -> f32[4,3] => [%Relu_0_ascend_mbatch_batch_1:0] {_mbatch_origin_input_dims=[-1,3], index=0, parent_node_index=1}
-  %b_ascend_mbatch_batch_1 : Data() -> f32[3] => [%Add_1_ascend_mbatch_batch_1:1] {index=1, parent_node_index=2}
-  %Relu_0_ascend_mbatch_batch_1 : Relu(%x_ascend_mbatch_batch_1:0) -> f32[4,3] => [%Add_1_ascend_mbatch_batch_1:0]
-  %Add_1_ascend_mbatch_batch_1 : Add(%Relu_0_ascend_mbatch_batch_1:0, %b_ascend_mbatch_batch_1:0) -> f32[4,3] => [%NetOutput_ascend_mbatch_batch_1:0]
+  %x_ascend_mbatch_batch_1 : Data() -> f32[4,3] => [%Relu_0_ascend_mbatch_batch_1:0] \
+{_mbatch_origin_input_dims=[-1,3], index=0, parent_node_index=1}
+  %b_ascend_mbatch_batch_1 : Data() -> f32[3] => [%Add_1_ascend_mbatch_batch_1:1] \
+{index=1, parent_node_index=2}
+  %Relu_0_ascend_mbatch_batch_1 : Relu(%x_ascend_mbatch_batch_1:0) -> f32[4,3] \
+=> [%Add_1_ascend_mbatch_batch_1:0]
+  %Add_1_ascend_mbatch_batch_1 : Add(%Relu_0_ascend_mbatch_batch_1:0, %b_ascend_mbatch_batch_1:0) \
+-> f32[4,3] => [%NetOutput_ascend_mbatch_batch_1:0]
   %NetOutput_ascend_mbatch_batch_1 : NetOutput(%Add_1_ascend_mbatch_batch_1:0) -> ()
 """
 

@@ -51,7 +51,8 @@ class Target:
 def light_model(name: str) -> Path:
     """One of the real models the onnx wheel ships for its backend tests (found without
     importing onnx: opening a target does not parse it)."""
-    return Path(find_spec("onnx").origin).parent / "backend" / "test" / "data" / "light" / f"light_{name}.onnx"
+    return (Path(find_spec("onnx").origin).parent / "backend" / "test" / "data" / "light"
+            / f"light_{name}.onnx")
 
 
 def target_path(spec: str, base_dir: Path) -> Path:

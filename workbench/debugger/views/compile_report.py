@@ -45,10 +45,12 @@ def summary(result: CompileResult) -> str:
     lines += [f"  stage {s.stage:<22} {s.nodes_after:>6} nodes  {s.seconds * 1e3:8.1f} ms"
               for s in result.stages]
     if result.engines:
-        lines.append("  engines: " + ", ".join(f"{e} {n}" for e, n in sorted(result.engines.items())))
+        lines.append("  engines: "
+                     + ", ".join(f"{e} {n}" for e, n in sorted(result.engines.items())))
     if result.partitions:
         lines.append(f"  partitions: {len(result.partitions)} ("
-                     + ", ".join(f"{eng.replace('Engine', '')}:{n}" for _, eng, n in result.partitions[:8])
+                     + ", ".join(f"{eng.replace('Engine', '')}:{n}"
+                                 for _, eng, n in result.partitions[:8])
                      + (", ..." if len(result.partitions) > 8 else "") + ")")
     for w in result.warnings:
         lines.append(f"  warning: {w}")
@@ -76,7 +78,8 @@ def build_summary(built: BuildResult) -> str:
         + (f", {s.redundant_found} redundant" if s.redundant_found else "")
         + (f", {s.redundant_removed} removed" if s.redundant_removed else ""),
         f"  memory: feature map {m.feature_map_bytes} B = {m.mem_over_lower_bound:.3f} x lower "
-        f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; {shown_assigner(m.assigner)}); "
+        f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; "
+        f"{shown_assigner(m.assigner)}); "
         f"weights {m.weight_bytes} B, zero-copy {m.zero_copy_bytes} B",
     ]
     tasks = built.ge_model.tasks_by_stream()

@@ -34,8 +34,8 @@ def streams(rt: Runtime, logical: dict[int, int] | None = None,
     rows = []
     for d, s in _streams(rt):
         rows.append((str(d.id), stream_label(s.id, logical),
-                     *(names.get(s.id, "-") for _ in named), s.state.name.lower(), f"{s.sq.head_pos}", str(s.pending),
-                     f"{s.cq.unreclaimed}",
+                     *(names.get(s.id, "-") for _ in named), s.state.name.lower(),
+                     f"{s.sq.head_pos}", str(s.pending), f"{s.cq.unreclaimed}",
                      f"m{s.model.id}" + (" head" if s in s.model.head_streams else "")
                      if s.model else "-", str(s.waiting) if s.waiting else "-"))
     return TableOutcome("streams", ("dev", "stream", *named, "state", "next SQE", "pending",

@@ -49,7 +49,8 @@ def passes(state: RunState | None) -> Outcome:
         return Printed("no pass has run yet")
     build = len(records) - len(state.build_passes)
     rows = tuple((str(i), r.stage, not_ge.shown(r.name, r.stage), r.graph,
-                  "yes" if r.changed else "-", str(r.nodes_after), " ".join(filter(None, [type_delta_text(r.type_delta), *(
+                  "yes" if r.changed else "-", str(r.nodes_after),
+                  " ".join(filter(None, [type_delta_text(r.type_delta), *(
                       f"{k} {n}" for k, n in (r.detail if i > build else ()))])))
                  for i, r in enumerate(records, 1))
     return TableOutcome("passes", ("#", "stage", "pass", "graph", "changed", "nodes",

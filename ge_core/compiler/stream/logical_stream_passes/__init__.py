@@ -23,6 +23,6 @@ from ge_core.compiler.stream.logical_stream_passes.update_for_skipped_engine_pas
     UpdateForSkippedEnginePass)
 
 __all__ = ["AllReduceParallelPass", "AssignByDependencyPass", "AssignByLabelPass",
-           "AssignLabelBodyStreamsPass", "IndependentStreamPass", "NodeStreamUpdatePass", "OptimizeIneffectiveMultiStreamPass",
-           "RefreshContinuousStreamsPass", "SingleStreamPass", "UpdateForMdeGroupPass",
-           "UpdateForParallelGroupPass", "UpdateForSkippedEnginePass"]
+           "AssignLabelBodyStreamsPass", "IndependentStreamPass", "NodeStreamUpdatePass",
+           "OptimizeIneffectiveMultiStreamPass", "RefreshContinuousStreamsPass", "SingleStreamPass",
+           "UpdateForMdeGroupPass", "UpdateForParallelGroupPass", "UpdateForSkippedEnginePass"]

@@ -4,10 +4,10 @@ this execution.
 
 The copy lives in a throwaway one-node graph (shape_refiner's infer_for_inputs), so the
 model's graph is never touched. The Const inputs an InferShape may read (Reshape's shape,
-Slice's starts) are linked in as Consts. When the outputs still have unknown dims, they depend on input *values*
-computed on the device (a shape built by Shape -> Gather -> Concat, Expand's target shape from a
-graph input): GE's data-dependent InferShape. The host then synchronizes the stream, reads
-those inputs back, and infers again with them as Consts.
+Slice's starts) are linked in as Consts. When the outputs still have unknown dims, they depend on
+input *values* computed on the device (a shape built by Shape -> Gather -> Concat, Expand's target
+shape from a graph input): GE's data-dependent InferShape. The host then synchronizes the stream,
+reads those inputs back, and infers again with them as Consts.
 """
 from __future__ import annotations
 
