@@ -418,8 +418,8 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
         return a[tuple(index)]
 
     taps = _tap_outputs(n, k, d, s, b, o)
-    if n == s * o and (axis == acc.ndim - 1 or s == 1) and len(taps) >= 2 \
-            and acc.flags.c_contiguous:
+    if n == s * o and (axis == acc.ndim - 1 or s == 1 or _full_rate(s, taps)) \
+            and len(taps) >= 2 and acc.flags.c_contiguous:
         return _fold_flat(ufunc, acc, axis, taps, d, s, b, identity, into)
     whole = [t for t in taps if t[1:] == (0, o)]
     rest = [t for t in taps if t[1:] != (0, o)]
@@ -445,29 +445,40 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
     return folded
 
 
+def _full_rate(s: int, taps: list[tuple[int, int, int]]) -> bool:
+    """Whether a fold at stride ``s`` runs its passes at stride 1 and keeps every s-th output
+    (``_fold_flat``): at stride 2 with three taps or more (two passes a copy beats; with two
+    taps, the one pass at stride 2 is quicker than its copy and a pass over twice the data)."""
+    return s == 2 and len(taps) >= 3
+
+
 def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int, int, int]],
                d: int, s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
     """Axis ``axis`` of contiguous ``acc`` folded over the array laid end to end: the innermost
-    axis at any stride, an outer one at stride 1 (its elements then blocks of the inner axes).
-    Each row of o outputs reads a row of s * o inputs, so flat output i reads flat input
-    s * i + offset for a tap wherever it lies: a tap is one pass over every row at once, where
-    numpy would dispatch once per row (a 7..56-wide map's rows, or the channels of a "same"
-    pool's outer axis: three times the time). A tap that reaches past its row's end reads the
-    neighbouring row there: those border outputs are folded again on their own."""
-    inner = math.prod(acc.shape[axis + 1:])   # s == 1 when inner > 1
+    axis at any stride, an outer one at stride 1 or at ``_full_rate`` (its elements then blocks
+    of the inner axes). Each row of o outputs reads a row of s * o inputs, so flat output i
+    reads flat input s * i + offset for a tap wherever it lies: a tap is one pass over every
+    row at once, where numpy would dispatch once per row (a 7..56-wide map's rows, or the
+    channels of a "same" pool's outer axis: three times the time). At ``_full_rate`` the passes
+    run at stride 1 over every input position and every other output is kept by one copy:
+    strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools: up to a third
+    less time). A tap that reaches past its row's end reads the neighbouring row there: those
+    border outputs are folded again on their own."""
+    inner = math.prod(acc.shape[axis + 1:])   # s == 1 or _full_rate when inner > 1
     o = acc.shape[axis] // s
     flat = acc.reshape(-1)
     folded = np.empty((*acc.shape[:axis], o, *acc.shape[axis + 1:]), acc.dtype) \
         if into is None else into
-    out = folded.reshape(-1)
+    step = 1 if _full_rate(s, taps) else s   # the passes' stride
+    out = folded.reshape(-1) if step == s else np.empty(flat.size, acc.dtype)
 
     def run(j: int) -> tuple[int, int]:  # the flat outputs whose tap j lies inside the array
         offset = (j * d - b) * inner
-        return max(0, -(offset // s)), min(out.size, (flat.size - 1 - offset) // s + 1)
+        return max(0, -(offset // step)), min(out.size, (flat.size - 1 - offset) // step + 1)
 
     def reads(j: int, lo: int, hi: int) -> np.ndarray:
-        start = lo * s + (j * d - b) * inner
-        return flat[start:start + (hi - lo - 1) * s + 1:s]
+        start = lo * step + (j * d - b) * inner
+        return flat[start:start + (hi - lo - 1) * step + 1:step]
 
     (j0, _, _), (j1, _, _) = taps[0], taps[1]
     lo, hi = max(run(j0)[0], run(j1)[0]), min(run(j0)[1], run(j1)[1])
@@ -475,9 +486,12 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int
     for j, _, _ in taps[2:]:
         jlo, jhi = max(lo, run(j)[0]), min(hi, run(j)[1])
         ufunc(out[jlo:jhi], reads(j, jlo, jhi), out=out[jlo:jhi])
+    lead = (slice(None),) * axis
+    if step != s:   # every s-th of the stride-1 outputs
+        np.copyto(folded, out.reshape(*acc.shape[:axis], o, s, inner)[(*lead, slice(None), 0)]
+                  .reshape(folded.shape))
     inner_lo, inner_hi = max(t[1] for t in taps), min(t[2] for t in taps)
     border = range(o) if inner_lo >= inner_hi else [*range(inner_lo), *range(inner_hi, o)]
-    lead = (slice(None),) * axis
     for c in border:
         column = folded[(*lead, c)]
         sources = [acc[(*lead, c * s + j * d - b)] for j, lo, hi in taps if lo <= c < hi]
