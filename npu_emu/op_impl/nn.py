@@ -418,9 +418,10 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
         return a[tuple(index)]
 
     taps = _tap_outputs(n, k, d, s, b, o)
-    if n == s * o and (axis == acc.ndim - 1 or s == 1 or _full_rate(s, taps)) \
-            and len(taps) >= 2 and acc.flags.c_contiguous:
-        return _fold_flat(ufunc, acc, axis, taps, d, s, b, identity, into)
+    full_rate = _full_rate(s, taps) and s * (o - 1) < n   # output i: stride 1's at s * i
+    if (full_rate or n == s * o and (axis == acc.ndim - 1 or s == 1)) and len(taps) >= 2 \
+            and acc.flags.c_contiguous:
+        return _fold_flat(ufunc, acc, axis, taps, d, s, b, o, identity, into)
     whole = [t for t in taps if t[1:] == (0, o)]
     rest = [t for t in taps if t[1:] != (0, o)]
     shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
@@ -453,19 +454,20 @@ def _full_rate(s: int, taps: list[tuple[int, int, int]]) -> bool:
 
 
 def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int, int, int]],
-               d: int, s: int, b: int, identity: object, into: np.ndarray | None) -> np.ndarray:
+               d: int, s: int, b: int, o: int, identity: object,
+               into: np.ndarray | None) -> np.ndarray:
     """Axis ``axis`` of contiguous ``acc`` folded over the array laid end to end: the innermost
     axis at any stride, an outer one at stride 1 or at ``_full_rate`` (its elements then blocks
-    of the inner axes). Each row of o outputs reads a row of s * o inputs, so flat output i
+    of the inner axes). Where each row of o outputs reads a row of s * o inputs, flat output i
     reads flat input s * i + offset for a tap wherever it lies: a tap is one pass over every
     row at once, where numpy would dispatch once per row (a 7..56-wide map's rows, or the
     channels of a "same" pool's outer axis: three times the time). At ``_full_rate`` the passes
-    run at stride 1 over every input position and every other output is kept by one copy:
-    strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools: up to a third
-    less time). A tap that reaches past its row's end reads the neighbouring row there: those
-    border outputs are folded again on their own."""
+    run at stride 1 over every input position, and one copy keeps the outputs' (rows of any
+    length): strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools: up to a
+    third less time). A tap that reaches past its row's end reads the neighbouring row there:
+    those border outputs are folded again on their own."""
     inner = math.prod(acc.shape[axis + 1:])   # s == 1 or _full_rate when inner > 1
-    o = acc.shape[axis] // s
+    n = acc.shape[axis]
     flat = acc.reshape(-1)
     folded = np.empty((*acc.shape[:axis], o, *acc.shape[axis + 1:]), acc.dtype) \
         if into is None else into
@@ -487,9 +489,9 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int
         jlo, jhi = max(lo, run(j)[0]), min(hi, run(j)[1])
         ufunc(out[jlo:jhi], reads(j, jlo, jhi), out=out[jlo:jhi])
     lead = (slice(None),) * axis
-    if step != s:   # every s-th of the stride-1 outputs
-        np.copyto(folded, out.reshape(*acc.shape[:axis], o, s, inner)[(*lead, slice(None), 0)]
-                  .reshape(folded.shape))
+    if step != s:   # the outputs among the stride-1 ones
+        np.copyto(folded, out.reshape(*acc.shape[:axis], n, inner)[
+            (*lead, slice(0, s * (o - 1) + 1, s))].reshape(folded.shape))
     inner_lo, inner_hi = max(t[1] for t in taps), min(t[2] for t in taps)
     border = range(o) if inner_lo >= inner_hi else [*range(inner_lo), *range(inner_hi, o)]
     for c in border:
