@@ -448,8 +448,8 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
 
 def _full_rate(s: int, taps: list[tuple[int, int, int]]) -> bool:
     """Whether a fold at stride ``s`` runs its passes at stride 1 and keeps every s-th output
-    (``_fold_flat``): at stride 2 with three taps or more (two passes a copy beats; with two
-    taps, the one pass at stride 2 is quicker than its copy and a pass over twice the data)."""
+    (``_fold_flat``): at stride 2 with three taps or more. Two strided passes cost more than two
+    over twice the data and the copy; one (a 2x2 window) costs less than its pass and copy."""
     return s == 2 and len(taps) >= 3
 
 
@@ -462,10 +462,10 @@ def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int
     reads flat input s * i + offset for a tap wherever it lies: a tap is one pass over every
     row at once, where numpy would dispatch once per row (a 7..56-wide map's rows, or the
     channels of a "same" pool's outer axis: three times the time). At ``_full_rate`` the passes
-    run at stride 1 over every input position, and one copy keeps the outputs' (rows of any
-    length): strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools: up to a
-    third less time). A tap that reaches past its row's end reads the neighbouring row there:
-    those border outputs are folded again on their own."""
+    run at stride 1 over every input position, and one copy keeps the outputs among them (rows
+    of any length): strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools:
+    up to a third less time). A tap that reaches past its row's end reads the neighbouring row
+    there: those border outputs are folded again on their own."""
     inner = math.prod(acc.shape[axis + 1:])   # s == 1 or _full_rate when inner > 1
     n = acc.shape[axis]
     flat = acc.reshape(-1)
