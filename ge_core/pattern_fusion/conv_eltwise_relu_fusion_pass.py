@@ -17,23 +17,17 @@ apart, as FE's fusion would not run for it.
 """
 from __future__ import annotations
 
-from ge_core.graph import Node
-from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.pattern_fusion.fused_ops import FUSED_CONV
+from ge_core.pattern_fusion.fusion_utils import on_ai_core
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult
 from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
-
-def _ai_core(node: Node) -> bool:
-    return node.op_desc.get_attr(ENGINE) in (None, "AIcoreEngine")
-
-
-_conv = Pat("Conv", In("x"), In("w"), In("b", optional=True), name="conv", pred=_ai_core)
+_conv = Pat("Conv", In("x"), In("w"), In("b", optional=True), name="conv", pred=on_ai_core)
 _add = Pat(("Add", "Sum"), _conv, In("z"), name="add", commutative=True)  # a Sum of two
-_relu = Pat("Relu", _add, name="relu", pred=_ai_core)
+_relu = Pat("Relu", _add, name="relu", pred=on_ai_core)
 
 
 class ConvEltwiseReluFusionPass(PatternFusionPass):

@@ -1,11 +1,19 @@
-"""What several fusions ask of a match: output dims, BN mode, how a Const operand broadcasts."""
+"""What several fusions ask of a match: output dims, BN mode, how a Const operand broadcasts,
+whether a node is the AI Core's."""
 from __future__ import annotations
 
 import numpy as np
 
 from ge_core.graph import Node, OutDataAnchor
+from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.types import DataType
 from ge_core.passes.pass_utils import const_value, graph_opset
+
+
+def on_ai_core(node: Node) -> bool:
+    """Whether ``node`` runs on the AI Core or is not placed yet: stage 2's fusions join ops on
+    the AI Core only (a compile that excludes it keeps them apart, as FE's UB fusion would)."""
+    return node.op_desc.get_attr(ENGINE) in (None, "AIcoreEngine")
 
 
 def out_dims(node: Node, idx: int = 0) -> tuple[int, ...] | None:

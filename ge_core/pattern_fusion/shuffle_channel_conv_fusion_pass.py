@@ -19,10 +19,8 @@ Core's (or not yet placed).
 """
 from __future__ import annotations
 
-from ge_core.graph import Node
-from ge_core.graph.attr_names import ENGINE
 from ge_core.graph.op_desc import kernel_attrs
-from ge_core.pattern_fusion.fusion_utils import out_dims
+from ge_core.pattern_fusion.fusion_utils import on_ai_core, out_dims
 from ge_core.pattern_fusion.pattern import In, Pat, Pattern
 from ge_core.pattern_fusion.pattern_fusion_pass import PatternFusionPass
 from ge_core.pattern_fusion.pattern_matcher import MatchResult
@@ -30,15 +28,10 @@ from ge_core.pattern_fusion.subgraph_rewriter import Ref, Replacement
 
 SHUFFLE_GROUP = "input_shuffle_group"
 
-
-def _ai_core(node: Node) -> bool:
-    return node.op_desc.get_attr(ENGINE) in (None, "AIcoreEngine")
-
-
 _split = Pat("Reshape", In("x"), In("split_shape", const=True), name="split")
 _swap = Pat("Transpose", _split, name="swap")
 _merge = Pat("Reshape", _swap, In("merge_shape", const=True), name="merge")
-_conv = Pat("Conv", _merge, In("w"), In("b", optional=True), name="conv", pred=_ai_core)
+_conv = Pat("Conv", _merge, In("w"), In("b", optional=True), name="conv", pred=on_ai_core)
 
 
 class ShuffleChannelConvFusionPass(PatternFusionPass):
