@@ -10,6 +10,8 @@ subgraph on the thread pool) gets fresh instances.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ge_core.autofuse import AutoFusePass
 from ge_core.compiler.dvpp_graph_optimizer import DvppGraphOptimizer, wants_dvpp
 from ge_core.graph import ComputeGraph
@@ -143,10 +145,8 @@ def conv_eltwise_relu(graph: ComputeGraph | None = None) -> list[GraphPass]:
     back beside the AI Core's Conv and Relu (see conv_eltwise_relu_fusion_pass). It joins only
     when the graph has the three, so other models' pass tables stay as they were (no graph: it
     joins, for the names a breakpoint may take)."""
-    if graph is not None and not all(
-            graph.holds(*types) for types in (("Conv",), ("Add", "Sum"), ("Relu",))):
-        return []
-    return [ConvEltwiseReluFusionPass()]
+    return [ConvEltwiseReluFusionPass()] if _holds_all(graph, ("Conv",), ("Add", "Sum"),
+                                                       ("Relu",)) else []
 
 
 def shuffle_channel_conv(graph: ComputeGraph | None = None) -> list[GraphPass]:
@@ -154,15 +154,18 @@ def shuffle_channel_conv(graph: ComputeGraph | None = None) -> list[GraphPass]:
     once the merge has put the Vector engine's Transpose beside the AI Core's Conv. It joins
     only when the graph has a Reshape, a Transpose and a Conv, so other models' pass tables
     stay as they were (no graph: it joins, for the names a breakpoint may take)."""
-    if graph is not None and not all(graph.holds(t) for t in ("Reshape", "Transpose", "Conv")):
-        return []
-    return [ShuffleChannelConvFusionPass()]
+    return [ShuffleChannelConvFusionPass()] if _holds_all(graph, ("Reshape",), ("Transpose",),
+                                                          ("Conv",)) else []
 
 
 def concat_notask(graph: ComputeGraph | None = None) -> list[GraphPass]:
     """GE's OptimizeStage2 ends with ConcatNotaskPass, once the graph is stable
     (graph_manager.cc). It joins only when the graph has a Concat, so other models' pass
     tables stay as they were (no graph: it joins, for the names a breakpoint may take)."""
-    if graph is not None and not graph.holds(*CONCAT_TYPES):
-        return []
-    return [ConcatNotaskPass()]
+    return [ConcatNotaskPass()] if _holds_all(graph, CONCAT_TYPES) else []
+
+
+def _holds_all(graph: ComputeGraph | None, *needs: Collection[str]) -> bool:
+    """Whether ``graph`` holds a node of each of ``needs``' type sets; True for no graph (a list
+    asked with none returns every pass it may hold: the names a breakpoint may take)."""
+    return graph is None or all(graph.holds(*types) for types in needs)
