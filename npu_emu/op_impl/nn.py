@@ -418,10 +418,11 @@ def _fold_axis(ufunc: np.ufunc, acc: np.ndarray, axis: int, g: Geometry, i: int,
         return a[tuple(index)]
 
     taps = _tap_outputs(n, k, d, s, b, o)
-    full_rate = _full_rate(s, taps) and s * (o - 1) < n   # output i: stride 1's at s * i
-    if (full_rate or n == s * o and (axis == acc.ndim - 1 or s == 1)) and len(taps) >= 2 \
-            and acc.flags.c_contiguous:
-        return _fold_flat(ufunc, acc, axis, taps, d, s, b, o, identity, into)
+    if len(taps) >= 2 and acc.flags.c_contiguous:
+        if _full_rate(s, taps) and s * (o - 1) < n:   # output i: the stride-1 one at s * i
+            return _fold_flat(ufunc, acc, axis, taps, d, s, b, o, 1, identity, into)
+        if n == s * o and (axis == acc.ndim - 1 or s == 1):
+            return _fold_flat(ufunc, acc, axis, taps, d, s, b, o, s, identity, into)
     whole = [t for t in taps if t[1:] == (0, o)]
     rest = [t for t in taps if t[1:] != (0, o)]
     shape = (*acc.shape[:axis], o, *acc.shape[axis + 1:])
@@ -454,24 +455,24 @@ def _full_rate(s: int, taps: list[tuple[int, int, int]]) -> bool:
 
 
 def _fold_flat(ufunc: np.ufunc, acc: np.ndarray, axis: int, taps: list[tuple[int, int, int]],
-               d: int, s: int, b: int, o: int, identity: object,
+               d: int, s: int, b: int, o: int, step: int, identity: object,
                into: np.ndarray | None) -> np.ndarray:
     """Axis ``axis`` of contiguous ``acc`` folded over the array laid end to end: the innermost
     axis at any stride, an outer one at stride 1 or at ``_full_rate`` (its elements then blocks
     of the inner axes). Where each row of o outputs reads a row of s * o inputs, flat output i
     reads flat input s * i + offset for a tap wherever it lies: a tap is one pass over every
     row at once, where numpy would dispatch once per row (a 7..56-wide map's rows, or the
-    channels of a "same" pool's outer axis: three times the time). At ``_full_rate`` the passes
-    run at stride 1 over every input position, and one copy keeps the outputs among them (rows
-    of any length): strided reads cost numpy 2-4 times a contiguous pass (3x3 stride-2 pools:
-    up to a third less time). A tap that reaches past its row's end reads the neighbouring row
-    there: those border outputs are folded again on their own."""
+    channels of a "same" pool's outer axis: three times the time). ``step``, the passes'
+    stride, is s; or 1 at ``_full_rate``: the passes then run over every input position, and
+    one copy keeps the outputs among them (rows of any length): strided reads cost numpy 2-4
+    times a contiguous pass (3x3 stride-2 pools: up to a third less time). A tap that reaches
+    past its row's end reads the neighbouring row there: those border outputs are folded again
+    on their own."""
     inner = math.prod(acc.shape[axis + 1:])   # s == 1 or _full_rate when inner > 1
     n = acc.shape[axis]
     flat = acc.reshape(-1)
     folded = np.empty((*acc.shape[:axis], o, *acc.shape[axis + 1:]), acc.dtype) \
         if into is None else into
-    step = 1 if _full_rate(s, taps) else s   # the passes' stride
     out = folded.reshape(-1) if step == s else np.empty(flat.size, acc.dtype)
 
     def run(j: int) -> tuple[int, int]:  # the flat outputs whose tap j lies inside the array
