@@ -201,10 +201,15 @@ def test_conv_eltwise_relu_leaves_what_it_cannot_fuse(kind):
 
 
 def shuffle_conv(kind="depthwise", group=2, c=6, stride=1, split=None, perm=(0, 2, 1, 3, 4),
-                 spare=False):
-    """ShuffleNet's channel shuffle (Reshape -> Transpose -> Reshape) feeding a Conv."""
+                 spare=False, shuffled_before=False):
+    """ShuffleNet's channel shuffle (Reshape -> Transpose -> Reshape) feeding a Conv
+    (``shuffled_before``: its input a shuffle in 3 groups itself)."""
     b = GraphBuilder()
     x = b.data("x", (1, c, 6, 6))
+    if shuffled_before:
+        x = b.op("Reshape", "merge0", b.op(
+            "Transpose", "swap0", b.op("Reshape", "split0", x, b.const("s0", (1, 3, c // 3, 6, 6))),
+            perm=[0, 2, 1, 3, 4]), b.const("s3", (1, c, 6, 6)))
     split = split or (1, group, c // group, 6, 6)
     swap = b.op("Transpose", "swap", b.op("Reshape", "split", x, b.const("s1", split)),
                 perm=list(perm))
@@ -227,6 +232,15 @@ def test_a_channel_shuffle_before_a_conv_becomes_the_convs_input_order(kind, gro
     assert conv.op_desc.get_attr("input_shuffle_group") == group
     assert conv.in_data_nodes()[0].name == "x"
     assert {n.type for n in b.graph} == {"Data", "Const", "Conv", "NetOutput"}
+
+
+def test_a_conv_takes_one_shuffle_the_one_before_it_stays():
+    # two shuffles in a row: the Conv takes the second; the first, before a Conv that shuffles
+    # already, stays (two shuffles of different groups are no one shuffle)
+    b = shuffle_conv(shuffled_before=True)
+    assert run_and_compare(b, ShuffleChannelConvFusionPass()) == [1]   # bit for bit
+    assert node(b.graph, "conv").op_desc.get_attr("input_shuffle_group") == 2
+    assert node(b.graph, "swap0").type == "Transpose"
 
 
 @pytest.mark.parametrize("kind", ["not a swap of the group axes", "split on another axis",
