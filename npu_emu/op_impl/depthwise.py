@@ -1,11 +1,10 @@
 """Depthwise convolution: a Conv with as many groups as input and output channels, one small
 kernel per channel (ShuffleNet's and MobileNet's 3x3 convs).
 
-im2col does C tiny matmuls there over columns that cost more to build than to multiply, and
-the stride-1 flat path (``nn._flat_conv``) pays a padded copy of the input and a cropped copy
-of its product besides. Here every kernel tap is one *shift* of a flattened plane the size of
-the output, laid between zero margins (a shift past either end reads zeros), the reads that
-wrap into the next row zeroed:
+im2col does C tiny matmuls there over columns that cost more to build than to multiply (nine
+copies of the input for a 3x3 kernel; ``nn._shifted_columns`` at stride 1). Here every kernel
+tap is one *shift* of a flattened plane the size of the output, laid between zero margins (a
+shift past either end reads zeros), the reads that wrap into the next row zeroed:
 
 - with stride 1 and an output the size of the input ("same" padding), the plane is the input
   itself, and tap (ki, kj) reads it at one flat offset for every output;
@@ -16,8 +15,8 @@ wrap into the next row zeroed:
 With one plane, every tap is one strided view of it, and the taps are copied at once. Each
 channel's taps stack into a (taps, P) matrix; one batched matmul, C of (1 x taps) @
 (taps x P), reduces them straight into the output. ShuffleNet's depthwise convs, timed in
-its run, take 0-20% less time than by the flat path or im2col (the 28x28 stride-1 one no
-less: the columns' 9 copies of the input, not the calls, are the cost).
+its run, took 0-20% less time than by im2col (the 28x28 stride-1 one no less: the columns'
+9 copies of the input, not the calls, are the cost).
 """
 from __future__ import annotations
 

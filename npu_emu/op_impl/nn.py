@@ -3,8 +3,8 @@
 Convolution and pooling share one idea: a strided *window view* of the padded input, shaped
 (N, C, *kernel, *out), where element [n, c, k.., o..] is input[n, c, o*stride + k*dilation].
 Conv reshapes that view into the im2col matrix and does one matmul per group (a band of output
-rows at a time where the matrix would outgrow the cache; a stride-1 conv reads its taps as long
-runs of the flattened padded input instead: ``_flat_conv``, ``_tap_conv``, or Winograd for 3x3
+rows at a time where the matrix would outgrow the cache); a stride-1 conv builds the same
+matrix from long runs of the input instead (``_shifted_columns``), or takes Winograd for 3x3
 (module ``winograd``, whose transformed weights are kept from call to call); pooling folds
 the windows one spatial axis at a time, one kernel offset at a time (each a plain strided
 slice of the unpadded input, into the outputs whose window it reaches), which is far cheaper
@@ -111,112 +111,72 @@ def _add_bias(y: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np
         return np.add(y, b.reshape(_channel_shape(y)), out=y if out is None else out)
 
 
-def _flat_conv(xp: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> np.ndarray | None:
-    """A stride-1 conv by im2col over the padded input's full rows, or None where it doesn't
-    pay; the (N, M, L) product, for ``_cropped``.
+def _shifted_columns(x: np.ndarray, g: Geometry) -> np.ndarray:
+    """The im2col columns (N, C * kernel, out) of a stride-1 conv of ``x`` (unpadded), built
+    by copies of long runs: the window view's copy runs one short inner loop per output row,
+    and on 7..14-wide maps that loop, not the bytes, was most of a conv's time.
 
-    With stride 1, the taps of one kernel offset for all outputs are a single contiguous run of
-    each flattened padded channel (output rows taken at the padded width), so columns are built
-    by long slice copies, where the window view's copy runs short inner loops over output rows.
-    Only the innermost kernel axis is copied out (kw runs per channel, each reaching over the
-    outer taps' rows too); each outer tap (a kernel row, for 2-D) is then one matmul on a
-    strided view of those columns, summed: a third of the copying of a full 3x3 im2col, which
-    was most of a depthwise conv's time next to its tiny per-channel matmuls (ShuffleNet's
-    3x3 depthwise convs, timed alone: 10-45% faster).
-    The price: the matmuls run over L >= out columns (the pad columns between rows) and the
-    product is cropped by a copy. Grouped convs always gain; others when the extra columns are
-    under 10% and the M output rows are few next to the C * kernel column rows (measured:
-    SqueezeNet's expand convs lose; DenseNet's 32-output 3x3 convs gain, and gain more by
-    ``_tap_conv``, which is tried first). ``xp`` is the padded input.
-    """
-    if any(s != 1 for s in g.strides) or math.prod(g.kernel) == 1:
-        return None
-    n, c = xp.shape[:2]
-    m = w.shape[0]
-    length = _flat_length(xp, g)
-    worth_it = length <= 1.1 * math.prod(g.out) and 4 * m <= c * math.prod(g.kernel)
-    if group == 1 and not worth_it:
-        return None
-    row = _flat_rows(xp)
-    outer = _tap_starts(row[:-1], g.kernel[:-1], g.dilations[:-1])
-    kw, dw = g.kernel[-1], g.dilations[-1]
-    span = length + outer[-1]  # the columns the last outer tap reads
-    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
-    cols = np.empty((n, c, kw, span), xp.dtype)
+    First the innermost kernel axis's kw shifts: ``shifted[n, c, j, r.., q]`` is the padded
+    input at rows r.. (the outer axes, over every row an outer tap reads) and column
+    q + j * dilation. Each outer tap's rows of that are then one run per (n, c, j): the rows
+    a tap reads are consecutive, and each is exactly the output's width. The padding is the
+    zeros ``shifted`` starts as; the columns come in the weights' own (C, *kernel) order, so
+    the one matmul is im2col's (bit for bit: the same matrix). Measured, whole convs, against
+    the window view's im2col and the per-tap and flat paths this replaced, on the light models'
+    stride-1 convs that Winograd does not take: 1.02-1.13x faster, DenseNet's 128-to-32 3x3s
+    1.2x (14x14) and 1.35-1.45x (7x7), AlexNet's grouped 3x3s 1.8x; SqueezeNet's 55x55 and
+    ZFNet's 12x12 ones within the noise."""
+    n, c = x.shape[:2]
+    *outer_k, kw = g.kernel
+    *outer_d, dw = g.dilations
+    *outer_o, ow = g.out
+    *outer_b, bw = g.begin
+    extents = [o + (k - 1) * d for o, k, d in zip(outer_o, outer_k, outer_d)]
+    shifted = np.zeros((n, c, kw, *extents, ow), x.dtype)
+    if len(outer_k) <= 1 and ow == x.shape[-1] and x.flags.c_contiguous:
+        _shift_whole(x, shifted, outer_b[0] * ow if outer_k else 0, bw, dw)
+    else:
+        _shift_rows(x, shifted, outer_b, bw, dw)
+    if not outer_k:   # 1-D: the shifts are the columns
+        return shifted.reshape(n, c * kw, ow)
+    cols = np.empty((n, c, *outer_k, kw, *outer_o, ow), x.dtype)
+    for taps in np.ndindex(*outer_k):
+        reads = (slice(t * d, t * d + o) for t, d, o in zip(taps, outer_d, outer_o))
+        cols[(slice(None), slice(None), *taps)] = shifted[(slice(None),) * 3 + (*reads,)]
+    return cols.reshape(n, -1, math.prod(g.out))
+
+
+def _shift_whole(x: np.ndarray, shifted: np.ndarray, before: int, bw: int, dw: int) -> None:
+    """``_shifted_columns``'s shifts of a 1-D or 2-D ``x`` whose rows are the output's width:
+    each one run per channel of the flattened input, ``before`` elements in (the padding rows
+    above it). A shift's reads past a row's end land on the next row: those columns, padding,
+    are zeroed after (a 7x7 map's copy in 6-element runs took three times as long)."""
+    n, c, kw = shifted.shape[:3]
+    ow = shifted.shape[-1]
+    src, into = x.reshape(n, c, -1), shifted.reshape(n, c, kw, -1)
     for j in range(kw):
-        cols[:, :, j] = flat[:, :, j * dw:j * dw + span]
-    cols = cols.reshape(n, group, c // group * kw, span)
-    # (outer taps, G, M/G, C/G * kw): the weights of each outer tap, as its matmul reads them
-    per_row = np.moveaxis(w.reshape(m, c // group, len(outer), kw), 2, 0)
-    per_row = np.ascontiguousarray(per_row).reshape(len(outer), group, m // group, -1)
-    y = np.matmul(per_row[0], cols[..., :length])
-    for i, start in enumerate(outer[1:], 1):
-        y += np.matmul(per_row[i], cols[..., start:start + length])
-    return y.reshape(n, m, length)
+        shift = j * dw - bw   # output column q reads input column q + shift
+        lo, hi = max(0, before - shift), min(into.shape[-1], before - shift + src.shape[-1])
+        if lo < hi:
+            into[:, :, j, lo:hi] = src[:, :, lo - before + shift:hi - before + shift]
+        wrapped = slice(max(0, ow - shift), None) if shift > 0 else slice(0, max(0, -shift))
+        shifted[:, :, j, ..., wrapped] = 0
 
 
-def _flat_rows(xp: np.ndarray) -> list[int]:
-    """The flat (element) stride of each spatial axis of padded ``xp`` (N, C, *spatial)."""
-    return [math.prod(xp.shape[a + 1:]) for a in range(2, xp.ndim)]
-
-
-def _flat_length(xp: np.ndarray, g: Geometry) -> int:
-    """Columns of a stride-1 conv's product over the padded input's full rows (see
-    ``_flat_conv``): the last output's flat offset, plus one."""
-    return sum((o - 1) * r for o, r in zip(g.out, _flat_rows(xp))) + 1
-
-
-def _tap_starts(row: Sequence[int], kernel: Sequence[int],
-                dilations: Sequence[int]) -> list[int]:
-    """The flat offset of each kernel tap (row-major over the kernel), given the flat stride
-    ``row`` of each spatial axis."""
-    return [sum(kk * d * r for kk, d, r in zip(k, dilations, row)) for k in np.ndindex(*kernel)]
-
-
-def _taps_pay(x: np.ndarray, m: int, g: Geometry, group: int) -> bool:
-    """Whether conv takes the per-tap path (``_tap_conv``): stride 1, group 1, a kernel of more
-    than one tap, and at most half as many outputs M as input channels C. Its price is a pass
-    over the (M, L) product per tap where im2col writes a (C * kernel, L) matrix once; with few
-    outputs the columns are the bulk of the work (DenseNet's 128-to-32 3x3 convs: 1.2-1.9x
-    faster; at M >= C, as in SqueezeNet's expand convs, it loses up to 1.4x)."""
-    return group == 1 and all(s == 1 for s in g.strides) and math.prod(g.kernel) > 1 \
-        and 2 * m <= x.shape[1]
-
-
-def _tap_conv(xp: np.ndarray, w: np.ndarray, g: Geometry) -> np.ndarray:
-    """A stride-1 group-1 conv as one matmul per kernel tap, summed, with no im2col: tap k's
-    inputs for every output are one run of each flattened padded channel (as in
-    ``_flat_conv``), so W[:, :, k] (M x C) multiplies a strided view of the input that BLAS
-    reads in place. Returns the (N, M, L) product over full padded rows, for ``_cropped``."""
-    n, c = xp.shape[:2]
-    m = w.shape[0]
-    flat = np.ascontiguousarray(xp).reshape(n, c, -1)
-    length = _flat_length(xp, g)
-    per_tap = np.ascontiguousarray(np.moveaxis(w.reshape(m, c, -1), 2, 0))  # (taps, M, C)
-    dtype = np.result_type(xp, w)
-    y, part = np.empty((n, m, length), dtype), np.empty((n, m, length), dtype)
-    for i, start in enumerate(_tap_starts(_flat_rows(xp), g.kernel, g.dilations)):
-        np.matmul(per_tap[i], flat[:, :, start:start + length], out=part if i else y)
-        if i:
-            y += part
-    return y
-
-
-def _cropped(y: np.ndarray, g: Geometry, xp: np.ndarray, b: np.ndarray | None,
-             dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
-    """The outputs of an (N, M, L) product over the padded input's full rows, plus bias ``b``,
-    into ``dst`` if given; and True: nothing is left to add (as ``_im2col_conv`` returns)."""
-    n, m = y.shape[:2]
-    # the crop as a view of the fresh product (ndarray over its buffer: as_strided's checks
-    # cost more than a small conv's whole crop)
-    y = np.ndarray((n, m, *g.out), y.dtype, y, 0,
-                   (*y.strides[:2], *(r * y.itemsize for r in _flat_rows(xp))))
-    if b is not None:
-        return _add_bias(y, b, np.empty(y.shape, y.dtype) if dst is None else dst), True
-    if dst is None:
-        return y.copy(), True
-    np.copyto(dst, y)
-    return dst, True
+def _shift_rows(x: np.ndarray, shifted: np.ndarray, outer_b: Sequence[int], bw: int,
+                dw: int) -> None:
+    """``_shifted_columns``'s shifts, a row at a time: the input's rows into the output's."""
+    kw, *extents, ow = shifted.shape[2:]
+    rows = [(max(0, b), min(e, size + b)) for b, e, size in zip(outer_b, extents, x.shape[2:-1])]
+    if not all(lo < hi for lo, hi in rows):
+        return
+    into = tuple(slice(lo, hi) for lo, hi in rows)
+    src = tuple(slice(lo - b, hi - b) for (lo, hi), b in zip(rows, outer_b))
+    for j in range(kw):
+        lo, hi = max(0, bw - j * dw), min(ow, x.shape[-1] + bw - j * dw)
+        if lo < hi:
+            shifted[(slice(None), slice(None), j, *into, slice(lo, hi))] = \
+                x[(Ellipsis, *src, slice(lo + j * dw - bw, hi + j * dw - bw))]
 
 
 def _winograd_tile(x: np.ndarray, w: np.ndarray, g: Geometry, group: int) -> int:
@@ -259,39 +219,35 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
             x = channel_shuffled(x, input_shuffle_group)
         if tile := _winograd_tile(x, w, g, group):
             return (winograd_conv(x, w, b, g.begin, g.out, tile, dst),)
-        y, biased = _im2col_conv(x, w, b, g, group, dst)
-        if biased:
-            return (y,)
+        y = _im2col_conv(x, w, g, group, dst)
     if b is not None:
         _add_bias(y, b)
     return (y,)
 
 
-def _im2col_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, group: int,
-                 dst: np.ndarray | None) -> tuple[np.ndarray, bool]:
-    """The conv by im2col, and whether bias ``b`` is added already (the flat path adds it in
-    the pass that crops its product, saving a pass over the output)."""
+def _im2col_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
+                 dst: np.ndarray | None) -> np.ndarray:
+    """The conv without bias by im2col: (N, G, C/G * kernel, out) columns, one matmul per
+    group. An unpadded 1x1 stride-1 conv's columns are the input itself (a plain matmul:
+    ShuffleNet's and ResNet's many 1x1 convs); any other stride-1 conv's are built by
+    ``_shifted_columns``, a strided one's by copying the window view, a band of output rows at
+    a time where they would outgrow the cache."""
     n, m = x.shape[0], w.shape[0]
-    w_groups = w.reshape(group, m // group, -1)
-    xp = _padded(x, g, 0)
-    if _taps_pay(x, m, g, group):
-        return _cropped(_tap_conv(xp, w, g), g, xp, b, dst)
-    flat = _flat_conv(xp, w, g, group)
-    if flat is not None:
-        return _cropped(flat, g, xp, b, dst)
-    # im2col: (N, G, C/G * kernel, out). An unpadded 1x1 stride-1 conv's columns are the
-    # input itself (a plain matmul; ShuffleNet's and ResNet's many 1x1 convs skip the window
-    # view); any other's reshape of the window view copies.
-    if xp is x and math.prod(g.kernel) == 1 and all(s == 1 for s in g.strides):
-        cols = x.reshape(n, group, -1, math.prod(g.out))
-    elif group == 1 and w[0].size * math.prod(g.out) > 4 * _IM2COL_BAND:
-        return _banded_im2col_conv(xp, w, g, dst), False
+    p = math.prod(g.out)
+    big = group == 1 and w[0].size * p > 4 * _IM2COL_BAND
+    if all(s == 1 for s in g.strides) and not big:
+        unpadded = not any(g.begin) and tuple(g.out) == x.shape[2:]
+        cols = x if math.prod(g.kernel) == 1 and unpadded else _shifted_columns(x, g)
+    elif big:
+        return _banded_im2col_conv(_padded(x, g, 0), w, g, dst)
     else:
-        cols = _windows(xp, g).reshape(n, group, -1, math.prod(g.out))
+        cols = _windows(_padded(x, g, 0), g)
+    cols = cols.reshape(n, group, -1, p)
+    w_groups = w.reshape(group, m // group, -1)
     if dst is None:
-        return np.matmul(w_groups, cols).reshape(n, m, *g.out), False
+        return np.matmul(w_groups, cols).reshape(n, m, *g.out)
     np.matmul(w_groups, cols, out=dst.reshape(n, group, m // group, -1))
-    return dst, False
+    return dst
 
 
 _IM2COL_BAND = 1 << 18  # elements of one band's columns (1 MB of float32: the L2 cache)

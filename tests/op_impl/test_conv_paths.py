@@ -1,7 +1,9 @@
-"""Conv's stride-1 "flat" im2col (columns over the padded rows, product cropped after) and its
-banded im2col (a band of output rows at a time) against onnx's ReferenceEvaluator, on shapes
-chosen so that the path is taken (see nn._flat_conv and nn._banded_im2col_conv)."""
+"""Conv's stride-1 im2col from shifted runs of the input and its banded im2col (a band of output
+rows at a time) against onnx's ReferenceEvaluator, on shapes chosen so that the path is taken
+(see nn._shifted_columns and nn._banded_im2col_conv)."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -16,18 +18,49 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
 
 
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
-    # Wide rows, few outputs next to C * kernel: taken for group 1.
     ((2, 8, 5, 30), (4, 8, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 8, 5, 40), (4, 8, 3, 3), {"pads": [1, 2, 1, 2], "dilations": [1, 2]}),
-    ((1, 8, 2, 2, 40), (2, 8, 1, 1, 3), {"pads": [0, 0, 1, 0, 0, 1]}),
-    # Grouped: always taken with stride 1. Depthwise with a channel multiplier, SAME padding.
+    ((1, 3, 9, 7), (4, 3, 3, 2), {"pads": [2, 0, 1, 3], "dilations": [3, 1]}),
+    # pads wider than the kernel reaches: whole rows and columns of zeros
+    ((1, 2, 4, 3), (3, 2, 2, 2), {"pads": [3, 4, 2, 3]}),
     ((2, 6, 7, 9), (12, 1, 3, 3), {"group": 6, "auto_pad": "SAME_UPPER"}),
     ((1, 8, 6, 6), (4, 2, 3, 3), {"group": 4, "pads": [1, 0, 1, 0]}),
+    ((1, 4, 6, 6), (4, 4, 1, 1), {"pads": [1, 1, 0, 0]}),  # 1x1, padded: not the input itself
+    ((1, 3, 40), (4, 3, 5), {"pads": [2, 1], "dilations": [2]}),
+    ((1, 3, 40), (4, 3, 5), {"pads": [2, 2]}),
+    # shifts wider than the map: every read of an outer tap wraps
+    ((1, 2, 3, 2), (2, 2, 1, 3), {"pads": [0, 3, 0, 3], "dilations": [1, 3]}),
+    ((1, 8, 2, 2, 40), (2, 8, 1, 1, 3), {"pads": [0, 0, 1, 0, 0, 1]}),
+    ((1, 2, 5, 6, 7), (3, 2, 3, 2, 3), {"pads": [1, 0, 2, 1, 1, 0], "dilations": [1, 2, 1]}),
 ])
-def test_conv_flat_im2col(x_shape, w_shape, attrs):
+def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
+    from npu_emu.op_impl import nn
+    taken = []
+    shifted = nn._shifted_columns
+    monkeypatch.setattr(nn, "_shifted_columns", lambda *a: taken.append(1) or shifted(*a))
     x, w, b = rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
     want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
     check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-5, **attrs)
+    assert taken
+
+
+@pytest.mark.parametrize("kernel, dilations, pads, path", [
+    # rows of another width than the output's: row by row
+    ((3, 2), [2, 1], [1, 0, 2, 0], "_shift_rows"),
+    # the output's width: whole channels at once
+    ((3, 3), [1, 2], [1, 2, 1, 2], "_shift_whole"),
+])
+def test_shifted_columns_are_the_window_views(monkeypatch, kernel, dilations, pads, path):
+    # The same matrix as the padded input's window view, so the conv rounds as im2col did.
+    from npu_emu.op_impl import nn
+    taken = []
+    shift = getattr(nn, path)
+    monkeypatch.setattr(nn, path, lambda *a: taken.append(1) or shift(*a))
+    x = rand(2, 3, 7, 8)
+    g = nn._geometry(x.shape[2:], kernel, None, dilations, pads, "NOTSET")
+    windows = nn._windows(nn._padded(x, g, 0), g).reshape(2, 3 * math.prod(kernel), -1)
+    np.testing.assert_array_equal(nn._shifted_columns(x, g), windows)
+    assert taken
 
 
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
