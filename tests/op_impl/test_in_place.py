@@ -62,12 +62,12 @@ def test_winograd_conv_writes_its_tiles_into_the_buffer():
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-5)
 
 
-def test_flat_im2col_conv_adds_its_bias_into_the_buffer():
-    # a depthwise 3x3 conv takes the flat im2col path, whose crop pass adds the bias
-    x, w, b = randn(1, 8, 9, 9), randn(8, 1, 3, 3, seed=1), randn(8, seed=2)
-    attrs = {"group": 8, "pads": [1, 1, 1, 1]}
-    want = get_kernel("Conv")(x, w, **attrs)[0] + b.reshape(8, 1, 1)
-    out = np.empty_like(want)
+def test_shifted_im2col_conv_writes_into_the_buffer_and_adds_its_bias():
+    # a grouped stride-1 3x3 conv: columns from _shifted_columns, the product into the buffer
+    x, w, b = randn(1, 8, 9, 9), randn(6, 4, 3, 3, seed=1), randn(6, seed=2)
+    attrs = {"group": 2, "pads": [1, 1, 1, 1]}
+    want = get_kernel("Conv")(x, w, **attrs)[0] + b.reshape(6, 1, 1)
+    out = np.full_like(want, np.nan)
     assert get_kernel("Conv")(x, w, b, out=(out,), **attrs)[0] is out
     np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(get_kernel("Conv")(x, w, b, **attrs)[0], want, rtol=1e-6,
