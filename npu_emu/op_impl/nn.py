@@ -213,7 +213,11 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     if input_shuffle_group != 1 and (input_shuffle_group < 1 or x.shape[1] % input_shuffle_group):
         raise ValueError(f"input_shuffle_group {input_shuffle_group} does not divide the "
                          f"{x.shape[1]} input channels")
-    y = depthwise_conv(x, w, g, group, dst, input_shuffle_group)
+    if x.size == 0 or 0 in g.out:   # no outputs, or sums over no inputs: 0 (and the bias)
+        y = np.zeros((n, m, *g.out), np.result_type(x, w)) if dst is None else dst
+        y[...] = 0
+    else:
+        y = depthwise_conv(x, w, g, group, dst, input_shuffle_group)
     if y is None:
         if input_shuffle_group > 1:
             x = channel_shuffled(x, input_shuffle_group)
