@@ -83,12 +83,13 @@ def test_conv_versions(opset, attrs):
 
 
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
-    # few outputs per input channel, stride 1: one matmul per kernel tap, summed
+    # stride 1: im2col's columns from shifted runs of the input (nn._shifted_columns); few
+    # outputs per input channel (the per-tap path's shapes, before it)
     ((2, 16, 7, 6), (4, 16, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((2, 16, 9, 8), (8, 16, 3, 2), {"dilations": [2, 3], "pads": [2, 0, 1, 3]}),
     ((1, 12, 4, 5, 6), (3, 12, 2, 3, 3), {"pads": [1, 0, 1, 0, 1, 1]}),
     ((1, 10, 9), (5, 10, 4), {"pads": [2, 1]}),
-    # grouped, stride 1: columns of the innermost kernel axis, one matmul per outer tap
+    # grouped (the flat path's shapes, before it)
     ((2, 6, 7, 8), (6, 1, 5, 3), {"group": 6, "pads": [2, 1, 2, 1], "dilations": [1, 2]}),
     ((1, 8, 4, 5, 6), (4, 4, 3, 2, 3), {"group": 2, "pads": [1, 0, 1, 1, 1, 1]}),
 ])
