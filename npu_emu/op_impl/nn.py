@@ -214,8 +214,8 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
         raise ValueError(f"input_shuffle_group {input_shuffle_group} does not divide the "
                          f"{x.shape[1]} input channels")
     if x.size == 0 or 0 in g.out:   # no outputs, or sums over no inputs: 0 (and the bias)
-        y = np.zeros((n, m, *g.out), np.result_type(x, w)) if dst is None else dst
-        y[...] = 0
+        y = np.empty((n, m, *g.out), np.result_type(x, w)) if dst is None else dst
+        y.fill(0)
     else:
         y = depthwise_conv(x, w, g, group, dst, input_shuffle_group)
     if y is None:
@@ -232,20 +232,20 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
 def _im2col_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
                  dst: np.ndarray | None) -> np.ndarray:
     """The conv without bias by im2col: (N, G, C/G * kernel, out) columns, one matmul per
-    group. An unpadded 1x1 stride-1 conv's columns are the input itself (a plain matmul:
-    ShuffleNet's and ResNet's many 1x1 convs); any other stride-1 conv's are built by
-    ``_shifted_columns``, a strided one's by copying the window view, a band of output rows at
-    a time where they would outgrow the cache."""
+    group. Columns that would outgrow the cache go a band of output rows at a time; else a
+    strided conv's are a copy of the window view, an unpadded 1x1 stride-1 conv's the input
+    itself (a plain matmul: ShuffleNet's and ResNet's many 1x1 convs), any other's built by
+    ``_shifted_columns``."""
     n, m = x.shape[0], w.shape[0]
     p = math.prod(g.out)
-    big = group == 1 and w[0].size * p > 4 * _IM2COL_BAND
-    if all(s == 1 for s in g.strides) and not big:
-        unpadded = not any(g.begin) and tuple(g.out) == x.shape[2:]
-        cols = x if math.prod(g.kernel) == 1 and unpadded else _shifted_columns(x, g)
-    elif big:
+    if group == 1 and w[0].size * p > 4 * _IM2COL_BAND:
         return _banded_im2col_conv(_padded(x, g, 0), w, g, dst)
-    else:
+    if any(s != 1 for s in g.strides):
         cols = _windows(_padded(x, g, 0), g)
+    elif math.prod(g.kernel) == 1 and not any(g.begin) and tuple(g.out) == x.shape[2:]:
+        cols = x
+    else:
+        cols = _shifted_columns(x, g)
     cols = cols.reshape(n, group, -1, p)
     w_groups = w.reshape(group, m // group, -1)
     if dst is None:
