@@ -29,7 +29,7 @@ def random_feeds(graph: ComputeGraph, seed: int = 0,
     for n in graph.input_nodes:
         desc = n.op_desc.output_descs[0]
         name = n.op_desc.output_names[0] or n.name
-        dims = [] if desc.shape.rank is None else [d if d > 0 else 1 for d in desc.shape.dims]
+        dims = [] if desc.shape.rank is None else [d if d >= 0 else 1 for d in desc.shape.dims]
         if desc.dtype == DataType.DT_VARIANT:  # a sequence: an empty one
             feeds[name] = []
             continue

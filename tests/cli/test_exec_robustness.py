@@ -143,3 +143,22 @@ def test_a_result_that_overflows_is_inf_without_a_python_warning(command, tmp_pa
                            *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == ""
     assert "y: f32[4] min inf max inf" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["graph", "--run"], ["exec", "--mode", "hybrid"],
+                                     ["exec", "--mode", "sink"]])
+def test_a_model_with_an_empty_input_runs_on_an_empty_input_to_nan_without_a_warning(
+        command, tmp_path):
+    """A 0 dim is a dim: the random input a run makes has it (it was made 1, which the run
+    then refused as not the model's shape), and the mean of no values is nan, without
+    numpy's "Mean of empty slice" and its source line on the user's screen."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 0, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("GlobalAveragePool", ["x"], ["y"])], "empty",
+                              [x], [y])
+    path = save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+                tmp_path, "empty")
+    done = subprocess.run([sys.executable, "-m", "workbench.cli", command[0], path,
+                           *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == ""
+    assert "y: f32[1,2,1,1] min nan max nan" in done.stdout

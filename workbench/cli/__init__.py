@@ -73,9 +73,12 @@ def version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # A kernel computes what the device computes, IEEE inf and nan included, without a word:
-    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device.
+    # numpy's "overflow encountered in ..." on stderr is Python talking, not the device; so is
+    # its word on a mean or variance of nothing (ReduceMean, GlobalAveragePool of an empty
+    # map), which is nan.
     warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero|underflow) "
-                            r"encountered", RuntimeWarning)
+                            r"encountered|Mean of empty slice|Degrees of freedom <= 0",
+                            RuntimeWarning)
     parser = argparse.ArgumentParser(prog="gewb", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"gewb {version()}")
