@@ -19,7 +19,7 @@ def _cumulative(accumulate: Callable[..., np.ndarray], identity: int) -> Callabl
         if reverse:
             x = np.flip(x, axis)
         y = accumulate(x, axis=axis, dtype=x.dtype)
-        if exclusive:  # [identity, y0, y1, ...]: drop the last, shift the rest up by one
+        if exclusive and x.shape[axis]:   # [identity, y0, y1, ...]: drop the last, shift up
             first = np.full_like(np.take(y, [0], axis), identity)
             y = np.concatenate([first, np.delete(y, -1, axis)], axis)
         return np.flip(y, axis) if reverse else y

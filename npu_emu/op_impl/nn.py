@@ -539,7 +539,8 @@ def _argmax_indices(shape: Sequence[int], xp: np.ndarray, g: Geometry,
     nd = len(spatial)
     win = _windows(xp, g)
     taps = np.moveaxis(win, range(2, 2 + nd), range(2 + nd, 2 + 2 * nd))
-    best = np.unravel_index(taps.reshape(n, c, *g.out, -1).argmax(axis=-1), g.kernel)
+    best = np.unravel_index(taps.reshape(n, c, *g.out, math.prod(g.kernel)).argmax(axis=-1),
+                            g.kernel)
     order = range(nd) if storage_order else reversed(range(nd))
     flat, stride = np.zeros((n, c, *g.out), np.int64), 1
     for i in order:  # the fastest-varying spatial axis first
@@ -694,7 +695,7 @@ def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
     # The sum of squares over channels [c - (size-1)//2, c + ceil((size-1)/2)] is a sum-pool
     # along the channel axis: lay channels out as a spatial axis and reuse _pool.
     n, c = x.shape[:2]
-    squares = np.square(x).reshape(n, 1, c, -1)
+    squares = np.square(x).reshape(n, 1, c, math.prod(x.shape[2:]))
     before = (size - 1) // 2
     g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
     total = _pool(np.add, squares, g, 0).reshape(x.shape)

@@ -106,17 +106,21 @@ _NORMALIZERS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
 
 
 def _register_normalizer(op: str, fn: Callable[[np.ndarray, int], np.ndarray]) -> None:
+    def normalised(x: np.ndarray, axis: int) -> np.ndarray:
+        # nothing to normalise: numpy's max and argmax refuse an empty axis
+        return np.empty_like(x) if x.size == 0 else fn(x, axis)
+
     @one_output(op)
     def over_flattened_tail(x: np.ndarray, *, axis: int = 1) -> np.ndarray:
         # Opsets 1 and 11 view x as a matrix [prod(dims before axis), prod(dims from axis)] and
         # normalise each row, i.e. over all trailing dims at once (axis may be the rank).
         axis = checked_axis(axis, x.ndim, last=x.ndim)
         matrix = x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
-        return fn(matrix, 1).reshape(x.shape)
+        return normalised(matrix, 1).reshape(x.shape)
 
     @one_output(op, since=13)
     def over_axis(x: np.ndarray, *, axis: int = -1) -> np.ndarray:
-        return fn(x, checked_axis(axis, x.ndim))
+        return normalised(x, checked_axis(axis, x.ndim))
 
 
 for _op, _fn in _NORMALIZERS.items():

@@ -63,7 +63,7 @@ def split_to_sequence(x: np.ndarray, split: np.ndarray | None = None, *, axis: i
     axis = checked_axis(axis, x.ndim)
     n = x.shape[axis]
     if split is None:
-        pieces = np.split(x, n, axis=axis)
+        pieces = np.split(x, n, axis=axis) if n else []
         return ([p.squeeze(axis) for p in pieces] if not keepdims else pieces,)
     if split.ndim == 0:
         step = int(split)

@@ -1,0 +1,70 @@
+"""Kernels on empty tensors (a 0 dim, on the axis they work along or another), against onnx's
+reference evaluator: each gives its empty (or nan) result where numpy's own refusal of an
+empty axis (max and argmax have no identity, a take of index 0, a reshape with -1 of nothing,
+a split into 0 pieces) used to reach the user as the node's error."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kernel_oracle import check_kernel, reference, run_kernel
+
+F4 = np.float32
+
+
+@pytest.mark.parametrize("op, shape, opset, attrs", [
+    ("Softmax", (2, 0), 13, {}),
+    ("LogSoftmax", (0, 3), 13, {"axis": 0}),
+    ("Hardmax", (2, 0), 13, {}),
+    ("Softmax", (2, 0, 3), 11, {"axis": 1}),   # over the flattened tail
+    ("Hardmax", (0, 3), 1, {"axis": 0}),
+    ("LogSoftmax", (0, 3), 11, {"axis": 1}),   # an empty batch, a full row
+])
+def test_a_normalizer_of_nothing_is_empty(op, shape, opset, attrs):
+    check_kernel(op, [np.zeros(shape, F4)], opset, rtol=0, atol=0, **attrs)
+
+
+@pytest.mark.parametrize("op, shape, axis, attrs", [
+    ("CumSum", (0,), 0, {"exclusive": 1}),
+    ("CumProd", (2, 0), 1, {"exclusive": 1, "reverse": 1}),
+    ("CumSum", (0, 3), 1, {"exclusive": 1}),   # the axis is not the empty one
+])
+def test_an_exclusive_running_sum_of_nothing_is_empty(op, shape, axis, attrs):
+    check_kernel(op, [np.zeros(shape, F4), np.array(axis, np.int64)], 26, rtol=0, atol=0,
+                 **attrs)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 4, 4), (2, 3, 0, 4)])
+def test_lrn_of_an_empty_batch_or_map_is_empty(shape):
+    check_kernel("LRN", [np.zeros(shape, F4)], 13, rtol=0, atol=0, size=3)
+
+
+def test_lrn_of_no_channels_is_empty():
+    """The reference evaluator itself fails here (it indexes channel 0): the result is x's
+    empty shape, as for any elementwise op of x."""
+    (y,) = run_kernel("LRN", [np.zeros((1, 0, 4, 4), F4)], 13, size=3)
+    assert (y.shape, y.dtype) == ((1, 0, 4, 4), F4)
+
+
+@pytest.mark.parametrize("shape", [(0, 1, 5, 5), (1, 0, 5, 5)])
+def test_maxpool_with_indices_of_an_empty_batch_or_no_channels(shape):
+    x = np.zeros(shape, F4)
+    expected = reference("MaxPool", [x], 12, 2, kernel_shape=[2, 2])
+    check_kernel("MaxPool", [x], 12, expected, rtol=0, atol=0, kernel_shape=[2, 2],
+                 num_outputs=2)
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+def test_split_to_sequence_of_an_empty_axis_is_no_pieces(keepdims):
+    x = np.zeros((0, 3), F4)
+    (expected,) = reference("SplitToSequence", [x], 13, keepdims=keepdims)
+    (got,) = run_kernel("SplitToSequence", [x], 13, keepdims=keepdims)
+    assert got == expected == []
+
+
+def test_the_mean_of_an_empty_map_is_nan():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # numpy's, which the CLI filters
+        check_kernel("GlobalAveragePool", [np.zeros((1, 2, 0, 3), F4)], 13, rtol=0, atol=0)
