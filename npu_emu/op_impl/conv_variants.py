@@ -75,7 +75,9 @@ def causal_conv_with_state(x: np.ndarray, weight: np.ndarray, bias: np.ndarray |
     k = weight.shape[2]
     past = np.zeros((*x.shape[:2], k - 1), x.dtype) if past_state is None else past_state
     padded = np.concatenate([past, x], axis=2)
-    y = np.einsum("bctk,ck->bct", sliding_window_view(padded, k, axis=2), weight[:, 0])
+    # no steps (a call with nothing new): no windows, which numpy's view will not make of k - 1
+    windows = sliding_window_view(padded, k, axis=2) if x.shape[2] else np.zeros((*x.shape, k))
+    y = np.einsum("bctk,ck->bct", windows, weight[:, 0])
     if bias is not None:
         y = y + bias[:, None]
     if activation in ("silu", "swish"):

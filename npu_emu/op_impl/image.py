@@ -32,7 +32,7 @@ def _source_coords(mode: str, out: int, size: int, scale: float,
     if mode == "pytorch_half_pixel":
         return (y + 0.5) / scale - 0.5 if length > 1 else np.full(out, -0.5)
     if mode == "half_pixel_symmetric":  # the ROI's centre maps to the output's centre
-        offset = size / 2 * (1 - out / length)
+        offset = size / 2 * (1 - out / length) if length else 0.0   # no outputs to place
         return offset + (y + 0.5) / scale - 0.5
     if mode == "align_corners":
         return y * (size - 1) / (length - 1) if length != 1 else np.zeros(out)

@@ -68,3 +68,23 @@ def test_the_mean_of_an_empty_map_is_nan():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)   # numpy's, which the CLI filters
         check_kernel("GlobalAveragePool", [np.zeros((1, 2, 0, 3), F4)], 13, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("mode", ["half_pixel_symmetric", "half_pixel", "align_corners"])
+def test_resize_of_an_empty_map_is_empty(mode):
+    x = np.zeros((1, 1, 0, 4), F4)
+    scales = np.array([1, 1, 2, 0.5], F4)
+    check_kernel("Resize", [x, None, scales], 19, rtol=0, atol=0, mode="linear",
+                 coordinate_transformation_mode=mode)
+
+
+@pytest.mark.parametrize("with_past", [False, True])
+def test_a_causal_conv_call_with_no_new_steps_keeps_its_state(with_past):
+    """No output steps, and the present state is the past one (zeros without one)."""
+    rng = np.random.default_rng(0)
+    inputs = [np.zeros((2, 4, 0), F4), rng.standard_normal((4, 1, 4)).astype(F4),
+              rng.standard_normal(4).astype(F4),
+              rng.standard_normal((2, 4, 3)).astype(F4) if with_past else None]
+    expected = reference("CausalConvWithState", inputs, 27, 2, activation="silu")
+    check_kernel("CausalConvWithState", inputs, 27, expected, rtol=0, atol=0,
+                 activation="silu")
