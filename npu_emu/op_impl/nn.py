@@ -213,7 +213,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     if input_shuffle_group != 1 and (input_shuffle_group < 1 or x.shape[1] % input_shuffle_group):
         raise ValueError(f"input_shuffle_group {input_shuffle_group} does not divide the "
                          f"{x.shape[1]} input channels")
-    if x.size == 0 or 0 in g.out:   # no outputs, or sums over no inputs: 0 (and the bias)
+    if x.size == 0 or m == 0 or 0 in g.out:   # no outputs, or sums over no inputs: 0 (+ bias)
         y = np.empty((n, m, *g.out), np.result_type(x, w)) if dst is None else dst
         y.fill(0)
     else:

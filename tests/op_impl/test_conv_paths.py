@@ -44,10 +44,12 @@ def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
     assert taken
 
 
-@pytest.mark.parametrize("x_shape", [(0, 3, 5, 5), (2, 3, 0, 5), (1, 0, 5, 5)])
-def test_conv_of_an_empty_input(x_shape):
-    # an empty batch or map has no outputs; no input channels, sums of nothing: the bias
-    x, w, b = rand(*x_shape), rand(4, x_shape[1], 3, 3, seed=1), rand(4, seed=2)
+@pytest.mark.parametrize("x_shape, m", [((0, 3, 5, 5), 4), ((2, 3, 0, 5), 4), ((1, 0, 5, 5), 4),
+                                        ((1, 3, 5, 5), 0)])
+def test_conv_of_an_empty_input_or_no_filters(x_shape, m):
+    # an empty batch or map, or no filters, has no outputs; no input channels, sums of nothing:
+    # the bias
+    x, w, b = rand(*x_shape), rand(m, x_shape[1], 3, 3, seed=1), rand(m, seed=2)
     check_kernel("Conv", [x, w, b], OPSET, rtol=0, atol=0, pads=[1, 1, 1, 1])
 
 
