@@ -168,6 +168,14 @@ def test_unsqueeze(opset: int, axes: list) -> None:
     check_axes("Unsqueeze", arange(2, 3, 4), opset, axes)
 
 
+@pytest.mark.parametrize("axes", [[0, 0], [1, -3], [5], [-6]])
+def test_unsqueeze_refuses_a_repeated_or_outside_axis(axes: list) -> None:
+    # [1, -3] name one axis of the rank-4 output twice; 5 and -6 lie outside a rank-5 one
+    with pytest.raises(ValueError, match="distinct axis of the output"):
+        get_kernel("Unsqueeze", 13)(arange(2, 3) if len(axes) == 2 else arange(2, 3, 4),
+                                    ints(*axes))
+
+
 # --- Gather, Slice --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("indices", [np.array(2), ints(0, -1, 1),
