@@ -244,6 +244,11 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
     are the linear and cubic modes of 20)."""
     mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     spatial = x.shape[2:]
+    if 0 in spatial:   # every point lies outside an image of no pixels
+        if padding_mode != "zeros":
+            raise ValueError(f"the image is empty ({'x'.join(map(str, spatial))}): "
+                             f"{padding_mode} padding has no pixel to take")
+        return np.zeros((*x.shape[:2], *grid.shape[1:-1]), x.dtype)
     g = grid.astype(np.float64)
     coords, bounds = [], []
     for i, size in enumerate(spatial):

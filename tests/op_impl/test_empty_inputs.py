@@ -88,3 +88,19 @@ def test_a_causal_conv_call_with_no_new_steps_keeps_its_state(with_past):
     expected = reference("CausalConvWithState", inputs, 27, 2, activation="silu")
     check_kernel("CausalConvWithState", inputs, 27, expected, rtol=0, atol=0,
                  activation="silu")
+
+
+@pytest.mark.parametrize("mode", ["linear", "cubic"])
+def test_grid_sample_of_an_empty_image_with_zero_padding_is_zeros(mode):
+    grid = np.random.default_rng(0).uniform(-1, 1, (1, 2, 3, 2)).astype(F4)
+    check_kernel("GridSample", [np.zeros((1, 1, 0, 4), F4), grid], 20, rtol=0, atol=0,
+                 mode=mode)
+
+
+@pytest.mark.parametrize("padding_mode", ["border", "reflection"])
+def test_grid_sample_of_an_empty_image_has_no_pixel_to_pad_with(padding_mode):
+    """The reference evaluator fails here too (an index into nothing, an infinity)."""
+    grid = np.zeros((1, 2, 3, 2), F4)
+    with pytest.raises(ValueError, match=f"empty .0x4.: {padding_mode} padding has no pixel"):
+        run_kernel("GridSample", [np.zeros((1, 1, 0, 4), F4), grid], 20,
+                   padding_mode=padding_mode)
