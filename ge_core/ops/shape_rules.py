@@ -73,6 +73,9 @@ def window_out(size: int, kernel: int, stride: int, dilation: int, pad_begin: in
     if size == UNKNOWN_DIM or kernel == UNKNOWN_DIM:
         return UNKNOWN_DIM
     span = size + pad_begin + pad_end - ((kernel - 1) * dilation + 1)
+    if span < 0 and size == 0:
+        return 0   # an empty map, the window wider than its padding: no window fits (ONNX's
+        # formula gives 0 or less; the reference evaluator returns the empty output)
     if span < 0:
         raise ShapeError(f"window {kernel} (dilation {dilation}) is larger than padded input "
                          f"{size}+{pad_begin}+{pad_end}")

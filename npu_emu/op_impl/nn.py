@@ -69,7 +69,8 @@ def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
                for n, b, p, e, r, s in zip(in_shape, begin, end, extents, round_up, strides)]
         if ceil_mode:  # a window may not start in the end padding (as in ONNX and PyTorch)
             out = [o - ((o - 1) * s >= n + b) for o, s, n, b in zip(out, strides, in_shape, begin)]
-        out = tuple(out)
+        # an empty axis with less padding than a window has no window (shape_rules.window_out)
+        out = tuple(max(0, o) if n == 0 else o for o, n in zip(out, in_shape))
     return Geometry(kernel_shape, strides, dilations, begin, end, out)
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import onnx
 import pytest
 
-from kernel_oracle import check_kernel, reference, run_kernel
+from kernel_oracle import check_kernel, one_node_model, reference, run_kernel
 
 F4 = np.float32
 
@@ -104,3 +105,21 @@ def test_grid_sample_of_an_empty_image_has_no_pixel_to_pad_with(padding_mode):
     with pytest.raises(ValueError, match=f"empty .0x4.: {padding_mode} padding has no pixel"):
         run_kernel("GridSample", [np.zeros((1, 1, 0, 4), F4), grid], 20,
                    padding_mode=padding_mode)
+
+
+def test_an_average_pool_of_an_empty_map_narrower_than_its_window_is_empty():
+    # ONNX's formula gives no window (ceil(-3 / 2) + 1)
+    check_kernel("AveragePool", [np.zeros((1, 3, 0, 5), F4)], 18, rtol=0, atol=0,
+                 kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+
+
+def test_a_max_pool_of_an_empty_map_narrower_than_its_window_is_what_onnx_infers():
+    """Here ONNX's formula gives a negative count of windows along the empty axis (-3 // 2
+    + 1): ONNX's shape inference takes it as none, as our InferShape does; the reference
+    evaluator fails (it allocates the negative count)."""
+    x, attrs = np.zeros((1, 3, 0, 5), F4), {"kernel_shape": [3, 3], "strides": [2, 2]}
+    model, _ = one_node_model("MaxPool", [x], 18, **attrs)
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output[0]
+    dims = [d.dim_value for d in inferred.type.tensor_type.shape.dim]
+    (y,) = run_kernel("MaxPool", [x], 18, **attrs)
+    assert dims == [1, 3, 0, 2] and (y.shape, y.dtype) == ((1, 3, 0, 2), F4)

@@ -103,8 +103,9 @@ def check(op_type: str, inputs: list[Spec], expect: list, opset: int = 18, **att
     ([X(2, 3, 20), X(5, 3, 4)], dict(strides=[3]), [2, 5, 6]),
     ([X(1, 2, 6, 7, 8), X(3, 2, 2, 3, 3)], dict(pads=[1, 0, 1, 1, 0, 1]), [1, 3, 7, 5, 8]),
     ([X(None, 3, 8, 8), X(4, 3, 3, 3)], {}, [-1, 4, 6, 6]),
+    ([X(1, 3, 0, 5), X(4, 3, 3, 3)], dict(pads=[1, 1, 1, 1]), [1, 4, 0, 5]),
 ], ids=["pads_strides", "dilations", "asym_pads", "same_upper", "same_lower", "valid", "group",
-        "depthwise_bias", "1d", "3d", "unknown_batch"])
+        "depthwise_bias", "1d", "3d", "unknown_batch", "empty_map"])
 def test_conv(inputs, attrs, expect):
     check("Conv", inputs, [expect], **attrs)
 
@@ -139,10 +140,22 @@ def test_conv_transpose(inputs, attrs, expect):
     ("LpPool", X(1, 2, 5, 5), dict(kernel_shape=[2, 2]), [1, 2, 4, 4]),
     ("GlobalAveragePool", X(2, 8, 7, 5), {}, [2, 8, 1, 1]),
     ("GlobalMaxPool", X(2, 8, 7), {}, [2, 8, 1]),
+    # an empty map: no window fits, where the padding is narrower than the window
+    ("MaxPool", X(1, 3, 0, 5), dict(kernel_shape=[3, 3], strides=[2, 2]), [1, 3, 0, 2]),
+    ("AveragePool", X(1, 3, 0, 5), dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+     [1, 3, 0, 2]),
 ], ids=["floor", "ceil", "ceil_pads", "dilated", "valid_ceil", "same_lower_1d", "lppool",
-        "global_avg", "global_max_1d"])
+        "global_avg", "global_max_1d", "empty_map", "empty_map_ceil"])
 def test_pool(op_type, x, attrs, expect):
     check(op_type, [x], [expect], **attrs)
+
+
+def test_a_window_wider_than_a_padded_map_with_pixels_is_refused():
+    # an empty map has no windows (test_pool's empty_map); a map with pixels no window fits
+    # is a model's mistake, named
+    with pytest.raises(InferShapeError, match=r"window 3 \(dilation 1\) is larger than padded "
+                                              r"input 2\+0\+0"):
+        ours("MaxPool", [X(1, 1, 2, 2)], dict(kernel_shape=[3, 3]), 18, 1)
 
 
 def test_maxpool_indices_output_is_int64():
