@@ -20,7 +20,10 @@ def _nll(x: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_in
     picked = np.take_along_axis(x, np.expand_dims(cls, 1), axis=1).squeeze(1)
     w = np.ones(target.shape, x.dtype) if weight is None else weight[cls]
     w = np.where(kept, w, 0).astype(x.dtype)
-    loss = -picked * w
+    # an ignored position adds nothing, a nan or inf of its (stand-in) class 0 included: it
+    # is not multiplied at all (0 * nan is nan)
+    loss = np.zeros(target.shape, x.dtype)
+    np.multiply(-picked, w, out=loss, where=kept)
     if reduction == "none":
         return loss
     if reduction == "sum":
