@@ -88,6 +88,7 @@ class _Checker:
         # Each value's maker as (kind, name), said only in an error: a name a reason is made for
         # only when bad (a light model has thousands of values).
         produced: dict[str, tuple[str, str]] = {}
+        initialized = {t.name for t in g.initializer} if root else set()
         for value in g.input:
             name = value.name
             if isinstance(name, bytes):
@@ -95,7 +96,7 @@ class _Checker:
             if name in produced:
                 raise self.fail(f"{where} has two inputs named {name!r}")
             produced[name] = ("input", name)
-            if root:
+            if root and name not in initialized:   # an initializer listed as input has its own
                 self.input_type(value, name)
         for tensor in g.initializer:
             name = tensor.name
@@ -127,8 +128,11 @@ class _Checker:
         return nodes
 
     def input_type(self, value: onnx.ValueInfoProto, name: str) -> None:
-        if value.type.WhichOneof("value") != "tensor_type":
-            return   # a missing or non-tensor type: the builder says what it supports
+        kind = value.type.WhichOneof("value")
+        if kind is None:   # what would be fed, and what could run it, is unknown
+            raise self.fail(f"graph input {name!r} has no type (ONNX requires a graph input's)")
+        if kind != "tensor_type":
+            return   # a sequence, an optional, a map: the builder says what it supports
         elem = value.type.tensor_type.elem_type
         if elem not in _DTYPES or elem == TensorProto.UNDEFINED:
             raise self.fail(f"graph input {name!r} has element type {_dtype_name(elem)}")

@@ -130,6 +130,10 @@ CASES = {
     "UNDEFINED graph input": (_model([helper.make_node("Relu", ["x"], ["y"])],
                                      [_vi("x", [2], TensorProto.UNDEFINED)], [_vi("y", [2])]),
                               None, "graph input 'x' has element type UNDEFINED"),
+    # a Conv's ONNX inference lets it pass, and a hybrid load met its unknown dtype in Python
+    "graph input of no type": (_model([helper.make_node("Conv", ["x", "w"], ["y"])],
+                                      [onnx.ValueInfoProto(name="x")], [_vi("y", None)], [W]),
+                               None, "graph input 'x' has no type"),
 }
 
 
@@ -176,3 +180,11 @@ def test_a_declared_type_that_inference_disagrees_with_is_only_a_seed():
     node = helper.make_node("Constant", [], ["k"], value_ints=[1, 2])
     graph = parse_onnx(_model([node], [], [_vi("k", None)]))
     assert str(graph.find_node("Constant_0").op_desc.output_descs[0]) == "i64[2]"
+
+
+def test_an_initializer_listed_as_an_input_needs_no_type_of_its_own():
+    """IR 3 lists initializers among the inputs; its tensor says what it is."""
+    model = _model([helper.make_node("Conv", ["x", "w"], ["y"])],
+                   [X4, onnx.ValueInfoProto(name="w")], [_vi("y", None)], [W])
+    model.ir_version = 3
+    assert parse_onnx(model).find_node("w").type == "Const"
