@@ -13,6 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.registry import kernel
@@ -89,10 +90,9 @@ def unsqueeze(data: np.ndarray, axes: Ints) -> np.ndarray:
     # checks cost three times as much (DenseNet's 242 Unsqueezes of its BN parameters).
     axes = _ints(axes)
     rank = data.ndim + len(axes)
-    new = sorted(a + rank if a < 0 else a for a in axes)
-    if len(set(new)) < len(new) or (new and not 0 <= new[0] <= new[-1] < rank):
-        raise ValueError(f"axes {axes}: each must be a distinct axis of the output, in "
-                         f"[-{rank}, {rank - 1}]")
+    new = sorted(checked_axis(a, rank, of="output") for a in axes)
+    if len(set(new)) < len(new):
+        raise ValueError(f"axes {axes} name one axis of the output twice")
     shape = list(data.shape)
     for a in new:
         shape.insert(a, 1)

@@ -168,10 +168,14 @@ def test_unsqueeze(opset: int, axes: list) -> None:
     check_axes("Unsqueeze", arange(2, 3, 4), opset, axes)
 
 
-@pytest.mark.parametrize("axes", [[0, 0], [1, -3], [5], [-6]])
-def test_unsqueeze_refuses_a_repeated_or_outside_axis(axes: list) -> None:
-    # [1, -3] name one axis of the rank-4 output twice; 5 and -6 lie outside a rank-5 one
-    with pytest.raises(ValueError, match="distinct axis of the output"):
+@pytest.mark.parametrize("axes, said", [
+    ([0, 0], "name one axis of the output twice"),
+    ([1, -3], "name one axis of the output twice"),   # both axis 1 of the rank-4 output
+    ([5], "axis 5 is out of range for a 4-d output"),
+    ([-6], "axis -6 is out of range for a 4-d output"),
+])
+def test_unsqueeze_refuses_a_repeated_or_outside_axis(axes: list, said: str) -> None:
+    with pytest.raises(ValueError, match=said):
         get_kernel("Unsqueeze", 13)(arange(2, 3) if len(axes) == 2 else arange(2, 3, 4),
                                     ints(*axes))
 
