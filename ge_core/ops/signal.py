@@ -6,7 +6,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import normalize_axis
+from ge_core.ops.shape_rules import ShapeError, normalize_axis
 
 
 def _scalar(ctx: InferShapeContext, idx: int) -> int | None:
@@ -33,7 +33,9 @@ def _dft(ctx: InferShapeContext) -> None:
             return ctx.set_output(0, (UNKNOWN_DIM,) * len(x), ctx.dtype(0))
     else:
         axis = int(ctx.attr("axis", 1))
-    axis = normalize_axis(axis, len(x) - 1)
+    if axis in (-1, len(x) - 1):   # ONNX counts a negative axis in the whole shape, as numpy
+        raise ShapeError(f"axis {axis} is the trailing real/imaginary axis, not a signal axis")
+    axis = normalize_axis(axis, len(x))
     inverse, onesided = ctx.attr("inverse", 0), ctx.attr("onesided", 0)
     length = _scalar(ctx, 1)
     if ctx.has_input(1) and length is None:

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from onnx import TensorProto, helper
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 
 
@@ -24,7 +25,7 @@ def _pairs(z: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def _dft(x: np.ndarray, length: int | None, axis: int, inverse: int,
          onesided: int) -> np.ndarray:
-    axis %= x.ndim - 1  # an axis of the signal, not of the trailing real/imaginary pair
+    axis = _signal_axis(axis, x.ndim)
     z = _complex(x)
     if inverse and onesided:  # half a spectrum back to a real signal
         n = 2 * (z.shape[axis] - 1) if length is None else length
@@ -34,6 +35,15 @@ def _dft(x: np.ndarray, length: int | None, axis: int, inverse: int,
     if onesided:
         y = np.take(y, np.arange(n // 2 + 1), axis=axis)
     return _pairs(y, x.dtype)
+
+
+def _signal_axis(axis: int, rank: int) -> int:
+    """DFT's ``axis`` counted from the front. ONNX counts a negative one from the back of the
+    whole shape, as numpy does (-2: the signal's last axis), and none may be the trailing
+    real/imaginary pair's: [-rank, -2] or [0, rank - 2]."""
+    if axis in (-1, rank - 1):
+        raise ValueError(f"axis {axis} is the trailing real/imaginary axis, not a signal axis")
+    return checked_axis(axis, rank)
 
 
 def _length(dft_length: np.ndarray | None) -> int | None:
