@@ -37,8 +37,10 @@ SUBGRAPH_OPS = {"Scan": run_scan, "SequenceMap": run_sequence_map,
 def _read(value: Value, desc: GeTensorDesc) -> Value:
     """A tensor as its consumer reads it: device memory is flat and a kernel reads by its own
     input desc, so a Reshape ReshapeRemovePass removed leaves the producer's array to be read in
-    the consumer's static shape (same elements, same order)."""
+    the consumer's static shape (same elements, same order). A variant's desc (an optional, a
+    sequence) is a handle's scalar and says nothing of the tensor inside."""
     if isinstance(value, np.ndarray) and value.shape != desc.shape.dims \
+            and desc.dtype != DataType.DT_VARIANT \
             and not desc.shape.is_unknown and value.size == desc.shape.num_elements():
         return value.reshape(desc.shape.dims)
     return value

@@ -38,3 +38,19 @@ def test_inputs_the_op_takes_run_as_onnxruntime_runs_them():
                                    providers=["CPUExecutionProvider"]).run(None, {"x": x})
     (got,) = HostExecutor(parse_onnx(model)).run({"x": x}).values()
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("x", [[2.5], [2.5, 1.0], [[2.5]]])
+def test_an_optionals_tensor_keeps_its_own_shape(x):
+    """An optional is a variant scalar in the IR: its desc says nothing of the tensor inside,
+    which the executor read in that desc's shape when it had one element (a [1] tensor came
+    out of OptionalGetElement as a scalar), as it reads a tensor ReshapeRemovePass left."""
+    element = helper.make_tensor_type_proto(TensorProto.FLOAT, [4])
+    graph = helper.make_graph(
+        [helper.make_node("OptionalGetElement", ["opt"], ["y"], name="get")], "optional",
+        [helper.make_value_info("opt", helper.make_optional_type_proto(element))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    x = np.array(x, np.float32)
+    (got,) = HostExecutor(parse_onnx(model)).run({"opt": x}).values()
+    assert got.shape == x.shape and (got == x).all()
