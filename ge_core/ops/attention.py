@@ -11,7 +11,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import qualified_type, register
-from ge_core.ops.shape_rules import Dims
+from ge_core.ops.shape_rules import Dims, ShapeError
 
 
 def _split_heads(dims: Dims, heads: object) -> Dims:
@@ -38,6 +38,8 @@ def _attention(ctx: InferShapeContext) -> None:
         for i in range(ctx.n_outputs):
             ctx.set_output(i, None, dtype)
         return
+    if UNKNOWN_DIM not in (q[1], k[1]) and (not k[1] or q[1] % k[1]):
+        raise ShapeError(f"Q's {q[1]} heads are no multiple of K's and V's {k[1]}")
     past = ctx.dims(4) if ctx.has_input(4) else None
     total = k[2] if not ctx.has_input(4) else \
         _add(past[2], k[2]) if past is not None else UNKNOWN_DIM

@@ -19,12 +19,37 @@ from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
 
-def _heads(x: np.ndarray, n_heads: int | None) -> np.ndarray:
+def _heads(x: np.ndarray, n_heads: int | None, name: str = "Q") -> np.ndarray:
     """[batch, seq, heads * size] -> [batch, heads, seq, size]; 4-D stays."""
     if x.ndim == 4:
         return x
+    if x.ndim != 3:
+        raise ValueError(f"{name} is {x.ndim}-d; it takes [batch, seq, hidden] or "
+                         f"[batch, heads, seq, size]")
     b, s, hidden = x.shape
+    if not n_heads or hidden % n_heads:
+        raise ValueError(f"{name}'s hidden size {hidden} does not split into {n_heads} heads")
     return x.reshape(b, s, n_heads, hidden // n_heads).transpose(0, 2, 1, 3)
+
+
+def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+    """Q, K and V as [batch, heads, seq, size] agree as ONNX says they must (numpy's own error
+    otherwise, or silently a wrong shape: Q heads fewer than K/V's grouped to 0)."""
+    if not q.shape[0] == k.shape[0] == v.shape[0]:
+        raise ValueError(f"Q, K and V have batches {q.shape[0]}, {k.shape[0]} and {v.shape[0]}")
+    if k.shape[1] != v.shape[1] or k.shape[2] != v.shape[2]:
+        raise ValueError(f"K has {k.shape[1]} heads of {k.shape[2]} keys, V {v.shape[1]} of "
+                         f"{v.shape[2]}")
+    if not k.shape[1] or q.shape[1] % k.shape[1]:
+        raise ValueError(f"Q's {q.shape[1]} heads are no multiple of K's and V's {k.shape[1]}")
+    if q.shape[3] != k.shape[3]:
+        raise ValueError(f"Q's head size {q.shape[3]} is not K's {k.shape[3]}")
+
+
+def _check_mask(bias: np.ndarray, scores: tuple[int, ...], name: str = "attn_mask") -> None:
+    if np.broadcast_shapes(bias.shape, scores) != scores:
+        raise ValueError(f"{name} of shape {list(bias.shape)} does not broadcast to the scores' "
+                         f"{list(scores)} [batch, heads, q, kv]")
 
 
 def _frontier(q_len: int, kv_len: int, offset: np.ndarray | int) -> np.ndarray:
@@ -87,7 +112,8 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray
     """(Y, present_key, present_value, qk_matmul_output): the last three are optional
     outputs; qk_matmul_output is Q K^T (mode 0), + softcap (1), + mask (2) or the softmax (3)."""
     rank = q.ndim
-    q, k, v = _heads(q, q_num_heads), _heads(k, kv_num_heads), _heads(v, kv_num_heads)
+    q, k, v = _heads(q, q_num_heads), _heads(k, kv_num_heads, "K"), _heads(v, kv_num_heads, "V")
+    _check_heads(q, k, v)
     past_len = 0 if past_key is None else past_key.shape[2]
     present_key = k if past_key is None else np.concatenate([past_key, k], axis=2)
     present_value = v if past_value is None else np.concatenate([past_value, v], axis=2)
@@ -102,6 +128,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray
         scores = softcap * np.tanh(scores / softcap)
     bias = _bias(q, keys.shape[2], attn_mask, past_len, nonpad_kv_seqlen, is_causal,
                  left_window_size, right_window_size)
+    _check_mask(bias, scores.shape)
     biased = scores + bias
     exposed = {0: scores, 1: scores, 2: biased}.get(qk_matmul_output_mode)
     if softmax_precision:
@@ -156,7 +183,10 @@ def linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
     ``chunk_size`` only tunes real kernels."""
     gated, delta = _UPDATE_RULES[update_rule]
     qh = _heads(q, q_num_heads).astype(np.float32)
-    kh, vh = (_heads(x, kv_num_heads).astype(np.float32) for x in (k, v))
+    kh, vh = (_heads(x, kv_num_heads, name).astype(np.float32) for x, name in ((k, "K"), (v, "V")))
+    _check_heads(qh[..., :0], kh[..., :0], vh[..., :0])   # a key's size may differ from Q's
+    if qh.shape[2] != kh.shape[2]:
+        raise ValueError(f"Q has {qh.shape[2]} steps, K and V {kh.shape[2]}")
     batch, _, steps, key_size = kh.shape
     scale = scale or 1 / np.sqrt(qh.shape[-1])
     state = np.zeros((batch, kv_num_heads, key_size, vh.shape[-1]), np.float32) \
@@ -194,6 +224,7 @@ def flex_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float 
     as functions of one tensor (the host executor makes them from the subgraphs). Scores and
     probabilities are float32 at least (float16/bfloat16 inputs widen) unless softmax_precision
     names a type."""
+    _check_heads(q, k, v)
     group = q.shape[1] // k.shape[1]
     keys, values = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
     root = q.dtype.type(np.sqrt(np.float32(1 / np.sqrt(q.shape[3]) if scale is None else scale)))
