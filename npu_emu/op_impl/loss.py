@@ -15,8 +15,17 @@ from npu_emu.op_impl.registry import kernel
 
 def _nll(x: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_index: int | None,
          reduction: str) -> np.ndarray:
+    if x.ndim < 2 or target.shape != x.shape[:1] + x.shape[2:]:
+        raise ValueError(f"target of shape {list(target.shape)} does not match the input's "
+                         f"{list(x.shape)} (N, C, d1...: the target is N, d1...)")
+    if weight is not None and weight.shape != x.shape[1:2]:
+        raise ValueError(f"weight of shape {list(weight.shape)} is not one per class of "
+                         f"{x.shape[1]}")
     kept = np.ones(target.shape, bool) if ignore_index is None else target != ignore_index
     cls = np.where(kept, target, 0)
+    if cls.size and not (0 <= cls.min() and cls.max() < x.shape[1]):
+        wrong = cls[(cls < 0) | (cls >= x.shape[1])][0]
+        raise ValueError(f"target class {wrong} is out of range for {x.shape[1]} classes")
     picked = np.take_along_axis(x, np.expand_dims(cls, 1), axis=1).squeeze(1)
     w = np.ones(target.shape, x.dtype) if weight is None else weight[cls]
     w = np.where(kept, w, 0).astype(x.dtype)
