@@ -187,6 +187,10 @@ def linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
     _check_heads(qh[..., :0], kh[..., :0], vh[..., :0])   # a key's size may differ from Q's
     if qh.shape[2] != kh.shape[2]:
         raise ValueError(f"Q has {qh.shape[2]} steps, K and V {kh.shape[2]}")
+    for name, x in (("decay", decay), ("beta", beta)):
+        if x is not None and x.shape[:2] != (kh.shape[0], kh.shape[2]):
+            raise ValueError(f"{name} of shape {list(x.shape)} is not [batch {kh.shape[0]}, "
+                             f"steps {kh.shape[2]}, ...]")
     batch, _, steps, key_size = kh.shape
     scale = scale or 1 / np.sqrt(qh.shape[-1])
     state = np.zeros((batch, kv_num_heads, key_size, vh.shape[-1]), np.float32) \

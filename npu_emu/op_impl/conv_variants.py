@@ -72,7 +72,15 @@ def causal_conv_with_state(x: np.ndarray, weight: np.ndarray, bias: np.ndarray |
     """y[b, c, t] = sum_j padded[b, c, t + j] * weight[c, 0, j] (+ bias), padded = past_state
     (zeros at the start) then x; the present state is padded's last k - 1 steps. SiLU
     (Swish) optionally follows."""
-    k = weight.shape[2]
+    k = weight.shape[2] if weight.ndim == 3 else 0
+    b, c = x.shape[:2] if x.ndim == 3 else (0, -1)
+    if weight.shape != (c, 1, k) or k < 1 or (bias is not None and bias.shape != (c,)) \
+            or (past_state is not None and past_state.shape != (b, c, k - 1)):
+        raise ValueError(
+            f"x {list(x.shape)}, weight {list(weight.shape)}"
+            + ("" if bias is None else f", bias {list(bias.shape)}")
+            + ("" if past_state is None else f", past_state {list(past_state.shape)}")
+            + " are not [batch, C, L], [C, 1, k], [C] and [batch, C, k - 1]")
     past = np.zeros((*x.shape[:2], k - 1), x.dtype) if past_state is None else past_state
     padded = np.concatenate([past, x], axis=2)
     # no steps (a call with nothing new): no windows, which numpy's view will not make of k - 1

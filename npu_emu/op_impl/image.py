@@ -244,6 +244,9 @@ def grid_sample(x: np.ndarray, grid: np.ndarray, *, align_corners: int = 0,
     are the linear and cubic modes of 20)."""
     mode = {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     spatial = x.shape[2:]
+    if grid.ndim != x.ndim or grid.shape[0] != x.shape[0] or grid.shape[-1] != len(spatial):
+        raise ValueError(f"grid {list(grid.shape)} is not [N, *out, {len(spatial)}] for X "
+                         f"{list(x.shape)}")
     if 0 in spatial:   # every point lies outside an image of no pixels
         if padding_mode != "zeros":
             raise ValueError(f"the image is empty ({'x'.join(map(str, spatial))}): "
@@ -330,6 +333,14 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
     average (or max) of a grid of bilinear samples, sampling_ratio per side (0: as many as
     the bin is pixels wide). The sample grid differs per ROI, so ROIs go one at a time."""
     half = coordinate_transformation_mode == "half_pixel"
+    if x.ndim != 4 or rois.ndim != 2 or rois.shape[1] != 4 \
+            or batch_indices.shape != rois.shape[:1]:
+        raise ValueError(f"X {list(x.shape)}, rois {list(rois.shape)} and batch_indices "
+                         f"{list(batch_indices.shape)} are not [N, C, H, W], [num_rois, 4] and "
+                         f"[num_rois]")
+    if batch_indices.size and not (0 <= batch_indices.min() and batch_indices.max() < len(x)):
+        raise ValueError(f"batch_indices {batch_indices.tolist()} are not within the batch of "
+                         f"{len(x)}")
     h, w = x.shape[2:]
     y = np.empty((len(rois), x.shape[1], output_height, output_width), x.dtype)
     for r, (roi, b) in enumerate(zip(rois.astype(np.float64), batch_indices)):
@@ -468,6 +479,10 @@ def non_max_suppression(boxes: np.ndarray, scores: np.ndarray,
         else float(iou_threshold.reshape(-1)[0])
     floor = None if score_threshold is None or score_threshold.size == 0 \
         else float(score_threshold.reshape(-1)[0])
+    if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 3 \
+            or scores.shape[0] != boxes.shape[0] or scores.shape[2] != boxes.shape[1]:
+        raise ValueError(f"boxes {list(boxes.shape)} and scores {list(scores.shape)} are not "
+                         f"[batch, boxes, 4] and [batch, classes, boxes]")
     selected = []
     for b in range(boxes.shape[0]):
         overlap = _iou(_corners(boxes[b].astype(np.float64), center_point_box))

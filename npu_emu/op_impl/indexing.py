@@ -153,6 +153,12 @@ def reverse_sequence(x: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: in
                      time_axis: int = 0) -> np.ndarray:
     # Batch b's first sequence_lens[b] steps in reverse, the rest as they are.
     steps = x.shape[time_axis]
+    if sequence_lens.shape != (x.shape[batch_axis],):
+        raise ValueError(f"sequence_lens of shape {list(sequence_lens.shape)} is not one length "
+                         f"per batch of {x.shape[batch_axis]}")
+    if sequence_lens.size and not (0 <= sequence_lens.min() and sequence_lens.max() <= steps):
+        raise ValueError(f"sequence_lens {sequence_lens.tolist()} are not within the "
+                         f"{steps} steps")
     t = np.arange(steps).reshape([steps if a == time_axis else 1 for a in range(x.ndim)])
     lens = sequence_lens.reshape([-1 if a == batch_axis else 1 for a in range(x.ndim)])
     src = np.where(t < lens, lens - 1 - t, t)

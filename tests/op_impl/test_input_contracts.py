@@ -1,0 +1,51 @@
+"""Kernels refuse inputs whose shapes disagree with each other, naming them, where they failed
+in numpy's words or computed something: RoiAlign gave a row of uninitialised memory for each
+ROI without a batch index, GridSample read the one image for a grid of two batches. The
+reference evaluator computes most of these anyway, and onnxruntime refuses them."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from kernel_oracle import run_kernel
+
+F4, I8 = np.float32, np.int64
+
+
+def _f(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).random(shape, F4)
+
+
+CASES = [
+    ("RoiAlign", 16, [_f(1, 1, 10, 10), _f(3, 4) * 5, np.zeros(1, I8)], {},
+     "X [1, 1, 10, 10], rois [3, 4] and batch_indices [1] are not [N, C, H, W], [num_rois, 4] "
+     "and [num_rois]"),
+    ("RoiAlign", 16, [_f(1, 1, 10, 10), _f(2, 4) * 5, np.array([0, 1])], {},
+     "batch_indices [0, 1] are not within the batch of 1"),
+    ("GridSample", 20, [_f(1, 1, 6, 6), _f(2, 2, 4, 2) * 2 - 1], dict(mode="nearest"),
+     "grid [2, 2, 4, 2] is not [N, *out, 2] for X [1, 1, 6, 6]"),
+    ("NonMaxSuppression", 11, [_f(1, 6, 8), _f(1, 1, 6)], {},
+     "boxes [1, 6, 8] and scores [1, 1, 6] are not [batch, boxes, 4] and [batch, classes, "
+     "boxes]"),
+    ("ReverseSequence", 10, [_f(4, 4), np.array([4, 3], I8)], dict(batch_axis=1, time_axis=0),
+     "sequence_lens of shape [2] is not one length per batch of 4"),
+    ("ReverseSequence", 10, [_f(4, 2), np.array([5, 3], I8)], dict(batch_axis=1, time_axis=0),
+     "sequence_lens [5, 3] are not within the 4 steps"),
+    ("InstanceNormalization", 6, [_f(2, 1, 4, 5), _f(3), _f(3)], {},
+     "scale [3] and B [3] are not one per channel of x [2, 1, 4, 5]"),
+    ("CausalConvWithState", 25, [_f(2, 4, 8), _f(4, 1, 4), None, _f(1, 4, 3)], {},
+     "x [2, 4, 8], weight [4, 1, 4], past_state [1, 4, 3] are not [batch, C, L], [C, 1, k], "
+     "[C] and [batch, C, k - 1]"),
+    ("LinearAttention", 25, [_f(2, 4, 8), _f(2, 4, 8), _f(2, 4, 8), None, _f(1, 4, 2)],
+     dict(q_num_heads=2, kv_num_heads=2, update_rule="gated"),
+     "decay of shape [1, 4, 2] is not [batch 2, steps 4, ...]"),
+]
+
+
+@pytest.mark.parametrize("op, opset, inputs, attrs, said", CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_inputs_that_disagree_are_refused_by_name(op, opset, inputs, attrs, said):
+    with pytest.raises(ValueError, match="^" + re.escape(said) + "$"):
+        run_kernel(op, inputs, opset, **attrs)
