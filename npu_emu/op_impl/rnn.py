@@ -131,17 +131,43 @@ def _run_direction(cell: _Cell, x: np.ndarray, lens: np.ndarray, h: np.ndarray,
 _DIRECTIONS = {"forward": (False,), "reverse": (True,), "bidirectional": (False, True)}
 
 
+def _check_shapes(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | None,
+                  sequence_lens: np.ndarray | None, initial_h: np.ndarray | None,
+                  initial_c: np.ndarray | None, n_gates: int, dirs: int, layout: int) -> None:
+    """The inputs' shapes agree with X's and R's as ONNX says (numpy's words otherwise, or a
+    state broadcast over a batch it was not given for)."""
+    if x.ndim != 3 or r.ndim != 3:
+        raise ValueError(f"X {list(x.shape)} and R {list(r.shape)} are not 3-d")
+    hidden, rows = r.shape[-1], n_gates * r.shape[-1]
+    seq, batch = x.shape[:2][::-1] if layout else x.shape[:2]
+    state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
+    wanted = {"W": (w, (dirs, rows, x.shape[2])), "R": (r, (dirs, rows, hidden)),
+              "B": (b, (dirs, 2 * rows)), "sequence_lens": (sequence_lens, (batch,)),
+              "initial_h": (initial_h, state), "initial_c": (initial_c, state)}
+    for name, (a, shape) in wanted.items():
+        if a is not None and a.shape != shape:
+            raise ValueError(f"{name} of shape {list(a.shape)} is not {list(shape)} (X "
+                             f"{list(x.shape)}, {dirs} direction(s), hidden size {hidden})")
+    if sequence_lens is not None and sequence_lens.size \
+            and not (0 <= sequence_lens.min() and sequence_lens.max() <= seq):
+        raise ValueError(f"sequence_lens {sequence_lens.tolist()} are not within the {seq} steps")
+
+
 def _recurrent(cell_type: type[_Cell], n_gates: int, default_acts: Sequence[str],
                x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | None,
                sequence_lens: np.ndarray | None, initial_h: np.ndarray | None,
                initial_c: np.ndarray | None, attrs: dict, configure: Callable[[_Cell, int], None]
                = lambda cell, d: None) -> tuple[np.ndarray, ...]:
-    layout = int(attrs.get("layout", 0))
+    layout, direction = int(attrs.get("layout", 0)), attrs.get("direction", "forward")
+    if direction not in _DIRECTIONS:
+        raise ValueError(f"unknown direction {direction!r}; known: {', '.join(_DIRECTIONS)}")
+    reverses = _DIRECTIONS[direction]
+    _check_shapes(x, w, r, b, sequence_lens, initial_h, initial_c, n_gates, len(reverses),
+                  layout)
     if layout:  # batch-major: [batch, seq, ...] in, [batch, seq, dirs, hidden] out
         x = x.swapaxes(0, 1)
         initial_h = None if initial_h is None else initial_h.swapaxes(0, 1)
         initial_c = None if initial_c is None else initial_c.swapaxes(0, 1)
-    reverses = _DIRECTIONS[attrs.get("direction", "forward")]
     hidden = r.shape[-1]
     seq, batch = x.shape[:2]
     lens = np.full(batch, seq) if sequence_lens is None else sequence_lens.astype(np.int64)
@@ -187,6 +213,10 @@ def lstm(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | None = Non
          sequence_lens: np.ndarray | None = None, initial_h: np.ndarray | None = None,
          initial_c: np.ndarray | None = None, p: np.ndarray | None = None,
          **attrs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if p is not None and p.shape != (r.shape[0], 3 * r.shape[-1]):
+        raise ValueError(f"P of shape {list(p.shape)} is not [{r.shape[0]}, "
+                         f"{3 * r.shape[-1]}] (3 peepholes per hidden unit and direction)")
+
     def configure(cell: _Cell, d: int) -> None:
         cell.peepholes = None if p is None else p[d]
         cell.input_forget = bool(attrs.get("input_forget", 0))

@@ -1,6 +1,7 @@
 """Kernels refuse inputs whose shapes disagree with each other, naming them, where they failed
 in numpy's words or computed something: RoiAlign gave a row of uninitialised memory for each
-ROI without a batch index, GridSample read the one image for a grid of two batches. The
+ROI without a batch index, GridSample read the one image for a grid of two batches, an LSTM
+took a sequence length past X's last step for X's length. The
 reference evaluator computes most of these anyway, and onnxruntime refuses them."""
 from __future__ import annotations
 
@@ -41,6 +42,20 @@ CASES = [
     ("LinearAttention", 25, [_f(2, 4, 8), _f(2, 4, 8), _f(2, 4, 8), None, _f(1, 4, 2)],
      dict(q_num_heads=2, kv_num_heads=2, update_rule="gated"),
      "decay of shape [1, 4, 2] is not [batch 2, steps 4, ...]"),
+    # X [seq 2, batch 1, input 4], hidden 3: W and R hold 4 gates (12 rows) for LSTM
+    ("LSTM", 14, [_f(2, 1, 4), _f(1, 12, 4), _f(1, 12, 3), None, np.array([2, 2], np.int32)],
+     dict(hidden_size=3),
+     "sequence_lens of shape [2] is not [1] (X [2, 1, 4], 1 direction(s), hidden size 3)"),
+    ("LSTM", 14, [_f(2, 1, 4), _f(1, 12, 4), _f(1, 12, 3), None, np.array([3], np.int32)],
+     dict(hidden_size=3), "sequence_lens [3] are not within the 2 steps"),
+    ("GRU", 14, [_f(2, 1, 4), _f(1, 9, 4), _f(1, 9, 3), None, None, _f(1, 2, 3)],
+     dict(hidden_size=3),
+     "initial_h of shape [1, 2, 3] is not [1, 1, 3] (X [2, 1, 4], 1 direction(s), hidden size 3)"),
+    ("LSTM", 14, [_f(2, 1, 4), _f(1, 12, 4), _f(1, 12, 3), None, None, None, None, _f(1, 6)],
+     dict(hidden_size=3),
+     "P of shape [1, 6] is not [1, 9] (3 peepholes per hidden unit and direction)"),
+    ("RNN", 14, [_f(2, 1, 4), _f(1, 3, 4), _f(1, 3, 3)], dict(hidden_size=3, direction="up"),
+     "unknown direction 'up'; known: forward, reverse, bidirectional"),
 ]
 
 
