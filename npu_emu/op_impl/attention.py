@@ -15,6 +15,7 @@ from typing import Callable
 
 from onnx import helper
 
+from npu_emu.op_impl.broadcast import check_onto
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
@@ -46,10 +47,6 @@ def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
         raise ValueError(f"Q's head size {q.shape[3]} is not K's {k.shape[3]}")
 
 
-def _check_mask(bias: np.ndarray, scores: tuple[int, ...], name: str = "attn_mask") -> None:
-    if np.broadcast_shapes(bias.shape, scores) != scores:
-        raise ValueError(f"{name} of shape {list(bias.shape)} does not broadcast to the scores' "
-                         f"{list(scores)} [batch, heads, q, kv]")
 
 
 def _frontier(q_len: int, kv_len: int, offset: np.ndarray | int) -> np.ndarray:
@@ -128,7 +125,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray
         scores = softcap * np.tanh(scores / softcap)
     bias = _bias(q, keys.shape[2], attn_mask, past_len, nonpad_kv_seqlen, is_causal,
                  left_window_size, right_window_size)
-    _check_mask(bias, scores.shape)
+    check_onto(bias, scores.shape, "attn_mask", "the scores [batch, heads, q, kv]")
     biased = scores + bias
     exposed = {0: scores, 1: scores, 2: biased}.get(qk_matmul_output_mode)
     if softmax_precision:

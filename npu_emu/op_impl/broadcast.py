@@ -68,3 +68,13 @@ def rowwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]
             ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``fn`` made to run as ``call`` runs it."""
     return functools.wraps(fn)(lambda a, b: call(fn, a, b))
+
+
+def check_onto(a: np.ndarray, shape: tuple[int, ...], name: str, onto: str) -> None:
+    """``a`` broadcasts onto ``shape`` one way (ONNX's unidirectional broadcasting: a scale onto
+    the tensor it scales), else a ValueError naming both: numpy would broadcast both ways, into a
+    result larger than the op's output."""
+    if len(a.shape) > len(shape) or any(d not in (1, s) for d, s in zip(a.shape[::-1],
+                                                                          shape[::-1])):
+        raise ValueError(f"{name} of shape {list(a.shape)} does not broadcast to {onto} "
+                         f"{list(shape)}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.broadcast import check_onto
 from npu_emu.op_impl.registry import kernel
 
 
@@ -16,12 +18,21 @@ def _stash(x: np.ndarray) -> np.ndarray:
     return x.astype(np.promote_types(x.dtype, np.float32), copy=False)
 
 
+def _normalised_axes(x: np.ndarray, axis: int, scale: np.ndarray,
+                     b: np.ndarray | None = None) -> tuple[int, ...]:
+    """The axes from ``axis`` on, which the scale and bias must broadcast onto x along."""
+    for name, param in (("scale", scale), ("B", b)):
+        if param is not None:
+            check_onto(param, x.shape, name, "X")
+    return tuple(range(checked_axis(axis, x.ndim), x.ndim))
+
+
 @kernel("LayerNormalization")
 def layer_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray | None = None, *,
                         axis: int = -1, epsilon: float = 1e-5,
                         stash_type: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Y, and the Mean and InvStdDev of each normalised slice (kept dims of size 1)."""
-    axes = tuple(range(axis % x.ndim, x.ndim))
+    axes = _normalised_axes(x, axis, scale, b)
     xs = _stash(x)
     mean = xs.mean(axis=axes, keepdims=True)
     centred = xs - mean
@@ -35,7 +46,7 @@ def layer_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray | None =
 @kernel("RMSNormalization")
 def rms_normalization(x: np.ndarray, scale: np.ndarray, *, axis: int = -1,
                       epsilon: float = 1e-5, stash_type: int = 1) -> tuple[np.ndarray]:
-    axes = tuple(range(axis % x.ndim, x.ndim))
+    axes = _normalised_axes(x, axis, scale)
     xs = _stash(x)
     rms = np.sqrt(np.square(xs).mean(axis=axes, keepdims=True) + epsilon)
     return ((xs / rms * scale).astype(x.dtype),)

@@ -15,20 +15,32 @@ import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.cast import cast_to
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.nn import conv
 from npu_emu.op_impl.registry import kernel
 
 
-def _spread(param: np.ndarray, shape: tuple[int, ...], axis: int,
-            block_size: int = 0) -> np.ndarray:
-    """A scale or zero point broadcastable to a tensor of ``shape``."""
-    if param.size == 1:
+def _spread(param: np.ndarray, shape: tuple[int, ...], axis: int, block_size: int = 0,
+            name: str = "scale") -> np.ndarray:
+    """A scale or zero point broadcastable to a tensor of ``shape``: one for all, one per
+    element along ``axis``, or (``block_size``) one per block of that many along it. Any other
+    shape is refused (numpy would broadcast it into a larger output than X, or fail)."""
+    if param.size == 1 and param.ndim <= 1:
         return param.reshape(())
+    axis = checked_axis(axis, len(shape))   # a per-tensor scale's axis is never read
     if block_size:
+        blocks = tuple(-(-d // block_size) if a == axis else d for a, d in enumerate(shape))
+        if param.shape != blocks:
+            raise ValueError(f"{name} of shape {list(param.shape)} is not one per block of "
+                             f"{block_size} along axis {axis} of X {list(shape)}: "
+                             f"{list(blocks)}")
         full = np.repeat(param, block_size, axis=axis)
         return np.take(full, range(shape[axis]), axis=axis)
+    if param.shape != (shape[axis],):
+        raise ValueError(f"{name} of shape {list(param.shape)} is not one per element of axis "
+                         f"{axis} of X {list(shape)}")
     dims = [1] * len(shape)
     dims[axis] = param.size
     return param.reshape(dims)
@@ -65,11 +77,11 @@ def quantize_linear(x: np.ndarray, y_scale: np.ndarray, y_zero_point: np.ndarray
         dtype = y_zero_point.dtype
     else:
         dtype = helper.tensor_dtype_to_np_dtype(output_dtype or TensorProto.UINT8)
-    axis %= max(x.ndim, 1)
     compute = helper.tensor_dtype_to_np_dtype(precision) if precision else \
         np.result_type(x.dtype, y_scale.dtype)
     scale = _spread(y_scale, x.shape, axis, block_size).astype(compute)
-    zero = None if y_zero_point is None else _spread(y_zero_point, x.shape, axis, block_size)
+    zero = None if y_zero_point is None else _spread(y_zero_point, x.shape, axis, block_size,
+                                                      "y_zero_point")
     return _quantize(x.astype(compute) / scale, zero, np.dtype(dtype), bool(saturate))
 
 
@@ -77,11 +89,11 @@ def quantize_linear(x: np.ndarray, y_scale: np.ndarray, y_zero_point: np.ndarray
 def dequantize_linear(x: np.ndarray, x_scale: np.ndarray, x_zero_point: np.ndarray | None = None,
                       *, axis: int = 1, block_size: int = 0, output_dtype: int = 0) -> np.ndarray:
     # y = (x - zero point) * scale, in the scale's dtype unless output_dtype (23+) says otherwise.
-    axis %= max(x.ndim, 1)
     dx = x.astype(np.float32)
     if x_zero_point is not None and \
             helper.np_dtype_to_tensor_dtype(x.dtype) not in _NO_ZERO_POINT:
-        dx = dx - _spread(x_zero_point, x.shape, axis, block_size).astype(np.float32)
+        dx = dx - _spread(x_zero_point, x.shape, axis, block_size,
+                          "x_zero_point").astype(np.float32)
     y = dx * _spread(x_scale, x.shape, axis, block_size)
     out = helper.tensor_dtype_to_np_dtype(output_dtype) if output_dtype else x_scale.dtype
     return y.astype(out)

@@ -11,10 +11,21 @@ from npu_emu.op_impl.registry import kernel
 TRAINING = "ai.onnx.preview.training::"
 
 
-def _groups(tensors: tuple[np.ndarray, ...], k: int) -> list[tuple[np.ndarray, ...]]:
-    """(X_i, G_i, state_i...) for each of the n tensors, from X_1..X_n, G_1..G_n, ..."""
+def _groups(r: np.ndarray, t: np.ndarray, tensors: tuple[np.ndarray, ...],
+            k: int) -> list[tuple[np.ndarray, ...]]:
+    """(X_i, G_i, state_i...) for each of the n tensors, from X_1..X_n, G_1..G_n, ...; each of
+    one shape, after the scalars R and T (numpy broadcasts any of them into larger outputs)."""
+    if np.size(r) != 1 or np.size(t) != 1:
+        raise ValueError(f"R {list(np.shape(r))} and T {list(np.shape(t))} are not scalars")
+    if len(tensors) % k:
+        raise ValueError(f"{len(tensors)} tensors after R and T are not {k} per updated tensor")
     n = len(tensors) // k
-    return list(zip(*(tensors[j * n:(j + 1) * n] for j in range(k))))
+    groups = list(zip(*(tensors[j * n:(j + 1) * n] for j in range(k))))
+    for i, (x, *rest) in enumerate(groups):
+        if any(a.shape != x.shape for a in rest):
+            raise ValueError(f"X_{i + 1} {list(x.shape)}, its gradient and state(s) "
+                             f"{[list(a.shape) for a in rest]} differ in shape")
+    return groups
 
 
 @kernel(TRAINING + "Momentum")
@@ -23,7 +34,7 @@ def momentum(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, alpha: float, b
     # v' = alpha v + beta g' (beta = 1 on the first step), g' = g + norm * x; standard:
     # x' = x - r v'; nesterov: x' = x - r (g' + alpha v').
     xs, vs = [], []
-    for x, g, v in _groups(tensors, 3):
+    for x, g, v in _groups(r, t, tensors, 3):
         g = norm_coefficient * x + g
         v = alpha * v + (beta if t > 0 else 1) * g
         xs.append((x - r * (v if mode == "standard" else g + alpha * v)).astype(x.dtype))
@@ -37,7 +48,7 @@ def adagrad(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, decay_factor: fl
     # h' = h + g'^2, x' = x - r / (1 + t decay) * g' / (sqrt(h') + epsilon).
     rate = r / (1 + t * decay_factor)
     xs, hs = [], []
-    for x, g, h in _groups(tensors, 3):
+    for x, g, h in _groups(r, t, tensors, 3):
         g = norm_coefficient * x + g
         h = h + g * g
         xs.append((x - rate * g / (np.sqrt(h) + epsilon)).astype(x.dtype))
@@ -53,7 +64,7 @@ def adam(r: np.ndarray, t: np.ndarray, *tensors: np.ndarray, alpha: float = 0.9,
     # bias-corrected by sqrt(1 - beta^t) / (1 - alpha^t); x' is finally shrunk by norm_post.
     rate = r * np.sqrt(1 - beta ** t) / (1 - alpha ** t) if t > 0 else r
     xs, vs, hs = [], [], []
-    for x, g, v, h in _groups(tensors, 4):
+    for x, g, v, h in _groups(r, t, tensors, 4):
         g = norm_coefficient * x + g
         v = alpha * v + (1 - alpha) * g
         h = beta * h + (1 - beta) * g * g

@@ -34,7 +34,8 @@ def test_grouped_query_attention_with_a_mask_matches_the_reference():
     ([_t(2, 3, 4, 8), _t(2, 3, 5, 4), _t(2, 3, 5, 8)], {},
      "Q's head size 8 is not K's 4"),
     ([_t(2, 3, 1, 8), _t(2, 3, 5, 8), _t(2, 3, 5, 8), _t(4, 5)], {},
-     "attn_mask of shape [4, 5] does not broadcast to the scores' [2, 3, 1, 5]"),
+     "attn_mask of shape [4, 5] does not broadcast to the scores [batch, heads, q, kv] "
+     "[2, 3, 1, 5]"),
     ([_t(2, 4, 10), _t(2, 5, 12), _t(2, 5, 12)], dict(q_num_heads=3, kv_num_heads=3),
      "Q's hidden size 10 does not split into 3 heads"),
 ])

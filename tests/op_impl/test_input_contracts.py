@@ -56,6 +56,26 @@ CASES = [
      "P of shape [1, 6] is not [1, 9] (3 peepholes per hidden unit and direction)"),
     ("RNN", 14, [_f(2, 1, 4), _f(1, 3, 4), _f(1, 3, 3)], dict(hidden_size=3, direction="up"),
      "unknown direction 'up'; known: forward, reverse, bidirectional"),
+    # a parameter numpy broadcast both ways: the output grew past X's shape (the device's
+    # args table then refused the kernel's output, in the table's words)
+    ("LayerNormalization", 17, [_f(1, 4), _f(3, 4)], dict(axis=0),
+     "scale of shape [3, 4] does not broadcast to X [1, 4]"),
+    ("RMSNormalization", 23, [_f(3, 1), _f(4)], {},
+     "scale of shape [4] does not broadcast to X [3, 1]"),
+    ("LayerNormalization", 17, [_f(3, 4), _f(4)], dict(axis=2),   # wrapped to axis 0 before
+     "axis 2 is out of range for a 2-d input"),
+    ("QuantizeLinear", 21, [_f(1, 4), _f(3)], dict(axis=0),
+     "scale of shape [3] is not one per element of axis 0 of X [1, 4]"),
+    ("DequantizeLinear", 21, [np.zeros((3, 1), np.uint8), _f(3, 2), np.zeros((3, 2), np.uint8)],
+     dict(axis=1, block_size=2),
+     "x_zero_point of shape [3, 2] is not one per block of 2 along axis 1 of X [3, 1]: [3, 1]"),
+    ("ai.onnx.preview.training::Adagrad", 1,
+     [np.float32(0.1), np.int64(0), _f(1), _f(2), _f(2)], {},
+     "X_1 [1], its gradient and state(s) [[2], [2]] differ in shape"),
+    ("ai.onnx.preview.training::Momentum", 1,
+     [_f(2), np.int64(0), _f(2), _f(2), _f(2)],
+     dict(alpha=0.9, beta=0.1, mode="standard", norm_coefficient=0.0),
+     "R [2] and T [] are not scalars"),
 ]
 
 
