@@ -73,19 +73,22 @@ def window_out(size: int, kernel: int, stride: int, dilation: int, pad_begin: in
     if size == UNKNOWN_DIM or kernel == UNKNOWN_DIM:
         return UNKNOWN_DIM
     span = size + pad_begin + pad_end - ((kernel - 1) * dilation + 1)
-    if span < 0 and size == 0:
-        return 0   # an empty map, the window wider than its padding: no window fits (ONNX's
-        # formula gives 0 or less; the reference evaluator returns the empty output)
-    if span < 0:
+    if not ceil_mode:
+        out = span // stride + 1
+    else:
+        out = -(-span // stride) + 1
+        # The spec and both runtimes (onnxruntime, onnx.reference) drop a last window that
+        # would start inside the right padding; onnx 1.23's C++ shape inference does not.
+        if (out - 1) * stride >= size + pad_begin:
+            out -= 1
+    # ONNX's formula: a window up to a stride wider than the padded map fits 0 times (so say
+    # its shape inference, onnxruntime and the reference); an empty map has no window however
+    # wide (the reference returns the empty output). Wider still is the model's mistake.
+    if out < 0 and size == 0:
+        return 0
+    if out < 0:
         raise ShapeError(f"window {kernel} (dilation {dilation}) is larger than padded input "
                          f"{size}+{pad_begin}+{pad_end}")
-    if not ceil_mode:
-        return span // stride + 1
-    out = -(-span // stride) + 1
-    # The spec and both runtimes (onnxruntime, onnx.reference) drop a last window that would
-    # start inside the right padding; onnx 1.23's C++ shape inference does not.
-    if (out - 1) * stride >= size + pad_begin:
-        out -= 1
     return out
 
 
