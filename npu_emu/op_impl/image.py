@@ -477,6 +477,8 @@ def non_max_suppression(boxes: np.ndarray, scores: np.ndarray,
         else max(int(max_output_boxes_per_class.reshape(-1)[0]), 0)
     iou_max = 0.0 if iou_threshold is None or iou_threshold.size == 0 \
         else float(iou_threshold.reshape(-1)[0])
+    if not 0 <= iou_max <= 1:   # as onnxruntime refuses it (the spec's range)
+        raise ValueError(f"iou_threshold {iou_max:g} is not within [0, 1]")
     floor = None if score_threshold is None or score_threshold.size == 0 \
         else float(score_threshold.reshape(-1)[0])
     if boxes.ndim != 3 or boxes.shape[2] != 4 or scores.ndim != 3 \

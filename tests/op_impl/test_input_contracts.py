@@ -30,6 +30,9 @@ CASES = [
     ("NonMaxSuppression", 11, [_f(1, 6, 8), _f(1, 1, 6)], {},
      "boxes [1, 6, 8] and scores [1, 1, 6] are not [batch, boxes, 4] and [batch, classes, "
      "boxes]"),
+    ("NonMaxSuppression", 11, [_f(1, 6, 4), _f(1, 1, 6), np.array([3], I8),
+                               np.array([1.5], F4)], {},
+     "iou_threshold 1.5 is not within [0, 1]"),
     ("ReverseSequence", 10, [_f(4, 4), np.array([4, 3], I8)], dict(batch_axis=1, time_axis=0),
      "sequence_lens of shape [2] is not one length per batch of 4"),
     ("ReverseSequence", 10, [_f(4, 2), np.array([5, 3], I8)], dict(batch_axis=1, time_axis=0),
