@@ -432,11 +432,19 @@ def max_unpool(x: np.ndarray, indices: np.ndarray, output_shape: np.ndarray | No
     inferred = [(i - 1) * s - pads[k] - pads[k + nd] + kernel_shape[k]
                 for k, (i, s) in enumerate(zip(x.shape[2:], strides))]
     y = np.zeros(math.prod(x.shape[:2]) * math.prod(inferred), x.dtype)
+    if indices.shape != x.shape:
+        raise ValueError(f"I {list(indices.shape)} is not X's shape {list(x.shape)}")
+    if indices.size and not (0 <= indices.min() and indices.max() < y.size):
+        raise ValueError(f"an index of I lies outside the {y.size} elements of the unpooled "
+                         f"{[*x.shape[:2], *inferred]}")
     y[indices.reshape(-1)] = x.reshape(-1)
     y = y.reshape(*x.shape[:2], *inferred)
     if output_shape is None:
         return y
-    out = np.zeros([int(d) for d in output_shape], x.dtype)
+    out_shape = [int(d) for d in output_shape]
+    if len(out_shape) != y.ndim or any(o < d for o, d in zip(out_shape, y.shape)):
+        raise ValueError(f"output_shape {out_shape} cannot hold the unpooled {list(y.shape)}")
+    out = np.zeros(out_shape, x.dtype)
     out[tuple(slice(0, d) for d in y.shape)] = y
     return out
 
