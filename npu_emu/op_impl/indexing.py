@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
@@ -31,8 +32,13 @@ def _scatter(data: np.ndarray, index: tuple, updates: np.ndarray, reduction: str
     return out
 
 
-def _element_index(indices: np.ndarray, axis: int) -> tuple:
-    """The advanced index that reads ``indices`` along ``axis`` and every other axis as is."""
+def _element_index(data: np.ndarray, indices: np.ndarray, axis: int) -> tuple:
+    """The advanced index that reads ``indices`` along ``axis`` of ``data`` and every other
+    axis as is; indices of data's rank, as ONNX says (numpy would broadcast a lower one)."""
+    if indices.ndim != data.ndim:
+        raise ValueError(f"indices {list(indices.shape)} are not of data's rank "
+                         f"({list(data.shape)})")
+    axis = checked_axis(axis, data.ndim)
     grid = list(np.indices(indices.shape, sparse=True))
     grid[axis] = indices
     return tuple(grid)
@@ -40,13 +46,16 @@ def _element_index(indices: np.ndarray, axis: int) -> tuple:
 
 @one_output("GatherElements")
 def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
-    return data[_element_index(indices, axis % data.ndim)]
+    return data[_element_index(data, indices, axis)]
 
 
 @one_output("ScatterElements")
 def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
                      axis: int = 0, reduction: str = "none") -> np.ndarray:
-    return _scatter(data, _element_index(indices, axis % data.ndim), updates, reduction)
+    if updates.shape != indices.shape:
+        raise ValueError(f"updates {list(updates.shape)} are not of the indices' shape "
+                         f"{list(indices.shape)}")
+    return _scatter(data, _element_index(data, indices, axis), updates, reduction)
 
 
 one_output("Scatter")(scatter_elements)  # opsets 9-10: ScatterElements without reduction
@@ -56,7 +65,10 @@ one_output("Scatter")(scatter_elements)  # opsets 9-10: ScatterElements without 
 def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
     # The first batch_dims axes pair data and indices up; each index row of length k then
     # picks a slice data[b][i0, ..., ik-1].
-    b, k = batch_dims, indices.shape[-1]
+    b, k = batch_dims, indices.shape[-1] if indices.ndim else data.ndim + 1
+    if b + k > data.ndim or indices.shape[:b] != data.shape[:b]:
+        raise ValueError(f"indices {list(indices.shape)} do not address data "
+                         f"{list(data.shape)} with batch_dims {b}")
     n_batch = math.prod(data.shape[:b])
     rows = indices.reshape(n_batch, -1, k)
     flat = data.reshape(n_batch, *data.shape[b:])
@@ -67,6 +79,11 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int = 0) -> 
 @one_output("ScatterND")
 def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
                reduction: str = "none") -> np.ndarray:
+    k = indices.shape[-1] if indices.ndim else data.ndim + 1
+    if k > data.ndim or updates.shape != indices.shape[:-1] + data.shape[k:]:
+        raise ValueError(f"indices {list(indices.shape)} and updates {list(updates.shape)} do "
+                         f"not address data {list(data.shape)} (updates: indices' shape but "
+                         f"the last, then data's past the first indices.shape[-1] axes)")
     return _scatter(data, tuple(np.moveaxis(indices, -1, 0)), updates, reduction)
 
 
@@ -76,7 +93,7 @@ def tensor_scatter(past_cache: np.ndarray, update: np.ndarray,
                    mode: str = "linear") -> np.ndarray:
     # Batch b's update rows go to past_cache[b] from write_indices[b] on along axis (a KV
     # cache append); "circular" wraps them around the cache's length.
-    axis %= past_cache.ndim
+    axis = checked_axis(axis, past_cache.ndim)
     n = update.shape[axis]
     start = np.zeros(past_cache.shape[0], np.int64) if write_indices is None else write_indices
     pos = start.reshape((-1,) + (1,) * (past_cache.ndim - 1)) \

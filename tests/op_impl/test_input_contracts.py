@@ -40,6 +40,17 @@ CASES = [
     ("MaxUnpool", 11, [_f(1, 1, 2, 2), np.zeros((1, 1, 2, 2), I8), np.array([1, 1, 2, 3], I8)],
      dict(kernel_shape=[2, 2]),
      "output_shape [1, 1, 2, 3] cannot hold the unpooled [1, 1, 3, 3]"),
+    ("ScatterElements", 18, [_f(3, 3), np.zeros((1, 2), I8), _f(2, 2)], dict(axis=1),
+     "updates [2, 2] are not of the indices' shape [1, 2]"),
+    ("GatherElements", 13, [_f(3, 3), np.zeros(2, I8)], {},   # numpy broadcast it before
+     "indices [2] are not of data's rank ([3, 3])"),
+    ("GatherElements", 13, [_f(3, 3), np.zeros((1, 2), I8)], dict(axis=2),   # wrapped to 0
+     "axis 2 is out of range for a 2-d input"),
+    ("ScatterND", 18, [_f(4, 4), np.zeros((2, 1), I8), _f(1, 4)], {},
+     "indices [2, 1] and updates [1, 4] do not address data [4, 4] (updates: indices' shape "
+     "but the last, then data's past the first indices.shape[-1] axes)"),
+    ("GatherND", 13, [_f(2, 3), np.zeros((1, 3), I8)], {},
+     "indices [1, 3] do not address data [2, 3] with batch_dims 0"),
     ("ReverseSequence", 10, [_f(4, 4), np.array([4, 3], I8)], dict(batch_axis=1, time_axis=0),
      "sequence_lens of shape [2] is not one length per batch of 4"),
     ("ReverseSequence", 10, [_f(4, 2), np.array([5, 3], I8)], dict(batch_axis=1, time_axis=0),
