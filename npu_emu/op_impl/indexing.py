@@ -169,6 +169,9 @@ def unique(x: np.ndarray, *, axis: int | None = None,
 def reverse_sequence(x: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int = 1,
                      time_axis: int = 0) -> np.ndarray:
     # Batch b's first sequence_lens[b] steps in reverse, the rest as they are.
+    if {batch_axis, time_axis} != {0, 1} or x.ndim < 2:
+        raise ValueError(f"batch_axis {batch_axis} and time_axis {time_axis} of a {x.ndim}-d "
+                         f"input are not 0 and 1, one each")
     steps = x.shape[time_axis]
     if sequence_lens.shape != (x.shape[batch_axis],):
         raise ValueError(f"sequence_lens of shape {list(sequence_lens.shape)} is not one length "

@@ -55,6 +55,8 @@ CASES = [
      "sequence_lens of shape [2] is not one length per batch of 4"),
     ("ReverseSequence", 10, [_f(4, 2), np.array([5, 3], I8)], dict(batch_axis=1, time_axis=0),
      "sequence_lens [5, 3] are not within the 4 steps"),
+    ("ReverseSequence", 10, [_f(4, 4), np.array([4, 3, 2, 1], I8)], dict(time_axis=1),
+     "batch_axis 1 and time_axis 1 of a 2-d input are not 0 and 1, one each"),
     ("InstanceNormalization", 6, [_f(2, 1, 4, 5), _f(3), _f(3)], {},
      "scale [3] and B [3] are not one per channel of x [2, 1, 4, 5]"),
     ("CausalConvWithState", 25, [_f(2, 4, 8), _f(4, 1, 4), None, _f(1, 4, 3)], {},
