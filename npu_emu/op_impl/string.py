@@ -83,6 +83,9 @@ def tf_idf_vectorizer(x: np.ndarray, *, max_gram_length: int, min_gram_length: i
     by the weight."""
     if mode not in _TFIDF_MODES:
         raise ValueError(f"mode {mode!r}: expected one of {', '.join(_TFIDF_MODES)}")
+    if not 1 <= min_gram_length <= max_gram_length or max_skip_count < 0:
+        raise ValueError(f"gram lengths {min_gram_length}..{max_gram_length} (skip "
+                         f"{max_skip_count}) are not 1 <= min <= max, with a skip of 0 or more")
     pool = list(pool_strings if pool_strings is not None else pool_int64s or [])
     grams = _pooled_grams(pool, list(ngram_counts), min_gram_length, max_gram_length)
     width = max(ngram_indexes) + 1 if len(ngram_indexes) else 0
