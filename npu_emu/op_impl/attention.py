@@ -47,8 +47,6 @@ def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
         raise ValueError(f"Q's head size {q.shape[3]} is not K's {k.shape[3]}")
 
 
-
-
 def _frontier(q_len: int, kv_len: int, offset: np.ndarray | int) -> np.ndarray:
     """query index minus key index, as seen from the cache: [q, kv], or [batch, 1, q, kv] for a
     per-batch offset (the external cache's valid lengths)."""
