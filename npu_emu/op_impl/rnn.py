@@ -133,12 +133,14 @@ _DIRECTIONS = {"forward": (False,), "reverse": (True,), "bidirectional": (False,
 
 def _check_shapes(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | None,
                   sequence_lens: np.ndarray | None, initial_h: np.ndarray | None,
-                  initial_c: np.ndarray | None, n_gates: int, dirs: int, layout: int) -> None:
-    """The inputs' shapes agree with X's and R's as ONNX says (numpy's words otherwise, or a
-    state broadcast over a batch it was not given for)."""
+                  initial_c: np.ndarray | None, n_gates: int, dirs: int, layout: int,
+                  hidden_size: int | None) -> None:
+    """The inputs' shapes agree with X's and the hidden size (the attribute, else R's) as ONNX
+    says (numpy's words otherwise, or a state broadcast over a batch it was not given for)."""
     if x.ndim != 3 or r.ndim != 3:
         raise ValueError(f"X {list(x.shape)} and R {list(r.shape)} are not 3-d")
-    hidden, rows = r.shape[-1], n_gates * r.shape[-1]
+    hidden = int(hidden_size) if hidden_size else r.shape[-1]
+    rows = n_gates * hidden
     seq, batch = x.shape[:2][::-1] if layout else x.shape[:2]
     state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
     wanted = {"W": (w, (dirs, rows, x.shape[2])), "R": (r, (dirs, rows, hidden)),
@@ -163,7 +165,7 @@ def _recurrent(cell_type: type[_Cell], n_gates: int, default_acts: Sequence[str]
         raise ValueError(f"unknown direction {direction!r}; known: {', '.join(_DIRECTIONS)}")
     reverses = _DIRECTIONS[direction]
     _check_shapes(x, w, r, b, sequence_lens, initial_h, initial_c, n_gates, len(reverses),
-                  layout)
+                  layout, attrs.get("hidden_size"))
     if layout:  # batch-major: [batch, seq, ...] in, [batch, seq, dirs, hidden] out
         x = x.swapaxes(0, 1)
         initial_h = None if initial_h is None else initial_h.swapaxes(0, 1)

@@ -81,6 +81,8 @@ CASES = [
     ("LSTM", 14, [_f(2, 1, 4), _f(1, 12, 4), _f(1, 12, 3), None, None, None, None, _f(1, 6)],
      dict(hidden_size=3),
      "P of shape [1, 6] is not [1, 9] (3 peepholes per hidden unit and direction)"),
+    ("RNN", 14, [_f(2, 1, 4), _f(1, 3, 4), _f(1, 3, 1)], dict(hidden_size=3),   # W was named
+     "R of shape [1, 3, 1] is not [1, 3, 3] (X [2, 1, 4], 1 direction(s), hidden size 3)"),
     ("RNN", 14, [_f(2, 1, 4), _f(1, 3, 4), _f(1, 3, 3)], dict(hidden_size=3, direction="up"),
      "unknown direction 'up'; known: forward, reverse, bidirectional"),
     # a parameter numpy broadcast both ways: the output grew past X's shape (the device's
