@@ -33,9 +33,10 @@ def _heads(x: np.ndarray, n_heads: int | None, name: str = "Q") -> np.ndarray:
     return x.reshape(b, s, n_heads, hidden // n_heads).transpose(0, 2, 1, 3)
 
 
-def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray, key_size: bool = True) -> None:
     """Q, K and V as [batch, heads, seq, size] agree as ONNX says they must (numpy's own error
-    otherwise, or silently a wrong shape: Q heads fewer than K/V's grouped to 0)."""
+    otherwise, or silently a wrong shape: Q heads fewer than K/V's grouped to 0); Q's head size
+    is K's unless ``key_size`` is False (LinearAttention's keys are a state's rows)."""
     if not q.shape[0] == k.shape[0] == v.shape[0]:
         raise ValueError(f"Q, K and V have batches {q.shape[0]}, {k.shape[0]} and {v.shape[0]}")
     if k.shape[1] != v.shape[1] or k.shape[2] != v.shape[2]:
@@ -43,7 +44,7 @@ def _check_heads(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
                          f"{v.shape[2]}")
     if not k.shape[1] or q.shape[1] % k.shape[1]:
         raise ValueError(f"Q's {q.shape[1]} heads are no multiple of K's and V's {k.shape[1]}")
-    if q.shape[3] != k.shape[3]:
+    if key_size and q.shape[3] != k.shape[3]:
         raise ValueError(f"Q's head size {q.shape[3]} is not K's {k.shape[3]}")
 
 
@@ -179,7 +180,7 @@ def linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray,
     gated, delta = _UPDATE_RULES[update_rule]
     qh = _heads(q, q_num_heads).astype(np.float32)
     kh, vh = (_heads(x, kv_num_heads, name).astype(np.float32) for x, name in ((k, "K"), (v, "V")))
-    _check_heads(qh[..., :0], kh[..., :0], vh[..., :0])   # a key's size may differ from Q's
+    _check_heads(qh, kh, vh, key_size=False)
     if qh.shape[2] != kh.shape[2]:
         raise ValueError(f"Q has {qh.shape[2]} steps, K and V {kh.shape[2]}")
     for name, x in (("decay", decay), ("beta", beta)):

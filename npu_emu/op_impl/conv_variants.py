@@ -72,9 +72,8 @@ def causal_conv_with_state(x: np.ndarray, weight: np.ndarray, bias: np.ndarray |
     """y[b, c, t] = sum_j padded[b, c, t + j] * weight[c, 0, j] (+ bias), padded = past_state
     (zeros at the start) then x; the present state is padded's last k - 1 steps. SiLU
     (Swish) optionally follows."""
-    k = weight.shape[2] if weight.ndim == 3 else 0
-    b, c = x.shape[:2] if x.ndim == 3 else (0, -1)
-    if weight.shape != (c, 1, k) or k < 1 or (bias is not None and bias.shape != (c,)) \
+    b, c, k = (*x.shape[:2], weight.shape[2]) if x.ndim == 3 == weight.ndim else (0, 0, 0)
+    if k < 1 or weight.shape != (c, 1, k) or (bias is not None and bias.shape != (c,)) \
             or (past_state is not None and past_state.shape != (b, c, k - 1)):
         raise ValueError(
             f"x {list(x.shape)}, weight {list(weight.shape)}"

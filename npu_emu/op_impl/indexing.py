@@ -15,6 +15,7 @@ import numpy as np
 from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
+from npu_emu.op_impl.sequence_lens import check_sequence_lens
 
 # ScatterND / ScatterElements `reduction` -> the ufunc whose .at folds duplicates in
 _REDUCTIONS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
@@ -176,9 +177,7 @@ def reverse_sequence(x: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: in
     if sequence_lens.shape != (x.shape[batch_axis],):
         raise ValueError(f"sequence_lens of shape {list(sequence_lens.shape)} is not one length "
                          f"per batch of {x.shape[batch_axis]}")
-    if sequence_lens.size and not (0 <= sequence_lens.min() and sequence_lens.max() <= steps):
-        raise ValueError(f"sequence_lens {sequence_lens.tolist()} are not within the "
-                         f"{steps} steps")
+    check_sequence_lens(sequence_lens, steps)
     t = np.arange(steps).reshape([steps if a == time_axis else 1 for a in range(x.ndim)])
     lens = sequence_lens.reshape([-1 if a == batch_axis else 1 for a in range(x.ndim)])
     src = np.where(t < lens, lens - 1 - t, t)

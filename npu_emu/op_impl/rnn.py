@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from npu_emu.op_impl.registry import kernel
+from npu_emu.op_impl.sequence_lens import check_sequence_lens
 
 Activation = Callable[[np.ndarray], np.ndarray]
 
@@ -150,9 +151,8 @@ def _check_shapes(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | N
         if a is not None and a.shape != shape:
             raise ValueError(f"{name} of shape {list(a.shape)} is not {list(shape)} (X "
                              f"{list(x.shape)}, {dirs} direction(s), hidden size {hidden})")
-    if sequence_lens is not None and sequence_lens.size \
-            and not (0 <= sequence_lens.min() and sequence_lens.max() <= seq):
-        raise ValueError(f"sequence_lens {sequence_lens.tolist()} are not within the {seq} steps")
+    if sequence_lens is not None:
+        check_sequence_lens(sequence_lens, seq)
 
 
 def _recurrent(cell_type: type[_Cell], n_gates: int, default_acts: Sequence[str],
