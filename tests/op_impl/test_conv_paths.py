@@ -35,6 +35,7 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
 ])
 def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
     from npu_emu.op_impl import nn
+    monkeypatch.setattr(nn, "_row_taps", lambda *a: False)  # not the row-tap path
     taken = []
     shifted = nn._shifted_columns
     monkeypatch.setattr(nn, "_shifted_columns", lambda *a: taken.append(1) or shifted(*a))
@@ -42,6 +43,47 @@ def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
     want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
     check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-5, **attrs)
     assert taken
+
+
+@pytest.mark.parametrize("x_shape, w_shape, attrs", [
+    # DenseNet's 128-to-32 3x3, small; batch 2, uneven pads
+    ((1, 128, 7, 7), (32, 128, 3, 3), {"pads": [1, 1, 1, 1]}),
+    ((2, 16, 6, 9), (8, 16, 3, 3), {"pads": [2, 0, 1, 3]}),
+    # no pads; pads wider than the kernel reaches; dilated both ways; rows of another width
+    ((1, 12, 8, 8), (6, 12, 3, 3), {}),
+    ((1, 8, 4, 3), (3, 8, 2, 2), {"pads": [3, 4, 2, 3]}),
+    ((1, 8, 9, 10), (4, 8, 3, 3), {"pads": [2, 1, 2, 1], "dilations": [2, 3]}),
+    ((1, 8, 9, 7), (4, 8, 5, 2), {"pads": [2, 0, 2, 0], "dilations": [1, 2]}),
+    ((1, 8, 5, 6), (4, 8, 2, 1), {}),
+])
+def test_conv_row_taps(monkeypatch, x_shape, w_shape, attrs):
+    # Few outputs for many inputs (M <= 32, M <= C / 2): one matmul by the kernel rows' weights,
+    # each row's product summed in a row further down; into the output handed in.
+    from npu_emu.op_impl import nn
+    taken = []
+    row_taps = nn._row_tap_conv
+    monkeypatch.setattr(nn, "_row_tap_conv", lambda *a: taken.append(1) or row_taps(*a))
+    x, w, b = rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
+    want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
+    check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-4, **attrs)
+    into = np.full(want[0].shape, np.nan, np.float32)
+    (got,) = nn.conv(x, w, b, out=[into], **attrs)
+    assert got is into and len(taken) == 2
+    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, attrs", [
+    ((1, 16, 8, 8), (9, 16, 3, 3), {"pads": [1, 1, 1, 1]}),  # M > C / 2
+    ((1, 128, 8, 8), (33, 128, 3, 3), {"pads": [1, 1, 1, 1]}),  # M > 32
+    ((1, 16, 9, 9), (4, 16, 3, 3), {"strides": [2, 2]}),
+    ((1, 16, 9, 9), (4, 16, 1, 3), {}),  # one kernel row: im2col's kw shifts are the columns
+    ((1, 16, 8, 8), (4, 4, 3, 3), {"group": 4}),
+])
+def test_conv_row_taps_not_taken(monkeypatch, x_shape, w_shape, attrs):
+    from npu_emu.op_impl import nn
+    monkeypatch.setattr(nn, "_row_tap_conv", lambda *a: pytest.fail("row taps taken"))
+    x, w = rand(*x_shape), rand(*w_shape, seed=1)
+    check_kernel("Conv", [x, w], OPSET, rtol=1e-4, atol=1e-4, **attrs)
 
 
 @pytest.mark.parametrize("x_shape, m", [((0, 3, 5, 5), 4), ((2, 3, 0, 5), 4), ((1, 0, 5, 5), 4),
