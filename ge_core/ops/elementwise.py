@@ -5,7 +5,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, broadcast
+from ge_core.ops.shape_rules import ShapeError, broadcast, broadcasts_to
 
 # y = f(x): x's shape and dtype.
 UNARY = ("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Celu", "Clip", "Cos",
@@ -52,9 +52,9 @@ def _prelu(ctx: InferShapeContext) -> None:
     # one value, x's shape, or one value per channel lined up with x from axis 1.
     x, slope = ctx.dims(0), ctx.dims(1)
     if x is not None and slope is not None:
-        fits = _broadcasts_to(slope, x) if ctx.opset >= 7 else (
+        fits = broadcasts_to(slope, x) if ctx.opset >= 7 else (
             slope == x or all(d == 1 for d in slope) or len(slope) < len(x)
-            and _broadcasts_to(slope + (1,) * (len(x) - 1 - len(slope)), x))
+            and broadcasts_to(slope + (1,) * (len(x) - 1 - len(slope)), x))
         if not fits:
             raise ShapeError(f"slope {list(slope)} does not broadcast to x {list(x)}")
     ctx.set_output(0, x, ctx.dtype(0))
@@ -71,13 +71,7 @@ def _legacy_fits(b: tuple[int, ...], a: tuple[int, ...], broadcast: int,
         if pad < 0:
             return False
         b = b + (1,) * pad
-    return _broadcasts_to(b, a)
-
-
-def _broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
-    """ONNX's unidirectional broadcast: ``small`` stretches to ``big`` (unknown dims fit)."""
-    return len(small) <= len(big) and all(
-        s in (1, b, UNKNOWN_DIM) or b == UNKNOWN_DIM for s, b in zip(small[::-1], big[::-1]))
+    return broadcasts_to(b, a)
 
 
 @register("Where")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import Dims, ShapeError, broadcast
+from ge_core.ops.shape_rules import Dims, ShapeError, broadcast, broadcasts_to
 
 
 def _check_inner(k_a: int, k_b: int) -> None:
@@ -44,8 +44,11 @@ def _gemm(ctx: InferShapeContext) -> None:
         k_b, n = (b[1], b[0]) if ctx.attr("transB", 0) else (b[0], b[1])
     _check_inner(k_a, k_b)
     c = ctx.dims(2) if ctx.has_input(2) else None
-    # Versions 1 and 6: C is (M, N) unless the `broadcast` attribute says it broadcasts.
-    if ctx.opset < 7 and not ctx.attr("broadcast", 0) and c is not None and \
-            UNKNOWN_DIM not in (m, n, *c) and tuple(c) != (m, n):
-        raise ShapeError(f"C is {list(c)}, not [{m}, {n}], and broadcast=0")
+    # Versions 1 and 6: C is (M, N) unless the `broadcast` attribute says it broadcasts; from
+    # version 7 it always broadcasts, one way (numpy's both ways would grow the output).
+    if c is not None and ctx.opset < 7 and not ctx.attr("broadcast", 0):
+        if UNKNOWN_DIM not in (m, n, *c) and tuple(c) != (m, n):
+            raise ShapeError(f"C is {list(c)}, not [{m}, {n}], and broadcast=0")
+    elif c is not None and not broadcasts_to(tuple(c), (m, n)):
+        raise ShapeError(f"C of shape {list(c)} does not broadcast to the output [{m}, {n}]")
     ctx.set_output(0, (m, n), ctx.dtype(0))

@@ -2,10 +2,11 @@
 GroupNormalization (x's shape)."""
 from __future__ import annotations
 
+from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import normalize_axis
+from ge_core.ops.shape_rules import ShapeError, normalize_axis
 
 
 @register("LayerNormalization")
@@ -21,6 +22,18 @@ def _layer_normalization(ctx: InferShapeContext) -> None:
         ctx.set_output(i, stats, ctx.dtype(0))
 
 
-@register("RMSNormalization", "GroupNormalization")
-def _normalization(ctx: InferShapeContext) -> None:
+@register("RMSNormalization")
+def _rms_normalization(ctx: InferShapeContext) -> None:
+    keep_shape(ctx)
+
+
+@register("GroupNormalization")
+def _group_normalization(ctx: InferShapeContext) -> None:
+    x, groups = ctx.dims(0), int(ctx.attr("num_groups", 0))
+    if groups < 1:
+        raise ShapeError(f"num_groups {groups} is not positive")
+    if x is not None and len(x) < 2:
+        raise ShapeError(f"X {list(x)} is not [N, C, ...]")
+    if x is not None and x[1] != UNKNOWN_DIM and x[1] % groups:
+        raise ShapeError(f"num_groups {groups} does not divide the {x[1]} channels of X")
     keep_shape(ctx)

@@ -42,6 +42,12 @@ def broadcast(*shapes: Dims) -> Dims:
     return tuple(out)
 
 
+def broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """ONNX's unidirectional broadcast: ``small`` stretches to ``big`` (unknown dims fit)."""
+    return len(small) <= len(big) and all(
+        s in (1, b, UNKNOWN_DIM) or b == UNKNOWN_DIM for s, b in zip(small[::-1], big[::-1]))
+
+
 def merge(a: Dims, b: Dims) -> Dims:
     """The shape that covers both a and b (If's two branches, a Loop state across iterations):
     equal dims stay, differing dims become unknown, differing ranks an unknown rank."""

@@ -70,6 +70,17 @@ def rowwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]
     return functools.wraps(fn)(lambda a, b: call(fn, a, b))
 
 
+def check_one_per(count: tuple[int, ...], of: str, **params: np.ndarray | None) -> None:
+    """Each of ``params`` given is one value per ``of`` (of shape ``count``: a conv's bias, one
+    per filter), else a ValueError naming them: numpy would stretch a single value over all,
+    or fail in its own words."""
+    given = [(name, p) for name, p in params.items() if p is not None]
+    if any(p.shape != count for _, p in given):
+        names = ", ".join(f"{name} {list(p.shape)}" for name, p in given)
+        raise ValueError(f"{names} {'is' if len(given) == 1 else 'are'} not one value per {of} "
+                         f"({list(count)})")
+
+
 def check_onto(a: np.ndarray, shape: tuple[int, ...], name: str, onto: str) -> None:
     """``a`` broadcasts onto ``shape`` one way (ONNX's unidirectional broadcasting: a scale onto
     the tensor it scales), else a ValueError naming both: numpy would broadcast both ways, into a

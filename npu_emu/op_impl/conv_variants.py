@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from npu_emu.op_impl.broadcast import check_one_per
 from npu_emu.op_impl.elementwise import sigmoid
 from npu_emu.op_impl.registry import kernel
 
@@ -44,6 +45,7 @@ def deform_conv(x: np.ndarray, w: np.ndarray, offset: np.ndarray, b: np.ndarray 
     weights in one matmul per group, as im2col does."""
     n, c, h, wd = x.shape
     m, kh, kw = w.shape[0], *w.shape[2:]
+    check_one_per((m,), "filter", bias=b)
     oh, ow = offset.shape[2:]
     sh, sw = strides or (1, 1)
     dh, dw = dilations or (1, 1)

@@ -9,13 +9,14 @@ from typing import Callable
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 
 
 def _cumulative(accumulate: Callable[..., np.ndarray], identity: int) -> Callable[..., np.ndarray]:
     def run(x: np.ndarray, axis: np.ndarray, *, exclusive: int = 0,
             reverse: int = 0) -> np.ndarray:
-        axis = int(np.asarray(axis).reshape(())) % x.ndim
+        axis = checked_axis(int(np.asarray(axis).reshape(())), x.ndim)
         if reverse:
             x = np.flip(x, axis)
         y = accumulate(x, axis=axis, dtype=x.dtype)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npu_emu.op_impl.broadcast import check_onto
 from npu_emu.op_impl.registry import kernel
 
 
@@ -10,6 +11,8 @@ def _gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None, alpha: float, beta
           trans_a: int, trans_b: int) -> tuple[np.ndarray]:
     # Transposes are views: BLAS reads them in place, nothing is copied.
     y = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    if c is not None:
+        check_onto(c, y.shape, "C", "the output")
     if alpha != 1:
         y = y * alpha
     if c is not None and beta != 0:

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from npu_emu.op_impl.broadcast import repeated_run, row_by_row
+from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.broadcast import check_one_per, repeated_run, row_by_row
 from npu_emu.op_impl.depthwise import depthwise_conv
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
@@ -223,6 +224,7 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     depthwise conv reads in shuffled order as it copies its input anyway."""
     # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
     n, m = x.shape[0], w.shape[0]
+    check_one_per((m,), "filter", bias=b)
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
     dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
     if input_shuffle_group != 1 and (input_shuffle_group < 1 or x.shape[1] % input_shuffle_group):
@@ -361,6 +363,7 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
     # As in Conv, w's spatial dims are authoritative over kernel_shape.
     n, c, *in_shape = x.shape
     m, nd = w.shape[1] * group, len(in_shape)
+    check_one_per((m,), "filter", bias=b)
     g = Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
                   (0,) * nd, (0,) * nd, tuple(in_shape))
     extra = _per_axis(output_padding, nd, 0)
@@ -649,7 +652,9 @@ def global_lp_pool(x: np.ndarray, *, p: int = 2) -> tuple[np.ndarray]:
 
 @kernel("LpNormalization")
 def lp_normalization(x: np.ndarray, *, axis: int = -1, p: int = 2) -> tuple[np.ndarray]:
-    norm = np.linalg.norm(x, ord=p, axis=axis, keepdims=True)
+    if p not in (1, 2):
+        raise ValueError(f"p {p} is not 1 or 2")
+    norm = np.linalg.norm(x, ord=p, axis=checked_axis(axis, x.ndim), keepdims=True)
     return ((x / np.where(norm == 0, 1, norm)).astype(x.dtype),)
 
 
@@ -686,6 +691,10 @@ def _batch_norm_coefficients(params: tuple[np.ndarray, ...], epsilon: float) -> 
 def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray, var: np.ndarray,
                 epsilon: float, shape: Sequence[int],
                 out: Sequence[np.ndarray] | None) -> tuple[np.ndarray]:
+    per_channel = shape[0] == -1   # else one per element of (C, *spatial): spatial=0
+    check_one_per(x.shape[1:2] if per_channel else tuple(shape),
+             "channel" if per_channel else "element of x's [C, *spatial]",
+             scale=scale, B=b, mean=mean, var=var)
     # Derived once for constant parameters (the host's initializers; GE folds them at build),
     # every call from device memory, which may change under the kernel.
     coefficients = prepared((scale, b, mean, var), f"batch norm, epsilon {epsilon!r}",

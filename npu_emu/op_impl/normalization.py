@@ -54,6 +54,12 @@ def rms_normalization(x: np.ndarray, scale: np.ndarray, *, axis: int = -1,
 
 def _group_norm(x: np.ndarray, groups: int, epsilon: float) -> np.ndarray:
     """x normalised over each group of C / groups channels and all spatial positions."""
+    if groups < 1:
+        raise ValueError(f"num_groups {groups} is not positive")
+    if x.ndim < 2:
+        raise ValueError(f"X {list(x.shape)} is not [N, C, ...]")
+    if x.shape[1] % groups:
+        raise ValueError(f"num_groups {groups} does not divide the {x.shape[1]} channels of X")
     grouped = _stash(x).reshape(x.shape[0], groups, -1)
     centred = grouped - grouped.mean(axis=2, keepdims=True)
     var = np.square(centred).mean(axis=2, keepdims=True)
@@ -65,6 +71,8 @@ def group_normalization_18(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *
                            num_groups: int, epsilon: float = 1e-5) -> tuple[np.ndarray]:
     # Opset 18: one scale and bias per group (replaced by per-channel ones in 21).
     shape = (1, num_groups, -1)
+    for name, param in (("scale", scale), ("bias", bias)):
+        check_onto(param, (num_groups,), name, "the groups")
     y = _group_norm(x, num_groups, epsilon).reshape(x.shape[0], num_groups, -1)
     return ((y * scale.reshape(shape) + bias.reshape(shape)).reshape(x.shape).astype(x.dtype),)
 
@@ -73,5 +81,8 @@ def group_normalization_18(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *
 def group_normalization(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int,
                         epsilon: float = 1e-5, stash_type: int = 1) -> tuple[np.ndarray]:
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    y = _group_norm(x, num_groups, epsilon) * scale.reshape(shape) + bias.reshape(shape)
+    y = _group_norm(x, num_groups, epsilon)   # checks x's rank and channels first
+    for name, param in (("scale", scale), ("bias", bias)):
+        check_onto(param, x.shape[1:2], name, "the channels")
+    y = y * scale.reshape(shape) + bias.reshape(shape)
     return (y.astype(x.dtype),)

@@ -16,6 +16,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.broadcast import check_one_per
 from npu_emu.op_impl.cast import cast_to
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.nn import conv
@@ -111,13 +112,19 @@ def dynamic_quantize_linear(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return y, np.array(scale, x.dtype), np.array(zero, np.uint8)
 
 
-def _centered(x: np.ndarray, zero_point: np.ndarray | None, axis: int = -1) -> np.ndarray:
+def _centered(x: np.ndarray, zero_point: np.ndarray | None, axis: int | None = -1,
+              name: str = "zero point") -> np.ndarray:
     """x - zero point as int32; a vector zero point runs along ``axis`` (a matmul's rows of A,
-    columns of B; a conv weight's output channels)."""
+    columns of B; a conv weight's output channels), or ``axis`` None: only one value (a conv
+    input's)."""
     x32 = x.astype(np.int32)
     if zero_point is None:
         return x32
     if zero_point.size > 1:
+        if axis is None or x.ndim == 0 or zero_point.size != x.shape[axis]:
+            per = "" if axis is None or x.ndim == 0 else \
+                f", nor one per element of axis {axis} of {list(x.shape)}"
+            raise ValueError(f"{name} {list(zero_point.shape)} is not one value{per}")
         shape = [1] * x.ndim
         shape[axis] = zero_point.size
         zero_point = zero_point.reshape(shape)
@@ -128,14 +135,15 @@ def _centered(x: np.ndarray, zero_point: np.ndarray | None, axis: int = -1) -> n
 def matmul_integer(a: np.ndarray, b: np.ndarray, a_zero_point: np.ndarray | None = None,
                    b_zero_point: np.ndarray | None = None) -> np.ndarray:
     # a's zero point is per row (axis -2) when a vector, b's per column (axis -1).
-    return np.matmul(_centered(a, a_zero_point, -2), _centered(b, b_zero_point, -1))
+    return np.matmul(_centered(a, a_zero_point, -2, "a_zero_point"),
+                     _centered(b, b_zero_point, -1, "b_zero_point"))
 
 
 def _conv_integer(x: np.ndarray, w: np.ndarray, x_zero_point: np.ndarray | None,
                   w_zero_point: np.ndarray | None, attrs: dict[str, Any]) -> np.ndarray:
     """The exact integer convolution of (x - x_zp) and (w - w_zp), as float64."""
-    (acc,) = conv(_centered(x, x_zero_point).astype(np.float64),
-                  _centered(w, w_zero_point, 0).astype(np.float64), **attrs)
+    (acc,) = conv(_centered(x, x_zero_point, None, "x_zero_point").astype(np.float64),
+                  _centered(w, w_zero_point, 0, "w_zero_point").astype(np.float64), **attrs)
     return acc
 
 
@@ -156,7 +164,8 @@ def _requantize(acc: np.ndarray, multiplier: np.ndarray, y_zero_point: np.ndarra
 def qlinear_matmul(a: np.ndarray, a_scale: np.ndarray, a_zero_point: np.ndarray | None,
                    b: np.ndarray, b_scale: np.ndarray, b_zero_point: np.ndarray | None,
                    y_scale: np.ndarray, y_zero_point: np.ndarray | None) -> np.ndarray:
-    acc = np.matmul(_centered(a, a_zero_point, -2), _centered(b, b_zero_point, -1))
+    acc = np.matmul(_centered(a, a_zero_point, -2, "a_zero_point"),
+                    _centered(b, b_zero_point, -1, "b_zero_point"))
     multiplier = a_scale.astype(np.float64) * b_scale.reshape(-1) / y_scale
     return _requantize(acc, multiplier, y_zero_point, a)
 
@@ -167,6 +176,9 @@ def qlinear_conv(x: np.ndarray, x_scale: np.ndarray, x_zero_point: np.ndarray | 
                  y_scale: np.ndarray, y_zero_point: np.ndarray | None,
                  b: np.ndarray | None = None, **attrs: Any) -> np.ndarray:
     # The int32 bias is added to the accumulator; a vector w scale is per output channel.
+    check_one_per((w.shape[0],), "filter", bias=b)
+    if w_scale.size > 1:
+        check_one_per((w.shape[0],), "filter", w_scale=w_scale.reshape(-1))
     acc = _conv_integer(x, w, x_zero_point, w_zero_point, attrs)
     if b is not None:
         acc = acc + b.reshape((1, -1) + (1,) * (acc.ndim - 2))

@@ -252,6 +252,26 @@ def test_a_gemm_c_before_opset_7_is_m_by_n_unless_it_broadcasts(c, attrs, opset,
     assert str(refused.value) == "node op (Gemm): C is [4], not [2, 4], and broadcast=0"
 
 
+@pytest.mark.parametrize("x, groups, said", [
+    (X(1, 4, 2, 2), 3, "num_groups 3 does not divide the 4 channels of X"),
+    (X(1, 4, 2, 2), 0, "num_groups 0 is not positive"), (X(4), 2, "X [4] is not [N, C, ...]")])
+def test_group_normalization_groups_divide_the_channels(x, groups, said):
+    with pytest.raises(InferShapeError) as refused:
+        ours("GroupNormalization", [x, X(4), X(4)], {"num_groups": groups}, 21, 1)
+    assert str(refused.value) == f"node op (GroupNormalization): {said}"
+
+
+@pytest.mark.parametrize("c, attrs, opset", [
+    (X(2), {}, 13), (X(4, 4), {}, 13), (X(2, 1, 1), {}, 13), (X(3), {"broadcast": 1}, 6)])
+def test_a_gemm_c_broadcasts_one_way_only(c, attrs, opset):
+    """C stretches to (M, N), never the other way: numpy's broadcast had grown the output (a C
+    of [2, 1, 1] gave [2, 2, 4]), where onnxruntime refuses."""
+    with pytest.raises(InferShapeError) as refused:
+        ours("Gemm", [X(2, 3), X(3, 4), c], attrs, opset, 1)
+    assert str(refused.value) == \
+        f"node op (Gemm): C of shape {list(c.dims)} does not broadcast to the output [2, 4]"
+
+
 @pytest.mark.parametrize("inputs, opset, said", [
     ([X(), X(1)], 16, "slope [1] does not broadcast to x []"),
     ([X(3), X(2, 3)], 9, "slope [2, 3] does not broadcast to x [3]"),
