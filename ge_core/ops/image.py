@@ -6,7 +6,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, normalize_axis
+from ge_core.ops.shape_rules import ShapeError, normalize_axis, unknown_dims
 from npu_emu.op_impl.image import resize_plan
 
 
@@ -52,7 +52,7 @@ def _affine_grid(ctx: InferShapeContext) -> None:
     if size is None:
         theta = ctx.dims(0)
         nd = None if theta is None or theta[1] == UNKNOWN_DIM else theta[1]
-        dims = None if nd is None else (UNKNOWN_DIM,) * (nd + 2)
+        dims = None if nd is None else unknown_dims(nd + 2, "an output rank (2 + theta's dim 1)")
         return ctx.set_output(0, dims, ctx.dtype(0))
     ctx.set_output(0, (size[0], *size[2:], len(size) - 2), ctx.dtype(0))
 

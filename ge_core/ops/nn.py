@@ -12,7 +12,7 @@ from ge_core.graph.types import DataType
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, window_out
+from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, unknown_dims, window_out
 
 @register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization",
           "MeanVarianceNormalization")
@@ -176,5 +176,6 @@ def _col2im(ctx: InferShapeContext) -> None:
     if image is None:
         spatial = ctx.dims(1)
         return ctx.set_output(0, None if spatial is None or spatial[0] == UNKNOWN_DIM
-                              else (n, c) + (UNKNOWN_DIM,) * spatial[0], ctx.dtype(0))
+                              else (n, c) + unknown_dims(spatial[0], "image_shape's length"),
+                              ctx.dtype(0))
     ctx.set_output(0, (n, c, *image), ctx.dtype(0))

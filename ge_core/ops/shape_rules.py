@@ -42,6 +42,15 @@ def broadcast(*shapes: Dims) -> Dims:
     return tuple(out)
 
 
+def unknown_dims(count: int, what: str) -> tuple[int, ...]:
+    """``count`` unknown dims, the rank ``what`` says a shape has (a shape operand's length, a
+    theta's spatial count): a declared dim of 2^31 there would be a 2^31-tuple, not a shape."""
+    if count > MAX_DIM_NUM:
+        raise ShapeError(f"{what} of {count}: a shape has at most {MAX_DIM_NUM} dims "
+                         f"(gert::Shape::kMaxDimNum)")
+    return (UNKNOWN_DIM,) * count
+
+
 def broadcasts_to(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
     """ONNX's unidirectional broadcast: ``small`` stretches to ``big`` (unknown dims fit)."""
     return len(small) <= len(big) and all(

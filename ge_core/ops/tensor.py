@@ -12,8 +12,8 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import (MAX_DIM_NUM, Dims, ShapeError, broadcast, normalize_axes,
-                                     normalize_axis, product, slice_len)
+from ge_core.ops.shape_rules import (Dims, ShapeError, broadcast, normalize_axes,
+                                     normalize_axis, product, slice_len, unknown_dims)
 
 
 def _unknown_of_len(ctx: InferShapeContext, idx: int) -> Dims:
@@ -21,10 +21,7 @@ def _unknown_of_len(ctx: InferShapeContext, idx: int) -> Dims:
     operand = ctx.dims(idx) if ctx.has_input(idx) else None
     if operand is None or len(operand) != 1 or operand[0] == UNKNOWN_DIM:
         return None
-    if operand[0] > MAX_DIM_NUM:
-        raise ShapeError(f"a shape operand of {operand[0]} elements: a shape has at most "
-                         f"{MAX_DIM_NUM} dims (gert::Shape::kMaxDimNum)")
-    return (UNKNOWN_DIM,) * operand[0]
+    return unknown_dims(operand[0], "a shape operand's length")
 
 
 @register("Reshape")

@@ -23,12 +23,13 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 import onnx
 from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, defs, helper
 
 from ge_core.ops import DEFAULT_DOMAINS, is_supported
+from ge_core.ops.op_registry import ML_DOMAIN, qualified_type
 from ge_core.ops.graph_io import GE_NODE_TYPES
 from ge_core.parser.parse_error import ParseError
 
@@ -45,6 +46,24 @@ _SINGLE = defs.OpSchema.FormalParameterOption.Single
 _VARIADIC = defs.OpSchema.FormalParameterOption.Variadic
 
 
+# Attribute values on which ONNX's shape inference, run after the checks, kills the process (a
+# segfault or an abort in its C++, which no except can catch: the app would vanish) instead of
+# refusing the model: found by running it over the node suite's cases with each int attribute
+# set to out-of-range values, each in a child process. op -> (int attributes, the node's output
+# count) -> the reason, or None.
+_KILLS_ONNX_INFERENCE: dict[str, Callable[[dict[str, int], int], str | None]] = {
+    "GatherND": lambda a, _: f"batch_dims {a['batch_dims']} is negative"
+    if a.get("batch_dims", 0) < 0 else None,
+    "LayerNormalization": lambda a, _: f"axis {a['axis']} is out of range"
+    if not -2 ** 31 <= a.get("axis", -1) < 2 ** 31 else None,
+    "Split": lambda a, outputs: f"num_outputs {a['num_outputs']} is not the node's {outputs} "
+    f"outputs" if a.get("num_outputs", outputs) != outputs else None,
+}
+
+
+_ONNX_DOMAINS = (ML_DOMAIN, "ai.onnx.preview.training")   # ONNX's other op sets
+
+
 def default_opset(model: onnx.ModelProto) -> int:
     """The default domain's opset; a model with none predates IR version 3, which meant 1."""
     return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
@@ -56,13 +75,15 @@ def check_model(model: onnx.ModelProto, source: str) -> list[NodeFields]:
     opset = default_opset(model)
     if opset < 1:
         raise ParseError(source, f"the model imports ONNX opset {opset}: opsets start at 1")
-    return _Checker(source, opset).graph(model.graph, frozenset(), "graph", root=True)
+    opsets = {o.domain: o.version for o in model.opset_import}
+    return _Checker(source, opset, opsets).graph(model.graph, frozenset(), "graph", root=True)
 
 
 class _Checker:
-    def __init__(self, source: str, opset: int) -> None:
+    def __init__(self, source: str, opset: int, opsets: dict[str, int]) -> None:
         self.source = source
         self.opset = opset
+        self.opsets = opsets   # by domain, as the model imports them
 
     def fail(self, reason: str, node: str | None = None, op_type: str | None = None
              ) -> ParseError:
@@ -105,6 +126,10 @@ class _Checker:
         for value in (*g.value_info, *g.output):
             if isinstance(value.name, bytes):
                 self.text(value.name, f"{where}: a value name")
+        if not root:   # the root's are checked with its largest (infer_types), in one pass
+            lowest = _declared_dim_range(g)[0]
+            if lowest < 0:
+                raise self.fail(f"{where} declares a value with a negative dim ({lowest})")
         nodes = [NodeFields.of(node) for node in g.node]
         labels = [self.label(node, i) for i, node in enumerate(nodes)]
         for node, label in zip(nodes, labels):
@@ -190,15 +215,29 @@ class _Checker:
         self.names(node.outputs, "output", label)
         for attr in node.attrs:
             self.attr_text(attr, label)
-        if node.domain not in DEFAULT_DOMAINS or op_type in GE_NODE_TYPES \
-                or not (is_supported(op_type) or op_type == "Constant") \
-                or not _has_schema(op_type):   # GE's own ops (HcomAllReduce ...) have none
+        domain = node.domain
+        if domain in DEFAULT_DOMAINS:
+            domain, opset = "", self.opset
+        elif domain in _ONNX_DOMAINS:   # ONNX's inference reads their ops too (a LabelEncoder
+            opset = self.opsets.get(domain)   # given four inputs for its one: a segfault)
+        else:
+            return
+        if op_type in GE_NODE_TYPES \
+                or not (is_supported(qualified_type(domain, op_type)) or op_type == "Constant") \
+                or not _has_schema(op_type, domain):   # GE's own ops (HcomAllReduce ...) have none
             return   # the builder refuses it by name, or our InferShape checks it
-        schema = _schema(op_type, self.opset)
+        if opset is None:
+            raise self.fail(f"the model imports no {domain} opset", label, op_type)
+        schema = _schema(op_type, opset, domain)
         if schema is None:
-            raise self.fail(f"ONNX opset {self.opset} has no {op_type}", label, op_type)
+            raise self.fail(f"{domain or 'ONNX'} opset {opset} has no {op_type}", label, op_type)
         self.arity(node, label, schema)
         self.attributes(node, label, schema)
+        if op_type in _KILLS_ONNX_INFERENCE:
+            reason = _KILLS_ONNX_INFERENCE[op_type](
+                {a.name: a.i for a in node.attrs if a.type == _A.INT}, len(node.outputs))
+            if reason:
+                raise self.fail(reason, label, op_type)
         for attr in node.attrs:
             if attr.type not in _GRAPH_KINDS:
                 continue
@@ -341,10 +380,10 @@ class _Attr(NamedTuple):
 
 
 @functools.lru_cache(maxsize=None)
-def _schema(op_type: str, opset: int) -> _Schema | None:
-    """None if opset ``opset`` has no ``op_type``."""
+def _schema(op_type: str, opset: int, domain: str = "") -> _Schema | None:
+    """None if opset ``opset`` of ``domain`` has no ``op_type``."""
     try:
-        schema = defs.get_schema(op_type, opset, "")
+        schema = defs.get_schema(op_type, opset, domain)
     except defs.SchemaError:
         return None
     attributes = {name: _Attr(a.type.value, a.required) for name, a in schema.attributes.items()}
@@ -354,9 +393,9 @@ def _schema(op_type: str, opset: int) -> _Schema | None:
 
 
 @functools.lru_cache(maxsize=None)
-def _has_schema(op_type: str) -> bool:
+def _has_schema(op_type: str, domain: str = "") -> bool:
     """onnx.defs.has, asked once per op type (each call goes into ONNX's C++ registry)."""
-    return defs.has(op_type)
+    return defs.has(op_type, domain)
 
 
 @functools.lru_cache(maxsize=None)
@@ -428,7 +467,12 @@ def infer_types(model: onnx.ModelProto, source: str
     ONNX finds inconsistent with its op's type and shape constraints is refused with ONNX's
     reason. Otherwise (or if ONNX cannot infer the model for reasons of its own) the types are
     inferred leniently: they are only a seed for our own InferShape."""
-    if _largest_declared_dim(model.graph) > ONNX_INFERENCE_MAX_DIM:
+    lowest, largest = _declared_dim_range(model.graph)
+    if lowest < 0:   # ONNX's inference indexes with it (GatherND's indices: a segfault)
+        name = next(v.name for v in _declared(model.graph)
+                    if any(d.dim_value < 0 for d in v.type.tensor_type.shape.dim))
+        raise ParseError(source, f"value {name!r} is declared with a negative dim ({lowest})")
+    if largest > ONNX_INFERENCE_MAX_DIM:
         # no seed, but the types are still checked: with the huge dims unknown to ONNX
         return model, _strict(_huge_dims_unknown(model), source)[1]
     inferred, refusal = _strict(model, source)
@@ -465,9 +509,14 @@ def _huge_dims_unknown(model: onnx.ModelProto) -> onnx.ModelProto:
     return copy
 
 
-def _largest_declared_dim(g: GraphProto) -> int:
-    values = (*g.input, *g.output, *g.value_info)
-    return max((d.dim_value for v in values for d in v.type.tensor_type.shape.dim), default=0)
+def _declared(g: GraphProto) -> tuple[onnx.ValueInfoProto, ...]:
+    return (*g.input, *g.output, *g.value_info)
+
+
+def _declared_dim_range(g: GraphProto) -> tuple[int, int]:
+    """The smallest and the largest dim the graph's values are declared with (0 for none)."""
+    dims = [d.dim_value for v in _declared(g) for d in v.type.tensor_type.shape.dim]
+    return min(dims, default=0), max(dims, default=0)
 
 
 def _newer_op_takes(op_type: str, reason: str) -> bool:

@@ -8,6 +8,7 @@ modulo whatever it indexes, so every draw is a valid instruction and cases stay 
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 from pathlib import Path
@@ -29,7 +30,17 @@ def seed_models() -> list[Path]:
     return found
 
 
-BIG = (0, -1, 1, 2, 3, 7, 2**31 - 1, 2**31, 2**32 - 1, 2**40, 2**62, -(2**62), 2**63 - 1)
+@functools.cache
+def node_seeds() -> tuple[bytes, ...]:
+    """The node suite's models, serialised: every ONNX op, one small model each. ONNX's own
+    inference killed the process on attributes of ops no other seed has (GatherND's batch_dims,
+    Split's num_outputs). onnx's case generators make them on the first call (about 13 s)."""
+    from workbench.conformance import node_cases
+    return tuple(t.model.SerializeToString() for t in node_cases.testcases())
+
+
+BIG = (0, -1, -2, -5, 1, 2, 3, 7, 2**31 - 1, 2**31, 2**32 - 1, 2**40, 2**62, -(2**62),
+       2**63 - 1)
 DTYPES = (0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 16, 17, 19, 21, 23, 25, 99, -1)
 OPS = ("Add", "Conv", "Gemm", "If", "Loop", "Scan", "Split", "Reshape", "Cast", "Concat",
        "MaxPool", "Slice", "Gather", "NoSuchOp", "", "Constant", "Identity", "Expand", "Tile")
@@ -208,9 +219,9 @@ def _bytes_mutation(data: bytes, model: onnx.ModelProto, name: str, a: int, b: i
     return data.replace(raw, b"\xff" + raw[1:], 1)
 
 
-def mutate(path: Path, mutations: list[tuple[str, int, int, int]]) -> bytes:
-    """The seed model at ``path`` with ``mutations`` applied, serialised."""
-    model = onnx.load(str(path))
+def mutate(seed: Path | bytes, mutations: list[tuple[str, int, int, int]]) -> bytes:
+    """The seed model (a file, or a serialised model) with ``mutations`` applied, serialised."""
+    model = onnx.load_from_string(seed) if isinstance(seed, bytes) else onnx.load(str(seed))
     byte_level = []
     for name, a, b, c in mutations:
         if name in MUTATIONS:

@@ -37,6 +37,22 @@ def _add_with(init: onnx.TensorProto) -> onnx.ModelProto:
                   [init])
 
 
+def _label_encoder(inputs: list[str], ml_opset: int | None = 4) -> onnx.ModelProto:
+    node = helper.make_node("LabelEncoder", inputs, ["y"], domain="ai.onnx.ml",
+                            keys_strings=["a"], values_int64s=[1])
+    model = _model([node], [_vi("x", [2], TensorProto.STRING)], [_vi("y", None)])
+    if ml_opset is not None:
+        model.opset_import.append(helper.make_opsetid("ai.onnx.ml", ml_opset))
+    return model
+
+
+def _if_declaring(dims: list[int]) -> onnx.ModelProto:
+    body = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "body", [],
+                             [_vi("y", dims)])
+    node = helper.make_node("If", ["c"], ["o"], then_branch=body, else_branch=body)
+    return _model([node], [_vi("c", [], TensorProto.BOOL), _vi("x", [2, 3])], [_vi("o", None)])
+
+
 def _cast_without_to() -> onnx.ModelProto:
     return _model([helper.make_node("Cast", ["x"], ["y"])], [_vi("x", [2])], [_vi("y", [2])])
 
@@ -134,6 +150,43 @@ CASES = {
     "graph input of no type": (_model([helper.make_node("Conv", ["x", "w"], ["y"])],
                                       [onnx.ValueInfoProto(name="x")], [_vi("y", None)], [W]),
                                None, "graph input 'x' has no type"),
+    # ONNX's own inference (C++) would kill the process on these: a segfault, an abort
+    "GatherND with a negative batch_dims": (
+        _model([helper.make_node("GatherND", ["x", "i"], ["y"], batch_dims=-2)],
+               [_vi("x", [2, 2]), _vi("i", [2, 1], TensorProto.INT64)], [_vi("y", None)]),
+        "GatherND_0", "batch_dims -2 is negative"),
+    "LayerNormalization with an axis past int32": (
+        _model([helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=1 << 31)],
+               [_vi("x", [2, 3]), _vi("s", [3])], [_vi("y", None)], opset=17),
+        "LayerNormalization_0", "axis 2147483648 is out of range"),
+    "Split into fewer parts than its outputs": (
+        _model([helper.make_node("Split", ["x"], ["a", "b"], num_outputs=1)], [_vi("x", [4])],
+               [_vi("a", None), _vi("b", None)], opset=18),
+        "Split_0", "num_outputs 1 is not the node's 2 outputs"),
+    "a negative declared dim": (
+        _model([helper.make_node("GatherND", ["x", "i"], ["y"])],
+               [_vi("x", [2, 2]), _vi("i", [2, -1], TensorProto.INT64)], [_vi("y", None)]),
+        None, "value 'i' is declared with a negative dim (-1)"),
+    "a negative declared dim in a body": (_if_declaring([2, -3]), None,
+                                          "'body' declares a value with a negative dim (-3)"),
+    # ONNX's other domains are checked against their schemas too
+    "an ai.onnx.ml op with inputs past its schema's": (_label_encoder(["", "", "", "x"]),
+                                                        "LabelEncoder_0",
+                                                        "LabelEncoder takes at most 1 input(s)"),
+    "an ai.onnx.ml op without the domain's opset": (_label_encoder(["x"], ml_opset=None),
+                                                    "LabelEncoder_0",
+                                                    "the model imports no ai.onnx.ml opset"),
+    # a rank read from a declared dim: a 2^31-tuple of unknown dims had run out of memory
+    "Col2Im with an image_shape of 2^31 dims": (
+        _model([helper.make_node("Col2Im", ["x", "image", "block"], ["y"])],
+               [_vi("x", [1, 4, 4]), _vi("image", [1 << 31], TensorProto.INT64),
+                _vi("block", [2], TensorProto.INT64)], [_vi("y", None)], opset=18),
+        "Col2Im_0", "image_shape's length of 2147483648: a shape has at most 25 dims"),
+    "AffineGrid with a theta of 2^31 spatial dims": (
+        _model([helper.make_node("AffineGrid", ["theta", "size"], ["y"])],
+               [_vi("theta", [1, 1 << 31, 3]), _vi("size", [4], TensorProto.INT64)],
+               [_vi("y", None)], opset=20),
+        "AffineGrid_0", "an output rank (2 + theta's dim 1) of 2147483650"),
 }
 
 

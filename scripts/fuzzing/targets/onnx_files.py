@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from fuzzing.onnx_mutations import BYTE_MUTATIONS, MUTATIONS, mutate, seed_models
+from fuzzing.onnx_mutations import BYTE_MUTATIONS, MUTATIONS, mutate, node_seeds, seed_models
 from fuzzing.out_paths import PATHS
 from fuzzing.targets import Target
 from fuzzing.verdict import Verdict, judge_cli, worst
@@ -22,13 +22,16 @@ def mutations() -> st.SearchStrategy:
 
 
 def cases() -> st.SearchStrategy:
-    return st.tuples(st.integers(0, len(SEEDS) - 1), mutations(), st.sampled_from(PATHS))
+    # the files first, then the node suite's models (made only when the onnx target runs)
+    return st.tuples(st.integers(0, len(SEEDS) + len(node_seeds()) - 1), mutations(),
+                     st.sampled_from(PATHS))
 
 
 def run(case: tuple, workdir: str) -> Verdict:
     seed, muts, out = case
     path = Path(workdir) / "case.onnx"
-    path.write_bytes(mutate(SEEDS[seed], muts))
+    source = SEEDS[seed] if seed < len(SEEDS) else node_seeds()[seed - len(SEEDS)]
+    path.write_bytes(mutate(source, muts))
     dot = [] if out is None else ["--dot", out + ".dot"]
     om = ["-o", "case.om"] if out is None else ["-o", out + ".om", "--dump", out + ".dump"]
     return worst([judge_cli(["graph", str(path), *dot]),
