@@ -104,14 +104,20 @@ def _conv_transpose(ctx: InferShapeContext) -> None:
     n, _, sizes = layout
     rank = len(sizes)
     m = w[1] * int(ctx.attr("group", 1)) if w and w[1] != UNKNOWN_DIM else UNKNOWN_DIM
+    given = ctx.ints_attr("kernel_shape")
+    if given and w and any(k != d for k, d in zip(given, w[2:]) if d != UNKNOWN_DIM):
+        raise ShapeError(f"kernel_shape {given} differs from filter {list(w)}'s spatial dims")
+    kernel = given or (list(w[2:]) if w else [UNKNOWN_DIM] * rank)
+    strides = ctx.ints_attr("strides") or [1] * rank
+    dilations = ctx.ints_attr("dilations") or [1] * rank
+    out_pad = ctx.ints_attr("output_padding") or [0] * rank
+    if any(p >= s and p >= d for p, s, d in zip(out_pad, strides, dilations)):
+        raise ShapeError(f"output_padding {out_pad} is not less than strides {strides} or "
+                         f"dilations {dilations}")
     output_shape = ctx.ints_attr("output_shape")
     if output_shape:
         return ctx.set_output(0, (n, m) + tuple(output_shape[-rank:]), ctx.dtype(0))
-    kernel = ctx.ints_attr("kernel_shape") or (list(w[2:]) if w else [UNKNOWN_DIM] * rank)
-    strides = ctx.ints_attr("strides") or [1] * rank
-    dilations = ctx.ints_attr("dilations") or [1] * rank
     pads = ctx.ints_attr("pads") or [0] * (2 * rank)
-    out_pad = ctx.ints_attr("output_padding") or [0] * rank
     same = ctx.attr("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
     spatial = []
     for i, size in enumerate(sizes):

@@ -11,6 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from npu_emu.op_impl.broadcast import check_one_per
 from npu_emu.op_impl.elementwise import sigmoid
 from npu_emu.op_impl.registry import kernel
+from npu_emu.op_impl.window_geometry import check_kernel_shape
 
 
 def _bilinear(x: np.ndarray, py: np.ndarray, px: np.ndarray) -> np.ndarray:
@@ -45,6 +46,7 @@ def deform_conv(x: np.ndarray, w: np.ndarray, offset: np.ndarray, b: np.ndarray 
     weights in one matmul per group, as im2col does."""
     n, c, h, wd = x.shape
     m, kh, kw = w.shape[0], *w.shape[2:]
+    check_kernel_shape(kernel_shape, w.shape)
     check_one_per((m,), "filter", bias=b)
     oh, ow = offset.shape[2:]
     sh, sw = strides or (1, 1)

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.elementwise import one_output
 
 # -- Resize ---------------------------------------------------------------------------------------
@@ -403,7 +404,7 @@ def center_crop_pad(x: np.ndarray, shape: np.ndarray, *,
                     axes: Sequence[int] | None = None) -> np.ndarray:
     """x cropped or zero-padded to ``shape`` on ``axes``, centred (an odd difference puts
     the extra element at the end)."""
-    axes = range(x.ndim) if axes is None else [a % x.ndim for a in axes]
+    axes = range(x.ndim) if axes is None else [checked_axis(a, x.ndim) for a in axes]
     out_shape = list(x.shape)
     src = [slice(None)] * x.ndim
     dst = [slice(None)] * x.ndim

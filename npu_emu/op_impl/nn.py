@@ -32,7 +32,7 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
-from npu_emu.op_impl.window_geometry import Geometry
+from npu_emu.op_impl.window_geometry import Geometry, check_kernel_shape
 from npu_emu.op_impl.winograd import winograd_conv, winograd_tile
 
 
@@ -222,8 +222,8 @@ def conv(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *, auto_pad:
     """ONNX's Conv. ``input_shuffle_group`` (not ONNX; ShuffleChannelConvFusionPass's) > 1:
     the conv of x's channels shuffled in that many groups (``channel_shuffled``), which a
     depthwise conv reads in shuffled order as it copies its input anyway."""
-    # kernel_shape, when given, repeats w's spatial dims: the weights are authoritative.
     n, m = x.shape[0], w.shape[0]
+    check_kernel_shape(kernel_shape, w.shape)
     check_one_per((m,), "filter", bias=b)
     g = _geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
     dst = fits(out[0] if out else None, (n, m, *g.out), np.result_type(x, w), x, w, b)
@@ -360,13 +360,16 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
                    kernel_shape: list[int] | None = None, output_padding: list[int] | None = None,
                    output_shape: list[int] | None = None, pads: list[int] | None = None,
                    strides: list[int] | None = None) -> tuple[np.ndarray]:
-    # As in Conv, w's spatial dims are authoritative over kernel_shape.
     n, c, *in_shape = x.shape
     m, nd = w.shape[1] * group, len(in_shape)
+    check_kernel_shape(kernel_shape, w.shape)
     check_one_per((m,), "filter", bias=b)
     g = Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
                   (0,) * nd, (0,) * nd, tuple(in_shape))
     extra = _per_axis(output_padding, nd, 0)
+    if any(p >= s and p >= d for p, s, d in zip(extra, g.strides, g.dilations)):
+        raise ValueError(f"output_padding {list(extra)} is not less than strides "
+                         f"{list(g.strides)} or dilations {list(g.dilations)}")
     full = [(i - 1) * s + _extent(k, d)
             for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
     begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)
@@ -398,6 +401,10 @@ def col2im(x: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *,
     image, one kernel offset at a time through a writeable window view, then cropped."""
     image, block = [int(d) for d in image_shape], [int(d) for d in block_shape]
     g = _geometry(image, block, strides, dilations, pads)
+    k, blocks = math.prod(g.kernel), math.prod(g.out)
+    if x.ndim != 3 or x.shape[1] % k or x.shape[2] != blocks:
+        raise ValueError(f"input {list(x.shape)} is not [N, C * {k}, {blocks}]: blocks of "
+                         f"{block} over image_shape {image} number {blocks}")
     n = x.shape[0]
     cols = x.reshape(n, -1, *g.kernel, *g.out)
     padded = [b + i + e for b, i, e in zip(g.begin, image, g.end)]

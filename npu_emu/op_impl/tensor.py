@@ -31,13 +31,18 @@ def reshape(data: np.ndarray, shape: Ints, *, allowzero: int = 0) -> np.ndarray:
     # A 0 copies the input's dim (unless allowzero, 14+); numpy infers the -1.
     dims = _ints(shape)
     if not allowzero:
+        past = [i for i, d in enumerate(dims) if d == 0 and i >= data.ndim]
+        if past:
+            raise ValueError(f"shape {dims}: the 0 at index {past[0]} copies data's dim "
+                             f"{past[0]}, and data {list(data.shape)} has {data.ndim}")
         dims = [data.shape[i] if d == 0 else d for i, d in enumerate(dims)]
     return data.reshape(dims)
 
 
 @one_output("Flatten")
 def flatten(data: np.ndarray, *, axis: int = 1) -> np.ndarray:
-    # Python slicing gives ONNX's meaning of a negative axis (11+).
+    # Python slicing gives ONNX's meaning of a negative axis (11+); axis may be the rank.
+    axis = checked_axis(axis, data.ndim, last=data.ndim)
     return data.reshape(math.prod(data.shape[:axis]), math.prod(data.shape[axis:]))
 
 

@@ -2,7 +2,7 @@
 conv paths (im2col, taps, depthwise) read."""
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 
 class Geometry(NamedTuple):
@@ -14,3 +14,11 @@ class Geometry(NamedTuple):
     begin: tuple[int, ...]  # padding before the input
     end: tuple[int, ...]  # padding after the input, as declared (ceil_mode may reach past it)
     out: tuple[int, ...]
+
+
+def check_kernel_shape(kernel_shape: Sequence[int] | None, w_shape: Sequence[int]) -> None:
+    """A conv's kernel_shape attribute, when given, repeats its filter's spatial dims (the
+    kernels take the filter's): one that differs is the model's error, not a choice to make."""
+    if kernel_shape is not None and list(kernel_shape) != list(w_shape[2:]):
+        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from filter "
+                         f"{list(w_shape)}'s spatial dims")

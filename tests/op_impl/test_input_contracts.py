@@ -142,6 +142,25 @@ CASES = [
     ("CumSum", 14, [_f(2, 3), np.array(2, I8)], {}, "axis 2 is out of range for a 2-d input"),
     ("LpNormalization", 1, [_f(2, 3)], dict(axis=2), "axis 2 is out of range for a 2-d input"),
     ("LpNormalization", 1, [_f(2, 3)], dict(p=3), "p 3 is not 1 or 2"),
+    ("Reshape", 13, [_f(2, 3), np.array([0, 0, 0], I8)], {},
+     "shape [0, 0, 0]: the 0 at index 2 copies data's dim 2, and data [2, 3] has 2"),
+    ("Flatten", 13, [_f(2, 3)], dict(axis=3), "axis 3 is out of range for a 2-d input"),
+    ("CenterCropPad", 18, [_f(3, 4, 4), np.array([2, 2], I8)], dict(axes=[3, 2]),
+     "axis 3 is out of range for a 3-d input"),
+    # Col2Im's columns are one per block of the image (it had reshaped them to any count)
+    ("Col2Im", 18, [_f(1, 5, 15), np.array([5, 5], I8), np.array([1, 5], I8)], {},
+     "input [1, 5, 15] is not [N, C * 5, 5]: blocks of [1, 5] over image_shape [5, 5] number 5"),
+    # a conv's kernel_shape repeats its filter's dims; output_padding stays under the stride
+    ("Conv", 11, [_f(1, 2, 6, 6), _f(3, 2, 3, 3)], dict(kernel_shape=[2, 2]),
+     "kernel_shape [2, 2] differs from filter [3, 2, 3, 3]'s spatial dims"),
+    ("ConvTranspose", 11, [_f(1, 2, 4, 4), _f(2, 3, 3, 3)], dict(kernel_shape=[2, 2]),
+     "kernel_shape [2, 2] differs from filter [2, 3, 3, 3]'s spatial dims"),
+    ("DeformConv", 19, [_f(1, 2, 4, 4), _f(3, 2, 3, 3), _f(1, 18, 2, 2)],
+     dict(kernel_shape=[2, 2]), "kernel_shape [2, 2] differs from filter [3, 2, 3, 3]'s spatial "
+     "dims"),
+    ("ConvTranspose", 11, [_f(1, 2, 4, 4), _f(2, 3, 3, 3)],
+     dict(strides=[2, 2], output_padding=[2, 2]),
+     "output_padding [2, 2] is not less than strides [2, 2] or dilations [1, 1]"),
 ]
 
 

@@ -252,6 +252,17 @@ def test_a_gemm_c_before_opset_7_is_m_by_n_unless_it_broadcasts(c, attrs, opset,
     assert str(refused.value) == "node op (Gemm): C is [4], not [2, 4], and broadcast=0"
 
 
+@pytest.mark.parametrize("attrs, said", [
+    ({"kernel_shape": [2, 2]},
+     "kernel_shape [2, 2] differs from filter [2, 3, 3, 3]'s spatial dims"),
+    ({"strides": [2, 2], "output_padding": [2, 1]},
+     "output_padding [2, 1] is not less than strides [2, 2] or dilations [1, 1]")])
+def test_conv_transpose_kernel_shape_and_output_padding(attrs, said):
+    with pytest.raises(InferShapeError) as refused:
+        ours("ConvTranspose", [X(1, 2, 4, 4), X(2, 3, 3, 3)], attrs, 11, 1)
+    assert str(refused.value) == f"node op (ConvTranspose): {said}"
+
+
 @pytest.mark.parametrize("x, groups, said", [
     (X(1, 4, 2, 2), 3, "num_groups 3 does not divide the 4 channels of X"),
     (X(1, 4, 2, 2), 0, "num_groups 0 is not positive"), (X(4), 2, "X [4] is not [N, C, ...]")])
