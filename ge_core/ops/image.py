@@ -32,8 +32,11 @@ def _resize(ctx: InferShapeContext) -> None:
     sizes = None if sizes is None or len(sizes) == 0 else [int(s) for s in sizes]
     if x is None or UNKNOWN_DIM in x or pending or (scales is None and sizes is None):
         return _unknown_like(ctx)
-    out, _ = resize_plan(x, scales, sizes, ctx.ints_attr("axes"),
-                         str(ctx.attr("keep_aspect_ratio_policy", "stretch")))
+    try:
+        out, _ = resize_plan(x, scales, sizes, ctx.ints_attr("axes"),
+                             str(ctx.attr("keep_aspect_ratio_policy", "stretch")))
+    except ValueError as err:   # the kernel's own check of its operands
+        raise ShapeError(str(err)) from None
     ctx.set_output(0, tuple(out), ctx.dtype(0))
 
 

@@ -62,6 +62,17 @@ _KILLS_ONNX_INFERENCE: dict[str, Callable[[dict[str, int], int], str | None]] = 
 
 
 _ONNX_DOMAINS = (ML_DOMAIN, "ai.onnx.preview.training")   # ONNX's other op sets
+# INT attributes that are a yes or a no in every ONNX op that has one. Another value means
+# nothing the spec defines, and readers differ: onnxruntime refused Reshape's allowzero=-4 but
+# read ArgMax's keepdims=2 as 0, where Python's truth had made it 1 here.
+_FLAGS = frozenset((
+    "align_corners", "allowzero", "broadcast", "ceil_mode", "center_point_box",
+    "count_include_pad", "detect_negative", "detect_positive", "exclude_outside", "exclusive",
+    "fmod", "input_forget", "interleaved", "inverse", "is_case_sensitive", "is_causal",
+    "is_test", "keepdims", "largest", "linear_before_reset", "new_axis",
+    "noop_with_empty_axes", "onesided", "periodic", "reverse", "saturate",
+    "select_last_index", "sorted", "spatial", "storage_order", "training_mode", "transA",
+    "transB", "upper"))
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -288,6 +299,9 @@ class _Checker:
             if kind != want:
                 raise self.fail(f"attribute {name!r} is {_attr_kind(kind)}, "
                                 f"{node.op_type} takes {_attr_kind(want)}", label, node.op_type)
+            if kind == _A.INT and name in _FLAGS and attr.i not in (0, 1):
+                raise self.fail(f"attribute {name!r} is {attr.i}, not 0 or 1", label,
+                                node.op_type)
             if kind == _A.GRAPH and not attr.HasField("g") \
                     or kind == _A.TENSOR and not attr.HasField("t"):
                 raise self.fail(f"attribute {name!r} holds no {_attr_kind(kind)}",

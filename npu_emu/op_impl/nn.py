@@ -775,6 +775,8 @@ def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
         bias: float = 1.0) -> tuple[np.ndarray]:
     # The sum of squares over channels [c - (size-1)//2, c + ceil((size-1)/2)] is a sum-pool
     # along the channel axis: lay channels out as a spatial axis and reuse _pool.
+    if size < 1:
+        raise ValueError(f"size {size} is not positive")
     n, c = x.shape[:2]
     squares = np.square(x).reshape(n, 1, c, math.prod(x.shape[2:]))
     before = (size - 1) // 2

@@ -140,7 +140,9 @@ def _check_shapes(x: np.ndarray, w: np.ndarray, r: np.ndarray, b: np.ndarray | N
     says (numpy's words otherwise, or a state broadcast over a batch it was not given for)."""
     if x.ndim != 3 or r.ndim != 3:
         raise ValueError(f"X {list(x.shape)} and R {list(r.shape)} are not 3-d")
-    hidden = int(hidden_size) if hidden_size else r.shape[-1]
+    if hidden_size is not None and hidden_size < 1:
+        raise ValueError(f"hidden_size {hidden_size} is not positive")
+    hidden = r.shape[-1] if hidden_size is None else int(hidden_size)
     rows = n_gates * hidden
     seq, batch = x.shape[:2][::-1] if layout else x.shape[:2]
     state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)

@@ -161,6 +161,12 @@ CASES = [
     ("ConvTranspose", 11, [_f(1, 2, 4, 4), _f(2, 3, 3, 3)],
      dict(strides=[2, 2], output_padding=[2, 2]),
      "output_padding [2, 2] is not less than strides [2, 2] or dilations [1, 1]"),
+    # a count that must be positive (the reference and we had read hidden_size 0 as absent)
+    ("LSTM", 14, [_f(1, 3, 2), _f(1, 12, 2), _f(1, 12, 3)], dict(hidden_size=0),
+     "hidden_size 0 is not positive"),
+    ("LRN", 13, [_f(1, 3, 2, 2)], dict(size=-5), "size -5 is not positive"),
+    ("Resize", 18, [_f(1, 1, 2, 2), np.zeros(0, F4), np.array([2, 2], F4)], dict(axes=[2]),
+     "scales has 2 values for 1 axes"),
 ]
 
 

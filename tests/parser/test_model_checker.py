@@ -169,6 +169,10 @@ CASES = {
         None, "value 'i' is declared with a negative dim (-1)"),
     "a negative declared dim in a body": (_if_declaring([2, -3]), None,
                                           "'body' declares a value with a negative dim (-3)"),
+    "a flag that is neither 0 nor 1": (
+        _model([helper.make_node("ArgMax", ["x"], ["y"], keepdims=2)], [_vi("x", [2, 3])],
+               [_vi("y", None)]),
+        "ArgMax_0", "attribute 'keepdims' is 2, not 0 or 1"),
     # ONNX's other domains are checked against their schemas too
     "an ai.onnx.ml op with inputs past its schema's": (_label_encoder(["", "", "", "x"]),
                                                         "LabelEncoder_0",
