@@ -67,9 +67,14 @@ def split_to_sequence(x: np.ndarray, split: np.ndarray | None = None, *, axis: i
         return ([p.squeeze(axis) for p in pieces] if not keepdims else pieces,)
     if split.ndim == 0:
         step = int(split)
+        if step < 1:
+            raise ValueError(f"split {step} is not positive")
         cuts = list(range(step, n, step))
     else:
-        cuts = np.cumsum(split.astype(np.int64))[:-1].tolist()
+        sizes = split.astype(np.int64).reshape(-1).tolist()
+        if sum(sizes) != n or min(sizes, default=0) < 0:
+            raise ValueError(f"split sizes {sizes} do not cut dim {axis} of size {n}")
+        cuts = np.cumsum(sizes)[:-1].tolist()
     return (np.split(x, cuts, axis=axis),)
 
 

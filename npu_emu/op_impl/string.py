@@ -87,6 +87,9 @@ def tf_idf_vectorizer(x: np.ndarray, *, max_gram_length: int, min_gram_length: i
         raise ValueError(f"gram lengths {min_gram_length}..{max_gram_length} (skip "
                          f"{max_skip_count}) are not 1 <= min <= max, with a skip of 0 or more")
     pool = list(pool_strings if pool_strings is not None else pool_int64s or [])
+    if max_gram_length > len(ngram_counts):
+        raise ValueError(f"max_gram_length {max_gram_length} is past the "
+                         f"{len(ngram_counts)} gram length(s) ngram_counts starts in the pool")
     grams = _pooled_grams(pool, list(ngram_counts), min_gram_length, max_gram_length)
     width = max(ngram_indexes) + 1 if len(ngram_indexes) else 0
     rows = x.reshape(1, -1) if x.ndim < 2 else x

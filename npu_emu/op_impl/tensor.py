@@ -72,6 +72,7 @@ def split_(data: np.ndarray, split: Ints | None = None, *, axis: int = 0,
     """Without ``split``, cut into ``num_outputs`` chunks of ceil(n / num_outputs), the last one
     smaller (opset 18). Before 18 the count is the node's number of outputs, which a kernel does
     not see: the caller passes it as ``num_outputs``."""
+    axis = checked_axis(axis, data.ndim)
     n = data.shape[axis]
     if split is None:
         if num_outputs is None:

@@ -167,6 +167,15 @@ CASES = [
     ("LRN", 13, [_f(1, 3, 2, 2)], dict(size=-5), "size -5 is not positive"),
     ("Resize", 18, [_f(1, 1, 2, 2), np.zeros(0, F4), np.array([2, 2], F4)], dict(axes=[2]),
      "scales has 2 values for 1 axes"),
+    ("SplitToSequence", 11, [_f(3, 6), np.array([1, 2], I8)], dict(axis=-1),
+     "split sizes [1, 2] do not cut dim 1 of size 6"),
+    ("SplitToSequence", 11, [_f(3, 6), np.array(0, I8)], {}, "split 0 is not positive"),
+    ("Split", 13, [_f(3, 6), np.array([3, 3], I8)], dict(axis=2),
+     "axis 2 is out of range for a 2-d input"),
+    ("TfIdfVectorizer", 9, [np.array([1, 2, 3], I8)],
+     dict(max_gram_length=3, min_gram_length=1, max_skip_count=0, mode="TF",
+          ngram_counts=[0, 2], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
+     "max_gram_length 3 is past the 2 gram length(s) ngram_counts starts in the pool"),
 ]
 
 
