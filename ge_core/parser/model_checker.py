@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import onnx
 from onnx import AttributeProto, GraphProto, NodeProto, TensorProto, defs, helper
@@ -137,10 +137,6 @@ class _Checker:
         for value in (*g.value_info, *g.output):
             if isinstance(value.name, bytes):
                 self.text(value.name, f"{where}: a value name")
-        if not root:   # the root's are checked with its largest (infer_types), in one pass
-            lowest = _declared_dim_range(g)[0]
-            if lowest < 0:
-                raise self.fail(f"{where} declares a value with a negative dim ({lowest})")
         nodes = [NodeFields.of(node) for node in g.node]
         labels = [self.label(node, i) for i, node in enumerate(nodes)]
         for node, label in zip(nodes, labels):
@@ -475,20 +471,22 @@ _UNSUPPORTED = re.compile(r"(?:(\w+) typestr: \w+, )?has unsupported type: (\S+)
 ONNX_INFERENCE_MAX_DIM = 1 << 24
 
 
-def infer_types(model: onnx.ModelProto, source: str
+def infer_types(model: onnx.ModelProto, source: str, bodies: bool = False
                 ) -> tuple[onnx.ModelProto, ParseError | None]:
     """``model`` with ONNX's inferred types, and ONNX's refusal of it: inferred strictly, a node
     ONNX finds inconsistent with its op's type and shape constraints is refused with ONNX's
     reason. Otherwise (or if ONNX cannot infer the model for reasons of its own) the types are
-    inferred leniently: they are only a seed for our own InferShape."""
-    lowest, largest = _declared_dim_range(model.graph)
-    if lowest < 0:   # ONNX's inference indexes with it (GatherND's indices: a segfault)
-        name = next(v.name for v in _declared(model.graph)
-                    if any(d.dim_value < 0 for d in v.type.tensor_type.shape.dim))
-        raise ParseError(source, f"value {name!r} is declared with a negative dim ({lowest})")
+    inferred leniently: they are only a seed for our own InferShape. ``bodies``: some node
+    holds a graph (If's branches ...), whose declared dims are looked at too."""
+    lowest, largest = _declared_dim_range(model.graph, bodies)
+    if lowest < 0:
+        # A negative dim (-1: how some writers say "unknown") is unknown to ONNX's inference,
+        # which would index with it (GatherND's indices: a segfault), and to ours (UNKNOWN_DIM).
+        model = _dims_unknown(model, lambda d: d < 0)
     if largest > ONNX_INFERENCE_MAX_DIM:
         # no seed, but the types are still checked: with the huge dims unknown to ONNX
-        return model, _strict(_huge_dims_unknown(model), source)[1]
+        return model, _strict(_dims_unknown(model, lambda d: d > ONNX_INFERENCE_MAX_DIM),
+                              source)[1]
     inferred, refusal = _strict(model, source)
     if inferred is not None:
         return inferred, None
@@ -512,24 +510,38 @@ def _strict(model: onnx.ModelProto, source: str
         return None, None
 
 
-def _huge_dims_unknown(model: onnx.ModelProto) -> onnx.ModelProto:
+def _dims_unknown(model: onnx.ModelProto, odd: Callable[[int], bool]) -> onnx.ModelProto:
+    """A copy of ``model`` whose graphs (bodies too) declare every ``odd`` dim unknown."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
-    g = copy.graph
-    for value in (*g.input, *g.output, *g.value_info):
-        for dim in value.type.tensor_type.shape.dim:
-            if dim.dim_value > ONNX_INFERENCE_MAX_DIM:
-                dim.dim_param = "huge"
+    for g in _all_graphs(copy.graph, True):
+        for value in _declared(g):
+            for dim in value.type.tensor_type.shape.dim:
+                if odd(dim.dim_value):
+                    dim.dim_param = "unknown"
     return copy
+
+
+def _all_graphs(g: GraphProto, bodies: bool) -> Iterator[GraphProto]:
+    """``g``, then (if ``bodies``) every graph its nodes hold, nested ones too."""
+    yield g
+    if bodies:
+        for node in g.node:
+            for attr in node.attribute:
+                if attr.type in _GRAPH_KINDS:
+                    for body in _graphs(attr):
+                        yield from _all_graphs(body, True)
 
 
 def _declared(g: GraphProto) -> tuple[onnx.ValueInfoProto, ...]:
     return (*g.input, *g.output, *g.value_info)
 
 
-def _declared_dim_range(g: GraphProto) -> tuple[int, int]:
-    """The smallest and the largest dim the graph's values are declared with (0 for none)."""
-    dims = [d.dim_value for v in _declared(g) for d in v.type.tensor_type.shape.dim]
+def _declared_dim_range(g: GraphProto, bodies: bool = False) -> tuple[int, int]:
+    """The smallest and the largest dim the graph's values (and its bodies') are declared
+    with (0 for none)."""
+    dims = [d.dim_value for graph in _all_graphs(g, bodies) for v in _declared(graph)
+            for d in v.type.tensor_type.shape.dim]
     return min(dims, default=0), max(dims, default=0)
 
 

@@ -64,7 +64,7 @@ def _said_as_parse_error(source: str) -> Iterator[None]:
 _BIG_WEIGHT = 1 << 16
 
 
-def _onnx_shape_inference(model: onnx.ModelProto, source: str
+def _onnx_shape_inference(model: onnx.ModelProto, source: str, bodies: bool
                           ) -> tuple[onnx.ModelProto, ParseError | None]:
     """The model's graph with ONNX's inferred types, as a seed for our own InferShape, with its
     large initializers left as dims only. Shape inference serialises the whole model and never
@@ -83,7 +83,7 @@ def _onnx_shape_inference(model: onnx.ModelProto, source: str
             g.initializer.add(name=init.name, data_type=init.data_type, dims=init.dims)
         else:
             g.initializer.append(init)
-    return infer_types(skeleton, source)
+    return infer_types(skeleton, source, bodies)
 
 
 def _load(src: str | os.PathLike | onnx.ModelProto) -> tuple[str, str | None, onnx.ModelProto]:
@@ -371,7 +371,8 @@ class Parsing(_GraphBuilder):
         with _said_as_parse_error(source):
             with gc_paused():   # the checker's reads of the nodes live on into the build
                 nodes = check_model(model, source)
-            inferred, self.refusal = _onnx_shape_inference(model, source)
+            inferred, self.refusal = _onnx_shape_inference(
+                model, source, any(node.has_graph for node in nodes))
             stem = os.path.splitext(os.path.basename(path))[0] if path else ""
             # made with its opset and source, before anyone can watch it: no edit of a graph
             graph = ComputeGraph(name or model.graph.name or stem or "graph",
