@@ -17,6 +17,33 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
+def spy(monkeypatch, name: str) -> list:
+    """The calls of ``nn.<name>``, one entry each, as they pass through to it."""
+    from npu_emu.op_impl import nn
+    taken = []
+    real = getattr(nn, name)
+    monkeypatch.setattr(nn, name, lambda *a: taken.append(1) or real(*a))
+    return taken
+
+
+def conv_case(x_shape, w_shape) -> list[np.ndarray]:
+    return [rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)]
+
+
+def check_path(monkeypatch, path: str, x_shape, w_shape, attrs: dict, atol: float) -> None:
+    """Conv with bias through ``nn.<path>`` against the reference, as check_kernel calls it and
+    into an output handed in (as the device does): the path taken both times."""
+    from npu_emu.op_impl import nn
+    taken = spy(monkeypatch, path)
+    inputs = conv_case(x_shape, w_shape)
+    want = reference("Conv", inputs, OPSET, 1, **attrs)
+    check_kernel("Conv", inputs, OPSET, want, rtol=1e-4, atol=atol, **attrs)
+    into = np.full(want[0].shape, np.nan, np.float32)
+    (got,) = nn.conv(*inputs, out=[into], **attrs)
+    assert got is into and len(taken) == 2
+    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=atol)
+
+
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
     ((2, 8, 5, 30), (4, 8, 3, 3), {"pads": [1, 1, 1, 1]}),
     ((1, 8, 5, 40), (4, 8, 3, 3), {"pads": [1, 2, 1, 2], "dilations": [1, 2]}),
@@ -36,12 +63,10 @@ def rand(*shape: int, seed: int = 0) -> np.ndarray:
 def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
     from npu_emu.op_impl import nn
     monkeypatch.setattr(nn, "_row_taps", lambda *a: False)  # not the row-tap path
-    taken = []
-    shifted = nn._shifted_columns
-    monkeypatch.setattr(nn, "_shifted_columns", lambda *a: taken.append(1) or shifted(*a))
-    x, w, b = rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
-    want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
-    check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-5, **attrs)
+    taken = spy(monkeypatch, "_shifted_columns")
+    inputs = conv_case(x_shape, w_shape)
+    check_kernel("Conv", inputs, OPSET, reference("Conv", inputs, OPSET, 1, **attrs),
+                 rtol=1e-4, atol=1e-5, **attrs)
     assert taken
 
 
@@ -59,17 +84,7 @@ def test_conv_shifted_im2col(monkeypatch, x_shape, w_shape, attrs):
 def test_conv_row_taps(monkeypatch, x_shape, w_shape, attrs):
     # Few outputs for many inputs (M <= 32, M <= C / 2): one matmul by the kernel rows' weights,
     # each row's product summed in a row further down; into the output handed in.
-    from npu_emu.op_impl import nn
-    taken = []
-    row_taps = nn._row_tap_conv
-    monkeypatch.setattr(nn, "_row_tap_conv", lambda *a: taken.append(1) or row_taps(*a))
-    x, w, b = rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
-    want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
-    check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-4, **attrs)
-    into = np.full(want[0].shape, np.nan, np.float32)
-    (got,) = nn.conv(x, w, b, out=[into], **attrs)
-    assert got is into and len(taken) == 2
-    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=1e-4)
+    check_path(monkeypatch, "_row_tap_conv", x_shape, w_shape, attrs, atol=1e-4)
 
 
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
@@ -124,24 +139,12 @@ def test_shifted_columns_are_the_window_views(monkeypatch, kernel, dilations, pa
 def test_conv_banded_im2col(monkeypatch, x_shape, w_shape, attrs):
     from npu_emu.op_impl import nn
     monkeypatch.setattr(nn, "_IM2COL_BAND", 40)  # a band of one or two output rows
-    taken = []
-    banded = nn._banded_im2col_conv
-    monkeypatch.setattr(nn, "_banded_im2col_conv", lambda *a: taken.append(1) or banded(*a))
-    x, w, b = rand(*x_shape), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
-    want = reference("Conv", [x, w, b], OPSET, 1, **attrs)
-    check_kernel("Conv", [x, w, b], OPSET, want, rtol=1e-4, atol=1e-5, **attrs)
-    into = np.full(want[0].shape, np.nan, np.float32)  # as the device hands it its output
-    (got,) = nn.conv(x, w, b, out=[into], **attrs)
-    assert got is into and len(taken) == 2
-    np.testing.assert_allclose(got, want[0], rtol=1e-4, atol=1e-5)
+    check_path(monkeypatch, "_banded_im2col_conv", x_shape, w_shape, attrs, atol=1e-5)
 
 
 def test_conv_stem_takes_banded_im2col(monkeypatch):
     # A 3-channel 7x7 stride-2 stem's columns (147 x 8100 here) outgrow one band.
-    from npu_emu.op_impl import nn
-    taken = []
-    banded = nn._banded_im2col_conv
-    monkeypatch.setattr(nn, "_banded_im2col_conv", lambda *a: taken.append(1) or banded(*a))
+    taken = spy(monkeypatch, "_banded_im2col_conv")
     x, w = rand(1, 3, 180, 180), rand(8, 3, 7, 7, seed=1)
     attrs = {"strides": [2, 2], "pads": [3, 3, 3, 3]}
     check_kernel("Conv", [x, w], OPSET, rtol=1e-4, atol=1e-5, **attrs)
