@@ -13,6 +13,7 @@ from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, unknown_dims, window_out
+from npu_emu.op_impl.window_geometry import check_output_padding
 
 @register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization",
           "MeanVarianceNormalization")
@@ -80,7 +81,13 @@ def _check_filter(w: tuple[int, ...], c: int, spatial: int, group: int,
     if UNKNOWN_DIM not in (c, w[1]) and c != w[1] * group:
         raise ShapeError(f"x has {c} channels, filter {list(w)} in {group} group(s) takes "
                          f"{w[1] * group}")
-    if kernel is not None and any(k != d for k, d in zip(kernel, w[2:]) if d != UNKNOWN_DIM):
+    _check_kernel_shape(kernel, w)
+
+
+def _check_kernel_shape(kernel: list[int] | None, w: tuple[int, ...]) -> None:
+    """A kernel_shape given repeats the filter's spatial dims (the kernels take the filter's;
+    npu_emu's window_geometry.check_kernel_shape at run time)."""
+    if kernel and any(k != d for k, d in zip(kernel, w[2:]) if d != UNKNOWN_DIM):
         raise ShapeError(f"kernel_shape {kernel} differs from filter {list(w)}'s spatial dims")
 
 
@@ -105,15 +112,16 @@ def _conv_transpose(ctx: InferShapeContext) -> None:
     rank = len(sizes)
     m = w[1] * int(ctx.attr("group", 1)) if w and w[1] != UNKNOWN_DIM else UNKNOWN_DIM
     given = ctx.ints_attr("kernel_shape")
-    if given and w and any(k != d for k, d in zip(given, w[2:]) if d != UNKNOWN_DIM):
-        raise ShapeError(f"kernel_shape {given} differs from filter {list(w)}'s spatial dims")
+    if w:
+        _check_kernel_shape(given, w)
     kernel = given or (list(w[2:]) if w else [UNKNOWN_DIM] * rank)
     strides = ctx.ints_attr("strides") or [1] * rank
     dilations = ctx.ints_attr("dilations") or [1] * rank
     out_pad = ctx.ints_attr("output_padding") or [0] * rank
-    if any(p >= s and p >= d for p, s, d in zip(out_pad, strides, dilations)):
-        raise ShapeError(f"output_padding {out_pad} is not less than strides {strides} or "
-                         f"dilations {dilations}")
+    try:
+        check_output_padding(out_pad, strides, dilations)
+    except ValueError as err:   # the kernel's own check of its attributes
+        raise ShapeError(str(err)) from None
     output_shape = ctx.ints_attr("output_shape")
     if output_shape:
         return ctx.set_output(0, (n, m) + tuple(output_shape[-rank:]), ctx.dtype(0))

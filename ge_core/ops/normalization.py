@@ -7,6 +7,7 @@ from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import ShapeError, normalize_axis
+from npu_emu.op_impl.normalization import check_groups
 
 
 @register("LayerNormalization")
@@ -29,11 +30,10 @@ def _rms_normalization(ctx: InferShapeContext) -> None:
 
 @register("GroupNormalization")
 def _group_normalization(ctx: InferShapeContext) -> None:
-    x, groups = ctx.dims(0), int(ctx.attr("num_groups", 0))
-    if groups < 1:
-        raise ShapeError(f"num_groups {groups} is not positive")
-    if x is not None and len(x) < 2:
-        raise ShapeError(f"X {list(x)} is not [N, C, ...]")
-    if x is not None and x[1] != UNKNOWN_DIM and x[1] % groups:
-        raise ShapeError(f"num_groups {groups} does not divide the {x[1]} channels of X")
+    x = ctx.dims(0)
+    try:   # the kernel's own check; an unknown rank is checked once it is known
+        check_groups((UNKNOWN_DIM, UNKNOWN_DIM) if x is None else x,
+                     int(ctx.attr("num_groups", 0)))
+    except ValueError as err:
+        raise ShapeError(str(err)) from None
     keep_shape(ctx)

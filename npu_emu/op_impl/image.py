@@ -117,13 +117,18 @@ def _resize_axis(data: np.ndarray, axis: int, out: int, scale: float, roi: tuple
     return picked
 
 
+def _axes(axes: Sequence[int] | None, rank: int) -> list[int]:
+    """Resize's axes, counted from the front: every axis when none are given."""
+    return list(range(rank)) if axes is None else [checked_axis(a, rank) for a in axes]
+
+
 def resize_plan(shape: Sequence[int], scales: Sequence[float] | None,
                 sizes: Sequence[int] | None, axes: Sequence[int] | None,
                 policy: str = "stretch") -> tuple[list[int], list[float]]:
     """(output shape, scale per axis) of a Resize: sizes given are kept (or, with a keep-aspect
     policy, one common scale, rounded half up), scales given give floor(size * scale)."""
     rank = len(shape)
-    axes = list(range(rank)) if axes is None else [checked_axis(a, rank) for a in axes]
+    axes = _axes(axes, rank)
     for name, given in (("sizes", sizes), ("scales", scales)):
         if given is not None and len(given) != len(axes):
             raise ValueError(f"{name} has {len(given)} values for {len(axes)} axes")
@@ -157,7 +162,7 @@ def _resize(x: np.ndarray, scales: np.ndarray | None, sizes: np.ndarray | None,
     sizes = None if sizes is None or sizes.size == 0 else [int(s) for s in sizes]
     out, scale = resize_plan(x.shape, scales, sizes, axes, attrs["keep_aspect_ratio_policy"])
     rank = x.ndim
-    axes = list(range(rank)) if axes is None else [checked_axis(a, rank) for a in axes]
+    axes = _axes(axes, rank)
     roi_of = {a: (0.0, 1.0) for a in range(rank)}
     if roi is not None and roi.size:
         for i, a in enumerate(axes):

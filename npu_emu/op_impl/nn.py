@@ -32,7 +32,7 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
-from npu_emu.op_impl.window_geometry import Geometry, check_kernel_shape
+from npu_emu.op_impl.window_geometry import Geometry, check_kernel_shape, check_output_padding
 from npu_emu.op_impl.winograd import winograd_conv, winograd_tile
 
 
@@ -367,9 +367,7 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
     g = Geometry(tuple(w.shape[2:]), _per_axis(strides, nd, 1), _per_axis(dilations, nd, 1),
                   (0,) * nd, (0,) * nd, tuple(in_shape))
     extra = _per_axis(output_padding, nd, 0)
-    if any(p >= s and p >= d for p, s, d in zip(extra, g.strides, g.dilations)):
-        raise ValueError(f"output_padding {list(extra)} is not less than strides "
-                         f"{list(g.strides)} or dilations {list(g.dilations)}")
+    check_output_padding(extra, g.strides, g.dilations)
     full = [(i - 1) * s + _extent(k, d)
             for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
     begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)

@@ -7,6 +7,8 @@ input does not lose its mean and variance to rounding; the result returns to x's
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from npu_emu.op_impl.axis import checked_axis
@@ -52,14 +54,20 @@ def rms_normalization(x: np.ndarray, scale: np.ndarray, *, axis: int = -1,
     return ((xs / rms * scale).astype(x.dtype),)
 
 
-def _group_norm(x: np.ndarray, groups: int, epsilon: float) -> np.ndarray:
-    """x normalised over each group of C / groups channels and all spatial positions."""
+def check_groups(shape: Sequence[int], groups: int) -> None:
+    """GroupNormalization's num_groups divides X's channels. A channel count below 0 is one not
+    known yet (InferShape's UNKNOWN_DIM) and passes."""
     if groups < 1:
         raise ValueError(f"num_groups {groups} is not positive")
-    if x.ndim < 2:
-        raise ValueError(f"X {list(x.shape)} is not [N, C, ...]")
-    if x.shape[1] % groups:
-        raise ValueError(f"num_groups {groups} does not divide the {x.shape[1]} channels of X")
+    if len(shape) < 2:
+        raise ValueError(f"X {list(shape)} is not [N, C, ...]")
+    if shape[1] > 0 and shape[1] % groups:
+        raise ValueError(f"num_groups {groups} does not divide the {shape[1]} channels of X")
+
+
+def _group_norm(x: np.ndarray, groups: int, epsilon: float) -> np.ndarray:
+    """x normalised over each group of C / groups channels and all spatial positions."""
+    check_groups(x.shape, groups)
     grouped = _stash(x).reshape(x.shape[0], groups, -1)
     centred = grouped - grouped.mean(axis=2, keepdims=True)
     var = np.square(centred).mean(axis=2, keepdims=True)

@@ -22,3 +22,12 @@ def check_kernel_shape(kernel_shape: Sequence[int] | None, w_shape: Sequence[int
     if kernel_shape is not None and list(kernel_shape) != list(w_shape[2:]):
         raise ValueError(f"kernel_shape {list(kernel_shape)} differs from filter "
                          f"{list(w_shape)}'s spatial dims")
+
+
+def check_output_padding(output_padding: Sequence[int], strides: Sequence[int],
+                         dilations: Sequence[int]) -> None:
+    """ConvTranspose's output_padding stays under its stride or its dilation (the spec's bound:
+    a larger one would pad past what any input reaches)."""
+    if any(p >= s and p >= d for p, s, d in zip(output_padding, strides, dilations)):
+        raise ValueError(f"output_padding {list(output_padding)} is not less than strides "
+                         f"{list(strides)} or dilations {list(dilations)}")
