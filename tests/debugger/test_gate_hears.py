@@ -29,12 +29,12 @@ def session(trace_hash: bool, built: list) -> tuple[list[tuple], int]:
 
 
 def counting(monkeypatch, cls) -> list:
-    """The ticks of the events of ``cls`` built from now on."""
+    """The fields (tick first) of the events of ``cls`` built from now on."""
     built = []
     made = cls.__init__
 
     def counted(self, *args):
-        built.append(args[0])
+        built.append(args)
         made(self, *args)
     monkeypatch.setattr(cls, "__init__", counted)
     return built
@@ -50,27 +50,66 @@ def test_a_gate_hearing_some_classes_stops_where_one_hearing_every_event_does(mo
     assert alone == beside and len([o for o in alone if isinstance(o, tuple)]) >= 15
 
 
-def test_stepping_by_pass_builds_a_node_visit_only_to_park_on_it(monkeypatch):
+def test_a_node_visit_is_built_only_to_park_on_or_for_a_breakpoint_on_its_pass(monkeypatch):
     """The tracker's check of a visit, which keeps the history's and the step's units too,
     reads its fields (StopTable: the gate is handed them), so a visit is built only where the
-    step stops on one; a check with no such form (a breakpoint on a node pass) has every visit
-    built again, and both stop where a run that builds them all stops."""
+    step stops on one. A breakpoint on a node pass tells from the fields whether it may act
+    (its key: the pass's name), so only that pass's visits are built for it, where every
+    visit was before; both stop where a run that builds them all stops, for the same
+    reasons."""
     from ge_core.passes.events import NodeVisited
     built = counting(monkeypatch, NodeVisited)
 
-    def stops(trace_hash: bool) -> tuple[list, int]:
+    def parked_on_visits(outcomes: list) -> set[int]:
+        return {o.tick for o in outcomes if isinstance(o, Stopped) and "NodeVisited" in o.event}
+
+    def stops(trace_hash: bool) -> tuple[list, int, int, set]:
         d = debugger(TINY, trace_hash=trace_hash)
         try:
             outcomes = [o for _ in range(12) for o in d.step("pass")]
-            parked = [o.tick for o in outcomes if "NodeVisited" in o.event]
-            visits, mark = len(built), len(built)
+            parked, visits = len(parked_on_visits(outcomes)), len(built)
             d.add_breakpoint(["pass", "ConstantFoldingPass"])
-            outcomes += d.step("pass", 40)
-            return [(o.tick, o.where) for o in outcomes], parked, visits, len(built) - mark
+            more = d.step("pass", 40) + d.cont() + d.cont()
+            passes = {args[1] for args in built[visits:]
+                      if args[0] not in parked_on_visits(more)}
+            seen = [(o.tick, o.where, [r.text for r in o.reasons]) if isinstance(o, Stopped)
+                    else repr(o) for o in outcomes + more]
+            return seen, parked, visits, passes
         finally:
             d.close()
-    alone, parked, visits, with_breakpoint = stops(False)
-    assert parked and visits == len(parked)   # built to park on, and no other
-    assert with_breakpoint > 40
+    alone, parked, visits, passes = stops(False)
+    assert parked and visits == parked   # built to park on, and no other
+    assert passes == {"ConstantFoldingPass"}   # built for the breakpoint: its pass's alone
+    assert any("breakpoint" in str(o) for o in alone)
     built.clear()
     assert stops(True)[0] == alone
+
+
+def test_a_breakpoints_reason_comes_before_a_steps_on_a_visit_it_is_checked_on_fields():
+    """On a visit both a step's count and a breakpoint stop on, the reasons come in the
+    predicate's order (the checks', then the units'), whether the visit is checked on its
+    fields or built."""
+    from ge_core.passes.events import NodeVisited
+    from workbench.debugger.breakpoints import parse_breakpoint
+    from workbench.debugger.listen import install
+    from workbench.debugger.outcomes import StopReason
+    from workbench.debugger.stop_table import StopTable, UnitCount
+    from workbench.debugger.tracker import Tracker
+
+    def reasons(on_fields: bool) -> list[str]:
+        tracker = Tracker()
+        table = StopTable(tracker)
+        table.add_all(tracker.checks(), tracker.on_fields())
+        table.add_unit_count("NodeVisited", None, UnitCount(1, StopReason("step", "a step")))
+        bp = parse_breakpoint(1, ["pass", "ConstantFoldingPass"])
+        install(bp.entries(lambda b, e, r: r.append(StopReason("breakpoint", "bp 1", 1))),
+                table, tracker)
+        fields = ("ConstantFoldingPass", "g", "n1", "Add")
+        if on_fields:
+            receiver = table.hears()(NodeVisited)
+            assert callable(receiver)   # the visit is not built for the breakpoint's sake
+            assert receiver(7, *fields)
+        else:
+            assert table.predicate()(NodeVisited(7, *fields))
+        return [r.text for r in table.reasons]
+    assert reasons(True) == reasons(False) == ["bp 1", "a step"]

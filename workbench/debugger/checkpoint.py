@@ -79,8 +79,8 @@ TICKS_PER_ITEM = 0.1
 ITEM_BYTES = 24
 SIZED_OBJECTS = 1_000   # copies are measured until this many objects (a first of 4 read 2.8x)
 SIZED_ENTRIES = 500   # a journal's size is measured again each time it has doubled from this
-SAMPLED = 100         # entries of each kind sized, spread over the journal
-SEEN = 20_000         # entries whose kinds are counted, spread over it
+SAMPLED = 30          # entries of each kind sized, spread over the journal
+SEEN = 2_000          # entries whose kinds are counted, spread over it
 DEFAULT_LIMIT = 256   # checkpoints kept: a re-run covers at most 1/256th of the run's ticks
 # The CPU time a tick takes to re-run that the gaps above count in (restoring an object costs a
 # tenth of one): a stretch of the run counts as its CPU time in such ticks.

@@ -4,7 +4,7 @@ key value, so an event costs one lookup per key function its kind uses, not one 
 breakpoint (docs/architecture.md's measured numbers)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Callable, Hashable, Iterable
 
@@ -37,7 +37,8 @@ def install(entries: Iterable[tuple[Listen, Action]], table: StopTable, tracker:
             keyed.setdefault(listen.key, {}).setdefault(listen.value, []).append(
                 (listen.test, action))
     for kind, (keyed, unkeyed) in kinds.items():
-        table.add(kind, _dispatcher(tuple(keyed.items()), tuple(unkeyed), tracker))
+        table.add(kind, _dispatcher(tuple(keyed.items()), tuple(unkeyed), tracker),
+                  wants=None if unkeyed else _wanting(keyed))
 
 
 def _dispatcher(keyed: tuple, unkeyed: tuple, tracker: Tracker) -> Callable:
@@ -52,15 +53,44 @@ def _dispatcher(keyed: tuple, unkeyed: tuple, tracker: Tracker) -> Callable:
     return check
 
 
+def _wanting(keyed: dict[KeyFn, dict[Hashable, list]]) -> Callable[[type], Callable | None]:
+    """The dispatcher's test on an event's fields, for its class (StopTable.add's ``wants``):
+    whether some listen's key matches, so the event is built for it. None where a key is
+    computed from the event, not one of its fields."""
+    def wanting(cls: type) -> Callable[..., bool] | None:
+        names = [f.name for f in fields(cls)][1:]   # after the tick, as a receiver gets them
+        if not all(_FIELD_OF.get(key) in names for key in keyed):
+            return None
+        matches = tuple((names.index(_FIELD_OF[key]), frozenset(by_value))
+                        for key, by_value in keyed.items())
+
+        def wants(*values: object) -> bool:
+            for i, matching in matches:
+                if values[i] in matching:
+                    return True
+            return False
+        return wants
+    return wanting
+
+
 # -- key functions: one object each, so listens on the same key share one lookup ----------------
-pass_name = attrgetter("pass_name")
-node = attrgetter("node")
-op_type = attrgetter("op_type")
-fault = attrgetter("fault")
-event_id = attrgetter("event_id")
-notify_id = attrgetter("notify_id")
-stream_id = attrgetter("stream_id")
-rt_stream_id = attrgetter("rt_stream_id")
+_FIELD_OF: dict[KeyFn, str] = {}   # a key that reads one field of the event -> the field
+
+
+def _field(name: str) -> KeyFn:
+    key = attrgetter(name)
+    _FIELD_OF[key] = name
+    return key
+
+
+pass_name = _field("pass_name")
+node = _field("node")
+op_type = _field("op_type")
+fault = _field("fault")
+event_id = _field("event_id")
+notify_id = _field("notify_id")
+stream_id = _field("stream_id")
+rt_stream_id = _field("rt_stream_id")
 task_stream: KeyFn = stream_of
 
 
