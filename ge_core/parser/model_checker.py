@@ -75,6 +75,54 @@ _FLAGS = frozenset((
     "transB", "upper"))
 
 
+_AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+_SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+_LOSS_REDUCTIONS = ("none", "sum", "mean")
+_RNN_DIRECTIONS = ("forward", "reverse", "bidirectional")
+_SPACE_DEPTH_MODES = ("DCR", "CRD")
+_ROUND_MODES = ("up", "down", "nearest")
+# STRING attributes the spec gives a list of values for, by op: another value means nothing
+# it defines, and the kernels read one as their default or their last branch (a BitShift of
+# direction "garbage" shifted right, a Resize of mode "garbage" went linear; onnxruntime
+# refuses every one). Where an opset renamed them (GridSample-16's bilinear, -20's linear;
+# Upsample-1's bilinear) or added one (Pad-19's wrap, ScatterElements-18's max and min,
+# Resize-11's tf_half_pixel_for_nn, -18's half_pixel_symmetric), the names of every opset.
+_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    **{op: {"auto_pad": _AUTO_PAD} for op in ("AveragePool", "Conv", "ConvInteger",
+                                               "ConvTranspose", "LpPool", "MaxPool",
+                                               "QLinearConv")},
+    "BitShift": {"direction": ("RIGHT", "LEFT")},
+    "Cast": {"round_mode": _ROUND_MODES},
+    "CastLike": {"round_mode": _ROUND_MODES},
+    "CausalConvWithState": {"activation": ("silu", "swish", "none")},
+    "DepthToSpace": {"mode": _SPACE_DEPTH_MODES},
+    "Gelu": {"approximate": ("none", "tanh")},
+    "GridSample": {"mode": ("linear", "nearest", "cubic", "bilinear", "bicubic"),
+                   "padding_mode": ("zeros", "border", "reflection")},
+    **{op: {"direction": _RNN_DIRECTIONS} for op in ("GRU", "LSTM", "RNN")},
+    "ImageDecoder": {"pixel_format": ("RGB", "BGR", "Grayscale")},
+    "LinearAttention": {"update_rule": ("linear", "gated", "delta", "gated_delta")},
+    "NegativeLogLikelihoodLoss": {"reduction": _LOSS_REDUCTIONS},
+    "Pad": {"mode": ("constant", "reflect", "edge", "wrap")},
+    "Resize": {"mode": ("nearest", "linear", "cubic"),
+               "coordinate_transformation_mode": (
+                   "half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
+                   "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"),
+               "nearest_mode": ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"),
+               "keep_aspect_ratio_policy": ("stretch", "not_larger", "not_smaller")},
+    "RoiAlign": {"mode": ("avg", "max"),
+                 "coordinate_transformation_mode": ("half_pixel", "output_half_pixel")},
+    "ScatterElements": {"reduction": _SCATTER_REDUCTIONS},
+    "ScatterND": {"reduction": _SCATTER_REDUCTIONS},
+    "SoftmaxCrossEntropyLoss": {"reduction": _LOSS_REDUCTIONS},
+    "SpaceToDepth": {"mode": _SPACE_DEPTH_MODES},
+    "StringNormalizer": {"case_change_action": ("LOWER", "UPPER", "NONE")},
+    "TensorScatter": {"mode": ("linear", "circular")},
+    "TfIdfVectorizer": {"mode": ("TF", "IDF", "TFIDF")},
+    "Upsample": {"mode": ("nearest", "linear", "bilinear")},
+}
+
+
 def default_opset(model: onnx.ModelProto) -> int:
     """The default domain's opset; a model with none predates IR version 3, which meant 1."""
     return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
@@ -276,6 +324,7 @@ class _Checker:
 
     def attributes(self, node: NodeFields, label: str, schema: _Schema) -> None:
         seen = set()
+        choices = _CHOICES.get(node.op_type, {}) if node.domain in DEFAULT_DOMAINS else {}
         for attr in node.attrs:
             name = attr.name   # each protobuf field read once
             expected = schema.attributes.get(name)
@@ -298,6 +347,10 @@ class _Checker:
             if kind == _A.INT and name in _FLAGS and attr.i not in (0, 1):
                 raise self.fail(f"attribute {name!r} is {attr.i}, not 0 or 1", label,
                                 node.op_type)
+            if kind == _A.STRING and name in choices \
+                    and (value := attr.s.decode()) not in choices[name]:   # UTF-8: attr_text
+                raise self.fail(f"attribute {name!r} is {value!r}, not one of "
+                                f"{', '.join(choices[name])}", label, node.op_type)
             if kind == _A.GRAPH and not attr.HasField("g") \
                     or kind == _A.TENSOR and not attr.HasField("t"):
                 raise self.fail(f"attribute {name!r} holds no {_attr_kind(kind)}",

@@ -8,6 +8,8 @@ A node whose outputs are all empty tensors is left to ReplaceWithEmptyConstPass 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ge_core.graph import Node
@@ -27,7 +29,9 @@ class DimensionComputePass(PotentialFoldingPass):
 
     def compute_potential_weight(self, node: Node) -> Values | None:
         dims = static_dims(node.op_desc.input_descs[0])
-        if dims is None:
-            return None   # GE's NOT_CHANGED: a dynamic shape
+        if dims is None or math.prod(dims) >= 1 << 63:
+            # GE's NOT_CHANGED: a dynamic shape; or one whose count no int64 holds, which no
+            # stand-in can have (a declared dim of 2^62: what reads the tensor refuses it)
+            return None
         # the kernel reads only the shape: a stand-in of that shape, no bytes behind it
         return run_kernel(node, [np.broadcast_to(np.zeros((), np.uint8), dims)])

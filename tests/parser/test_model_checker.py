@@ -167,6 +167,20 @@ CASES = {
         _model([helper.make_node("ArgMax", ["x"], ["y"], keepdims=2)], [_vi("x", [2, 3])],
                [_vi("y", None)]),
         "ArgMax_0", "attribute 'keepdims' is 2, not 0 or 1"),
+    # a string the spec lists the values of: the kernels had read another as their default
+    "a BitShift direction that is neither RIGHT nor LEFT": (
+        _model([helper.make_node("BitShift", ["x", "n"], ["y"], direction="garbage")],
+               [_vi("x", [3], TensorProto.UINT8), _vi("n", [3], TensorProto.UINT8)],
+               [_vi("y", None)]),
+        "BitShift_0", "attribute 'direction' is 'garbage', not one of RIGHT, LEFT"),
+    "a Resize mode in another case": (
+        _model([helper.make_node("Resize", ["x", "", "s"], ["y"], mode="LINEAR")],
+               [_vi("x", [1, 1, 2, 2]), _vi("s", [4])], [_vi("y", None)]),
+        "Resize_0", "attribute 'mode' is 'LINEAR', not one of nearest, linear, cubic"),
+    "a pool's auto_pad of no kind": (
+        _model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
+                                 auto_pad="same")], [X4], [_vi("y", None)]),
+        "MaxPool_0", "attribute 'auto_pad' is 'same', not one of NOTSET, SAME_UPPER"),
     # ONNX's other domains are checked against their schemas too
     "an ai.onnx.ml op with inputs past its schema's": (_label_encoder(["", "", "", "x"]),
                                                         "LabelEncoder_0",
@@ -250,3 +264,18 @@ def test_an_initializer_listed_as_an_input_needs_no_type_of_its_own():
                    [X4, onnx.ValueInfoProto(name="w")], [_vi("y", None)], [W])
     model.ir_version = 3
     assert parse_onnx(model).find_node("w").type == "Const"
+
+
+def test_each_string_choice_is_one_onnx_describes():
+    """The values a STRING attribute is checked against are those ONNX's own schemas name for
+    it, in some opset's description of the attribute (where the opsets renamed them, each)."""
+    from onnx import defs
+    from ge_core.parser.model_checker import _CHOICES
+    for op, attrs in _CHOICES.items():
+        for name, values in attrs.items():
+            told = " ".join(s.attributes[name].description
+                            for s in defs.get_all_schemas_with_history()
+                            if s.name == op and s.domain == "" and name in s.attributes)
+            assert told, (op, name)
+            for value in values:
+                assert value in told, (op, name, value)

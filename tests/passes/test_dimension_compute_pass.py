@@ -31,3 +31,12 @@ def test_an_op_reading_data_is_not_its_to_fold():
               {"c": np.array([1, 2], np.float32)})
     assert not run_pass(g, DimensionComputePass())
     assert g.find_node("neg")
+
+
+def test_a_shape_whose_count_no_int64_holds_stays():
+    """A declared dim of 2^62 times a few more: no stand-in tensor has that shape (numpy's
+    "iterator is too large" was the compile's internal error); the pass leaves the Shape, and
+    what reads the tensor refuses it."""
+    g = model([helper.make_node("Shape", ["x"], ["s"])], {"x": [2, 1 << 62, 4]},
+              {"s": (I64, [3])})
+    assert not run_pass(g, DimensionComputePass())
