@@ -55,8 +55,21 @@ def _geometry(in_shape: Sequence[int], kernel_shape: Sequence[int],
               strides: Sequence[int] | None = None, dilations: Sequence[int] | None = None,
               pads: Sequence[int] | None = None, auto_pad: str = "NOTSET",
               ceil_mode: int = 0) -> Geometry:
+    """A window op's geometry: worked out once per input shape and attributes, as a model runs
+    the same convs and pools at every execution (8 us of a small conv's 22 in Python)."""
+    return _geometry_of(tuple(in_shape), tuple(kernel_shape), _key(strides), _key(dilations),
+                        _key(pads), auto_pad, ceil_mode)
+
+
+def _key(value: Sequence[int] | None) -> tuple[int, ...] | None:
+    return tuple(value) if value else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _geometry_of(in_shape: tuple[int, ...], kernel_shape: tuple[int, ...],
+                 strides: tuple[int, ...] | None, dilations: tuple[int, ...] | None,
+                 pads: tuple[int, ...] | None, auto_pad: str, ceil_mode: int) -> Geometry:
     nd = len(kernel_shape)
-    kernel_shape = tuple(kernel_shape)
     strides = _per_axis(strides, nd, 1)
     dilations = _per_axis(dilations, nd, 1)
     extents = [_extent(k, d) for k, d in zip(kernel_shape, dilations)]

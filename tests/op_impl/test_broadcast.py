@@ -33,6 +33,10 @@ def test_row_by_row_scopes_the_buffer_size():
     with row_by_row(49), row_by_row(1 << 20):  # short rows and long ones are left alone
         assert np.getbufsize() == before
     assert np.getbufsize() == before
+    with pytest.raises(ValueError), row_by_row(784):   # a kernel that raises restores it
+        with row_by_row(3136):
+            raise ValueError("a bad input")
+    assert np.getbufsize() == before
 
 
 @pytest.mark.parametrize("op, fn", [("Mul", np.multiply), ("Add", np.add), ("Sub", np.subtract)])

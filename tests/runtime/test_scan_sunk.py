@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import pytest
+from onnx import helper
 
-from control_flow_testing import (assert_same, floats, onnxruntime_outputs,
-                                  reversed_scan_model, scan_8_model)
+from control_flow_testing import (assert_same, floats, model, onnxruntime_outputs,
+                                  reversed_scan_model, scan_8_model, vi)
 from ge_core.compiler import CompileOptions
 from ge_core.om import GeModel, load_om_bytes, om_bytes
 from ge_core.session import GraphManager
@@ -39,6 +40,28 @@ def test_a_scan_with_a_static_length_is_sunk_and_gives_onnxruntimes_outputs():
     types, got = _sunk(graph, FEEDS)
     assert types.count("LabelSwitchByIndex") == 1 and types.count("ScatterND") == 2
     assert_same(got, onnxruntime_outputs(proto, FEEDS))
+
+
+def test_a_scan_output_of_empty_rows_is_sunk_and_gives_onnxruntimes_outputs():
+    """A step's row with a dim of 0: each step's row is reshaped to [1, *row dims] with
+    allowzero, so that 0 is 0, not "as the row's" (which left the dim unknown, and the build's
+    sizing raised: an internal error, found by mutating the node suite's expanded models)."""
+    zero = helper.make_tensor("zero", onnx.TensorProto.INT64, [1], [0])
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x_t"], ["acc_out"]),
+         helper.make_node("Constant", [], ["at"], value=zero),
+         helper.make_node("Slice", ["x_t", "at", "at"], ["e_t"])],
+        "body", [vi("acc_in", [2]), vi("x_t", [2])], [vi("acc_out", [2]), vi("e_t", [0])])
+    proto = model([helper.make_node("Scan", ["acc0", "x"], ["acc", "e"], num_scan_inputs=1,
+                                    body=body)],
+                  [vi("acc0", [2]), vi("x", [3, 2])], [vi("acc", [2]), vi("e", [3, 0])],
+                  "empty_rows")
+    graph = MANAGER.parse(proto)
+    MANAGER.compile(graph)
+    feeds = {"acc0": floats(1, 2), "x": floats(2, 3, 2)}
+    types, got = _sunk(graph, feeds)
+    assert got["e"].shape == (3, 0) and types.count("ScatterND") == 1
+    assert_same(got, onnxruntime_outputs(proto, feeds))
 
 
 def test_a_scan_8_with_sequence_lens_sinks_as_two_loops_and_gives_onnxruntimes_outputs():

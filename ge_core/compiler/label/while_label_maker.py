@@ -81,7 +81,9 @@ class WhileLabelMaker(LabelMaker):
                    ) -> OutDataAnchor:
         """rows[iter] = y, in rows' own buffer."""
         row_dims = rows.owner.op_desc.output_descs[rows.idx].shape.dims[1:]
-        update = self.compute("Reshape", [y, self.const(np.array((1, *row_dims), np.int64))])
+        # allowzero: a row's dim of 0 is 0 (an empty scan output), not "as y's"
+        update = self.compute("Reshape", [y, self.const(np.array((1, *row_dims), np.int64))],
+                              allowzero=1)
         return self.copy(self.compute("ScatterND", [rows, row_index, update]), into=rows)
 
     def _scan_descs(self, n_carried: int) -> list[GeTensorDesc]:
