@@ -57,6 +57,12 @@ def _loop(ctx: InferShapeContext) -> None:
     # Body results: cond, N loop-carried values, K scan outputs. A carried value may be the
     # initial one (no iteration) or the body's, so the output covers both; a scan output
     # stacks one body result per iteration along a new leading dim.
+    for i, what in ((0, "the trip count M"), (1, "cond")):
+        dims = ctx.dims(i) if ctx.has_input(i) else None
+        if dims is not None and UNKNOWN_DIM not in dims and math.prod(dims) != 1:
+            # one value, as onnxruntime reads it (a [2] M left the body uninferred, and its
+            # outputs of no element type reached the runtime)
+            raise ShapeError(f"{what} is {list(dims)}, not one value")
     body = _body(ctx, "body")
     results = _results(body)[1:]
     formal = [n for n in body.input_nodes

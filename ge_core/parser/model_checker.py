@@ -123,6 +123,24 @@ _CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+# INT attributes that name a tensor element type (TensorProto.DataType), by op: 0 (UNDEFINED)
+# or a number of no type had passed to the build, whose first read of the dtype raised (a
+# Cast with to=0 was gewb exec's internal error)
+_ELEMENT_TYPES: dict[str, frozenset[str]] = {
+    **{op: frozenset({"dtype"}) for op in ("Bernoulli", "EyeLike", "Multinomial", "RandomNormal",
+                                           "RandomNormalLike", "RandomUniform",
+                                           "RandomUniformLike", "SequenceEmpty")},
+    **{op: frozenset({"to"}) for op in ("BitCast", "Cast")},
+    **{op: frozenset({"output_datatype"}) for op in ("BlackmanWindow", "HammingWindow",
+                                                     "HannWindow", "MelWeightMatrix")},
+    **{op: frozenset({"stash_type"}) for op in ("GroupNormalization", "LayerNormalization",
+                                                "RMSNormalization", "Range")},
+    "Attention": frozenset({"softmax_precision"}),
+    "DequantizeLinear": frozenset({"output_dtype"}),
+    "QuantizeLinear": frozenset({"output_dtype", "precision"}),
+}
+
+
 def default_opset(model: onnx.ModelProto) -> int:
     """The default domain's opset; a model with none predates IR version 3, which meant 1."""
     return next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 1)
@@ -324,7 +342,9 @@ class _Checker:
 
     def attributes(self, node: NodeFields, label: str, schema: _Schema) -> None:
         seen = set()
-        choices = _CHOICES.get(node.op_type, {}) if node.domain in DEFAULT_DOMAINS else {}
+        default = node.domain in DEFAULT_DOMAINS
+        choices = _CHOICES.get(node.op_type, {}) if default else {}
+        element_types = _ELEMENT_TYPES.get(node.op_type, ()) if default else ()
         for attr in node.attrs:
             name = attr.name   # each protobuf field read once
             expected = schema.attributes.get(name)
@@ -347,6 +367,10 @@ class _Checker:
             if kind == _A.INT and name in _FLAGS and attr.i not in (0, 1):
                 raise self.fail(f"attribute {name!r} is {attr.i}, not 0 or 1", label,
                                 node.op_type)
+            if kind == _A.INT and name in element_types \
+                    and (attr.i not in _DTYPES or attr.i == TensorProto.UNDEFINED):
+                raise self.fail(f"attribute {name!r} is {_dtype_name(attr.i)}, no tensor "
+                                f"element type", label, node.op_type)
             if kind == _A.STRING and name in choices \
                     and (value := attr.s.decode()) not in choices[name]:   # UTF-8: attr_text
                 raise self.fail(f"attribute {name!r} is {value!r}, not one of "

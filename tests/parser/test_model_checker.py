@@ -181,6 +181,24 @@ CASES = {
         _model([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
                                  auto_pad="same")], [X4], [_vi("y", None)]),
         "MaxPool_0", "attribute 'auto_pad' is 'same', not one of NOTSET, SAME_UPPER"),
+    # an element type by its number: 0 is UNDEFINED (the build's first read of it raised)
+    "a Cast to UNDEFINED": (
+        _model([helper.make_node("Cast", ["x"], ["y"], to=0)], [_vi("x", [2])],
+               [_vi("y", None)]),
+        "Cast_0", "attribute 'to' is UNDEFINED, no tensor element type"),
+    "a RandomNormal of a type ONNX has no number for": (
+        _model([helper.make_node("RandomNormal", [], ["y"], shape=[2], dtype=99)], [],
+               [_vi("y", None)]),
+        "RandomNormal_0", "attribute 'dtype' is 99 (no such ONNX type), no tensor element"),
+    # a Loop's M and cond are one value each: a [2] M left the body uninferred
+    "a Loop whose trip count is two values": (
+        _model([helper.make_node("Loop", ["m", "", "s"], ["t"], body=helper.make_graph(
+            [helper.make_node("Identity", ["c"], ["c_out"]),
+             helper.make_node("Identity", ["s_in"], ["s_out"])], "body",
+            [_vi("i", [], TensorProto.INT64), _vi("c", [], TensorProto.BOOL), _vi("s_in", [1])],
+            [_vi("c_out", [], TensorProto.BOOL), _vi("s_out", [1])]))],
+               [_vi("m", [2], TensorProto.INT64), _vi("s", [1])], [_vi("t", None)]),
+        "Loop_0", "the trip count M is [2], not one value"),
     # ONNX's other domains are checked against their schemas too
     "an ai.onnx.ml op with inputs past its schema's": (_label_encoder(["", "", "", "x"]),
                                                         "LabelEncoder_0",
@@ -279,3 +297,17 @@ def test_each_string_choice_is_one_onnx_describes():
             assert told, (op, name)
             for value in values:
                 assert value in told, (op, name, value)
+
+
+def test_each_element_type_attribute_is_one_onnx_describes_so():
+    """The INT attributes checked as element types are ONNX's, each described as a type or a
+    precision."""
+    from onnx import defs
+    from ge_core.parser.model_checker import _ELEMENT_TYPES
+    for op, names in _ELEMENT_TYPES.items():
+        for name in names:
+            told = [s.attributes[name] for s in defs.get_all_schemas_with_history()
+                    if s.name == op and s.domain == "" and name in s.attributes]
+            ints = [a for a in told if a.type == onnx.AttributeProto.INT]   # Cast-1's is a name
+            assert ints and any(word in a.description.lower() for a in ints
+                                for word in ("type", "precision")), (op, name)
