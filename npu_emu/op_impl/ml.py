@@ -82,10 +82,13 @@ class _Trees:
         self.members = members or {}
 
     def walk(self, x: np.ndarray, roots: np.ndarray) -> np.ndarray:
-        """The leaf each sample (row of ``x``) reaches in each tree: [samples, trees]."""
+        """The leaf each sample (row of ``x``) reaches in each tree: [samples, trees]. A tree's
+        path passes each of its nodes once at most: a walk longer than the nodes are many went
+        round a loop of branches (a model's ids naming an earlier node), which is refused
+        rather than walked for ever."""
         at = np.broadcast_to(roots, (len(x), len(roots))).copy()
         rows = np.broadcast_to(np.arange(len(x))[:, None], at.shape)
-        while True:
+        for _ in range(len(self.rule) + 1):
             inner = self.rule[at] != LEAF
             if not inner.any():
                 return at
@@ -100,6 +103,9 @@ class _Trees:
                 here = node == member
                 go_true[here] |= np.isin(value[here], values)
             at[inner] = np.where(go_true, self.true_next[node], self.false_next[node])
+        looping = ", ".join(map(str, sorted(set(at[self.rule[at] != LEAF].tolist()))[:3]))
+        raise ValueError(f"the trees' branches loop: a walk passed all {len(self.rule)} nodes "
+                         f"and never reached a leaf (still at node {looping})")
 
 
 def _missing(tracks_true: Sequence[int] | None, n: int) -> np.ndarray:
@@ -191,6 +197,11 @@ def tree_ensemble(x: np.ndarray, *, nodes_featureids: Sequence[int], nodes_split
     with its *leafs flag, a leaf. Leaves are numbered after the nodes here."""
     n = len(nodes_featureids)
     n_leaves = len(leaf_weights)
+    _check_ids("tree_roots", tree_roots, np.zeros(len(tree_roots), bool), n, n_leaves)
+    _check_ids("nodes_truenodeids", nodes_truenodeids, np.asarray(nodes_trueleafs) != 0, n,
+               n_leaves)
+    _check_ids("nodes_falsenodeids", nodes_falsenodeids, np.asarray(nodes_falseleafs) != 0, n,
+               n_leaves)
     modes = np.asarray(nodes_modes, np.int64)
     leaf = np.full(n_leaves, LEAF)
     true_next = np.where(np.asarray(nodes_trueleafs) != 0, n, 0) + np.asarray(nodes_truenodeids)
@@ -217,6 +228,20 @@ def tree_ensemble(x: np.ndarray, *, nodes_featureids: Sequence[int], nodes_split
     scores = _aggregate(trees.walk(x, roots), weights, n_targets,
                         _AGGREGATE_NAMES[aggregate_function])
     return _post_transform(scores, _POST_TRANSFORM_NAMES[post_transform]).astype(x.dtype)
+
+
+def _check_ids(name: str, ids: Sequence[int], to_leaf: np.ndarray, n: int,
+               n_leaves: int) -> None:
+    """Each id names a node, or with its flag a leaf, that exists (numpy would read a negative
+    one from the end: -1 went round to the last node, and the walk round a loop)."""
+    ids = np.asarray(ids, np.int64)
+    if ids.shape != to_leaf.shape:
+        raise ValueError(f"{name} has {ids.size} ids for {to_leaf.size} flags")
+    bad = np.flatnonzero((ids < 0) | (ids >= np.where(to_leaf, n_leaves, n)))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"{name}[{k}] is {ids[k]}: there are {n_leaves if to_leaf[k] else n} "
+                         f"{'leaves' if to_leaf[k] else 'nodes'}")
 
 
 def _classic_trees(x: np.ndarray, nodes_treeids: Sequence[int], nodes_nodeids: Sequence[int],

@@ -109,6 +109,30 @@ def test_tree_ensemble_5_with_a_lone_leaf_tree(aggregate: int) -> None:
     np.testing.assert_allclose(got, want)
 
 
+@pytest.mark.parametrize("change, fault", [
+    (dict(nodes_falsenodeids=[-1, 1, 3], nodes_falseleafs=[0, 1, 1]),
+     "nodes_falsenodeids[0] is -1: there are 3 nodes"),
+    (dict(nodes_truenodeids=[1, 4, 3]), "nodes_truenodeids[1] is 4: there are 4 leaves"),
+    (dict(tree_roots=[0, 3]), "tree_roots[1] is 3: there are 3 nodes"),
+    # in range, but node 1's false branch leads back to node 0: a loop, not a tree
+    (dict(nodes_falsenodeids=[2, 0, 3], nodes_falseleafs=[1, 0, 1]),
+     "the trees' branches loop"),
+])
+def test_tree_ensemble_5_ids_that_name_no_node_or_loop_are_refused(change: dict,
+                                                                   fault: str) -> None:
+    """A negative id had been read from the end by numpy, and a loop of branches walked for
+    ever: a device run of a mutated node-suite model hung."""
+    attrs = dict(n_targets=2, aggregate_function=1, tree_roots=[0, 2],
+                 nodes_modes=np.array([0, 1, 0], np.uint8), nodes_featureids=[0, 1, 0],
+                 nodes_splits=np.array([0.2, 0.0, 0.0]), nodes_truenodeids=[1, 0, 3],
+                 nodes_trueleafs=[0, 1, 1], nodes_falsenodeids=[2, 1, 3],
+                 nodes_falseleafs=[1, 1, 1], leaf_targetids=[0, 1, 1, 0],
+                 leaf_weights=np.array([1.0, 2.0, -3.0, 0.5]))
+    x = np.array([[0.0, 1.0]])   # x0 <= 0.2, x1 >= 0: node 0's true branch, node 1's false
+    with pytest.raises(ValueError, match=fault.replace("[", r"\[").replace("]", r"\]")):
+        kernel("TreeEnsemble", x, **{**attrs, **change})
+
+
 def test_label_encoder_floats_to_strings() -> None:
     attrs = dict(keys_floats=[0.5, 1.5], values_strings=["half", "one and a half"],
                  default_string="none")
