@@ -790,8 +790,11 @@ def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
         raise ValueError(f"size {size} is not positive")
     n, c = x.shape[:2]
     squares = np.square(x).reshape(n, 1, c, math.prod(x.shape[2:]))
-    before = (size - 1) // 2
-    g = _geometry(squares.shape[2:], (size, 1), pads=(before, 0, size - 1 - before, 0))
+    # A window reaching past every channel sums no more than one reaching c - 1 either way:
+    # clipped so, a size of 2^31 is a pool of 2c - 1 taps, not a loop over 2^31 of them.
+    before = min((size - 1) // 2, c - 1)
+    after = min(size - 1 - (size - 1) // 2, c - 1)
+    g = _geometry(squares.shape[2:], (before + after + 1, 1), pads=(before, 0, after, 0))
     total = _pool(np.add, squares, g, 0).reshape(x.shape)
     return (x / (bias + (alpha / size) * total) ** beta,)
 

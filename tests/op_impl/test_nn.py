@@ -418,6 +418,14 @@ def test_lrn_even_sizes(size):
     check("LRN", [rand(6, 6, 3, 4)], {"size": size, "alpha": 0.01}, opset=13)
 
 
+def test_lrn_windows_wider_than_the_channels():
+    """A window past every channel sums them all: clipped to 2C - 1 taps, where a size of 2^31
+    had been a Python loop over 2^31 taps (a hang, found by running mutated node-suite cases);
+    alpha is still divided by the size given."""
+    check("LRN", [rand(2, 7, 3, 4)], {"size": 15, "alpha": 0.5}, engine="onnxruntime")
+    check("LRN", [rand(6, 6, 3, 4)], {"size": 1 << 31, "alpha": 1e9}, opset=13)
+
+
 # --- Dropout --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("opset, attrs, mask_dtype", [
