@@ -333,6 +333,9 @@ def roi_align_10(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
                      sampling_ratio=sampling_ratio, spatial_scale=spatial_scale)
 
 
+_ROI_SAMPLES = 1 << 24   # a 256-channel 7x7 ROI sampled 2x2 per bin is 50k
+
+
 @one_output("RoiAlign", since=16)
 def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
               coordinate_transformation_mode: str = "half_pixel", mode: str = "avg",
@@ -362,6 +365,11 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
         grid = np.full(2, sampling_ratio) if sampling_ratio > 0 \
             else np.ceil(extent / bins).astype(np.int64)
         gx, gy = int(grid[0]), int(grid[1])
+        samples_of_roi = x.shape[1] * output_height * output_width * gx * gy
+        if samples_of_roi > _ROI_SAMPLES:   # each one a float64 held at once, four times over
+            raise ValueError(f"ROI {r}'s sampling grid of {gx}x{gy} per bin makes "
+                             f"{samples_of_roi:,} samples, more than the {_ROI_SAMPLES:,} this "
+                             f"kernel holds at once (sampling_ratio {sampling_ratio})")
         xs = start[0] + (np.arange(output_width)[:, None] + (np.arange(gx) + 0.5) / gx) * size[0]
         ys = start[1] + (np.arange(output_height)[:, None] + (np.arange(gy) + 0.5) / gy) * size[1]
         xl, xh, xwl, xwh, xv = _bilinear_axis(xs.reshape(-1), w)

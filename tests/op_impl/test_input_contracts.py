@@ -165,6 +165,11 @@ CASES = [
     ("LSTM", 14, [_f(1, 3, 2), _f(1, 12, 2), _f(1, 12, 3)], dict(hidden_size=0),
      "hidden_size 0 is not positive"),
     ("LRN", 13, [_f(1, 3, 2, 2)], dict(size=-5), "size -5 is not positive"),
+    # a sampling grid no memory holds: the process was killed for memory
+    ("RoiAlign", 16, [_f(1, 1, 10, 10), np.array([[0, 0, 4, 4]], F4), np.zeros(1, I8)],
+     dict(sampling_ratio=1 << 31), "ROI 0's sampling grid of 2147483648x2147483648 per bin "
+     "makes 4,611,686,018,427,387,904 samples, more than the 16,777,216 this kernel holds at "
+     "once (sampling_ratio 2147483648)"),
     ("Resize", 18, [_f(1, 1, 2, 2), np.zeros(0, F4), np.array([2, 2], F4)], dict(axes=[2]),
      "scales has 2 values for 1 axes"),
     ("SplitToSequence", 11, [_f(3, 6), np.array([1, 2], I8)], dict(axis=-1),
