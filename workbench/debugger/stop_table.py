@@ -122,10 +122,9 @@ class StopTable:
         def hears(cls: type) -> bool | Callable[..., bool]:
             kind = cls.__name__
             on_fields = self._on_fields.get(kind, ())
-            if on_fields and on_fields[0] is not None:
-                rest = self._wanting(cls)
-                stops = on_fields[0](self._units_of(kind), self.reasons) \
-                    if rest is not None else None
+            if on_fields and on_fields[0] is not None \
+                    and (rest := self._wanting(cls)) is not None:
+                stops = on_fields[0](self._units_of(kind), self.reasons)
                 if stops is not None:
                     return _also(stops, cls, rest, self.reasons) if rest else stops
             return kind in kinds
