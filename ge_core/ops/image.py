@@ -51,7 +51,7 @@ def _grid_sample(ctx: InferShapeContext) -> None:
 @register("AffineGrid")
 def _affine_grid(ctx: InferShapeContext) -> None:
     # (N, *spatial, nd) from size = (N, C, *spatial).
-    size = ctx.const_ints(1)
+    size = ctx.const_dims(1, "size")
     if size is None:
         theta = ctx.dims(0)
         nd = None if theta is None or theta[1] == UNKNOWN_DIM else theta[1]
@@ -99,7 +99,7 @@ def _block_move(ctx: InferShapeContext) -> None:
 @register("CenterCropPad")
 def _center_crop_pad(ctx: InferShapeContext) -> None:
     # x with shape's sizes on axes.
-    x, shape = ctx.dims(0), ctx.const_ints(1)
+    x, shape = ctx.dims(0), ctx.const_dims(1, "shape")
     if x is None or shape is None:
         return _unknown_like(ctx)
     axes = ctx.ints_attr("axes") or list(range(len(x)))
@@ -114,7 +114,7 @@ def _max_unpool(ctx: InferShapeContext) -> None:
     # output_shape (input 2) if given, else what MaxPool's input must have been.
     x = ctx.dims(0)
     if ctx.has_input(2):
-        shape = ctx.const_ints(2)
+        shape = ctx.const_dims(2, "output_shape")
         if shape is not None:
             return ctx.set_output(0, tuple(shape), ctx.dtype(0))
         return _unknown_like(ctx)

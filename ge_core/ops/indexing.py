@@ -40,7 +40,7 @@ def _gather_nd(ctx: InferShapeContext) -> None:
 def _one_hot(ctx: InferShapeContext) -> None:
     # indices' shape with a depth-long axis inserted at `axis`; values' dtype
     indices = ctx.dims(0)
-    depth = ctx.const_ints(1)
+    depth = ctx.const_dims(1, "depth")
     if indices is None:
         return ctx.set_output(0, None, ctx.dtype(2))
     axis = normalize_axis(int(ctx.attr("axis", -1)), len(indices) + 1)

@@ -82,7 +82,18 @@ class InferShapeContext:
             return None
         if value.dtype.kind in "iu":   # tolist makes the Python ints in C
             return value.reshape(-1).tolist()
+        if value.dtype.kind == "f" and not np.isfinite(value).all():   # no int of it
+            raise ShapeError(f"input {idx} holds {value.reshape(-1).tolist()}: not all finite")
         return [int(v) for v in value.reshape(-1)]
+
+    def const_dims(self, idx: int, what: str) -> list[int] | None:
+        """Input ``idx``'s value as output dims (Expand's shape, ConstantOfShape's input...),
+        refused where one is negative: numpy's own refusal names no input, and a -1 would read
+        as an unknown dim."""
+        dims = self.const_ints(idx)
+        if dims is not None and any(d < 0 for d in dims):
+            raise ShapeError(f"{what} {dims} holds a negative value")
+        return dims
 
     def operand_ints(self, key: str, idx: int) -> tuple[bool, list[int] | None]:
         """An operand that moved from an attr to an input across opsets (Reshape's shape, Slice's

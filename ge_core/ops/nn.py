@@ -182,7 +182,9 @@ def _dropout(ctx: InferShapeContext) -> None:
 @register("Col2Im")
 def _col2im(ctx: InferShapeContext) -> None:
     # (N, C, *image_shape), C = the columns' rows / prod(block_shape).
-    x, image, block = ctx.dims(0), ctx.const_ints(1), ctx.const_ints(2)
+    x, image, block = ctx.dims(0), ctx.const_dims(1, "image_shape"), ctx.const_ints(2)
+    if block is not None and min(block, default=1) < 1:
+        raise ShapeError(f"block_shape {block} holds a block dim below 1")
     n = UNKNOWN_DIM if x is None else x[0]
     c = UNKNOWN_DIM
     if x is not None and block is not None and x[1] != UNKNOWN_DIM:

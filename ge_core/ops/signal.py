@@ -38,6 +38,8 @@ def _dft(ctx: InferShapeContext) -> None:
     axis = normalize_axis(axis, len(x))
     inverse, onesided = ctx.attr("inverse", 0), ctx.attr("onesided", 0)
     length = _scalar(ctx, 1)
+    if length is not None and length < 1:
+        raise ShapeError(f"dft_length {length} is not positive")
     if ctx.has_input(1) and length is None:
         n = UNKNOWN_DIM
     elif inverse and onesided:
@@ -62,6 +64,11 @@ def _stft(ctx: InferShapeContext) -> None:
         window = ctx.dims(2)
         frame = None if window is None or window[0] == UNKNOWN_DIM else window[0]
     batch = UNKNOWN_DIM if x is None else x[0]
+    for name, value in (("frame_step", step), ("frame_length", frame)):
+        if value is not None and value < 1:
+            raise ShapeError(f"{name} {value} is not positive")
+    if frame is not None and x is not None and len(x) > 1 and frame > x[1] != UNKNOWN_DIM:
+        raise ShapeError(f"frame_length {frame} is past the signal's {x[1]} samples")
     frames = bins = UNKNOWN_DIM
     if frame is not None:
         bins = frame // 2 + 1 if ctx.attr("onesided", 1) else frame

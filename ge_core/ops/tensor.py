@@ -6,14 +6,13 @@ produces it (constant folding makes more of them Const), otherwise the affected 
 """
 from __future__ import annotations
 
-import math
-
 from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import (Dims, ShapeError, broadcast, normalize_axes,
                                      normalize_axis, product, slice_len, unknown_dims)
+from npu_emu.op_impl.tensor import range_length
 
 
 def _unknown_of_len(ctx: InferShapeContext, idx: int) -> Dims:
@@ -212,7 +211,7 @@ def _pad(ctx: InferShapeContext) -> None:
 @register("Tile")
 def _tile(ctx: InferShapeContext) -> None:
     # y[i] = x[i] * repeats[i]
-    x, repeats = ctx.dims(0), ctx.const_ints(1)
+    x, repeats = ctx.dims(0), ctx.const_dims(1, "repeats")
     if x is None or repeats is None:
         dims = None if x is None else (UNKNOWN_DIM,) * len(x)
         return ctx.set_output(0, dims, ctx.dtype(0))
@@ -225,7 +224,7 @@ def _tile(ctx: InferShapeContext) -> None:
 @register("Expand")
 def _expand(ctx: InferShapeContext) -> None:
     # y = broadcast(x, shape)
-    shape = ctx.const_ints(1)
+    shape = ctx.const_dims(1, "shape")
     target = tuple(shape) if shape is not None else _unknown_of_len(ctx, 1)
     ctx.set_output(0, broadcast(ctx.dims(0), target), ctx.dtype(0))
 
@@ -249,7 +248,7 @@ def _size(ctx: InferShapeContext) -> None:
 @register("ConstantOfShape")
 def _constant_of_shape(ctx: InferShapeContext) -> None:
     # y has the shape input 0 holds, filled with `value` (a 1-element tensor; f32 0 by default).
-    shape = ctx.const_ints(0)
+    shape = ctx.const_dims(0, "shape")
     value = ctx.attr("value")
     dtype = DataType.DT_FLOAT if value is None else DataType.from_numpy(value.dtype)
     ctx.set_output(0, tuple(shape) if shape is not None else _unknown_of_len(ctx, 0), dtype)
@@ -281,8 +280,8 @@ def _range(ctx: InferShapeContext) -> None:
     bounds = [ctx.const(i) for i in range(3)]
     n = UNKNOWN_DIM
     if all(b is not None for b in bounds):
-        start, limit, delta = (b.item() for b in bounds)
-        if delta == 0:
-            raise ShapeError("Range with delta 0")
-        n = max(math.ceil((limit - start) / delta), 0)
+        try:
+            n = range_length(*(b.item() for b in bounds))
+        except ValueError as err:   # the kernel's own check of its operands
+            raise ShapeError(str(err)) from None
     ctx.set_output(0, (n,), ctx.dtype(0))

@@ -15,6 +15,7 @@ from typing import Callable
 
 from onnx import helper
 
+from npu_emu.op_impl.axis import check_indices
 from npu_emu.op_impl.broadcast import check_onto
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
@@ -150,6 +151,8 @@ def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray
     heads = x if x.ndim == 4 else x.reshape(batch, seq, num_heads, -1).transpose(0, 2, 1, 3)
     dim = rotary_embedding_dim or heads.shape[-1]
     if position_ids is not None:
+        check_indices(position_ids, cos_cache.shape[0],
+                      f"cos_cache {list(cos_cache.shape)}'s positions", "position_ids")
         cos_cache, sin_cache = cos_cache[position_ids], sin_cache[position_ids]
     cos, sin = cos_cache[:, None], sin_cache[:, None]  # [batch, 1 (heads), seq, dim / 2]
     part = heads[..., :dim]

@@ -1,7 +1,9 @@
-"""An axis attribute checked against the input's rank before a kernel uses it: a model (an OM's
-bytes, an ONNX file) may hold any int64 there, and numpy's or Python's own refusal of a bad one
-speaks of a C int or a tuple index, not of the op."""
+"""An axis attribute checked against the input's rank before a kernel uses it, and an index tensor
+against its axis: a model (an OM's bytes, an ONNX file) or its data may hold any int64 there, and
+numpy's or Python's own refusal of a bad one speaks of a C int or a tuple index, not of the op."""
 from __future__ import annotations
+
+import numpy as np
 
 
 def checked_axis(axis: int, rank: int, last: int | None = None, of: str = "input") -> int:
@@ -13,3 +15,15 @@ def checked_axis(axis: int, rank: int, last: int | None = None, of: str = "input
     if not -rank <= axis <= last:
         raise ValueError(f"axis {axis} is out of range for a {rank}-d {of}")
     return axis + rank if axis < 0 else axis
+
+
+def check_indices(indices: np.ndarray, size: int, of: str, what: str = "indices") -> None:
+    """Refuse an index outside [-size, size - 1] (a negative one counts from the end) of an axis
+    ``size`` long, ``of`` naming it: numpy's IndexError names neither the input nor the op, and
+    on the device its class reads as a kernel's own fault, not the model's data."""
+    if indices.size == 0:
+        return
+    lo, hi = int(indices.min()), int(indices.max())
+    if lo < -size or hi >= size:
+        raise ValueError(f"{what} hold {lo if lo < -size else hi}, outside [{-size}, {size - 1}] "
+                         f"of {of}")

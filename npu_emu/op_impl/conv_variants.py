@@ -26,9 +26,10 @@ def _bilinear(x: np.ndarray, py: np.ndarray, px: np.ndarray) -> np.ndarray:
         for dx in (0, 1):
             yy, xx = y0 + dy, x0 + dx
             weight = (1 - np.abs(py - yy)) * (1 - np.abs(px - xx))
-            inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
-            yi = np.clip(yy, 0, h - 1).astype(np.int64)
-            xi = np.clip(xx, 0, w - 1).astype(np.int64)
+            inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)   # False for a NaN
+            # read pixel 0 where outside: a NaN offset's position, cast, indexes nowhere
+            yi = np.where(inside, yy, 0).astype(np.int64)
+            xi = np.where(inside, xx, 0).astype(np.int64)
             values = x[n_idx, g_idx, :, yi, xi]
             out = out + np.where(inside, weight, 0)[..., None] * values
     return out

@@ -133,7 +133,13 @@ def resize_plan(shape: Sequence[int], scales: Sequence[float] | None,
         if given is not None and len(given) != len(axes):
             raise ValueError(f"{name} has {len(given)} values for {len(axes)} axes")
     out, scale = list(shape), [1.0] * rank
+    if scales is not None and not all(math.isfinite(s) and s > 0 for s in scales):
+        raise ValueError(f"scales {list(scales)} are not all finite and above 0")
     if sizes is not None:
+        for size, a in zip(sizes, axes):
+            if size < 1 or shape[a] == 0:   # no scale above 0 makes either
+                raise ValueError(f"sizes {list(sizes)} cannot resize axis {a} of {shape[a]} "
+                                 f"to {size}")
         ratios = [sizes[i] / shape[a] for i, a in enumerate(axes)]
         if policy != "stretch":
             common = min(ratios) if policy == "not_larger" else max(ratios)
@@ -353,6 +359,9 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
     if batch_indices.size and not (0 <= batch_indices.min() and batch_indices.max() < len(x)):
         raise ValueError(f"batch_indices {batch_indices.tolist()} are not within the batch of "
                          f"{len(x)}")
+    if not np.isfinite(rois).all():   # a NaN corner has no pixel to sample (onnxruntime too)
+        raise ValueError(f"ROI {int(np.argmin(np.isfinite(rois).all(axis=1)))} has a corner "
+                         f"that is not finite")
     h, w = x.shape[2:]
     y = np.empty((len(rois), x.shape[1], output_height, output_width), x.dtype)
     for r, (roi, b) in enumerate(zip(rois.astype(np.float64), batch_indices)):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.axis import check_indices, checked_axis
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 from npu_emu.op_impl.sequence_lens import check_sequence_lens
@@ -40,6 +40,10 @@ def _element_index(data: np.ndarray, indices: np.ndarray, axis: int) -> tuple:
         raise ValueError(f"indices {list(indices.shape)} are not of data's rank "
                          f"({list(data.shape)})")
     axis = checked_axis(axis, data.ndim)
+    if any(i > d for a, (i, d) in enumerate(zip(indices.shape, data.shape)) if a != axis):
+        raise ValueError(f"indices {list(indices.shape)} are larger than data "
+                         f"{list(data.shape)} off axis {axis}")
+    check_indices(indices, data.shape[axis], f"axis {axis} of data {list(data.shape)}")
     grid = list(np.indices(indices.shape, sparse=True))
     grid[axis] = indices
     return tuple(grid)
@@ -70,6 +74,7 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, *, batch_dims: int = 0) -> 
     if b + k > data.ndim or indices.shape[:b] != data.shape[:b]:
         raise ValueError(f"indices {list(indices.shape)} do not address data "
                          f"{list(data.shape)} with batch_dims {b}")
+    _check_rows(indices, data.shape, b)
     n_batch = math.prod(data.shape[:b])
     rows = indices.reshape(n_batch, -1, k)
     flat = data.reshape(n_batch, *data.shape[b:])
@@ -85,7 +90,14 @@ def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *,
         raise ValueError(f"indices {list(indices.shape)} and updates {list(updates.shape)} do "
                          f"not address data {list(data.shape)} (updates: indices' shape but "
                          f"the last, then data's past the first indices.shape[-1] axes)")
+    _check_rows(indices, data.shape, 0)
     return _scatter(data, tuple(np.moveaxis(indices, -1, 0)), updates, reduction)
+
+
+def _check_rows(indices: np.ndarray, shape: tuple[int, ...], b: int) -> None:
+    """GatherND's and ScatterND's index rows: element j of each indexes data's axis b + j."""
+    for j in range(indices.shape[-1]):
+        check_indices(indices[..., j], shape[b + j], f"axis {b + j} of data {list(shape)}")
 
 
 @one_output("TensorScatter")
@@ -103,6 +115,9 @@ def tensor_scatter(past_cache: np.ndarray, update: np.ndarray,
         pos = pos % past_cache.shape[axis]
     elif mode != "linear":
         raise ValueError(f"unknown mode {mode!r}; known: linear, circular")
+    elif pos.size and (pos.min() < 0 or pos.max() >= past_cache.shape[axis]):
+        raise ValueError(f"write_indices {start.reshape(-1).tolist()} and the update's {n} rows "
+                         f"reach outside the cache's {past_cache.shape[axis]} on axis {axis}")
     out = past_cache.copy()
     np.put_along_axis(out, np.broadcast_to(pos, update.shape), update, axis)
     return out
@@ -113,7 +128,10 @@ def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *,
             axis: int = -1) -> np.ndarray:
     # A new axis of length depth; on_value where it equals the index (negative ones count
     # from depth; out-of-range ones match nothing), off_value elsewhere.
-    n = int(np.asarray(depth).reshape(-1)[0])
+    d = np.asarray(depth).reshape(-1)[0]
+    if not (np.isfinite(d) and 0 <= d < 1 << 63):
+        raise ValueError(f"depth {d} is no count of classes")
+    n = int(d)
     idx = np.asarray(indices).astype(np.int64)
     idx = np.where(idx < 0, idx + n, idx)
     axis %= idx.ndim + 1

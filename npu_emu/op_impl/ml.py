@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from npu_emu.op_impl.axis import check_indices
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
@@ -28,6 +29,7 @@ def binarizer(x: np.ndarray, *, threshold: float = 0.0) -> np.ndarray:
 @one_output(ML + "ArrayFeatureExtractor")
 def array_feature_extractor(x: np.ndarray, indices: np.ndarray) -> np.ndarray:
     # Picks along the last axis; a vector comes out as one row (onnxruntime's reading).
+    check_indices(indices, x.shape[-1], f"the last axis of X {list(x.shape)}", "Y")
     picked = np.take(x, indices.reshape(-1), axis=-1)
     return picked.reshape(1, -1) if x.ndim == 1 else picked
 

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.axis import check_indices, checked_axis
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.registry import kernel
@@ -107,6 +107,8 @@ def unsqueeze(data: np.ndarray, axes: Ints) -> np.ndarray:
 
 @one_output("Gather")
 def gather(data: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
+    axis = checked_axis(axis, data.ndim)
+    check_indices(indices, data.shape[axis], f"axis {axis} of data {list(data.shape)}")
     return np.take(data, indices, axis=axis)  # negative indices count from the end in both
 
 
@@ -199,4 +201,22 @@ def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *,
     # start + i * delta in Python's int or float (double), rounded to start's dtype once at
     # the end: half-precision steps would drift. (stash_type, opset 25, asks for at least
     # float for half types; double is that.)
+    range_length(start.item(), limit.item(), delta.item())
     return np.arange(start.item(), limit.item(), delta.item()).astype(start.dtype)
+
+
+def range_length(start: float, limit: float, delta: float) -> int:
+    """Range's output length, max(ceil((limit - start) / delta), 0); a ValueError where there
+    is none (numpy's would say "arange: cannot compute length")."""
+    if not all(math.isfinite(v) for v in (start, limit, delta)):
+        raise ValueError(f"start {start}, limit {limit} and delta {delta} are not all finite")
+    if delta == 0:
+        raise ValueError("Range with delta 0")
+    if all(isinstance(v, int) for v in (start, limit, delta)):
+        n = max(-((start - limit) // delta), 0)   # exact: int64 bounds lose digits as floats
+    else:
+        n = max(math.ceil((limit - start) / delta), 0)
+    if n >= 1 << 63:
+        raise ValueError(f"start {start}, limit {limit} and delta {delta} make {n} elements, "
+                         f"past int64")
+    return n

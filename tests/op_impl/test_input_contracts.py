@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from kernel_oracle import run_kernel
+from test_input_values import CASES as VALUE_CASES
 
 F4, I8 = np.float32, np.int64
 
@@ -181,6 +182,7 @@ CASES = [
      dict(max_gram_length=3, min_gram_length=1, max_skip_count=0, mode="TF",
           ngram_counts=[0, 2], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
      "max_gram_length 3 is past the 2 gram length(s) ngram_counts starts in the pool"),
+    *VALUE_CASES,   # an index past its axis, a scale or bound that is not finite
 ]
 
 

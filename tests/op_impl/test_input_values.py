@@ -1,0 +1,146 @@
+"""Input *values* no output follows from are refused, naming the input, where numpy's refusal
+named none: an index past its axis (numpy's IndexError, which the device reported as a kernel's
+own fault, its class and all), a scale, depth or bound that is not finite ("cannot convert float
+NaN to integer"), a shape operand with a negative value ("negative dimensions are not allowed",
+or a -1 read as an unknown dim), and a NaN sampling position that indexed nowhere. The kernels'
+words for CASES are checked in test_input_contracts.py; here, that onnxruntime refuses them too
+(DeformConv aside: onnxruntime samples a NaN position as outside the image, and so do we now),
+and that InferShape refuses the shape operands, at run time and at parse. Found by running the
+node suite's cases with their index, shape and scale inputs set to -1, 0, 2^31 - 1, +-2^62,
+NaN and +-inf."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from onnx import numpy_helper
+
+from ge_core.executor import ExecutionError, HostExecutor
+from ge_core.parser import ParseError, parse_onnx
+from kernel_oracle import one_node_model, onnxruntime, run_kernel
+
+F4, I8 = np.float32, np.int64
+
+
+def _f(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).random(shape, F4)
+
+
+NAN, INF = float("nan"), float("inf")
+
+CASES = [   # (op, opset, inputs, attrs, what the kernel says)
+    ("Gather", 13, [_f(5, 3), np.array([0, 5], I8)], {},
+     "indices hold 5, outside [-5, 4] of axis 0 of data [5, 3]"),
+    ("Gather", 13, [_f(5, 3), np.array([[-4, -1]], I8)], dict(axis=1),
+     "indices hold -4, outside [-3, 2] of axis 1 of data [5, 3]"),
+    ("GatherElements", 13, [_f(3, 3), np.array([[0, 1, 2], [3, 0, 0]], I8)], {},
+     "indices hold 3, outside [-3, 2] of axis 0 of data [3, 3]"),
+    ("GatherElements", 13, [_f(2, 3), np.zeros((3, 1), I8)], dict(axis=1),
+     "indices [3, 1] are larger than data [2, 3] off axis 1"),
+    ("ScatterElements", 18, [_f(3, 5), np.array([[1, 2147483647]], I8), _f(1, 2)],
+     dict(axis=1), "indices hold 2147483647, outside [-5, 4] of axis 1 of data [3, 5]"),
+    ("GatherND", 13, [_f(2, 3), np.array([[1, 3]], I8)], {},
+     "indices hold 3, outside [-3, 2] of axis 1 of data [2, 3]"),
+    ("GatherND", 13, [_f(2, 2, 3), np.array([[1], [-3]], I8)], dict(batch_dims=1),
+     "indices hold -3, outside [-2, 1] of axis 1 of data [2, 2, 3]"),
+    ("ScatterND", 18, [_f(4, 2), np.array([[4]], I8), _f(1, 2)], {},
+     "indices hold 4, outside [-4, 3] of axis 0 of data [4, 2]"),
+    ("TensorScatter", 24, [_f(2, 1, 4, 3), _f(2, 1, 2, 3), np.array([1, 3], I8)], {},
+     "write_indices [1, 3] and the update's 2 rows reach outside the cache's 4 on axis 2"),
+    ("RotaryEmbedding", 23, [_f(1, 1, 2, 4), _f(8, 2), _f(8, 2), np.array([[0, 8]], I8)], {},
+     "position_ids hold 8, outside [-8, 7] of cos_cache [8, 2]'s positions"),
+    ("RoiAlign", 16, [_f(1, 1, 10, 10), np.array([[0, 0, 4, 4], [NAN, 0, 9, 9]], F4),
+                      np.zeros(2, I8)], {}, "ROI 1 has a corner that is not finite"),
+    ("Resize", 19, [_f(1, 1, 4, 4), None, np.array([1, 1, NAN, 1], F4)], {},
+     "scales [1.0, 1.0, nan, 1.0] are not all finite and above 0"),
+    ("Resize", 19, [_f(1, 1, 4, 4), None, np.array([1, 1, 0, 1], F4)], {},
+     "scales [1.0, 1.0, 0.0, 1.0] are not all finite and above 0"),
+    ("Resize", 19, [_f(1, 1, 4, 4), None, None, np.array([1, 1, -1, 2], I8)], {},
+     "sizes [1, 1, -1, 2] cannot resize axis 2 of 4 to -1"),
+    ("Range", 11, [np.array(0, F4), np.array(INF, F4), np.array(1, F4)], {},
+     "start 0.0, limit inf and delta 1.0 are not all finite"),
+    ("Range", 11, [np.array(0, F4), np.array(5, F4), np.array(0, F4)], {}, "Range with delta 0"),
+    ("OneHot", 11, [np.array([0, 1], I8), np.array([NAN], F4), np.array([0, 1], F4)], {},
+     "depth nan is no count of classes"),
+]
+
+
+# test_input_contracts.py checks that the kernels refuse CASES in these words; here, that
+# onnxruntime refuses them too (it has no TensorScatter at opset 24, and reads a NaN depth as
+# some count)
+ORT_REFUSES = [c for c in CASES if c[0] not in ("TensorScatter", "OneHot")]
+
+
+@pytest.mark.parametrize("op, opset, inputs, attrs, said", ORT_REFUSES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(ORT_REFUSES)])
+def test_onnxruntime_refuses_them_too(op, opset, inputs, attrs, said):
+    with pytest.raises(Exception) as refused:   # at run time, naming its node's op
+        onnxruntime(op, inputs, opset, **attrs)
+    assert op in str(refused.value)
+
+
+def test_a_nan_sampling_position_reads_as_outside_the_image_as_onnxruntime_reads_it():
+    x, w = _f(1, 1, 3, 3), _f(1, 1, 2, 2)
+    offset = np.zeros((1, 8, 2, 2), F4)
+    offset[0, 0, 0, 0] = NAN   # tap (0, 0)'s row offset at output (0, 0)
+    (got,) = run_kernel("DeformConv", [x, w, offset], 19)
+    np.testing.assert_allclose(got, onnxruntime("DeformConv", [x, w, offset], 19)[0],
+                               rtol=1e-6)
+    assert np.isfinite(got).all()
+
+
+# Where the value is a shape operand, the op's InferShape says why (the host executor asks it
+# once the kernel fails; the parser asks it of a Const), where numpy said "negative dimensions
+# are not allowed" or a -1 read as an unknown dim.
+RULES = [
+    ("Tile", 13, [_f(2, 3), np.array([-1, 2], I8)], {}, "repeats [-1, 2] holds a negative value"),
+    ("Expand", 13, [_f(3, 1), np.array([-1, 2], I8)], {}, "shape [-1, 2] holds a negative value"),
+    ("ConstantOfShape", 9, [np.array([2, -1], I8)], {}, "shape [2, -1] holds a negative value"),
+    ("CenterCropPad", 18, [_f(3, 4), np.array([-2, 2], I8)], {},
+     "shape [-2, 2] holds a negative value"),
+    ("AffineGrid", 20, [_f(1, 2, 3), np.array([1, 1, -4, 4], I8)], {},
+     "size [1, 1, -4, 4] holds a negative value"),
+    ("OneHot", 11, [np.array([0, 1], I8), np.array([-3], I8), np.array([0, 1], F4)], {},
+     "depth [-3] holds a negative value"),
+    ("Col2Im", 18, [_f(1, 5, 15), np.array([5, 5], I8), np.array([0, 5], I8)], {},
+     "block_shape [0, 5] holds a block dim below 1"),
+    ("STFT", 17, [_f(1, 16, 1), np.array(0, I8), None, np.array(4, I8)], {},
+     "frame_step 0 is not positive"),
+    ("STFT", 17, [_f(1, 16, 1), np.array(2, I8), None, np.array(32, I8)], {},
+     "frame_length 32 is past the signal's 16 samples"),
+    ("DFT", 20, [_f(1, 8, 2), np.array(0, I8)], {}, "dft_length 0 is not positive"),
+]
+# the input a case sets, where it is not the last
+OPERAND = {"OneHot": "in1", "frame_step 0 is not positive": "in1"}
+
+
+@pytest.mark.parametrize("op, opset, inputs, attrs, said", RULES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(RULES)])
+def test_a_shape_operand_no_output_follows_from_is_refused_by_its_infershape(
+        op, opset, inputs, attrs, said):
+    model, feeds = one_node_model(op, inputs, opset, **attrs)
+    with pytest.raises(ExecutionError, match=f"^node {op}_0 \\({op}\\): {re.escape(said)}$"):
+        HostExecutor(parse_onnx(model)).run(feeds)
+    operand = OPERAND.get(op, OPERAND.get(said, model.graph.input[-1].name))
+    model.graph.initializer.append(numpy_helper.from_array(feeds[operand], operand))
+    model.graph.input.remove(next(i for i in model.graph.input if i.name == operand))
+    with pytest.raises(ParseError, match=f"node '{op}_0' \\(op {op}\\): {re.escape(said)}$"):
+        parse_onnx(model)   # a Const operand: refused where the parser infers the graph
+
+
+@pytest.mark.parametrize("inputs, said", [
+    ([np.array(0, F4), np.array(INF, F4), np.array(1, F4)],
+     "start 0.0, limit inf and delta 1.0 are not all finite"),
+    ([np.array(2**62, I8), np.array(-2**62, I8), np.array(-1, I8)],
+     "start 4611686018427387904, limit -4611686018427387904 and delta -1 make "
+     "9223372036854775808 elements, past int64"),
+])
+def test_a_range_of_constants_with_no_length_is_refused_at_parse(inputs, said):
+    # InferShape met OverflowError (math.ceil of inf) and reported its own failure
+    model, _ = one_node_model("Range", inputs, 11)
+    for name, value in zip(("in0", "in1", "in2"), inputs):
+        model.graph.initializer.append(numpy_helper.from_array(value, name))
+    del model.graph.input[:]
+    with pytest.raises(ParseError, match=f"node 'Range_0' \\(op Range\\): {re.escape(said)}$"):
+        parse_onnx(model)
