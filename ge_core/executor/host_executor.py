@@ -20,6 +20,7 @@ from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_IND
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.graph.types import DataType
+from ge_core.ops.control_flow import check_scan_pieces
 from ge_core.ops.graph_io import RTS_OPS
 from ge_core.ops.shape_refiner import InferShapeError, infer_for_inputs
 from ge_core.ops.shape_rules import ShapeError
@@ -312,5 +313,7 @@ class HostExecutor:
                 scans[k].append(np.asarray(s))
             i += 1
         n_scan = len(node.out_data_anchors) - n_carried
+        for k, s in enumerate(scans):
+            check_scan_pieces([p.shape for p in s], k)
         stacked = [np.stack(s) if s else np.zeros((0,), np.float32) for s in scans]
         return carried + stacked + [np.zeros((0,), np.float32)] * (n_scan - len(stacked))

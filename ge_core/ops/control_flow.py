@@ -175,3 +175,12 @@ def _no_outputs(ctx: InferShapeContext) -> None:
 def _memcpy_async(ctx: InferShapeContext) -> None:
     """The pass or maker that adds a copy gives its output the desc of the buffer it fills (a
     Case branch's copy fills the largest gear's): there is nothing to infer."""
+
+
+def check_scan_pieces(shapes: list[tuple[int, ...]], output: int) -> None:
+    """A Loop's scan output stacks one piece per iteration, so every piece has the first's shape
+    (onnxruntime refuses another too): the host executor and the v2 While check it alike."""
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise ValueError(f"scan output {output}: iteration {i}'s piece {list(shape)} differs "
+                             f"from iteration 0's {list(shapes[0])}")

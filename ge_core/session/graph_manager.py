@@ -221,12 +221,11 @@ class GraphManager:
         timeout = self.exec_timeout_ms if timeout_ms is None else timeout_ms
         return GraphExecutor.execute_graph(model.model_id, feeds, timeout_ms=timeout)
 
-    @staticmethod
-    def run_v2(model: RootModel, feeds: Inputs) -> ExecuteResult:
+    def run_v2(self, model: RootModel, feeds: Inputs) -> ExecuteResult:
         """GE's v2 runtime: the model lowered to an ExecuteGraph and run once on the current
-        device (its outputs and the device time it took)."""
+        device (its outputs and the device time it took), within ge.exec.graphExecTimeout."""
         from ge_core.runtime.v2 import execute_v2   # the lowering loads only when v2 runs
-        return execute_v2(model, feeds)
+        return execute_v2(model, feeds, timeout_ms=self.exec_timeout_ms)
 
     @staticmethod
     def unload(model: LoadedModel) -> None:

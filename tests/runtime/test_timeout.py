@@ -3,11 +3,16 @@ aborted (aclmdlRIAbort) and the failure reported; the model then runs again, and
 import numpy as np
 import pytest
 
+from ge_core.compiler import CompileOptions
+from ge_core.ge_options import RunMode
 from ge_core.runtime.errors import ModelExecuteTimeout
+from ge_core.session import GraphManager
 from ge_core.runtime.v1 import GraphExecutor
 from npu_emu.base.errors import ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
 from npu_emu.feature.model import ModelAborted
 from npu_emu.scheduler.cost_model import CostModel
+from npu_emu.world import World
+from workbench.conformance import node_cases
 from v1_testing import TINY, device_world, events, feeds_for, ge_model, host_outputs, load
 
 SLOW = CostModel(cube_flops_per_ns=0.01, vector_bytes_per_ns=0.01)   # tiny_cnn: ~20 ms
@@ -39,3 +44,25 @@ def test_the_run_loop_reports_a_timeout_to_the_callback():
         model.data_inputer.push(feeds_for(), lambda status, _: statuses.append(status))
         model.run_loop.join()
     assert statuses == [ACL_ERROR_RT_STREAM_SYNC_TIMEOUT]
+
+
+LOOP11 = "test_loop11"   # the node suite's Loop: y accumulates, a scan output per iteration
+
+
+@pytest.mark.parametrize("mode", [RunMode.HYBRID, RunMode.V2])
+def test_a_loop_past_the_timeout_ends_in_a_hybrid_or_v2_run_and_it_runs_again(mode):
+    # The host-scheduled runs had no bound: a Loop counting to 2^31 ran for minutes.
+    (case,) = [t for t in node_cases.testcases() if t.name == LOOP11]
+    model, [(feeds, expected)], _ = node_cases.load(case)
+    manager = GraphManager(CompileOptions(dump=None), exec_timeout_ms=1)
+    graph = manager.parse(model)
+    manager.compile(graph)
+    endless = {**feeds, "trip_count": np.array(2**31 - 1, np.int64), "cond": np.array(True)}
+    with World().entered():
+        root = graph if mode is RunMode.HYBRID else manager.build_root_model(graph, mode)
+        with pytest.raises(ModelExecuteTimeout, match="did not finish within 1 ms of device "
+                                                      "time and was aborted"):
+            manager.run(root, {**endless, "y": feeds["y"]}, mode)
+        outputs = manager.run(root, feeds, mode)   # the next run is whole
+    for got, want in zip(outputs.values(), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -43,10 +43,11 @@ class HybridDavinciModel:
                                         stream or default_stream(), executor)
         self.executor.load()
 
-    def execute(self, feeds: Mapping[str, Any] | Sequence[Any]) -> ExecuteResult:
+    def execute(self, feeds: Mapping[str, Any] | Sequence[Any],
+                timeout_ms: int | None = None) -> ExecuteResult:
         if self.executor is None:
             raise GeError(f"hybrid model {self.graph.name}: execute before init")
-        result = self.executor.execute(feeds)
+        result = self.executor.execute(feeds, timeout_ms)
         self.last_execute_ns = result.emulated_ns
         return result
 

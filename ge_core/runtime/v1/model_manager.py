@@ -204,5 +204,5 @@ class ModelManager:
         if outputs is not None or stream is not None:
             raise GeError(f"hybrid model {model_id} ({hybrid.graph.name}) executes on host "
                           f"arrays, on its own stream: no output buffers or stream")
-        return hybrid.execute(inputs).outputs
+        return hybrid.execute(inputs, timeout_ms).outputs
 

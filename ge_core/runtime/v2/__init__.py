@@ -49,12 +49,13 @@ def default_stream() -> Stream:
 
 
 def execute_v2(model: GeModel | ComputeGraph, feeds: Mapping[str, Any] | Sequence[Any],
-               executor: str = "sequential", stream: Stream | None = None) -> ExecuteResult:
+               executor: str = "sequential", stream: Stream | None = None,
+               timeout_ms: int | None = None) -> ExecuteResult:
     graph = model.graph if isinstance(model, GeModel) else model
     v2 = ModelV2Executor(lower_graph(graph), stream or default_stream(), executor)
     v2.load()
     try:
-        return v2.execute(feeds)
+        return v2.execute(feeds, timeout_ms)
     finally:
         v2.unload()
 

@@ -25,6 +25,7 @@ from ge_core.runtime.errors import GeError, ModelInputError
 from ge_core.runtime.v2.caching_mem_allocator import CachingMemAllocator
 from ge_core.runtime.v2.execute_graph import ExeGraph, ExeNode, ExecuteGraph, SUBGRAPHS
 from ge_core.runtime.v2.kernel import KernelContext, get_kernel_func
+from ge_core.runtime.v2.kernel.control_kernels import DEADLINE, Deadline
 from ge_core.runtime.v2.kernel.control_kernels import EXECUTORS as SUBGRAPH_EXECUTORS
 from ge_core.runtime.v2.sequential_executor import RunNode, SequentialExecutor
 from ge_core.runtime.v2.topological_executor import TopologicalExecutor
@@ -61,6 +62,7 @@ class ModelV2Executor:
         self.main: Executor | None = None
         self.iterations = 0
         self.state = "created"
+        self.deadline = Deadline(execute_graph.name)
 
     # -- load ---------------------------------------------------------------------------------
     def load(self) -> None:
@@ -95,11 +97,14 @@ class ModelV2Executor:
         subgraphs = node.attrs.get(SUBGRAPHS)
         if not subgraphs:
             return node.attrs
-        return {**node.attrs, SUBGRAPH_EXECUTORS: [
+        return {**node.attrs, DEADLINE: self.deadline, SUBGRAPH_EXECUTORS: [
             self.executor_cls(self._instantiate(g), g.dependencies()) for g in subgraphs]}
 
     # -- execute ------------------------------------------------------------------------------
-    def execute(self, feeds: Mapping[str, Any] | Sequence[Any]) -> ExecuteResult:
+    def execute(self, feeds: Mapping[str, Any] | Sequence[Any],
+                timeout_ms: int | None = None) -> ExecuteResult:
+        """One run of Main; ``timeout_ms`` of device time (None or -1: no bound) ends one
+        whose While iterates past it."""
         if self.main is None:
             raise GeError(f"ModelV2Executor of {self.graph.name}: execute before load")
         values = self.values
@@ -107,6 +112,9 @@ class ModelV2Executor:
             values[value_id] = feed
         device = self.stream.device
         start = max(device.now, device.host_now)
+        bounded = timeout_ms is not None and timeout_ms > 0
+        self.deadline.at_ns = start + timeout_ms * 1_000_000 if bounded else None
+        self.deadline.timeout_ms = timeout_ms if bounded else -1
         allocators = [v for v in values if isinstance(v, CachingMemAllocator)]
         live = [a.live() for a in allocators]
         try:

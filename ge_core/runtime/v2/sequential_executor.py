@@ -33,4 +33,9 @@ def node_failed(ctx: KernelContext | None, exc: Exception) -> Exception:
     runtime error (bad input, a device fault) keeps its type and ACL code."""
     if isinstance(exc, (ExecuteGraphError, AclError)) or ctx is None:
         return exc
-    return ExecuteGraphError(f"{ctx.name}: {type(exc).__name__}: {exc}")
+    # a kernel refuses its inputs with a ValueError that says why, as the device's kernels do
+    # (TaskScheduler._fault), and GE's own errors say why; another exception's class is part
+    # of the message (a Python error is a defect, and shows as one)
+    ours = type(exc) is ValueError or type(exc).__module__.split(".")[0] in ("ge_core", "npu_emu")
+    said = str(exc) if ours else f"{type(exc).__name__}: {exc}"
+    return ExecuteGraphError(f"{ctx.name}: {said}")

@@ -19,11 +19,33 @@ from typing import Any
 
 import numpy as np
 
+from ge_core.ops.control_flow import check_scan_pieces
+from ge_core.runtime.errors import ModelExecuteTimeout
 from ge_core.runtime.v2.execute_graph import SUBGRAPHS
 from ge_core.runtime.v2.kernel.kernel_registry import KernelContext, issue, register_kernel
 from npu_emu.core.kernel_task import TensorArg
 
 EXECUTORS = "executors"   # the attr ModelV2Executor fills: one executor per subgraph
+DEADLINE = "deadline"     # and the execution's Deadline, which a While checks every iteration
+
+
+class Deadline:
+    """When the running execution must end, in device time (ge.exec.graphExecTimeout;
+    ``at_ns`` None: never). A lowered graph's only unbounded construct is a While, so its
+    iterations check it: a Loop counting to 2^31 ends with a message, as a sunk model's
+    stream timeout ends one."""
+
+    __slots__ = ("at_ns", "timeout_ms", "model")
+
+    def __init__(self, model: str) -> None:
+        self.at_ns: int | None = None
+        self.timeout_ms = -1
+        self.model = model
+
+    def check(self, device: Any) -> None:
+        if self.at_ns is not None and max(device.now, device.host_now) > self.at_ns:
+            raise ModelExecuteTimeout(f"model {self.model} did not finish within "
+                                      f"{self.timeout_ms} ms of device time and was aborted")
 
 
 @register_kernel("GenIndexForIf")
@@ -91,6 +113,7 @@ def while_kernel(ctx: KernelContext) -> None:
     scans: list[list[TensorArg]] = [[] for _ in a["scan_specs"]]
     iteration = 0
     while True:
+        a[DEADLINE].check(stream.device)
         v[a["iteration"]] = np.array(iteration, np.int64)
         cond.execute()
         if not v[cond_graph.results[0]]:
@@ -105,6 +128,8 @@ def while_kernel(ctx: KernelContext) -> None:
         for pieces, piece in zip(scans, results[1 + n_state:]):
             pieces.append(piece)
         iteration += 1
+    for k, pieces in enumerate(scans):
+        check_scan_pieces([p.shape for p in pieces], k)
     outs = [*states, *(_stack(allocator, stream, pieces, spec, a["stream"])
                        for pieces, spec in zip(scans, a["scan_specs"]))]
     for out, value in zip(ctx.outs, outs):
@@ -127,9 +152,6 @@ def _stack(allocator: Any, stream: Any, pieces: list[TensorArg],
                     shape, dtype)
     offset = out.addr
     for piece in pieces:
-        if piece.shape != pieces[0].shape:
-            raise ValueError(f"scan output pieces differ in shape: {list(pieces[0].shape)} "
-                             f"and {list(piece.shape)}")
         if piece.nbytes:
             issue(stream)
             stream.memcpy_async(offset, piece.addr, piece.nbytes)
