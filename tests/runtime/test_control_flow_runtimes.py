@@ -5,6 +5,8 @@ shapes; Scan as the Loop ScanPass makes of it (Scan-8 as a Loop over its batch a
 Compared with onnxruntime and with the node suite's own expected outputs."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -145,6 +147,22 @@ def test_a_failure_inside_a_branch_names_the_branch_and_its_node(world):
     feeds = {"c": np.array(False), "x": floats(1, 2, 3), "s": np.array([7, 1], np.int64)}
     with pytest.raises(ExecuteGraphError, match=r"^if0_else_branch/Reshape_0/InferShape: "):
         run(graph, feeds, "hybrid")
+
+
+@pytest.mark.parametrize("runtime", [*RUNTIMES, "host"])
+def test_scan_pieces_of_two_shapes_are_refused_naming_the_output_and_iteration(world, runtime):
+    # the node suite's Loop slices x[i:i+1] of a 5-long x: past 5 iterations, empty pieces
+    # (onnxruntime: "Inconsistent shape in loop output")
+    (case,) = [t for t in SUITES["node"].discover(0) if t.id == "node/test_loop11"]
+    data = case.load()
+    feeds = {**data.data_sets[0].feeds, "trip_count": np.array(7, np.int64)}
+    said = "scan output 0: iteration 5's piece [0] differs from iteration 0's [1]"
+    if runtime == "host":
+        with pytest.raises(Exception, match=f"^node Loop_0 \\(Loop\\): {re.escape(said)}$"):
+            VIAS["host"](data.model, feeds)
+        return
+    with pytest.raises(ExecuteGraphError, match=f"^Main/Loop_0/While: {re.escape(said)}$"):
+        run(compiled(data.model), feeds, runtime)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)
