@@ -321,7 +321,7 @@ def _bilinear_axis(pos: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
     """Per sample position along one axis: (low, high, weight of low, weight of high, valid).
     A sample more than a pixel outside the map counts 0; one past the last pixel reads it."""
     valid = (pos >= -1.0) & (pos <= size)
-    pos = np.maximum(pos, 0)
+    pos = np.clip(pos, 0, size)   # one far outside (a ROI at 1e30) would cast to no index
     low = pos.astype(np.int64)
     last = low >= size - 1
     low = np.where(last, size - 1, low)

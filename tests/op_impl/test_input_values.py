@@ -80,6 +80,15 @@ def test_onnxruntime_refuses_them_too(op, opset, inputs, attrs, said):
     assert op in str(refused.value)
 
 
+def test_a_roi_far_outside_the_image_samples_zeros_as_onnxruntime_does():
+    x = _f(1, 2, 10, 10)
+    rois = np.array([[1e30, 0, 4, 4], [0, 0, 4, 4]], F4)   # the first one's x1 far out
+    args = [x, rois, np.zeros(2, I8)]
+    (got,) = run_kernel("RoiAlign", args, 16, sampling_ratio=2)
+    np.testing.assert_allclose(got, onnxruntime("RoiAlign", args, 16, sampling_ratio=2)[0],
+                               rtol=1e-5, atol=1e-6)
+
+
 def test_a_nan_sampling_position_reads_as_outside_the_image_as_onnxruntime_reads_it():
     x, w = _f(1, 1, 3, 3), _f(1, 1, 2, 2)
     offset = np.zeros((1, 8, 2, 2), F4)
