@@ -115,7 +115,15 @@ def mel_weight_matrix(num_mel_bins: np.ndarray, dft_length: np.ndarray, sample_r
     lo, hi = mel(float(lower_edge_hertz)), mel(float(upper_edge_hertz))
     corners_mel = np.arange(mels + 2) * ((hi - lo) / (mels + 2)) + lo
     corners_hz = 700 * (10 ** (corners_mel / 2595) - 1)
-    corners = np.floor_divide((n_fft + 1) * corners_hz, float(sample_rate)).astype(np.int64)
+    bins = np.floor_divide((n_fft + 1) * corners_hz, float(sample_rate))
+    # a corner off the spectrogram's bins (onnxruntime refuses it; the reference indexes past)
+    for corner, name, hz in ((bins[0], "lower", lower_edge_hertz),
+                             (bins[-1], "upper", upper_edge_hertz)):
+        if not 0 <= corner <= n_fft // 2:
+            raise ValueError(f"{name}_edge_hertz {float(hz)} puts a filter corner at bin "
+                             f"{corner}, outside the {n_fft // 2 + 1} bins of dft_length "
+                             f"{n_fft} at sample_rate {int(sample_rate)}")
+    corners = bins.astype(np.int64)
     left, centre, right = corners[:-2], corners[1:-1], corners[2:]
     j = np.arange(n_fft // 2 + 1)[:, None]
     rising = np.where((j >= left) & (j <= centre),

@@ -63,6 +63,14 @@ CASES = [   # (op, opset, inputs, attrs, what the kernel says)
     ("Range", 11, [np.array(0, F4), np.array(5, F4), np.array(0, F4)], {}, "Range with delta 0"),
     ("OneHot", 11, [np.array([0, 1], I8), np.array([NAN], F4), np.array([0, 1], F4)], {},
      "depth nan is no count of classes"),
+    ("MelWeightMatrix", 17, [np.array(8, I8), np.array(64, I8), np.array(8000, I8),
+                             np.array(-100, F4), np.array(4000, F4)], {},
+     "lower_edge_hertz -100.0 puts a filter corner at bin -1.0, outside the 33 bins of "
+     "dft_length 64 at sample_rate 8000"),
+    ("MelWeightMatrix", 17, [np.array(8, I8), np.array(64, I8), np.array(8000, I8),
+                             np.array(0, F4), np.array(9000, F4)], {},
+     "upper_edge_hertz 9000.0 puts a filter corner at bin 54.0, outside the 33 bins of "
+     "dft_length 64 at sample_rate 8000"),
 ]
 
 
