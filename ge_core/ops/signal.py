@@ -49,6 +49,8 @@ def _dft(ctx: InferShapeContext) -> None:
         n = length if length is not None else x[axis]
         if onesided and n != UNKNOWN_DIM:
             n = n // 2 + 1
+    if n != UNKNOWN_DIM and n < 1:   # an inverse onesided DFT of a 1-long axis
+        raise ShapeError(f"the DFT along axis {axis} ({x[axis]} long) would be {n} long")
     out = list(x)
     out[axis] = n
     out[-1] = 1 if inverse and onesided else 2

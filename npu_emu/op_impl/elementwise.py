@@ -76,6 +76,11 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # The exponent may have another type (opset 12+); the result has the base's.
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+        # numpy refuses an integer to a negative integer power; onnxruntime takes C's pow
+        # and truncates it toward zero (2 ** -1 is 0, -1 ** -1 is -1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.trunc(np.power(a.astype(np.float64), b)).astype(a.dtype)
     return np.power(a, b).astype(a.dtype, copy=False)
 
 

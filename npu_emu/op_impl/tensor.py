@@ -201,7 +201,8 @@ def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *,
     # start + i * delta in Python's int or float (double), rounded to start's dtype once at
     # the end: half-precision steps would drift. (stash_type, opset 25, asks for at least
     # float for half types; double is that.)
-    range_length(start.item(), limit.item(), delta.item())
+    if not range_length(start.item(), limit.item(), delta.item()):
+        return np.empty(0, start.dtype)   # numpy's arange refuses (1e30, 5, 2) for its size
     return np.arange(start.item(), limit.item(), delta.item()).astype(start.dtype)
 
 

@@ -88,6 +88,16 @@ def test_onnxruntime_refuses_them_too(op, opset, inputs, attrs, said):
     assert op in str(refused.value)
 
 
+def test_an_empty_range_from_far_away_and_an_integer_to_a_negative_power_as_onnxruntime():
+    # numpy's arange refused (1e30, 5, 2) for its size, and numpy's power a negative exponent
+    for op, opset, args in [("Range", 11, [np.array(1e30, F4), np.array(5, F4), np.array(2, F4)]),
+                            ("Pow", 15, [np.array([2, 3, -1, 1, 0], np.int32),
+                                         np.array([-1, 2, -1, -3, -1], np.int32)])]:
+        (got,) = run_kernel(op, args, opset)
+        (want,) = onnxruntime(op, args, opset)
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
 def test_a_roi_far_outside_the_image_samples_zeros_as_onnxruntime_does():
     x = _f(1, 2, 10, 10)
     rois = np.array([[1e30, 0, 4, 4], [0, 0, 4, 4]], F4)   # the first one's x1 far out
@@ -127,6 +137,8 @@ RULES = [
     ("STFT", 17, [_f(1, 16, 1), np.array(2, I8), None, np.array(32, I8)], {},
      "frame_length 32 is past the signal's 16 samples"),
     ("DFT", 20, [_f(1, 8, 2), np.array(0, I8)], {}, "dft_length 0 is not positive"),
+    ("DFT", 20, [_f(1, 8, 2), None, np.array(0, I8)], dict(inverse=1, onesided=1),
+     "the DFT along axis 0 (1 long) would be 0 long"),   # 2 * (1 - 1) long
 ]
 # the input a case sets, where it is not the last
 OPERAND = {"OneHot": "in1", "frame_step 0 is not positive": "in1"}
