@@ -430,7 +430,10 @@ def _tap_outputs(n: int, k: int, d: int, s: int, b: int, o: int) -> list[tuple[i
     """Per kernel tap j of one axis: (j, lo, hi), the outputs [lo, hi) whose tap j lies in the
     input (not in the padding) of length ``n``; taps that no output reads in the input left out."""
     taps = []
-    for j in range(k):
+    # only taps from first to last can land in the input for some output: a window of 2^31
+    # taps ("same" padding of a huge kernel_shape) is a loop over the input's length, not k
+    first, last = max(0, -((b - (o - 1) * s) // -d)), min(k - 1, (n - 1 + b) // d)
+    for j in range(first, last + 1):
         offset = j * d - b  # output o reads input o * s + offset
         lo = max(0, -(offset // s)) if offset < 0 else 0
         hi = min(o, (n - 1 - offset) // s + 1) if n - 1 - offset >= 0 else 0
@@ -590,8 +593,11 @@ def _window_counts(in_shape: tuple[int, ...], g: Geometry, include_pad: bool,
     per_axis = []
     for n, k, s, d, b, e, o in zip(in_shape, *g):
         lo, hi = (-b, n + e) if include_pad else (0, n)
-        taps = np.arange(o)[:, None] * s - b + np.arange(k) * d
-        per_axis.append(((taps >= lo) & (taps < hi)).sum(axis=1))
+        start = np.arange(o) * s - b   # output x's taps: start + j * d for j in [0, k)
+        # the taps within [lo, hi), counted without listing them (a kernel may be 2^31 long)
+        first = np.maximum(0, -((start - lo) // d))
+        last = np.minimum(k - 1, (hi - 1 - start) // d)
+        per_axis.append(np.maximum(last - first + 1, 0))
     counts = functools.reduce(np.multiply.outer, per_axis).astype(dtype)
     if counts.size and (counts == counts.flat[0]).all():
         return float(counts.flat[0])  # one scalar divide: no broadcast over rows

@@ -426,6 +426,24 @@ def test_lrn_windows_wider_than_the_channels():
     check("LRN", [rand(6, 6, 3, 4)], {"size": 1 << 31, "alpha": 1e9}, opset=13)
 
 
+@pytest.mark.parametrize("op, attrs", [
+    ("AveragePool", {"auto_pad": "SAME_UPPER"}),
+    ("AveragePool", {"auto_pad": "SAME_LOWER", "count_include_pad": 1}),
+    ("MaxPool", {"auto_pad": "SAME_LOWER"}),
+    ("LpPool", {"auto_pad": "SAME_UPPER", "p": 2}),
+])
+def test_a_pools_window_past_its_input_folds_only_the_taps_that_land_in_it(op, attrs):
+    """With "same" padding, a kernel of 2^31 taps along W reads every column from each output,
+    as one of 9 over 5 columns does (onnxruntime's numbers for that); it had been a Python loop
+    over 2^31 taps (a hang, found by running mutated node-suite cases on the device)."""
+    x = rand(1, 2, 5, 5)
+    (got,) = run_kernel(op, [x], 18, kernel_shape=[3, 1 << 31], **attrs)
+    (want,) = onnxruntime(op, [x], 18, kernel_shape=[3, 9], **attrs)
+    if attrs.get("count_include_pad"):   # divided by the whole window, padding included
+        want = want * 9 / float(1 << 31)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 # --- Dropout --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("opset, attrs, mask_dtype", [
