@@ -97,6 +97,8 @@ def _scan(ctx: InferShapeContext) -> None:
     body = _body(ctx, "body")
     results = _results(body)
     m = int(ctx.attr("num_scan_inputs"))
+    if m < 1:   # the steps are the scan inputs' length: with none there is no count of them
+        raise ShapeError(f"num_scan_inputs {m}: a Scan steps along at least one scan input")
     first = 1 if ctx.opset < 9 else 0  # Scan-8's sequence_lens
     formal = [n for n in body.input_nodes
               if n.op_desc.get_attr(ATTR_NAME_PARENT_NODE_INDEX) is None]

@@ -199,6 +199,12 @@ CASES = {
             [_vi("c_out", [], TensorProto.BOOL), _vi("s_out", [1])]))],
                [_vi("m", [2], TensorProto.INT64), _vi("s", [1])], [_vi("t", None)]),
         "Loop_0", "the trip count M is [2], not one value"),
+    # a Scan steps along its scan inputs: with none, ScanPass had met an IndexError
+    "a Scan with no scan input": (
+        _model([helper.make_node("Scan", ["s"], ["t"], num_scan_inputs=0, body=helper.make_graph(
+            [helper.make_node("Identity", ["s_in"], ["s_out"])], "body", [_vi("s_in", [1])],
+            [_vi("s_out", [1])]))], [_vi("s", [1])], [_vi("t", None)]),
+        "Scan_0", "num_scan_inputs 0: a Scan steps along at least one scan input"),
     # ONNX's other domains are checked against their schemas too
     "an ai.onnx.ml op with inputs past its schema's": (_label_encoder(["", "", "", "x"]),
                                                         "LabelEncoder_0",
