@@ -117,8 +117,10 @@ DESTROYS = {"rt.destroy_context": "context", "rt.destroy_stream": "stream", "rt.
 RESETS = {"rt.reset_device", "finalize"}
 ON_DEVICE = ("context", "stream", "event", "notify", "model_ri", "label", "task_grp")
 # Calls that take any pointer without checking it, as the C ones do (a data buffer is only an
-# address and a size until a model uses it).
-UNCHECKED = {("create_data_buffer", "anyptr"), ("update_data_buffer", "anyptr")}
+# address and a size until a model uses it; an async copy's pointers are read when its stream
+# runs it, and a freed one is the stream's fault at its synchronize, as rtMemcpyAsync's is).
+UNCHECKED = {("create_data_buffer", "anyptr"), ("update_data_buffer", "anyptr"),
+             ("rt.memcpy_async", "ptr"), ("rt.memcpy_async", "anyptr")}
 SIZES = (16, 64, 1024, 4096, 0)   # and the sample model's input and output sizes (setup)
 WRONG = (None, "1", 1.5, [1], b"\x00", object, -1, -(2**63), 2**64, 2**47, 2**63)
 PATTERN = 0xA5
