@@ -90,7 +90,11 @@ def tf_idf_vectorizer(x: np.ndarray, *, max_gram_length: int, min_gram_length: i
     if max_gram_length > len(ngram_counts):
         raise ValueError(f"max_gram_length {max_gram_length} is past the "
                          f"{len(ngram_counts)} gram length(s) ngram_counts starts in the pool")
-    grams = _pooled_grams(pool, list(ngram_counts), min_gram_length, max_gram_length)
+    starts = list(ngram_counts)
+    if any(not 0 <= a <= b <= len(pool) for a, b in zip(starts, starts[1:] + [len(pool)])):
+        raise ValueError(f"ngram_counts {starts} are not offsets into the pool of {len(pool)}, "
+                         f"each at or past the one before")
+    grams = _pooled_grams(pool, starts, min_gram_length, max_gram_length)
     width = max(ngram_indexes) + 1 if len(ngram_indexes) else 0
     rows = x.reshape(1, -1) if x.ndim < 2 else x
     counts = np.zeros((rows.shape[0], width), np.float32)
@@ -124,7 +128,9 @@ def _pooled_grams(pool: list, starts: list[int], low: int, high: int) -> dict[tu
 def _grams_in(tokens: list, grams: dict[tuple, int], low: int, high: int,
               max_skip: int) -> list[int]:
     found = []
-    for distance in range(1, max_skip + 2):
+    # a gram of two tokens or more spans its distance: none fits past len(tokens) - 1 (a skip
+    # count of 2^31 is a loop over the row, not 2^31 distances)
+    for distance in range(1, min(max_skip + 1, max(len(tokens) - 1, 1)) + 1):
         shortest = low if distance == 1 or low > 1 else 2   # unigrams: skips change nothing
         for start in range(len(tokens)):
             for size in range(shortest, high + 1):

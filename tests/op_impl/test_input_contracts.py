@@ -182,6 +182,12 @@ CASES = [
      dict(max_gram_length=3, min_gram_length=1, max_skip_count=0, mode="TF",
           ngram_counts=[0, 2], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
      "max_gram_length 3 is past the 2 gram length(s) ngram_counts starts in the pool"),
+    # a start past the pool's end had the pool walked to 2^31
+    ("TfIdfVectorizer", 9, [np.array([1, 2, 3], I8)],
+     dict(max_gram_length=2, min_gram_length=1, max_skip_count=0, mode="TF",
+          ngram_counts=[0, 1 << 31], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
+     "ngram_counts [0, 2147483648] are not offsets into the pool of 4, each at or past the one "
+     "before"),
     *VALUE_CASES,   # an index past its axis, a scale or bound that is not finite
 ]
 

@@ -26,6 +26,16 @@ def test_string_tokens_in_every_mode(mode, weighted, skip):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
+def test_a_skip_count_past_the_row_reads_every_distance_the_row_holds():
+    # a skip count of 2^31 had been a loop over 2^31 distances (a hang on the node suite's case)
+    x = np.array([[1, 1, 3, 3, 3, 7], [8, 6, 7, 5, 6, 8]], np.int32)
+    attrs = dict(max_gram_length=2, min_gram_length=2, mode="TF", max_skip_count=1 << 31,
+                 ngram_counts=[0, 4], ngram_indexes=[0, 1, 2, 3, 4, 5, 6],
+                 pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7])
+    (expected,) = onnxruntime("TfIdfVectorizer", [x], 9, **attrs)
+    np.testing.assert_array_equal(run_kernel("TfIdfVectorizer", [x], 9, **attrs)[0], expected)
+
+
 def test_integer_ids_of_a_single_text_skip_bigrams_only():
     x = np.array([1, 2, 3, 1, 9, 2, 3, 4], np.int64)
     attrs = {"ngram_counts": [0, 3], "ngram_indexes": [0, 1, 2, 3, 4],
