@@ -320,9 +320,11 @@ def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: int = 0) 
 def _bilinear_axis(pos: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
     """Per sample position along one axis: (low, high, weight of low, weight of high, valid).
     A sample more than a pixel outside the map counts 0; one past the last pixel reads it."""
-    valid = (pos >= -1.0) & (pos <= size)
-    pos = np.clip(pos, 0, size)   # one far outside (a ROI at 1e30) would cast to no index
-    low = pos.astype(np.int64)
+    # a NaN position (a spatial_scale of inf) passes, as onnxruntime's test lets it: its
+    # weights make the sample NaN; one far outside (a ROI at 1e30) is read as 0, not cast
+    valid = ~((pos < -1.0) | (pos > size))
+    pos = np.where(valid, np.maximum(pos, 0), 0)
+    low = np.where(np.isnan(pos), 0, pos).astype(np.int64)
     last = low >= size - 1
     low = np.where(last, size - 1, low)
     high = np.where(last, size - 1, low + 1)

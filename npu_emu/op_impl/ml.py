@@ -120,6 +120,10 @@ def _aggregate(leaves: np.ndarray, weights: _LeafWeights, n_targets: int, how: s
     AVERAGE, MIN, MAX), plus ``base``. A regression target no leaf reached scores 0, base or
     not (onnxruntime's has_score; the spec says nothing); a class scores its base."""
     samples, n_trees = leaves.shape
+    targets = weights.target
+    if targets.size and not (0 <= targets.min() and targets.max() < n_targets):
+        bad = targets.min() if targets.min() < 0 else targets.max()
+        raise ValueError(f"a leaf's target id {bad} is outside the {n_targets} target(s)")
     reached = leaves.reshape(-1)
     count = weights.count[reached]
     # Every (sample, tree) contributes each of its leaf's entries: their positions in ``weights``.
@@ -228,8 +232,16 @@ def tree_ensemble(x: np.ndarray, *, nodes_featureids: Sequence[int], nodes_split
     roots = np.where(lone, n + np.asarray(nodes_truenodeids)[roots], roots)
     weights = _LeafWeights(n + n_leaves, n + np.arange(n_leaves), leaf_targetids, leaf_weights)
     scores = _aggregate(trees.walk(x, roots), weights, n_targets,
-                        _AGGREGATE_NAMES[aggregate_function])
-    return _post_transform(scores, _POST_TRANSFORM_NAMES[post_transform]).astype(x.dtype)
+                        _named("aggregate_function", aggregate_function, _AGGREGATE_NAMES))
+    return _post_transform(scores, _named("post_transform", post_transform,
+                                          _POST_TRANSFORM_NAMES)).astype(x.dtype)
+
+
+def _named(attr: str, code: int, names: tuple[str, ...]) -> str:
+    # numpy-style indexing would read -1 as the last name
+    if not 0 <= code < len(names):
+        raise ValueError(f"{attr} {code} is not one of 0..{len(names) - 1} ({', '.join(names)})")
+    return names[code]
 
 
 def _check_ids(name: str, ids: Sequence[int], to_leaf: np.ndarray, n: int,

@@ -665,13 +665,18 @@ def lp_pool(x: np.ndarray, *, kernel_shape: list[int], auto_pad: str = "NOTSET",
             p: int = 2) -> tuple[np.ndarray]:
     g = _geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)
     y = _pool(np.add, np.abs(x) ** p, g, 0)
-    return ((y ** (1.0 / p)).astype(x.dtype),)
+    return ((y ** _root(p)).astype(x.dtype),)
+
+
+def _root(p: int) -> float:
+    # p 0: the sum's infinite root, as onnxruntime takes it (Python's 1 / 0 raises)
+    return np.inf if p == 0 else 1.0 / p
 
 
 @kernel("GlobalLpPool")
 def global_lp_pool(x: np.ndarray, *, p: int = 2) -> tuple[np.ndarray]:
     s = (np.abs(x) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
-    return ((s ** (1.0 / p)).astype(x.dtype),)
+    return ((s ** _root(p)).astype(x.dtype),)
 
 
 @kernel("LpNormalization")

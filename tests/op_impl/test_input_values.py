@@ -28,6 +28,11 @@ def _f(*shape: int) -> np.ndarray:
 
 
 NAN, INF = float("nan"), float("inf")
+# one tree: node 0 splits feature 0 at 0.5 into leaves 0 and 1, both weights for target 0
+TREE = dict(nodes_featureids=[0], nodes_splits=np.array([0.5], F4),
+            nodes_modes=np.array([0], np.uint8), nodes_truenodeids=[0], nodes_trueleafs=[1],
+            nodes_falsenodeids=[1], nodes_falseleafs=[1], leaf_targetids=[0, 0],
+            leaf_weights=np.array([1.0, 2.0], F4), tree_roots=[0], n_targets=1)
 
 CASES = [   # (op, opset, inputs, attrs, what the kernel says)
     ("Gather", 13, [_f(5, 3), np.array([0, 5], I8)], {},
@@ -63,6 +68,13 @@ CASES = [   # (op, opset, inputs, attrs, what the kernel says)
     ("Range", 11, [np.array(0, F4), np.array(5, F4), np.array(0, F4)], {}, "Range with delta 0"),
     ("OneHot", 11, [np.array([0, 1], I8), np.array([NAN], F4), np.array([0, 1], F4)], {},
      "depth nan is no count of classes"),
+    # numpy read -1 as the last name, 99 was an IndexError, as was a target past n_targets
+    ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, aggregate_function=-1),
+     "aggregate_function -1 is not one of 0..3 (AVERAGE, SUM, MIN, MAX)"),
+    ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, post_transform=99),
+     "post_transform 99 is not one of 0..4 (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT)"),
+    ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, leaf_targetids=[0, 1]),
+     "a leaf's target id 1 is outside the 1 target(s)"),
     ("MelWeightMatrix", 17, [np.array(8, I8), np.array(64, I8), np.array(8000, I8),
                              np.array(-100, F4), np.array(4000, F4)], {},
      "lower_edge_hertz -100.0 puts a filter corner at bin -1.0, outside the 33 bins of "
@@ -88,14 +100,26 @@ def test_onnxruntime_refuses_them_too(op, opset, inputs, attrs, said):
     assert op in str(refused.value)
 
 
-def test_an_empty_range_from_far_away_and_an_integer_to_a_negative_power_as_onnxruntime():
-    # numpy's arange refused (1e30, 5, 2) for its size, and numpy's power a negative exponent
-    for op, opset, args in [("Range", 11, [np.array(1e30, F4), np.array(5, F4), np.array(2, F4)]),
-                            ("Pow", 15, [np.array([2, 3, -1, 1, 0], np.int32),
-                                         np.array([-1, 2, -1, -3, -1], np.int32)])]:
-        (got,) = run_kernel(op, args, opset)
-        (want,) = onnxruntime(op, args, opset)
-        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+@pytest.mark.parametrize("op, opset, args, attrs", [
+    # numpy's arange refused (1e30, 5, 2) for its size
+    ("Range", 11, [np.array(1e30, F4), np.array(5, F4), np.array(2, F4)], {}),
+    # numpy refuses an integer to a negative integer power
+    ("Pow", 15, [np.array([2, 3, -1, 1, 0], np.int32), np.array([-1, 2, -1, -3, -1], np.int32)],
+     {}),
+    # Python's 1 / 0 raised for the root of p 0
+    ("LpPool", 18, [_f(1, 1, 4, 4)], dict(kernel_shape=[2, 2], p=0)),
+    ("GlobalLpPool", 2, [_f(1, 1, 4, 4)], dict(p=0)),
+    # NaN sampling positions cast to INT64_MIN, an IndexError
+    ("RoiAlign", 16, [_f(1, 2, 10, 10), np.array([[0, 0, 4, 4], [1, 2, 8, 9]], F4),
+                      np.zeros(2, I8)], dict(spatial_scale=float("inf"), sampling_ratio=2)),
+])
+def test_what_numpy_or_python_refused_is_computed_as_onnxruntime_computes_it(op, opset, args,
+                                                                             attrs):
+    with np.errstate(all="ignore"):
+        (got,) = run_kernel(op, args, opset, **attrs)
+    (want,) = onnxruntime(op, args, opset, **attrs)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_a_roi_far_outside_the_image_samples_zeros_as_onnxruntime_does():
