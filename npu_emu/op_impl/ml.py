@@ -88,6 +88,10 @@ class _Trees:
         path passes each of its nodes once at most: a walk longer than the nodes are many went
         round a loop of branches (a model's ids naming an earlier node), which is refused
         rather than walked for ever."""
+        branches = self.feature[self.rule != LEAF]
+        if branches.size and not (0 <= branches.min() and branches.max() < x.shape[1]):
+            bad = branches.min() if branches.min() < 0 else branches.max()
+            raise ValueError(f"a branch reads feature {bad}, outside X's {x.shape[1]}")
         at = np.broadcast_to(roots, (len(x), len(roots))).copy()
         rows = np.broadcast_to(np.arange(len(x))[:, None], at.shape)
         for _ in range(len(self.rule) + 1):

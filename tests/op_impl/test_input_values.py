@@ -75,6 +75,8 @@ CASES = [   # (op, opset, inputs, attrs, what the kernel says)
      "post_transform 99 is not one of 0..4 (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT)"),
     ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, leaf_targetids=[0, 1]),
      "a leaf's target id 1 is outside the 1 target(s)"),
+    ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, nodes_featureids=[2]),
+     "a branch reads feature 2, outside X's 2"),
     ("MelWeightMatrix", 17, [np.array(8, I8), np.array(64, I8), np.array(8000, I8),
                              np.array(-100, F4), np.array(4000, F4)], {},
      "lower_edge_hertz -100.0 puts a filter corner at bin -1.0, outside the 33 bins of "
