@@ -50,6 +50,14 @@ def deform_conv(x: np.ndarray, w: np.ndarray, offset: np.ndarray, b: np.ndarray 
     check_kernel_shape(kernel_shape, w.shape)
     check_one_per((m,), "filter", bias=b)
     oh, ow = offset.shape[2:]
+    taps = offset_group * kh * kw
+    if offset_group < 1 or c % offset_group or offset.shape[:2] != (n, 2 * taps) \
+            or (mask is not None and mask.shape != (n, taps, oh, ow)):
+        raise ValueError(f"offset {list(offset.shape)}"
+                         + ("" if mask is None else f" and mask {list(mask.shape)}")
+                         + f" are not [N, offset_group * 2 * kh * kw, oh, ow] and [N, "
+                         f"offset_group * kh * kw, oh, ow] for X {list(x.shape)}, W "
+                         f"{list(w.shape)} and offset_group {offset_group}")
     sh, sw = strides or (1, 1)
     dh, dw = dilations or (1, 1)
     ph, pw = (pads or (0, 0, 0, 0))[:2]

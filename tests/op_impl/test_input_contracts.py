@@ -182,6 +182,10 @@ CASES = [
      dict(max_gram_length=3, min_gram_length=1, max_skip_count=0, mode="TF",
           ngram_counts=[0, 2], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
      "max_gram_length 3 is past the 2 gram length(s) ngram_counts starts in the pool"),
+    # offsets for another offset_group count: numpy's reshape refused them in its words
+    ("DeformConv", 19, [_f(1, 4, 4, 4), _f(3, 4, 3, 3), _f(1, 36, 2, 2)], dict(offset_group=99),
+     "offset [1, 36, 2, 2] are not [N, offset_group * 2 * kh * kw, oh, ow] and [N, "
+     "offset_group * kh * kw, oh, ow] for X [1, 4, 4, 4], W [3, 4, 3, 3] and offset_group 99"),
     # a start past the pool's end had the pool walked to 2^31
     ("TfIdfVectorizer", 9, [np.array([1, 2, 3], I8)],
      dict(max_gram_length=2, min_gram_length=1, max_skip_count=0, mode="TF",
