@@ -50,15 +50,15 @@ def infer_shape(node: Node) -> list[Node]:
                                     f"{', '.join(supported_ops())}")
     try:   # each output desc it changes is announced as it is written (InferShapeContext)
         op_def.infer_shape(InferShapeContext(node))
+        for i, desc in enumerate(node.op_desc.output_descs):
+            if max(desc.shape.dims, default=0) > INT64_MAX:   # no OM's shape field holds it
+                raise ShapeError(f"output {i} would be {desc.shape}: a dim past int64")
     except ShapeError as err:
         raise InferShapeError(node, str(err)) from err
     except (ArithmeticError, LookupError, TypeError, ValueError) as err:
         # A rule that met a node it did not expect: still one line naming the node (with the
         # Python error, so the defect shows).
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
-    for i, desc in enumerate(node.op_desc.output_descs):
-        if max(desc.shape.dims, default=0) > INT64_MAX:   # no OM's shape field holds it
-            raise InferShapeError(node, f"output {i} would be {desc.shape}: a dim past int64")
     return update_peer_input_desc(node)
 
 

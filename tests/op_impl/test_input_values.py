@@ -199,3 +199,20 @@ def test_a_range_of_constants_with_no_length_is_refused_at_parse(inputs, said):
     del model.graph.input[:]
     with pytest.raises(ParseError, match=f"node 'Range_0' \\(op Range\\): {re.escape(said)}$"):
         parse_onnx(model)
+
+
+@pytest.mark.parametrize("op, opset, inputs, said", [
+    ("Tile", 13, [_f(2, 3), np.array([1 << 62, 1], I8)],
+     "output 0 would be [9223372036854775808,3]: a dim past int64"),
+    ("ConstantOfShape", 9, [np.array([1 << 62], I8)],
+     "output 0 would be f32[4611686018427387904]: more bytes than an int64 counts"),
+    ("Resize", 19, [_f(1, 1, 4, 4), None, np.array([1, 1, 1, 1e20], F4)],   # a float operand
+     "output 0 would be [1,1,4,400000008016350937088]: a dim past int64"),
+])
+def test_an_output_no_memory_holds_is_refused_in_the_ops_terms_on_the_host(op, opset, inputs,
+                                                                         said):
+    # numpy had said "array is too big; `arr.size * arr.dtype.itemsize` is larger than the
+    # maximum possible size" or "Maximum allowed size exceeded"
+    model, feeds = one_node_model(op, inputs, opset)
+    with pytest.raises(ExecutionError, match=f"^node {op}_0 \\({op}\\): {re.escape(said)}$"):
+        HostExecutor(parse_onnx(model)).run(feeds)
