@@ -108,6 +108,8 @@ def mel_weight_matrix(num_mel_bins: np.ndarray, dft_length: np.ndarray, sample_r
     """(dft_length // 2 + 1, num_mel_bins): triangle filters over the spectrogram's bins, their
     corners equally spaced on the mel scale between the two edges."""
     mels, n_fft = int(num_mel_bins), int(dft_length)
+    if mels < 1 or n_fft < 1:   # numpy's arange of a negative count indexed nowhere
+        raise ValueError(f"num_mel_bins {mels} and dft_length {n_fft} are not both positive")
 
     def mel(hz: float) -> float:
         return 2595 * np.log10(1 + hz / 700)

@@ -77,6 +77,9 @@ CASES = [   # (op, opset, inputs, attrs, what the kernel says)
      "a leaf's target id 1 is outside the 1 target(s)"),
     ("ai.onnx.ml::TreeEnsemble", 5, [_f(2, 2)], dict(TREE, nodes_featureids=[2]),
      "a branch reads feature 2, outside X's 2"),
+    ("MelWeightMatrix", 17, [np.array(-8, I8), np.array(64, I8), np.array(8000, I8),
+                             np.array(0, F4), np.array(4000, F4)], {},
+     "num_mel_bins -8 and dft_length 64 are not both positive"),
     ("MelWeightMatrix", 17, [np.array(8, I8), np.array(64, I8), np.array(8000, I8),
                              np.array(-100, F4), np.array(4000, F4)], {},
      "lower_edge_hertz -100.0 puts a filter corner at bin -1.0, outside the 33 bins of "
