@@ -21,9 +21,15 @@ def check_indices(indices: np.ndarray, size: int, of: str, what: str = "indices"
     """Refuse an index outside [-size, size - 1] (a negative one counts from the end) of an axis
     ``size`` long, ``of`` naming it: numpy's IndexError names neither the input nor the op, and
     on the device its class reads as a kernel's own fault, not the model's data."""
-    if indices.size == 0:
-        return
-    lo, hi = int(indices.min()), int(indices.max())
-    if lo < -size or hi >= size:
-        raise ValueError(f"{what} hold {lo if lo < -size else hi}, outside [{-size}, {size - 1}] "
-                         f"of {of}")
+    bad = outside(indices, -size, size)
+    if bad is not None:
+        raise ValueError(f"{what} hold {bad}, outside [{-size}, {size - 1}] of {of}")
+
+
+def outside(values: np.ndarray, lo: int, hi: int) -> int | None:
+    """A value of ``values`` outside [lo, hi): the lowest if it is below, else the highest if
+    it is past; None when all lie within (ids, indices, lengths a kernel indexes with)."""
+    if values.size == 0:
+        return None
+    low, high = int(values.min()), int(values.max())
+    return low if low < lo else high if high >= hi else None

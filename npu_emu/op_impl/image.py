@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.axis import checked_axis, outside
 from npu_emu.op_impl.elementwise import one_output
 
 # -- Resize ---------------------------------------------------------------------------------------
@@ -358,7 +358,7 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
         raise ValueError(f"X {list(x.shape)}, rois {list(rois.shape)} and batch_indices "
                          f"{list(batch_indices.shape)} are not [N, C, H, W], [num_rois, 4] and "
                          f"[num_rois]")
-    if batch_indices.size and not (0 <= batch_indices.min() and batch_indices.max() < len(x)):
+    if outside(batch_indices, 0, len(x)) is not None:
         raise ValueError(f"batch_indices {batch_indices.tolist()} are not within the batch of "
                          f"{len(x)}")
     if not np.isfinite(rois).all():   # a NaN corner has no pixel to sample (onnxruntime too)
@@ -462,7 +462,7 @@ def max_unpool(x: np.ndarray, indices: np.ndarray, output_shape: np.ndarray | No
     y = np.zeros(math.prod(x.shape[:2]) * math.prod(inferred), x.dtype)
     if indices.shape != x.shape:
         raise ValueError(f"I {list(indices.shape)} is not X's shape {list(x.shape)}")
-    if indices.size and not (0 <= indices.min() and indices.max() < y.size):
+    if outside(indices, 0, y.size) is not None:
         raise ValueError(f"an index of I lies outside the {y.size} elements of the unpooled "
                          f"{[*x.shape[:2], *inferred]}")
     y[indices.reshape(-1)] = x.reshape(-1)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from npu_emu.op_impl.axis import check_indices, checked_axis
+from npu_emu.op_impl.axis import check_indices, checked_axis, outside
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 from npu_emu.op_impl.sequence_lens import check_sequence_lens
@@ -115,7 +115,7 @@ def tensor_scatter(past_cache: np.ndarray, update: np.ndarray,
         pos = pos % past_cache.shape[axis]
     elif mode != "linear":
         raise ValueError(f"unknown mode {mode!r}; known: linear, circular")
-    elif pos.size and (pos.min() < 0 or pos.max() >= past_cache.shape[axis]):
+    elif outside(pos, 0, past_cache.shape[axis]) is not None:
         raise ValueError(f"write_indices {start.reshape(-1).tolist()} and the update's {n} rows "
                          f"reach outside the cache's {past_cache.shape[axis]} on axis {axis}")
     out = past_cache.copy()

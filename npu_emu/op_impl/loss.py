@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from npu_emu.op_impl.axis import outside
 from npu_emu.op_impl.reduce import log_softmax
 from npu_emu.op_impl.registry import kernel
 
@@ -23,7 +24,7 @@ def _nll(x: np.ndarray, target: np.ndarray, weight: np.ndarray | None, ignore_in
                          f"{x.shape[1]}")
     kept = np.ones(target.shape, bool) if ignore_index is None else target != ignore_index
     cls = np.where(kept, target, 0)
-    if cls.size and not (0 <= cls.min() and cls.max() < x.shape[1]):
+    if outside(cls, 0, x.shape[1]) is not None:
         wrong = cls[(cls < 0) | (cls >= x.shape[1])][0]
         raise ValueError(f"target class {wrong} is out of range for {x.shape[1]} classes")
     picked = np.take_along_axis(x, np.expand_dims(cls, 1), axis=1).squeeze(1)

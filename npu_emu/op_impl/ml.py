@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from npu_emu.op_impl.axis import check_indices
+from npu_emu.op_impl.axis import check_indices, outside
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
@@ -88,9 +88,8 @@ class _Trees:
         path passes each of its nodes once at most: a walk longer than the nodes are many went
         round a loop of branches (a model's ids naming an earlier node), which is refused
         rather than walked for ever."""
-        branches = self.feature[self.rule != LEAF]
-        if branches.size and not (0 <= branches.min() and branches.max() < x.shape[1]):
-            bad = branches.min() if branches.min() < 0 else branches.max()
+        bad = outside(self.feature[self.rule != LEAF], 0, x.shape[1])
+        if bad is not None:
             raise ValueError(f"a branch reads feature {bad}, outside X's {x.shape[1]}")
         at = np.broadcast_to(roots, (len(x), len(roots))).copy()
         rows = np.broadcast_to(np.arange(len(x))[:, None], at.shape)
@@ -124,9 +123,8 @@ def _aggregate(leaves: np.ndarray, weights: _LeafWeights, n_targets: int, how: s
     AVERAGE, MIN, MAX), plus ``base``. A regression target no leaf reached scores 0, base or
     not (onnxruntime's has_score; the spec says nothing); a class scores its base."""
     samples, n_trees = leaves.shape
-    targets = weights.target
-    if targets.size and not (0 <= targets.min() and targets.max() < n_targets):
-        bad = targets.min() if targets.min() < 0 else targets.max()
+    bad = outside(weights.target, 0, n_targets)
+    if bad is not None:
         raise ValueError(f"a leaf's target id {bad} is outside the {n_targets} target(s)")
     reached = leaves.reshape(-1)
     count = weights.count[reached]

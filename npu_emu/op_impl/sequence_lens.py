@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from npu_emu.op_impl.axis import outside
+
 
 def check_sequence_lens(lens: np.ndarray, steps: int) -> None:
-    if lens.size and not (0 <= lens.min() and lens.max() <= steps):
+    if outside(lens, 0, steps + 1) is not None:
         raise ValueError(f"sequence_lens {lens.tolist()} are not within the {steps} steps")
