@@ -14,11 +14,16 @@ from ge_core.ops.op_registry import qualified_type, register
 from ge_core.ops.shape_rules import Dims, ShapeError
 
 
-def _split_heads(dims: Dims, heads: object) -> Dims:
+def _split_heads(dims: Dims, heads: object, name: str = "Q") -> Dims:
     """4-D dims of a 3-D [batch, seq, heads * size] tensor; 4-D ones as they are."""
     if dims is None or len(dims) == 4:
         return dims
+    if len(dims) != 3:
+        raise ShapeError(f"{name} is {len(dims)}-d; it takes [batch, seq, hidden] or "
+                         f"[batch, heads, seq, size]")
     n = UNKNOWN_DIM if heads is None else int(heads)
+    if n != UNKNOWN_DIM and n < 1:
+        raise ShapeError(f"{name}'s {n} heads are not positive")
     size = UNKNOWN_DIM if UNKNOWN_DIM in (n, dims[2]) else dims[2] // n
     return (dims[0], n, dims[1], size)
 
@@ -31,8 +36,8 @@ def _add(a: int, b: int) -> int:
 def _attention(ctx: InferShapeContext) -> None:
     q3 = ctx.dims(0)
     q = _split_heads(q3, ctx.attr("q_num_heads"))
-    k = _split_heads(ctx.dims(1), ctx.attr("kv_num_heads"))
-    v = _split_heads(ctx.dims(2), ctx.attr("kv_num_heads"))
+    k = _split_heads(ctx.dims(1), ctx.attr("kv_num_heads"), "K")
+    v = _split_heads(ctx.dims(2), ctx.attr("kv_num_heads"), "V")
     dtype = ctx.dtype(0)
     if q is None or k is None or v is None:
         for i in range(ctx.n_outputs):
@@ -41,6 +46,8 @@ def _attention(ctx: InferShapeContext) -> None:
     if UNKNOWN_DIM not in (q[1], k[1]) and (not k[1] or q[1] % k[1]):
         raise ShapeError(f"Q's {q[1]} heads are no multiple of K's and V's {k[1]}")
     past = ctx.dims(4) if ctx.has_input(4) else None
+    if past is not None and len(past) != 4:
+        raise ShapeError(f"past_key is {len(past)}-d, not [batch, kv heads, past seq, size]")
     total = k[2] if not ctx.has_input(4) else \
         _add(past[2], k[2]) if past is not None else UNKNOWN_DIM
     if len(q3) == 3:
@@ -57,8 +64,8 @@ def _attention(ctx: InferShapeContext) -> None:
 def _linear_attention(ctx: InferShapeContext) -> None:
     # Y[batch, seq, q heads * value size]; the state [batch, kv heads, key size, value size].
     q = _split_heads(ctx.dims(0), ctx.attr("q_num_heads"))
-    k = _split_heads(ctx.dims(1), ctx.attr("kv_num_heads"))
-    v = _split_heads(ctx.dims(2), ctx.attr("kv_num_heads"))
+    k = _split_heads(ctx.dims(1), ctx.attr("kv_num_heads"), "K")
+    v = _split_heads(ctx.dims(2), ctx.attr("kv_num_heads"), "V")
     if q is None or k is None or v is None:
         ctx.set_output(0, None, ctx.dtype(0))
     else:

@@ -66,7 +66,7 @@ def _roi_align(ctx: InferShapeContext) -> None:
     x, rois = ctx.dims(0), ctx.dims(1)
     ctx.set_output(0, (UNKNOWN_DIM if rois is None else rois[0],
                        UNKNOWN_DIM if x is None else x[1],
-                       int(ctx.attr("output_height", 1)), int(ctx.attr("output_width", 1))),
+                       ctx.count_attr("output_height", 1), ctx.count_attr("output_width", 1)),
                    ctx.dtype(0))
 
 

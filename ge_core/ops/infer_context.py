@@ -62,6 +62,15 @@ class InferShapeContext:
         except ValueError as err:
             raise ShapeError(str(err)) from None
 
+    def count_attr(self, key: str, default: int) -> int:
+        """An int attr an output dim is counted in (RoiAlign's output_height, an RNN's
+        hidden_size), refused below 1: a -1 would read as an unknown dim, which a build takes
+        for a shape the op computes, and a 0 leaves the op nothing to compute."""
+        value = int(self.op_desc.get_attr(key, default))
+        if value < 1:
+            raise ShapeError(f"{key} {value} is not positive")
+        return value
+
     def ints_attr(self, key: str) -> list[int] | None:
         value = self.op_desc.get_attr(key)
         return None if value is None else [int(v) for v in value]

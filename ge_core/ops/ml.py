@@ -55,7 +55,7 @@ def _score_dtype(ctx: InferShapeContext) -> DataType:
 @register(ml("TreeEnsemble"), ml("TreeEnsembleRegressor"))
 def _tree_ensemble(ctx: InferShapeContext) -> None:
     # y[N, n_targets]
-    ctx.set_output(0, (_batch(ctx), int(ctx.attr("n_targets", 1))), _score_dtype(ctx))
+    ctx.set_output(0, (_batch(ctx), ctx.count_attr("n_targets", 1)), _score_dtype(ctx))
 
 
 @register(ml("TreeEnsembleClassifier"))

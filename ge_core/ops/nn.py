@@ -127,7 +127,7 @@ def _conv_transpose(ctx: InferShapeContext) -> None:
         return ctx.set_output(0, (n, m) + tuple(output_shape[-rank:]), ctx.dtype(0))
     pads = ctx.ints_attr("pads") or [0] * (2 * rank)
     same = ctx.attr("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
-    spatial = []
+    spatial, computed = [], []
     for i, size in enumerate(sizes):
         if UNKNOWN_DIM in (size, kernel[i]):
             spatial.append(UNKNOWN_DIM)
@@ -136,6 +136,10 @@ def _conv_transpose(ctx: InferShapeContext) -> None:
         else:
             spatial.append(strides[i] * (size - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i]
                            + 1 - pads[i] - pads[i + rank])
+            computed.append((spatial[-1], size))
+    if any(out < 1 <= size for out, size in computed):   # a -1 would read as an unknown dim
+        raise ShapeError(f"the output's spatial dims {spatial} are not all positive (pads "
+                         f"{pads})")
     ctx.set_output(0, (n, m) + tuple(spatial), ctx.dtype(0))
 
 

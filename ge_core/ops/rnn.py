@@ -12,8 +12,8 @@ _N_DIRECTIONS = {"forward": 1, "reverse": 1, "bidirectional": 2}
 @register("RNN", "GRU", "LSTM")
 def _recurrent(ctx: InferShapeContext) -> None:
     x, r = ctx.dims(0), ctx.dims(2)
-    hidden = ctx.attr("hidden_size")
-    hidden = int(hidden) if hidden is not None else r[-1] if r else UNKNOWN_DIM
+    hidden = ctx.count_attr("hidden_size", 1) if ctx.op_desc.has_attr("hidden_size") \
+        else r[-1] if r else UNKNOWN_DIM
     dirs = _N_DIRECTIONS.get(ctx.attr("direction", "forward"), UNKNOWN_DIM)
     seq, batch = (UNKNOWN_DIM, UNKNOWN_DIM) if x is None else x[:2]
     if ctx.attr("layout", 0):

@@ -38,6 +38,8 @@ def _reshape(ctx: InferShapeContext) -> None:
                 out[i] = x[i] if x is not None and i < len(x) else UNKNOWN_DIM
     if shape.count(-1) > 1:
         raise ShapeError(f"shape {shape} has more than one -1")
+    if min(shape, default=0) < -1:   # [-2, -3] made [2, 3]'s 6 elements
+        raise ShapeError(f"shape {shape} holds {min(shape)}, below -1")
     if -1 in shape:
         infer_at = shape.index(-1)
         rest = product(out[:infer_at] + out[infer_at + 1:])
@@ -205,6 +207,8 @@ def _pad(ctx: InferShapeContext) -> None:
     for i, axis in enumerate(axes):
         if out[axis] != UNKNOWN_DIM:
             out[axis] += pads[i] + pads[i + len(axes)]
+            if out[axis] < 0:   # a -1 would read as an unknown dim
+                raise ShapeError(f"pads {pads} leave axis {axis} of {x[axis]} at {out[axis]}")
     ctx.set_output(0, tuple(out), ctx.dtype(0))
 
 

@@ -58,6 +58,16 @@ def _frontier(q_len: int, kv_len: int, offset: np.ndarray | int) -> np.ndarray:
     return diff + offset
 
 
+def _check_mask(mask: np.ndarray, scores: tuple[int, ...]) -> None:
+    """attn_mask broadcasts onto the scores [batch, heads, q, kv] once padded (its last dim at
+    most the keys'): a 0-d one was an IndexError, one longer than the keys or unlike the
+    queries numpy's broadcast error, before check_onto read the bias."""
+    if not 1 <= mask.ndim <= 4 or mask.shape[-1] > scores[-1] or any(
+            d not in (1, want) for d, want in zip(mask.shape[-2::-1], scores[-2::-1])):
+        raise ValueError(f"attn_mask of shape {list(mask.shape)} does not broadcast to the "
+                         f"scores [batch, heads, q, kv] {list(scores)}")
+
+
 def _bias(q: np.ndarray, kv_len: int, attn_mask: np.ndarray | None, past_len: int,
           nonpad_kv_seqlen: np.ndarray | None, is_causal: int, left_window: int,
           right_window: int) -> np.ndarray:
@@ -66,6 +76,7 @@ def _bias(q: np.ndarray, kv_len: int, attn_mask: np.ndarray | None, past_len: in
     neg_inf = dtype.type(-np.inf)
     bias = np.zeros((q_len, kv_len), dtype)
     if attn_mask is not None:
+        _check_mask(attn_mask, (*q.shape[:3], kv_len))
         short = kv_len - attn_mask.shape[-1]  # a mask shorter than the keys masks the rest
         if short > 0:
             fill = False if attn_mask.dtype == np.bool_ else -np.inf
@@ -147,13 +158,25 @@ def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray
     pairs: halves of the rotated part, or (interleaved) even/odd neighbours. x is [batch, heads,
     seq, size], or [batch, seq, heads * size]; the caches are [positions, dim / 2] looked up by
     ``position_ids`` [batch, seq], or already [batch, seq, dim / 2]."""
-    batch, seq = x.shape[0], x.shape[-2] if x.ndim == 4 else x.shape[1]
-    heads = x if x.ndim == 4 else x.reshape(batch, seq, num_heads, -1).transpose(0, 2, 1, 3)
-    dim = rotary_embedding_dim or heads.shape[-1]
+    if x.ndim == 3 and (num_heads < 1 or x.shape[2] % num_heads):   # numpy's reshape refused
+        raise ValueError(f"num_heads {num_heads} does not split x {list(x.shape)}'s hidden "
+                         f"size {x.shape[2]}")
+    heads = _heads(x, num_heads, "x")
+    batch, seq, size = heads.shape[0], heads.shape[2], heads.shape[3]
+    dim = rotary_embedding_dim or size
+    if not 0 < dim <= size or dim % 2:
+        raise ValueError(f"rotary_embedding_dim {rotary_embedding_dim} is not an even count of "
+                         f"at most the head size {size}")
     if position_ids is not None:
         check_indices(position_ids, cos_cache.shape[0],
                       f"cos_cache {list(cos_cache.shape)}'s positions", "position_ids")
         cos_cache, sin_cache = cos_cache[position_ids], sin_cache[position_ids]
+    if cos_cache.shape != (batch, seq, dim // 2) or sin_cache.shape != cos_cache.shape:
+        # numpy's "operands could not be broadcast together"
+        looked_up = " at position_ids" if position_ids is not None else ""
+        raise ValueError(f"cos_cache and sin_cache{looked_up} are {list(cos_cache.shape)} and "
+                         f"{list(sin_cache.shape)}, not [batch {batch}, seq {seq}, "
+                         f"rotary dim / 2 = {dim // 2}]")
     cos, sin = cos_cache[:, None], sin_cache[:, None]  # [batch, 1 (heads), seq, dim / 2]
     part = heads[..., :dim]
     first, second = (part[..., 0::2], part[..., 1::2]) if interleaved else \

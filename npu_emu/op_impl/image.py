@@ -364,6 +364,9 @@ def roi_align(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *,
     if not np.isfinite(rois).all():   # a NaN corner has no pixel to sample (onnxruntime too)
         raise ValueError(f"ROI {int(np.argmin(np.isfinite(rois).all(axis=1)))} has a corner "
                          f"that is not finite")
+    for name, bins in (("output_height", output_height), ("output_width", output_width)):
+        if bins < 1:   # numpy's "negative dimensions are not allowed"
+            raise ValueError(f"{name} {bins} is not positive")
     h, w = x.shape[2:]
     y = np.empty((len(rois), x.shape[1], output_height, output_width), x.dtype)
     for r, (roi, b) in enumerate(zip(rois.astype(np.float64), batch_indices)):

@@ -141,8 +141,11 @@ def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *,
 
 @one_output("Compress")
 def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None) -> np.ndarray:
-    # Without axis x is flattened first; a condition shorter than the axis drops the rest.
-    return np.compress(condition.astype(bool), x, axis=axis)
+    # Without axis x is flattened first; a condition shorter than the axis drops the rest, and
+    # one longer is cut to the axis, as onnxruntime cuts it (numpy's IndexError where it held a
+    # True past the axis; the spec says nothing of it)
+    length = x.size if axis is None else x.shape[checked_axis(axis, x.ndim)]
+    return np.compress(condition.astype(bool).reshape(-1)[:length], x, axis=axis)
 
 
 @one_output("NonZero")

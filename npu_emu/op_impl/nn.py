@@ -28,6 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.broadcast import check_one_per, repeated_run, row_by_row
 from npu_emu.op_impl.depthwise import depthwise_conv
+from npu_emu.op_impl.random import seeded
 from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
@@ -72,6 +73,11 @@ def _geometry_of(in_shape: tuple[int, ...], kernel_shape: tuple[int, ...],
     nd = len(kernel_shape)
     strides = _per_axis(strides, nd, 1)
     dilations = _per_axis(dilations, nd, 1)
+    if min(strides, default=1) < 1 or min(dilations, default=1) < 1:
+        # ONNX's type inference refuses them for the convs and pools, not for Col2Im: Python's
+        # "integer division or modulo by zero"
+        raise ValueError(f"strides {list(strides)} and dilations {list(dilations)} are not all "
+                         "positive")
     extents = [_extent(k, d) for k, d in zip(kernel_shape, dilations)]
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         out = tuple(-(-n // s) for n, s in zip(in_shape, strides))
@@ -385,6 +391,9 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
             for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
     begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)
     out = [f + e - pb - pe for f, e, pb, pe in zip(full, extra, begin, end)]
+    if any(o < 1 <= i for o, i in zip(out, in_shape)):   # else cropped to nothing, silently
+        raise ValueError(f"the output's spatial dims {out} are not all positive (pads "
+                         f"{[*begin, *end]})")
 
     # col2im: each input pixel's (M/G * kernel) column, scattered onto the output one kernel
     # offset at a time through a writeable window view. The buffer spans both the scatter
@@ -835,5 +844,5 @@ def dropout_12(data: np.ndarray, ratio: np.ndarray | None = None,
     if training_mode is None or not training_mode or p == 0:
         return _dropout_inference(data, np.dtype(bool))
     # The spec lets an unseeded node draw any seed; a fixed default keeps runs replayable.
-    mask = np.random.default_rng(seed).random(data.shape) >= p
+    mask = seeded(seed).random(data.shape) >= p
     return data * mask / data.dtype.type(1 - p), mask

@@ -15,8 +15,13 @@ from onnx import TensorProto, helper
 from npu_emu.op_impl.elementwise import one_output
 
 
-def _rng(seed: float) -> np.random.Generator:
-    return np.random.default_rng(int(seed))
+def seeded(seed: float) -> np.random.Generator:
+    """The generator a node's ``seed`` picks, any finite number taken as onnxruntime takes it,
+    truncated to an integer (modulo 2^64: numpy refuses a negative seed, "expected non-negative
+    integer"); a NaN or infinite seed names no generator."""
+    if not np.isfinite(seed):
+        raise ValueError(f"seed {seed} is not a finite number")
+    return np.random.default_rng(int(seed) % (1 << 64))
 
 
 def _dtype(dtype: int | None, like: np.ndarray | None = None) -> np.dtype:
@@ -28,31 +33,31 @@ def _dtype(dtype: int | None, like: np.ndarray | None = None) -> np.dtype:
 @one_output("Bernoulli")
 def bernoulli(p: np.ndarray, *, dtype: int | None = None, seed: float = 0) -> np.ndarray:
     # 1 with probability p, elementwise.
-    return (_rng(seed).random(p.shape) < p).astype(_dtype(dtype, p))
+    return (seeded(seed).random(p.shape) < p).astype(_dtype(dtype, p))
 
 
 @one_output("RandomUniformLike")
 def random_uniform_like(x: np.ndarray, *, dtype: int | None = None, high: float = 1.0,
                         low: float = 0.0, seed: float = 0) -> np.ndarray:
-    return _rng(seed).uniform(low, high, x.shape).astype(_dtype(dtype, x))
+    return seeded(seed).uniform(low, high, x.shape).astype(_dtype(dtype, x))
 
 
 @one_output("RandomNormalLike")
 def random_normal_like(x: np.ndarray, *, dtype: int | None = None, mean: float = 0.0,
                        scale: float = 1.0, seed: float = 0) -> np.ndarray:
-    return _rng(seed).normal(mean, scale, x.shape).astype(_dtype(dtype, x))
+    return seeded(seed).normal(mean, scale, x.shape).astype(_dtype(dtype, x))
 
 
 @one_output("RandomUniform")
 def random_uniform(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, high: float = 1.0,
                    low: float = 0.0, seed: float = 0) -> np.ndarray:
-    return _rng(seed).uniform(low, high, shape).astype(_dtype(dtype))
+    return seeded(seed).uniform(low, high, shape).astype(_dtype(dtype))
 
 
 @one_output("RandomNormal")
 def random_normal(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, mean: float = 0.0,
                   scale: float = 1.0, seed: float = 0) -> np.ndarray:
-    return _rng(seed).normal(mean, scale, shape).astype(_dtype(dtype))
+    return seeded(seed).normal(mean, scale, shape).astype(_dtype(dtype))
 
 
 @one_output("Multinomial")
@@ -61,6 +66,6 @@ def multinomial(logits: np.ndarray, *, dtype: int = TensorProto.INT32, sample_si
     # sample_size class draws per batch row, from the softmax of its unnormalised log-probs.
     p = np.exp(logits - logits.max(axis=1, keepdims=True))
     cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-    u = _rng(seed).random((logits.shape[0], sample_size, 1))
+    u = seeded(seed).random((logits.shape[0], sample_size, 1))
     drawn = np.minimum((u > cdf[:, None, :]).sum(axis=-1), logits.shape[1] - 1)
     return drawn.astype(_dtype(dtype))

@@ -30,6 +30,8 @@ def _ints(values: Ints) -> list[int]:
 def reshape(data: np.ndarray, shape: Ints, *, allowzero: int = 0) -> np.ndarray:
     # A 0 copies the input's dim (unless allowzero, 14+); numpy infers the -1.
     dims = _ints(shape)
+    if min(dims, default=0) < -1:   # numpy reads any negative dim as the one it infers
+        raise ValueError(f"shape {dims} holds {min(dims)}, below -1")
     if not allowzero:
         past = [i for i, d in enumerate(dims) if d == 0 and i >= data.ndim]
         if past:
@@ -130,9 +132,14 @@ def _pad(data: np.ndarray, pads: Ints, mode: str, value: object,
          axes: Ints | None = None) -> np.ndarray:
     pads = _ints(pads)
     axes = range(data.ndim) if axes is None else [a % data.ndim for a in _ints(axes)]
+    if len(pads) != 2 * len(axes):
+        raise ValueError(f"{len(pads)} pads for {len(axes)} axes")
     width = [(0, 0)] * data.ndim
     for i, axis in enumerate(axes):  # pads lists all begins, then all ends
         width[axis] = (pads[i], pads[i + len(pads) // 2])
+    for axis, ((b, e), d) in enumerate(zip(width, data.shape)):
+        if d + b + e < 0:   # the crops below would overlap, and make an empty axis of it
+            raise ValueError(f"pads {pads} leave axis {axis} of {d} at {d + b + e}")
     # Negative pads crop; np.pad only grows.
     data = data[tuple(slice(-min(b, 0), d + min(e, 0)) for (b, e), d in zip(width, data.shape))]
     width = [(max(b, 0), max(e, 0)) for b, e in width]

@@ -192,6 +192,33 @@ CASES = [
           ngram_counts=[0, 1 << 31], ngram_indexes=[0, 1, 2], pool_int64s=[1, 2, 1, 2]),
      "ngram_counts [0, 2147483648] are not offsets into the pool of 4, each at or past the one "
      "before"),
+    # attributes the node suite's cases were swept with (-1, 0, 99, 2^31): numpy's reshape,
+    # broadcast and integer division refused them in their own words
+    ("RotaryEmbedding", 23, [_f(2, 3, 32), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)],
+     dict(num_heads=0), "num_heads 0 does not split x [2, 3, 32]'s hidden size 32"),
+    ("RotaryEmbedding", 23, [_f(2, 4, 3, 8), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)],
+     dict(rotary_embedding_dim=-1),
+     "rotary_embedding_dim -1 is not an even count of at most the head size 8"),
+    ("RotaryEmbedding", 23, [_f(2, 4, 3, 8), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)], {},
+     "cos_cache and sin_cache at position_ids are [2, 3, 2] and [2, 3, 2], not [batch 2, seq "
+     "3, rotary dim / 2 = 4]"),
+    ("Attention", 23, [_f(1, 2, 3, 4), _f(1, 2, 5, 4), _f(1, 2, 5, 4), np.array(0.5, F4)], {},
+     "attn_mask of shape [] does not broadcast to the scores [batch, heads, q, kv] [1, 2, 3, "
+     "5]"),
+    ("Attention", 23, [_f(1, 2, 3, 4), _f(1, 2, 5, 4), _f(1, 2, 5, 4), _f(2, 5)], {},
+     "attn_mask of shape [2, 5] does not broadcast to the scores [batch, heads, q, kv] [1, 2, "
+     "3, 5]"),
+    ("Attention", 23, [_f(1, 2, 3, 4), _f(1, 2, 5, 4), _f(1, 2, 5, 4), _f(3, 6)], {},
+     "attn_mask of shape [3, 6] does not broadcast to the scores [batch, heads, q, kv] [1, 2, "
+     "3, 5]"),
+    ("Col2Im", 18, [_f(1, 9, 4), np.array([5, 5], I8), np.array([3, 3], I8)],
+     dict(strides=[0, 2]), "strides [0, 2] and dilations [1, 1] are not all positive"),
+    ("RoiAlign", 16, [_f(1, 1, 10, 10), np.array([[0, 0, 4, 4]], F4), np.zeros(1, I8)],
+     dict(output_height=-1), "output_height -1 is not positive"),
+    ("ConvTranspose", 11, [_f(1, 1, 3, 3), _f(1, 2, 3, 3)], dict(strides=[3, 2],
+                                                                  pads=[9, 2, 1, 2]),
+     "the output's spatial dims [-1, 3] are not all positive (pads [9, 2, 1, 2])"),
+    ("Bernoulli", 15, [_f(2, 2)], dict(seed=float("nan")), "seed nan is not a finite number"),
     *VALUE_CASES,   # an index past its axis, a scale or bound that is not finite
 ]
 

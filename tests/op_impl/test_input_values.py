@@ -114,6 +114,8 @@ def test_onnxruntime_refuses_them_too(op, opset, inputs, attrs, said):
     # Python's 1 / 0 raised for the root of p 0
     ("LpPool", 18, [_f(1, 1, 4, 4)], dict(kernel_shape=[2, 2], p=0)),
     ("GlobalLpPool", 2, [_f(1, 1, 4, 4)], dict(p=0)),
+    # numpy's IndexError for a True past the axis: onnxruntime cuts the condition to the axis
+    ("Compress", 11, [_f(3, 2), np.array([0, 1, 1], bool)], dict(axis=1)),
     # NaN sampling positions cast to INT64_MIN, an IndexError
     ("RoiAlign", 16, [_f(1, 2, 10, 10), np.array([[0, 0, 4, 4], [1, 2, 8, 9]], F4),
                       np.zeros(2, I8)], dict(spatial_scale=float("inf"), sampling_ratio=2)),
@@ -166,6 +168,11 @@ RULES = [
     ("STFT", 17, [_f(1, 16, 1), np.array(2, I8), None, np.array(32, I8)], {},
      "frame_length 32 is past the signal's 16 samples"),
     ("DFT", 20, [_f(1, 8, 2), np.array(0, I8)], {}, "dft_length 0 is not positive"),
+    # the kernel cropped to an empty axis (onnxruntime refuses), InferShape read an unknown dim
+    ("Pad", 18, [_f(2, 3), np.array([0, -2, 0, -2], I8)], {},
+     "pads [0, -2, 0, -2] leave axis 1 of 3 at -1"),
+    # numpy read any negative dim as the one it infers; InferShape took [-2, -3] for 6 elements
+    ("Reshape", 13, [_f(2, 3), np.array([-2, -3], I8)], {}, "shape [-2, -3] holds -3, below -1"),
     ("DFT", 20, [_f(1, 8, 2), None, np.array(0, I8)], dict(inverse=1, onesided=1),
      "the DFT along axis 0 (1 long) would be 0 long"),   # 2 * (1 - 1) long
 ]
@@ -219,3 +226,19 @@ def test_an_output_no_memory_holds_is_refused_in_the_ops_terms_on_the_host(op, o
     model, feeds = one_node_model(op, inputs, opset)
     with pytest.raises(ExecutionError, match=f"^node {op}_0 \\({op}\\): {re.escape(said)}$"):
         HostExecutor(parse_onnx(model)).run(feeds)
+
+
+@pytest.mark.parametrize("op, opset, inputs, attrs", [
+    ("Bernoulli", 15, [np.full((4, 5), 0.5, F4)], dict(seed=-1.0)),
+    ("Dropout", 13, [_f(4, 5), np.array(0.5, F4), np.array(True)], dict(seed=-7)),
+])
+def test_a_negative_seed_draws_as_onnxruntime_takes_it_where_numpy_refused_it(op, opset, inputs,
+                                                                              attrs):
+    # numpy's "expected non-negative integer"; onnxruntime draws from any seed (the draws of
+    # two implementations never match: the same seed gives the same draws, of 0 or 1)
+    first, again = run_kernel(op, inputs, opset, **attrs), run_kernel(op, inputs, opset, **attrs)
+    mask = first[0] if op == "Bernoulli" else first[1]
+    assert set(np.unique(mask).tolist()) == {0, 1}
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    onnxruntime(op, inputs, opset, **attrs)   # which runs it too

@@ -501,3 +501,43 @@ def test_infer_shape_announces_each_desc_it_changes():
     (event,) = [e for e in rec.events if isinstance(e, DescUpdated)]
     assert (event.node, event.io, event.index, event.old, event.new) == \
         ("relu", "output", 0, "?[*]", "f32[2,3]")
+
+
+# Swept attributes whose value sizes an output dim: a -1 read as an unknown dim, which a build
+# then took for a shape the op computes ("GE's DEPEND_COMPUTE; not supported"), and a count of
+# inputs that left the optimizers' outputs without a source (an IndexError)
+@pytest.mark.parametrize("op_type, inputs, attrs, n_out, said", [
+    ("GRU", [X(1, 2, 3), X(1, 12, 3), X(1, 12, 4)], {"hidden_size": -1}, 2,
+     "hidden_size -1 is not positive"),
+    ("LSTM", [X(1, 2, 3), X(1, 16, 3), X(1, 16, 4)], {"hidden_size": 0}, 3,
+     "hidden_size 0 is not positive"),
+    ("RoiAlign", [X(1, 1, 8, 8), X(2, 4), X(2, dtype=np.int64)], {"output_width": -1}, 1,
+     "output_width -1 is not positive"),
+    ("ConvTranspose", [X(1, 1, 3, 3), X(1, 2, 3, 3)], {"strides": [3, 2], "pads": [9, 2, 1, 2]},
+     1, "the output's spatial dims [-1, 3] are not all positive (pads [9, 2, 1, 2])"),
+    ("Attention", [X(2, 3, 8), X(2, 5, 8), X(2, 5, 8)], {"q_num_heads": 0, "kv_num_heads": 2},
+     1, "Q's 0 heads are not positive"),
+    ("Attention", [X(2, 2, 3, 4), X(8), X(2, 2, 5, 4)], {}, 1,
+     "K is 1-d; it takes [batch, seq, hidden] or [batch, heads, seq, size]"),
+    ("Attention", [X(1, 2, 3, 4), X(1, 2, 5, 4), X(1, 2, 5, 4), None, X(1, 2)], {}, 3,
+     "past_key is 2-d, not [batch, kv heads, past seq, size]"),
+])
+def test_a_count_attribute_or_input_no_output_follows_from_is_refused(op_type, inputs, attrs,
+                                                                       n_out, said):
+    with pytest.raises(InferShapeError) as refused:
+        ours(op_type, inputs, attrs, 23, n_out)
+    assert str(refused.value) == f"node op ({op_type}): {said}"
+
+
+@pytest.mark.parametrize("n_inputs, n_outputs, said", [
+    (5, 2, None), (8, 4, None),   # R, T, then X, G, H per tensor: one tensor, two
+    (6, 2, "6 inputs and 2 outputs"), (8, 6, "8 inputs and 6 outputs")])
+def test_an_optimizer_step_takes_r_t_and_three_inputs_a_tensor(n_inputs, n_outputs, said):
+    inputs = [X(), X(dtype=np.int64)] + [X(3)] * (n_inputs - 2)
+    if said is None:
+        assert ours("ai.onnx.preview.training::Adagrad", inputs, {}, 1, n_outputs) == \
+            [([3], DataType.DT_FLOAT)] * n_outputs
+    else:
+        with pytest.raises(InferShapeError, match=f"{said} are not R, T and 3 per tensor in, "
+                                                  "at most 2 per tensor out$"):
+            ours("ai.onnx.preview.training::Adagrad", inputs, {}, 1, n_outputs)
