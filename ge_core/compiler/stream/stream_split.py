@@ -7,6 +7,12 @@ body, a body's first-active StreamActive and the label ops (their jumps must sta
 stream); nodes sharing a ``_continuous_stream_label`` move together. The old stream's last node
 records an event the new stream's first node waits for, so the stream still runs in order.
 
+Beyond GE, no node between a stream's first and last label op starts a new stream either: GE
+cuts there too, but the event chain then orders a lowered If's branches one after the other
+while its jumps skip them (a LabelSwitchByIndex on one stream, its branch's LabelSet on the next,
+whose first task waits for an event the jump skipped), and the model deadlocks. Such a stream
+may hold more tasks than the limit asks.
+
 What starts the new stream is GE's rule: if a StreamActive started the logical stream, it now
 starts the new stream too (inside a body, the body's first-active does); otherwise nothing
 activates it and it is a HEAD stream that waits on the event pair from the model's start.
@@ -79,6 +85,17 @@ def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_coun
                        tuple(sorted(tasks.items())), splits, tuple(graph.attrs[HEAD_STREAMS]))
 
 
+def _inside_label_regions(nodes: list[Node]) -> set[Node]:
+    """The nodes of each logical stream strictly between its first and last label op, in
+    build order: where a cut would leave a jump on one stream and its label on another."""
+    positions: dict[int, list[int]] = {}
+    for at, node in enumerate(nodes):
+        if node.type in LABEL_OP_TYPES and stream_of(node) != INVALID_STREAM:
+            positions.setdefault(stream_of(node), []).append(at)
+    return {node for stream, at in positions.items()
+            for node in nodes[at[0] + 1:at[-1]] if stream_of(node) == stream}
+
+
 class _StreamSplitter:
     """GE's StreamSplitHelper: per logical stream, its current physical stream and task count."""
 
@@ -97,6 +114,7 @@ class _StreamSplitter:
         self.added: dict[int, list[int]] = {}    # logical stream -> streams split from it
         self.events: list[SyncEvent] = []
         self.splits: list[StreamSplit] = []
+        self.in_label_region = _inside_label_regions(nodes)
 
     def run(self) -> tuple[StreamSplit, ...]:
         for node in model_order(self.root):
@@ -109,7 +127,8 @@ class _StreamSplitter:
             label = node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_STREAM_LABEL)
             if label:
                 self.continuous.setdefault(label, []).append(node)
-            if not first and self._over_limit(logical) and self._may_split_at(node):
+            if not first and self._over_limit(logical) and self._may_split_at(node) \
+                    and node not in self.in_label_region:
                 self._split(node, logical, label)
             if logical in self.current:
                 set_stream(node, self.current[logical])
