@@ -61,6 +61,17 @@ def test_a_failed_hybrid_execution_is_its_own_error(capsys):
     assert "cannot broadcast [1,3,1] and [0,0]" in err and "allocator" not in err
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "v2"])
+def test_a_switch_merge_model_run_unsunk_says_to_run_it_sunk(mode, capsys):
+    """Its Switch/Merge pair compiles to a StreamSwitch, which only the sunk model runs here:
+    the lowering listed every converter it has instead."""
+    assert main(["exec", str(ROOT / "sample_models" / "switch_merge.onnx"), "--mode", mode]) == 2
+    assert _one_line(capsys).endswith(
+        "node c/StreamSwitch_f (StreamSwitch): the hybrid and v2 runtimes here run no "
+        "StreamSwitch, which the compile makes of a Switch/Merge pair (GE's hybrid executor "
+        "runs it on the host); run the model sunk (--mode sink)\n")
+
+
 @pytest.mark.parametrize("mode", ["auto", "hybrid"])
 def test_a_model_with_a_string_input_runs_on_random_strings(mode, capsys):
     """Its inputs are named from their descs, which have no numpy number type (v2 needs a

@@ -30,6 +30,9 @@ VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "Unsqueeze", "ExpandDims"
 # other subgraph op runs on the host CPU engine, bodies and all.
 CONTROL_FLOW_OPS = ("If", "Case", "Loop")
 
+# The stream control a Switch/Merge pair compiles to, which only a sunk (v1) model runs here.
+SUNK_CONTROL_OPS = frozenset({"StreamSwitch", "StreamSwitchN", "StreamMerge"})
+
 _CONVERTERS: dict[str, NodeConverter] = {}
 
 
@@ -58,6 +61,11 @@ def node_kind(node: Node) -> str:
         return GE_LOCAL_VIEW
     if has_kernel(node.type):
         return KERNEL
+    if node.type in SUNK_CONTROL_OPS:
+        raise LoweringError(f"node {node.name} ({node.type}): the hybrid and v2 runtimes here "
+                            f"run no {node.type}, which the compile makes of a Switch/Merge "
+                            f"pair (GE's hybrid executor runs it on the host); run the model "
+                            f"sunk (--mode sink)")
     raise LoweringError(f"node {node.name} ({node.type}): no converter and no kernel; "
                         f"converters: {', '.join(sorted(_CONVERTERS))}")
 
