@@ -285,7 +285,7 @@ def _range(ctx: InferShapeContext) -> None:
     n = UNKNOWN_DIM
     if all(b is not None for b in bounds):
         try:
-            n = range_length(*(b.item() for b in bounds))
+            n = range_length(*bounds)
         except ValueError as err:   # the kernel's own check of its operands
             raise ShapeError(str(err)) from None
     ctx.set_output(0, (n,), ctx.dtype(0))

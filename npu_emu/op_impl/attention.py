@@ -10,13 +10,13 @@ consecutive Q heads (grouped-query attention).
 """
 from __future__ import annotations
 
-import numpy as np
 from typing import Callable
 
-from onnx import helper
+import numpy as np
 
 from npu_emu.op_impl.axis import check_indices
 from npu_emu.op_impl.broadcast import check_onto
+from npu_emu.op_impl.cast import element_dtype
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.registry import kernel
 
@@ -140,7 +140,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn_mask: np.ndarray
     biased = scores + bias
     exposed = {0: scores, 1: scores, 2: biased}.get(qk_matmul_output_mode)
     if softmax_precision:
-        biased = biased.astype(helper.tensor_dtype_to_np_dtype(softmax_precision))
+        biased = biased.astype(element_dtype(softmax_precision, "softmax_precision"))
     masked = np.isneginf(np.max(bias, axis=-1, keepdims=True))
     probs = _softmax_rows(biased, masked).astype(q.dtype)
     y = np.matmul(probs, values).astype(q.dtype)
@@ -254,7 +254,7 @@ def flex_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, scale: float 
     group = q.shape[1] // k.shape[1]
     keys, values = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
     root = q.dtype.type(np.sqrt(np.float32(1 / np.sqrt(q.shape[3]) if scale is None else scale)))
-    precision = helper.tensor_dtype_to_np_dtype(softmax_precision) if softmax_precision else \
+    precision = element_dtype(softmax_precision, "softmax_precision") if softmax_precision else \
         np.promote_types(q.dtype, np.float32)
     scores = np.matmul(q * root, np.swapaxes(keys * root, -1, -2)).astype(precision)
     if score_mod is not None:

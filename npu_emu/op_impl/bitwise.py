@@ -4,9 +4,9 @@ bits (ONNX default domain). BitShift, older, is with the elementwise kernels."""
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
 
 from npu_emu.op_impl.broadcast import rowwise
+from npu_emu.op_impl.cast import element_dtype
 from npu_emu.op_impl.elementwise import one_output
 
 for _op, _fn in {"BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or,
@@ -17,7 +17,7 @@ one_output("BitwiseNot")(np.bitwise_not)
 
 @one_output("BitCast")
 def bit_cast(x: np.ndarray, *, to: int) -> np.ndarray:
-    target = np.dtype(helper.tensor_dtype_to_np_dtype(to))
+    target = element_dtype(to, "to")
     if target.itemsize != x.dtype.itemsize or target.kind in "OSU" or x.dtype.kind in "OSU":
         raise ValueError(f"BitCast from {x.dtype} to {target}: only between types of one "
                          f"width, strings excluded")

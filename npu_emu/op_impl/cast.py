@@ -37,13 +37,25 @@ def _to_strings(x: np.ndarray) -> np.ndarray:
     return (x.astype(np.int8) if x.dtype == np.bool_ else x).astype(str).astype(object)
 
 
+def element_dtype(code: int, attr: str) -> np.dtype:
+    """The numpy dtype of ONNX element type ``code``, which attribute ``attr`` names; a
+    ValueError in the parser's words where it names none (onnx's helper raised KeyError: 0, which
+    read as a bare "0")."""
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(code))
+    except (KeyError, ValueError):
+        name = TensorProto.DataType.Name(code) if code in TensorProto.DataType.values() \
+            else f"{code} (no such ONNX type)"
+        raise ValueError(f"attribute '{attr}' is {name}, no tensor element type") from None
+
+
 def cast_to(x: np.ndarray, to: int, saturate: bool = True, round_mode: str = "up") -> np.ndarray:
     """``x`` as ONNX element type ``to``."""
     if to == TensorProto.STRING:
         return x if x.dtype == object else _to_strings(x)
     if to == TensorProto.FLOAT8E8M0:
         return numpy_helper.to_float8e8m0(x, bool(saturate), round_mode)
-    dtype = helper.tensor_dtype_to_np_dtype(to)
+    dtype = element_dtype(to, "to")
     if x.dtype == object:  # strings parse as Python numbers first ("1e3" -> 1000.0)
         x = x.astype(np.float64 if dtype.kind == "f" or dtype.itemsize < 8 else dtype)
     if to in _SATURATING and saturate:

@@ -3,8 +3,8 @@ determinants (Det) and Einstein summation (Einsum) (ONNX default domain)."""
 from __future__ import annotations
 
 import numpy as np
-from onnx import helper
 
+from npu_emu.op_impl.cast import element_dtype
 from npu_emu.op_impl.elementwise import one_output
 
 
@@ -18,7 +18,7 @@ def trilu(x: np.ndarray, k: np.ndarray | None = None, *, upper: int = 1) -> np.n
 @one_output("EyeLike")
 def eye_like(x: np.ndarray, *, dtype: int | None = None, k: int = 0) -> np.ndarray:
     # Ones on diagonal k of a matrix shaped like x, in `dtype` (default: x's).
-    out = x.dtype if dtype is None else helper.tensor_dtype_to_np_dtype(dtype)
+    out = x.dtype if dtype is None else element_dtype(dtype, "dtype")
     return np.eye(*x.shape, k=k, dtype=out)
 
 

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 
 from npu_emu.op_impl.axis import checked_axis
 from npu_emu.op_impl.broadcast import check_one_per
-from npu_emu.op_impl.cast import cast_to
+from npu_emu.op_impl.cast import cast_to, element_dtype
 from npu_emu.op_impl.elementwise import one_output
 from npu_emu.op_impl.nn import conv
 from npu_emu.op_impl.registry import kernel
@@ -77,8 +77,8 @@ def quantize_linear(x: np.ndarray, y_scale: np.ndarray, y_zero_point: np.ndarray
     if y_zero_point is not None:
         dtype = y_zero_point.dtype
     else:
-        dtype = helper.tensor_dtype_to_np_dtype(output_dtype or TensorProto.UINT8)
-    compute = helper.tensor_dtype_to_np_dtype(precision) if precision else \
+        dtype = element_dtype(output_dtype or TensorProto.UINT8, "output_dtype")
+    compute = element_dtype(precision, "precision") if precision else \
         np.result_type(x.dtype, y_scale.dtype)
     scale = _spread(y_scale, x.shape, axis, block_size).astype(compute)
     zero = None if y_zero_point is None else _spread(y_zero_point, x.shape, axis, block_size,
@@ -96,7 +96,7 @@ def dequantize_linear(x: np.ndarray, x_scale: np.ndarray, x_zero_point: np.ndarr
         dx = dx - _spread(x_zero_point, x.shape, axis, block_size,
                           "x_zero_point").astype(np.float32)
     y = dx * _spread(x_scale, x.shape, axis, block_size)
-    out = helper.tensor_dtype_to_np_dtype(output_dtype) if output_dtype else x_scale.dtype
+    out = element_dtype(output_dtype, "output_dtype") if output_dtype else x_scale.dtype
     return y.astype(out)
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
+from npu_emu.op_impl.cast import element_dtype
 from npu_emu.op_impl.elementwise import one_output
 
 
@@ -24,10 +25,23 @@ def seeded(seed: float) -> np.random.Generator:
     return np.random.default_rng(int(seed) % (1 << 64))
 
 
+def _uniform(seed: float, low: float, high: float, shape: Sequence[int]) -> np.ndarray:
+    # numpy's "high - low < 0", or "high - low range exceeds valid bounds" for a NaN or inf
+    if not (np.isfinite(low) and np.isfinite(high) and low <= high):
+        raise ValueError(f"low {low} and high {high} are not finite with low <= high")
+    return seeded(seed).uniform(low, high, shape)
+
+
+def _normal(seed: float, mean: float, scale: float, shape: Sequence[int]) -> np.ndarray:
+    if scale < 0:   # numpy's "scale < 0"
+        raise ValueError(f"scale {scale} is negative")
+    return seeded(seed).normal(mean, scale, shape)
+
+
 def _dtype(dtype: int | None, like: np.ndarray | None = None) -> np.dtype:
     if dtype is None:
         return like.dtype if like is not None else np.dtype(np.float32)
-    return np.dtype(helper.tensor_dtype_to_np_dtype(dtype))
+    return element_dtype(dtype, "dtype")
 
 
 @one_output("Bernoulli")
@@ -39,25 +53,25 @@ def bernoulli(p: np.ndarray, *, dtype: int | None = None, seed: float = 0) -> np
 @one_output("RandomUniformLike")
 def random_uniform_like(x: np.ndarray, *, dtype: int | None = None, high: float = 1.0,
                         low: float = 0.0, seed: float = 0) -> np.ndarray:
-    return seeded(seed).uniform(low, high, x.shape).astype(_dtype(dtype, x))
+    return _uniform(seed, low, high, x.shape).astype(_dtype(dtype, x))
 
 
 @one_output("RandomNormalLike")
 def random_normal_like(x: np.ndarray, *, dtype: int | None = None, mean: float = 0.0,
                        scale: float = 1.0, seed: float = 0) -> np.ndarray:
-    return seeded(seed).normal(mean, scale, x.shape).astype(_dtype(dtype, x))
+    return _normal(seed, mean, scale, x.shape).astype(_dtype(dtype, x))
 
 
 @one_output("RandomUniform")
 def random_uniform(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, high: float = 1.0,
                    low: float = 0.0, seed: float = 0) -> np.ndarray:
-    return seeded(seed).uniform(low, high, shape).astype(_dtype(dtype))
+    return _uniform(seed, low, high, shape).astype(_dtype(dtype))
 
 
 @one_output("RandomNormal")
 def random_normal(*, shape: Sequence[int], dtype: int = TensorProto.FLOAT, mean: float = 0.0,
                   scale: float = 1.0, seed: float = 0) -> np.ndarray:
-    return seeded(seed).normal(mean, scale, shape).astype(_dtype(dtype))
+    return _normal(seed, mean, scale, shape).astype(_dtype(dtype))
 
 
 @one_output("Multinomial")

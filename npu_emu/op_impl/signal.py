@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from onnx import TensorProto, helper
+from onnx import TensorProto
 
 from npu_emu.op_impl.axis import checked_axis
+from npu_emu.op_impl.cast import element_dtype
 from npu_emu.op_impl.elementwise import one_output
 
 
@@ -91,7 +92,7 @@ def _window(terms: tuple[float, ...]) -> object:
         span = n if periodic else n - 1
         phase = 2 * np.pi * np.arange(n) / span
         y = sum((-1) ** k * a * np.cos(k * phase) for k, a in enumerate(terms))
-        return np.asarray(y).astype(helper.tensor_dtype_to_np_dtype(output_datatype))
+        return np.asarray(y).astype(element_dtype(output_datatype, "output_datatype"))
 
     return make
 
@@ -133,4 +134,4 @@ def mel_weight_matrix(num_mel_bins: np.ndarray, dft_length: np.ndarray, sample_r
     rising = np.where(centre == left, (j == centre).astype(float), rising)
     falling = (j >= centre) & (j < right)
     y = np.where(falling, (right - j) / np.maximum(right - centre, 1), rising)
-    return y.astype(helper.tensor_dtype_to_np_dtype(output_datatype))
+    return y.astype(element_dtype(output_datatype, "output_datatype"))

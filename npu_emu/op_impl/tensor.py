@@ -208,14 +208,19 @@ def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *,
     # start + i * delta in Python's int or float (double), rounded to start's dtype once at
     # the end: half-precision steps would drift. (stash_type, opset 25, asks for at least
     # float for half types; double is that.)
-    if not range_length(start.item(), limit.item(), delta.item()):
+    if not range_length(start, limit, delta):
         return np.empty(0, start.dtype)   # numpy's arange refuses (1e30, 5, 2) for its size
     return np.arange(start.item(), limit.item(), delta.item()).astype(start.dtype)
 
 
-def range_length(start: float, limit: float, delta: float) -> int:
-    """Range's output length, max(ceil((limit - start) / delta), 0); a ValueError where there
-    is none (numpy's would say "arange: cannot compute length")."""
+def range_length(*bounds: np.ndarray) -> int:
+    """Range's output length from its start, limit and delta, max(ceil((limit - start) /
+    delta), 0); a ValueError where there is none (numpy's would say "arange: cannot compute
+    length", or "can only convert an array of size 1 to a Python scalar")."""
+    if any(b.size != 1 for b in bounds):
+        raise ValueError(f"start, limit and delta of shapes {[list(b.shape) for b in bounds]} "
+                         f"are not all scalars")
+    start, limit, delta = (b.item() for b in bounds)
     if not all(math.isfinite(v) for v in (start, limit, delta)):
         raise ValueError(f"start {start}, limit {limit} and delta {delta} are not all finite")
     if delta == 0:

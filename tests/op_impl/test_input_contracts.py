@@ -219,6 +219,16 @@ CASES = [
                                                                   pads=[9, 2, 1, 2]),
      "the output's spatial dims [-1, 3] are not all positive (pads [9, 2, 1, 2])"),
     ("Bernoulli", 15, [_f(2, 2)], dict(seed=float("nan")), "seed nan is not a finite number"),
+    # one node of an expanded function's swept: numpy's and onnx's helper's words ("high - low <
+    # 0", "can only convert an array of size 1 to a Python scalar", a bare "0")
+    ("RandomUniformLike", 22, [_f(2, 2)], dict(low=2.0, high=1.0),
+     "low 2.0 and high 1.0 are not finite with low <= high"),
+    ("RandomNormalLike", 22, [_f(2, 2)], dict(scale=-1.0), "scale -1.0 is negative"),
+    ("Range", 11, [np.array([0, 1], I8), np.array(5, I8), np.array(1, I8)], {},
+     "start, limit and delta of shapes [[2], [], []] are not all scalars"),
+    ("Cast", 21, [_f(2, 2)], dict(to=0), "attribute 'to' is UNDEFINED, no tensor element type"),
+    ("EyeLike", 9, [_f(2, 2)], dict(dtype=-1),
+     "attribute 'dtype' is -1 (no such ONNX type), no tensor element type"),
     *VALUE_CASES,   # an index past its axis, a scale or bound that is not finite
 ]
 

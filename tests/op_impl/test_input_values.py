@@ -200,6 +200,9 @@ def test_a_shape_operand_no_output_follows_from_is_refused_by_its_infershape(
     ([np.array(2**62, I8), np.array(-2**62, I8), np.array(-1, I8)],
      "start 4611686018427387904, limit -4611686018427387904 and delta -1 make "
      "9223372036854775808 elements, past int64"),
+    # numpy's "can only convert an array of size 1 to a Python scalar"
+    ([np.array([0, 1], I8), np.array(5, I8), np.array(1, I8)],
+     "start, limit and delta of shapes [[2], [], []] are not all scalars"),
 ])
 def test_a_range_of_constants_with_no_length_is_refused_at_parse(inputs, said):
     # InferShape met OverflowError (math.ceil of inf) and reported its own failure
