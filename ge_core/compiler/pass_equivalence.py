@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ge_core.executor import HostExecutor, random_feeds
+from ge_core.executor.host_executor import Value
 from ge_core.graph import ComputeGraph
 
 
@@ -38,9 +39,23 @@ class EquivalenceReport:
         return self.mismatches[0] if self.mismatches else None
 
 
-def compare(expected: np.ndarray, actual: np.ndarray, rtol: float, atol: float) -> str | None:
+def compare(expected: Value, actual: Value, rtol: float, atol: float) -> str | None:
     """None when close; else what differs. atol scales with the tensor's magnitude, because
-    folding BN into weights reorders float rounding in proportion to the values."""
+    folding BN into weights reorders float rounding in proportion to the values. A sequence (a
+    list) compares element by element, an optional may be empty (None): numpy made one array of
+    a sequence of tensors of two shapes ("setting an array element with a sequence")."""
+    if isinstance(expected, list) or isinstance(actual, list):
+        if not (isinstance(expected, list) and isinstance(actual, list)):
+            return f"{_kind(expected)} -> {_kind(actual)}"
+        if len(expected) != len(actual):
+            return f"a sequence of {len(expected)} -> {len(actual)}"
+        for i, (want, got) in enumerate(zip(expected, actual)):
+            why = compare(want, got, rtol, atol)
+            if why:
+                return f"element {i}: {why}"
+        return None
+    if expected is None or actual is None:
+        return None if expected is actual else f"{_kind(expected)} -> {_kind(actual)}"
     expected, actual = np.asarray(expected), np.asarray(actual)
     if expected.shape != actual.shape:
         return f"shape {list(expected.shape)} -> {list(actual.shape)}"
@@ -53,6 +68,11 @@ def compare(expected: np.ndarray, actual: np.ndarray, rtol: float, atol: float) 
         return None
     err = float(np.max(np.abs(actual.astype(np.float64) - expected)))
     return f"max abs error {err:.3g} (values up to {scale:.3g})"
+
+
+def _kind(value: Value) -> str:
+    return "a sequence" if isinstance(value, list) else "an empty optional" if value is None \
+        else "a tensor"
 
 
 class EquivalenceChecker:

@@ -4,6 +4,7 @@ from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 
@@ -204,3 +205,27 @@ def test_every_light_model_keeps_its_outputs_through_every_pass(model):
 def test_optimised_light_models_pass_conformance():
     report = run_suite("light", via="optimized")
     assert report.count("PASS") == 9, [r.reason for r in report.failed]
+
+
+@pytest.mark.parametrize("case", ["test_loop13_seq", "test_loop16_seq_none"])
+def test_the_equivalence_check_compares_sequences_and_optionals_element_by_element(case):
+    """A Loop's scan output of tensors of growing shapes: numpy made one array of the sequence
+    ("setting an array element with a sequence"), an internal error of `gewb compile
+    --check-equivalence`."""
+    from workbench.conformance import node_cases
+    (test,) = [t for t in node_cases.testcases() if t.name == case]
+    result = compiled(node_cases.load(test)[0], check_equivalence=True)
+    assert result.equivalence.checks > 0
+    assert result.equivalence.first is None, str(result.equivalence.first)
+
+
+def test_the_equivalence_compare_says_where_two_sequences_differ():
+    from ge_core.compiler.pass_equivalence import compare
+    a, b = np.zeros(2, np.float32), np.ones((2, 3), np.float32)
+    assert compare([a, b], [a, b.copy()], 1e-4, 1e-5) is None
+    assert compare([a, b], [a, b + 1], 1e-4, 1e-5) == \
+        "element 1: max abs error 1 (values up to 1)"
+    assert compare([a], [a, b], 1e-4, 1e-5) == "a sequence of 1 -> 2"
+    assert compare([a], a, 1e-4, 1e-5) == "a sequence -> a tensor"
+    assert compare(None, None, 1e-4, 1e-5) is None
+    assert compare(None, a, 1e-4, 1e-5) == "an empty optional -> a tensor"
