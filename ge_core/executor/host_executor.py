@@ -6,7 +6,6 @@ the same numbers. Each node it runs is a trace event, so the debugger can step t
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -19,7 +18,6 @@ from ge_core.executor.iterating_ops import run_scan, run_sequence_map
 from ge_core.graph import ComputeGraph, GeTensor, GeTensorDesc, Node
 from ge_core.graph.attr_names import (ATTR_NAME_INDEX, ATTR_NAME_PARENT_NODE_INDEX,
                                       ATTR_NAME_WEIGHTS, OPSET, PEER_LABEL)
-from ge_core.graph.ge_tensor import INT64_MAX
 from ge_core.graph.op_desc import kernel_attrs
 from ge_core.graph.types import DataType
 from ge_core.ops.control_flow import check_scan_pieces
@@ -264,19 +262,11 @@ class HostExecutor:
         consts = {i: GeTensor(v) for i, v in enumerate(ins) if v is not None
                   and v.dtype.kind in "iuf" and v.size <= SHAPE_OPERAND_ELEMENTS}
         try:
-            descs = infer_for_inputs(node.op_desc, specs, consts, self.opset)
+            infer_for_inputs(node.op_desc, specs, consts, self.opset)
         except InferShapeError as refused:
             if isinstance(refused.__cause__, ShapeError):   # the op's rule, not its defect
                 return str(refused)
             return None
-        for i, desc in enumerate(descs):   # numpy's "array is too big", in the op's terms
-            try:
-                itemsize = desc.dtype.to_numpy().itemsize
-            except TypeError:   # a type numpy holds no array of (a string's size is not known)
-                continue
-            if math.prod(d for d in desc.shape.dims if d > 0) * itemsize > INT64_MAX:
-                return (f"node {node.name} ({node.type}): output {i} would be {desc}: more "
-                        f"bytes than an int64 counts")
         return None
 
     def _subgraph(self, node: Node, attr: str) -> ComputeGraph:

@@ -17,6 +17,7 @@ time), leaving its graph untouched.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Sequence
 
@@ -42,6 +43,25 @@ class InferShapeError(GraphError):
         super().__init__(f"node {node.name} ({node.type}): {reason}")
 
 
+_GRAPH_INPUTS = frozenset({"Data", "RefData"})
+
+
+def _past_int64_bytes(desc: GeTensorDesc) -> bool:
+    """Whether the output's non-zero dims hold more bytes than an int64 counts: numpy holds no
+    array of that shape, not even an empty one ("array is too big"), so the run would fail in
+    numpy's words when it reads the output back."""
+    dims = desc.shape.dims
+    if len(dims) < 3 and max(dims, default=0) < 1 << 28:   # the commonest shapes, at once
+        return False
+    elements = math.prod(d for d in dims if d > 0)
+    if elements <= INT64_MAX >> 4:   # no element type is wider than 16 bytes
+        return False
+    try:
+        return elements * desc.dtype.to_numpy().itemsize > INT64_MAX
+    except TypeError:   # a type numpy holds no array of (a string's size is not known)
+        return False
+
+
 def infer_shape(node: Node) -> list[Node]:
     """Returns the consumers whose input desc changed."""
     op_def = get_op_def(node.type)
@@ -53,6 +73,11 @@ def infer_shape(node: Node) -> list[Node]:
         for i, desc in enumerate(node.op_desc.output_descs):
             if max(desc.shape.dims, default=0) > INT64_MAX:   # no OM's shape field holds it
                 raise ShapeError(f"output {i} would be {desc.shape}: a dim past int64")
+            if node.type not in _GRAPH_INPUTS and _past_int64_bytes(desc) and not any(
+                    _past_int64_bytes(d) for d in node.op_desc.input_descs if not d.absent):
+                # the node that makes such a shape is at fault, not one that passes it on (a
+                # graph input of it is refused when a run is given one)
+                raise ShapeError(f"output {i} would be {desc}: more bytes than an int64 counts")
     except ShapeError as err:
         raise InferShapeError(node, str(err)) from err
     except (ArithmeticError, LookupError, TypeError, ValueError) as err:

@@ -173,6 +173,9 @@ RULES = [
      "pads [0, -2, 0, -2] leave axis 1 of 3 at -1"),
     # numpy read any negative dim as the one it infers; InferShape took [-2, -3] for 6 elements
     ("Reshape", 13, [_f(2, 3), np.array([-2, -3], I8)], {}, "shape [-2, -3] holds -3, below -1"),
+    # no element, but numpy makes no array of the shape ("array is too big")
+    ("Reshape", 14, [np.zeros((0, 3), F4), np.array([0, 1 << 62], I8)], {},
+     "output 0 would be f32[0,4611686018427387904]: more bytes than an int64 counts"),
     ("DFT", 20, [_f(1, 8, 2), None, np.array(0, I8)], dict(inverse=1, onesided=1),
      "the DFT along axis 0 (1 long) would be 0 long"),   # 2 * (1 - 1) long
 ]
@@ -229,6 +232,20 @@ def test_an_output_no_memory_holds_is_refused_in_the_ops_terms_on_the_host(op, o
     model, feeds = one_node_model(op, inputs, opset)
     with pytest.raises(ExecutionError, match=f"^node {op}_0 \\({op}\\): {re.escape(said)}$"):
         HostExecutor(parse_onnx(model)).run(feeds)
+
+
+@pytest.mark.parametrize("via", ["host", "device", "device-hybrid", "device-v2"])
+def test_an_empty_output_numpy_holds_no_array_of_is_refused_on_every_path(via):
+    # [0, 2^62] holds no element, but numpy makes no array of it ("array is too big"): the
+    # device paths failed so, reading the output back (Main/out0/CopyOutput)
+    from workbench.conformance.vias import VIAS
+    model, feeds = one_node_model("Reshape", [np.zeros((0, 3), F4), np.array([0, 1 << 62], I8)],
+                                  14)
+    with pytest.raises(Exception) as refused:
+        VIAS[via](model, feeds)
+    assert str(refused.value).endswith("node Reshape_0 (Reshape): output 0 would be "
+                                       "f32[0,4611686018427387904]: more bytes than an int64 "
+                                       "counts")
 
 
 @pytest.mark.parametrize("op, opset, inputs, attrs", [
