@@ -3,7 +3,10 @@ op's registered InferShape, run on a per-execution copy of its descs with the in
 this execution.
 
 The copy lives in a throwaway one-node graph (shape_refiner's infer_for_inputs), so the
-model's graph is never touched. The Const inputs an InferShape may read (Reshape's shape,
+model's graph is never touched. Outputs the input shapes alone decide are kept per input shapes
+(``seen``), so a Loop body's nodes are inferred once, not at every iteration: the one-node graph
+was half of a hybrid Loop's time (GE's hybrid executor skips a node whose output shapes are
+static; it infers the others each time). The Const inputs an InferShape may read (Reshape's shape,
 Slice's starts) are linked in as Consts. When the outputs still have unknown dims, they depend on
 input *values* computed on the device (a shape built by Shape -> Gather -> Concat, Expand's target
 shape from a graph input): GE's data-dependent InferShape. The host then synchronizes the stream,
@@ -46,7 +49,14 @@ def infer_shape_at_run_time(ctx: KernelContext) -> None:
     stream = v[ctx.ins[0]]
     args = [v[i] for i in ctx.ins[1:]]
     consts: dict[int, GeTensor] = a["consts"]
-    specs = infer_specs(a["op_desc"], consts, a["opset"], args)
+    seen: dict[tuple, list[TensorSpec]] = a["seen"]
+    key = tuple(None if arg is None else (tuple(arg.shape), np.dtype(arg.dtype).str)
+                for arg in args)
+    specs = seen.get(key)
+    if specs is None:
+        specs = infer_specs(a["op_desc"], consts, a["opset"], args)
+        if None not in specs:   # shapes alone decided them: the same shapes decide the same
+            seen[key] = specs
     if None in specs:
         readable = {i: arg for i, arg in enumerate(args) if arg is not None and i not in consts
                     and np.dtype(arg.dtype).kind in NUMBER_KINDS

@@ -197,7 +197,7 @@ class LoweringContext:
         infer = self.main.add("InferShape", node.name, (stream_value, *inputs), specs,
                               {"op_desc": node.op_desc, "opset": self.opset,
                                "consts": {i: c for i, c in consts.items()
-                                          if isinstance(c, GeTensor)}},
+                                          if isinstance(c, GeTensor)}, "seen": {}},
                              after=self.writers(inputs))
         self.read(infer, inputs, HOST)   # a data-dependent one reads inputs back
         return list(specs)
