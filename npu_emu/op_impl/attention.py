@@ -29,7 +29,7 @@ def _heads(x: np.ndarray, n_heads: int | None, name: str = "Q") -> np.ndarray:
         raise ValueError(f"{name} is {x.ndim}-d; it takes [batch, seq, hidden] or "
                          f"[batch, heads, seq, size]")
     b, s, hidden = x.shape
-    if not n_heads or hidden % n_heads:
+    if not n_heads or n_heads < 1 or hidden % n_heads:
         raise ValueError(f"{name}'s hidden size {hidden} does not split into {n_heads} heads")
     return x.reshape(b, s, n_heads, hidden // n_heads).transpose(0, 2, 1, 3)
 
@@ -158,10 +158,7 @@ def rotary_embedding(x: np.ndarray, cos_cache: np.ndarray, sin_cache: np.ndarray
     pairs: halves of the rotated part, or (interleaved) even/odd neighbours. x is [batch, heads,
     seq, size], or [batch, seq, heads * size]; the caches are [positions, dim / 2] looked up by
     ``position_ids`` [batch, seq], or already [batch, seq, dim / 2]."""
-    if x.ndim == 3 and (num_heads < 1 or x.shape[2] % num_heads):   # numpy's reshape refused
-        raise ValueError(f"num_heads {num_heads} does not split x {list(x.shape)}'s hidden "
-                         f"size {x.shape[2]}")
-    heads = _heads(x, num_heads, "x")
+    heads = _heads(x, num_heads, "x")   # numpy's reshape refused a num_heads of 0 or -1
     batch, seq, size = heads.shape[0], heads.shape[2], heads.shape[3]
     dim = rotary_embedding_dim or size
     if not 0 < dim <= size or dim % 2:

@@ -213,10 +213,11 @@ def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *,
     return np.arange(start.item(), limit.item(), delta.item()).astype(start.dtype)
 
 
-def range_length(*bounds: np.ndarray) -> int:
-    """Range's output length from its start, limit and delta, max(ceil((limit - start) /
-    delta), 0); a ValueError where there is none (numpy's would say "arange: cannot compute
-    length", or "can only convert an array of size 1 to a Python scalar")."""
+def range_length(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> int:
+    """Range's output length, max(ceil((limit - start) / delta), 0); a ValueError where there
+    is none (numpy's would say "arange: cannot compute length", or "can only convert an array
+    of size 1 to a Python scalar")."""
+    bounds = (start, limit, delta)
     if any(b.size != 1 for b in bounds):
         raise ValueError(f"start, limit and delta of shapes {[list(b.shape) for b in bounds]} "
                          f"are not all scalars")

@@ -195,7 +195,9 @@ CASES = [
     # attributes the node suite's cases were swept with (-1, 0, 99, 2^31): numpy's reshape,
     # broadcast and integer division refused them in their own words
     ("RotaryEmbedding", 23, [_f(2, 3, 32), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)],
-     dict(num_heads=0), "num_heads 0 does not split x [2, 3, 32]'s hidden size 32"),
+     dict(num_heads=0), "x's hidden size 32 does not split into 0 heads"),
+    ("RotaryEmbedding", 23, [_f(2, 3, 32), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)],
+     dict(num_heads=-1), "x's hidden size 32 does not split into -1 heads"),
     ("RotaryEmbedding", 23, [_f(2, 4, 3, 8), _f(8, 2), _f(8, 2), np.zeros((2, 3), I8)],
      dict(rotary_embedding_dim=-1),
      "rotary_embedding_dim -1 is not an even count of at most the head size 8"),
