@@ -263,10 +263,8 @@ class HostExecutor:
                   and v.dtype.kind in "iuf" and v.size <= SHAPE_OPERAND_ELEMENTS}
         try:
             infer_for_inputs(node.op_desc, specs, consts, self.opset)
-        except InferShapeError as refused:
-            if isinstance(refused.__cause__, ShapeError):   # the op's rule, not its defect
-                return str(refused)
-            return None
+        except InferShapeError as refused:   # the op's rule (a ShapeError), not its defect
+            return str(refused) if isinstance(refused.__cause__, ShapeError) else None
         return None
 
     def _subgraph(self, node: Node, attr: str) -> ComputeGraph:

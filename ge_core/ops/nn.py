@@ -13,7 +13,7 @@ from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, unknown_dims, window_out
-from npu_emu.op_impl.window_geometry import check_output_padding
+from npu_emu.op_impl.window_geometry import check_output_padding, check_transpose_output
 
 @register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization",
           "MeanVarianceNormalization")
@@ -127,19 +127,21 @@ def _conv_transpose(ctx: InferShapeContext) -> None:
         return ctx.set_output(0, (n, m) + tuple(output_shape[-rank:]), ctx.dtype(0))
     pads = ctx.ints_attr("pads") or [0] * (2 * rank)
     same = ctx.attr("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
-    spatial, computed = [], []
+    spatial, computed_from = [], []   # the input dims the pads computed from, else 0
     for i, size in enumerate(sizes):
+        computed_from.append(0)
         if UNKNOWN_DIM in (size, kernel[i]):
             spatial.append(UNKNOWN_DIM)
         elif same:
             spatial.append(size * strides[i])
-        else:
+        else:   # a -1 from the pads is no unknown dim
             spatial.append(strides[i] * (size - 1) + out_pad[i] + (kernel[i] - 1) * dilations[i]
                            + 1 - pads[i] - pads[i + rank])
-            computed.append((spatial[-1], size))
-    if any(out < 1 <= size for out, size in computed):   # a -1 would read as an unknown dim
-        raise ShapeError(f"the output's spatial dims {spatial} are not all positive (pads "
-                         f"{pads})")
+            computed_from[-1] = size
+    try:
+        check_transpose_output(spatial, computed_from, pads)
+    except ValueError as err:   # the kernel's own check of its output
+        raise ShapeError(str(err)) from None
     ctx.set_output(0, (n, m) + tuple(spatial), ctx.dtype(0))
 
 

@@ -12,7 +12,7 @@ from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
 from ge_core.ops.shape_rules import (Dims, ShapeError, broadcast, normalize_axes,
                                      normalize_axis, product, slice_len, unknown_dims)
-from npu_emu.op_impl.tensor import range_length
+from npu_emu.op_impl.tensor import check_reshape_dims, pad_widths, padded_size, range_length
 
 
 def _unknown_of_len(ctx: InferShapeContext, idx: int) -> Dims:
@@ -38,8 +38,10 @@ def _reshape(ctx: InferShapeContext) -> None:
                 out[i] = x[i] if x is not None and i < len(x) else UNKNOWN_DIM
     if shape.count(-1) > 1:
         raise ShapeError(f"shape {shape} has more than one -1")
-    if min(shape, default=0) < -1:   # [-2, -3] made [2, 3]'s 6 elements
-        raise ShapeError(f"shape {shape} holds {min(shape)}, below -1")
+    try:
+        check_reshape_dims(shape)
+    except ValueError as err:   # the kernel's own check of its operand
+        raise ShapeError(str(err)) from None
     if -1 in shape:
         infer_at = shape.index(-1)
         rest = product(out[:infer_at] + out[infer_at + 1:])
@@ -201,14 +203,13 @@ def _pad(ctx: InferShapeContext) -> None:
         dims = None if x is None else (UNKNOWN_DIM,) * len(x)
         return ctx.set_output(0, dims, ctx.dtype(0))
     axes = [normalize_axis(a, len(x)) for a in axes]
-    if len(pads) != 2 * len(axes):
-        raise ShapeError(f"{len(pads)} pads for {len(axes)} axes")
     out = list(x)
-    for i, axis in enumerate(axes):
-        if out[axis] != UNKNOWN_DIM:
-            out[axis] += pads[i] + pads[i + len(axes)]
-            if out[axis] < 0:   # a -1 would read as an unknown dim
-                raise ShapeError(f"pads {pads} leave axis {axis} of {x[axis]} at {out[axis]}")
+    try:   # the kernel's own checks of its pads
+        for axis, (begin, end) in zip(axes, pad_widths(pads, len(axes))):
+            if out[axis] != UNKNOWN_DIM:
+                out[axis] = padded_size(out[axis], begin, end, axis, pads)
+    except ValueError as err:
+        raise ShapeError(str(err)) from None
     ctx.set_output(0, tuple(out), ctx.dtype(0))
 
 

@@ -33,7 +33,8 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.prepared import prepared
 from npu_emu.op_impl.reduce import dtype_limits
 from npu_emu.op_impl.registry import kernel
-from npu_emu.op_impl.window_geometry import Geometry, check_kernel_shape, check_output_padding
+from npu_emu.op_impl.window_geometry import (Geometry, check_kernel_shape, check_output_padding,
+                                             check_transpose_output)
 from npu_emu.op_impl.winograd import winograd_conv, winograd_tile
 
 
@@ -391,9 +392,7 @@ def conv_transpose(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None, *,
             for i, s, k, d in zip(in_shape, g.strides, g.kernel, g.dilations)]
     begin, end = _transpose_pads(in_shape, full, extra, g.strides, auto_pad, output_shape, pads)
     out = [f + e - pb - pe for f, e, pb, pe in zip(full, extra, begin, end)]
-    if any(o < 1 <= i for o, i in zip(out, in_shape)):   # else cropped to nothing, silently
-        raise ValueError(f"the output's spatial dims {out} are not all positive (pads "
-                         f"{[*begin, *end]})")
+    check_transpose_output(out, in_shape, [*begin, *end])
 
     # col2im: each input pixel's (M/G * kernel) column, scattered onto the output one kernel
     # offset at a time through a writeable window view. The buffer spans both the scatter

@@ -30,8 +30,7 @@ def _ints(values: Ints) -> list[int]:
 def reshape(data: np.ndarray, shape: Ints, *, allowzero: int = 0) -> np.ndarray:
     # A 0 copies the input's dim (unless allowzero, 14+); numpy infers the -1.
     dims = _ints(shape)
-    if min(dims, default=0) < -1:   # numpy reads any negative dim as the one it infers
-        raise ValueError(f"shape {dims} holds {min(dims)}, below -1")
+    check_reshape_dims(dims)
     if not allowzero:
         past = [i for i, d in enumerate(dims) if d == 0 and i >= data.ndim]
         if past:
@@ -39,6 +38,13 @@ def reshape(data: np.ndarray, shape: Ints, *, allowzero: int = 0) -> np.ndarray:
                              f"{past[0]}, and data {list(data.shape)} has {data.ndim}")
         dims = [data.shape[i] if d == 0 else d for i, d in enumerate(dims)]
     return data.reshape(dims)
+
+
+def check_reshape_dims(dims: list[int]) -> None:
+    """A Reshape's dims are -1 or more: numpy reads any negative dim as the one it infers, and
+    InferShape took [-2, -3] for [2, 3]'s 6 elements."""
+    if min(dims, default=0) < -1:
+        raise ValueError(f"shape {dims} holds {min(dims)}, below -1")
 
 
 @one_output("Flatten")
@@ -132,20 +138,31 @@ def _pad(data: np.ndarray, pads: Ints, mode: str, value: object,
          axes: Ints | None = None) -> np.ndarray:
     pads = _ints(pads)
     axes = range(data.ndim) if axes is None else [a % data.ndim for a in _ints(axes)]
-    if len(pads) != 2 * len(axes):
-        raise ValueError(f"{len(pads)} pads for {len(axes)} axes")
     width = [(0, 0)] * data.ndim
-    for i, axis in enumerate(axes):  # pads lists all begins, then all ends
-        width[axis] = (pads[i], pads[i + len(pads) // 2])
-    for axis, ((b, e), d) in enumerate(zip(width, data.shape)):
-        if d + b + e < 0:   # the crops below would overlap, and make an empty axis of it
-            raise ValueError(f"pads {pads} leave axis {axis} of {d} at {d + b + e}")
+    for axis, (begin, end) in zip(axes, pad_widths(pads, len(axes))):
+        padded_size(data.shape[axis], begin, end, axis, pads)
+        width[axis] = (begin, end)
     # Negative pads crop; np.pad only grows.
     data = data[tuple(slice(-min(b, 0), d + min(e, 0)) for (b, e), d in zip(width, data.shape))]
     width = [(max(b, 0), max(e, 0)) for b, e in width]
     if mode == "constant":
         return np.pad(data, width, mode="constant", constant_values=value)
     return np.pad(data, width, mode=mode)  # reflect, edge, wrap (19+) mean the same in numpy
+
+
+def pad_widths(pads: list[int], n_axes: int) -> list[tuple[int, int]]:
+    """(begin, end) per padded axis: Pad's pads list all begins, then all ends."""
+    if len(pads) != 2 * n_axes:
+        raise ValueError(f"{len(pads)} pads for {n_axes} axes")
+    return list(zip(pads[:n_axes], pads[n_axes:]))
+
+
+def padded_size(size: int, begin: int, end: int, axis: int, pads: list[int]) -> int:
+    """Axis ``axis`` of ``size`` padded (a negative pad crops); refused below 0: the kernel's
+    crops would overlap into an empty axis, and InferShape would read a -1 as unknown."""
+    if size + begin + end < 0:
+        raise ValueError(f"pads {pads} leave axis {axis} of {size} at {size + begin + end}")
+    return size + begin + end
 
 
 @one_output("Pad", since=2)

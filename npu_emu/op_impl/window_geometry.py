@@ -31,3 +31,14 @@ def check_output_padding(output_padding: Sequence[int], strides: Sequence[int],
     if any(p >= s and p >= d for p, s, d in zip(output_padding, strides, dilations)):
         raise ValueError(f"output_padding {list(output_padding)} is not less than strides "
                          f"{list(strides)} or dilations {list(dilations)}")
+
+
+def check_transpose_output(out: Sequence[int], in_shape: Sequence[int],
+                           pads: Sequence[int]) -> None:
+    """ConvTranspose's output dims are positive where its input's are (onnxruntime's "Computed
+    output dimension is <= 0"): numpy cropped the scatter to nothing, and InferShape read a -1
+    as an unknown dim. An input dim below 1 (an empty axis, or one InferShape does not know)
+    is left."""
+    if any(o < 1 <= i for o, i in zip(out, in_shape)):
+        raise ValueError(f"the output's spatial dims {list(out)} are not all positive (pads "
+                         f"{list(pads)})")

@@ -127,8 +127,7 @@ class _StreamSplitter:
             label = node.op_desc.get_attr(ATTR_NAME_CONTINUOUS_STREAM_LABEL)
             if label:
                 self.continuous.setdefault(label, []).append(node)
-            if not first and self._over_limit(logical) and self._may_split_at(node) \
-                    and node not in self.in_label_region:
+            if not first and self._over_limit(logical) and self._may_split_at(node):
                 self._split(node, logical, label)
             if logical in self.current:
                 set_stream(node, self.current[logical])
@@ -140,10 +139,10 @@ class _StreamSplitter:
     def _over_limit(self, logical: int) -> bool:
         return self.tasks[logical] + RESERVED_TASK_NUM > self.max_task_count
 
-    @staticmethod
-    def _may_split_at(node: Node) -> bool:
+    def _may_split_at(self, node: Node) -> bool:
         return not node.op_desc.subgraph_names and node.type not in LABEL_OP_TYPES \
-            and not node.op_desc.get_attr(ATTR_NAME_SUBGRAPH_FIRST_ACTIVE)
+            and not node.op_desc.get_attr(ATTR_NAME_SUBGRAPH_FIRST_ACTIVE) \
+            and node not in self.in_label_region
 
     def _split(self, node: Node, logical: int, label: str | None) -> None:
         stream = self.next_stream
