@@ -47,9 +47,24 @@ def random_feeds(graph: ComputeGraph, seed: int = 0,
         if desc.dtype == DataType.DT_STRING:  # digits, which Cast can read back as numbers
             feeds[name] = rng.integers(0, 10, dims).astype(str).astype(object)
             continue
-        value = rng.random(dims) if dtype.kind == "f" else rng.integers(0, 4, dims)
-        feeds[name] = np.asarray(value).astype(dtype)
+        feeds[name] = _drawn(rng, dims, dtype)
     return with_gear(graph, feeds)
+
+
+_CHUNK = 1 << 20   # values drawn at a time: the draws are float64 or int64, up to 8x the input
+
+
+def _drawn(rng: np.random.Generator, dims: list[int], dtype: np.dtype) -> np.ndarray:
+    """Uniform floats in [0, 1) (a float type), else integers 0..3, cast to ``dtype`` a chunk
+    at a time: the values of one draw of the whole (the generator's stream is sequential), but
+    a 2 GB uint8 input no longer needs 16 GB of int64 on the way."""
+    out = np.empty(dims, dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _CHUNK):
+        n = min(_CHUNK, flat.size - start)
+        flat[start:start + n] = (rng.random(n) if dtype.kind == "f"
+                                 else rng.integers(0, 4, n)).astype(dtype)
+    return out
 
 
 def with_gear(graph: ComputeGraph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -56,3 +56,30 @@ def test_a_string_output_is_summarised_on_the_host_and_refused_by_a_static_build
     err = capsys.readouterr().err
     assert "node y (Const) output 0 is str[2]: only host memory holds it" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_random_inputs_cost_their_own_bytes_and_keep_one_draws_values(tmp_path):
+    """A 48 MB uint8 input and a 24 MB float16 one: the values are those of one draw of each
+    whole input (the seeded inputs every run and test sees), and making them peaks near their
+    own 72 MB, where the int64 and float64 draws cast afterwards took 8x and 4x (a 2 GB
+    uint8 input, which fits the device, asked the host for 16 GB)."""
+    import tracemalloc
+
+    from ge_core.executor import random_feeds
+    from ge_core.parser import parse_onnx
+    n = 48 << 20
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["a"], ["y"]), helper.make_node("Identity", ["b"], ["z"])],
+        "big", [helper.make_tensor_value_info("a", TensorProto.UINT8, [n]),
+                helper.make_tensor_value_info("b", TensorProto.FLOAT16, [n // 4])],
+        [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in "yz"])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    graph = parse_onnx(save(model, tmp_path, "big"))
+    tracemalloc.start()
+    feeds = random_feeds(graph)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < (n + n // 2) * 1.2
+    rng = np.random.default_rng(0)
+    np.testing.assert_array_equal(feeds["a"], rng.integers(0, 4, n).astype(np.uint8))
+    np.testing.assert_array_equal(feeds["b"], rng.random(n // 4).astype(np.float16))
