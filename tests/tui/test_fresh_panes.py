@@ -106,3 +106,20 @@ async def test_the_selected_stream_stays_in_view_when_the_device_pane_is_focused
                 break
             await press(pilot, "space")
         assert True in seen   # the race's stop was among those checked
+
+
+async def test_a_modal_over_a_maximised_pane_leaves_the_panes_behind_it_hidden():
+    """The log maximised, a step made the panes behind it stale, then `?` opened help: the app
+    took the panes on the help screen's terms (nothing maximised there), as if every pane were
+    on screen, and read them all on each answer; a headless wait for the shown panes never
+    ended (the panes behind the maximised log are not on screen, so none reads)."""
+    app = make_app(TINY)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "7", "f10", "f10")
+        assert app.screen.maximized is app.log_pane
+        await press(pilot, "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        assert set(app._shown_panes()) == {app.log_pane}
+        await press(pilot, "escape", "7")
+        assert not any(p.stale for p in app._shown_panes())

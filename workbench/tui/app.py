@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Container, Horizontal
 from textual.message import Message
 from textual.reactive import var
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
@@ -456,8 +457,13 @@ class WorkbenchApp(App):
         self.query_one(StatusBar).error = message
 
     # -- panes ------------------------------------------------------------------------------------
+    @property
+    def _panes_screen(self) -> Screen:
+        """The screen the panes are on, under any modal (help, a question) over it."""
+        return self.screen_stack[0]
+
     def _shown_panes(self) -> list[Pane]:
-        maximized = self.screen.maximized
+        maximized = self._panes_screen.maximized if self.screen_stack else None
         if isinstance(maximized, Pane):
             return [maximized, self.log_pane]
         return [p for p in self.panes if p.display and p.applies(self.kind)]
@@ -544,8 +550,8 @@ class WorkbenchApp(App):
         pane = self.pane(name)
         if not pane.applies(self.kind):
             return
-        if self.screen.maximized not in (None, pane):
-            self.screen.minimize()
+        if self._panes_screen.maximized not in (None, pane):   # a lesson plays on under help
+            self._panes_screen.minimize()
         if name != "log":
             self.current = name
         if not isinstance(self.focused, (Input, OptionList)):   # not from what the user types
