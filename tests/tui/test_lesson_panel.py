@@ -98,3 +98,19 @@ async def test_every_lesson_plays_to_its_end_in_the_app(lesson):
         assert "end of the lesson" in panel.text.plain
         assert "lesson stopped" not in panel.text.plain
         assert "error:" not in log_text(app) or lesson.name.startswith("20")   # faults shown
+
+
+@pytest.mark.parametrize("size, keys", [((40, 12), ()), ((100, 30), ("7",))])
+async def test_page_keys_on_the_lesson_list_never_raise_and_l_brings_it_out(size, keys):
+    """At 40x12 the panel has no rows for the list, and with the log maximised the list was
+    behind it: PageDown raised KeyError out of the app (Textual's OptionList lays its lines
+    out only at a size). Now a page key there does nothing, and L restores a maximised pane,
+    so the list is on screen and pages through the lessons."""
+    app = make_app(TINY)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, *keys, "L", "pagedown", "pageup", "pagedown")
+        lessons = app.query_one("#lesson-list")
+        assert app.focused is lessons and app.screen.maximized is None
+        if size == (100, 30):   # room for the list: a page down moves past the first lessons
+            assert lessons.region.height > 0 and lessons.highlighted > 0

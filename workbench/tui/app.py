@@ -433,6 +433,8 @@ class WorkbenchApp(App):
                 panel.narration()   # back to the narration
             self._focus_pane(self.current)
             return
+        if self._panes_screen.maximized is not None:   # the list is not behind a pane
+            self._panes_screen.minimize()
         panel.display = True
         panel.show_list(self.lesson.script if self.lesson is not None else None)
 

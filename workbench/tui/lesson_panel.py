@@ -18,6 +18,24 @@ from workbench.terminal_text import printable
 from workbench.script.lesson import Lesson, LessonError, all_lessons
 
 
+class LessonList(OptionList):
+    """The lessons to pick from. Textual's OptionList lays its lines out only at a size above
+    zero, and a page key before that raised KeyError out of the app (the list focused at
+    40x12, where the panel has no rows, or behind a maximised pane): nothing laid out, a page
+    key does nothing, as on an empty list."""
+
+    def _laid_out(self) -> bool:
+        return bool(self.scrollable_content_region)
+
+    def action_page_down(self) -> None:
+        if self._laid_out():
+            super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if self._laid_out():
+            super().action_page_up()
+
+
 class LessonPanel(Vertical):
     class Chosen(Message):
         """A lesson picked from the list: play it."""
@@ -35,7 +53,7 @@ class LessonPanel(Vertical):
         self.lessons: list[Lesson] = []
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="lesson-list")
+        yield LessonList(id="lesson-list")
         yield VerticalScroll(id="lesson-scroll")
 
     def on_mount(self) -> None:
