@@ -106,3 +106,28 @@ def test_allow_programs_agrees_up_front_as_the_refusal_says(tmp_path, monkeypatc
     assert main(["repl", "--allow-programs"]) == 0
     out = capsys.readouterr().out
     assert "[y/N]" not in out and "> target ../devrun/missing_wait.py" in out
+
+
+def test_a_malformed_mouse_report_is_ignored_and_the_session_goes_on(tmp_path, monkeypatch,
+                                                                     capsys):
+    """ESC [ 31 m typed (or a terminal's stray report) parses as a mouse event, whose handler
+    in prompt-toolkit raised ValueError out of the prompt: the REPL ended in a traceback and
+    the debugging session with it. The REPL asks for no mouse, so it takes none: the line
+    goes on being typed."""
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.chdir(ROOT)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("step\nwhe\x1b[31mre\nquit\n")
+        assert main(["repl", "sample_models/tiny_cnn.onnx"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at tick" in out and "\ntick " in out   # `where` after the step
+
+
+def test_the_y_n_question_takes_no_mouse_report_either(monkeypatch):
+    from workbench.repl import ask_yes_no
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
+        pipe.send_text("\x1b[31my\n")
+        pipe.close()   # (else a prompt the report broke would wait for more)
+        assert ask_yes_no("run it?") is True

@@ -34,6 +34,17 @@ def _completer(session: DebugSession):
     return SessionCompleter()
 
 
+def _no_mouse():
+    """Key bindings that take a mouse report as nothing. The prompts ask for no mouse, so a
+    report is stray input (ESC [ 31 m typed reads as one), and prompt-toolkit's own handler
+    raised ValueError on it, ending the session."""
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.keys import Keys
+    keys = KeyBindings()
+    keys.add(Keys.Vt100MouseEvent)(lambda event: None)
+    return keys
+
+
 def _show(outcomes: list[Outcome]) -> None:
     from prompt_toolkit import print_formatted_text
     from prompt_toolkit.formatted_text import PygmentsTokens
@@ -63,7 +74,7 @@ def ask_yes_no(question: str) -> bool:
             answer = pipe.readline()
             print(f"{question} [y/N] {printable(answer.strip())}")
         else:
-            answer = prompt(f"{question} [y/N] ")
+            answer = prompt(f"{question} [y/N] ", key_bindings=_no_mouse())
         return answer.strip().lower() in ("y", "yes")
     except (KeyboardInterrupt, EOFError):
         return False
@@ -102,7 +113,7 @@ def _lines(session: DebugSession) -> Iterator[str]:
     from prompt_toolkit.lexers import PygmentsLexer
 
     from workbench.commands.lexers import GwbLexer
-    prompt = PromptSession(history=FileHistory(str(history_path())),
+    prompt = PromptSession(history=FileHistory(str(history_path())), key_bindings=_no_mouse(),
                            completer=_completer(session), lexer=PygmentsLexer(GwbLexer))
     while True:
         try:
