@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 from workbench.cli.user_error import UserError
 from workbench.output_path import OutputPathError
@@ -94,9 +95,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(["tui"])
         if args.command in INTERACTIVE:   # the app and the REPL escape what they show
             sys.stdout, sys.stderr = saved
-        return _run(args)
+        with _interrupts_unprinted():
+            return _run(args)
     finally:
         sys.stdout, sys.stderr = saved
+
+
+@contextmanager
+def _interrupts_unprinted() -> Iterator[None]:
+    """A Ctrl-C that lands while a finalizer runs (an old event loop of the REPL's prompt,
+    collected mid-command: the REPL's pty sweep) is raised there, where Python can only print
+    it: "Exception ignored in ... KeyboardInterrupt" and a traceback, the interrupt lost
+    anyway. It is dropped unprinted (a second Ctrl-C interrupts); any other error in a
+    finalizer is reported as before. (Raised again in the main thread from the hook, it lands
+    in the hook itself.)"""
+    before = sys.unraisablehook
+
+    def hook(unraisable: "sys.UnraisableHookArgs") -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            before(unraisable)
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = before
 
 
 def _run(args: argparse.Namespace) -> int:
