@@ -20,14 +20,20 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys):
-    history = tmp_path / "history"
-    monkeypatch.setenv("GEWB_HISTORY", str(history))
+def _typed(tmp_path, monkeypatch, text: str, *argv: str) -> int:
+    """``gewb repl ARGV`` at a terminal (from the repo's root), ``text`` typed into it."""
+    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
     monkeypatch.setattr(sys, "stdin", _Terminal())
     monkeypatch.chdir(ROOT)
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("break pass PrunePass\ncontinue\nprint node gap\nbogus\nquit\n")
-        assert main(["repl", "sample_models/tiny_cnn.onnx"]) == 0
+        pipe.send_text(text)
+        return main(["repl", *argv])
+
+
+def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys):
+    history = tmp_path / "history"
+    assert _typed(tmp_path, monkeypatch, "break pass PrunePass\ncontinue\nprint node gap\n"
+                  "bogus\nquit\n", "sample_models/tiny_cnn.onnx") == 0
     out = capsys.readouterr().out
     assert "target tiny_cnn.onnx: ONNX model" in out
     assert "stopped at tick 382: breakpoint 1 (pass PrunePass), hit 1" in out
@@ -37,13 +43,9 @@ def test_the_repl_steps_a_target_and_keeps_history(tmp_path, monkeypatch, capsys
 
 def test_the_repl_shows_a_graph_attribute_set_as_it_shows_a_node_attribute_set(
         tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
-    monkeypatch.setattr(sys, "stdin", _Terminal())
-    monkeypatch.chdir(ROOT)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("break pass RefreshContinuousStreams\ncontinue\nfinish\nstep event\n"
-                       "where\nquit\n")
-        assert main(["repl", "sample_models/parallel_branches.onnx"]) == 0
+    assert _typed(tmp_path, monkeypatch, "break pass RefreshContinuousStreams\ncontinue\n"
+                  "finish\nstep event\nwhere\nquit\n",
+                  "sample_models/parallel_branches.onnx") == 0
     out = capsys.readouterr().out
     assert "stopped at tick 484: step event\n" \
            "  event: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2\n" in out
@@ -114,12 +116,8 @@ def test_a_malformed_mouse_report_is_ignored_and_the_session_goes_on(tmp_path, m
     in prompt-toolkit raised ValueError out of the prompt: the REPL ended in a traceback and
     the debugging session with it. The REPL asks for no mouse, so it takes none: the line
     goes on being typed."""
-    monkeypatch.setenv("GEWB_HISTORY", str(tmp_path / "history"))
-    monkeypatch.setattr(sys, "stdin", _Terminal())
-    monkeypatch.chdir(ROOT)
-    with create_pipe_input() as pipe, create_app_session(input=pipe, output=DummyOutput()):
-        pipe.send_text("step\nwhe\x1b[31mre\nquit\n")
-        assert main(["repl", "sample_models/tiny_cnn.onnx"]) == 0
+    assert _typed(tmp_path, monkeypatch, "step\nwhe\x1b[31mre\nquit\n",
+                  "sample_models/tiny_cnn.onnx") == 0
     out = capsys.readouterr().out
     assert "stopped at tick" in out and "\ntick " in out   # `where` after the step
 
