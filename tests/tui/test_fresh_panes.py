@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tui_testing import ROOT, TINY, make_app, press, run, settle
+from workbench.tui.screens import HelpScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -119,7 +120,7 @@ async def test_a_modal_over_a_maximised_pane_leaves_the_panes_behind_it_hidden()
         await press(pilot, "7", "f10", "f10")
         assert app.screen.maximized is app.log_pane
         await press(pilot, "question_mark")
-        assert type(app.screen).__name__ == "HelpScreen"
+        assert isinstance(app.screen, HelpScreen)
         assert set(app._shown_panes()) == {app.log_pane}
         await press(pilot, "escape", "7")
         assert not any(p.stale for p in app._shown_panes())

@@ -221,7 +221,7 @@ class WorkbenchApp(App):
             self.call_after_refresh(first_screen_drawn)
 
     def _screen_changed(self, screen: object) -> None:
-        if self.screen_stack and screen is self.screen_stack[0] and self._deferred:
+        if self.screen_stack and screen is self._panes_screen and self._deferred:
             deferred, self._deferred = self._deferred, []
             for message in deferred:
                 self.on_answered(message)
@@ -329,7 +329,7 @@ class WorkbenchApp(App):
     def on_answered(self, message: Answered) -> None:
         if not self.screen_stack:   # answered as it closes
             return
-        if self.screen is not self.screen_stack[0]:
+        if self.screen is not self._panes_screen:
             # A modal (help, a question, the palette) is up and its widgets are not the panes:
             # the answer waits until the app's own screen is back.
             self._deferred.append(message)
@@ -809,7 +809,7 @@ class WorkbenchApp(App):
         if action == "search_next":   # n and N after a search; else n is gdb's next
             return self.searching
         if action in ("search", "focus_command") and self.is_mounted and \
-                self.screen is not self.screen_stack[0]:
+                self.screen is not self._panes_screen:
             return False   # a dialog or the help is up: its keys are its own
         if action == "search":   # the graph pane's / is its filter (its own binding)
             return not isinstance(self.focused, Input) and not isinstance(
