@@ -150,14 +150,25 @@ def test_depthwise_conv_declines_what_it_cannot_shift():
     ((5, 12, 3, 3), {"pads": [1, 1, 1, 1]}),
 ])
 @pytest.mark.parametrize("shuffle", [2, 3])
-def test_conv_of_channels_shuffled(w_shape, attrs, shuffle):
+# a depthwise conv's columns in one band; a band of one channel (rounded up to the shuffle's
+# groups); 9 channels at stride 1 (rounded down to 8 for g = 2: bands of 8 and 4)
+@pytest.mark.parametrize("band_bytes", [None, 64, 2 * 9 * 8 * 6 * 4 * 9])
+def test_conv_of_channels_shuffled(w_shape, attrs, shuffle, band_bytes, monkeypatch):
     # input_shuffle_group g (ShuffleChannelConvFusionPass's): the conv of the input after
     # ShuffleNet's Reshape (N, g, C/g, H, W) -> Transpose (0, 2, 1, 3, 4) -> Reshape
+    from npu_emu.op_impl import depthwise
+    if band_bytes:
+        monkeypatch.setattr(depthwise, "_BAND_BYTES", band_bytes)
     x, w, b = rand(2, 12, 8, 6), rand(*w_shape, seed=1), rand(w_shape[0], seed=2)
     shuffled = x.reshape(2, shuffle, 12 // shuffle, 8, 6).transpose(0, 2, 1, 3, 4)
     want = reference("Conv", [shuffled.reshape(x.shape), w, b], OPSET, **attrs)
     check_kernel("Conv", [x, w, b], OPSET, want, rtol=RTOL, atol=ATOL,
                  input_shuffle_group=shuffle, **attrs)
+    if "pads" in attrs and w_shape[0] == 12:  # the depthwise path takes it, in any band
+        from npu_emu.op_impl.nn import _geometry
+        g = _geometry(x.shape[2:], w.shape[2:], attrs.get("strides"), None, attrs["pads"],
+                      "NOTSET")
+        assert depthwise.depthwise_conv(x, w, g, 12, None, shuffle) is not None
 
 
 def test_conv_refuses_a_shuffle_group_that_does_not_divide_the_channels():
