@@ -6,6 +6,7 @@ the same numbers. Each node it runs is a trace event, so the debugger can step t
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -45,6 +46,24 @@ def _read(value: Value, desc: GeTensorDesc) -> Value:
             and not desc.shape.is_unknown and value.size == desc.shape.num_elements():
         return value.reshape(desc.shape.dims)
     return value
+
+
+def _donor(ins: list[Value]) -> np.ndarray | None:
+    """The largest input array nothing but ``ins`` holds, which the kernel may write its
+    output into: a value whose last reader this is, as the device's memory planner gives an
+    output the block of an input it no longer needs (a kernel that ``writes_out`` copes, see
+    npu_emu's ``in_place``). Nothing else holds it when its one reference is ``ins``'s: no
+    other value is a view of it (a view holds its base), no weight, feed, attribute or kept
+    value is it. A fresh array each node cost ResNet-50's BatchNorms and Relus 40% more
+    time than writing in place."""
+    best = None
+    for v in ins:
+        # three references: ins's, v's and getrefcount's own argument
+        if type(v) is np.ndarray and v.base is None and v.flags.writeable \
+                and v.flags.c_contiguous and sys.getrefcount(v) == 3 \
+                and (best is None or v.nbytes > best.nbytes):
+            best = v
+    return best
 
 
 class ExecutionError(RuntimeError):
@@ -151,12 +170,13 @@ class HostExecutor:
             bus.emit(NodeExecuted, name, node.name, kind)
             if self._budget is not None:
                 self._spend(node)
-            outs = self._run_node(node, ins, args, parent_args)
+            outs = self._run_node(node, ins, args, parent_args, _donor(ins))
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
                     values[id(a)] = v
                 if kept is not None:
                     kept[a.label] = v
+            outs = v = None   # no reference of ours left: each value's last reader may take it
         return result
 
     def _plan(self, graph: ComputeGraph) -> tuple[list[tuple[Node, list[tuple[int | None, int]]]],
@@ -194,6 +214,7 @@ class HostExecutor:
         engine runs for a node a device executor hands it."""
         self._budget = host_node_budget(self.timeout_ms)   # each node handed over is a run
         return self._run_node(node, list(ins), (), ())
+
     def _spend(self, node: Node) -> None:
         self._budget -= 1
         if self._budget < 0:
@@ -202,7 +223,9 @@ class HostExecutor:
                                   f"{HOST_NODE_NS} ns a node); stopped at node {node.name}")
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
-                  parent_args: Sequence[Value]) -> Sequence[Value]:
+                  parent_args: Sequence[Value], donor: np.ndarray | None = None
+                  ) -> Sequence[Value]:
+        """``donor``: an input only ``ins`` holds, a single-output kernel's output buffer."""
         op, kind = node.op_desc, node.type
         if kind == "Const":
             value = op.get_attr(ATTR_NAME_WEIGHTS)
@@ -228,7 +251,11 @@ class HostExecutor:
             if run_bodies is not None:
                 return run_bodies(self, node, ins)
             fn, attrs = self._launch(node)
-            outs = fn(*ins, **attrs)
+            if donor is not None and getattr(fn, "writes_out", False) \
+                    and len(node.out_data_anchors) == 1:
+                outs = fn(*ins, out=[donor], **attrs)
+            else:
+                outs = fn(*ins, **attrs)
         except ExecutionError:
             raise
         except Exception as exc:  # the kernel's own message, pinned to the node
