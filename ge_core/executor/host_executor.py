@@ -48,6 +48,16 @@ def _read(value: Value, desc: GeTensorDesc) -> Value:
     return value
 
 
+def _refcounts(values: list[Value]) -> list[int]:
+    return [sys.getrefcount(v) for v in values]
+
+
+# what _refcounts counts for an array nothing but its list holds: the interpreter's own
+# references while it counts (the loop's, the call's) vary with its version, so they are
+# counted, not assumed
+_HELD_BY_LIST_ONLY = _refcounts([np.empty(0)])[0]
+
+
 def _donor(ins: list[Value]) -> np.ndarray | None:
     """The largest input array nothing but ``ins`` holds, which the kernel may write its
     output into: a value whose last reader this is, as the device's memory planner gives an
@@ -57,10 +67,9 @@ def _donor(ins: list[Value]) -> np.ndarray | None:
     value is it. A fresh array each node cost ResNet-50's BatchNorms and Relus 40% more
     time than writing in place."""
     best = None
-    for v in ins:
-        # three references: ins's, v's and getrefcount's own argument
-        if type(v) is np.ndarray and v.base is None and v.flags.writeable \
-                and v.flags.c_contiguous and sys.getrefcount(v) == 3 \
+    for v, count in zip(ins, _refcounts(ins)):
+        if count == _HELD_BY_LIST_ONLY and type(v) is np.ndarray and v.base is None \
+                and v.flags.writeable and v.flags.c_contiguous \
                 and (best is None or v.nbytes > best.nbytes):
             best = v
     return best
