@@ -8,7 +8,6 @@ import onnx
 
 from ge_core.compiler import CompileOptions, compile_graph
 from ge_core.compiler.stream.stream_utils import stream_of
-from ge_core.executor import HostExecutor
 from ge_core.graph import ComputeGraph, GraphUtils, Node, OpDesc
 from ge_core.parser import parse_onnx
 
@@ -104,11 +103,3 @@ def compiled(model: str) -> ComputeGraph:
     compile_graph(graph, CompileOptions(dump=None))
     return graph
 
-
-class SyncTolerantExecutor(HostExecutor):
-    """Until the host executor steps over RTS nodes itself: they carry no data, only order."""
-
-    def _run_node(self, node, ins, args, parent_args):
-        if node.type in RTS_NO_DATA:
-            return ()
-        return super()._run_node(node, ins, args, parent_args)

@@ -8,9 +8,9 @@ from ge_core.compiler import pass_lists
 from ge_core.compiler.stream import (StreamOptions, assign_streams, split_streams,
                                      unordered_dependencies)
 from ge_core.compiler.stream.stream_utils import launches_task, stream_of
-from ge_core.executor import random_feeds
+from ge_core.executor import HostExecutor, random_feeds
 from ge_core.graph import dump_graph, validate
-from stream_testing import LIGHT_MODELS, SyncTolerantExecutor, compiled
+from stream_testing import LIGHT_MODELS, compiled
 
 BRANCHY = ["inception_v1", "inception_v2", "tiny_cnn"]
 CHAINS = ["bvlc_alexnet", "vgg19", "zfnet512"]
@@ -37,10 +37,10 @@ def test_default_options(model):
 def test_four_parallel_streams_keep_the_outputs(model):
     graph = compiled(model)
     feeds = random_feeds(graph)
-    want = SyncTolerantExecutor(graph).run(feeds)
+    want = HostExecutor(graph).run(feeds)
     assign_streams(graph, StreamOptions(stream_max_parallel_num=4))
     check_streams_and_events(graph)
-    got = SyncTolerantExecutor(graph).run(feeds)
+    got = HostExecutor(graph).run(feeds)
     assert list(got) == list(want)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
@@ -79,13 +79,13 @@ def test_single_stream_on_a_light_model():
 def test_splitting_resnet_at_a_small_limit_keeps_order_and_outputs():
     graph = compiled("resnet50")
     feeds = random_feeds(graph)
-    want = SyncTolerantExecutor(graph).run(feeds)
+    want = HostExecutor(graph).run(feeds)
     report = assign_streams(graph, StreamOptions(stream_max_parallel_num=2))
     split = split_streams(graph, options=StreamOptions(max_task_count=64))
     assert split.splits and split.physical_streams > report.logical_streams
     assert max(n for _, n in split.tasks_per_stream) <= 64
     check_streams_and_events(graph)
-    got = SyncTolerantExecutor(graph).run(feeds)
+    got = HostExecutor(graph).run(feeds)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
