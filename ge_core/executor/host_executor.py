@@ -179,7 +179,7 @@ class HostExecutor:
             bus.emit(NodeExecuted, name, node.name, kind)
             if self._budget is not None:
                 self._spend(node)
-            outs = self._run_node(node, ins, args, parent_args, _donor(ins))
+            outs = self._run_node(node, ins, args, parent_args, donate=True)
             for a, v in zip(node.out_data_anchors, outs):
                 if a.peers:
                     values[id(a)] = v
@@ -232,9 +232,9 @@ class HostExecutor:
                                   f"{HOST_NODE_NS} ns a node); stopped at node {node.name}")
 
     def _run_node(self, node: Node, ins: list[Value], args: Sequence[Value],
-                  parent_args: Sequence[Value], donor: np.ndarray | None = None
-                  ) -> Sequence[Value]:
-        """``donor``: an input only ``ins`` holds, a single-output kernel's output buffer."""
+                  parent_args: Sequence[Value], donate: bool = False) -> Sequence[Value]:
+        """``donate``: an input only ``ins`` holds may be a single-output kernel's output
+        buffer (see ``_donor``)."""
         op, kind = node.op_desc, node.type
         if kind == "Const":
             value = op.get_attr(ATTR_NAME_WEIGHTS)
@@ -260,11 +260,9 @@ class HostExecutor:
             if run_bodies is not None:
                 return run_bodies(self, node, ins)
             fn, attrs = self._launch(node)
-            if donor is not None and getattr(fn, "writes_out", False) \
-                    and len(node.out_data_anchors) == 1:
-                outs = fn(*ins, out=[donor], **attrs)
-            else:
-                outs = fn(*ins, **attrs)
+            donor = _donor(ins) if donate and getattr(fn, "writes_out", False) \
+                and len(node.out_data_anchors) == 1 else None
+            outs = fn(*ins, **attrs) if donor is None else fn(*ins, out=[donor], **attrs)
         except ExecutionError:
             raise
         except Exception as exc:  # the kernel's own message, pinned to the node
