@@ -64,8 +64,8 @@ def _donor(ins: list[Value]) -> np.ndarray | None:
     output the block of an input it no longer needs (a kernel that ``writes_out`` copes, see
     npu_emu's ``in_place``). Nothing else holds it when its one reference is ``ins``'s: no
     other value is a view of it (a view holds its base), no weight, feed, attribute or kept
-    value is it. A fresh array each node cost ResNet-50's BatchNorms and Relus 40% more
-    time than writing in place."""
+    value is it. In place, a Relu or a BatchNorm of ResNet-50's size (802k floats) took about
+    half the time it took into a fresh array (121 against 237 us, 244 against 397)."""
     best = None
     for v, count in zip(ins, _refcounts(ins)):
         if count == _HELD_BY_LIST_ONLY and type(v) is np.ndarray and v.base is None \
