@@ -65,14 +65,14 @@ def depthwise_conv(x: np.ndarray, w: np.ndarray, g: Geometry, group: int,
     if plan is None:
         return None
     y = dst if dst is not None else np.empty((n, c, *g.out), np.result_type(x, w))
-    # shuffled, a band of whole shuffle rows: channels i * g + j for a range of i and every j,
-    # which read the same range of i in each of x's g groups
-    band = band if shuffle == 1 else max(shuffle, band - band % shuffle)
+    # x as its shuffle's groups (one group unshuffled), and a band of whole shuffle rows:
+    # channels i * g + j for a range of i and every j read that range of i in each group
     groups = x.reshape(n, shuffle, c // shuffle, *x.shape[2:])
+    band = max(shuffle, band - band % shuffle)
     for c0 in range(0, c, band):  # the columns a band of channels at a time
         part = slice(c0, c0 + band)
-        src = x[:, part] if shuffle == 1 else groups[:, :, c0 // shuffle:(c0 + band) // shuffle]
-        _taps_reduced(src, w[part], g, plan, y[:, part], shuffle)
+        _taps_reduced(groups[:, :, c0 // shuffle:(c0 + band) // shuffle], w[part], g, plan,
+                      y[:, part])
     return y
 
 
@@ -121,35 +121,32 @@ def _plan(spatial: tuple[int, ...], g: Geometry) -> _Plan | None:
     return _Plan(margin, planes, reads, steps, tuple(edges))
 
 
-def _planes(x: np.ndarray, plan: _Plan, out: tuple[int, ...],
-            shuffle: int) -> dict[tuple[int, ...], np.ndarray]:
-    """Each phase plane of ``x``, flattened between zero margins (a shift off either end reads
-    zeros). With ``shuffle`` = g > 1, ``x`` is (N, g, C/g, ...), and the planes take its
-    channels shuffled (ShuffleNet's channel shuffle: channel i * g + j is group j's channel
-    i), read in that order by the one copy the planes cost anyway: the shuffle costs no pass
-    of its own."""
-    n, c = x.shape[0], math.prod(x.shape[1:len(x.shape) - len(out)])
+def _planes(groups: np.ndarray, plan: _Plan,
+            out: tuple[int, ...]) -> dict[tuple[int, ...], np.ndarray]:
+    """Each phase plane of ``groups`` (N, g, C/g, ...), flattened between zero margins (a
+    shift off either end reads zeros), its channels shuffled (ShuffleNet's channel shuffle:
+    channel i * g + j is group j's channel i; with one group, x's own order), read in that
+    order by the one copy the planes cost anyway: the shuffle costs no pass of its own."""
+    n, shuffle, per_group = groups.shape[:3]
     p, margin = math.prod(out), plan.margin
     planes: dict[tuple[int, ...], np.ndarray] = {}
     for phase, part in plan.planes:
-        plane = planes[phase] = np.zeros((n, c, margin + p + margin), x.dtype)
+        plane = planes[phase] = np.zeros((n, per_group * shuffle, margin + p + margin),
+                                         groups.dtype)
         inside = plane[..., margin:margin + p]
-        if shuffle == 1:
-            inside.reshape(n, c, *out)[...] = x[part]
-        else:
-            inside.reshape(n, c // shuffle, shuffle, *out)[...] = x[part].swapaxes(1, 2)
+        inside.reshape(n, per_group, shuffle, *out)[...] = groups[part].swapaxes(1, 2)
     return planes
 
 
-def _taps_reduced(x: np.ndarray, w: np.ndarray, g: Geometry, plan: _Plan,
-                  y: np.ndarray, shuffle: int) -> None:
-    """The depthwise conv of ``x``'s channels (shuffled in ``shuffle`` groups, see ``_planes``)
-    into ``y``, its taps read as ``plan`` says."""
+def _taps_reduced(groups: np.ndarray, w: np.ndarray, g: Geometry, plan: _Plan,
+                  y: np.ndarray) -> None:
+    """The depthwise conv of ``groups``' channels, shuffled (see ``_planes``), into ``y``, its
+    taps read as ``plan`` says."""
     n, c = y.shape[:2]
     out, taps = g.out, math.prod(g.kernel)
     p = math.prod(out)
-    planes = _planes(x, plan, out, shuffle)
-    cols = np.empty((n, c, *g.kernel, p), x.dtype)
+    planes = _planes(groups, plan, out)
+    cols = np.empty((n, c, *g.kernel, p), groups.dtype)
     if plan.steps is not None:  # (stride 1) one strided view of the plane: one copy
         (plane,) = planes.values()
         size = plane.itemsize
