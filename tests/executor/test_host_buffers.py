@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import ModelProto, TensorProto, helper, numpy_helper
 
 from ge_core.executor import HostExecutor
 from ge_core.executor import host_executor
@@ -15,7 +15,7 @@ from ge_core.parser import parse_onnx
 X = np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32)
 
 
-def _model(nodes: list, outputs: list[str], inits: tuple = ()) -> object:
+def _model(nodes: list, outputs: list[str], inits: tuple = ()) -> ModelProto:
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])
     outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs]
     graph = helper.make_graph(nodes, "buffers", [x], outs, initializer=list(inits))
@@ -65,7 +65,7 @@ def test_a_value_still_viewed_is_not_written_over(buffers):
     assert buffers["Add"] != buffers["Relu"]
 
 
-def test_a_view_is_not_written_over_while_another_views_the_same_memory(buffers):
+def test_a_view_is_not_written_over_while_another_views_the_same_memory():
     # b and c are views of a, which nothing else holds: b at its last reader is no block of
     # its own, as c reads the same memory
     shape = numpy_helper.from_array(np.array([4], np.int64), "shape")
@@ -80,7 +80,7 @@ def test_a_view_is_not_written_over_while_another_views_the_same_memory(buffers)
     np.testing.assert_array_equal(out["d"], np.maximum(X, 0).reshape(4) + 1)
 
 
-def test_feeds_and_weights_are_never_written(buffers):
+def test_feeds_and_weights_are_never_written():
     model = _model([helper.make_node("Add", ["x", "one"], ["y"], name="y")], ["y"], [ONE])
     graph = parse_onnx(model)
     host, x = HostExecutor(graph), X.copy()
