@@ -719,8 +719,8 @@ def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarra
     check_one_per(x.shape[1:2] if per_channel else tuple(shape),
              "channel" if per_channel else "element of x's [C, *spatial]",
              scale=scale, B=b, mean=mean, var=var)
-    # Derived once for constant parameters (the host's initializers; GE folds them at build),
-    # every call from device memory, which may change under the kernel.
+    # Derived once (GE folds them at build); from device memory, which may change under the
+    # kernel, again whenever the parameters' bytes differ from the last call's.
     coefficients = prepared((scale, b, mean, var), f"batch norm, epsilon {epsilon!r}",
                             functools.partial(_batch_norm_coefficients, epsilon=epsilon))
     a = coefficients[0].reshape(shape)

@@ -10,13 +10,14 @@ derived, and stays a pure function of its inputs either way:
   parser loads from ONNX initializers, which the host executor hands its kernels) cannot
   change, so what was derived from it is reused as it is;
 - any other array (device memory, which a memcpy, the debugger or a checkpoint's restore may
-  rewrite between runs; a test's array) is compared with a copy kept of it: equal bytes at the
-  same place reuse the derivation, anything else derives again. The comparison reads the
-  weights twice, a fifteenth of the transform's cost;
-- a tuple of arrays is kept only when all are immutable, else derived on every call: checking
-  a kept value against copies of each array costs more than the derivations it serves
-  (BatchNormalization's four per-channel parameters in device memory: 26-28 us checked,
-  13-18 us derived, for 128 to 1024 channels).
+  rewrite between runs; a test's array) is compared with a snapshot kept of it: the same bytes
+  in the same array reuse the derivation, anything else derives again. The comparison is of
+  bits: a -0.0 written over a 0.0 derives again (1 / x tells them apart), an unchanged NaN
+  does not. It reads the weights twice, a fifteenth of Winograd's transform;
+- a tuple of arrays is one source: kept while every array in it is unchanged, forgotten when
+  any is freed. A small array's snapshot is its bytes, compared as bytes (0.2 us for 768
+  floats, where ``np.array_equal`` takes 1.5): BatchNormalization's four per-channel parameters
+  in device memory are checked in 1-2 us, and deriving them took 13-18 us a call.
 
 Kept values are read-only and bounded in bytes; the least recently used go first.
 """
@@ -29,15 +30,19 @@ from typing import Callable, Hashable
 
 import numpy as np
 
-# key -> (a weak reference to the array whose memory the source lies in, a copy of the source
-# or None when it is immutable, the derived value). A key names the source's memory: an
-# immutable source by id (its entry goes when it is freed, before the id can be reused), a
-# mutable one by its root buffer's id and the source's place in it.
+# key -> (weak references to the source's arrays, snapshots of them or None when all are
+# immutable, the derived value). A key names each array by id (the entry goes when the array is
+# freed, before its id can be reused) and by the shape, strides and dtype its owner may reset
+# in place. A new view of the same memory is another source: the device keeps a task's views
+# from launch to launch, and naming the memory itself cost 0.8 us an array.
 Source = np.ndarray | tuple[np.ndarray, ...]
-_Entry = tuple[tuple[weakref.ref, ...], np.ndarray | None, np.ndarray]
+Snapshot = bytes | np.ndarray
+_Entry = tuple[tuple[weakref.ref, ...], tuple[Snapshot, ...] | None, np.ndarray]
 _CACHE: OrderedDict[Hashable, _Entry] = OrderedDict()
 _BUDGET = 1 << 30  # bytes of kept arrays at most (VGG-19: U 225 MiB, the weights 77 MB, kept twice
 # when one process runs it on the host and on a device, as bench_exec does)
+_SMALL = 1 << 16  # bytes up to which a snapshot is compared as bytes (above, a copy of the
+# array compared by np.array_equal is faster: 200 us against 330 for 2.4 MB)
 _held = 0
 _LOCK = threading.RLock()  # kernels may run on several threads (constant folding in a pool);
 # reentrant: a weak reference's callback may fire inside a locked section
@@ -52,42 +57,41 @@ def immutable(a: np.ndarray) -> bool:
     return isinstance(base, bytes)
 
 
-def _root(a: np.ndarray) -> np.ndarray:
-    """The array that owns ``a``'s memory (the last ndarray of its base chain)."""
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
-
-
 def prepared(a: Source, what: str, derive: Callable[[Source], np.ndarray]) -> np.ndarray:
     """``derive(a)`` (read-only), computed again only when ``a``'s contents may differ from the
-    last call's at the same memory."""
-    if isinstance(a, tuple):
-        if not all(immutable(x) for x in a):
-            return derive(a)
-        owners, key, fixed = a, (tuple(map(id, a)), what), True
-    elif immutable(a):
-        owners, key, fixed = (a,), (id(a), what), True
-    else:
-        owners, fixed = (_root(a),), False
-        key = (id(owners[0]), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
-               what)
+    last call's."""
+    parts = a if isinstance(a, tuple) else (a,)
+    key = (tuple((id(x), x.shape, x.strides, x.dtype.str) for x in parts), what)
     with _LOCK:
         hit = _CACHE.get(key)
-    if (hit is not None and all(ref() is x for ref, x in zip(hit[0], owners))
-            and (hit[1] is None or np.array_equal(hit[1], a))):
+    if (hit is not None and all(ref() is x for ref, x in zip(hit[0], parts))
+            and (hit[1] is None or all(map(_unchanged, parts, hit[1])))):
         with _LOCK:
             if key in _CACHE:
                 _CACHE.move_to_end(key)
         return hit[2]
     value = derive(a)
     value.flags.writeable = False
-    _keep(key, owners, None if fixed else a.copy(), value)
+    fixed = all(map(immutable, parts))
+    _keep(key, parts, None if fixed else tuple(map(_snapshot, parts)), value)
     return value
 
 
+def _snapshot(a: np.ndarray) -> Snapshot:
+    return a.tobytes() if a.nbytes <= _SMALL else a.copy()
+
+
+def _unchanged(a: np.ndarray, snapshot: Snapshot) -> bool:
+    if isinstance(snapshot, bytes):
+        return a.tobytes() == snapshot
+    # as unsigned integers (void for other sizes, slower): equal bits, not equal values
+    bits = f"u{a.itemsize}" if a.itemsize in (1, 2, 4, 8) else f"V{a.itemsize}"
+    return np.array_equal(a.view(bits), snapshot.view(bits))
+
+
 def _size(entry: _Entry) -> int:
-    return entry[2].nbytes + (0 if entry[1] is None else entry[1].nbytes)
+    return entry[2].nbytes + sum(len(s) if isinstance(s, bytes) else s.nbytes
+                                 for s in entry[1] or ())
 
 
 def _forget(key: Hashable) -> None:
@@ -100,10 +104,10 @@ def _forget(key: Hashable) -> None:
             _held -= _size(entry)
 
 
-def _keep(key: Hashable, owners: tuple[np.ndarray, ...], copy: np.ndarray | None,
-          value: np.ndarray) -> None:
+def _keep(key: Hashable, owners: tuple[np.ndarray, ...],
+          snapshots: tuple[Snapshot, ...] | None, value: np.ndarray) -> None:
     global _held
-    entry = (tuple(weakref.ref(x, lambda _: _forget(key)) for x in owners), copy, value)
+    entry = (tuple(weakref.ref(x, lambda _: _forget(key)) for x in owners), snapshots, value)
     if _size(entry) > _BUDGET:
         return
     with _LOCK:

@@ -1,4 +1,4 @@
-"""Kernel-side caches: derived operands kept only for arrays that cannot change
+"""Kernel-side caches: derived operands kept while their arrays cannot or do not change
 (npu_emu.op_impl.prepared) and the Winograd path they open; BatchNormalization's two forms; Relu
 against shared zeros."""
 from __future__ import annotations
@@ -7,6 +7,7 @@ import gc
 
 import numpy as np
 import onnx
+import pytest
 from onnx import helper, numpy_helper
 
 from kernel_oracle import reference
@@ -71,7 +72,7 @@ def test_prepared_forgets_a_freed_array():
     from npu_emu.op_impl import prepared as module
     w = frozen(np.ones(3, np.float32))
     prepared(w, "test forget", lambda a: a + 1)
-    key = (id(w), "test forget")
+    key = (((id(w), (3,), (4,), "<f4"),), "test forget")
     assert key in module._CACHE
     del w
     gc.collect()
@@ -80,7 +81,7 @@ def test_prepared_forgets_a_freed_array():
 
 def test_prepared_reuses_a_mutable_array_while_its_bytes_stay():
     # Device memory: weights are views of one writable buffer, which a memcpy, the debugger or
-    # a restore may rewrite between calls; the same bytes at the same place reuse the result.
+    # a restore may rewrite between calls; the same bytes in the same view reuse the result.
     calls = []
 
     def derive(a: np.ndarray) -> np.ndarray:
@@ -91,14 +92,16 @@ def test_prepared_reuses_a_mutable_array_while_its_bytes_stay():
     w = memory[16:32].view(np.float32)
     w[:] = [1, 2, 3, 4]
     first = prepared(w, "test device", derive)
-    again = memory[16:32].view(np.float32)  # a new view of the same place
-    assert prepared(again, "test device", derive) is first and len(calls) == 1
+    assert prepared(w, "test device", derive) is first and len(calls) == 1
     assert not first.flags.writeable
-    w[2] = -1  # rewritten in place
-    np.testing.assert_array_equal(prepared(again, "test device", derive), [2, 4, -2, 8])
+    memory[24] = 7  # rewritten in place, through another view
+    np.testing.assert_array_equal(prepared(w, "test device", derive), w * 2)
+    again = memory[16:32].view(np.float32)  # a new view of the same place: its own entry
+    np.testing.assert_array_equal(prepared(again, "test device", derive), w * 2)
     other = memory[32:48].view(np.float32)  # other memory with the same shape
     np.testing.assert_array_equal(prepared(other, "test device", derive), [0, 0, 0, 0])
-    assert len(calls) == 3
+    w.shape = (2, 2)  # the same array reshaped in place: another source
+    assert prepared(w, "test device", derive).shape == (2, 2) and len(calls) == 5
 
 
 def test_prepared_evicts_least_recently_used(monkeypatch):
@@ -111,8 +114,8 @@ def test_prepared_evicts_least_recently_used(monkeypatch):
         prepared(a, "test lru", lambda v: v + 1)
     prepared(arrays[0], "test lru", lambda v: v + 1)  # now the most recently used
     prepared(arrays[3], "test lru", lambda v: v + 1)  # evicts arrays[1]'s
-    kept = {entry[1][0] for entry in module._CACHE.values()}
-    assert kept == {0, 2, 3} and module._held == 3 * 2 * 64
+    kept = {entry[2][0] for entry in module._CACHE.values()}
+    assert kept == {1, 3, 4} and module._held == 3 * 2 * 64
 
 
 def test_winograd_tile_whatever_the_weights():
@@ -179,7 +182,7 @@ def test_relu_against_the_shared_zeros():
     np.testing.assert_array_equal(relu(np.array([-3, 4], np.int64))[0], [0, 4])
 
 
-def test_prepared_from_several_arrays_needs_all_immutable_and_forgets_with_any():
+def test_prepared_from_several_arrays_keeps_while_all_are_unchanged_and_forgets_with_any():
     from npu_emu.op_impl import prepared as module
     calls = []
 
@@ -192,26 +195,53 @@ def test_prepared_from_several_arrays_needs_all_immutable_and_forgets_with_any()
     assert prepared((a, b), "test sum", total) is first and len(calls) == 1
     assert prepared((b, a), "test sum", total) is not first  # another source, another entry
     mutable = np.ones(3, np.float32)
-    prepared((a, mutable), "test sum", total)
+    kept = prepared((a, mutable), "test sum", total)
+    assert prepared((a, mutable), "test sum", total) is kept and len(calls) == 3
     mutable[0] = 5
     np.testing.assert_array_equal(prepared((a, mutable), "test sum", total), [6, 2, 2])
     assert len(calls) == 4
-    key = ((id(a), id(b)), "test sum")
-    assert key in module._CACHE
+    key = next(key for key in module._CACHE if key[1] == "test sum" and
+               [place[0] for place in key[0]] == [id(a), id(b)])
     del b
     gc.collect()
     assert key not in module._CACHE
 
 
-def test_batch_norm_with_device_parameters_rewritten_between_calls():
+@pytest.mark.parametrize("size", [4, 1 << 15])  # a snapshot of bytes, and a copy (64 KiB up)
+def test_prepared_compares_bits_not_values(size):
+    calls = []
+
+    def inverse(a: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 1 / a
+
+    w = np.zeros(size, np.float32)
+    assert prepared(w, "test bits", inverse)[0] == np.inf
+    w[0] = -0.0  # equal to 0.0, but 1 / x tells them apart
+    assert prepared(w, "test bits", inverse)[0] == -np.inf and len(calls) == 2
+    w[1] = np.nan  # a NaN is unequal to itself, yet the same bits derive the same
+    prepared(w, "test bits", inverse)
+    assert np.isnan(prepared(w, "test bits", inverse)[1]) and len(calls) == 3
+
+
+def test_batch_norm_with_device_parameters_rewritten_between_calls(monkeypatch):
     # The four parameters as a loaded model holds them, views of one writable buffer: the
-    # coefficients follow a parameter rewritten in place.
+    # coefficients are kept while the bytes stay, and follow a parameter rewritten in place.
     rng = np.random.default_rng(4)
     x = rng.standard_normal((1, 4, 5, 5), np.float32)
     memory = np.zeros(64, np.float32)
     scale, b, mean, var = (memory[i * 8:i * 8 + 4] for i in range(4))
     for params in (scale, b, mean):
         params[:] = rng.standard_normal(4, np.float32)
+    derived = []
+
+    def coefficients(params: tuple[np.ndarray, ...], epsilon: float) -> np.ndarray:
+        derived.append(1)
+        return derive(params, epsilon)
+
+    derive = nn._batch_norm_coefficients
+    monkeypatch.setattr(nn, "_batch_norm_coefficients", coefficients)
     for step in range(2):
         var[:] = np.abs(rng.standard_normal(4, np.float32)) + step
         want = reference("BatchNormalization", [x, scale.copy(), b.copy(), mean.copy(),
@@ -219,6 +249,7 @@ def test_batch_norm_with_device_parameters_rewritten_between_calls():
         for _ in range(2):
             (y,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var)
             np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+        assert len(derived) == step + 1  # the second call reads the kept coefficients
 
 
 def test_batch_norm_with_constant_parameters_derives_its_coefficients_once():
