@@ -158,6 +158,8 @@ class ModelMemory:
                     segments.append(Segment(name, size, device.malloc(size), True))
                     if name == WEIGHT:
                         host_to_device(device, segments[-1].device_base, ge_model.weights)
+                if name == WEIGHT and size:   # the caller's block too: its writes move the epoch
+                    device.memory.mark_constant(segments[-1].device_base)
         except Exception:
             ModelMemory(device, segments).release()
             raise

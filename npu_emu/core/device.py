@@ -144,6 +144,8 @@ class Device:
     def copy(self, dst: int, src: int, count: int) -> None:
         """The bytes of a memcpy, in whichever direction the addresses say."""
         self._bytes(dst, count)[...] = self._bytes(src, count)
+        if not self.runtime.host.is_host(dst):
+            self.memory.wrote(dst)
 
     def _bytes(self, addr: int, count: int) -> np.ndarray:
         host = self.runtime.host

@@ -102,12 +102,20 @@ class KernelTask(Task):
                          writes=tuple(a.range for a in outputs))
         self.op_type, self.opset, self.fn, self.attrs = op_type, opset, fn, attrs
         self.inputs, self.outputs = inputs, outputs
-        self._views: tuple[DeviceMemory, int, list, list] | None = None
+        self._views: tuple[DeviceMemory, int, list, list, bool] | None = None
 
     def complete(self, ts: TaskScheduler, stream: SchedStream) -> None:
         if self.fn is None:   # restored from a snapshot: look the kernel up again
             self.fn = ts.device.runtime.kernels.lookup(self.op_type, self.opset)
-        args, outs = self._checked_views(ts.device.memory)
+        memory = ts.device.memory
+        args, outs, over_constants = self._checked_views(memory)
+        try:
+            self._run(args, outs)
+        finally:   # written, even in part: what was derived from the constants may be stale
+            if over_constants:
+                memory.constant_written()
+
+    def _run(self, args: list, outs: list) -> None:
         if getattr(self.fn, "writes_out", False):  # it writes where the args table points
             results = self.fn(*args, out=outs, **self.attrs)
         else:
@@ -124,17 +132,19 @@ class KernelTask(Task):
                                      f"not fit the args table's {list(arg.shape)}")
             out[...] = value.reshape(arg.shape)
 
-    def _checked_views(self, mem: DeviceMemory) -> tuple[list, list]:
+    def _checked_views(self, mem: DeviceMemory) -> tuple[list, list, bool]:
         """Views of the args table's tensors, checked against the live allocations again only
-        after an allocation changed (a model runs the same tasks many times over)."""
+        after an allocation changed (a model runs the same tasks many times over), and whether
+        an output lies in a constant block (``DeviceMemory.mark_constant``)."""
         views = self._views
         if views is None or views[0] is not mem or views[1] != mem.generation:
             views = self._views = (
                 mem, mem.generation,
                 [None if a is None else mem.view(a.addr, a.shape, a.dtype) for a in self.inputs],
-                [mem.view(a.addr, a.shape, a.dtype) for a in self.outputs])
+                [mem.view(a.addr, a.shape, a.dtype) for a in self.outputs],
+                any(mem.in_constant(a.addr) for a in self.outputs))
             mem.keep_views(self)
-        return views[2], views[3]
+        return views[2], views[3], views[4]
 
     def drop_views(self) -> None:
         self._views = None

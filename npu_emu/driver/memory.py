@@ -12,6 +12,7 @@ The buffer is one ``np.zeros`` of the configured capacity: the OS maps its pages
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import weakref
 from typing import Any
@@ -20,11 +21,13 @@ import numpy as np
 
 from npu_emu.base.errors import (InvalidParamError, MemoryAccessError, MemoryFreeError,
                                  OutOfMemoryError)
+from npu_emu.op_impl.prepared import vouch
 
 DEVICE_BASE = 0x1_0000_0000   # device VAs start high so that small ints are never valid addresses
 HOST_BASE = 0x7F00_0000_0000
 ALIGNMENT = 512               # GE's MEM_ALIGN_SIZE: every block starts on a 512-byte boundary
 HUGE_PAGE = 2 << 20           # blocks above 1 MiB are rounded to 2 MiB pages (fewer size classes)
+EPOCHS = itertools.count()    # every memory's epochs from one count: none is ever taken twice
 
 
 def nbytes_of(shape: tuple[int, ...], dtype: np.dtype) -> int:
@@ -60,6 +63,12 @@ class DeviceMemory:
         # valid while it is unchanged (kernel tasks keep theirs across runs).
         self.generation = 0
         self._keepers: weakref.WeakSet = weakref.WeakSet()   # who keeps views: see keep_views
+        # Blocks a loaded model reads as constants (its weights), and an epoch moved by every
+        # write that may reach one: kernels reuse what they derived from a constant while the
+        # epoch stays (op_impl/prepared.py), where they would compare its bytes on every call.
+        self._constant: set[int] = set()
+        self.epoch = next(EPOCHS)
+        vouch(self._buf, self)
 
     def release(self) -> None:
         """Let go of the reservation: its device's world is discarded (nothing reads it again),
@@ -76,6 +85,8 @@ class DeviceMemory:
             kept.clear()
         self._starts = []
         self.generation += 1
+        self._constant.clear()
+        self.constant_written()
 
     # -- allocation ----------------------------------------------------------------------------
     def malloc(self, size: int) -> int:
@@ -114,6 +125,9 @@ class DeviceMemory:
         self._pool.setdefault(cls, []).append(addr)
         self._cached[addr] = cls
         self.generation += 1
+        if addr in self._constant:
+            self._constant.discard(addr)
+            self.constant_written()
         return size
 
     def empty_cache(self) -> None:
@@ -179,6 +193,38 @@ class DeviceMemory:
                 raise MemoryAccessError(f"access at {addr:#x}: block {start:#x} was freed")
         raise MemoryAccessError(f"access at {addr:#x}: not inside any allocation")
 
+    # -- constants -----------------------------------------------------------------------------
+    def mark_constant(self, addr: int) -> None:
+        """The live block holding ``addr`` is read as constants (a loaded model's weights):
+        from now on every write into it moves the epoch. Views are made again, so that each
+        kernel task learns afresh whether its outputs lie in such a block."""
+        start = self.block_of(addr)
+        if start is not None and start not in self._constant:
+            self._constant.add(start)
+            self.generation += 1
+
+    def in_constant(self, addr: int) -> bool:
+        return bool(self._constant) and self.block_of(addr) in self._constant
+
+    def holds_constant(self, a: np.ndarray, buffer: np.ndarray) -> bool:
+        """Whether all of ``a``, a view of ``buffer``, lies in one constant block of this
+        memory (``buffer`` is no longer this memory's after a release)."""
+        if buffer is not self._buf or not self._constant:
+            return False
+        low, high = np.lib.array_utils.byte_bounds(a)
+        origin = DEVICE_BASE - buffer.__array_interface__["data"][0]
+        start = self.block_of(origin + low)
+        return start in self._constant and origin + high <= start + self._live[start]
+
+    def wrote(self, addr: int) -> None:
+        """Bytes were written at ``addr`` (through a view): the epoch moves if they may be a
+        constant's."""
+        if self.in_constant(addr):
+            self.constant_written()
+
+    def constant_written(self) -> None:
+        self.epoch = next(EPOCHS)
+
     def keep_views(self, keeper: Any) -> None:
         """``keeper`` keeps views of this memory across runs (a kernel task its args table's):
         a release asks it to let go of them (``keeper.drop_views()``)."""
@@ -199,10 +245,12 @@ class DeviceMemory:
             np.ascontiguousarray(data).reshape(-1).view(np.uint8)
         offset = self.check(addr, src.size)
         self._buf[offset:offset + src.size] = src
+        self.wrote(addr)
 
     def memset(self, addr: int, value: int, nbytes: int) -> None:
         offset = self.check(addr, nbytes)
         self._buf[offset:offset + nbytes] = value
+        self.wrote(addr)
 
     def blocks(self) -> list[tuple[int, np.ndarray]]:
         """(addr, a copy of its bytes) of every live and cached block: all the state the

@@ -22,7 +22,7 @@ from npu_emu.core.label import (Label, LabelIdAllocator, LabelGotoTask, LabelSet
 from npu_emu.core.notify import Notify, NotifyRecordTask, NotifyWaitTask
 from npu_emu.core.program import Kernel, Program
 from npu_emu.core.stream import Stream, StreamActiveTask, StreamSwitchExTask, StreamSwitchTask
-from npu_emu.driver.memory import DeviceMemory, HostMemory
+from npu_emu.driver.memory import EPOCHS, DeviceMemory, HostMemory
 from npu_emu.feature.auto_split import AutoSplitSqContext
 from npu_emu.feature.capture import CaptureManager, CaptureSession, TaskGroup
 from npu_emu.feature.fusion_launch import FusionTask
@@ -133,9 +133,12 @@ SPECS = [
         "device_id": INT, "capacity": INT, "_extents": Seq(Tup(INT, 2)),
         "_pool": Map(INT, Seq(INT)), "_cached": Map(INT, INT), "_live": Map(INT, INT),
         "_class_of": Map(INT, INT), "_starts": Seq(INT), "generation": INT,
+        "_constant": Seq(INT),
         "_buf": Seq(Pair(INT, Array()))},   # only allocated bytes: (addr, bytes) of each block
-        transient={"_keepers": weakref.WeakSet},
-        getters={"_buf": lambda memory: memory.blocks()}, after=load_device_memory),
+        transient={"_keepers": weakref.WeakSet, "epoch": lambda: next(EPOCHS)},
+        getters={"_buf": lambda memory: memory.blocks(),
+                 "_constant": lambda memory: sorted(memory._constant)},
+        after=load_device_memory),
     _spec(TaskScheduler, {
         "device": ref(Device), "now": INT, "host_now": INT, "streams": Seq(ref(Stream)),
         "retired": INT, "last": Opt(TASK), "last_deadlock": Tup(BLOCKED), "_ready": Seq(INT),

@@ -36,3 +36,25 @@ def test_views_are_checked_again_after_a_free(rt):
     rt.free(y.addr)
     with pytest.raises(MemoryAccessError, match="freed"):
         task.complete(rt.device().scheduler, s)
+
+
+def test_a_kernel_or_a_copy_writing_into_a_constant_block_moves_the_epoch(rt):
+    s = rt.create_stream()
+    memory = rt.device().memory
+    x, y = vec(rt, np.arange(4, dtype=np.float32)), empty(rt, (4,))
+    weights = vec(rt, np.ones(4, np.float32))
+    memory.mark_constant(weights.addr)
+    epoch = memory.epoch
+    s.launch_kernel("Neg", [weights], [y])   # reads the constants: no move
+    s.synchronize()
+    assert memory.epoch == epoch
+    s.launch_kernel("Neg", [x], [weights])   # writes them
+    s.synchronize()
+    assert memory.epoch != epoch and read(rt, weights).tolist() == [0, -1, -2, -3]
+    epoch = memory.epoch
+    s.memcpy_async(weights.addr, x.addr, 16)
+    s.synchronize()
+    assert memory.epoch != epoch
+    epoch = memory.epoch
+    rt.memcpy(weights.addr, rt.host.register(np.zeros(4, np.float32)), 16)
+    assert memory.epoch != epoch

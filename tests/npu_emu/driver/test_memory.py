@@ -77,3 +77,41 @@ def test_host_pointers_share_numpy_buffers_and_catch_bad_pointers():
     host.free(q)
     with pytest.raises(MemoryAccessError):
         host.bytes_view(q, 1)
+
+
+def test_writes_into_a_constant_block_move_the_epoch_and_no_others_do():
+    # The epoch is what lets a kernel reuse what it derived from a loaded model's weights
+    # (op_impl/prepared.py): every write that may reach them must move it.
+    mem = DeviceMemory(0, 1 << 20)
+    weights, other = mem.malloc(4096), mem.malloc(4096)
+    generation = mem.generation
+    mem.mark_constant(weights + 100)   # any address inside names its block
+    assert mem.generation > generation  # kernel tasks learn their outputs' blocks anew
+    assert mem.in_constant(weights + 4000) and not mem.in_constant(other)
+    epoch = mem.epoch
+    mem.write(other, b"\x01" * 8)
+    mem.memset(other, 0, 8)
+    assert mem.epoch == epoch
+    for write in (lambda: mem.write(weights + 8, b"\x01"), lambda: mem.memset(weights, 0, 4),
+                  lambda: mem.wrote(weights + 12)):
+        write()
+        assert mem.epoch != epoch
+        epoch = mem.epoch
+    mem.free(weights)   # a block reused after a free is nobody's constant
+    assert mem.epoch != epoch and not mem.in_constant(weights)
+    assert mem.malloc(4096) == weights and not mem.in_constant(weights)
+
+
+def test_a_constant_view_lies_wholly_in_a_constant_block_of_the_same_buffer():
+    mem = DeviceMemory(0, 1 << 20)
+    weights, other = mem.malloc(1024), mem.malloc(1024)
+    mem.mark_constant(weights)
+    buf = mem._buf
+    assert mem.holds_constant(mem.view(weights + 512, (128,), np.float32), buf)
+    assert not mem.holds_constant(mem.view(other, (4,), np.float32), buf)
+    spanning = buf[weights - DEVICE_BASE + 1000:other - DEVICE_BASE + 8]   # past its block
+    assert not mem.holds_constant(spanning, buf)
+    assert not mem.holds_constant(mem.view(weights, (4,), np.float32), buf.copy())
+    epoch = mem.epoch
+    mem.release()   # the device reset: nothing it held is anybody's constant
+    assert mem.epoch != epoch and not mem.holds_constant(buf[:8], buf)

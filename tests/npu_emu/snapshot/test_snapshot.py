@@ -152,6 +152,22 @@ def test_a_rich_runtime_round_trips(tmp_path):
     assert state_of(first) == state_of(second)
 
 
+def test_a_restored_memory_keeps_its_constant_blocks_under_a_new_epoch(tmp_path):
+    # What a kernel derived from a constant before the save must not be trusted after the
+    # restore: the restored memory's epoch was never the saved one's.
+    from npu_emu.op_impl import prepared
+    rt = make_runtime()
+    with World(runtime=rt).entered():
+        rt.set_device(0)
+        weights = vec(rt, np.ones(4, np.float32))
+        memory = rt.device(0).memory
+        memory.mark_constant(weights.addr)
+        snapshot.save(rt, tmp_path / "c.snap")
+    restored = snapshot.restore(tmp_path / "c.snap").device(0).memory
+    assert restored.in_constant(weights.addr) and restored.epoch != memory.epoch
+    assert prepared._OWNERS[id(restored._buf)]() is restored   # it vouches for its new buffer
+
+
 class Exploit:
     def __reduce__(self):
         return (Path.write_text, (Path("/tmp/npu_emu_snapshot_pwned"), "ran"))
@@ -215,6 +231,7 @@ EDITS = {
     "unknown enum": lambda d: first(d, "Stream").update(state="EXPLODING"),
     "heap names no stream": lambda d: first(d, "TaskScheduler").update(_ready=[0xFFFF]),
     "block past the capacity": lambda d: first(d, "DeviceMemory").update(capacity=512),
+    "constant block not live": lambda d: first(d, "DeviceMemory").update(_constant=[512]),
     "notify id past the table": lambda d: next(o for o in d["objects"] if "notify_id" in
                                                o["fields"])["fields"].update(notify_id=10**9),
     "wait that is not a wait": lambda d: next(o for o in d["objects"] if o["class"] ==
