@@ -52,10 +52,15 @@ def _refcounts(values: list[Value]) -> list[int]:
     return [sys.getrefcount(v) for v in values]
 
 
-# what _refcounts counts for an array nothing but its list holds: the interpreter's own
-# references while it counts (the loop's, the call's) vary with its version, so they are
-# counted, not assumed
+def _base_refcount(view: np.ndarray) -> int:
+    return sys.getrefcount(view.base)
+
+
+# what _refcounts counts for an array nothing but its list holds, and _base_refcount for a base
+# nothing but its one view holds: the interpreter's own references while it counts (the loop's,
+# the call's) vary with its version, so they are counted, not assumed
 _HELD_BY_LIST_ONLY = _refcounts([np.empty(0)])[0]
+_HELD_BY_ITS_VIEW_ONLY = _base_refcount(np.empty(4).reshape(2, 2))
 
 
 def _donor(ins: list[Value]) -> np.ndarray | None:
@@ -63,16 +68,26 @@ def _donor(ins: list[Value]) -> np.ndarray | None:
     output into: a value whose last reader this is, as the device's memory planner gives an
     output the block of an input it no longer needs (a kernel that ``writes_out`` copes, see
     npu_emu's ``in_place``). Nothing else holds it when its one reference is ``ins``'s: no
-    other value is a view of it (a view holds its base), no weight, feed, attribute or kept
-    value is it. In place, a Relu or a BatchNorm of ResNet-50's size (802k floats) took about
-    half the time it took into a fresh array (121 against 237 us, 244 against 397)."""
+    weight, feed, attribute or kept value is it. Nor may another array see its memory: it owns
+    it (another value viewing it would hold it as its base), or it is the one view of a base
+    nothing else holds (a kernel's result reshaped: a Conv's, most often). In place, a Relu or
+    a BatchNorm of ResNet-50's size (802k floats) took about half the time it took into a
+    fresh array (121 against 237 us, 244 against 397)."""
     best = None
     for v, count in zip(ins, _refcounts(ins)):
-        if count == _HELD_BY_LIST_ONLY and type(v) is np.ndarray and v.base is None \
+        if count == _HELD_BY_LIST_ONLY and type(v) is np.ndarray and _alone(v) \
                 and v.flags.writeable and v.flags.c_contiguous \
                 and (best is None or v.nbytes > best.nbytes):
             best = v
     return best
+
+
+def _alone(v: np.ndarray) -> bool:
+    """Whether no array but ``v`` reaches its memory (its base, if any, is a plain array)."""
+    if v.base is None:
+        return True
+    return type(v.base) is np.ndarray and v.base.base is None \
+        and _base_refcount(v) == _HELD_BY_ITS_VIEW_ONLY
 
 
 class ExecutionError(RuntimeError):

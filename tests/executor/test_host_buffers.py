@@ -65,6 +65,19 @@ def test_a_value_still_viewed_is_not_written_over(buffers):
     assert buffers["Add"] != buffers["Relu"]
 
 
+def test_the_one_view_of_a_dead_value_takes_its_readers_output(buffers):
+    # b is the only view of a, which nothing else holds once the Reshape has run (a Conv's
+    # result, a matmul's reshaped, is such a view): the Add may write over b
+    shape = numpy_helper.from_array(np.array([4], np.int64), "shape")
+    one = numpy_helper.from_array(np.ones(4, np.float32), "one")
+    model = _model([helper.make_node("Relu", ["x"], ["a"], name="a"),
+                    helper.make_node("Reshape", ["a", "shape"], ["b"], name="b"),
+                    helper.make_node("Add", ["b", "one"], ["c"], name="c")], ["c"], [shape, one])
+    out = HostExecutor(parse_onnx(model)).run({"x": X})
+    np.testing.assert_array_equal(out["c"], np.maximum(X, 0).reshape(4) + 1)
+    assert buffers["Add"] == buffers["Relu"]
+
+
 def test_a_view_is_not_written_over_while_another_views_the_same_memory():
     # b and c are views of a, which nothing else holds: b at its last reader is no block of
     # its own, as c reads the same memory
