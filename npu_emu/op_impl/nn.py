@@ -144,7 +144,7 @@ def _shifted_columns(x: np.ndarray, g: Geometry) -> np.ndarray:
     input at rows r.. (the outer axes, over every row an outer tap reads) and column
     q + j * dilation. Each outer tap's rows of that are then one run per (n, c, j): the rows
     a tap reads are consecutive, and each is exactly the output's width. The padding is the
-    zeros ``shifted`` starts as; the columns come in the weights' own (C, *kernel) order, so
+    zeros ``shifted`` holds there; the columns come in the weights' own (C, *kernel) order, so
     the one matmul is im2col's (bit for bit: the same matrix). Measured, whole convs, against
     the window view's im2col and the per-tap and flat paths this replaced, on the light models'
     stride-1 convs that Winograd does not take: 1.02-1.13x faster, DenseNet's 128-to-32 3x3s
@@ -174,27 +174,33 @@ def _shifts(x: np.ndarray, g: Geometry) -> np.ndarray:
     *outer_o, ow = g.out
     *outer_b, bw = g.begin
     extents = [o + (k - 1) * d for o, k, d in zip(outer_o, outer_k, outer_d)]
-    shifted = np.zeros((n, c, kw, *extents, ow), x.dtype)
+    shape = (n, c, kw, *extents, ow)
     if len(outer_k) <= 1 and ow == x.shape[-1] and x.flags.c_contiguous:
+        shifted = np.empty(shape, x.dtype)
         _shift_whole(x, shifted, outer_b[0] * ow if outer_k else 0, bw, dw)
     else:
+        shifted = np.zeros(shape, x.dtype)
         _shift_rows(x, shifted, outer_b, bw, dw)
     return shifted
 
 
 def _shift_whole(x: np.ndarray, shifted: np.ndarray, before: int, bw: int, dw: int) -> None:
-    """``_shifted_columns``'s shifts of a 1-D or 2-D ``x`` whose rows are the output's width:
-    each one run per channel of the flattened input, ``before`` elements in (the padding rows
-    above it). A shift's reads past a row's end land on the next row: those columns, padding,
-    are zeroed after (a 7x7 map's copy in 6-element runs took three times as long)."""
+    """``_shifted_columns``'s shifts of a 1-D or 2-D ``x`` whose rows are the output's width,
+    into an uninitialised ``shifted``: each one run per channel of the flattened input,
+    ``before`` elements in (the padding rows above it, zeroed, as those below are: a zeroed
+    allocation cost DenseNet's 56x56 convs 170 us of 5 MB each). A shift's reads past a row's
+    end land on the next row: those columns, padding, are zeroed after (a 7x7 map's copy in
+    6-element runs took three times as long)."""
     n, c, kw = shifted.shape[:3]
     ow = shifted.shape[-1]
     src, into = x.reshape(n, c, -1), shifted.reshape(n, c, kw, -1)
     for j in range(kw):
         shift = j * dw - bw   # output column q reads input column q + shift
         lo, hi = max(0, before - shift), min(into.shape[-1], before - shift + src.shape[-1])
-        if lo < hi:
+        if lo < hi:   # else the shift passes the width: all its columns are wrapped ones
+            into[:, :, j, :lo] = 0
             into[:, :, j, lo:hi] = src[:, :, lo - before + shift:hi - before + shift]
+            into[:, :, j, hi:] = 0
         wrapped = slice(max(0, ow - shift), None) if shift > 0 else slice(0, max(0, -shift))
         shifted[:, :, j, ..., wrapped] = 0
 

@@ -129,6 +129,35 @@ def test_shifted_columns_are_the_window_views(monkeypatch, kernel, dilations, pa
     assert taken
 
 
+class _Poisoned:
+    """numpy, but ``empty`` hands out NaNs: memory a kernel reads before it writes shows."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(np, name)
+
+    @staticmethod
+    def empty(shape: object, dtype: object = float) -> np.ndarray:
+        return np.full(shape, np.nan, dtype)
+
+
+@pytest.mark.parametrize("x_shape, kernel, dilations, pads", [
+    ((2, 3, 7, 8), (3, 3), [1, 2], [1, 2, 1, 2]),   # padding rows above and below
+    ((1, 2, 5, 5), (5, 5), [1, 1], [2, 2, 2, 2]),
+    ((1, 3, 1), (5,), [1], [4, 0]),                 # a shift that reads nothing of the input
+    ((1, 2, 2, 3), (4, 3), [2, 1], [3, 1, 3, 1]),   # more rows of padding than of input
+])
+def test_shifted_columns_zero_their_padding_whatever_the_memory_held(monkeypatch, x_shape,
+                                                                     kernel, dilations, pads):
+    # _shift_whole writes into uninitialised memory: every element outside the input, zero.
+    from npu_emu.op_impl import nn
+    x = rand(*x_shape)
+    g = nn._geometry(x.shape[2:], kernel, None, dilations, pads, "NOTSET")
+    assert tuple(g.out[-1:]) == x.shape[-1:]   # the output's width: whole channels at once
+    windows = nn._windows(nn._padded(x, g, 0), g).reshape(x.shape[0], -1, math.prod(g.out))
+    monkeypatch.setattr(nn, "np", _Poisoned())
+    np.testing.assert_array_equal(nn._shifted_columns(x, g), windows)
+
+
 @pytest.mark.parametrize("x_shape, w_shape, attrs", [
     # Strided and dilated, uneven pads, batch 2, rows that do not divide into bands; 1-D, 3-D.
     ((2, 3, 23, 19), (5, 3, 7, 7), {"strides": [2, 2], "pads": [3, 2, 1, 3]}),
