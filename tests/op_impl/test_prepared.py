@@ -4,6 +4,7 @@ against shared zeros."""
 from __future__ import annotations
 
 import gc
+from typing import Any, Callable
 
 import numpy as np
 import onnx
@@ -18,6 +19,16 @@ from npu_emu.op_impl.prepared import immutable, prepared
 def frozen(a: np.ndarray) -> np.ndarray:
     """``a`` as the parser holds an initializer: a read-only view of a bytes object."""
     return np.frombuffer(a.tobytes(), a.dtype).reshape(a.shape)
+
+
+def counted(fn: Callable[[Any], np.ndarray]) -> tuple[Callable[[Any], np.ndarray], list[int]]:
+    """``fn``, and the list it appends to on each call: how often a value was derived."""
+    calls: list[int] = []
+
+    def derive(a: Any) -> np.ndarray:
+        calls.append(1)
+        return fn(a)
+    return derive, calls
 
 
 def test_immutable_means_a_view_of_bytes():
@@ -49,11 +60,7 @@ def test_parser_initializers_are_immutable():
 
 
 def test_prepared_derives_once_per_immutable_array():
-    calls = []
-
-    def derive(a: np.ndarray) -> np.ndarray:
-        calls.append(1)
-        return a * 2
+    derive, calls = counted(lambda a: a * 2)
 
     w = frozen(np.arange(4, dtype=np.float32))
     first = prepared(w, "test double", derive)
@@ -82,11 +89,7 @@ def test_prepared_forgets_a_freed_array():
 def test_prepared_reuses_a_mutable_array_while_its_bytes_stay():
     # Device memory: weights are views of one writable buffer, which a memcpy, the debugger or
     # a restore may rewrite between calls; the same bytes in the same view reuse the result.
-    calls = []
-
-    def derive(a: np.ndarray) -> np.ndarray:
-        calls.append(1)
-        return a * 2
+    derive, calls = counted(lambda a: a * 2)
 
     memory = np.zeros(64, np.uint8)
     w = memory[16:32].view(np.float32)
@@ -184,11 +187,7 @@ def test_relu_against_the_shared_zeros():
 
 def test_prepared_from_several_arrays_keeps_while_all_are_unchanged_and_forgets_with_any():
     from npu_emu.op_impl import prepared as module
-    calls = []
-
-    def total(arrays: tuple[np.ndarray, ...]) -> np.ndarray:
-        calls.append(1)
-        return arrays[0] + arrays[1]
+    total, calls = counted(lambda arrays: arrays[0] + arrays[1])
 
     a, b = frozen(np.ones(3, np.float32)), frozen(np.full(3, 2, np.float32))
     first = prepared((a, b), "test sum", total)
@@ -209,12 +208,11 @@ def test_prepared_from_several_arrays_keeps_while_all_are_unchanged_and_forgets_
 
 @pytest.mark.parametrize("size", [4, 1 << 15])  # a snapshot of bytes, and a copy (64 KiB up)
 def test_prepared_compares_bits_not_values(size):
-    calls = []
-
-    def inverse(a: np.ndarray) -> np.ndarray:
-        calls.append(1)
+    def reciprocal(a: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 1 / a
+
+    inverse, calls = counted(reciprocal)
 
     w = np.zeros(size, np.float32)
     assert prepared(w, "test bits", inverse)[0] == np.inf
@@ -283,11 +281,7 @@ class _Memory:
 
 def test_prepared_trusts_vouched_memory_while_its_epoch_stays():
     from npu_emu.op_impl.prepared import vouch
-    calls = []
-
-    def derive(a: np.ndarray) -> np.ndarray:
-        calls.append(1)
-        return a * 2
+    derive, calls = counted(lambda a: a * 2)
 
     buffer = np.zeros(64, np.uint8)
     memory = _Memory(buffer)
