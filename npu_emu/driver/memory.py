@@ -59,8 +59,9 @@ class DeviceMemory:
         self._live: dict[int, int] = {}           # live addr -> requested size
         self._class_of: dict[int, int] = {}       # live addr -> size class
         self._starts: list[int] = []              # sorted live addrs, for range lookups
-        # Bumped by every malloc and free: a view checked against the live allocations stays
-        # valid while it is unchanged (kernel tasks keep theirs across runs).
+        # Bumped by every malloc and free (and block marked constant): a view checked against
+        # the live allocations stays valid while it is unchanged (kernel tasks keep theirs
+        # across runs, with whether their outputs lie in a constant block).
         self.generation = 0
         self._keepers: weakref.WeakSet = weakref.WeakSet()   # who keeps views: see keep_views
         # Blocks a loaded model reads as constants (its weights), and an epoch moved by every
