@@ -208,14 +208,15 @@ class DeviceMemory:
         return bool(self._constant) and self.block_of(addr) in self._constant
 
     def holds_constant(self, a: np.ndarray, buffer: np.ndarray) -> bool:
-        """Whether all of ``a``, a view of ``buffer``, lies in one constant block of this
-        memory (``buffer`` is no longer this memory's after a release)."""
-        if buffer is not self._buf or not self._constant:
+        """Whether all of ``a``, a contiguous view of ``buffer`` (as ``view`` makes them), lies
+        in one constant block of this memory (``buffer`` is not this memory's after a
+        release)."""
+        if buffer is not self._buf or not self._constant or not a.flags.c_contiguous:
             return False
-        low, high = np.lib.array_utils.byte_bounds(a)
-        origin = DEVICE_BASE - buffer.__array_interface__["data"][0]
-        start = self.block_of(origin + low)
-        return start in self._constant and origin + high <= start + self._live[start]
+        addr = DEVICE_BASE + a.__array_interface__["data"][0] \
+            - buffer.__array_interface__["data"][0]
+        start = self.block_of(addr)
+        return start in self._constant and addr + a.nbytes <= start + self._live[start]
 
     def wrote(self, addr: int) -> None:
         """Bytes were written at ``addr`` (through a view): the epoch moves if they may be a

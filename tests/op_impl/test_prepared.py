@@ -274,9 +274,8 @@ class _Memory:
         self.buffer, self.epoch = buffer, 0
 
     def holds_constant(self, a: np.ndarray, buffer: np.ndarray) -> bool:
-        low, high = np.lib.array_utils.byte_bounds(a)
-        origin = buffer.__array_interface__["data"][0]
-        return buffer is self.buffer and high - origin <= buffer.nbytes // 2
+        offset = a.__array_interface__["data"][0] - buffer.__array_interface__["data"][0]
+        return buffer is self.buffer and offset + a.nbytes <= buffer.nbytes // 2
 
 
 def test_prepared_trusts_vouched_memory_while_its_epoch_stays():
