@@ -56,6 +56,19 @@ def test_models_from_the_same_weights_share_one_device_copy():
         assert manager.weights == {}
 
 
+def test_models_whose_weights_differ_only_in_a_byte_keep_a_copy_each():
+    # Shared by equal bytes, not by size: the copies are compared, whatever their length says.
+    with device_world() as world:
+        first, second = ge_model(), ge_model()
+        second.weights = second.weights[:-1] + bytes([second.weights[-1] ^ 1])
+        a, b = (GraphLoader.load_model_online(m) for m in (first, second))
+        assert [e.size for e in events(world, MemAlloc)].count(len(first.weights)) == 2
+        manager = ModelManager.get_instance()
+        assert manager.get_model(a).memory.segment("weight").device_base != \
+            manager.get_model(b).memory.segment("weight").device_base
+        assert len(manager.weights) == 2
+
+
 def test_unload_gives_every_resource_back():
     m = ge_model(stream_max_parallel_num=4)
     with device_world() as world:
