@@ -110,12 +110,13 @@ class KernelTask(Task):
         memory = ts.device.memory
         args, outs, over_constants = self._checked_views(memory)
         try:
-            self._run(args, outs)
+            self._run(ts, args, outs)
         finally:   # written, even in part: what was derived from the constants may be stale
             if over_constants:
                 memory.constant_written()
 
-    def _run(self, args: list, outs: list) -> None:
+    def _run(self, ts: TaskScheduler, args: list, outs: list) -> None:
+        """The kernel on ``args``, its results written to ``outs``."""
         if getattr(self.fn, "writes_out", False):  # it writes where the args table points
             results = self.fn(*args, out=outs, **self.attrs)
         else:

@@ -32,17 +32,10 @@ class SummaryKernelTask(KernelTask):
 
     __slots__ = ()
 
-    def complete(self, ts: TaskScheduler, stream: Stream) -> None:
-        if self.fn is None:   # restored from a snapshot: look the kernel up again
-            self.fn = ts.device.runtime.kernels.lookup(self.op_type, self.opset)
-        args, summaries, over_constants = self._checked_views(ts.device.memory)
-        try:
-            results = self.fn(*args, **self.attrs)
-            for summary, value in zip(summaries, results):
-                summary[...] = _store(ts.device, np.ascontiguousarray(value))
-        finally:
-            if over_constants:
-                ts.device.memory.constant_written()
+    def _run(self, ts: TaskScheduler, args: list, summaries: list) -> None:
+        results = self.fn(*args, **self.attrs)
+        for summary, value in zip(summaries, results):
+            summary[...] = _store(ts.device, np.ascontiguousarray(value))
 
 
 def _store(device: Device, value: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ import numpy as np
 
 from npu_emu.base.errors import (InvalidParamError, MemoryAccessError, MemoryFreeError,
                                  OutOfMemoryError)
-from npu_emu.op_impl.prepared import vouch
+from npu_emu.base.constant_memory import vouch
 
 DEVICE_BASE = 0x1_0000_0000   # device VAs start high so that small ints are never valid addresses
 HOST_BASE = 0x7F00_0000_0000
@@ -70,6 +70,12 @@ class DeviceMemory:
         self._constant: set[int] = set()
         self.epoch = next(EPOCHS)
         vouch(self._buf, self)
+
+    def use_buffer(self, buf: np.ndarray) -> None:
+        """``buf`` holds this memory's bytes from now on (a snapshot's restore made it): views
+        of it are this memory's to vouch for."""
+        self._buf = buf
+        vouch(buf, self)
 
     def release(self) -> None:
         """Let go of the reservation: its device's world is discarded (nothing reads it again),

@@ -15,12 +15,13 @@ derived, and stays a pure function of its inputs either way:
   again. The comparison is of bits: a -0.0 written over a 0.0 derives again (1 / x tells them
   apart), an unchanged NaN does not. It reads the weights twice, a fifteenth of Winograd's
   transform;
-- an array in memory whose owner vouches for it (``vouch``: the device's memory, for the
-  blocks a loaded model's weights lie in) is reused while the owner's ``epoch`` stays: the
-  owner moves it on every write that may reach such memory (a memcpy, a memset, a restore, a
-  kernel whose output lies there), so no byte is compared and no copy kept. VGG-19's conv
-  weights are 80 MB: compared with their copies on every call, its device run took 307 ms
-  where it takes 287 (DenseNet's 83 against 80; in one process, runs alternating);
+- an array in memory whose owner vouches for it (npu_emu/base/constant_memory.py: the
+  device's memory, for the blocks a loaded model's weights lie in) is reused while the owner's
+  ``epoch`` stays: the owner moves it on every write that may reach such memory (a memcpy, a
+  memset, a restore, a kernel whose output lies there), so no byte is compared and no copy
+  kept. VGG-19's conv weights are 80 MB: compared with their copies on every call, its
+  device run took 307 ms where it takes 287 (DenseNet's 83 against 80; in one process, runs
+  alternating);
 - a tuple of arrays is one source: kept while every array in it is unchanged (vouched for
   only when every one is), forgotten when any is freed. A small array's snapshot is its bytes,
   compared as bytes (0.2 us for 768 floats, where ``np.array_equal`` takes 1.5): a
@@ -34,9 +35,11 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from typing import Callable, Hashable, Protocol
+from typing import Callable, Hashable
 
 import numpy as np
+
+from npu_emu.base.constant_memory import owner_of
 
 # key -> (weak references to the source's arrays, snapshots of them or None, the owner that
 # vouched for them and its epoch then or None, the derived value): immutable arrays have
@@ -56,23 +59,6 @@ _SMALL = 1 << 16  # bytes up to which a snapshot is compared as bytes (above, a 
 _held = 0
 _LOCK = threading.RLock()  # kernels may run on several threads (constant folding in a pool);
 # reentrant: a weak reference's callback may fire inside a locked section
-
-
-class ConstantMemory(Protocol):
-    """Memory that says which of its arrays are constant, and moves ``epoch`` (to a value it
-    never had) on any write that may reach them."""
-    epoch: int
-
-    def holds_constant(self, a: np.ndarray, buffer: np.ndarray) -> bool: ...
-
-
-_OWNERS: dict[int, weakref.ref] = {}   # id of a buffer -> the ConstantMemory it is
-
-
-def vouch(buffer: np.ndarray, owner: ConstantMemory) -> None:
-    """Views of ``buffer`` that ``owner`` holds constant are reused while its epoch stays."""
-    _OWNERS[id(buffer)] = weakref.ref(owner)
-    weakref.finalize(buffer, _OWNERS.pop, id(buffer), None)
 
 
 def immutable(a: np.ndarray) -> bool:
@@ -119,14 +105,13 @@ def _vouched(parts: tuple[np.ndarray, ...]) -> tuple[weakref.ref, int] | None:
     """(the owner, its epoch) when one owner holds every part constant."""
     owner = None
     for x in parts:
-        root = x
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        ref = _OWNERS.get(id(root))
-        found = ref() if ref is not None else None
-        if found is None or owner not in (None, found) or not found.holds_constant(x, root):
+        found = owner_of(x)
+        if found is None:
             return None
-        owner = found
+        memory, buffer = found
+        if owner not in (None, memory) or not memory.holds_constant(x, buffer):
+            return None
+        owner = memory
     return weakref.ref(owner), owner.epoch
 
 

@@ -15,7 +15,6 @@ from npu_emu.core.notify import Notify, NotifyWaitTask
 from npu_emu.driver.memory import (ALIGNMENT, DEVICE_BASE, HOST_BASE, OutOfMemoryError, reserve,
                                    size_class)
 from npu_emu.feature.fusion_launch import FusionTask
-from npu_emu.op_impl.prepared import vouch
 from npu_emu.scheduler.cost_model import GANG, TS_ONLY, Unit
 from npu_emu.scheduler.task import EFFECT, EVENT_WAIT, NOTIFY_WAIT, PLAIN, Task
 from npu_emu.scheduler.task_scheduler import SLOT
@@ -65,8 +64,7 @@ def load_device_memory(memory: DeviceMemory) -> None:
         buf[addr - DEVICE_BASE:addr - DEVICE_BASE + data.size] = data.view("uint8").reshape(-1)
     _require(set(memory._constant) <= set(memory._live), "a constant block is not live")
     memory._constant = set(memory._constant)
-    memory._buf = buf
-    vouch(buf, memory)
+    memory.use_buffer(buf)
 
 
 def check_host_memory(host: HostMemory) -> None:

@@ -279,7 +279,7 @@ class _Memory:
 
 
 def test_prepared_trusts_vouched_memory_while_its_epoch_stays():
-    from npu_emu.op_impl.prepared import vouch
+    from npu_emu.base.constant_memory import vouch
     derive, calls = counted(lambda a: a * 2)
 
     buffer = np.zeros(64, np.uint8)

@@ -155,7 +155,7 @@ def test_a_rich_runtime_round_trips(tmp_path):
 def test_a_restored_memory_keeps_its_constant_blocks_under_a_new_epoch(tmp_path):
     # What a kernel derived from a constant before the save must not be trusted after the
     # restore: the restored memory's epoch was never the saved one's.
-    from npu_emu.op_impl import prepared
+    from npu_emu.base.constant_memory import owner_of
     rt = make_runtime()
     with World(runtime=rt).entered():
         rt.set_device(0)
@@ -165,7 +165,8 @@ def test_a_restored_memory_keeps_its_constant_blocks_under_a_new_epoch(tmp_path)
         snapshot.save(rt, tmp_path / "c.snap")
     restored = snapshot.restore(tmp_path / "c.snap").device(0).memory
     assert restored.in_constant(weights.addr) and restored.epoch != memory.epoch
-    assert prepared._OWNERS[id(restored._buf)]() is restored   # it vouches for its new buffer
+    owner, buffer = owner_of(restored._buf)   # it vouches for its new buffer
+    assert owner is restored and buffer is restored._buf
 
 
 class Exploit:
