@@ -5,12 +5,12 @@
 Per light model: parse + the three optimisation stages + GE's build (streams, sync events,
 memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creation with every
 graph optimisation on, side by side in one run (interleaved), median ratio printed. Then the
-same on three graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in
-and a synthetic graph of what the passes look for. Time per node must stay flat on each (a
-quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
-on one thread), which other load on a shared machine disturbs least; the garbage of the run
-before is collected first, outside the time, on both sides. `--smoke` is one small
-model and 1k nodes per shape, for CI. `--json` prints one object:
+same on four graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in, a
+synthetic graph of what the passes look for, and one join of every node. Time per node must
+stay flat on each (a quadratic pass shows up here first). Times are CPU seconds of this
+process (both sides run on one thread), which other load on a shared machine disturbs least;
+the garbage of the run before is collected first, outside the time, on both sides. `--smoke`
+is one small model and 1k nodes per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
 from __future__ import annotations
@@ -106,7 +106,17 @@ def synthetic(n_nodes: int) -> onnx.ModelProto:
     return _model(f"synthetic_{n_nodes}", nodes, x, inits)
 
 
-SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic}
+def join(n_nodes: int) -> onnx.ModelProto:
+    """One Sum of n - 1 Relus of the input: a node with as many inputs as the graph has nodes
+    (a Concat of every branch, a NetOutput of every result), each of its inputs a step of the
+    walks that ask whether it is ready."""
+    relus = [f"r{i}" for i in range(max(1, n_nodes - 1))]
+    nodes = [helper.make_node("Relu", ["input"], [r], r) for r in relus]
+    nodes.append(helper.make_node("Sum", relus, ["s"], "sum"))
+    return _model(f"join_{n_nodes}", nodes, "s")
+
+
+SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic, "join": join}
 
 
 def node_counts(text: str) -> list[tuple[str, int]]:
