@@ -405,6 +405,14 @@ class ComputeGraph:
     def subgraph(self, name: str) -> "ComputeGraph":
         return self.root._subgraphs[name]
 
+    def unique_subgraph_name(self, base: str) -> str:
+        """``base``, or ``base_<n>`` for the first n that no subgraph of the root is named."""
+        name, n = base, 0
+        while name in self.root._subgraphs:
+            n += 1
+            name = f"{base}_{n}"
+        return name
+
     @property
     def subgraphs(self) -> list["ComputeGraph"]:
         return list(self.root._subgraphs.values())

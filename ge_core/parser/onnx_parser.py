@@ -280,7 +280,7 @@ class _GraphBuilder:
                         key=lambda a: a.name != "then_branch")
         captured: dict[str, int] = {}
         for attr in bodies:
-            sub = ComputeGraph(self._subgraph_name(f"{node.name}_{attr.name}"))
+            sub = ComputeGraph(self.graph.unique_subgraph_name(f"{node.name}_{attr.name}"))
             self.graph.add_subgraph(node, sub)
             node.op_desc.set_attr(attr.name, sub.name)
             _GraphBuilder(self.source, sub, attr.g, attr.g.initializer,
@@ -321,14 +321,6 @@ class _GraphBuilder:
             self.captured[tensor] = parent_input.idx
         desc = outer_anchor.owner.op_desc.output_descs[outer_anchor.idx]
         return self._add_data(tensor, desc, parent_node_index=self.captured[tensor])
-
-    def _subgraph_name(self, base: str) -> str:
-        taken = {g.name for g in self.graph.subgraphs}
-        name, n = base, 0
-        while name in taken:
-            n += 1
-            name = f"{base}_{n}"
-        return name
 
     # -- values ------------------------------------------------------------------------------
     def _input_desc(self, value: ValueInfoProto) -> GeTensorDesc:

@@ -305,7 +305,7 @@ class _Scan8ToLoops(_ScanRewrite):
         for k, src in enumerate(loop_inputs):
             if src is not None:
                 src.link_to(loop.in_data_anchor(k))
-        outer = ComputeGraph(self._subgraph_name(f"{loop.name}_body"))
+        outer = ComputeGraph(self.graph.unique_subgraph_name(f"{loop.name}_body"))
         graph.add_subgraph(loop, outer)
         op.set_attr("body", outer.name)
         entry, length = self._entry_scan(outer, len(inputs), lens is not None)
@@ -354,8 +354,3 @@ class _Scan8ToLoops(_ScanRewrite):
             return entry, None
         whole = self._data(outer, "lens", 2 + n_inputs, DataType.DT_UNDEFINED, 2 + n_inputs)
         return entry, self._add(outer, "Gather", [whole, b], "entry_lens", axis=0)
-
-    def _subgraph_name(self, base: str) -> str:
-        taken = {g.name for g in self.graph.subgraphs}
-        return next(name for name in (base, *(f"{base}_{n}" for n in range(1, len(taken) + 2)))
-                    if name not in taken)

@@ -259,6 +259,26 @@ def test_nested_bodies_capture_through_every_level():
     assert _dims(loop.op_desc.output_descs[0]) == (3,)
 
 
+def test_bodies_of_nodes_of_one_name_in_two_scopes_get_names_of_their_own():
+    """A node's bodies are named after it (``<node>_then_branch``); an If inside a branch may
+    bear its outer If's name, and a body whose name is taken then takes the next free suffix
+    (the inner If is read before its outer If's else branch)."""
+    def branch(name, nodes, out):
+        return helper.make_graph(nodes, name, [], [_vi(out, [2])])
+    relu, neg = helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["x"], ["n"])
+    inner = helper.make_node("If", ["c"], ["i"], "a", then_branch=branch("it", [relu], "r"),
+                             else_branch=branch("ie", [neg], "n"))
+    outer = helper.make_node("If", ["c"], ["y"], "a", then_branch=branch("ot", [inner], "i"),
+                             else_branch=branch("oe", [helper.make_node("Abs", ["x"], ["b"])], "b"))
+    graph = parse_onnx(_model([outer], [_vi("x", [2]), _vi("c", [], TensorProto.BOOL)],
+                              [_vi("y", [2])]))
+    validate(graph)
+    inner_if = graph.subgraph("a_then_branch").find_node("a")
+    assert inner_if.op_desc.subgraph_names == ["a_then_branch_1", "a_else_branch"]
+    assert graph.find_node("a").op_desc.subgraph_names == ["a_then_branch", "a_else_branch_1"]
+    assert len({s.name for s in graph.subgraphs}) == 4
+
+
 def test_constant_nodes_become_const():
     nodes = [helper.make_node("Constant", [], ["k"], name="k",
                               value=numpy_helper.from_array(np.array([0, -1], np.int64))),
