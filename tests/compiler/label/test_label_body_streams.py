@@ -98,3 +98,28 @@ def test_a_loop_starts_its_bodys_stream_on_every_trip(trips):
     assert len(active.op_desc.get_attr(ATTR_NAME_ACTIVE_STREAM_LIST)) == 1
     feeds = {"M": np.array(trips, np.int64), "a0": X, "x": np.full((2, 3), 0.5, np.float32)}
     assert_agree(run_everywhere(two_engine_loop(), feeds, om))
+
+
+def test_the_bodies_are_grouped_by_one_read_of_each_node(monkeypatch):
+    """Each region's bodies come from one pass over the nodes, not from every region reading
+    all of them (a chain of 4000 Ifs read 16k nodes 4000 times): the bodies a node lies in are
+    asked once a node, however many regions the graph has."""
+    from ge_core.compiler.stream.logical_stream_passes import assign_label_body_streams_pass as p
+    ifs, x, nodes = 12, "x", []
+    for i in range(ifs):   # a chain of Ifs on one condition, each branch one op
+        then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"], f"t{i}")],
+                                   f"then{i}", [], [vi(f"t{i}", [2, 3])])
+        else_g = helper.make_graph([helper.make_node("Neg", [x], [f"e{i}"], f"e{i}")],
+                                   f"else{i}", [], [vi(f"e{i}", [2, 3])])
+        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
+                                      else_branch=else_g))
+        x = f"y{i}"
+    asked = []
+    monkeypatch.setattr(p, "bodies_of", lambda node: asked.append(node) or
+                        list(node.op_desc.get_attr(p.LABEL_BODIES) or ()))
+    ge_model = compile_model(model(nodes, [vi("x", [2, 3]), vi("c", [], T.BOOL)],
+                                   [vi(x, [2, 3])]))
+    assert len({n.name for n in asked}) > 3 * ifs   # labels, copies, branch nodes
+    assert len(asked) <= 2 * len({n.name for n in asked})
+    regions = {n.op_desc.get_attr(p.LABEL_REGION) for n in ge_model.graph} - {None}
+    assert len(regions) == ifs

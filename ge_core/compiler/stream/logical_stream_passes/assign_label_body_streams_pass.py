@@ -24,6 +24,8 @@ SetActiveStreamsForSubgraphs skips them too), and nodes on no stream stay there.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from ge_core.compiler.stream.logical_stream_pass import LogicalStreamPass
 from ge_core.compiler.stream.stream_utils import (INVALID_STREAM, set_stream, stream_label,
                                                   stream_of)
@@ -47,27 +49,29 @@ class AssignLabelBodyStreamsPass(LogicalStreamPass):
         nodes = [n for n in graph.topological_sort()
                  if not stream_label(n) and stream_of(n) != INVALID_STREAM]
         spines: dict[str, list[Node]] = {}
+        # (region, depth) -> each body of the region at that depth -> its nodes, in build
+        # order: read off every node once, not by every region from all of them (4000 Ifs
+        # read 16k nodes each)
+        bodies: dict[tuple[str, int], dict[str, list[Node]]] = {}
         for node in nodes:
             region = node.op_desc.get_attr(LABEL_REGION)
             if region is not None:
                 spines.setdefault(region, []).append(node)
+            for depth, body in enumerate(bodies_of(node)):
+                bodies.setdefault((region_of(body), depth), {}).setdefault(body, []).append(node)
         changed = False
         for spine in spines.values():
             for node in spine:
                 changed |= set_stream(node, stream_of(spine[0]))
         for region in sorted(spines, key=lambda r: len(bodies_of(spines[r][0]))):
-            changed |= self._assign(region, spines[region], nodes)
+            spine = spines[region]
+            body_nodes = bodies.get((region, len(bodies_of(spine[0]))), {})
+            changed |= self._assign(stream_of(spine[0]), body_nodes.values())
         return changed
 
-    def _assign(self, region: str, spine: list[Node], nodes: list[Node]) -> bool:
-        parent, depth = stream_of(spine[0]), len(bodies_of(spine[0]))
-        bodies: dict[str, list[Node]] = {}
-        for node in nodes:
-            inside = bodies_of(node)
-            if len(inside) > depth and region_of(inside[depth]) == region:
-                bodies.setdefault(inside[depth], []).append(node)
+    def _assign(self, parent: int, bodies: Iterable[list[Node]]) -> bool:
         changed = False
-        for members in bodies.values():
+        for members in bodies:
             streams = sorted({stream_of(n) for n in members})
             remap = {s: parent if i == 0 else self.ctx.new_stream() for i, s in enumerate(streams)}
             for node in members:
