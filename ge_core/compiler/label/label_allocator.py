@@ -11,6 +11,7 @@ from __future__ import annotations
 from ge_core.compiler.label.case_label_maker import CaseLabelMaker
 from ge_core.compiler.label.if_label_maker import IfLabelMaker
 from ge_core.compiler.label.label_maker import LabelMaker, LabelMakerError
+from ge_core.compiler.label.region_fence import RegionFences
 from ge_core.compiler.label.stream_switch_n_maker import StreamSwitchNMaker
 from ge_core.compiler.label.while_label_maker import WhileLabelMaker
 from ge_core.graph import ComputeGraph
@@ -28,6 +29,7 @@ class LabelAllocator:
         SwitchN route) rather than to labels."""
         self.graph = graph
         self.switch_n = switch_n
+        self.fences = RegionFences()
         self.label_num = 0
 
     def new_label(self) -> int:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ge_core.compiler.engine_placer import EnginePlacer
-from ge_core.compiler.task.task_builder import task_count
+from ge_core.compiler.label.region_fence import idle_source
 from ge_core.graph import ComputeGraph, Node, OpDesc
 from ge_core.graph.anchor import OutDataAnchor
 from ge_core.graph.attr_names import (ATTR_NAME_ACTIVE_STREAM_LIST, ATTR_NAME_INDEX,
@@ -188,7 +188,7 @@ class LabelMaker:
                 if pred.name in clones:
                     clones[pred.name].out_control_anchor.link_to(new.in_control_anchor)
             clones[node.name] = new
-            if not _idle_source(new):
+            if not idle_source(new):
                 self.region.append(new)
         return results
 
@@ -203,23 +203,9 @@ class LabelMaker:
     # -- order ---------------------------------------------------------------------------------
     def _fence(self) -> None:
         """Chain the region in program order; outside producers before it, the rest after."""
-        region = set(self.region)
         for prev, nxt in zip(self.region, self.region[1:]):
             prev.out_control_anchor.link_to(nxt.in_control_anchor)
-        head, tail = self.region[0], self.region[-1]
-        outside = {p for n in self.region for p in n.in_nodes() if p not in region}
-        outside.update(self.node.in_nodes())
-        for producer in sorted(outside, key=lambda n: n.name):
-            if producer not in head.in_control_nodes():
-                producer.out_control_anchor.link_to(head.in_control_anchor)
-        before = _ancestors(head)
-        after = [n for n in self.graph.topological_sort()
-                 if n not in region and n not in before and n is not self.node
-                 and not _idle_source(n)]
-        after_set = set(after)
-        for node in after:   # the first of each chain: the rest follow through their inputs
-            if not any(p in after_set for p in node.in_nodes()):
-                tail.out_control_anchor.link_to(node.in_control_anchor)
+        self.allocator.fences.fence(self.node, self.region)
 
     @staticmethod
     def no_reuse(nodes: Sequence[Node]) -> None:
@@ -227,20 +213,3 @@ class LabelMaker:
         while_label_maker.py)."""
         for node in nodes:
             node.op_desc.set_attr(NO_REUSE_MEM_FLAG, True)
-
-
-def _idle_source(node: Node) -> bool:
-    """A constant or a graph input: it launches nothing, so where it sorts is no matter, and
-    the build orders assume such nodes have no inputs: they stay out of the chain."""
-    return not node.in_nodes() and task_count(node) == 0
-
-
-def _ancestors(node: Node) -> set[Node]:
-    seen: set[Node] = set()
-    stack = list(node.in_nodes())
-    while stack:
-        n = stack.pop()
-        if n not in seen:
-            seen.add(n)
-            stack.extend(n.in_nodes())
-    return seen

@@ -96,7 +96,9 @@ class StreamSwitchNMaker(LabelMaker):
 
     def _fence(self) -> None:
         """Each gear after the switch and before its StreamActive; the Merges after every
-        StreamActive; the Merges' readers on the Merges' stream. No order between gears."""
+        StreamActive; the Merges' readers on the Merges' stream. No order between gears (nor
+        the region fence's: what the graph's region fences kept no longer holds)."""
+        self.allocator.fences.forget(self.graph)
         for nodes, active in self.gears:
             inside = set(nodes)
             for node in nodes:

@@ -1,0 +1,117 @@
+"""The region fence (ge_core/compiler/label/region_fence.py): each lowered region is one step of
+its graph's program order. A graph's later fences read only what the earlier ones left to
+read, so each must link what a fence reading the whole graph would, and the models must still
+compute what onnxruntime computes."""
+import random
+
+import numpy as np
+import pytest
+from onnx import TensorProto as T, helper, numpy_helper
+
+import ge_core.compiler.label.region_fence as region_fence
+from labels_testing import assert_agree, compile_model, run_everywhere, vi
+
+
+def _control_flow_model(seed: int):
+    """Random Adds, Relus, Ifs (some with an If inside) and Loops over a DAG of [1, 4] values;
+    the Ifs branch on the input c. Every op is exact in float32, so the numbers agree to the
+    last bit wherever they are computed."""
+    rng = random.Random(seed)
+    values, nodes = ["x"], []
+    for i in range(rng.randint(8, 24)):
+        a, b, out = rng.choice(values), rng.choice(values), f"v{i}"
+        kind = rng.random()
+        if kind < 0.3:
+            nodes.append(helper.make_node("Add", [a, b], [out], f"add{i}"))
+        elif kind < 0.45:
+            nodes.append(helper.make_node("Relu", [a], [out], f"relu{i}"))
+        elif kind < 0.8:
+            then_nodes, result = [helper.make_node("Abs", [a], [f"s{i}"], f"s{i}")], f"s{i}"
+            if rng.random() < 0.3:
+                inner_then = helper.make_graph([helper.make_node("Relu", [b], [f"r{i}"])],
+                                               f"it{i}", [], [vi(f"r{i}", [1, 4])])
+                inner_else = helper.make_graph([helper.make_node("Neg", [b], [f"n{i}"])],
+                                               f"ie{i}", [], [vi(f"n{i}", [1, 4])])
+                then_nodes += [helper.make_node("If", ["c"], [f"i{i}"], f"inner{i}",
+                                                then_branch=inner_then, else_branch=inner_else),
+                               helper.make_node("Add", [f"s{i}", f"i{i}"], [f"a{i}"])]
+                result = f"a{i}"
+            then_g = helper.make_graph(then_nodes, f"then{i}", [], [vi(result, [1, 4])])
+            else_g = helper.make_graph([helper.make_node("Sub", [a, b], [f"e{i}"])], f"else{i}",
+                                       [], [vi(f"e{i}", [1, 4])])
+            nodes.append(helper.make_node("If", ["c"], [out], f"if{i}", then_branch=then_g,
+                                          else_branch=else_g))
+        else:
+            body = helper.make_graph(
+                [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                 helper.make_node("Add", ["carried", a], ["carried_out"])], f"body{i}",
+                [vi("i", [], T.INT64), vi("cond_in", [], T.BOOL), vi("carried", [1, 4])],
+                [vi("cond_out", [], T.BOOL), vi("carried_out", [1, 4])])
+            nodes.append(helper.make_node("Loop", ["trips", "", b], [out], f"loop{i}",
+                                          body=body))
+        values.append(out)
+    outputs = rng.sample(values[1:], min(3, len(values) - 1))
+    graph = helper.make_graph(nodes, f"cf{seed}", [vi("x", [1, 4]), vi("c", [], T.BOOL)],
+                              [vi(o, [1, 4]) for o in outputs],
+                              [numpy_helper.from_array(np.array(2, np.int64), "trips")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _whole_graph_fence(node, region):
+    """What a fence reading the whole graph links after the tail, and puts before it."""
+    inside, head = set(region), region[0]
+    before: set = set()
+    region_fence._ancestors(head, before)
+    after = [n for n in node.graph.topological_sort() if n not in inside and n not in before
+             and n is not node and not region_fence.idle_source(n)]
+    after_set = set(after)
+    return {n for n in after if not any(p in after_set for p in n.in_nodes())}, before | inside
+
+
+def test_each_fence_links_what_a_fence_of_the_whole_graph_would(monkeypatch):
+    fence, kept, checked = region_fence.RegionFences.fence, [], []
+
+    def compared(self, node, region):
+        head, tail, inside = region[0], region[-1], set(region)
+        outside = {p for n in region for p in n.in_nodes() if p not in inside}
+        for producer in sorted(outside | set(node.in_nodes()), key=lambda n: n.name):
+            if producer not in head.in_control_nodes():
+                producer.out_control_anchor.link_to(head.in_control_anchor)
+        expected, before = _whole_graph_fence(node, region)
+        kept.append(node.graph in self._graphs)
+        linked = set(tail.out_control_nodes())
+        fence(self, node, region)
+        assert set(tail.out_control_nodes()) - linked == expected, node.name
+        assert self._graphs[node.graph].before == before, node.name
+        checked.append(node.name)
+    monkeypatch.setattr(region_fence.RegionFences, "fence", compared)
+    for seed in range(12):
+        compile_model(_control_flow_model(seed))
+    assert len(checked) > 60 and sum(kept) > 40   # most fences went on from what was kept
+
+
+def test_a_chain_of_ifs_is_fenced_reading_each_node_a_bounded_number_of_times(monkeypatch):
+    """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times)."""
+    ifs, x, nodes = 30, "x", []
+    for i in range(ifs):
+        then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"])], f"then{i}", [],
+                                   [vi(f"t{i}", [1, 4])])
+        else_g = helper.make_graph([helper.make_node("Neg", [x], [f"e{i}"])], f"else{i}", [],
+                                   [vi(f"e{i}", [1, 4])])
+        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
+                                      else_branch=else_g))
+        x = f"y{i}"
+    read, idle_source = [], region_fence.idle_source
+    monkeypatch.setattr(region_fence, "idle_source", lambda n: read.append(n) or idle_source(n))
+    ge_model = compile_model(helper.make_model(
+        helper.make_graph(nodes, "chain", [vi("x", [1, 4]), vi("c", [], T.BOOL)],
+                          [vi(x, [1, 4])]), opset_imports=[helper.make_opsetid("", 13)]))
+    assert len(read) < 6 * len(ge_model.graph)
+
+
+@pytest.mark.parametrize("seed", [3, 7, 11])
+@pytest.mark.parametrize("c", [True, False])
+def test_random_control_flow_computes_as_onnxruntime_does(seed, c):
+    pytest.importorskip("onnxruntime")
+    feeds = {"x": np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4), "c": np.array(c)}
+    assert_agree(run_everywhere(_control_flow_model(seed), feeds))
