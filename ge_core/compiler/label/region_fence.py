@@ -54,10 +54,10 @@ class RegionFences:
         head, tail = region[0], region[-1]
         outside = {p for n in region for p in n.in_nodes() if p not in inside}
         outside.update(node.in_nodes())
-        for producer in sorted(outside, key=lambda n: n.name):
-            if producer not in head.in_control_nodes():
-                producer.out_control_anchor.link_to(head.in_control_anchor)
+        for producer in sorted(outside - set(head.in_control_nodes()), key=lambda n: n.name):
+            producer.out_control_anchor.link_to(head.in_control_anchor)
         fenced = self._graphs.get(graph)
+        kept: list[Node] = []
         if fenced is None:
             before: set[Node] = set()
             _ancestors(head, before)
@@ -65,11 +65,15 @@ class RegionFences:
         else:
             before = fenced.before
             moved = _ancestors(head, before)   # before grows by them
-            # a first now was one before, or reads what just moved before the tail or the node
-            # (the region's own readers are its own until the node's are handed to it)
-            candidates = [*fenced.firsts, *_successors([*moved, node])]
+            # A first now was one before, or reads what just moved before the tail or the node
+            # (the region's own readers are its own until the node's are handed to it). One
+            # from before still is one unless it moved: each of its inputs was before the last
+            # tail, or is that tail (its inputs are not read again: K Loops side by side each
+            # have a tail before every later one, K^3 reads)
+            kept = [n for n in fenced.firsts if n not in before and n is not node]
+            candidates = _successors([*moved, node])
         before.update(inside)
-        firsts = sorted({n for n in candidates if _first_after(n, before, node)},
+        firsts = sorted({*kept, *(n for n in candidates if _first_after(n, before, node))},
                         key=lambda n: n.seq)
         for first in firsts:
             tail.out_control_anchor.link_to(first.in_control_anchor)

@@ -9,6 +9,7 @@ import pytest
 from onnx import TensorProto as T, helper, numpy_helper
 
 import ge_core.compiler.label.region_fence as region_fence
+from ge_core.graph import Node
 from labels_testing import assert_agree, compile_model, run_everywhere, vi
 
 
@@ -90,9 +91,12 @@ def test_each_fence_links_what_a_fence_of_the_whole_graph_would(monkeypatch):
     assert len(checked) > 60 and sum(kept) > 40   # most fences went on from what was kept
 
 
-def test_a_chain_of_ifs_is_fenced_reading_each_node_a_bounded_number_of_times(monkeypatch):
-    """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times)."""
-    ifs, x, nodes = 30, "x", []
+@pytest.mark.parametrize("side_by_side", [False, True])
+def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(monkeypatch,
+                                                                             side_by_side):
+    """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times);
+    then, side by side, each If's control inputs from every earlier tail at every fence."""
+    ifs, x, nodes = 60, "x", []
     for i in range(ifs):
         then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"])], f"then{i}", [],
                                    [vi(f"t{i}", [1, 4])])
@@ -100,13 +104,24 @@ def test_a_chain_of_ifs_is_fenced_reading_each_node_a_bounded_number_of_times(mo
                                    [vi(f"e{i}", [1, 4])])
         nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
                                       else_branch=else_g))
-        x = f"y{i}"
-    read, idle_source = [], region_fence.idle_source
-    monkeypatch.setattr(region_fence, "idle_source", lambda n: read.append(n) or idle_source(n))
+        x = "x" if side_by_side else f"y{i}"
+    outputs = [f"y{i}" for i in range(ifs)] if side_by_side else [x]
+    nodes.append(helper.make_node("Sum", outputs, ["s"]))
+    read = [0]
+
+    def counted(method):   # the inputs of nodes read, by every step of the build
+        def reading(node):
+            found = method(node)
+            read[0] += len(found)
+            return found
+        return reading
+    for name in ("in_nodes", "in_control_nodes"):
+        monkeypatch.setattr(Node, name, counted(getattr(Node, name)))
     ge_model = compile_model(helper.make_model(
-        helper.make_graph(nodes, "chain", [vi("x", [1, 4]), vi("c", [], T.BOOL)],
-                          [vi(x, [1, 4])]), opset_imports=[helper.make_opsetid("", 13)]))
-    assert len(read) < 6 * len(ge_model.graph)
+        helper.make_graph(nodes, "ifs", [vi("x", [1, 4]), vi("c", [], T.BOOL)],
+                          [vi("s", [1, 4])]), opset_imports=[helper.make_opsetid("", 13)]))
+    edges = sum(len(n.in_nodes()) for n in ge_model.graph)
+    assert read[0] < 20 * edges
 
 
 @pytest.mark.parametrize("seed", [3, 7, 11])
