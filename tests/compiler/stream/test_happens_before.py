@@ -14,19 +14,20 @@ from ge_core.compiler.stream.topo_order import model_order
 from stream_testing import Builder
 
 
-def random_graph(seed: int, size: int = 30, streams: int = 4) -> Builder:
+def random_graph(seed: int, size: int = 30, streams: int = 4, fan_in: int = 3) -> Builder:
     rng = random.Random(seed)
     g, names = Builder(), []
     for i in range(size):
-        inputs = rng.sample(names, k=min(len(names), rng.randint(0, 3)))
+        inputs = rng.sample(names, k=min(len(names), rng.randint(0, fan_in)))
         g.add(f"n{i}", inputs=inputs, stream_id=rng.randrange(streams))
         names.append(f"n{i}")
     return g
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_clocks_agree_with_paths_and_the_transitive_reduction(seed):
-    g = random_graph(seed)
+@pytest.mark.parametrize("fan_in", [3, 12])   # 12: joins with several inputs per stream
+def test_clocks_agree_with_paths_and_the_transitive_reduction(seed, fan_in):
+    g = random_graph(seed, fan_in=fan_in)
     state = SyncState(g.graph)
     InsertSyncEvents(state).run(g.graph)
     assert state.dependencies   # four streams and thirty nodes: some edges cross
