@@ -306,11 +306,15 @@ def sum_6(*xs: np.ndarray) -> np.ndarray:
 
 @one_output("Sum", since=8, writes_out=True)
 def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    # The first add writes out; each later one reads it back, so out must not hold a later input.
+    # The first add writes out; each later one reads it back, so out must not hold a later
+    # input: out is written from the add after the last input it holds (which input that is
+    # is asked once, not at every add of every later input: 8000 inputs, 32M asks)
+    held = max((i for i, x in enumerate(xs) if out is not None and np.may_share_memory(out, x)),
+               default=-1)
     acc = xs[0]
-    for i, x in enumerate(xs[1:], start=2):
+    for i, x in enumerate(xs[1:], start=1):
         shape = acc.shape if acc.shape == x.shape else np.broadcast_shapes(acc.shape, x.shape)
-        into = fits(out, shape, np.result_type(acc, x), *xs[i:])
+        into = fits(out, shape, np.result_type(acc, x)) if i >= held else None
         acc = call(np.add, acc, x, out=into)
     return acc
 

@@ -131,6 +131,20 @@ def test_sum_does_not_overwrite_an_input_it_still_reads():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_a_sum_of_many_inputs_asks_once_which_one_its_output_holds(monkeypatch):
+    """Each add asked whether the output lies over any input still to come: a Sum of N inputs
+    asked N^2 / 2 times (8000 inputs, 32M). Now once an input, and the result is the same."""
+    xs = [randn(3, seed=i) for i in range(400)]
+    out = xs[200].copy()
+    given = [*xs[:200], out, *xs[201:]]   # the planner gave out the 201st input's address
+    asked = []
+    share = np.may_share_memory
+    monkeypatch.setattr(np, "may_share_memory", lambda a, b: asked.append(1) or share(a, b))
+    (got,) = get_kernel("Sum")(*given, out=(out,))
+    np.testing.assert_allclose(got, np.sum(xs, axis=0), rtol=1e-5)
+    assert len(asked) <= 2 * len(xs)
+
+
 def test_conv_into_its_own_input_buffer_falls_back():
     x, w = randn(1, 4, 6, 6), randn(4, 4, 1, 1, seed=1)
     want = get_kernel("Conv")(x, w)[0]
