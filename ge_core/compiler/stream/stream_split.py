@@ -7,7 +7,7 @@ body, a body's first-active StreamActive and the label ops (their jumps must sta
 stream); nodes sharing a ``_continuous_stream_label`` move together. The old stream's last node
 records an event the new stream's first node waits for, so the stream still runs in order.
 
-Beyond GE, no node between a stream's first and last label op starts a new stream either: GE
+Beyond GE, no node between a lowered region's first and last label op starts a new stream: GE
 cuts there too, but the event chain then orders a lowered If's branches one after the other
 while its jumps skip them (a LabelSwitchByIndex on one stream, its branch's LabelSet on the next,
 whose first task waits for an event the jump skipped), and the model deadlocks. Such a stream
@@ -38,7 +38,8 @@ from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_STREAM_NU
                                       ATTR_NAME_ACTIVE_STREAM_LIST,
                                       ATTR_NAME_CONTINUOUS_STREAM_LABEL,
                                       ATTR_NAME_SUBGRAPH_FIRST_ACTIVE, ENGINE, EVENT_ID,
-                                      HEAD_STREAMS, LOGIC_STREAM_ID, STREAM_ID)
+                                      HEAD_STREAMS, LABEL_REGION, LOGIC_STREAM_ID,
+                                      STREAM_ID)
 from npu_emu.driver.soc import FEATURE_TYPE_PERSISTENT_STREAM_UNLIMITED_DEPTH
 from npu_emu.world import current_runtime
 
@@ -86,13 +87,16 @@ def split_streams(graph: ComputeGraph, task_count: TaskCount = default_task_coun
 
 
 def _inside_label_regions(nodes: list[Node]) -> set[Node]:
-    """The nodes of each logical stream strictly between its first and last label op, in
-    build order: where a cut would leave a jump on one stream and its label on another."""
-    positions: dict[int, list[int]] = {}
+    """The nodes of each lowered region's stream strictly between the region's first and last
+    label op, in build order: where a cut would leave a jump on one stream and its label on
+    another. (An inner region lies inside its outer one's span. Between two regions no jump
+    crosses: a stream of 250 Ifs in a row, held whole, outgrew its SQ.)"""
+    positions: dict[tuple[int, str | None], list[int]] = {}
     for at, node in enumerate(nodes):
         if node.type in LABEL_OP_TYPES and stream_of(node) != INVALID_STREAM:
-            positions.setdefault(stream_of(node), []).append(at)
-    return {node for stream, at in positions.items()
+            region = node.op_desc.get_attr(LABEL_REGION)
+            positions.setdefault((stream_of(node), region), []).append(at)
+    return {node for (stream, _), at in positions.items()
             for node in nodes[at[0] + 1:at[-1]] if stream_of(node) == stream}
 
 

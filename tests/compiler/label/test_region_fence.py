@@ -130,3 +130,44 @@ def test_random_control_flow_computes_as_onnxruntime_does(seed, c):
     pytest.importorskip("onnxruntime")
     feeds = {"x": np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4), "c": np.array(c)}
     assert_agree(run_everywhere(_control_flow_model(seed), feeds))
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_a_stream_of_many_ifs_is_cut_between_them_and_computes_as_onnxruntime_does(c):
+    """A stream is cut only outside its lowered regions (a cut between a jump and its label
+    deadlocks), but between two regions it may be: a stream of 250 Ifs in a row, held whole
+    from the first label to the last, outgrew its SQ (2048 SQEs) and the model did not load.
+    Here, at 13 tasks a stream, ten Ifs in a row are cut between them, and the model computes
+    what onnxruntime does."""
+    from ge_core.atc import atc
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.compiler.stream import StreamOptions
+    from ge_core.graph.attr_names import LABEL_REGION, STREAM_ID
+    from ge_core.om import load_om_bytes, om_bytes
+    from ge_core.parser import parse_onnx
+    pytest.importorskip("onnxruntime")
+    x, nodes = "x", []
+    for i in range(10):
+        then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"])], f"then{i}", [],
+                                   [vi(f"t{i}", [1, 4])])
+        else_g = helper.make_graph([helper.make_node("Neg", [x], [f"e{i}"])], f"else{i}", [],
+                                   [vi(f"e{i}", [1, 4])])
+        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
+                                      else_branch=else_g))
+        x = f"y{i}"
+    proto = helper.make_model(helper.make_graph(
+        nodes, "ifs", [vi("x", [1, 4]), vi("c", [], T.BOOL)], [vi(x, [1, 4])]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    built = atc(parse_onnx(proto), CompileOptions(dump=None),
+                BuildOptions(dump=None, stream=StreamOptions(max_task_count=40))).built
+    assert len(built.streams.splits) >= 3
+    label_streams: dict = {}   # each region's jumps and labels stay on one stream
+    for node in built.ge_model.graph:
+        if node.type in ("LabelSet", "LabelGotoEx", "LabelSwitchByIndex"):
+            label_streams.setdefault(node.op_desc.get_attr(LABEL_REGION), set()).add(
+                node.op_desc.get_attr(STREAM_ID))
+    assert len(label_streams) == 10 and all(len(s) == 1 for s in label_streams.values())
+    assert len(set.union(*label_streams.values())) > 1   # on several streams between them
+    feeds = {"x": np.linspace(-1, 1, 4, dtype=np.float32).reshape(1, 4), "c": np.array(c)}
+    assert_agree(run_everywhere(proto, feeds, load_om_bytes(om_bytes(built.ge_model))))
