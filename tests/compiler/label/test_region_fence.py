@@ -91,13 +91,11 @@ def test_each_fence_links_what_a_fence_of_the_whole_graph_would(monkeypatch):
     assert len(checked) > 60 and sum(kept) > 40   # most fences went on from what was kept
 
 
-@pytest.mark.parametrize("side_by_side", [False, True])
-def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(monkeypatch,
-                                                                             side_by_side):
-    """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times);
-    then, side by side, each If's control inputs from every earlier tail at every fence."""
-    ifs, x, nodes = 60, "x", []
-    for i in range(ifs):
+def _ifs(count: int, side_by_side: bool = False):
+    """``count`` Ifs on the input c, each branch one op, in a chain (each reads the last) or
+    side by side (each reads x); a Sum of the last (or of all) is the output s."""
+    x, nodes = "x", []
+    for i in range(count):
         then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"])], f"then{i}", [],
                                    [vi(f"t{i}", [1, 4])])
         else_g = helper.make_graph([helper.make_node("Neg", [x], [f"e{i}"])], f"else{i}", [],
@@ -105,8 +103,18 @@ def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(mon
         nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
                                       else_branch=else_g))
         x = "x" if side_by_side else f"y{i}"
-    outputs = [f"y{i}" for i in range(ifs)] if side_by_side else [x]
-    nodes.append(helper.make_node("Sum", outputs, ["s"]))
+    nodes.append(helper.make_node("Sum", [f"y{i}" for i in range(count)] if side_by_side
+                                  else [x], ["s"]))
+    return helper.make_model(helper.make_graph(
+        nodes, "ifs", [vi("x", [1, 4]), vi("c", [], T.BOOL)], [vi("s", [1, 4])]),
+        opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("side_by_side", [False, True])
+def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(monkeypatch,
+                                                                             side_by_side):
+    """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times);
+    then, side by side, each If's control inputs from every earlier tail at every fence."""
     read = [0]
 
     def counted(method):   # the inputs of nodes read, by every step of the build
@@ -117,9 +125,7 @@ def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(mon
         return reading
     for name in ("in_nodes", "in_control_nodes"):
         monkeypatch.setattr(Node, name, counted(getattr(Node, name)))
-    ge_model = compile_model(helper.make_model(
-        helper.make_graph(nodes, "ifs", [vi("x", [1, 4]), vi("c", [], T.BOOL)],
-                          [vi("s", [1, 4])]), opset_imports=[helper.make_opsetid("", 13)]))
+    ge_model = compile_model(_ifs(60, side_by_side))
     edges = sum(len(n.in_nodes()) for n in ge_model.graph)
     assert read[0] < 20 * edges
 
@@ -147,18 +153,7 @@ def test_a_stream_of_many_ifs_is_cut_between_them_and_computes_as_onnxruntime_do
     from ge_core.om import load_om_bytes, om_bytes
     from ge_core.parser import parse_onnx
     pytest.importorskip("onnxruntime")
-    x, nodes = "x", []
-    for i in range(10):
-        then_g = helper.make_graph([helper.make_node("Relu", [x], [f"t{i}"])], f"then{i}", [],
-                                   [vi(f"t{i}", [1, 4])])
-        else_g = helper.make_graph([helper.make_node("Neg", [x], [f"e{i}"])], f"else{i}", [],
-                                   [vi(f"e{i}", [1, 4])])
-        nodes.append(helper.make_node("If", ["c"], [f"y{i}"], f"if{i}", then_branch=then_g,
-                                      else_branch=else_g))
-        x = f"y{i}"
-    proto = helper.make_model(helper.make_graph(
-        nodes, "ifs", [vi("x", [1, 4]), vi("c", [], T.BOOL)], [vi(x, [1, 4])]),
-        opset_imports=[helper.make_opsetid("", 13)])
+    proto = _ifs(10)
     built = atc(parse_onnx(proto), CompileOptions(dump=None),
                 BuildOptions(dump=None, stream=StreamOptions(max_task_count=40))).built
     assert len(built.streams.splits) >= 3
