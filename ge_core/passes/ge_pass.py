@@ -169,6 +169,8 @@ class _Walk:
         if at >= _LOOK_AGAIN:
             edits = self.graph.edits
             self.waiting[node] = (edits.edges_linked, edits.edges_unlinked, at)
+        elif self.waiting:   # an edge changed, and it waits early on: what it kept is stale
+            self.waiting.pop(node, None)
         return False
 
     def _unsuspended(self, node: Node) -> bool:
