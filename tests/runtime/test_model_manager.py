@@ -53,7 +53,7 @@ def test_models_from_the_same_weights_share_one_device_copy():
         GraphLoader.unload_model(a)
         assert len(manager.weights) == 1   # b still uses them
         GraphLoader.unload_model(b)
-        assert manager.weights == {}
+        assert manager.weights == []
 
 
 def test_models_whose_weights_differ_only_in_a_byte_keep_a_copy_each():

@@ -58,7 +58,7 @@ class ModelManager:
     def __init__(self) -> None:
         self.model_map: dict[int, DavinciModel] = {}
         self.hybrid_model_map: dict[int, HybridDavinciModel] = {}
-        self.weights: dict[tuple[int, int], SharedWeights] = {}   # (device, address) -> copy
+        self.weights: list[SharedWeights] = []   # the device copies, each found by its bytes
         self.sess_id_to_device_ids: dict[int, list[int]] = {}
         self._next_model_id = 1
         self._next_session_id = 1
@@ -154,12 +154,13 @@ class ModelManager:
     def _share_weights(self, device: Device, weights: bytes, model_id: int) -> SharedWeights:
         # The bytes compared with each copy's (lengths first, so most compare nothing), where
         # hashing every load's weights cost VGG-19's 548 MB half a second.
-        shared = next((s for s in self.weights.values()
+        shared = next((s for s in self.weights
                        if s.device is device and s.data == weights), None)
         if shared is None:
             addr = device.malloc(len(weights))
             host_to_device(device, addr, weights)
-            shared = self.weights[(device.id, addr)] = SharedWeights(device, addr, weights, [])
+            shared = SharedWeights(device, addr, weights, [])
+            self.weights.append(shared)
         shared.users.append(model_id)
         return shared
 
@@ -167,7 +168,7 @@ class ModelManager:
         shared.users.remove(model_id)
         if not shared.users:
             shared.device.free(shared.addr)
-            self.weights = {k: v for k, v in self.weights.items() if v is not shared}
+            self.weights = [s for s in self.weights if s is not shared]
 
     def unload(self, model_id: int) -> None:
         hybrid = self.hybrid_model_map.pop(model_id, None)
@@ -179,7 +180,7 @@ class ModelManager:
         try:
             model.release()
         finally:
-            for shared in [s for s in self.weights.values() if model_id in s.users]:
+            for shared in [s for s in self.weights if model_id in s.users]:
                 self._drop_weights(shared, model_id)
 
     def get_model(self, model_id: int) -> DavinciModel:
