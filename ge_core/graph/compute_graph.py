@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from itertools import compress
 from operator import attrgetter, sub
-from typing import Iterator
+from typing import Container, Iterator
 
 from ge_core.graph.anchor import Anchor, GraphError
 from ge_core.graph.attr_names import ATTR_NAME_INDEX
@@ -320,11 +320,7 @@ class ComputeGraph:
         return self._nodes.get(name)
 
     def unique_name(self, base: str) -> str:
-        name, n = base, 0
-        while name in self._nodes:
-            n += 1
-            name = f"{base}_{n}"
-        return name
+        return _unique(base, self._nodes)
 
     @property
     def nodes(self) -> list[Node]:
@@ -406,12 +402,7 @@ class ComputeGraph:
         return self.root._subgraphs[name]
 
     def unique_subgraph_name(self, base: str) -> str:
-        """``base``, or ``base_<n>`` for the first n that no subgraph of the root is named."""
-        name, n = base, 0
-        while name in self.root._subgraphs:
-            n += 1
-            name = f"{base}_{n}"
-        return name
+        return _unique(base, self.root._subgraphs)
 
     @property
     def subgraphs(self) -> list["ComputeGraph"]:
@@ -556,3 +547,12 @@ def _same(a: object, b: object) -> bool:
         return type(a) is type(b) and bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+def _unique(base: str, taken: Container[str]) -> str:
+    """``base``, or ``base_<n>`` for the first n not ``taken``."""
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
