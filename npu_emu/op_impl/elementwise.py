@@ -309,8 +309,8 @@ def sum_(*xs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     # The first add writes out; each later one reads it back, so out must not hold a later
     # input: out is written from the add after the last input it holds (which input that is
     # is asked once, not at every add of every later input: 8000 inputs, 32M asks)
-    held = max((i for i, x in enumerate(xs) if out is not None and np.may_share_memory(out, x)),
-               default=-1)
+    held = -1 if out is None else \
+        max((i for i, x in enumerate(xs) if np.may_share_memory(out, x)), default=-1)
     acc = xs[0]
     for i, x in enumerate(xs[1:], start=1):
         shape = acc.shape if acc.shape == x.shape else np.broadcast_shapes(acc.shape, x.shape)

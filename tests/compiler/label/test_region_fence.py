@@ -60,9 +60,12 @@ def _control_flow_model(seed: int):
 
 def _whole_graph_fence(node, region):
     """What a fence reading the whole graph links after the tail, and puts before it."""
-    inside, head = set(region), region[0]
-    before: set = set()
-    region_fence._ancestors(head, before)
+    inside, before, stack = set(region), set(), list(region[0].in_nodes())
+    while stack:   # the head's ancestors
+        n = stack.pop()
+        if n not in before:
+            before.add(n)
+            stack += n.in_nodes()
     after = [n for n in node.graph.topological_sort() if n not in inside and n not in before
              and n is not node and not region_fence.idle_source(n)]
     after_set = set(after)
