@@ -5,11 +5,12 @@
 Per light model: parse + the three optimisation stages + GE's build (streams, sync events,
 memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creation with every
 graph optimisation on, side by side in one run (interleaved), median ratio printed. Then the
-same on four graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in, a
-synthetic graph of what the passes look for, and one join of every node. Time per node must
-stay flat on each (a quadratic pass shows up here first). Times are CPU seconds of this
-process (both sides run on one thread), which other load on a shared machine disturbs least;
-the garbage of the run before is collected first, outside the time, on both sides. `--smoke`
+same on five graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in, a
+synthetic graph of what the passes look for, one join of every node, and a chain of Reshapes
+that each go and re-pass the one shape Const they read. Time per node must stay flat on each
+(a quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
+on one thread), which other load on a shared machine disturbs least; the garbage of the run
+before is collected first, outside the time, on both sides. `--smoke`
 is one small model and 1k nodes per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
@@ -116,7 +117,21 @@ def join(n_nodes: int) -> onnx.ModelProto:
     return _model(f"join_{n_nodes}", nodes, "s")
 
 
-SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic, "join": join}
+def reshapes(n_nodes: int) -> onnx.ModelProto:
+    """A chain of Relus, each followed by a Reshape to its own shape through one shape Const
+    they all read: each Reshape goes (ReshapeRemovePass) and re-passes the Const in the next
+    round, one round a Reshape."""
+    nodes, x = [], "input"
+    for i in range(max(1, n_nodes // 2)):
+        nodes += [helper.make_node("Relu", [x], [f"r{i}"], f"relu{i}"),
+                  helper.make_node("Reshape", [f"r{i}", "shape"], [f"s{i}"], f"reshape{i}")]
+        x = f"s{i}"
+    return _model(f"reshapes_{n_nodes}", nodes, x,
+                  [numpy_helper.from_array(np.array([1, 16], np.int64), "shape")])
+
+
+SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic, "join": join,
+          "reshapes": reshapes}
 
 
 def node_counts(text: str) -> list[tuple[str, int]]:

@@ -29,6 +29,29 @@ ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten
 EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key starts with ':')
 
 
+class Relinks(list):
+    """The logs of the GEPass walks open on a graph (passes/ge_pass.py): each a list, in order,
+    of the nodes whose inputs an edge edit changed (a link's or an unlink's consumer). A walk's
+    state, not the graph's: a copy of the graph starts with none open, and a rewind leaves
+    them."""
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict) -> "Relinks":
+        return Relinks()
+
+    def open(self) -> list[Node]:
+        log: list[Node] = []
+        self.append(log)
+        return log
+
+    def close(self, log: list[Node]) -> None:
+        """Drop ``log`` itself (two open logs may hold the same nodes: list.remove asks ==)."""
+        for i, open_log in enumerate(self):
+            if open_log is log:
+                del self[i]
+                return
+
+
 class ReplacedTable(tuple):
     """A logged change that put a new node table in place of ``self[1]`` (a reorder's, a
     discard's): the one kind of logged change that holds a whole table, sized on its own
@@ -53,6 +76,7 @@ class EditCounts:
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
     # set. None otherwise, so an unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
+    relinks: Relinks = field(default_factory=Relinks, repr=False, compare=False)
     _jep: int = field(default_factory=stamp, repr=False, compare=False)   # graph/journal.py
     _jb: int = field(default_factory=stamp, repr=False, compare=False)
 
@@ -120,7 +144,7 @@ class EditCounts:
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
 _TOTALS = tuple(f.name for f in fields(EditCounts)
-                if f.name not in ("types", "touched", "_jep", "_jb"))
+                if f.name not in ("types", "touched", "relinks", "_jep", "_jb"))
 edit_totals = attrgetter(*_TOTALS)
 
 
@@ -456,6 +480,10 @@ class ComputeGraph:
         edits.total += 1
         if edits.touched is not None:
             edits.note_edge(src.owner, dst.owner)
+        if edits.relinks:
+            consumer = dst.owner
+            for log in edits.relinks:
+                log.append(consumer)
         self._order = None
         if self.bus.observed:   # the labels are strings to build: only for a listener
             self.bus.emit(AnchorLinked if linked else AnchorUnlinked, src.label, dst.label)

@@ -92,6 +92,11 @@ class Node:
         node as it starts)."""
         return any(map(_PEER, self.in_data_anchors)) or bool(self.in_control_anchor.peers)
 
+    def has_out_nodes(self) -> bool:
+        """Whether an edge goes out: ``out_nodes()`` without its list (a Const read by
+        thousands, asked as each of them goes)."""
+        return any(a.peers for a in self.out_data_anchors) or bool(self.out_control_anchor.peers)
+
     def out_nodes(self) -> list["Node"]:
         nodes = [p.owner for a in self.out_data_anchors for p in a.peers]
         peers = self.out_control_anchor.peers

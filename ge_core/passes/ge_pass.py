@@ -54,6 +54,14 @@ class GEPassReport:
     warnings: list[str] = field(default_factory=list)
 
 
+def _reads(node: Node, producer: Node) -> bool:
+    """Whether ``node`` has an input (data or control) from ``producer``."""
+    for a in node.in_data_anchors:
+        if a.peer is not None and a.peer.owner is producer:
+            return True
+    return any(peer.owner is producer for peer in node.in_control_anchor.peers)
+
+
 class _Walk:
     """The state of one GEPass walk over one graph (a debugger reads it while parked)."""
 
@@ -61,7 +69,7 @@ class _Walk:
     # attributes in a real dict, dearer to read (CPython's inline values are lost to __dict__)
     __slots__ = ("graph", "limit", "visits", "queue", "queued", "seen", "order", "seen_count",
                  "deleted", "suspended", "re_pass", "ran", "recent", "last_round", "positioned",
-                 "waiting")
+                 "waiting", "log", "expanded")
 
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
@@ -82,6 +90,10 @@ class _Walk:
         # a node found not ready -> the graph's edge counts then, and the first of its inputs
         # (data anchors, then control peers) whose node was unseen: see ready
         self.waiting: dict[Node, tuple[int, int, int]] = {}
+        # the relinks' log while walking (ComputeGraph.edge_edited), and a node of many
+        # successors -> how long the log was when they were last asked, and how many they were
+        self.log: list[Node] = []
+        self.expanded: dict[Node, tuple[int, int]] = {}
 
     def _seen(self) -> list[Node]:
         """The nodes seen, in order (of a checkpoint's copy too)."""
@@ -99,7 +111,9 @@ class _Walk:
         one's op desc and weights, most of a restore's time. Suspended ones stay: the walk
         ends in error if any is left."""
         if SHARED in memo:   # the node passes have state
-            new = shallow_copy(self, memo, deep=("ran",), shared=("seen", "order"))
+            new = shallow_copy(self, memo, deep=("ran",),
+                               shared=("seen", "order", "log", "expanded"))
+            new.log, new.expanded = [], {}   # the walk's to set out with
             if self.seen is None:
                 new.order = self.order[:self.seen_count]
                 new.seen = set(new.order)
@@ -122,7 +136,7 @@ class _Walk:
         new.ran = copy.deepcopy(self.ran, memo)
         new.recent, new.last_round = Counter(self.recent), Counter(self.last_round)
         new.positioned = self.positioned
-        new.waiting = {}
+        new.waiting, new.log, new.expanded = {}, [], {}
         return new
 
     def push(self, node: Node, front: bool = False) -> None:
@@ -176,15 +190,44 @@ class _Walk:
     def _unsuspended(self, node: Node) -> bool:
         return not self.suspended or self.suspended.isdisjoint(node.in_nodes())
 
-    def push_ready_successors(self, node: Node) -> None:
+    def push_ready_successors(self, node: Node, resumed: bool = False) -> None:
         # a successor already queued is not asked again (push would ignore it): a Sum queued
         # behind its last inputs was asked, input by input, to read them all again
+        mark = None if resumed else self.expanded.get(node)
+        if mark is not None and len(self.log) - mark[0] < mark[1] and self._relinked(node, mark):
+            return
         seen, queued, ready, push = self.seen, self.queued, self.ready, self.push
+        successors = 0
         for a in (*node.out_data_anchors, node.out_control_anchor):   # out_nodes' order
-            for peer in a.peers:
+            peers = a.peers
+            successors += len(peers)
+            for peer in peers:
                 succ = peer.owner
                 if succ not in seen and succ not in queued and ready(succ):
                     push(succ)
+        if successors >= _LOOK_AGAIN:
+            self.expanded[node] = (len(self.log), successors)
+
+    def _relinked(self, node: Node, mark: tuple[int, int]) -> bool:
+        """Ask again only the successors of ``node`` relinked since it last asked them all,
+        and push the one that is ready; False, asking none, if two or more were (they go in
+        their anchors' order, which asking them all gives). Since a successor not seen or
+        queued was last asked, it can have turned ready only by an input seen (whose visit
+        asked it), resumed (asked then too) or relinked (in the log since the mark). A node
+        re-passed each round asked every successor each time: a shape Const read by 8000
+        Reshapes that go one a round, 16M asks."""
+        seen, queued = self.seen, self.queued
+        found = None
+        for n in self.log[mark[0]:]:
+            if n is found or n in seen or n in queued or not _reads(n, node):
+                continue
+            if found is not None:
+                return False
+            found = n
+        self.expanded[node] = (len(self.log), mark[1])
+        if found is not None and self.ready(found):
+            self.push(found)
+        return True
 
     def take(self, passes: Sequence[BaseNodePass]) -> None:
         """Collect what each pass asked for after running on a node."""
@@ -200,7 +243,7 @@ class _Walk:
             self.suspended.update(p.suspended)
             for n in p.resumed:
                 self.suspended.discard(n)
-                self.push_ready_successors(n)
+                self.push_ready_successors(n, resumed=True)
 
 
 class GEPass:
@@ -241,54 +284,66 @@ class GEPass:
         walk = self.state if resume else _Walk(graph)
         self.state = walk
         positions = self.steps and self.depth == 1
-        if positions and not resume:
-            # Setting out read every node, as did the stage's start before it (its inputs, the
-            # op types its pass lists ask for): counted as work, so a checkpoint may be made
-            # here and a step back to the first visits need not read them all again (at 40k
-            # nodes, ~50 ms of a step back to InferShapeForPreprocess's start)
-            graph.bus.work += len(graph)
-            yield POSITION
-        while True:
-            while walk.queue:
-                node = walk.queue.popleft()
-                walk.queued.discard(node)
-                if node in walk.deleted or graph.find_node(node.name) is not node:
-                    continue
-                if walk.visits >= walk.limit:
-                    editing = walk.recent + walk.last_round
-                    culprits = ", ".join(sorted(p for p, _ in editing.most_common(3))) or "none"
-                    self.report.warnings.append(
-                        f"graph {graph.name}: GEPass stopped after {walk.visits} node visits "
-                        f"(10 x {len(graph)} nodes); passes still editing: {culprits}")
-                    self.report.visits += walk.visits
-                    return
-                if node not in walk.seen:
-                    walk.seen.add(node)
-                    walk.order.append(node)
-                walk.visits += 1
-                yield from self._visit(node, walk)
-                if node not in walk.deleted and node.op_desc.subgraph_names:
-                    for sub in node.op_desc.subgraph_names:
-                        yield from GEPass(graph.root.subgraph(sub), self.passes, self.depth + 1,
-                                          self.report, self.steps).walk()
-                    yield from self._visit(node, walk, after_subgraph=True)
-                if node not in walk.deleted:
-                    walk.push_ready_successors(node)
-                if positions and (walk.visits % POSITION_NODES == 0
-                                  or graph.bus.tick - walk.positioned >= POSITION_TICKS):
-                    walk.positioned = graph.bus.tick
-                    yield POSITION
-            if not walk.re_pass:
-                break
-            walk.last_round, walk.recent = walk.recent, Counter()
-            for n in walk.re_pass:
-                if n not in walk.deleted and (n in walk.seen or walk.ready(n)):
-                    walk.push(n)
-            walk.re_pass.clear()
+        # a log of the relinks from here (a resumed copy's own: its marks name another log)
+        relinks = graph.edits.relinks
+        walk.log, walk.expanded = relinks.open(), {}
+        try:
+            if positions and not resume:
+                # Setting out read every node, as did the stage's start before it (its inputs, the
+                # op types its pass lists ask for): counted as work, so a checkpoint may be made
+                # here and a step back to the first visits need not read them all again (at 40k
+                # nodes, ~50 ms of a step back to InferShapeForPreprocess's start)
+                graph.bus.work += len(graph)
+                yield POSITION
+            while True:
+                while walk.queue:
+                    node = walk.queue.popleft()
+                    walk.queued.discard(node)
+                    if node in walk.deleted or graph.find_node(node.name) is not node:
+                        continue
+                    if walk.visits >= walk.limit:
+                        self._stopped(walk)
+                        return
+                    if node not in walk.seen:
+                        walk.seen.add(node)
+                        walk.order.append(node)
+                    walk.visits += 1
+                    yield from self._visit(node, walk)
+                    if node not in walk.deleted and node.op_desc.subgraph_names:
+                        for sub in node.op_desc.subgraph_names:
+                            yield from GEPass(graph.root.subgraph(sub), self.passes,
+                                              self.depth + 1, self.report, self.steps).walk()
+                        yield from self._visit(node, walk, after_subgraph=True)
+                    if node not in walk.deleted:
+                        walk.push_ready_successors(node)
+                    else:   # seen, and its consumers not asked: a pass may have left them linked
+                        walk.log.extend(node.out_nodes())
+                    if positions and (walk.visits % POSITION_NODES == 0
+                                      or graph.bus.tick - walk.positioned >= POSITION_TICKS):
+                        walk.positioned = graph.bus.tick
+                        yield POSITION
+                if not walk.re_pass:
+                    break
+                walk.last_round, walk.recent = walk.recent, Counter()
+                for n in walk.re_pass:
+                    if n not in walk.deleted and (n in walk.seen or walk.ready(n)):
+                        walk.push(n)
+                walk.re_pass.clear()
+            self.report.visits += walk.visits
+            if walk.suspended:
+                names = ", ".join(sorted(n.name for n in walk.suspended))
+                raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: "
+                                  f"{names}")
+        finally:
+            relinks.close(walk.log)
+
+    def _stopped(self, walk: _Walk) -> None:
+        editing = walk.recent + walk.last_round
+        culprits = ", ".join(sorted(p for p, _ in editing.most_common(3))) or "none"
+        self.report.warnings.append(
+            f"graph {self.graph.name}: GEPass stopped after {walk.visits} node visits "
+            f"(10 x {len(self.graph)} nodes); passes still editing: {culprits}")
         self.report.visits += walk.visits
-        if walk.suspended:
-            names = ", ".join(sorted(n.name for n in walk.suspended))
-            raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: {names}")
 
     def _visit(self, node: Node, walk: _Walk,
                after_subgraph: bool = False) -> Iterator[tuple[str, Node]]:

@@ -116,7 +116,7 @@ def delete_if_dead(pass_: BaseNodePass, node: Node) -> None:
     work = [node]
     while work:
         n = work.pop()
-        if n.graph.find_node(n.name) is not n or n.out_nodes() or must_keep(n):
+        if n.graph.find_node(n.name) is not n or n.has_out_nodes() or must_keep(n):
             continue
         work += n.in_data_nodes()
         pass_.isolate_and_delete_node(n)

@@ -47,6 +47,9 @@ class ReshapeRemovePass(BaseNodePass):
         shape = node.in_data_anchors[1].peer if len(node.in_data_anchors) > 1 else None
         self.isolate_and_delete_node(node, {0: 0})
         const = shape.owner if shape is not None else None
-        if const is not None and const.type == "Const" and not const.out_data_nodes() \
-                and not const.in_control_nodes():
+        # its readers asked by its anchors: a shape Const read by every Reshape of a chain
+        # would make each removal list them all
+        if const is not None and const.type == "Const" \
+                and not any(a.peers for a in const.out_data_anchors) \
+                and not const.in_control_anchor.peers:
             self.isolate_and_delete_node(const, {})

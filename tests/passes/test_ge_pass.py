@@ -1,10 +1,14 @@
 """GEPass scheduling (hicann/ge compiler/graph/passes/base_pass.cc) and the PassManager's records
 and events."""
+import copy
+from collections import Counter
+
 import pytest
 
 from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
 from ge_core.passes import (BaseNodePass, GEPass, GEPassError, GraphPass, NodePassGroup,
                             NodeVisited, PassBegin, PassEnd, PassManager)
+from ge_core.passes import ge_pass
 from ge_core.passes.graph_pass import POSITION
 from npu_emu.base.trace import TraceBus, TraceRecorder
 
@@ -368,3 +372,130 @@ def test_a_join_waiting_at_an_input_looks_again_once_an_edge_changes():
 
     GEPass(g, [Rewire(), Log(log)]).run()
     assert log == ["s", *inputs, "x", "y", "late", "j"]
+
+
+def _asks(monkeypatch) -> list:
+    """The nodes the walk asks whether they are ready, in order."""
+    asked, ready = [], ge_pass._Walk.ready
+
+    def counted(walk, node):
+        asked.append(node)
+        return ready(walk, node)
+    monkeypatch.setattr(ge_pass._Walk, "ready", counted)
+    return asked
+
+
+class _DeleteChain(BaseNodePass):
+    """Deletes every node named c*, its input 0 joined to its output (GE's IsolateAndDeleteNode:
+    its inputs and outputs re-passed in the next round)."""
+    name = "DeleteChain"
+
+    def run(self, node):
+        if node.name.startswith("c"):
+            self.isolate_and_delete_node(node, {0: 0})
+
+
+def test_a_node_re_passed_each_round_asks_only_the_successors_relinked_since(monkeypatch):
+    """A chain whose nodes each also read one shared node k, deleted one a round: each round
+    re-passes k, which asked every successor not yet seen whether it was ready (a shape Const
+    read by 8000 Reshapes: 16M asks, 5 s a walk). Since k's last visit only a node relinked
+    can have turned ready: the rest are not asked again, and the walk is the same."""
+    n = 300
+    edges = ["x>c0", "k>c0", *(e for i in range(1, n) for e in (f"c{i - 1}>c{i}", f"k>c{i}")),
+             f"c{n - 1}>y"]
+    asked = _asks(monkeypatch)
+    log = []
+    GEPass(graph(*edges), [Log(log), _DeleteChain()]).run()
+    assert [name for name in log if name.startswith("c")] == [f"c{i}" for i in range(n)]
+    assert log[-1] == "y"
+    assert len(asked) <= 4 * n
+
+
+def _meddled(seed: int) -> tuple[GEPass, list[str]]:
+    """A walk over a random DAG (edges from lower numbers to higher; a few nodes read by many)
+    by a pass that, by a seeded choice per visit, deletes a node (its input joined to its
+    outputs, or only marked deleted, left linked), relinks an input of a later node, re-passes
+    a node, or suspends a node that a later visit resumes; and the list its visits go to."""
+    import random
+    rng = random.Random(seed)
+    size = 40
+    edges = []
+    for j in range(1, size):
+        hubs = [h for h in (0, 1, 2) if h < j and rng.random() < 0.5]
+        others = rng.sample(range(j), min(j, rng.choice((1, 1, 2))))
+        edges += [f"n{i}>n{j}" for i in dict.fromkeys(hubs + others)]
+    log: list[str] = []
+
+    class Meddle(BaseNodePass):
+        name = "Meddle"
+
+        def __init__(self):
+            super().__init__()
+            self.held, self.visits = [], Counter()   # its own: a copy of the walk copies them
+
+        def run(self, node):
+            if node.name == "n0":   # the walk's one source: the walk goes on past it
+                return
+            self.visits[node.name] += 1
+            choice = random.Random(f"{seed}:{node.name}:{self.visits[node.name]}")
+            graph_, k = node.graph, int(node.name[1:])
+            later = [m for m in graph_ if int(m.name[1:]) > k and m.in_data_anchors]
+            act = choice.random()
+            if act < 0.15 and node.in_data_anchors:
+                self.isolate_and_delete_node(node, {0: 0} if node.out_data_anchors else {})
+            elif act < 0.2:
+                self.add_node_deleted(node)   # linked still
+            elif act < 0.45 and later:
+                m = choice.choice(later)
+                a = choice.choice(m.in_data_anchors)
+                src = choice.choice([s for s in graph_ if int(s.name[1:]) < int(m.name[1:])])
+                if a.peer is not None:
+                    GraphUtils.remove_edge(a.peer, a)
+                GraphUtils.add_edge(src.out_data_anchor(0), a)
+            elif act < 0.6:
+                self.add_re_pass_node(choice.choice(list(graph_)))
+            elif act < 0.7 and not self.held:
+                self.held.append(node)
+                self.add_node_suspend(node)
+            elif self.held and act > 0.85:
+                self.add_node_resume(self.held.pop())
+
+    return GEPass(graph(*edges), [Meddle(), Log(log)]), log
+
+
+def _walked(walking: GEPass, log: list[str], resume: bool = False) -> list[str]:
+    try:
+        for _ in walking.walk(resume):
+            pass
+    except GEPassError as e:   # a suspend left: every walk of the seed must end so
+        log.append(str(e))
+    return log
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_asking_only_the_relinked_successors_walks_as_asking_all(seed, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(ge_pass._Walk, "_relinked", lambda walk, node, mark: False)
+        every = _walked(*_meddled(seed))
+    assert _walked(*_meddled(seed)) == every
+
+
+def test_a_walk_copied_at_a_position_goes_on_as_the_walk_went(monkeypatch):
+    """A copy of a walk (a debugger's checkpoint) made where it yields a POSITION goes on to
+    visit what the walk went on to: the copy has no relinks' log of its own, so it asks every
+    successor again until it keeps one."""
+    monkeypatch.setattr(ge_pass, "POSITION_NODES", 7)
+    resumed = 0
+    for seed in range(20):
+        walking, log = _meddled(seed)
+        copies = []
+        try:
+            for step in walking.walk():
+                if step == POSITION:
+                    copies.append(copy.deepcopy((walking, log)))
+        except GEPassError as e:
+            log.append(str(e))
+        for walk_copy, visited in copies[1:]:
+            assert _walked(walk_copy, visited, resume=True) == log, seed
+            resumed += 1
+    assert resumed >= 60
