@@ -259,6 +259,15 @@ def test_a_node_has_in_nodes_by_data_or_control_edge():
     assert c.has_in_nodes() and c.in_nodes() == [x]
 
 
+def test_a_node_has_out_nodes_by_data_or_control_edge():
+    g, x, a, b, out = chain()
+    assert [n.has_out_nodes() for n in (x, a, b, out)] == [True, True, True, False]
+    c = _node(g, "c", "Relu", 1, 1)
+    assert not c.has_out_nodes()
+    GraphUtils.add_edge(c.out_control_anchor, out.in_control_anchor)
+    assert c.has_out_nodes() and c.out_nodes() == [out]
+
+
 def test_unknown_dims_and_rank():
     assert GeShape((1, -1, 4)).is_unknown and str(GeShape((1, -1, 4))) == "[1,?,4]"
     assert GeShape.unknown_rank().rank is None and str(GeShape.unknown_rank()) == "[*]"
