@@ -108,8 +108,12 @@ class OutControlAnchor(Anchor):
         return f"{self.owner.name}:ctrl"
 
     def link_to(self, dst: "InControlAnchor") -> None:
-        if self in dst.peers:
-            return  # a control edge is a fact, not a count
+        if self not in dst.peers:   # a control edge is a fact, not a count
+            self.link_new(dst)
+
+    def link_new(self, dst: "InControlAnchor") -> None:
+        """``link_to`` of an edge its caller knows is not there: a fence links a tail to
+        thousands of nodes, each already read by as many tails (K^3 reads in the lists)."""
         touch(self)
         touch(dst)
         self.peers.append(dst)

@@ -36,7 +36,7 @@ def validate(graph: ComputeGraph) -> None:
                         f"node {node.name} ({node.type}): output {anchor.idx} lists "
                         f"{p.label} which is fed by {p.peer.label if p.peer else 'nothing'}")
         for p in node.in_control_anchor.peers:
-            if node.in_control_anchor not in p.peers:
+            if not listed(p, node.in_control_anchor):
                 raise GraphValidationError(
                     f"node {node.name} ({node.type}): control input from {p.owner.name} dangling")
     graph.topological_sort()  # raises naming a node on a cycle
@@ -46,9 +46,10 @@ def validate(graph: ComputeGraph) -> None:
 
 
 class _Listed:
-    """Whether an output lists a consumer, answered from a set for an output with many (a
-    constant CSE merged feeds thousands): a scan of its list per consumer would make the check
-    quadratic in the graph's size."""
+    """Whether an output (data or control) lists a consumer, answered from a set for an output
+    with many (a constant CSE merged feeds thousands; a fence's tail precedes every later
+    region): a scan of its list per consumer would make the check quadratic in the graph's
+    size."""
     _SCAN = 16
 
     def __init__(self) -> None:

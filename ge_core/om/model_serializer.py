@@ -134,11 +134,15 @@ def _op_desc(op: pb.OpDef, weights: bytes | None) -> OpDesc:
 def _link(graph: ComputeGraph, gd: pb.GraphDef) -> None:
     for op in gd.op:
         node = graph.find_node(op.name)
+        # a control input listed twice is one edge, told by a set: a region's first is read by
+        # the tail of every region before it, and a list's check per edge makes K^3
+        controls: set[str] = set()
         for idx, src in enumerate(op.input):
-            if not src:
+            if not src or src in controls:
                 continue
             try:
-                _link_input(graph, node, idx, src)
+                if _link_input(graph, node, idx, src):
+                    controls.add(src)
             except (GraphError, ValueError) as err:
                 raise SerializeError(f"graph {gd.name} node {op.name}: input {src!r}: "
                                      f"{err}") from None
@@ -146,7 +150,9 @@ def _link(graph: ComputeGraph, gd: pb.GraphDef) -> None:
         _restore_peer_order(graph.find_node(op.name), op)
 
 
-def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> None:
+def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> bool:
+    """Link ``node``'s input ``idx`` from ``src``; whether it was a control edge (the node's
+    first from ``src``: its caller keeps them)."""
     name, _, out_idx = src.rpartition(":")
     producer = graph.find_node(name)
     if producer is None:
@@ -160,8 +166,9 @@ def _link_input(graph: ComputeGraph, node: Node, idx: int, src: str) -> None:
         if not out_idx.isdecimal() or int(out_idx) >= outputs:
             raise ValueError(f"{name} has no output {out_idx} (it has {outputs})")
         producer.out_data_anchor(int(out_idx)).link_to(node.in_data_anchor(idx))
-    else:
-        producer.out_control_anchor.link_to(node.in_control_anchor)
+        return False
+    producer.out_control_anchor.link_new(node.in_control_anchor)
+    return True
 
 
 def _restore_peer_order(node: Node, op: pb.OpDef) -> None:

@@ -54,8 +54,10 @@ class RegionFences:
         head, tail = region[0], region[-1]
         outside = {p for n in region for p in n.in_nodes() if p not in inside}
         outside.update(node.in_nodes())
+        # the edges already there left out by sets: each first of K Loops side by side is read
+        # by a tail of every earlier one, and a list's check per edge would make them K^3
         for producer in sorted(outside - set(head.in_control_nodes()), key=lambda n: n.name):
-            producer.out_control_anchor.link_to(head.in_control_anchor)
+            producer.out_control_anchor.link_new(head.in_control_anchor)
         fenced = self._graphs.get(graph)
         kept: list[Node] = []
         if fenced is None:
@@ -75,8 +77,10 @@ class RegionFences:
         before.update(inside)
         firsts = sorted({*kept, *(n for n in candidates if _first_after(n, before, node))},
                         key=lambda n: n.seq)
+        linked = set(tail.out_control_nodes())
         for first in firsts:
-            tail.out_control_anchor.link_to(first.in_control_anchor)
+            if first not in linked:
+                tail.out_control_anchor.link_new(first.in_control_anchor)
         self._graphs[graph] = _Fenced(before, firsts)
 
 

@@ -133,6 +133,34 @@ def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(mon
     assert read[0] < 20 * edges
 
 
+class _Scanned(list):
+    """A control anchor's peers, counting the peers ``in`` scans (up to the one found)."""
+    scanned = 0
+
+    def __contains__(self, item):
+        found = super().__contains__(item)
+        _Scanned.scanned += self.index(item) + 1 if found else len(self)
+        return found
+
+
+def test_ifs_side_by_side_are_fenced_and_validated_scanning_control_lists_linearly(monkeypatch):
+    """K Ifs side by side: each first after a fence's tail (an If not yet lowered) is read by
+    every earlier tail, so a check per edge that the edge is new scanned a list of up to K
+    (K^3 in all; 1333 Loops: 28 s a compile), as did validate's check that each control input
+    is listed by its producer, and loading the OM, each control input it links. Sets answer
+    now."""
+    from ge_core.graph.anchor import InControlAnchor, OutControlAnchor
+    for cls in (InControlAnchor, OutControlAnchor):
+        def made(anchor, owner, init=cls.__init__):
+            init(anchor, owner)
+            anchor.peers = _Scanned()
+        monkeypatch.setattr(cls, "__init__", made)
+    _Scanned.scanned = 0
+    ge_model = compile_model(_ifs(60, side_by_side=True))
+    edges = sum(len(n.in_nodes()) for n in ge_model.graph)
+    assert _Scanned.scanned < 3 * edges
+
+
 @pytest.mark.parametrize("seed", [3, 7, 11])
 @pytest.mark.parametrize("c", [True, False])
 def test_random_control_flow_computes_as_onnxruntime_does(seed, c):
