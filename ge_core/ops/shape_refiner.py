@@ -94,9 +94,15 @@ def update_peer_input_desc(node: Node) -> list[Node]:
     changed: list[Node] = []
     for anchor, desc in zip(node.out_data_anchors, node.op_desc.output_descs):
         shape, dtype, origin = desc.shape, desc.dtype, desc.origin_shape
+        # a reader holding this very desc (most: see below) is as it would be made; asked
+        # first, since a node re-passed each round pushes to every reader again (a Const
+        # read by every Gather of a model, one folded a round)
+        own = None if desc.absent else desc
         for peer in anchor.peers:
             op = peer.owner.op_desc
             peer_desc = op.input_descs[peer.idx]
+            if peer_desc is own:
+                continue
             # the one comparison: the same shape object, as a second inference mostly finds, is
             # equal without the dataclass's field by field comparison; a desc already as it
             # would be made is not written, any other differs from the one written (its shape,

@@ -467,6 +467,24 @@ def test_infer_shape_gives_consumers_the_producers_desc_in_their_own_layout():
     assert str(relu.op_desc.output_descs[0]) == "f32[2,3]"
 
 
+def test_a_reader_holding_an_absent_output_s_own_desc_reads_it_present_after_infer_shape():
+    """A reader holding the producer's very desc is as InferShape would make it, and is passed
+    over, unless that desc says absent: a linked reader reads a tensor that is there."""
+    from ge_core.ops.shape_refiner import update_peer_input_desc
+    graph = ComputeGraph("g")
+    absent = GeTensorDesc(GeShape((2,)), DataType.DT_FLOAT, absent=True)
+    maker = OpDesc("x", "Data", 0, 1, {"index": 0})
+    maker.output_descs[0] = absent
+    x = graph.add_node(maker)
+    reader = OpDesc("relu", "Relu", 1, 1)
+    reader.input_descs[0] = absent
+    relu = graph.add_node(reader)
+    x.out_data_anchor(0).link_to(relu.in_data_anchor(0))
+    assert update_peer_input_desc(x) == []   # the same shape and dtype: nothing to re-pass
+    theirs = relu.op_desc.input_descs[0]
+    assert not theirs.absent and str(theirs) == "f32[2]"
+
+
 def test_unknown_op_names_node_type_and_known_ops():
     graph = ComputeGraph("g")
     node = graph.add_node(OpDesc("decode", "ImageDecoder", 1, 1))
