@@ -250,22 +250,16 @@ def test_subgraphs_are_owned_by_the_root():
         g.add_subgraph(a, ComputeGraph("body"))
 
 
-def test_a_node_has_in_nodes_by_data_or_control_edge():
+def test_a_node_has_in_and_out_nodes_by_data_or_control_edge():
     g, x, a, b, out = chain()
     assert [n.has_in_nodes() for n in (x, a, b, out)] == [False, True, True, True]
-    c = _node(g, "c", "Relu", 1, 1)
-    assert not c.has_in_nodes()
-    GraphUtils.add_edge(x.out_control_anchor, c.in_control_anchor)
-    assert c.has_in_nodes() and c.in_nodes() == [x]
-
-
-def test_a_node_has_out_nodes_by_data_or_control_edge():
-    g, x, a, b, out = chain()
     assert [n.has_out_nodes() for n in (x, a, b, out)] == [True, True, True, False]
-    c = _node(g, "c", "Relu", 1, 1)
-    assert not c.has_out_nodes()
-    GraphUtils.add_edge(c.out_control_anchor, out.in_control_anchor)
-    assert c.has_out_nodes() and c.out_nodes() == [out]
+    c, d = _node(g, "c", "Relu", 1, 1), _node(g, "d", "Relu", 1, 1)
+    assert not c.has_in_nodes() and not c.has_out_nodes()
+    GraphUtils.add_edge(x.out_control_anchor, c.in_control_anchor)
+    GraphUtils.add_edge(c.out_control_anchor, d.in_control_anchor)
+    assert c.has_in_nodes() and c.in_nodes() == [x]
+    assert c.has_out_nodes() and c.out_nodes() == [d]
 
 
 def test_unknown_dims_and_rank():
