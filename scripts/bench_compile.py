@@ -5,13 +5,14 @@
 Per light model: parse + the three optimisation stages + GE's build (streams, sync events,
 memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creation with every
 graph optimisation on, side by side in one run (interleaved), median ratio printed. Then the
-same on five graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in, a
-synthetic graph of what the passes look for, one join of every node, and a chain of Reshapes
-that each go and re-pass the one shape Const they read. Time per node must stay flat on each
-(a quadratic pass shows up here first). Times are CPU seconds of this process (both sides run
-on one thread), which other load on a shared machine disturbs least; the garbage of the run
-before is collected first, outside the time, on both sides. `--smoke`
-is one small model and 1k nodes per shape, for CI. `--json` prints one object:
+same on six graph shapes of 1k, 10k and 50k nodes: a chain of Relus, a wide fan-out/fan-in, a
+synthetic graph of what the passes look for, one join of every node, a chain of Reshapes that
+each go and re-pass the one shape Const they read, and blocks of shape arithmetic that fold one
+a round, re-passing the Consts they share. Time per node must stay flat on each (a quadratic
+pass shows up here first). Times are CPU seconds of this process (both sides run on one
+thread), which other load on a shared machine disturbs least; the garbage of the run before is
+collected first, outside the time, on both sides. `--smoke` is one small model and 1k nodes
+per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
 """
 from __future__ import annotations
@@ -130,8 +131,29 @@ def reshapes(n_nodes: int) -> onnx.ModelProto:
                   [numpy_helper.from_array(np.array([1, 16], np.int64), "shape")])
 
 
+def folds(n_nodes: int) -> onnx.ModelProto:
+    """Blocks of an exported model's shape arithmetic: Shape, Gather, Unsqueeze and Concat
+    make a Reshape's shape, then a Relu; each block reads the last, and the Gather's index, the
+    Unsqueeze's axes and the Concat's tail are three Consts every block reads. One block folds
+    a round, and each round re-passes those Consts."""
+    nodes, x = [], "input"
+    for b in range(max(1, n_nodes // 6)):
+        p = f"b{b}_"
+        nodes += [helper.make_node("Shape", [x], [p + "s"], p + "shape"),
+                  helper.make_node("Gather", [p + "s", "zero"], [p + "g"], p + "gather", axis=0),
+                  helper.make_node("Unsqueeze", [p + "g", "axes"], [p + "u"], p + "unsqueeze"),
+                  helper.make_node("Concat", [p + "u", "rest"], [p + "c"], p + "concat", axis=0),
+                  helper.make_node("Reshape", [x, p + "c"], [p + "r"], p + "reshape"),
+                  helper.make_node("Relu", [p + "r"], [p + "y"], p + "relu")]
+        x = p + "y"
+    consts = {"zero": np.array(0, np.int64), "axes": np.array([0], np.int64),
+              "rest": np.array([-1], np.int64)}
+    return _model(f"folds_{n_nodes}", nodes, x,
+                  [numpy_helper.from_array(v, k) for k, v in consts.items()])
+
+
 SHAPES = {"chain": chain, "wide": wide, "synthetic": synthetic, "join": join,
-          "reshapes": reshapes}
+          "reshapes": reshapes, "folds": folds}
 
 
 def node_counts(text: str) -> list[tuple[str, int]]:

@@ -31,16 +31,16 @@ EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key star
 
 class Relinks(list):
     """The logs of the GEPass walks open on a graph (passes/ge_pass.py): each a list, in order,
-    of the nodes whose inputs an edge edit changed (a link's or an unlink's consumer). A walk's
-    state, not the graph's: a copy of the graph starts with none open, and a rewind leaves
-    them."""
+    of the nodes whose inputs changed, by an edge edit (a link's or an unlink's consumer) or an
+    input desc written (OpDesc.update_input_desc). A walk's state, not the graph's: a copy of
+    the graph starts with none open, and a rewind leaves them."""
     __slots__ = ()
 
     def __deepcopy__(self, memo: dict) -> "Relinks":
         return Relinks()
 
-    def open(self) -> list[Node]:
-        log: list[Node] = []
+    def open(self) -> "RelinkLog":
+        log = RelinkLog()
         self.append(log)
         return log
 
@@ -50,6 +50,17 @@ class Relinks(list):
             if open_log is log:
                 del self[i]
                 return
+
+
+class RelinkLog(list):
+    """One walk's log (Relinks), and what InferShapePass keeps by it: a node of many readers ->
+    the log's length when it last pushed its output descs to them, those descs, and how many
+    readers (passes/infer_shape_pass.py). Kept here, it goes with the walk."""
+    __slots__ = ("pushed",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pushed: dict[Node, tuple[int, tuple, int]] = {}
 
 
 class ReplacedTable(tuple):

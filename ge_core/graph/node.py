@@ -97,6 +97,13 @@ class Node:
         thousands, asked as each of them goes)."""
         return any(a.peers for a in self.out_data_anchors) or bool(self.out_control_anchor.peers)
 
+    def reads(self, producer: "Node") -> bool:
+        """Whether an input of this node (data or control) comes from ``producer``."""
+        for a in self.in_data_anchors:
+            if a.peer is not None and a.peer.owner is producer:
+                return True
+        return any(peer.owner is producer for peer in self.in_control_anchor.peers)
+
     def out_nodes(self) -> list["Node"]:
         nodes = [p.owner for a in self.out_data_anchors for p in a.peers]
         peers = self.out_control_anchor.peers

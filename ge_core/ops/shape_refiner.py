@@ -64,6 +64,12 @@ def _past_int64_bytes(desc: GeTensorDesc) -> bool:
 
 def infer_shape(node: Node) -> list[Node]:
     """Returns the consumers whose input desc changed."""
+    infer_outputs(node)
+    return update_peer_input_desc(node)
+
+
+def infer_outputs(node: Node) -> None:
+    """The node's InferShape: its output descs, not yet pushed to its consumers."""
     op_def = get_op_def(node.type)
     if op_def is None:
         raise InferShapeError(node, f"no InferShape for op type {node.type}; known: "
@@ -84,7 +90,6 @@ def infer_shape(node: Node) -> list[Node]:
         # A rule that met a node it did not expect: still one line naming the node (with the
         # Python error, so the defect shows).
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
-    return update_peer_input_desc(node)
 
 
 def update_peer_input_desc(node: Node) -> list[Node]:

@@ -54,14 +54,6 @@ class GEPassReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _reads(node: Node, producer: Node) -> bool:
-    """Whether ``node`` has an input (data or control) from ``producer``."""
-    for a in node.in_data_anchors:
-        if a.peer is not None and a.peer.owner is producer:
-            return True
-    return any(peer.owner is producer for peer in node.in_control_anchor.peers)
-
-
 class _Walk:
     """The state of one GEPass walk over one graph (a debugger reads it while parked)."""
 
@@ -90,8 +82,9 @@ class _Walk:
         # a node found not ready -> the graph's edge counts then, and the first of its inputs
         # (data anchors, then control peers) whose node was unseen: see ready
         self.waiting: dict[Node, tuple[int, int, int]] = {}
-        # the relinks' log while walking (ComputeGraph.edge_edited), and a node of many
-        # successors -> how long the log was when they were last asked, and how many they were
+        # while walking, the log of the nodes whose inputs changed (ComputeGraph.Relinks), and a
+        # node of many successors -> how long the log was when they were last asked, and how
+        # many they were
         self.log: list[Node] = []
         self.expanded: dict[Node, tuple[int, int]] = {}
 
@@ -219,7 +212,7 @@ class _Walk:
         seen, queued = self.seen, self.queued
         found = None
         for n in self.log[mark[0]:]:
-            if n is found or n in seen or n in queued or not _reads(n, node):
+            if n is found or n in seen or n in queued or not n.reads(node):
                 continue
             if found is not None:
                 return False
@@ -284,7 +277,7 @@ class GEPass:
         walk = self.state if resume else _Walk(graph)
         self.state = walk
         positions = self.steps and self.depth == 1
-        # a log of the relinks from here (a resumed copy's own: its marks name another log)
+        # a log of the relinks from here (a resumed copy's own: its marks named another log)
         relinks = graph.edits.relinks
         walk.log, walk.expanded = relinks.open(), {}
         try:
@@ -336,6 +329,7 @@ class GEPass:
                                   f"{names}")
         finally:
             relinks.close(walk.log)
+            walk.log, walk.expanded = [], {}   # what the log holds goes with it (removed nodes)
 
     def _stopped(self, walk: _Walk) -> None:
         editing = walk.recent + walk.last_round

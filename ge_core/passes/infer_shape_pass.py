@@ -16,10 +16,14 @@ from __future__ import annotations
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import INFER_DEFERRED
-from ge_core.ops import InferShapeError, infer_shape
-from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, is_branch, set_deferral,
-                                       set_unknown)
+from ge_core.ops import InferShapeError
+from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, infer_outputs, is_branch,
+                                       set_deferral, set_unknown, update_peer_input_desc)
 from ge_core.passes.base_node_pass import BaseNodePass
+
+
+# readers a node pushes its descs to that make it worth keeping that it did (RelinkLog)
+_MANY_READERS = 8
 
 
 class InferShapePass(BaseNodePass):
@@ -48,7 +52,7 @@ class InferShapePass(BaseNodePass):
             set_unknown(node)
             return
         try:
-            changed = infer_shape(node)
+            infer_outputs(node)
         except InferShapeError as err:
             if not is_branch(graph):
                 raise
@@ -58,5 +62,29 @@ class InferShapePass(BaseNodePass):
                 set_deferral(graph, deferral(node, err))
             set_unknown(node)
             return
-        for consumer in changed:
+        for consumer in self._push(node):
             self.add_immediate_re_pass_node(consumer)
+
+    def _push(self, node: Node) -> list[Node]:
+        """update_peer_input_desc, unless nothing it would write changed since the node last
+        pushed (a second push of the same descs writes nothing): its own descs are new objects
+        when they change, and its readers' input descs change only by an edge in or a desc
+        written, both in the log of relinks. A node re-passed each round pushed to every
+        reader again: a Const read by every Gather of a model, one Gather folded a round."""
+        logs = node.graph.edits.relinks
+        if not logs:   # no walk open (a run outside GEPass)
+            return update_peer_input_desc(node)
+        log = logs[-1]
+        outputs = node.op_desc.output_descs
+        kept = log.pushed.get(node)
+        if kept is not None and len(log) - kept[0] < kept[2] \
+                and len(kept[1]) == len(outputs) \
+                and all(a is b for a, b in zip(kept[1], outputs)) \
+                and not any(n.reads(node) for n in log[kept[0]:]):
+            log.pushed[node] = (len(log), kept[1], kept[2])
+            return []
+        changed = update_peer_input_desc(node)
+        readers = sum(len(a.peers) for a in node.out_data_anchors)
+        if readers >= _MANY_READERS:
+            log.pushed[node] = (len(log), tuple(outputs), readers)
+        return changed
