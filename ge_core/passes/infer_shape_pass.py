@@ -69,8 +69,10 @@ class InferShapePass(BaseNodePass):
         """update_peer_input_desc, unless nothing it would write changed since the node last
         pushed (a second push of the same descs writes nothing): its own descs are new objects
         when they change, and its readers' input descs change only by an edge in or a desc
-        written, both in the log of relinks. A node re-passed each round pushed to every
-        reader again: a Const read by every Gather of a model, one Gather folded a round."""
+        written, both in the log of relinks; a reader there that holds the very desc it would
+        be given (relinked on another input) needs none. A node re-passed each round pushed to
+        every reader again: a Const read by every Gather of a model, one Gather folded a
+        round."""
         logs = node.graph.edits.relinks
         if not logs:   # no walk open (a run outside GEPass)
             return update_peer_input_desc(node)
@@ -80,7 +82,7 @@ class InferShapePass(BaseNodePass):
         if kept is not None and len(log) - kept[0] < kept[2] \
                 and len(kept[1]) == len(outputs) \
                 and all(a is b for a, b in zip(kept[1], outputs)) \
-                and not any(n.reads(node) for n in log[kept[0]:]):
+                and all(_holds(n, node, outputs) for n in log[kept[0]:]):
             log.pushed[node] = (len(log), kept[1], kept[2])
             return []
         changed = update_peer_input_desc(node)
@@ -88,3 +90,15 @@ class InferShapePass(BaseNodePass):
         if readers >= _MANY_READERS:
             log.pushed[node] = (len(log), tuple(outputs), readers)
         return changed
+
+
+def _holds(reader: Node, node: Node, outputs: list) -> bool:
+    """Whether each input of ``reader`` from ``node`` holds the very output desc it reads (not
+    one saying absent: a push makes a reader's present)."""
+    for a in reader.in_data_anchors:
+        peer = a.peer
+        if peer is not None and peer.owner is node:
+            desc = outputs[peer.idx]
+            if reader.op_desc.input_descs[a.idx] is not desc or desc.absent:
+                return False
+    return True

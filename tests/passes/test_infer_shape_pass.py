@@ -166,3 +166,42 @@ def test_a_node_of_many_readers_whose_desc_changed_pushes_it_again():
     GEPass(g, [InferShapePass(), _GrowInput()]).run()
     assert {str(g.find_node(f"r{i}").op_desc.input_descs[0].shape) for i in range(10)} \
         == {"[4,3]"}
+
+
+class _Relinker(BaseNodePass):
+    """At its first visit of each of adds a3 and a7: moves its input 0 from x to z (a Data of
+    x's desc) and re-passes the Const k, its input 1."""
+    name = "Relinker"
+
+    def __init__(self):
+        super().__init__()
+        self.done = set()
+
+    def run(self, node):
+        if node.name in ("a3", "a7") and node.name not in self.done:
+            self.done.add(node.name)
+            a = node.in_data_anchors[0]
+            GraphUtils.remove_edge(a.peer, a)
+            GraphUtils.add_edge(node.graph.find_node("z").out_data_anchor(0), a)
+            self.add_re_pass_node(node.graph.find_node("k"))
+
+
+def test_a_reader_relinked_on_another_input_needs_no_push_of_the_const_it_still_holds(
+        monkeypatch):
+    """Readers relinked since the Const last pushed, but holding its very desc still on the
+    input it feeds (a chain of Ifs on one condition, each relinked as the last one folds):
+    the Const, passed again, pushes nothing."""
+    import ge_core.passes.infer_shape_pass as isp
+    pushes, push = [], isp.update_peer_input_desc
+
+    def counted(node):
+        pushes.append(node.name)
+        return push(node)
+    monkeypatch.setattr(isp, "update_peer_input_desc", counted)
+    g = model([helper.make_node("Add", ["x", "k"], [f"y{i}"], name=f"a{i}") for i in range(10)],
+              {"x": [2, 3], "z": [2, 3]}, {f"y{i}": [2, 3] for i in range(10)},
+              {"k": np.ones((2, 3), np.float32)})
+    visits = [node.name for name, node in GEPass(g, [InferShapePass(), _Relinker()]).walk()
+              if name == "InferShapePass"]
+    assert visits.count("k") == 2 and pushes.count("k") == 1
+    assert [n.name for n in g.find_node("z").out_data_nodes()] == ["a3", "a7"]
