@@ -29,18 +29,18 @@ ALIAS_OPS = frozenset({"Reshape", "Squeeze", "Unsqueeze", "ExpandDims", "Flatten
 EDGES = ":edges"   # EditCounts.touched's key for an edge edit (no attr key starts with ':')
 
 
-class Relinks(list):
+class InputLogs(list):
     """The logs of the GEPass walks open on a graph (passes/ge_pass.py): each a list, in order,
     of the nodes whose inputs changed, by an edge edit (a link's or an unlink's consumer) or an
     input desc written (OpDesc.update_input_desc). A walk's state, not the graph's: a copy of
     the graph starts with none open, and a rewind leaves them."""
     __slots__ = ()
 
-    def __deepcopy__(self, memo: dict) -> "Relinks":
-        return Relinks()
+    def __deepcopy__(self, memo: dict) -> "InputLogs":
+        return InputLogs()
 
-    def open(self) -> "RelinkLog":
-        log = RelinkLog()
+    def open(self) -> "InputLog":
+        log = InputLog()
         self.append(log)
         return log
 
@@ -52,8 +52,8 @@ class Relinks(list):
                 return
 
 
-class RelinkLog(list):
-    """One walk's log (Relinks), and what InferShapePass keeps by it: a node of many readers ->
+class InputLog(list):
+    """One walk's log (InputLogs), and what InferShapePass keeps by it: a node of many readers ->
     the log's length when it last pushed its output descs to them, those descs, and how many
     readers (passes/infer_shape_pass.py). Kept here, it goes with the walk."""
     __slots__ = ("pushed",)
@@ -87,7 +87,7 @@ class EditCounts:
     # link or unlink at either end, DESCS and TYPE (op_desc.py) for a desc updated and a type
     # set. None otherwise, so an unwatched edit costs one test.
     touched: dict[Node, set[str]] | None = None
-    relinks: Relinks = field(default_factory=Relinks, repr=False, compare=False)
+    input_logs: InputLogs = field(default_factory=InputLogs, repr=False, compare=False)
     _jep: int = field(default_factory=stamp, repr=False, compare=False)   # graph/journal.py
     _jb: int = field(default_factory=stamp, repr=False, compare=False)
 
@@ -155,7 +155,7 @@ class EditCounts:
 # Each kind of edit's running total, in EditCounts' field order: read by one C getter (a GEPass
 # reads them twice a node pass: 190k calls at 20k nodes)
 _TOTALS = tuple(f.name for f in fields(EditCounts)
-                if f.name not in ("types", "touched", "relinks", "_jep", "_jb"))
+                if f.name not in ("types", "touched", "input_logs", "_jep", "_jb"))
 edit_totals = attrgetter(*_TOTALS)
 
 
@@ -491,9 +491,9 @@ class ComputeGraph:
         edits.total += 1
         if edits.touched is not None:
             edits.note_edge(src.owner, dst.owner)
-        if edits.relinks:
+        if edits.input_logs:
             consumer = dst.owner
-            for log in edits.relinks:
+            for log in edits.input_logs:
                 log.append(consumer)
         self._order = None
         if self.bus.observed:   # the labels are strings to build: only for a listener

@@ -202,8 +202,8 @@ class OpDesc:
         edits, bus = self._edited(DESCS)
         edits.descs_updated += 1
         edits.total += 1
-        if io == "input" and edits.relinks:   # the open walks' logs (ComputeGraph.edge_edited)
-            for log in edits.relinks:
+        if io == "input" and edits.input_logs:   # the open walks' logs (ComputeGraph.edge_edited)
+            for log in edits.input_logs:
                 log.append(self.node)
         if bus is not None:   # the descs printed only for a listener
             bus.emit(DescUpdated, self.name, io, idx, str(old), str(new))

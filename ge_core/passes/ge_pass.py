@@ -82,7 +82,7 @@ class _Walk:
         # a node found not ready -> the graph's edge counts then, and the first of its inputs
         # (data anchors, then control peers) whose node was unseen: see ready
         self.waiting: dict[Node, tuple[int, int, int]] = {}
-        # while walking, the log of the nodes whose inputs changed (ComputeGraph.Relinks), and a
+        # while walking, the log of the nodes whose inputs changed (ComputeGraph.InputLogs), and a
         # node of many successors -> how long the log was when they were last asked, and how
         # many they were
         self.log: list[Node] = []
@@ -277,9 +277,9 @@ class GEPass:
         walk = self.state if resume else _Walk(graph)
         self.state = walk
         positions = self.steps and self.depth == 1
-        # a log of the relinks from here (a resumed copy's own: its marks named another log)
-        relinks = graph.edits.relinks
-        walk.log, walk.expanded = relinks.open(), {}
+        # a log of the inputs changed from here (a resumed copy's own: its marks named another)
+        logs = graph.edits.input_logs
+        walk.log, walk.expanded = logs.open(), {}
         try:
             if positions and not resume:
                 # Setting out read every node, as did the stage's start before it (its inputs, the
@@ -328,7 +328,7 @@ class GEPass:
                 raise GEPassError(f"graph {graph.name}: nodes suspended and never resumed: "
                                   f"{names}")
         finally:
-            relinks.close(walk.log)
+            logs.close(walk.log)
             walk.log, walk.expanded = [], {}   # what the log holds goes with it (removed nodes)
 
     def _stopped(self, walk: _Walk) -> None:

@@ -22,7 +22,7 @@ from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, infer_outp
 from ge_core.passes.base_node_pass import BaseNodePass
 
 
-# readers a node pushes its descs to that make it worth keeping that it did (RelinkLog)
+# readers a node pushes its descs to that make it worth keeping that it did (InputLog)
 _MANY_READERS = 8
 
 
@@ -69,11 +69,11 @@ class InferShapePass(BaseNodePass):
         """update_peer_input_desc, unless nothing it would write changed since the node last
         pushed (a second push of the same descs writes nothing): its own descs are new objects
         when they change, and its readers' input descs change only by an edge in or a desc
-        written, both in the log of relinks; a reader there that holds the very desc it would
+        written, both in the walk's log (InputLog); a reader there that holds the very desc it would
         be given (relinked on another input) needs none. A node re-passed each round pushed to
         every reader again: a Const read by every Gather of a model, one Gather folded a
         round."""
-        logs = node.graph.edits.relinks
+        logs = node.graph.edits.input_logs
         if not logs:   # no walk open (a run outside GEPass)
             return update_peer_input_desc(node)
         log = logs[-1]
