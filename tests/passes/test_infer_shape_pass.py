@@ -125,21 +125,29 @@ def test_a_const_re_passed_each_round_pushes_its_desc_again_only_after_a_change(
     assert pushed[0] < 20 * len(g)
 
 
-class _Reshaper(BaseNodePass):
-    """At its first visit of each of relus r3 and r7: writes another shape into its input desc
-    (no edge changed) and re-passes the Const that feeds it."""
-    name = "Reshaper"
+class _OnceAt(BaseNodePass):
+    """At its first visit of each node named in ``names``: ``act`` on it, then re-passes the
+    Const k."""
+    names: tuple[str, ...] = ()
 
     def __init__(self):
         super().__init__()
         self.done = set()
 
     def run(self, node):
-        if node.name in ("r3", "r7") and node.name not in self.done:
+        if node.name in self.names and node.name not in self.done:
             self.done.add(node.name)
-            op = node.op_desc
-            op.update_input_desc(0, replace(op.input_descs[0], shape=GeShape((3, 2))))
+            self.act(node)
             self.add_re_pass_node(node.graph.find_node("k"))
+
+
+class _Reshaper(_OnceAt):
+    """Writes another shape into the input desc of relus r3 and r7 (no edge changed)."""
+    name, names = "Reshaper", ("r3", "r7")
+
+    def act(self, node):
+        op = node.op_desc
+        op.update_input_desc(0, replace(op.input_descs[0], shape=GeShape((3, 2))))
 
 
 def test_a_reader_s_input_desc_written_since_the_last_push_is_pushed_again():
@@ -168,22 +176,14 @@ def test_a_node_of_many_readers_whose_desc_changed_pushes_it_again():
         == {"[4,3]"}
 
 
-class _Relinker(BaseNodePass):
-    """At its first visit of each of adds a3 and a7: moves its input 0 from x to z (a Data of
-    x's desc) and re-passes the Const k, its input 1."""
-    name = "Relinker"
+class _Relinker(_OnceAt):
+    """Moves input 0 of adds a3 and a7 from x to z (a Data of x's desc)."""
+    name, names = "Relinker", ("a3", "a7")
 
-    def __init__(self):
-        super().__init__()
-        self.done = set()
-
-    def run(self, node):
-        if node.name in ("a3", "a7") and node.name not in self.done:
-            self.done.add(node.name)
-            a = node.in_data_anchors[0]
-            GraphUtils.remove_edge(a.peer, a)
-            GraphUtils.add_edge(node.graph.find_node("z").out_data_anchor(0), a)
-            self.add_re_pass_node(node.graph.find_node("k"))
+    def act(self, node):
+        a = node.in_data_anchors[0]
+        GraphUtils.remove_edge(a.peer, a)
+        GraphUtils.add_edge(node.graph.find_node("z").out_data_anchor(0), a)
 
 
 def test_a_reader_relinked_on_another_input_needs_no_push_of_the_const_it_still_holds(
