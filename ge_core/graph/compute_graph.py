@@ -52,14 +52,22 @@ class InputLogs(list):
                 return
 
 
+# readers a node must have for a mark by an InputLog to pay: fewer cost less to ask again
+MARKED_READERS = 8
+
+
 class InputLog(list):
-    """One walk's log (InputLogs), and what InferShapePass keeps by it: a node of many readers ->
-    the log's length when it last pushed its output descs to them, those descs, and how many
-    readers (passes/infer_shape_pass.py). Kept here, it goes with the walk."""
-    __slots__ = ("pushed",)
+    """One walk's log (InputLogs), and what is kept by its positions, so that it goes with the
+    walk (a checkpoint's copy sets out with a new one): per node of MARKED_READERS or more,
+    how long the log was when the walk last asked all its successors whether they were ready,
+    and how many they were (``asked``, passes/ge_pass.py); and when InferShapePass last pushed
+    its output descs to its readers, those descs, and how many readers (``pushed``,
+    passes/infer_shape_pass.py)."""
+    __slots__ = ("asked", "pushed")
 
     def __init__(self) -> None:
         super().__init__()
+        self.asked: dict[Node, tuple[int, int]] = {}
         self.pushed: dict[Node, tuple[int, tuple, int]] = {}
 
 

@@ -92,6 +92,19 @@ def infer_outputs(node: Node) -> None:
         raise InferShapeError(node, f"InferShape failed: {type(err).__name__}: {err}") from err
 
 
+def holds_descs(reader: Node, node: Node) -> bool:
+    """Whether each input of ``reader`` from ``node`` holds the very output desc it reads, one
+    not saying absent: as a push would leave it (update_peer_input_desc's first question)."""
+    outputs = node.op_desc.output_descs
+    for a in reader.in_data_anchors:
+        peer = a.peer
+        if peer is not None and peer.owner is node:
+            desc = outputs[peer.idx]
+            if reader.op_desc.input_descs[a.idx] is not desc or desc.absent:
+                return False
+    return True
+
+
 def update_peer_input_desc(node: Node) -> list[Node]:
     """Each consumer's input desc takes the producing output's shape, dtype and origin shape.
     Its format stays: as in GE, the consumer's engine decides the layout it reads. Returns the

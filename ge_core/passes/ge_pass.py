@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Generator, Iterator, Sequence
 
 from ge_core.graph import ComputeGraph, GraphError, Node
+from ge_core.graph.compute_graph import MARKED_READERS, InputLog
 from ge_core.graph.graph_clone import shallow_copy
 from ge_core.graph.journal import SHARED
 from ge_core.passes.base_node_pass import BaseNodePass
@@ -61,7 +62,7 @@ class _Walk:
     # attributes in a real dict, dearer to read (CPython's inline values are lost to __dict__)
     __slots__ = ("graph", "limit", "visits", "queue", "queued", "seen", "order", "seen_count",
                  "deleted", "suspended", "re_pass", "ran", "recent", "last_round", "positioned",
-                 "waiting", "log", "expanded")
+                 "waiting", "log")
 
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
@@ -82,11 +83,8 @@ class _Walk:
         # a node found not ready -> the graph's edge counts then, and the first of its inputs
         # (data anchors, then control peers) whose node was unseen: see ready
         self.waiting: dict[Node, tuple[int, int, int]] = {}
-        # while walking, the log of the nodes whose inputs changed (ComputeGraph.InputLogs), and a
-        # node of many successors -> how long the log was when they were last asked, and how
-        # many they were
-        self.log: list[Node] = []
-        self.expanded: dict[Node, tuple[int, int]] = {}
+        # while walking, the log of the nodes whose inputs changed (compute_graph.InputLog)
+        self.log = InputLog()
 
     def _seen(self) -> list[Node]:
         """The nodes seen, in order (of a checkpoint's copy too)."""
@@ -104,9 +102,8 @@ class _Walk:
         one's op desc and weights, most of a restore's time. Suspended ones stay: the walk
         ends in error if any is left."""
         if SHARED in memo:   # the node passes have state
-            new = shallow_copy(self, memo, deep=("ran",),
-                               shared=("seen", "order", "log", "expanded"))
-            new.log, new.expanded = [], {}   # the walk's to set out with
+            new = shallow_copy(self, memo, deep=("ran",), shared=("seen", "order", "log"))
+            new.log = InputLog()   # the walk opens its own as it sets out
             if self.seen is None:
                 new.order = self.order[:self.seen_count]
                 new.seen = set(new.order)
@@ -129,7 +126,7 @@ class _Walk:
         new.ran = copy.deepcopy(self.ran, memo)
         new.recent, new.last_round = Counter(self.recent), Counter(self.last_round)
         new.positioned = self.positioned
-        new.waiting, new.log, new.expanded = {}, [], {}
+        new.waiting, new.log = {}, InputLog()
         return new
 
     def push(self, node: Node, front: bool = False) -> None:
@@ -186,7 +183,7 @@ class _Walk:
     def push_ready_successors(self, node: Node, resumed: bool = False) -> None:
         # a successor already queued is not asked again (push would ignore it): a Sum queued
         # behind its last inputs was asked, input by input, to read them all again
-        mark = None if resumed else self.expanded.get(node)
+        mark = None if resumed else self.log.asked.get(node)
         if mark is not None and len(self.log) - mark[0] < mark[1] and self._relinked(node, mark):
             return
         seen, queued, ready, push = self.seen, self.queued, self.ready, self.push
@@ -198,8 +195,8 @@ class _Walk:
                 succ = peer.owner
                 if succ not in seen and succ not in queued and ready(succ):
                     push(succ)
-        if successors >= _LOOK_AGAIN:
-            self.expanded[node] = (len(self.log), successors)
+        if successors >= MARKED_READERS:
+            self.log.asked[node] = (len(self.log), successors)
 
     def _relinked(self, node: Node, mark: tuple[int, int]) -> bool:
         """Ask again only the successors of ``node`` relinked since it last asked them all,
@@ -217,7 +214,7 @@ class _Walk:
             if found is not None:
                 return False
             found = n
-        self.expanded[node] = (len(self.log), mark[1])
+        self.log.asked[node] = (len(self.log), mark[1])
         if found is not None and self.ready(found):
             self.push(found)
         return True
@@ -279,7 +276,7 @@ class GEPass:
         positions = self.steps and self.depth == 1
         # a log of the inputs changed from here (a resumed copy's own: its marks named another)
         logs = graph.edits.input_logs
-        walk.log, walk.expanded = logs.open(), {}
+        walk.log = logs.open()
         try:
             if positions and not resume:
                 # Setting out read every node, as did the stage's start before it (its inputs, the
@@ -329,7 +326,7 @@ class GEPass:
                                   f"{names}")
         finally:
             logs.close(walk.log)
-            walk.log, walk.expanded = [], {}   # what the log holds goes with it (removed nodes)
+            walk.log = InputLog()   # what the log holds goes with it (removed nodes)
 
     def _stopped(self, walk: _Walk) -> None:
         editing = walk.recent + walk.last_round

@@ -17,13 +17,11 @@ from __future__ import annotations
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import INFER_DEFERRED
 from ge_core.ops import InferShapeError
-from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, infer_outputs, is_branch,
-                                       set_deferral, set_unknown, update_peer_input_desc)
+from ge_core.graph.compute_graph import MARKED_READERS
+from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, holds_descs, infer_outputs,
+                                       is_branch, set_deferral, set_unknown,
+                                       update_peer_input_desc)
 from ge_core.passes.base_node_pass import BaseNodePass
-
-
-# readers a node pushes its descs to that make it worth keeping that it did (InputLog)
-_MANY_READERS = 8
 
 
 class InferShapePass(BaseNodePass):
@@ -69,10 +67,10 @@ class InferShapePass(BaseNodePass):
         """update_peer_input_desc, unless nothing it would write changed since the node last
         pushed (a second push of the same descs writes nothing): its own descs are new objects
         when they change, and its readers' input descs change only by an edge in or a desc
-        written, both in the walk's log (InputLog); a reader there that holds the very desc it would
-        be given (relinked on another input) needs none. A node re-passed each round pushed to
-        every reader again: a Const read by every Gather of a model, one Gather folded a
-        round."""
+        written, both in the walk's log (InputLog); a reader there that holds the very desc
+        it would be given (relinked on another input) needs none. A node re-passed each round
+        pushed to every reader again: a Const read by every Gather of a model, one Gather
+        folded a round."""
         logs = node.graph.edits.input_logs
         if not logs:   # no walk open (a run outside GEPass)
             return update_peer_input_desc(node)
@@ -82,23 +80,12 @@ class InferShapePass(BaseNodePass):
         if kept is not None and len(log) - kept[0] < kept[2] \
                 and len(kept[1]) == len(outputs) \
                 and all(a is b for a, b in zip(kept[1], outputs)) \
-                and all(_holds(n, node, outputs) for n in log[kept[0]:]):
+                and all(holds_descs(n, node) for n in log[kept[0]:]):
             log.pushed[node] = (len(log), kept[1], kept[2])
             return []
         changed = update_peer_input_desc(node)
         readers = sum(len(a.peers) for a in node.out_data_anchors)
-        if readers >= _MANY_READERS:
+        if readers >= MARKED_READERS:
             log.pushed[node] = (len(log), tuple(outputs), readers)
         return changed
 
-
-def _holds(reader: Node, node: Node, outputs: list) -> bool:
-    """Whether each input of ``reader`` from ``node`` holds the very output desc it reads (not
-    one saying absent: a push makes a reader's present)."""
-    for a in reader.in_data_anchors:
-        peer = a.peer
-        if peer is not None and peer.owner is node:
-            desc = outputs[peer.idx]
-            if reader.op_desc.input_descs[a.idx] is not desc or desc.absent:
-                return False
-    return True
