@@ -10,6 +10,7 @@ from ge_core.graph.attr_names import (ATTR_MODEL_EVENT_NUM, ATTR_MODEL_LABEL_NUM
                                       ATTR_MODEL_STREAM_NUM, ATTR_MODEL_WEIGHT_SIZE)
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto import ge_ir_pb2, task_pb2
+from ge_core.om.weights import Weights
 
 
 def model_attrs(task_def: task_pb2.ModelTaskDef) -> dict[str, int]:
@@ -27,7 +28,7 @@ class GeModel:
     name: str
     graph: ComputeGraph
     task_def: task_pb2.ModelTaskDef
-    weights: bytes = b""
+    weights: Weights = field(default_factory=Weights)
     attrs: dict[str, int] = field(default_factory=dict)
 
     def op(self, op_index: int) -> ge_ir_pb2.OpDef:

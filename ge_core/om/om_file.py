@@ -31,6 +31,7 @@ from ge_core.om.partition_table import (ModelPartitionMemInfo, ModelPartitionTyp
                                         unpack_table)
 from ge_core.om.proto import ge_ir_pb2, task_pb2
 from ge_core.om.tensor_serializer import SerializeError
+from ge_core.om.weights import Weights
 
 P = ModelPartitionType
 
@@ -57,7 +58,7 @@ def om_bytes(model: GeModel) -> bytes:
     graph = model_def(model.graph, model.name, model.attrs, detach_weights=True)
     body = pack_partitions([
         (P.MODEL_DEF, graph.SerializeToString(deterministic=True)),
-        (P.WEIGHTS_DATA, model.weights),
+        (P.WEIGHTS_DATA, model.weights.buffers()),
         (P.TASK_INFO, model.task_def.SerializeToString(deterministic=True)),
         (P.TBE_KERNELS, "".join(f"{k}\n" for k in model.kernel_names).encode()),
     ])
@@ -166,7 +167,7 @@ def ge_model_of(om: OmFile, source: str = "<om bytes>") -> GeModel:
         bytes(om.partitions.get(P.TBE_KERNELS, b"")).decode()
     except UnicodeDecodeError as err:
         raise malformed(P.TBE_KERNELS, f"kernel names are not UTF-8 (byte {err.start})") from None
-    return GeModel(graph_proto.name, graph, task_def, weights, attrs)
+    return GeModel(graph_proto.name, graph, task_def, Weights.of(weights), attrs)
 
 
 def _decode_reason(err: DecodeError) -> str:

@@ -57,13 +57,17 @@ def table_size(num: int) -> int:
     return _HEAD.size + num * _ENTRY.size
 
 
-def pack_partitions(partitions: list[tuple[ModelPartitionType, bytes]]) -> bytes:
-    """The table followed by the partitions' bytes."""
-    table, offset = [_HEAD.pack(len(partitions))], 0
-    for kind, data in partitions:
-        table.append(_ENTRY.pack(kind, offset, len(data)))
-        offset += len(data)
-    return b"".join(table + [data for _, data in partitions])
+def pack_partitions(partitions: list[tuple[ModelPartitionType, bytes | list[bytes | memoryview]]]
+                    ) -> bytes:
+    """The table followed by the partitions' bytes, joined once: each partition's bytes, or
+    its consecutive parts (a weight buffer's pieces and gaps: see om/weights.py)."""
+    parts = [(kind, data if isinstance(data, list) else [data]) for kind, data in partitions]
+    table, offset = [_HEAD.pack(len(parts))], 0
+    for kind, pieces in parts:
+        size = sum(map(len, pieces))
+        table.append(_ENTRY.pack(kind, offset, size))
+        offset += size
+    return b"".join(table + [piece for _, pieces in parts for piece in pieces])
 
 
 def unpack_table(data: bytes | memoryview, at: int) -> list[ModelPartitionMemInfo]:

@@ -31,6 +31,7 @@ from ge_core.compiler.memory.graph_mem_splitter import SubMemoryInfo, decode
 from ge_core.graph.attr_names import ATTR_MODEL_SUB_MEMORY_INFO, ATTR_NAME_WEIGHTS, OUTPUT_OFFSET
 from ge_core.om.logical_memory import (FEATURE_MAP_BASE, HOST_FM_BASE, VAR_BASE, WEIGHT_BASE,
                                        tensor_size)
+from ge_core.om.weights import Weights
 from ge_core.runtime.errors import ModelLoadError
 from npu_emu.driver.events import HostMemAccess
 
@@ -100,12 +101,17 @@ def segment_sizes(ge_model: GeModel) -> dict[str, int]:
             WEIGHT: len(ge_model.weights)}
 
 
-def host_to_device(device: Device, dst: int, data: bytes | np.ndarray) -> None:
+def host_to_device(device: Device, dst: int, data: bytes | np.ndarray | Weights) -> None:
     """A synchronous host-to-device copy of host data the runtime holds no pointer to (GE's
-    rtMemcpy of a weight buffer): trace-visible as the host touching device memory."""
-    nbytes = len(data) if isinstance(data, bytes) else data.nbytes
+    rtMemcpy of a weight buffer): trace-visible as the host touching device memory. A weight
+    buffer's pieces are copied each straight to its place (om/weights.py)."""
+    nbytes = data.nbytes if isinstance(data, np.ndarray) else len(data)
     device.runtime.bus.emit(HostMemAccess, dst, nbytes, True)
-    device.memory.write(dst, data)
+    if isinstance(data, Weights):
+        data.copy_into(device.memory.view(dst, (nbytes,), np.uint8))
+        device.memory.wrote(dst)
+    else:
+        device.memory.write(dst, data)
 
 
 def device_to_host(device: Device, arg: TensorArg) -> np.ndarray:

@@ -128,7 +128,7 @@ def test_detached_weights_live_in_the_weight_buffer_once():
     graph = annotate_build(onnx_graph([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
                                       {"x": [4]}, {"y": [4]},
                                       {"w": np.arange(4, dtype=np.float32)}))
-    weights = pack_weights(graph)
+    weights = bytes(pack_weights(graph))
     w = next(n for n in graph if n.type == "Const")
     ops = model_def(graph, "m", detach_weights=True).graph[0].op
     value = ops[graph.nodes.index(w)].attr["value"].t

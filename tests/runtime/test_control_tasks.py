@@ -12,6 +12,7 @@ from ge_core.om.ge_model import GeModel
 from ge_core.om.logical_memory import WEIGHT_BASE
 from ge_core.model_task_type import MemcpyKind, ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
+from ge_core.om.weights import Weights
 from ge_core.parser import parse_onnx
 from npu_emu.core.stream import ACL_MODEL_STREAM_FLAG_DEFAULT
 from npu_emu.scheduler.events import SqeCompleted
@@ -108,7 +109,7 @@ def test_stream_switch_and_label_switch_by_index_steer_the_model():
     softmax = next(t.id for t in m.task_def.task if m.op(t.id).type == "Softmax")
     send = next(t.id for t in m.task_def.task if t.type == T.EVENT_RECORD)
     index_at = WEIGHT_BASE + len(m.weights)
-    m.weights += np.array([1], np.uint32).tobytes()
+    m.weights = Weights.of(bytes(m.weights) + np.array([1], np.uint32).tobytes())
     switch_op = graph_op[m.op(send).name].op_desc     # any op: the task reads its attrs
     switch_op.set_attr(INPUT_OFFSET, [index_at])
     switch_op.set_attr(ATTR_NAME_LABEL_SWITCH_LIST, [0, 1])

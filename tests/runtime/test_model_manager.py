@@ -8,8 +8,13 @@ import numpy as np
 
 import pytest
 
+from ge_core.atc import atc
+from ge_core.compiler import CompileOptions
+from ge_core.compiler.model_builder import BuildOptions
 from ge_core.model_task_type import ModelTaskType
 from ge_core.om.proto.task_pb2 import TaskDef
+from ge_core.om.weights import Weights
+from ge_core.parser import parse_onnx
 from ge_core.runtime.errors import GeError, InvalidModelIdError, ModelLoadError
 from ge_core.runtime.v1 import GraphLoader, ModelExecutor, ModelManager
 from ge_core.runtime.v1.model_executor import MAX_STREAMS, GraphNode
@@ -56,11 +61,24 @@ def test_models_from_the_same_weights_share_one_device_copy():
         assert manager.weights == []
 
 
+def test_two_builds_of_a_model_share_one_device_copy_of_their_weights():
+    # each build's weights are its own graph's arrays: equal piece by piece, never joined
+    with device_world() as world:
+        built = [atc(parse_onnx(TINY), CompileOptions(dump=None), BuildOptions()).built.ge_model
+                 for _ in range(2)]
+        assert built[0].weights is not built[1].weights
+        for model in built:
+            GraphLoader.load_model_online(model)
+        assert [e.size for e in events(world, MemAlloc)].count(len(built[0].weights)) == 1
+        assert len(ModelManager.get_instance().weights) == 1
+
+
 def test_models_whose_weights_differ_only_in_a_byte_keep_a_copy_each():
     # Shared by equal bytes, not by size: the copies are compared, whatever their length says.
     with device_world() as world:
         first, second = ge_model(), ge_model()
-        second.weights = second.weights[:-1] + bytes([second.weights[-1] ^ 1])
+        raw = bytes(second.weights)
+        second.weights = Weights.of(raw[:-1] + bytes([raw[-1] ^ 1]))
         a, b = (GraphLoader.load_model_online(m) for m in (first, second))
         assert [e.size for e in events(world, MemAlloc)].count(len(first.weights)) == 2
         manager = ModelManager.get_instance()

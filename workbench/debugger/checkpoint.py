@@ -119,7 +119,7 @@ class Checkpoint:
 def deep_bytes(roots: list, shared: tuple = ()) -> int:
     """sys.getsizeof over every object reachable from ``roots``, each once, numpy buffers
     included, less what is reachable from ``shared`` (a run's state, whose immutable values a
-    copy shares: a build's model bytes); code (modules, classes, functions) is shared with the
+    copy shares: a build's weights); code (modules, classes, functions) is shared with the
     program, and the graph's objects and buses with the run (a journal's saved states are
     counted, the objects they are of not)."""
     seen: set[int] = set()

@@ -207,10 +207,11 @@ def test_model_sizes_are_the_extents_of_what_was_placed():
     model = build_ge_model(compiled_light("squeezenet"))
     assert model.task_def.weight_size == len(model.weights) > 0
     consts = [n for n in model.graph if n.type == "Const"]
+    weights = bytes(model.weights)
     for node in consts:
         start = node.op_desc.get_attr(OUTPUT_OFFSET)[0] - WEIGHT_BASE
         value = node.op_desc.get_attr("value").data
-        assert model.weights[start:start + value.nbytes] == value.tobytes()
+        assert weights[start:start + value.nbytes] == value.tobytes()
     assert model.attrs == {"memory_size": model.task_def.memory_size,
                            "weight_size": len(model.weights), "stream_num": 1,
                            "event_num": 0, "notify_num": 0, "label_num": 0}
