@@ -80,9 +80,10 @@ class _Walk:
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
         self.positioned = graph.bus.tick      # the tick of the last POSITION yielded
-        # a node found not ready -> the graph's edge counts then, and the first of its inputs
-        # (data anchors, then control peers) whose node was unseen: see ready
-        self.waiting: dict[Node, tuple[int, int, int]] = {}
+        # a node found not ready -> the graph's edge counts then, the first of its inputs
+        # (data anchors, then control peers) whose node was unseen, and the log and its length
+        # then: see ready
+        self.waiting: dict[Node, tuple] = {}
         # while walking, the log of the nodes whose inputs changed (compute_graph.InputLog)
         self.log = InputLog()
 
@@ -153,14 +154,21 @@ class _Walk:
                 return self._waits(node, len(data) + peers.index(peer))
         return self._unsuspended(node)
 
-    def _ready_from(self, node: Node, waited: tuple[int, int, int]) -> bool:
-        """``ready`` of a node that waited before: seen only grows, so until an edge changes
-        the inputs before the one it waited at need no second look (a Sum of 8000 inputs,
-        asked after each of them: 64M looks, 10 s a walk). Its inputs here are its data
-        anchors' peers, then its control peers."""
+    def _ready_from(self, node: Node, waited: tuple) -> bool:
+        """``ready`` of a node that waited before: seen only grows, so until an edge of its
+        own changes the inputs before the one it waited at need no second look (a Sum of 8000
+        inputs, asked after each of them: 64M looks, 10 s a walk). Its inputs here are its
+        data anchors' peers, then its control peers. Whether an edge of its own changed is
+        read from the graph's edge counts, and where they moved (the graph's edges, or a
+        subgraph's: a Sum of K Loops, a body walked between two asks), from the walk's log
+        while that is the shorter read."""
         data, peers, seen = node.in_data_anchors, node.in_control_anchor.peers, self.seen
         edits = self.graph.edits
-        at = waited[2] if waited[:2] == (edits.edges_linked, edits.edges_unlinked) else 0
+        at = waited[2]
+        if waited[:2] != (edits.edges_linked, edits.edges_unlinked):
+            log, mark = self.log, waited[4]
+            if waited[3] is not log or len(log) - mark >= at or node in log[mark:]:
+                at = 0
         while at < len(data) + len(peers):
             peer = data[at].peer if at < len(data) else peers[at - len(data)]
             if peer is not None and peer.owner not in seen:
@@ -172,7 +180,8 @@ class _Walk:
     def _waits(self, node: Node, at: int) -> bool:
         if at >= _LOOK_AGAIN:
             edits = self.graph.edits
-            self.waiting[node] = (edits.edges_linked, edits.edges_unlinked, at)
+            self.waiting[node] = (edits.edges_linked, edits.edges_unlinked, at, self.log,
+                                  len(self.log))
         elif self.waiting:   # an edge changed, and it waits early on: what it kept is stale
             self.waiting.pop(node, None)
         return False

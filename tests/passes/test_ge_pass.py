@@ -374,6 +374,31 @@ def test_a_join_waiting_at_an_input_looks_again_once_an_edge_changes():
     assert log == ["s", *inputs, "x", "y", "late", "j"]
 
 
+def test_a_join_waiting_at_an_input_keeps_its_place_while_only_other_edges_change():
+    """Edits elsewhere between two asks (a subgraph's, as the bodies of K Loops a Sum joins are
+    walked one by one) leave the join's own inputs as they were: it goes on from where it
+    waited, which the walk's log of changed inputs tells, where the graph's edge counts alone
+    sent it back to its first input (N^2 reads). The order of the walk is the same."""
+    width = 400
+    g = _join(width, one_producer=False)
+    u, v = (g.add_node(OpDesc(name, "Relu", 1, 1)) for name in ("u", "v"))
+    GraphUtils.add_edge(u.out_data_anchor(0), v.in_data_anchor(0))
+    log = []
+
+    class Elsewhere(BaseNodePass):
+        name = "Elsewhere"
+
+        def run(self, node):
+            if node.name.startswith("n"):   # u -> v unlinked and linked again
+                GraphUtils.remove_edge(u.out_data_anchor(0), v.in_data_anchor(0))
+                GraphUtils.add_edge(u.out_data_anchor(0), v.in_data_anchor(0))
+
+    _CountedReads.reads = 0
+    GEPass(g, [Elsewhere(), Log(log)]).run()
+    assert log[-1] == "j" and len(log) == len(g)
+    assert _CountedReads.reads <= 3 * width
+
+
 def _asks(monkeypatch) -> list:
     """The nodes the walk asks whether they are ready, in order."""
     asked, ready = [], ge_pass._Walk.ready
