@@ -59,6 +59,7 @@ class LabelAllocator:
                                       f"--mode hybrid)")
             maker(node, self).run()
             lowered += 1
+        self.fences.close(graph)   # its fences' waiting edges linked, before a parent inlines it
         return lowered
 
 

@@ -1,7 +1,8 @@
 """The region fence (ge_core/compiler/label/region_fence.py): each lowered region is one step of
 its graph's program order. A graph's later fences read only what the earlier ones left to
-read, so each must link what a fence reading the whole graph would, and the models must still
-compute what onnxruntime computes."""
+read, and a first's edge waits until it stops being one, so each region must end up ordered as
+a fence reading the whole graph would order it, and the models must still compute what
+onnxruntime computes."""
 import random
 
 import numpy as np
@@ -59,36 +60,53 @@ def _control_flow_model(seed: int):
 
 
 def _whole_graph_fence(node, region):
-    """What a fence reading the whole graph links after the tail, and puts before it."""
+    """What a fence reading the whole graph puts after the tail, and before the head (read once
+    the head has its inputs)."""
     inside, before, stack = set(region), set(), list(region[0].in_nodes())
     while stack:   # the head's ancestors
         n = stack.pop()
         if n not in before:
             before.add(n)
             stack += n.in_nodes()
-    after = [n for n in node.graph.topological_sort() if n not in inside and n not in before
-             and n is not node and not region_fence.idle_source(n)]
-    after_set = set(after)
-    return {n for n in after if not any(p in after_set for p in n.in_nodes())}, before | inside
+    after = {n for n in node.graph.topological_sort() if n not in inside and n not in before
+             and n is not node and not region_fence.idle_source(n)}
+    return after, before
 
 
-def test_each_fence_links_what_a_fence_of_the_whole_graph_would(monkeypatch):
-    fence, kept, checked = region_fence.RegionFences.fence, [], []
+def _reach(start, step):
+    seen, stack = set(), [start]
+    while stack:
+        for n in step(stack.pop()):
+            if n not in seen:
+                seen.add(n)
+                stack.append(n)
+    return seen
 
-    def compared(self, node, region):
-        head, tail, inside = region[0], region[-1], set(region)
-        outside = {p for n in region for p in n.in_nodes() if p not in inside}
-        for producer in sorted(outside | set(node.in_nodes()), key=lambda n: n.name):
-            if producer not in head.in_control_nodes():
-                producer.out_control_anchor.link_to(head.in_control_anchor)
-        expected, before = _whole_graph_fence(node, region)
+
+def test_each_region_is_ordered_as_a_fence_of_the_whole_graph_orders_it(monkeypatch):
+    """When its graph's lowering ends, each region still has before its head what a fence
+    reading the whole graph put there, and after its tail all it put after (the firsts' edges
+    wait until each stops being one, and then come from the last tail: one edge each)."""
+    fence, close = region_fence.RegionFences.fence, region_fence.RegionFences.close
+    regions, kept, checked = {}, [], []
+
+    def recorded(self, node, region):
         kept.append(node.graph in self._graphs)
-        linked = set(tail.out_control_nodes())
         fence(self, node, region)
-        assert set(tail.out_control_nodes()) - linked == expected, node.name
-        assert self._graphs[node.graph].before == before, node.name
-        checked.append(node.name)
-    monkeypatch.setattr(region_fence.RegionFences, "fence", compared)
+        after, before = _whole_graph_fence(node, region)
+        assert self._graphs[node.graph].before == before | set(region), node.name
+        regions.setdefault(node.graph, []).append((node.name, region[0], region[-1], after,
+                                                   before))
+
+    def closed(self, graph):
+        close(self, graph)
+        present = set(graph.all_nodes())
+        for name, head, tail, after, before in regions.pop(graph, []):
+            assert after & present <= _reach(tail, lambda n: n.out_nodes()), name
+            assert before & present <= _reach(head, lambda n: n.in_nodes()), name
+            checked.append(name)
+    monkeypatch.setattr(region_fence.RegionFences, "fence", recorded)
+    monkeypatch.setattr(region_fence.RegionFences, "close", closed)
     for seed in range(12):
         compile_model(_control_flow_model(seed))
     assert len(checked) > 60 and sum(kept) > 40   # most fences went on from what was kept
@@ -117,7 +135,8 @@ def _ifs(count: int, side_by_side: bool = False):
 def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(monkeypatch,
                                                                              side_by_side):
     """Each fence read every node of the graph (4000 Ifs in a chain: 16k nodes 4000 times);
-    then, side by side, each If's control inputs from every earlier tail at every fence."""
+    then, side by side, each If's control inputs from every earlier tail at every fence, and
+    the Sum of them all, up to the first If not yet lowered."""
     read = [0]
 
     def counted(method):   # the inputs of nodes read, by every step of the build
@@ -128,9 +147,54 @@ def test_ifs_are_fenced_reading_each_node_and_edge_a_bounded_number_of_times(mon
         return reading
     for name in ("in_nodes", "in_control_nodes"):
         monkeypatch.setattr(Node, name, counted(getattr(Node, name)))
+
+    def one_input(data, peers, at, read_one=region_fence._input):   # the fence's own reads
+        read[0] += 1
+        return read_one(data, peers, at)
+    monkeypatch.setattr(region_fence, "_input", one_input)
     ge_model = compile_model(_ifs(60, side_by_side))
     edges = sum(len(n.in_nodes()) for n in ge_model.graph)
     assert read[0] < 20 * edges
+
+
+def test_ifs_side_by_side_have_control_edges_and_fence_reads_linear_in_their_number(
+        monkeypatch):
+    """Each If not yet lowered is a first after every earlier tail: one edge from each, K^2 in
+    all, before its edge waited for the last. And each fence asked the Sum of them all whether
+    it is a first, reading its inputs up to the first If not yet lowered (K^2 / 2 reads)."""
+    reads = [0]
+
+    def one_input(data, peers, at, read_one=region_fence._input):
+        reads[0] += 1
+        return read_one(data, peers, at)
+    monkeypatch.setattr(region_fence, "_input", one_input)
+    edges, read = [], []
+    for k in (30, 60):
+        reads[0] = 0
+        graph = compile_model(_ifs(k, True)).graph
+        edges.append(sum(len(n.in_control_anchor.peers) for n in graph))
+        read.append(reads[0])
+    assert edges[1] <= 2 * edges[0] and read[1] <= 2 * read[0] + 10
+
+
+def test_a_first_asked_again_reads_from_the_input_that_stopped_it_only_while_it_is_there():
+    """A node not yet a first is asked again from the input that last stopped it; if a control
+    input before that one went meanwhile (a lowered node's control edges are dropped with it),
+    the inputs have moved up, and it reads them all again."""
+    from ge_core.graph import ComputeGraph, GraphUtils, OpDesc
+    from ge_core.graph.attr_names import ENGINE
+    g = ComputeGraph("g")
+    a, m, x, n = (g.add_node(OpDesc(name, "Relu", 1, 1, {ENGINE: "AIcoreEngine"}))
+                  for name in "amxn")
+    GraphUtils.add_edge(a.out_data_anchor(0), n.in_data_anchor(0))
+    for src in (m, x):
+        GraphUtils.add_edge(src.out_control_anchor, n.in_control_anchor)
+    before, stopped = {a}, {}
+    assert not region_fence._first_after(n, before, m, stopped)   # stopped at x, m passed
+    GraphUtils.remove_edge(m.out_control_anchor, n.in_control_anchor)
+    assert not region_fence._first_after(n, before, m, stopped)   # x is still after the tail
+    before.add(x)
+    assert region_fence._first_after(n, before, m, stopped)
 
 
 class _Scanned(list):
