@@ -92,7 +92,7 @@ class RegionFences:
             # from the last tail is linked (the node's went to the head). A new first reads
             # what just moved before the tail, or the node (the region's own readers are its
             # own until the node's are handed to it). One from before still is one: each of
-            # its inputs was before the last tail, or is that tail.
+            # its inputs was before the last tail (its edge from that tail waits).
             fenced.link([n for n in moved if n in firsts])
             for n in (*moved, node):
                 firsts.pop(n, None)
