@@ -68,13 +68,13 @@ class Weights:
     def buffers(self) -> list:
         """The buffer in consecutive parts, for a join that copies each byte once (the pieces
         and the gaps between them; laid into one buffer where two overlap)."""
+        if not self._disjoint():
+            out = np.empty(self.size, np.uint8)
+            self.copy_into(out)
+            return [out.data]
         parts: list = []
         end = 0
         for off, raw in self.pieces:
-            if off < end:
-                out = np.empty(self.size, np.uint8)
-                self.copy_into(out)
-                return [out.data]
             parts += [bytes(off - end), raw.data]
             end = off + raw.size
         parts.append(bytes(self.size - end))
@@ -111,6 +111,7 @@ class Weights:
     __hash__ = None  # type: ignore[assignment]
 
     def _disjoint(self) -> bool:
+        """Whether no piece reaches into the next (they are laid in offset order)."""
         return all(a + ra.size <= b for (a, ra), (b, _) in zip(self.pieces, self.pieces[1:]))
 
     def __copy__(self) -> "Weights":

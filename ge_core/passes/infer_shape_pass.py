@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.attr_names import INFER_DEFERRED
-from ge_core.ops import InferShapeError
 from ge_core.graph.compute_graph import MARKED_READERS
+from ge_core.ops import InferShapeError
 from ge_core.ops.shape_refiner import (BRANCHING, Deferral, deferral, holds_descs, infer_outputs,
                                        is_branch, set_deferral, set_unknown,
                                        update_peer_input_desc)
