@@ -51,6 +51,23 @@ def test_smoke_runs_and_reports(script: str) -> None:
     assert all(v is not None for v in numbers), report
 
 
+def test_bench_exec_says_where_each_side_spends_its_run(tmp_path: Path) -> None:
+    # --by-op: each side's op types with their ms per run; onnxruntime's profiler writes a
+    # file, which must not land where the benchmark was started
+    pytest.importorskip("onnxruntime")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_exec.py"), "--smoke",
+                           "--json", "--by-op", "--timeout", str(BOUND - 20)],
+                          capture_output=True, text=True, timeout=BOUND, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    by_op = json.loads(done.stdout.strip().splitlines()[-1])["by_op"]["squeezenet"]
+    # SqueezeNet's 26 convs, fused with their Relus on either side, and its 3 MaxPools
+    assert set(by_op["device"]) == {"FusedConv", "MaxPool", "GlobalAveragePool", "Softmax"}
+    assert {"Conv", "MaxPool", "GlobalAveragePool", "Softmax"} <= set(by_op["ort"])
+    assert all(ms > 0 for side in by_op.values() for ms in side.values())
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_every_benchmark_has_a_smoke() -> None:
     scripts = {p.name for p in (ROOT / "scripts").glob("bench_*.py")}
     assert scripts == set(SMOKES) | ELSEWHERE

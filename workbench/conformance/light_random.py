@@ -81,13 +81,18 @@ def _drop_unread(graph: onnx.GraphProto, names: set[str]) -> None:
     graph.input.extend(kept_inputs)
 
 
-def ort_session(model: onnx.ModelProto) -> Any:
-    """An onnxruntime CPU session on one thread, so its timings and its sums are reproducible."""
+def ort_session(model: onnx.ModelProto, profile_prefix: str | None = None) -> Any:
+    """An onnxruntime CPU session on one thread, so its timings and its sums are reproducible;
+    with ``profile_prefix``, profiling each node into a file of that prefix (its profiler
+    writes only to a file)."""
     import onnxruntime as ort  # only light-random and the benchmark need it
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # its warnings about the models' unused inputs are noise here
+    if profile_prefix is not None:
+        options.enable_profiling = True
+        options.profile_file_prefix = profile_prefix
     return ort.InferenceSession(model.SerializeToString(), options,
                                 providers=["CPUExecutionProvider"])
