@@ -4,6 +4,7 @@ import io
 import sys
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -129,3 +130,81 @@ def test_the_y_n_question_takes_no_mouse_report_either(monkeypatch):
         pipe.send_text("\x1b[31my\n")
         pipe.close()   # (else a prompt the report broke would wait for more)
         assert ask_yes_no("run it?") is True
+
+
+def test_a_ctrl_c_as_the_prompt_sets_up_interrupts_nothing(tmp_path, monkeypatch, capsys):
+    """Ctrl-C at the prompt is a key (the terminal is raw); as a signal it comes only in the
+    instants the prompt sets up or tears down, where the KeyboardInterrupt it raised broke
+    prompt-toolkit's half-built event loop (a traceback as it was collected), and
+    prompt-toolkit's own SIGINT handler tried to exit an application no longer running
+    (another). Here one arrives as each prompt starts: it raises nothing, each line typed
+    runs, and the REPL's handler is the one before once it ends."""
+    import signal
+    import threading
+
+    from prompt_toolkit import PromptSession
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    ask, interrupted, sigint = PromptSession.prompt, [], []
+
+    def prompt(self, *args, **kwargs):
+        sigint.append(kwargs.get("handle_sigint"))
+        try:   # Ctrl-C, as the prompt sets its terminal up (handled before raise_signal returns)
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            interrupted.append(True)
+        return ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(PromptSession, "prompt", prompt)
+    before = signal.getsignal(signal.SIGINT)
+    assert _typed(tmp_path, monkeypatch, "step\nwhere\nquit\n", "sample_models/tiny_cnn.onnx") \
+        == 0
+    assert not interrupted and sigint == [False] * 3
+    out = capsys.readouterr().out
+    assert "stopped at tick" in out and "\ntick " in out and "interrupted" not in out
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_a_ctrl_c_as_the_y_n_question_sets_up_answers_nothing(monkeypatch):
+    """The y/N question's prompt likewise: a signal as it sets up no longer answers no (its
+    KeyboardInterrupt did) before the user has read the question."""
+    import signal
+    import threading
+
+    import prompt_toolkit
+
+    from workbench.repl import ask_yes_no
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    sigint = []
+
+    def prompt(message, **kwargs):
+        sigint.append(kwargs.get("handle_sigint"))
+        signal.raise_signal(signal.SIGINT)
+        return "y"
+
+    monkeypatch.setattr(prompt_toolkit, "prompt", prompt)
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    assert ask_yes_no("run it?") is True and sigint == [False]
+
+
+def test_a_ctrl_c_as_an_answer_prints_stops_the_printing_not_the_session(tmp_path, monkeypatch,
+                                                                        capsys):
+    """A long answer (a big graph's pass table, a tensor) prints for a while: a Ctrl-C then
+    ended the REPL ("gewb repl: interrupted", the target and its session gone)."""
+    import workbench.repl as repl
+
+    show, shown = repl._show, []
+
+    def interrupted_once(outcomes):
+        shown.append(outcomes)
+        if len(shown) == 2:   # the answer to `passes`
+            raise KeyboardInterrupt
+        show(outcomes)
+
+    monkeypatch.setattr(repl, "_show", interrupted_once)
+    assert _typed(tmp_path, monkeypatch, "step\npasses\nwhere\nquit\n",
+                  "sample_models/tiny_cnn.onnx") == 0
+    out = capsys.readouterr().out
+    assert "interrupted\n" in out and "\ntick " in out   # `where` answered after it

@@ -6,7 +6,10 @@ commands (`gewb repl X < cmds.txt`) are read plainly and echoed: the output is a
 from __future__ import annotations
 
 import io
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
@@ -64,6 +67,26 @@ def _show(outcomes: list[Outcome]) -> None:
             print_formatted_text(PygmentsTokens(list(lexer().get_tokens(text + "\n"))), end="")
 
 
+@contextmanager
+def _ctrl_c_as_a_key() -> Iterator[None]:
+    """While a prompt runs (``handle_sigint=False``): SIGINT ignored. At the prompt the
+    terminal is raw, so Ctrl-C is a key, which the prompt takes as a KeyboardInterrupt; a signal
+    comes only in the instants it sets up or tears down its terminal and event loop. There
+    it raised KeyboardInterrupt in the middle of building the loop, which printed a traceback
+    as the half-built loop was collected; and prompt-toolkit's own handler, run as the prompt
+    ended, printed one as it tried to exit an application no longer running. A Ctrl-C in that
+    instant, as the prompt appears, has nothing to interrupt. (Signals are the main thread's
+    to handle.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def ask_yes_no(question: str) -> bool:
     """The REPL's y/N: only y or yes agrees; Ctrl-C or Ctrl-D is no (on piped input, the next
     line is the answer, and its end is no)."""
@@ -74,7 +97,9 @@ def ask_yes_no(question: str) -> bool:
             answer = pipe.readline()
             print(f"{question} [y/N] {printable(answer.strip())}")
         else:
-            answer = prompt(f"{question} [y/N] ", key_bindings=_no_mouse())
+            with _ctrl_c_as_a_key():
+                answer = prompt(f"{question} [y/N] ", key_bindings=_no_mouse(),
+                                handle_sigint=False)
         return answer.strip().lower() in ("y", "yes")
     except (KeyboardInterrupt, EOFError):
         return False
@@ -117,11 +142,13 @@ def _lines(session: DebugSession) -> Iterator[str]:
                            completer=_completer(session), lexer=PygmentsLexer(GwbLexer))
     while True:
         try:
-            yield prompt.prompt(PROMPT)
+            with _ctrl_c_as_a_key():
+                line = prompt.prompt(PROMPT, handle_sigint=False)
         except KeyboardInterrupt:
             continue
         except EOFError:
             return
+        yield line
 
 
 def run_repl(target: str | None, allow_programs: bool = False) -> int:
@@ -133,10 +160,10 @@ def run_repl(target: str | None, allow_programs: bool = False) -> int:
         for line in _lines(session):
             try:
                 outcomes = session.execute(line)
-            except KeyboardInterrupt:   # outside a run (the engine handles Ctrl-C in one)
-                print("interrupted")
+                _show(outcomes)
+            except KeyboardInterrupt:   # outside a run (the engine handles Ctrl-C in one), or
+                print("interrupted")    # as a long answer prints: the session goes on
                 continue
-            _show(outcomes)
             if any(isinstance(o, Quit) for o in outcomes):
                 break
     finally:
