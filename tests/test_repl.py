@@ -1,10 +1,14 @@
 """The REPL face (workbench/repl.py): at a terminal, driven through prompt-toolkit's pipe input;
 and with its commands piped in."""
 import io
+import signal
 import sys
+import threading
 from pathlib import Path
 
+import prompt_toolkit
 import pytest
+from prompt_toolkit import PromptSession
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -12,6 +16,9 @@ from prompt_toolkit.output import DummyOutput
 from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
+# a test that raises SIGINT: Python handles signals in the main thread only
+takes_signals = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                                   reason="signals reach the main thread only")
 
 
 class _Terminal(io.StringIO):
@@ -132,6 +139,7 @@ def test_the_y_n_question_takes_no_mouse_report_either(monkeypatch):
         assert ask_yes_no("run it?") is True
 
 
+@takes_signals
 def test_a_ctrl_c_as_the_prompt_sets_up_interrupts_nothing(tmp_path, monkeypatch, capsys):
     """Ctrl-C at the prompt is a key (the terminal is raw); as a signal it comes only in the
     instants the prompt sets up or tears down, where the KeyboardInterrupt it raised broke
@@ -139,13 +147,6 @@ def test_a_ctrl_c_as_the_prompt_sets_up_interrupts_nothing(tmp_path, monkeypatch
     prompt-toolkit's own SIGINT handler tried to exit an application no longer running
     (another). Here one arrives as each prompt starts: it raises nothing, each line typed
     runs, and the REPL's handler is the one before once it ends."""
-    import signal
-    import threading
-
-    from prompt_toolkit import PromptSession
-
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signals reach the main thread only")
     ask, interrupted, sigint = PromptSession.prompt, [], []
 
     def prompt(self, *args, **kwargs):
@@ -166,17 +167,11 @@ def test_a_ctrl_c_as_the_prompt_sets_up_interrupts_nothing(tmp_path, monkeypatch
     assert signal.getsignal(signal.SIGINT) is before
 
 
+@takes_signals
 def test_a_ctrl_c_as_the_y_n_question_sets_up_answers_nothing(monkeypatch):
     """The y/N question's prompt likewise: a signal as it sets up no longer answers no (its
     KeyboardInterrupt did) before the user has read the question."""
-    import signal
-    import threading
-
-    import prompt_toolkit
-
     from workbench.repl import ask_yes_no
-    if threading.current_thread() is not threading.main_thread():
-        pytest.skip("signals reach the main thread only")
     sigint = []
 
     def prompt(message, **kwargs):
