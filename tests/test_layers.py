@@ -173,7 +173,7 @@ NPU_EMU_FLOORS = (
 # not import one another.
 WORKBENCH_FLOORS = (
     ("workbench.model_inputs", "workbench.output_path", "workbench.tensor_files",
-     "workbench.terminal_text", "workbench"),   # helpers every floor uses
+     "workbench.terminal_text", "workbench.sigint", "workbench"),   # helpers every floor uses
     ("workbench.debugger",),
     ("workbench.script",),     # the one .gwb player, consent and access: below the commands
     ("workbench.commands", "workbench.serve"),

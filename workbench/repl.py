@@ -8,8 +8,7 @@ from __future__ import annotations
 import io
 import signal
 import sys
-import threading
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Iterable, Iterator, TextIO
 
@@ -19,6 +18,7 @@ from workbench.commands.render import render
 from workbench.commands.session import DebugSession
 from workbench.debugger.outcomes import Outcome, Printed, Quit
 from workbench.script.consent import Consent
+from workbench.sigint import sigint_handled_by
 from workbench.terminal_text import printable
 
 PROMPT = "(gewb) "
@@ -67,24 +67,15 @@ def _show(outcomes: list[Outcome]) -> None:
             print_formatted_text(PygmentsTokens(list(lexer().get_tokens(text + "\n"))), end="")
 
 
-@contextmanager
-def _ctrl_c_as_a_key() -> Iterator[None]:
+def _ctrl_c_as_a_key() -> AbstractContextManager[None]:
     """While a prompt runs (``handle_sigint=False``): SIGINT ignored. At the prompt the
     terminal is raw, so Ctrl-C is a key, which the prompt takes as a KeyboardInterrupt; a signal
     comes only in the instants it sets up or tears down its terminal and event loop. There
     it raised KeyboardInterrupt in the middle of building the loop, which printed a traceback
     as the half-built loop was collected; and prompt-toolkit's own handler, run as the prompt
     ended, printed one as it tried to exit an application no longer running. A Ctrl-C in that
-    instant, as the prompt appears, has nothing to interrupt. (Signals are the main thread's
-    to handle.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
+    instant, as the prompt appears, has nothing to interrupt."""
+    return sigint_handled_by(signal.SIG_IGN)
 
 
 def ask_yes_no(question: str) -> bool:

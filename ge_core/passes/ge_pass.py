@@ -80,10 +80,10 @@ class _Walk:
         self.recent: Counter = Counter()      # pass -> edits since the last drain
         self.last_round: Counter = Counter()  # ... and in the round before it
         self.positioned = graph.bus.tick      # the tick of the last POSITION yielded
-        # a node found not ready -> the graph's edge counts then, the first of its inputs
-        # (data anchors, then control peers) whose node was unseen, and the log and its length
-        # then: see ready
-        self.waiting: dict[Node, tuple] = {}
+        # a node found not ready -> (the graph's edges linked and unlinked then, the first of
+        # its inputs (data anchors, then control peers) whose node was unseen, the log and its
+        # length then): see ready
+        self.waiting: dict[Node, tuple[int, int, int, InputLog, int]] = {}
         # while walking, the log of the nodes whose inputs changed (compute_graph.InputLog)
         self.log = InputLog()
 
@@ -154,7 +154,7 @@ class _Walk:
                 return self._waits(node, len(data) + peers.index(peer))
         return self._unsuspended(node)
 
-    def _ready_from(self, node: Node, waited: tuple) -> bool:
+    def _ready_from(self, node: Node, waited: tuple[int, int, int, InputLog, int]) -> bool:
         """``ready`` of a node that waited before: seen only grows, so until an edge of its
         own changes the inputs before the one it waited at need no second look (a Sum of 8000
         inputs, asked after each of them: 64M looks, 10 s a walk). Its inputs here are its
@@ -164,11 +164,10 @@ class _Walk:
         while that is the shorter read."""
         data, peers, seen = node.in_data_anchors, node.in_control_anchor.peers, self.seen
         edits = self.graph.edits
-        at = waited[2]
-        if waited[:2] != (edits.edges_linked, edits.edges_unlinked):
-            log, mark = self.log, waited[4]
-            if waited[3] is not log or len(log) - mark >= at or node in log[mark:]:
-                at = 0
+        linked, unlinked, at, log, mark = waited
+        if (linked, unlinked) != (edits.edges_linked, edits.edges_unlinked) and (
+                log is not self.log or len(log) - mark >= at or node in log[mark:]):
+            at = 0
         while at < len(data) + len(peers):
             peer = data[at].peer if at < len(data) else peers[at - len(data)]
             if peer is not None and peer.owner not in seen:

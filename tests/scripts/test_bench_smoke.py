@@ -36,15 +36,20 @@ SMOKES = {
 ELSEWHERE = {"bench_serve.py"}   # its smoke starts browsers: a slow test of its own
 
 
-@pytest.mark.parametrize("script", sorted(SMOKES))
-def test_smoke_runs_and_reports(script: str) -> None:
+def _smoke(script: str, *more: str, cwd: Path = ROOT) -> dict:
+    """The --json object of ``script``'s smoke (with ``more`` options), run from ``cwd``."""
     pytest.importorskip("onnxruntime")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--smoke", "--json",
-                           "--timeout", str(BOUND - 20)], capture_output=True, text=True,
-                          timeout=BOUND, env=env, cwd=ROOT)
+                           *more, "--timeout", str(BOUND - 20)], capture_output=True, text=True,
+                          timeout=BOUND, env=env, cwd=cwd)
     assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("script", sorted(SMOKES))
+def test_smoke_runs_and_reports(script: str) -> None:
+    report = _smoke(script)
     assert SMOKES[script] <= set(report), (script, sorted(report))
     numbers = [v for value in report.values()
                for v in (value.values() if isinstance(value, dict) else [value])]
@@ -54,13 +59,7 @@ def test_smoke_runs_and_reports(script: str) -> None:
 def test_bench_exec_says_where_each_side_spends_its_run(tmp_path: Path) -> None:
     # --by-op: each side's op types with their ms per run; onnxruntime's profiler writes a
     # file, which must not land where the benchmark was started
-    pytest.importorskip("onnxruntime")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_exec.py"), "--smoke",
-                           "--json", "--by-op", "--timeout", str(BOUND - 20)],
-                          capture_output=True, text=True, timeout=BOUND, env=env, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-3000:]
-    by_op = json.loads(done.stdout.strip().splitlines()[-1])["by_op"]["squeezenet"]
+    by_op = _smoke("bench_exec.py", "--by-op", cwd=tmp_path)["by_op"]["squeezenet"]
     # SqueezeNet's 26 convs, fused with their Relus on either side, and its 3 MaxPools
     assert set(by_op["device"]) == {"FusedConv", "MaxPool", "GlobalAveragePool", "Softmax"}
     assert {"Conv", "MaxPool", "GlobalAveragePool", "Softmax"} <= set(by_op["ort"])

@@ -8,13 +8,13 @@ worker runs in a copy of the context the gate was made in, so the target works i
 from __future__ import annotations
 
 import contextvars
-import signal
 import threading
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Callable, Iterator
 
 from npu_emu.base import gc_pause
 from npu_emu.base.trace import Hears, Receiver, TraceBus, TraceEvent
+from workbench.sigint import sigint_handled_by
 
 StopPredicate = Callable[[TraceEvent], bool]
 CLOSE_WAIT_S = 5.0
@@ -105,21 +105,11 @@ class StepGate:
         self._stop = then_park
         self._bus.hear_only(self._gate, None)   # the next event may be of any class
 
-    @contextmanager
-    def parking_on_ctrl_c(self) -> Iterator[None]:
+    def parking_on_ctrl_c(self) -> AbstractContextManager[None]:
         """Inside, Ctrl-C parks the worker (``interrupt``) rather than raising KeyboardInterrupt
         into the wait, where it can land inside the condition variable's own bookkeeping and be
-        lost. Only the main thread takes signals; elsewhere, or under a handler Python did not
-        install, nothing changes."""
-        if threading.current_thread() is not threading.main_thread() \
-                or signal.getsignal(signal.SIGINT) is None:
-            yield
-            return
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: self.interrupt())
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        lost (in the main thread only: see ``sigint_handled_by``)."""
+        return sigint_handled_by(lambda signum, frame: self.interrupt())
 
     def close(self) -> None:
         """Abandon the target: parked, it unwinds with TargetAbandoned; running, it does at its
