@@ -55,9 +55,9 @@ def test_the_repl_shows_a_graph_attribute_set_as_it_shows_a_node_attribute_set(
                   "finish\nstep event\nwhere\nquit\n",
                   "sample_models/parallel_branches.onnx") == 0
     out = capsys.readouterr().out
-    assert "stopped at tick 484: step event\n" \
+    assert "stopped at tick 472: step event\n" \
            "  event: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2\n" in out
-    assert "tick 484: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2" in out
+    assert "tick 472: GraphAttrSet graph=parallel_branches key=stream_num old=None new=2" in out
 
 
 def test_the_repl_ends_at_end_of_input(tmp_path, monkeypatch, capsys):

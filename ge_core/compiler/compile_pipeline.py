@@ -371,7 +371,7 @@ class CompilePipeline:
             self.cut = Merging(self.graph, self.parts)
         yield from self._positions("MergeSubgraph")
         self.cut = None
-        for part in self.parts:  # the merged graph holds their nodes' descs
+        for part in self.parts:  # the boundary nodes and constants' copies the merge left
             part.graph.discard()
         self.parts = []
         validate(self.graph)

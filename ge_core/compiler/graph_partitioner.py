@@ -7,7 +7,9 @@ tagged with the crossing tensor's original label, so the merge can rejoin them e
 engine's optimiser rewrote the producer. Runs come from a topological order that keeps the
 current engine while it can: a cut of a topological order can never form a cycle. Constants
 do not split runs: each is copied into every subgraph that reads it, so an engine's optimiser
-sees its weights as constants (Conv+BN folding needs that); the merge keeps one copy.
+sees its weights as constants (Conv+BN folding needs that); the merge keeps one copy. Nodes
+move between the graphs as they are, edges and all, as GE's partition moves its NodePtrs: only
+the edges across a cut are cut, and mended by the merge.
 """
 from __future__ import annotations
 
@@ -84,14 +86,12 @@ def engine_grouped_order(graph: ComputeGraph) -> list[Node]:
     return order
 
 
-def _adopt(graph: ComputeGraph, op_desc: OpDesc, copy: bool = False) -> Node:
-    """Place ``op_desc`` (a clone of it, if ``copy``) in ``graph``; bodies it owns follow it.
-    A node moves with its own desc, as GE's partition moves the node: its old place is
-    emptied once the cut is made, so a clone would only be a copy to make and collect."""
-    node = graph.add_node(op_desc.clone() if copy else op_desc)
+def _copy_into(graph: ComputeGraph, op_desc: OpDesc) -> Node:
+    """A clone of ``op_desc`` placed in ``graph`` (a constant's second home); bodies it owns
+    follow it."""
+    node = graph.add_node(op_desc.clone())
     for name in node.op_desc.subgraph_names:
-        body = graph.subgraph(name)
-        body.set_parent(node, graph)
+        graph.subgraph(name).set_parent(node, graph)
     return node
 
 
@@ -113,8 +113,10 @@ class Partitioning:  # lists of numbers it never changes once stored
     """One partition of a graph as a resumable walk: ``steps()`` yields every POSITION_NODES
     nodes, and between two yields its whole state is its attributes, so a copy taken there
     resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
-    inside the stage: at 40k nodes the stage alone is ~200k ticks). The original graph keeps
-    its nodes until the last loop removes them; ``parts`` grows as they are made."""
+    inside the stage: at 40k nodes the stage alone is ~100k ticks). Each node moves, edges and
+    all, into its subgraph (ComputeGraph.move_node), as GE's partition moves its NodePtrs; then
+    each edge that crosses a cut is cut. ``parts`` grows as they are made; the original graph
+    is empty at the end."""
 
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
@@ -125,9 +127,8 @@ class Partitioning:  # lists of numbers it never changes once stored
         self.const_parts: dict[str, list[int]] = {}
         self.ends: dict[str, Node] = {}
         self.holders: dict[tuple[int, str], Node] = {}
-        self.loop = 0   # which of the four loops below is under way
+        self.loop = 0   # which of the three loops below is under way
         self.done = 0   # the items of that loop done
-        self.removal: list[Node] = []   # the last loop's nodes still to remove, last first
         self.begun = False   # past the position right after the constructor's reads
 
     def steps(self) -> Iterator[None]:
@@ -138,9 +139,9 @@ class Partitioning:  # lists of numbers it never changes once stored
             self.begun = True
             self.graph.bus.work += len(self.graph)
             yield
-        loops = [(lambda: self.order, self._adopt_node),
-                 (self._const_copies, self._adopt_const_copy),
-                 (lambda: self.order + self.consts, self._link_node)]
+        loops = [(lambda: self.order, self._move),
+                 (self._const_copies, self._place_const),
+                 (lambda: self.order + self.consts, self._cut)]
         while self.loop < len(loops):
             items, each = loops[self.loop]
             items = items()
@@ -150,16 +151,8 @@ class Partitioning:  # lists of numbers it never changes once stored
                 if self.done % POSITION_NODES == 0:
                     yield
             self.loop, self.done = self.loop + 1, 0
-        if self.loop == len(loops):
-            self.removal = self.graph.topological_sort()
-            self.loop += 1
-        while self.removal:   # reversed topological order: consumers first
-            node = self.removal.pop()
-            GraphUtils.remove_node(node)   # discarded: the subgraphs hold its desc, on a node
-            if len(self.removal) % POSITION_NODES == 0 and self.removal:
-                yield
 
-    def _adopt_node(self, node: Node) -> None:
+    def _move(self, node: Node) -> None:
         parts = self.parts
         if not parts or parts[-1].engine != engine_of(node):
             graph = self.graph
@@ -168,56 +161,69 @@ class Partitioning:  # lists of numbers it never changes once stored
             sub.share_subgraphs_of(graph)
             parts.append(EngineSubgraph(len(parts), engine_of(node), sub))
         self.part_of[node.name] = len(parts) - 1
-        _adopt(parts[-1].graph, node.op_desc)
+        self.graph.move_node(node, parts[-1].graph)
 
     def _const_copies(self) -> list[tuple[Node, list[int], int]]:
-        """Each constant's copies: (it, the subgraphs that read it, which copy). A constant is
-        copied into every subgraph that reads it (the merge keeps one), so each engine's
-        optimiser sees its weights as constants even when layers share them. A copy is an item
-        of its own: a shape constant read in 5000 subgraphs was 5000 nodes between positions.
-        Made again when a copy taken inside the loop resumes: the parts are all made by then."""
+        """Each constant's homes: (it, the subgraphs that read it, which home). A constant
+        moves into the first subgraph that reads it and is copied into every other (the merge
+        keeps the first), so each engine's optimiser sees its weights as constants even when
+        layers share them. A home is an item of its own: a shape constant read in 5000
+        subgraphs was 5000 nodes between positions. Made again when a copy taken inside the
+        loop resumes: no edge has been cut by then, so its readers are where they were."""
         copies = []
         for const in self.consts:
             homes = sorted({self.part_of[u.name] for u in const.out_nodes()}) or [0]
             copies += [(const, homes, k) for k in range(len(homes))]
         return copies
 
-    def _adopt_const_copy(self, copy: tuple[Node, list[int], int]) -> None:
+    def _place_const(self, copy: tuple[Node, list[int], int]) -> None:
         const, homes, k = copy
         if k == 0:
             self.const_parts[const.name] = homes
-        _adopt(self.parts[homes[k]].graph, const.op_desc, copy=k > 0)   # the merge keeps the first
+            self.graph.move_node(const, self.parts[homes[0]].graph)
+        else:
+            _copy_into(self.parts[homes[k]].graph, const.op_desc)
 
-    def _link_node(self, node: Node) -> None:
-        parts, part_of, const_parts = self.parts, self.part_of, self.const_parts
-        for i in const_parts.get(node.name, [part_of.get(node.name, 0)]):
+    def _cut(self, node: Node) -> None:
+        """Cut the edges into ``node`` that cross into its subgraph, and give each copy of a
+        constant the control edges into it. Copies first: the original's are cut last."""
+        parts, const_parts = self.parts, self.const_parts
+        homes = const_parts.get(node.name)
+        if homes is None:
+            homes = [self.part_of.get(node.name, 0)]
+        for i in (*homes[1:], homes[0]):
             part = parts[i]
-            copy = part.graph.find_node(node.name)
-            for anchor in node.in_data_anchors:
-                if anchor.peer is not None:
-                    self._link_input(anchor.peer, copy.in_data_anchor(anchor.idx), part)
+            here = part.graph.find_node(node.name)
+            if here is node:
+                for anchor in node.in_data_anchors:
+                    src = anchor.peer
+                    if src is not None and src.owner.graph is not part.graph:
+                        src.unlink(anchor)
+                        self._link_input(src, anchor, part)
             for pred in node.in_control_nodes():
-                home = const_parts.get(pred.name, [part_of.get(pred.name)])
+                if here is node:
+                    if pred.graph is part.graph:
+                        continue
+                    pred.out_control_anchor.unlink(node.in_control_anchor)
+                home = const_parts.get(pred.name, [self.part_of.get(pred.name)])
                 if i in home:
                     GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
-                                        copy.in_control_anchor)
+                                        here.in_control_anchor)
                 else:
                     parts[home[0]].add_ctrl_out((pred.name, node.name))
 
     def _link_input(self, src, dst, part: EngineSubgraph) -> None:
-        """Wire ``src`` (an anchor of the original graph) to ``dst`` inside ``part``: directly
-        when the producer has a copy there, else through an End / PlaceHolder pair."""
-        parts, part_of, ends, holders = self.parts, self.part_of, self.ends, self.holders
+        """Wire ``src`` (an output outside ``part``) to ``dst`` inside it: from the producer's
+        copy there (a constant's), else through an End / PlaceHolder pair."""
+        ends, holders = self.ends, self.holders
         local = part.graph.find_node(src.owner.name)
         if local is not None:
             GraphUtils.add_edge(local.out_data_anchor(src.idx), dst)
             return
         label = src.label
         if label not in ends:
-            home = parts[part_of[src.owner.name]].graph
-            ends[label] = home.add_node(self._boundary("End", src, 1, 0))
-            GraphUtils.add_edge(home.find_node(src.owner.name).out_data_anchor(src.idx),
-                                ends[label].in_data_anchor(0))
+            ends[label] = src.owner.graph.add_node(self._boundary("End", src, 1, 0))
+            GraphUtils.add_edge(src, ends[label].in_data_anchor(0))
         key = (part.index, label)
         if key not in holders:
             holders[key] = part.graph.add_node(self._boundary("PlaceHolder", src, 0, 1))
@@ -239,13 +245,16 @@ class Partitioning:  # lists of numbers it never changes once stored
 class Merging:
     """One merge of the optimised subgraphs back into the graph partition emptied, resumable like
     Partitioning: ``steps()`` yields every POSITION_NODES nodes walked, counted across the
-    parts and both loops."""
+    parts and both loops. Each node moves back edges and all; then what the cut put in its
+    place is undone: a PlaceHolder's readers read what its End read, a constant's copy's read
+    the constant, and the boundary nodes and copies are left behind, isolated, in the
+    subgraphs."""
 
     def __init__(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
         self.graph = graph
         self.parts = parts
         self.produced: dict[str, tuple[str, int]] = {}   # an End's label: what feeds it
-        self.loop = 0   # 0: adopting the parts' nodes, 1: linking them
+        self.loop = 0   # 0: moving the parts' nodes back, 1: mending the cuts
         self.part = 0   # the part under way
         self.nodes: list[Node] | None = None   # its nodes, in the loop's order
         self.done = 0   # of them, those done
@@ -253,13 +262,12 @@ class Merging:
                           # small the parts
 
     def steps(self) -> Iterator[None]:
-        each = (self._adopt, self._link)
+        each = (self._move, self._mend)
         while self.loop < 2:
             while self.part < len(self.parts):
                 part = self.parts[self.part]
                 if self.nodes is None:
-                    self.nodes = list(part.graph) if self.loop == 0 \
-                        else part.graph.topological_sort()
+                    self.nodes = list(part.graph)
                 while self.done < len(self.nodes):
                     each[self.loop](self.nodes[self.done])
                     self.done += 1
@@ -273,35 +281,44 @@ class Merging:
                 self.produced = _produced(self.parts)
             self.loop, self.part = self.loop + 1, 0
 
-    def _adopt(self, node: Node) -> None:
+    def _move(self, node: Node) -> None:
         if node.type in ("PlaceHolder", "End"):
             return
         kept = self.graph.find_node(node.name)
         if kept is None:
-            _adopt(self.graph, node.op_desc)
+            node.graph.move_node(node, self.graph)
         elif node.type != "Const" or kept.op_desc.get_attr(ATTR_NAME_WEIGHTS) \
                 is not node.op_desc.get_attr(ATTR_NAME_WEIGHTS):
             raise GraphError(f"merge: two subgraphs hold different nodes named "
                              f"{node.name} ({kept.type}, {node.type})")
 
-    def _link(self, node: Node) -> None:
-        if node.type in ("PlaceHolder", "End"):
-            return
+    def _mend(self, node: Node) -> None:
+        """``node`` is what stayed in a subgraph: a boundary node or a constant's copy."""
         graph = self.graph
-        copy = graph.find_node(node.name)
-        for anchor in node.in_data_anchors:
-            src = anchor.peer
-            if src is None:
-                continue
-            if src.owner.type == "PlaceHolder":
-                name, idx = self.produced[src.owner.op_desc.get_attr(PEER_LABEL)]
-            else:
-                name, idx = src.owner.name, src.idx
-            GraphUtils.add_edge(graph.find_node(name).out_data_anchor(idx),
-                                copy.in_data_anchor(anchor.idx))
-        for pred in node.in_control_nodes():
-            GraphUtils.add_edge(graph.find_node(pred.name).out_control_anchor,
-                                copy.in_control_anchor)
+        if node.type == "End":
+            src = node.in_data_anchor(0).peer
+            if src is not None:
+                src.unlink(node.in_data_anchor(0))
+            return
+        if node.type == "PlaceHolder":
+            name, idx = self.produced[node.op_desc.get_attr(PEER_LABEL)]
+            sources = [graph.find_node(name).out_data_anchor(idx)]
+        else:   # a copy: its readers read the constant kept
+            kept = graph.find_node(node.name)
+            sources = kept.out_data_anchors
+            # by name: the other end may be a copy too (of a constant ordered after another)
+            for pred in node.in_control_nodes():
+                pred.out_control_anchor.unlink(node.in_control_anchor)
+                GraphUtils.add_edge(graph.find_node(pred.name).out_control_anchor,
+                                    kept.in_control_anchor)
+            for reader in node.out_control_nodes():
+                node.out_control_anchor.unlink(reader.in_control_anchor)
+                GraphUtils.add_edge(kept.out_control_anchor,
+                                    graph.find_node(reader.name).in_control_anchor)
+        for out, src in zip(node.out_data_anchors, sources):
+            for dst in list(out.peers):
+                out.unlink(dst)
+                GraphUtils.add_edge(src, dst)
 
     def _link_control(self, part: EngineSubgraph) -> None:
         graph = self.graph

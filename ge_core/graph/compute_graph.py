@@ -231,9 +231,13 @@ class ComputeGraph:
             return
         fields_, subgraphs = s
         if "_nodes" in fields_:   # _whole's, the present's, after a kept rewind (a redo): a node
-            # the rewind put back and that is gone now has the cycles its removal broke
+            # the rewind put back and that is gone now has the cycles its removal broke, unless
+            # it moved to another graph (move_node), where it lives on: the redo restores the
+            # graphs after the nodes (Journal.rewind), so a moved node's graph is its present's
             for name in self._nodes.keys() - fields_["_nodes"].keys():
-                self._nodes[name].break_cycles()
+                node = self._nodes[name]
+                if node.graph is self:
+                    node.break_cycles()
             self._unsorted = True   # the present's table may be out of order
         for name, value in fields_.items():   # all but _jep, and _nodes unless _whole's
             setattr(self, name, value)
@@ -358,6 +362,46 @@ class ComputeGraph:
         # its cycles broken, as Node.discard does, but with no state of its anchors and desc
         # saved: the logged removal mends them (past a fold of 15k nodes at 40k, 45k states)
         node.break_cycles()
+
+    def move_node(self, node: Node, dst: "ComputeGraph") -> None:
+        """Move ``node`` into ``dst`` as it is, edges and all (GE's partition and merge move
+        NodePtrs between graphs): its desc, anchors and edges stay the same objects, and an edge
+        to a node left behind crosses the two graphs until the caller cuts it. Counted and
+        traced as a removal here and an addition there; the bodies it owns follow it."""
+        name = node.name
+        if self._nodes.get(name) is not node:
+            raise GraphError(f"graph {self.name}: node {name} is not in this graph")
+        if name in dst._nodes:
+            raise GraphError(f"graph {dst.name}: node name {name!r} already exists")
+        for graph in (self, dst):
+            touch(graph)
+            touch(graph.edits)
+            graph._order = None
+        touch(node)
+        del self._nodes[name]
+        logged(self, (ComputeGraph._unmove, name, node))
+        dst._nodes[name] = node
+        logged(dst, (ComputeGraph._unadd, name))
+        node.graph, node.seq = dst, dst._seq
+        dst._seq += 1
+        op_type = node.type
+        for edits, step in ((self.edits, -1), (dst.edits, 1)):
+            if step < 0:
+                edits.nodes_removed += 1
+            else:
+                edits.nodes_added += 1
+            edits.total += 1
+            edits.types[op_type] += step
+        if self.bus.observed:
+            self.bus.emit(NodeRemoved, self.name, name)
+            self.bus.emit(NodeAdded, dst.name, name, op_type)
+        for body in node.op_desc.subgraph_names:
+            dst.subgraph(body).set_parent(node, dst)
+
+    def _unmove(self, name: str, node: Node) -> None:
+        self._nodes[name] = node   # at the end, as _unremove's; its own seq comes back with it
+        self._order = None
+        self._unsorted = True
 
     def find_node(self, name: str) -> Node | None:
         return self._nodes.get(name)
@@ -526,15 +570,21 @@ class ComputeGraph:
             return nodes
         # Counts by node, from the anchors: no list of predecessors is built per node. The heap
         # holds bare seqs (unique in a graph: add_node counts them, reorder renumbers), which
-        # compare faster than (seq, name) pairs and give the same order.
+        # compare faster than (seq, name) pairs and give the same order. An edge from another
+        # graph is not this graph's to order: one crosses between engine subgraphs while
+        # Partition and the merge move nodes (move_node), until they cut it.
         pending: dict[Node, int] = {}
         by_seq: dict[int, Node] = {}
         ready: list[int] = []
         for n in nodes:
             by_seq[n.seq] = n
-            count = len(n.in_control_anchor.peers)
+            count = 0
+            for p in n.in_control_anchor.peers:
+                if p.owner.graph is self:
+                    count += 1
             for a in n.in_data_anchors:
-                if a.peer is not None:
+                p = a.peer
+                if p is not None and p.owner.graph is self:
                     count += 1
             pending[n] = count
             if not count:
@@ -551,7 +601,10 @@ class ComputeGraph:
             for anchor in (*node.out_data_anchors, node.out_control_anchor):
                 for peer in anchor.peers:
                     succ = peer.owner
-                    left = pending[succ] = pending[succ] - 1
+                    left = pending.get(succ)
+                    if left is None:   # in another graph
+                        continue
+                    left = pending[succ] = left - 1
                     if not left:
                         push(ready, succ.seq)
         if len(order) != len(self._nodes):
@@ -559,7 +612,7 @@ class ComputeGraph:
             node, seen = next(n for n in self if pending[n] > 0), set()
             while node.name not in seen:
                 seen.add(node.name)
-                node = next(p for p in node.in_nodes() if pending[p] > 0)
+                node = next(p for p in node.in_nodes() if pending.get(p, 0) > 0)
             raise GraphError(f"graph {self.name}: cycle through node {node.name} ({node.type})")
         return order
 

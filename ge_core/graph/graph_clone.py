@@ -65,9 +65,9 @@ def clone_graphs(graphs: Iterable[ComputeGraph], bus: TraceBus, memo: dict[int, 
 
 def _node_shell(n: Node, memo: dict[int, object]) -> OpDesc | None:
     """The copy of ``n`` with its anchors, peers not yet linked, and of its op desc unless a
-    node copied before holds the same desc: Partition moves a desc onto the node that adopts it
-    while the original node keeps it until removed, and their copies share one likewise (a
-    pass writing through one sees it from both; and a copy there holds a sixth fewer objects).
+    node copied before holds the same desc (a node made with the desc of one still in place
+    holds it too), and their copies share one likewise (a pass writing through one sees it
+    from both; and a copy there holds a sixth fewer objects).
     Returns the desc if it copied it and the desc is on another node (the caller sets its
     copy's ``node`` once that node has its copy)."""
     new = Node.__new__(Node)

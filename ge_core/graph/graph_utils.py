@@ -108,7 +108,7 @@ class GraphUtils:
     def remove_node(node: Node) -> None:
         """Unlink every edge of ``node`` and drop it from its graph: in edges (data, then
         control), then out edges, each in its anchor's order (in_edges and out_edges' order,
-        walked without their generators: partition removes every node of the graph)."""
+        walked without their generators: a fold or a prune removes thousands)."""
         for a in node.in_data_anchors:
             if a.peer is not None:
                 a.peer.unlink(a)

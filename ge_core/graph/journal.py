@@ -103,10 +103,9 @@ class Journal:
     def log(self, obj: Journaled, undo: Any, covered: bool = False) -> None:
         """``obj`` has just changed in a way ``obj._restore(undo)`` takes back (``logged``).
         Not for an object made in this epoch: every mark before the change is before its birth,
-        so no rewind puts it back (Partition's engine subgraphs' node tables: 25k entries of a
-        rewind's 490k at 40k nodes). ``covered``: the change is to a part the object's saved
-        state holds, so a state saved before it since a mark makes it moot, as a later save
-        would be."""
+        so no rewind puts it back (Partition's engine subgraphs' node tables). ``covered``: the
+        change is to a part the object's saved state holds, so a state saved before it since a
+        mark makes it moot, as a later save would be."""
         if self._marked and obj._jb != self.epoch:
             self._log.append((obj, undo))
             self._born_in.append(obj._jb)
@@ -137,9 +136,8 @@ class Journal:
         ``Dropped``, freed when the caller likes: a debugger shows the stop first.
 
         An object made since the mark is not put back: nothing as it was at the mark reaches
-        it (a rewind past Partition at 40k nodes skipped 175k of 465k entries: the engine
-        subgraphs, their nodes, and the anchors and descs made with them; 100k more were
-        births)."""
+        it (a rewind past Partition skips the engine subgraphs, their PlaceHolders, Ends and
+        constants' copies, and the anchors and descs made with them)."""
         start = mark - self._base
         if start < 0:
             raise ValueError(f"journal mark {mark} was dropped")
@@ -156,6 +154,10 @@ class Journal:
         del self._born_in[start:], self._saved_in[start:]
         now = list({id(obj): (obj, getattr(obj, "_whole", obj._saved)())
                     for obj, _ in tail}.values()) if keep else []
+        # the objects with a logged part (the graphs) last: a graph's redo asks whether a node
+        # that left its table lives on in another (ComputeGraph._restore), which the node's own
+        # present state says
+        now.sort(key=lambda entry: hasattr(entry[0], "_whole"))
         # The entries to put back, newest first, found in the epochs alone (reading each
         # skipped entry's object cost a cache miss apiece): not a birth, not an object made
         # since the mark (nothing as it was then reaches it), and not a state saved since the
@@ -207,8 +209,8 @@ class Journal:
 class Dropped:
     """What a rewind discarded: the states saved since its mark, and the nodes and graphs made
     since, reached from nothing live. ``free`` breaks those objects' cycles and lets go of it
-    all, so reference counting frees it (at 40k nodes, past Partition: 100k nodes and graphs
-    with their parts, ~300 ms), on any thread: nothing live reaches it. The births are found
+    all, so reference counting frees it (past Partition: its engine subgraphs, their boundary
+    nodes and constants' copies), on any thread: nothing live reaches it. The births are found
     here, not by the rewind: reading them is work the stop need not wait for."""
     __slots__ = ("states", "start")
 

@@ -159,7 +159,7 @@ class Node:
     def mend(self, owns_desc: bool) -> None:
         """Undo ``break_cycles`` of an isolated node: its anchors and (if it held it then) its
         desc are its own again."""
-        # no tuple of the anchors made: a rewind past Partition mends 25k nodes
+        # no tuple of the anchors made: a rewind past a fold of 15k nodes mends them all
         for a in self.in_data_anchors:
             a.owner = self
         for a in self.out_data_anchors:

@@ -104,9 +104,8 @@ class OpDesc:
         return {} if s.__class__ is HeldBy else s[2]
 
     def adopted_by(self, node: Node) -> None:
-        """``node`` holds this desc from now: a node made with it (Partition's and
-        MergeSubgraph's nodes adopt the descs of those they stand for). Logged, not saved: the
-        rest of the desc is as it was (past Partition at 40k nodes, 25k saved descs)."""
+        """``node`` holds this desc from now: a node made with it, which may be a desc another
+        node held. Logged, not saved: the rest of the desc is as it was."""
         noted(self, HeldBy, self.node)
         self.node = node
 

@@ -76,3 +76,31 @@ def test_partition_is_deterministic():
         parts = GraphPartitioner().partition(g)
         texts.append("".join(dump_graph(p.graph) for p in parts))
     assert texts[0] == texts[1]
+
+
+def test_partition_and_merge_move_the_nodes_as_they_are():
+    """GE's partition moves NodePtrs: each node, its desc, anchors and the edges inside its
+    subgraph stay the same objects through the cut and the merge; only an edge across a cut is
+    cut, and mended."""
+    g = placed()
+    before = {n.name: (n, n.op_desc, n.in_data_anchors[0] if n.in_data_anchors else None)
+              for n in g}
+    pool = g.find_node("pool1")
+    inside = pool.in_data_anchor(0).peer   # relu1 -> pool1, both AI Core
+    assert inside.owner is g.find_node("relu1")
+    parts = GraphPartitioner().partition(g)
+    for part in parts:
+        for n in part.graph:
+            if n.type in ("PlaceHolder", "End") or n.name not in before:
+                continue
+            if n is before[n.name][0]:
+                assert n.graph is part.graph and n.op_desc.node is n
+    pool_part = next(p for p in parts if p.graph.find_node("pool1") is pool)
+    assert pool.in_data_anchor(0).peer is inside and inside.owner.graph is pool_part.graph
+    GraphPartitioner().merge(g, parts)
+    validate(g)
+    for name, (node, desc, anchor) in before.items():
+        assert g.find_node(name) is node and node.op_desc is desc and node.graph is g
+        if anchor is not None:
+            assert node.in_data_anchors[0] is anchor
+    assert pool.in_data_anchor(0).peer is inside

@@ -45,14 +45,14 @@ def test_going_back_frees_what_the_replaced_run_made_without_the_collector(colle
     d = debugger(TINY, gap=20)
     try:
         d.step("event")
-        stopped(d.run_to_tick(600))
+        stopped(d.run_to_tick(550))
         assert d.run.tracker.stage == "OptimizeSubgraph"
         old = weakref.ref(d.run.state)
         stopped(d.goto(100))
         assert old() is None and _garbage() < CLOSED_WORLD
-        stopped(d.run_to_tick(600))
+        stopped(d.run_to_tick(550))
         stopped(d.reverse_step())
-        assert _garbage() < CLOSED_WORLD and d.tick == 599
+        assert _garbage() < CLOSED_WORLD and d.tick == 549
     finally:
         d.close()
 
@@ -65,7 +65,7 @@ def test_what_a_step_back_lets_go_is_freed_once_it_has_landed(collector_off):
     d = debugger(TINY, gap=20)
     try:
         d.step("event")
-        stopped(d.run_to_tick(600))
+        stopped(d.run_to_tick(550))
         assert d.run.tracker.stage == "OptimizeSubgraph"
         parts = [weakref.ref(p.graph) for p in d.state.pipeline.parts]
         batches = []

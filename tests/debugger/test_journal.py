@@ -237,6 +237,29 @@ def test_a_removed_node_is_mended_by_a_rewind_and_broken_again_by_a_redo():
         assert g.find_node("a") is a and {x.owner for x in anchors} == {a}
 
 
+def test_a_moved_node_is_moved_back_by_a_rewind_and_lives_on_after_a_redo():
+    """A move (Partition's, the merge's) leaves the node whole: the rewind puts it back in its
+    graph, and the redo (after a kept rewind) moves it again without breaking its cycles, as
+    it would a removed node's: it lives on in the graph it moved to."""
+    journal = Journal()
+    with World().entered(), journaling(journal):
+        g, h = ComputeGraph("g"), ComputeGraph("h")
+        a, b = (g.add_node(OpDesc(n, "Relu", 1, 1)) for n in "ab")
+        a.out_data_anchor(0).link_to(b.in_data_anchor(0))
+        mark = journal.mark()
+        g.move_node(b, h)
+        anchors = [*b.in_data_anchors, *b.out_data_anchors, b.in_control_anchor,
+                   b.out_control_anchor]
+        redo = journal.rewind(mark, keep=True)
+        assert g.find_node("b") is b and h.find_node("b") is None and b.graph is g
+        journal.redo(redo)
+        assert g.find_node("b") is None and h.find_node("b") is b and b.graph is h
+        assert {x.owner for x in anchors} == {b} and b.op_desc.node is b
+        assert b.in_data_anchor(0).peer is a.out_data_anchor(0)
+        journal.rewind(mark)
+    assert [n.name for n in g.topological_sort()] == ["a", "b"] and len(h) == 0
+
+
 def test_the_node_tables_logged_changes_rewind_in_order_through_a_kept_rewind():
     """The node table is logged change by change (ComputeGraph._unadd, _unremove,
     _unreplace): removals undone go back in their places, and a reorder's table, put back by

@@ -313,7 +313,7 @@ async def test_beside_the_lesson_the_device_tables_keep_their_columns_in_line():
 
 @pytest.mark.parametrize("name, tick, pane, shown, seen", [
     ("02_gepass_scheduling", 258, "graph", "print node flatten", "%flatten : Reshape"),
-    ("24_sq_cq_head_streams_end_graph", 962, "device", "info notifies", "set, 1 record")])
+    ("24_sq_cq_head_streams_end_graph", 952, "device", "info notifies", "set, 1 record")])
 async def test_a_lesson_waits_on_what_it_shows_before_it_moves_on(name, tick, pane, shown,
                                                                     seen):
     """Lesson 02 printed %flatten at its breakpoint and stepped on at once (ReshapeRemovePass

@@ -3,13 +3,14 @@
 A step back past a compile's restructuring lets go of what the replaced line made since the
 checkpoint: the journal's saved states, the nodes and engine subgraphs made since (the rewind's
 ``Dropped``), and the checkpoints after the one resumed from. Past Partition at 40k nodes that
-is ~100k nodes and graphs with their anchors and descs, and freeing them took ~300 of a step's
-550 ms. Nothing live reaches them, so they are freed on a thread of the reaper's own once the
-step has landed, while the face shows the stop and the user reads it (docs/architecture.md,
-one world per run). So is what only the cyclic collector can free, when a collection of it is
-due (collector.py: a closed world's cycles, frozen while alive): it holds the interpreter for
-its whole scan (1.3 s at 40k nodes), so it waits until the stop has been shown a while
-(IDLE_BEFORE_COLLECTING), and the next step, if it comes first, puts it off to a later landing.
+was ~100k nodes and graphs with their anchors and descs while it made every node anew, and
+freeing them took ~300 of a step's 550 ms. Nothing live reaches them, so they are freed on a
+thread of the reaper's own once the step has landed, while the face shows the stop and the user
+reads it (docs/architecture.md, one world per run). So is what only the cyclic collector can
+free, when a collection of it is due (collector.py: a closed world's cycles, frozen while
+alive): it holds the interpreter for its whole scan (1.3 s at 40k nodes), so it waits until the
+stop has been shown a while (IDLE_BEFORE_COLLECTING), and the next step, if it comes first,
+puts it off to a later landing.
 """
 from __future__ import annotations
 
