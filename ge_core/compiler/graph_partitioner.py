@@ -113,7 +113,7 @@ class Partitioning:  # lists of numbers it never changes once stored
     """One partition of a graph as a resumable walk: ``steps()`` yields every POSITION_NODES
     nodes, and between two yields its whole state is its attributes, so a copy taken there
     resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
-    inside the stage: at 40k nodes the stage alone is ~100k ticks). Each node moves, edges and
+    inside the stage: at 40k nodes the stage alone is ~200k ticks). Each node moves, edges and
     all, into its subgraph (ComputeGraph.move_node), as GE's partition moves its NodePtrs; then
     each edge that crosses a cut is cut. ``parts`` grows as they are made; the original graph
     is empty at the end."""
