@@ -103,7 +103,7 @@ class GraphPartitioner:
         return cut.parts
 
     def merge(self, graph: ComputeGraph, parts: list[EngineSubgraph]) -> None:
-        """Rebuild ``graph`` (emptied by partition) from the optimised subgraphs."""
+        """Move the optimised subgraphs' nodes back into ``graph`` (emptied by partition)."""
         for _ in Merging(graph, parts).steps():
             pass
 

@@ -215,17 +215,18 @@ def test_a_stream_waiting_in_a_healthy_run_is_blocked_but_no_wait_for_chain():
 
 
 def test_a_node_is_added_removed_or_moved_by_its_count_over_the_command():
-    """A node the parse made, moved by Partition into an engine subgraph (added there before
-    it left the root) and fused away there, read as one that was there before and was
-    removed: a continue from the start said `-9 nodes (conv1, ...)` of a graph that had none."""
+    """A node the parse made, moved by Partition into an engine subgraph (removed from the root,
+    added there: ComputeGraph.move_node) and fused away there, read as one that was there
+    before and was removed: a continue from the start said `-9 nodes (conv1, ...)` of a graph
+    that had none. A node there before the command and moved reads as moved (relinked)."""
     from ge_core.graph.events import NodeAdded, NodeRemoved
     recorder = ChangeRecorder()
     for cls, graph, node in [
-            (NodeAdded, "g", "conv"), (NodeAdded, "g_1", "conv"), (NodeRemoved, "g", "conv"),
+            (NodeAdded, "g", "conv"), (NodeRemoved, "g", "conv"), (NodeAdded, "g_1", "conv"),
             (NodeRemoved, "g_1", "conv"),                      # new, moved, fused away
-            (NodeAdded, "g", "relu"), (NodeAdded, "g_1", "relu"), (NodeRemoved, "g", "relu"),
-            (NodeAdded, "g", "relu"), (NodeRemoved, "g_1", "relu"),   # new, there and back
-            (NodeRemoved, "g", "old"), (NodeAdded, "g", "old"),       # there before, re-made
+            (NodeAdded, "g", "relu"), (NodeRemoved, "g", "relu"), (NodeAdded, "g_1", "relu"),
+            (NodeRemoved, "g_1", "relu"), (NodeAdded, "g", "relu"),   # new, there and back
+            (NodeRemoved, "g", "old"), (NodeAdded, "g_1", "old"),     # there before, moved
             (NodeRemoved, "g", "gone")]:                              # there before, removed
         recorder.record(cls(0, graph, node, "Relu") if cls is NodeAdded else cls(0, graph, node))
     ch = recorder.changes

@@ -38,7 +38,7 @@ class StepChanges:
     removed: dict[str, None] = field(default_factory=dict)
     relinked: dict[str, None] = field(default_factory=dict)   # ordered set of node names
     # by name, adds less removes over the command (one name, whichever graph holds it: a node
-    # Partition moves into a subgraph is added there before it is removed from the root), and
+    # Partition moves into a subgraph is removed from the root and added there), and
     # the names whose first such event was a removal (there before the command)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
     were_there: set[str] = field(default_factory=set, repr=False)
@@ -88,8 +88,8 @@ class ChangeRecorder(RunRecorder):
         self.changes = StepChanges()
 
     def check(self, kind: str) -> Callable[[TraceEvent, list], None]:
-        # an edge's link and unlink, the commonest by far (Partition moves every edge of the
-        # graph), go straight to their own check
+        # an edge's link and unlink, the commonest by far (Partition and the merge cut and mend
+        # every edge across a cut), go straight to their own check
         return self._relinked if kind in _EDGE_KINDS else self._check
 
     def on_fields(self, kind: str) -> FieldsStops | None:
