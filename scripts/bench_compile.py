@@ -1,6 +1,7 @@
 """Compile-time benchmark: GE Workbench's ATC vs onnxruntime session creation.
 
     python scripts/bench_compile.py [--models resnet50,vgg19] [--repeat 3] [--json] [--smoke]
+                                    [--by-stage]
 
 Per light model: parse + the three optimisation stages + GE's build (streams, sync events,
 memory, tasks: what `gewb compile` does), and onnxruntime InferenceSession creation with every
@@ -14,6 +15,11 @@ thread), which other load on a shared machine disturbs least; the garbage of the
 collected first, outside the time, on both sides. `--smoke` is one small model and 1k nodes
 per shape, for CI. `--json` prints one object:
 {"compile_over_ort": {MODEL: ratio}, "us_per_node": {SHAPE: {"1k": x, "10k": y, "50k": z}}}
+
+`--by-stage` also says where each model's compile goes, in runs of their own: ms in the parse,
+in each compile stage and each build stage by the pipeline's own stage clock (median of the
+runs), and what is left of the whole (the OM's packing, the records); with --json, a
+"by_stage" key: {MODEL: {STAGE: ms, ..., "total": ms}}.
 """
 from __future__ import annotations
 
@@ -44,6 +50,52 @@ def compile_once(model: onnx.ModelProto | str) -> float:
     start = time.process_time()
     atc(parse_onnx(model), CompileOptions(dump=None), BuildOptions())
     return time.process_time() - start
+
+
+def stage_times(model: onnx.ModelProto | str) -> dict[str, float]:
+    """Seconds of one compile by stage: the parse, each compile and build stage by the
+    pipeline's stage clock (wall time: each stage's own), and the whole."""
+    from ge_core.atc import atc
+    from ge_core.compiler import CompileOptions
+    from ge_core.compiler.model_builder import BuildOptions
+    from ge_core.parser import parse_onnx
+    gc.collect()
+    start = time.perf_counter()
+    graph = parse_onnx(model)
+    times = {"parse": time.perf_counter() - start}
+    result = atc(graph, CompileOptions(dump=None), BuildOptions())
+    times["total"] = time.perf_counter() - start
+    for record in (*result.compiled.stages, *result.built.stages):
+        times[record.stage] = times.get(record.stage, 0.0) + record.seconds
+    return times
+
+
+def stage_table(by_stage: dict[str, dict[str, float]]) -> list[str]:
+    """A row per stage (GE's names: the parse, each compile stage, the build's stages together,
+    the rest of the whole), a column per model, in ms."""
+    compile_stages = [s for s in COMPILE_STAGES if any(s in t for t in by_stage.values())]
+    rows: dict[str, list[float]] = {h: [] for h in ("parse", *compile_stages, "build", "rest",
+                                                    "total")}
+    for times in by_stage.values():
+        staged = sum(v for s, v in times.items() if s != "total")
+        rows["parse"].append(times["parse"])
+        for s in compile_stages:
+            rows[s].append(times.get(s, 0.0))
+        rows["build"].append(staged - times["parse"] - sum(times.get(s, 0.0)
+                                                          for s in compile_stages))
+        rows["rest"].append(times["total"] - staged)
+        rows["total"].append(times["total"])
+    widths = [max(8, len(name) + 2) for name in by_stage]
+    lines = [f"{'ms':<22}" + "".join(f"{name:>{w}}" for name, w in zip(by_stage, widths))]
+    for head, values in rows.items():
+        lines.append(f"{head:<22}" + "".join(f"{v:>{w}.1f}" for v, w in zip(values, widths)))
+    return lines
+
+
+# the compile's stages (CompilePipeline's table), in order: the rest a stage clock names are
+# the build's
+COMPILE_STAGES = ("Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition",
+                  "OptimizeSubgraph", "MergeSubgraph", "OptimizeStage2")
 
 
 def ort_once(path: str | bytes) -> float:
@@ -177,6 +229,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="nodes of each graph shape's runs, as 1000 or 1k (default 1k,10k,50k; "
                          "empty: the light models only)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--by-stage", action="store_true",
+                    help="also ms per stage of each model's compile, in runs of their own "
+                         "(with --json: a \"by_stage\" key)")
     ap.add_argument("--smoke", action="store_true",
                     help="seconds, for CI: squeezenet once and 1k nodes per shape")
     ap.add_argument("--timeout", type=float, default=3600,
@@ -188,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         args.models, args.repeat, args.sizes = "squeezenet", 1, node_counts("1k")
     ratios: dict[str, float] = {}
     rows = []
+    by_stage: dict[str, dict[str, float]] = {}
     warm = synthetic(64)   # untimed: the first compile also imports GE, the first session ORT
     compile_once(warm)
     ort_once(warm.SerializeToString())
@@ -200,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         o, t = statistics.median(ours), statistics.median(theirs)
         ratios[name] = round(o / t, 3)
         rows.append((name, o * 1e3, t * 1e3, o / t))
+        if args.by_stage:
+            runs = [stage_times(path) for _ in range(args.repeat)]
+            by_stage[name] = {s: round(statistics.median(r.get(s, 0.0) for r in runs) * 1e3, 2)
+                              for s in runs[0]}
     per_node: dict[str, dict[str, float]] = {shape: {} for shape in SHAPES}
     for label, n in args.sizes:
         for shape, make in SHAPES.items():
@@ -208,11 +268,16 @@ def main(argv: list[str] | None = None) -> int:
             times = [compile_once(model) for _ in range(max(1, args.repeat if n <= 10_000 else 1))]
             per_node[shape][label] = round(statistics.median(times) / n_real * 1e6, 2)
     if args.json:
-        print(json.dumps({"compile_over_ort": ratios, "us_per_node": per_node}))
+        report = {"compile_over_ort": ratios, "us_per_node": per_node}
+        if args.by_stage:
+            report["by_stage"] = by_stage
+        print(json.dumps(report))
         return 0
     print(f"{'model':<14}{'gewb ms':>10}{'ort ms':>10}{'ratio':>8}")
     for name, o, t, r in rows:
         print(f"{name:<14}{o:>10.1f}{t:>10.1f}{r:>8.2f}")
+    if by_stage:
+        print("\n".join(stage_table(by_stage)))
     for shape, sizes in filter(lambda item: item[1], per_node.items()):
         print(f"{shape}: " + ", ".join(f"{k}: {v} us/node" for k, v in sizes.items()))
     return 0

@@ -67,6 +67,17 @@ def test_bench_exec_says_where_each_side_spends_its_run(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_bench_compile_says_where_each_compile_goes() -> None:
+    # --by-stage: the parse, each compile stage and each build stage, by the stage clock, which
+    # add up to no more than the whole
+    times = _smoke("bench_compile.py", "--by-stage")["by_stage"]["squeezenet"]
+    stages = {"parse", "Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition",
+              "OptimizeSubgraph", "MergeSubgraph", "OptimizeStage2", "AssignMemory", "GenTask"}
+    assert stages <= set(times), sorted(times)
+    assert all(ms > 0 for ms in times.values()), times
+    assert sum(ms for s, ms in times.items() if s != "total") <= times["total"]
+
+
 def test_every_benchmark_has_a_smoke() -> None:
     scripts = {p.name for p in (ROOT / "scripts").glob("bench_*.py")}
     assert scripts == set(SMOKES) | ELSEWHERE
