@@ -172,7 +172,9 @@ class Partitioning:  # lists of numbers it never changes once stored
         loop resumes: no edge has been cut by then, so its readers are where they were."""
         copies = []
         for const in self.consts:
-            homes = sorted({self.part_of[u.name] for u in const.out_nodes()}) or [0]
+            # its readers' subgraphs (a constant it orders, by a control edge, has none)
+            homes = sorted({self.part_of[u.name] for u in const.out_nodes()
+                            if u.name in self.part_of}) or [0]
             copies += [(const, homes, k) for k in range(len(homes))]
         return copies
 

@@ -3,11 +3,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ge_core.compiler.engine_placer import EnginePlacer, EnginePlacerError
 from ge_core.compiler.graph_partitioner import GraphPartitioner
 from ge_core.executor import HostExecutor, random_feeds
-from ge_core.graph import dump_graph, validate
+from ge_core.graph import ComputeGraph, OpDesc, dump_graph, validate
+from ge_core.graph.attr_names import ENGINE
 from ge_core.parser import parse_onnx
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
@@ -104,3 +107,46 @@ def test_partition_and_merge_move_the_nodes_as_they_are():
         if anchor is not None:
             assert node.in_data_anchors[0] is anchor
     assert pool.in_data_anchor(0).peer is inside
+
+
+def _edges(graph) -> tuple[set, set]:
+    data = {(a.owner.name, a.idx, p.owner.name, p.idx)
+            for n in graph for a in n.out_data_anchors for p in a.peers}
+    ctrl = {(n.name, p.owner.name) for n in graph for p in n.out_control_anchor.peers}
+    return data, ctrl
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_partition_merged_back_untouched_is_the_graph_it_cut(data):
+    """Any DAG of nodes on random engines, with constants read across cuts and control edges
+    anywhere (into and out of constants too): cut and merged back with nothing optimised in
+    between, it has the same nodes, data edges and control edges."""
+    engines = ["AIcoreEngine", "VectorEngine", "DNN_VM_AICPU"]
+    g = ComputeGraph("g")
+    nodes = []
+    for i in range(data.draw(st.integers(0, 4), label="consts")):
+        nodes.append(g.add_node(OpDesc(f"c{i}", "Const", 0, 1)))
+    for i in range(data.draw(st.integers(1, 12), label="ops")):
+        arity = data.draw(st.integers(1, 2))
+        op = OpDesc(f"n{i}", "Add" if arity == 2 else "Relu", arity, 1,
+                    {ENGINE: data.draw(st.sampled_from(engines))})
+        node = g.add_node(op)
+        for k in range(arity):   # each input from any node made before it
+            src = data.draw(st.sampled_from(nodes)) if nodes else None
+            if src is not None:
+                src.out_data_anchor(0).link_to(node.in_data_anchor(k))
+        nodes.append(node)
+    for _ in range(data.draw(st.integers(0, 6), label="control edges") if len(nodes) > 1 else 0):
+        a, b = sorted(data.draw(st.lists(st.integers(0, len(nodes) - 1), min_size=2,
+                                         max_size=2, unique=True)))
+        nodes[a].out_control_anchor.link_to(nodes[b].in_control_anchor)
+    before = ({n.name for n in g}, *_edges(g))
+    parts = GraphPartitioner().partition(g)
+    assert len(g) == 0
+    for p in parts:
+        for n in p.graph:   # every edge now inside one subgraph
+            assert all(q.owner.graph is p.graph for _, q in n.out_edges())
+    GraphPartitioner().merge(g, parts)
+    assert ({n.name for n in g}, *_edges(g)) == before
+    assert all(n.graph is g for n in g)
