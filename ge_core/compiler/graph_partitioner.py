@@ -7,9 +7,15 @@ tagged with the crossing tensor's original label, so the merge can rejoin them e
 engine's optimiser rewrote the producer. Runs come from a topological order that keeps the
 current engine while it can: a cut of a topological order can never form a cycle. Constants
 do not split runs: each is copied into every subgraph that reads it, so an engine's optimiser
-sees its weights as constants (Conv+BN folding needs that); the merge keeps one copy. Nodes
-move between the graphs as they are, edges and all, as GE's partition moves its NodePtrs: only
-the edges across a cut are cut, and mended by the merge.
+sees its weights as constants (Conv+BN folding needs that); the merge keeps one copy.
+
+Nodes move between the graphs as they are, edges and all: only the edges across a cut are cut,
+and mended by the merge. GE's merge moves its NodePtrs so (EnginePartitioner::MergeAllSubGraph:
+SetOwnerComputeGraph, then AddNode of the node). Its partition instead adds to each subgraph a
+node per node holding the same op desc (SplitSubGraphs: AddNode(node->GetOpDesc())), linked
+again, and drops the original graph whole; the subgraphs hold the same names and descs either
+way. Moving spares making and linking every node anew and unlinking the original edge by edge
+(Partition took 40% less time on the light models).
 """
 from __future__ import annotations
 
@@ -114,8 +120,8 @@ class Partitioning:  # lists of numbers it never changes once stored
     nodes, and between two yields its whole state is its attributes, so a copy taken there
     resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
     inside the stage: at 40k nodes the stage alone is ~200k ticks). Each node moves, edges and
-    all, into its subgraph (ComputeGraph.move_node), as GE's partition moves its NodePtrs; then
-    each edge that crosses a cut is cut. ``parts`` grows as they are made; the original graph
+    all, into its subgraph (ComputeGraph.move_node; see above); then each edge that crosses a
+    cut is cut. ``parts`` grows as they are made; the original graph
     is empty at the end."""
 
     def __init__(self, graph: ComputeGraph) -> None:

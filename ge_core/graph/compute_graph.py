@@ -364,8 +364,8 @@ class ComputeGraph:
         node.break_cycles()
 
     def move_node(self, node: Node, dst: "ComputeGraph") -> None:
-        """Move ``node`` into ``dst`` as it is, edges and all (GE's partition and merge move
-        NodePtrs between graphs): its desc, anchors and edges stay the same objects, and an edge
+        """Move ``node`` into ``dst`` as it is, edges and all (as GE's merge moves the engine
+        subgraphs' NodePtrs): its desc, anchors and edges stay the same objects, and an edge
         to a node left behind crosses the two graphs until the caller cuts it. Counted and
         traced as a removal here and an addition there; the bodies it owns follow it."""
         name = node.name

@@ -82,9 +82,10 @@ def test_partition_is_deterministic():
 
 
 def test_partition_and_merge_move_the_nodes_as_they_are():
-    """GE's partition moves NodePtrs: each node, its desc, anchors and the edges inside its
-    subgraph stay the same objects through the cut and the merge; only an edge across a cut is
-    cut, and mended."""
+    """Each node, its desc, anchors and the edges inside its subgraph stay the same objects
+    through the cut and the merge (GE's merge moves NodePtrs so; its partition makes a node per
+    node on the same desc: graph_partitioner.py); only an edge across a cut is cut, and
+    mended."""
     g = placed()
     before = {n.name: (n, n.op_desc, n.in_data_anchors[0] if n.in_data_anchors else None)
               for n in g}
