@@ -152,12 +152,20 @@ class Journal:
             self._log, tail, base = log[:start], log, start
         born_in, saved_in = self._born_in[start:], self._saved_in[start:]
         del self._born_in[start:], self._saved_in[start:]
-        now = list({id(obj): (obj, getattr(obj, "_whole", obj._saved)())
-                    for obj, _ in tail}.values()) if keep else []
-        # the objects with a logged part (the graphs) last: a graph's redo asks whether a node
-        # that left its table lives on in another (ComputeGraph._restore), which the node's own
+        # With keep, each object's present state, once, in the order the tail first names them;
+        # those with a logged part (the graphs) last: a graph's redo asks whether a node that
+        # left its table lives on in another (ComputeGraph._restore), which the node's own
         # present state says
-        now.sort(key=lambda entry: hasattr(entry[0], "_whole"))
+        now: list[tuple[Journaled, Any]] = []
+        if keep:
+            graphs = []
+            for obj in {id(obj): obj for obj, _ in tail}.values():
+                whole = getattr(obj, "_whole", None)
+                if whole is None:
+                    now.append((obj, obj._saved()))
+                else:
+                    graphs.append((obj, whole()))
+            now += graphs
         # The entries to put back, newest first, found in the epochs alone (reading each
         # skipped entry's object cost a cache miss apiece): not a birth, not an object made
         # since the mark (nothing as it was then reaches it), and not a state saved since the
