@@ -392,11 +392,11 @@ class ComputeGraph:
                 edits.nodes_added += 1
             edits.total += 1
             edits.types[op_type] += step
-        if self.bus.observed:
-            self.bus.emit(NodeRemoved, self.name, name)
-            self.bus.emit(NodeAdded, dst.name, name, op_type)
         for body in node.op_desc.subgraph_names:
             dst.subgraph(body).set_parent(node, dst)
+        if self.bus.observed:   # last: a debugger parked at either event sees the move made
+            self.bus.emit(NodeRemoved, self.name, name)
+            self.bus.emit(NodeAdded, dst.name, name, op_type)
 
     def _unmove(self, name: str, node: Node) -> None:
         self._nodes[name] = node   # at the end, as _unremove's; its own seq comes back with it
