@@ -1,17 +1,21 @@
 """Engine placement and the partition -> merge round trip."""
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ge_core.compiler import graph_partitioner
 from ge_core.compiler.engine_placer import EnginePlacer, EnginePlacerError
-from ge_core.compiler.graph_partitioner import GraphPartitioner
+from ge_core.compiler.graph_partitioner import GraphPartitioner, Merging, Partitioning
 from ge_core.executor import HostExecutor, random_feeds
 from ge_core.graph import ComputeGraph, OpDesc, dump_graph, validate
 from ge_core.graph.attr_names import ENGINE
+from ge_core.graph.journal import Journal, journaling
 from ge_core.parser import parse_onnx
+from npu_emu.world import World
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_models" / "tiny_cnn.onnx"
 
@@ -117,12 +121,9 @@ def _edges(graph) -> tuple[set, set]:
     return data, ctrl
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.data())
-def test_a_partition_merged_back_untouched_is_the_graph_it_cut(data):
-    """Any DAG of nodes on random engines, with constants read across cuts and control edges
-    anywhere (into and out of constants too): cut and merged back with nothing optimised in
-    between, it has the same nodes, data edges and control edges."""
+def _random_dag(data) -> ComputeGraph:
+    """A DAG of up to 12 ops on three engines, up to 4 constants read anywhere, and up to 6
+    control edges between any two nodes (into and out of constants too)."""
     engines = ["AIcoreEngine", "VectorEngine", "DNN_VM_AICPU"]
     g = ComputeGraph("g")
     nodes = []
@@ -142,6 +143,16 @@ def test_a_partition_merged_back_untouched_is_the_graph_it_cut(data):
         a, b = sorted(data.draw(st.lists(st.integers(0, len(nodes) - 1), min_size=2,
                                          max_size=2, unique=True)))
         nodes[a].out_control_anchor.link_to(nodes[b].in_control_anchor)
+    return g
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_partition_merged_back_untouched_is_the_graph_it_cut(data):
+    """Any DAG of nodes on random engines, with constants read across cuts and control edges
+    anywhere (into and out of constants too): cut and merged back with nothing optimised in
+    between, it has the same nodes, data edges and control edges."""
+    g = _random_dag(data)
     before = ({n.name for n in g}, *_edges(g))
     parts = GraphPartitioner().partition(g)
     assert len(g) == 0
@@ -151,3 +162,40 @@ def test_a_partition_merged_back_untouched_is_the_graph_it_cut(data):
     GraphPartitioner().merge(g, parts)
     assert ({n.name for n in g}, *_edges(g)) == before
     assert all(n.graph is g for n in g)
+
+
+def _held(graphs) -> list:
+    """What each graph holds, as a rewind must put it back: its nodes in order, each in its
+    graph and owning its anchors and desc, and its edges."""
+    return [(g.name, [(n.name, n.seq, n.graph is g, n.op_desc.node is n,
+                       all(a.owner is n for a in n.anchors())) for n in g], *_edges(g))
+            for g in graphs]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_a_random_cut_and_merge_rewinds_mark_by_mark_and_redoes(data):
+    """The journal through the moves (ComputeGraph.move_node), the cut and the mending: marked
+    at every position of Partition and the merge, a kept rewind to any mark and its redo, then
+    a rewind mark by mark from the end, each find the graphs as they were."""
+    journal, marks = Journal(), []
+    with World().entered(), journaling(journal), \
+            mock.patch.object(graph_partitioner, "POSITION_NODES", 1):
+        g = _random_dag(data)
+        cut = Partitioning(g)
+        for walk in (cut, None):
+            if walk is None:
+                walk = Merging(g, cut.parts)
+            for _ in walk.steps():
+                parts = [p.graph for p in cut.parts]
+                marks.append((journal.mark(), _held([g, *parts]), parts))
+        assert len(g) and marks
+        present = _held([g, *(p.graph for p in cut.parts)])
+        mark, expected, parts = marks[data.draw(st.integers(0, len(marks) - 1), label="look")]
+        redo = journal.rewind(mark, keep=True)
+        assert _held([g, *parts]) == expected
+        journal.redo(redo)
+        assert _held([g, *(p.graph for p in cut.parts)]) == present
+        for mark, expected, parts in reversed(marks):
+            journal.rewind(mark)
+            assert _held([g, *parts]) == expected
