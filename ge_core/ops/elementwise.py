@@ -25,8 +25,23 @@ def keep_shape(ctx: InferShapeContext) -> None:
     ctx.set_output(0, ctx.dims(0), ctx.dtype(0))
 
 
+def _one_type(ctx: InferShapeContext, inputs: range) -> None:
+    """ONNX gives these inputs one type parameter (Add's A and B are both T): inputs of two
+    types are refused here, where a kernel would meet them as numpy's error (an Add of bf16
+    and str, at an opset whose type check ONNX stops at the bf16)."""
+    known = [(i, ctx.dtype(i)) for i in inputs
+             if ctx.dtype(i) not in (DataType.DT_UNDEFINED, DataType.DT_VARIANT)]
+    for i, dtype in known[1:]:
+        if dtype != known[0][1]:
+            raise ShapeError(f"input {known[0][0]} is {known[0][1].short} and input {i} "
+                             f"{dtype.short}: {ctx.node.type} takes one type for "
+                             f"{'both' if len(inputs) == 2 else 'all of them'}")
+
+
 @register(*BINARY, *COMPARE)
 def _binary(ctx: InferShapeContext) -> None:
+    if ctx.node.type != "Pow":   # Pow alone takes a base and an exponent of two types
+        _one_type(ctx, range(2))
     dtype = DataType.DT_BOOL if ctx.node.type in COMPARE else ctx.dtype(0)
     if ctx.opset < 7:
         # Before opset 7, b either had a's shape or was broadcast to it (`broadcast=1`, `axis`).
@@ -43,6 +58,7 @@ def _binary(ctx: InferShapeContext) -> None:
 
 @register(*VARIADIC)
 def _variadic(ctx: InferShapeContext) -> None:
+    _one_type(ctx, range(ctx.n_inputs))
     ctx.set_output(0, broadcast(*(ctx.dims(i) for i in range(ctx.n_inputs))), ctx.dtype(0))
 
 

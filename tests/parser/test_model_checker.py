@@ -223,6 +223,19 @@ CASES = {
                [_vi("theta", [1, 1 << 31, 3]), _vi("size", [4], TensorProto.INT64)],
                [_vi("y", None)], opset=20),
         "AffineGrid_0", "an output rank (2 + theta's dim 1) of 2147483650"),
+    # ONNX's strict inference stops at the first type it refuses, and a bf16 is excused at an
+    # opset before Add took one: the str beside it reached the kernel, whose error was numpy's
+    # (the fuzzer's seed 17017)
+    "an Add of bf16 and str at opset 6": (
+        _model([helper.make_node("Add", ["a", "b"], ["c"])],
+               [_vi("a", [2], TensorProto.BFLOAT16), _vi("b", [2], TensorProto.STRING)],
+               [_vi("c", None)], opset=6),
+        "Add_0", "input 0 is bf16 and input 1 str: Add takes one type for both"),
+    "a Sum of bf16 and str at opset 6": (
+        _model([helper.make_node("Sum", ["a", "a", "b"], ["c"])],
+               [_vi("a", [2], TensorProto.BFLOAT16), _vi("b", [2], TensorProto.STRING)],
+               [_vi("c", None)], opset=6),
+        "Sum_0", "input 0 is bf16 and input 2 str: Sum takes one type for all of them"),
 }
 
 
