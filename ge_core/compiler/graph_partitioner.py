@@ -121,8 +121,7 @@ class Partitioning:  # lists of numbers it never changes once stored
     resumes with ``steps()`` to the same graphs and the same trace (a debugger's checkpoint
     inside the stage: at 40k nodes the stage alone is ~200k ticks). Each node moves, edges and
     all, into its subgraph (ComputeGraph.move_node; see above); then each edge that crosses a
-    cut is cut. ``parts`` grows as they are made; the original graph
-    is empty at the end."""
+    cut is cut. ``parts`` grows as they are made; the original graph is empty at the end."""
 
     def __init__(self, graph: ComputeGraph) -> None:
         self.graph = graph
@@ -193,32 +192,33 @@ class Partitioning:  # lists of numbers it never changes once stored
             _copy_into(self.parts[homes[k]].graph, const.op_desc)
 
     def _cut(self, node: Node) -> None:
-        """Cut the edges into ``node`` that cross into its subgraph, and give each copy of a
-        constant the control edges into it. Copies first: the original's are cut last."""
-        parts, const_parts = self.parts, self.const_parts
-        homes = const_parts.get(node.name)
-        if homes is None:
-            homes = [self.part_of.get(node.name, 0)]
-        for i in (*homes[1:], homes[0]):
-            part = parts[i]
-            here = part.graph.find_node(node.name)
-            if here is node:
-                for anchor in node.in_data_anchors:
-                    src = anchor.peer
-                    if src is not None and src.owner.graph is not part.graph:
-                        src.unlink(anchor)
-                        self._link_input(src, anchor, part)
+        """Cut the edges into ``node`` that cross into its subgraph. A constant's copies take
+        its control inputs first, from the original's edges, which are cut after."""
+        homes = self.const_parts.get(node.name) or [self.part_of.get(node.name, 0)]
+        for i in homes[1:]:
+            copy = self.parts[i].graph.find_node(node.name)
             for pred in node.in_control_nodes():
-                if here is node:
-                    if pred.graph is part.graph:
-                        continue
-                    pred.out_control_anchor.unlink(node.in_control_anchor)
-                home = const_parts.get(pred.name, [self.part_of.get(pred.name)])
-                if i in home:
-                    GraphUtils.add_edge(part.graph.find_node(pred.name).out_control_anchor,
-                                        here.in_control_anchor)
-                else:
-                    parts[home[0]].add_ctrl_out((pred.name, node.name))
+                self._order_after(pred, copy, i)
+        part = self.parts[homes[0]]
+        for anchor in node.in_data_anchors:
+            src = anchor.peer
+            if src is not None and src.owner.graph is not part.graph:
+                src.unlink(anchor)
+                self._link_input(src, anchor, part)
+        for pred in node.in_control_nodes():
+            if pred.graph is not part.graph:
+                pred.out_control_anchor.unlink(node.in_control_anchor)
+                self._order_after(pred, node, homes[0])
+
+    def _order_after(self, pred: Node, node: Node, i: int) -> None:
+        """``node``, in subgraph ``i``, comes after ``pred``: by an edge from ``pred``'s copy
+        there, else by one across the cut, which the merge links."""
+        home = self.const_parts.get(pred.name, [self.part_of.get(pred.name)])
+        if i in home:
+            GraphUtils.add_edge(self.parts[i].graph.find_node(pred.name).out_control_anchor,
+                                node.in_control_anchor)
+        else:
+            self.parts[home[0]].add_ctrl_out((pred.name, node.name))
 
     def _link_input(self, src, dst, part: EngineSubgraph) -> None:
         """Wire ``src`` (an output outside ``part``) to ``dst`` inside it: from the producer's

@@ -128,6 +128,18 @@ class EditCounts:
         touch(self)
         self.touched = None
 
+    def node_added(self, op_type: str) -> None:
+        touch(self)
+        self.nodes_added += 1
+        self.total += 1
+        self.types[op_type] += 1
+
+    def node_removed(self, op_type: str) -> None:
+        touch(self)
+        self.nodes_removed += 1
+        self.total += 1
+        self.types[op_type] -= 1
+
     def note_edge(self, *nodes: Node) -> None:
         for node in nodes:
             self.note(node, EDGES)
@@ -325,15 +337,12 @@ class ComputeGraph:
         if op_desc.name in self._nodes:
             raise GraphError(f"graph {self.name}: node name {op_desc.name!r} already exists")
         touch(self)
-        touch(self.edits)
         node = Node(op_desc, self, self._seq)
         self._seq += 1
         self._nodes[op_desc.name] = node
         logged(self, (ComputeGraph._unadd, op_desc.name))
         self._order = None
-        self.edits.nodes_added += 1
-        self.edits.total += 1
-        self.edits.types[op_desc.type] += 1
+        self.edits.node_added(op_desc.type)
         if self.bus.observed:
             self.bus.emit(NodeAdded, self.name, op_desc.name, op_desc.type)
         return node
@@ -350,13 +359,10 @@ class ComputeGraph:
         if node.in_control_anchor.peers or node.out_control_anchor.peers or _linked(node):
             raise GraphError(f"graph {self.name}: node {node.name} still has edges")
         touch(self)
-        touch(self.edits)
         del self._nodes[node.name]
         logged(self, (ComputeGraph._unremove, node.name, node, node.op_desc.node is node))
         self._order = None
-        self.edits.nodes_removed += 1
-        self.edits.total += 1
-        self.edits.types[node.type] -= 1
+        self.edits.node_removed(node.type)
         if self.bus.observed:
             self.bus.emit(NodeRemoved, self.name, node.name)
         # its cycles broken, as Node.discard does, but with no state of its anchors and desc
@@ -373,10 +379,8 @@ class ComputeGraph:
             raise GraphError(f"graph {self.name}: node {name} is not in this graph")
         if name in dst._nodes:
             raise GraphError(f"graph {dst.name}: node name {name!r} already exists")
-        for graph in (self, dst):
-            touch(graph)
-            touch(graph.edits)
-            graph._order = None
+        touch(self)
+        touch(dst)
         touch(node)
         del self._nodes[name]
         logged(self, (ComputeGraph._unmove, name, node))
@@ -384,19 +388,14 @@ class ComputeGraph:
         logged(dst, (ComputeGraph._unadd, name))
         node.graph, node.seq = dst, dst._seq
         dst._seq += 1
-        op_type = node.type
-        for edits, step in ((self.edits, -1), (dst.edits, 1)):
-            if step < 0:
-                edits.nodes_removed += 1
-            else:
-                edits.nodes_added += 1
-            edits.total += 1
-            edits.types[op_type] += step
+        self._order = dst._order = None
+        self.edits.node_removed(node.type)
+        dst.edits.node_added(node.type)
         for body in node.op_desc.subgraph_names:
             dst.subgraph(body).set_parent(node, dst)
         if self.bus.observed:   # last: a debugger parked at either event sees the move made
             self.bus.emit(NodeRemoved, self.name, name)
-            self.bus.emit(NodeAdded, dst.name, name, op_type)
+            self.bus.emit(NodeAdded, dst.name, name, node.type)
 
     def _unmove(self, name: str, node: Node) -> None:
         self._nodes[name] = node   # at the end, as _unremove's; its own seq comes back with it
