@@ -52,9 +52,10 @@ def compile_once(model: onnx.ModelProto | str) -> float:
     return time.process_time() - start
 
 
-def stage_times(model: onnx.ModelProto | str) -> dict[str, float]:
+def stage_times(model: onnx.ModelProto | str) -> tuple[dict[str, float], list[str]]:
     """Seconds of one compile by stage: the parse, each compile and build stage by the
-    pipeline's stage clock (wall time: each stage's own), and the whole."""
+    pipeline's stage clock (wall time: each stage's own), and the whole; and which of those
+    stages were the compile's."""
     from ge_core.atc import atc
     from ge_core.compiler import CompileOptions
     from ge_core.compiler.model_builder import BuildOptions
@@ -67,13 +68,12 @@ def stage_times(model: onnx.ModelProto | str) -> dict[str, float]:
     times["total"] = time.perf_counter() - start
     for record in (*result.compiled.stages, *result.built.stages):
         times[record.stage] = times.get(record.stage, 0.0) + record.seconds
-    return times
+    return times, [record.stage for record in result.compiled.stages]
 
 
-def stage_table(by_stage: dict[str, dict[str, float]]) -> list[str]:
+def stage_table(by_stage: dict[str, dict[str, float]], compile_stages: list[str]) -> list[str]:
     """A row per stage (GE's names: the parse, each compile stage, the build's stages together,
     the rest of the whole), a column per model, in ms."""
-    compile_stages = [s for s in COMPILE_STAGES if any(s in t for t in by_stage.values())]
     rows: dict[str, list[float]] = {h: [] for h in ("parse", *compile_stages, "build", "rest",
                                                     "total")}
     for times in by_stage.values():
@@ -90,12 +90,6 @@ def stage_table(by_stage: dict[str, dict[str, float]]) -> list[str]:
     for head, values in rows.items():
         lines.append(f"{head:<22}" + "".join(f"{v:>{w}.1f}" for v, w in zip(values, widths)))
     return lines
-
-
-# the compile's stages (CompilePipeline's table), in order: the rest a stage clock names are
-# the build's
-COMPILE_STAGES = ("Prepare", "OptimizeOriginalGraph", "EnginePlacer", "Partition",
-                  "OptimizeSubgraph", "MergeSubgraph", "OptimizeStage2")
 
 
 def ort_once(path: str | bytes) -> float:
@@ -244,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios: dict[str, float] = {}
     rows = []
     by_stage: dict[str, dict[str, float]] = {}
+    compile_stages: dict[str, None] = {}   # as the pipeline names them, in its order
     warm = synthetic(64)   # untimed: the first compile also imports GE, the first session ORT
     compile_once(warm)
     ort_once(warm.SerializeToString())
@@ -258,8 +253,10 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((name, o * 1e3, t * 1e3, o / t))
         if args.by_stage:
             runs = [stage_times(path) for _ in range(args.repeat)]
-            by_stage[name] = {s: round(statistics.median(r.get(s, 0.0) for r in runs) * 1e3, 2)
-                              for s in runs[0]}
+            times = [t for t, _ in runs]
+            by_stage[name] = {s: round(statistics.median(t.get(s, 0.0) for t in times) * 1e3, 2)
+                              for s in times[0]}
+            compile_stages.update(dict.fromkeys(runs[0][1]))
     per_node: dict[str, dict[str, float]] = {shape: {} for shape in SHAPES}
     for label, n in args.sizes:
         for shape, make in SHAPES.items():
@@ -277,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, o, t, r in rows:
         print(f"{name:<14}{o:>10.1f}{t:>10.1f}{r:>8.2f}")
     if by_stage:
-        print("\n".join(stage_table(by_stage)))
+        print("\n".join(stage_table(by_stage, list(compile_stages))))
     for shape, sizes in filter(lambda item: item[1], per_node.items()):
         print(f"{shape}: " + ", ".join(f"{k}: {v} us/node" for k, v in sizes.items()))
     return 0
