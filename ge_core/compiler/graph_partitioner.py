@@ -15,7 +15,8 @@ SetOwnerComputeGraph, then AddNode of the node). Its partition instead adds to e
 node per node holding the same op desc (SplitSubGraphs: AddNode(node->GetOpDesc())), linked
 again, and drops the original graph whole; the subgraphs hold the same names and descs either
 way. Moving spares making and linking every node anew and unlinking the original edge by edge
-(Partition took 40% less time on the light models).
+(Partition took a quarter to a half less time on the light models: ShuffleNet 26%,
+Inception-v2 49%).
 """
 from __future__ import annotations
 
