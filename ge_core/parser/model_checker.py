@@ -582,7 +582,8 @@ def _strict(model: onnx.ModelProto, source: str
         # StringNormalizer, an Add of float and double) is refused here, not met by a kernel
         return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True), None
     except onnx.shape_inference.InferenceError as err:
-        return None, _refusal(str(err), source, model.graph)
+        refusal, excused = _refusal(str(err), source, model.graph)
+        return None, refusal or _newest_types(model, excused, source)
     except Exception:  # noqa: BLE001 -- not a verdict on the model
         return None, None
 
@@ -637,24 +638,86 @@ def _newer_op_takes(op_type: str, reason: str) -> bool:
                if formal is None or c.type_param_str == formal.type_str)
 
 
-def _refusal(message: str, source: str, graph: GraphProto) -> ParseError | None:
-    """The first error ONNX reported (one a line) that is the model's, as a ParseError; None if
-    there is none. Not the model's: an error inside the expansion of a function op (ONNX's own
-    body for the op), and a declared type or shape that differs from the inferred one (declared
-    types only seed our InferShape, which decides). ONNX names a node only when it has a name:
-    an unnamed one is found when it is its type's only node."""
+def _refusal(message: str, source: str, graph: GraphProto
+             ) -> tuple[ParseError | None, frozenset[str]]:
+    """The first error ONNX reported (one a line) that is the model's, as a ParseError (None if
+    there is none), and the op types ONNX refused a type of only for the model's opset
+    (``_newer_op_takes``). Not the model's: an error inside the expansion of a function op
+    (ONNX's own body for the op), and a declared type or shape that differs from the inferred
+    one (declared types only seed our InferShape, which decides). ONNX names a node only when
+    it has a name: an unnamed one is found when it is its type's only node."""
+    excused: set[str] = set()
     for line in _ERROR_TAG.sub("", message).replace("Inference error(s):", "").splitlines():
         m = _INFERENCE_ERROR.search(line)
         if m is None:
             if line.strip():
-                return ParseError(source, f"ONNX type inference: {line.strip()}")
+                return ParseError(source, f"ONNX type inference: {line.strip()}"), frozenset()
             continue
         op_type, node, reason = m.group(1), m.group(2), m.group(3).strip()
-        if _INFERENCE_ERROR.search(reason) or _DECLARED.search(reason) or \
-                _newer_op_takes(op_type, reason):
+        if _INFERENCE_ERROR.search(reason) or _DECLARED.search(reason):
+            continue
+        if _newer_op_takes(op_type, reason):
+            excused.add(op_type.strip())
             continue
         if not node:
             same = [i for i, n in enumerate(graph.node) if n.op_type == op_type]
             node = f"{op_type}_{same[0]}" if len(same) == 1 else None
-        return ParseError(source, f"ONNX type inference: {reason}", node, op_type)
+        return ParseError(source, f"ONNX type inference: {reason}", node, op_type), frozenset()
+    return None, frozenset(excused)
+
+
+def _newest_types(model: onnx.ModelProto, ops: frozenset[str], source: str
+                  ) -> ParseError | None:
+    """The type check ONNX did not finish: at the first input type it refuses, ONNX checks
+    nothing more of the node, so when that refusal is excused (a bf16 into an Add of opset 6)
+    the node's other inputs are unchecked (a str beside the bf16). Here each node of the ``ops``
+    has its inputs' types checked against its op at the model's opset and at the newest, whose
+    kernel runs it: each a type one of them takes, and the inputs sharing a type parameter of
+    one type."""
+    try:
+        typed = onnx.shape_inference.infer_shapes(model)   # the types of values inside the graph
+    except Exception:  # noqa: BLE001 -- only the declared types, then
+        typed = model
+    graphs = list(_all_graphs(typed.graph, True))
+    types = {v.name: v.type.tensor_type.elem_type for g in graphs for v in _declared(g)
+             if v.type.HasField("tensor_type") and v.type.tensor_type.elem_type}
+    types.update((t.name, t.data_type) for g in graphs for t in g.initializer)
+    opset = default_opset(model)
+    for g in graphs:
+        for k, node in enumerate(g.node):
+            if node.op_type in ops and node.domain in DEFAULT_DOMAINS:
+                clash = _type_clash(node, opset, types)
+                if clash:
+                    return ParseError(source, clash, node.name or f"{node.op_type}_{k}",
+                                      node.op_type)
     return None
+
+
+def _type_clash(node: NodeProto, opset: int, types: dict[str, int]) -> str | None:
+    """Why ``node``'s input types are ones neither its op at ``opset`` nor its newest takes;
+    None if they are not."""
+    old, newest = defs.get_schema(node.op_type, opset), _takes(defs.get_schema(node.op_type))
+    takes = {name: then | newest.get(name, set()) for name, then in _takes(old).items()}
+    params = {c.type_param_str for c in old.type_constraints}
+    bound: dict[str, tuple[int, int]] = {}
+    for i, name in enumerate(node.input):
+        if not name or types.get(name) not in _DTYPES or not old.inputs:
+            continue
+        formal = old.inputs[min(i, len(old.inputs) - 1)]
+        dtype, param = types[name], formal.type_str
+        if f"tensor({TensorProto.DataType.Name(dtype).lower()})" not in takes[formal.name]:
+            return f"input {i} ({formal.name}) is {_dtype_name(dtype)}, a type {node.op_type} " \
+                   f"does not take there"
+        if param not in params or not formal.is_homogeneous:
+            continue
+        first, their = bound.setdefault(param, (i, dtype))
+        if their != dtype:
+            return f"input {first} is {_dtype_name(their)} and input {i} " \
+                   f"{_dtype_name(dtype)}: {node.op_type} takes one type for both"
+    return None
+
+
+def _takes(schema: defs.OpSchema) -> dict[str, set[str]]:
+    """The types each input of ``schema`` takes, by the input's name."""
+    allowed = {c.type_param_str: set(c.allowed_type_strs) for c in schema.type_constraints}
+    return {f.name: allowed.get(f.type_str, {f.type_str}) for f in schema.inputs}

@@ -236,6 +236,17 @@ CASES = {
                [_vi("a", [2], TensorProto.BFLOAT16), _vi("b", [2], TensorProto.STRING)],
                [_vi("c", None)], opset=6),
         "Sum_0", "input 0 is bf16 and input 2 str: Sum takes one type for all of them"),
+    # the same for any op, which ONNX checks no further once it has excused the bf16: a Where
+    # of bf16 and str had made a str, a Gather with float indices met numpy's cast
+    "a Where of bf16 and str at opset 9": (
+        _model([helper.make_node("Where", ["c", "a", "b"], ["y"])],
+               [_vi("c", [2], TensorProto.BOOL), _vi("a", [2], TensorProto.BFLOAT16),
+                _vi("b", [2], TensorProto.STRING)], [_vi("y", None)], opset=9),
+        "Where_0", "input 1 is BFLOAT16 and input 2 STRING: Where takes one type for both"),
+    "a Gather of bf16 at float indices at opset 1": (
+        _model([helper.make_node("Gather", ["a", "i"], ["y"])],
+               [_vi("a", [2], TensorProto.BFLOAT16), _vi("i", [2])], [_vi("y", None)], opset=1),
+        "Gather_0", "input 1 (indices) is FLOAT, a type Gather does not take there"),
 }
 
 
@@ -247,6 +258,20 @@ def test_a_bad_model_is_one_line_naming_the_fault(case):
     text = str(err.value)
     assert reason in text and "\n" not in text
     assert err.value.node == node
+
+
+@pytest.mark.parametrize("op, inputs, opset", [
+    ("Where", [TensorProto.BOOL, TensorProto.BFLOAT16, TensorProto.BFLOAT16], 9),
+    ("Gather", [TensorProto.BFLOAT16, TensorProto.INT32], 1),
+    ("Concat", [TensorProto.BFLOAT16] * 3, 4),
+    ("Identity", [TensorProto.FLOAT8E4M3FN], 13)])
+def test_a_type_only_a_newer_op_takes_is_let_through(op, inputs, opset):
+    """Our kernels follow the newest op: a type ONNX refuses only for the model's opset runs."""
+    names = [f"x{i}" for i in range(len(inputs))]
+    node = helper.make_node(op, names, ["y"], **({"axis": 0} if op == "Concat" else {}))
+    graph = parse_onnx(_model([node], [_vi(n, [2], t) for n, t in zip(names, inputs)],
+                              [_vi("y", None)], opset=opset))
+    assert [n.type for n in graph.nodes if n.type == op] == [op]
 
 
 @pytest.mark.parametrize("model", [
