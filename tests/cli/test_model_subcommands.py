@@ -55,6 +55,20 @@ def test_compile_writes_an_om_and_the_second_compile_hits_the_cache(capsys, tmp_
     assert "cache hit" not in out  # other options, other key
 
 
+def test_the_build_summary_counts_the_events_a_stream_split_adds(capsys, tmp_path):
+    """The sync steps' counts stop before SplitStreams, whose event pairs are tasks too: the
+    summary says how many there are, one a split, as the OM's event records show."""
+    om = tmp_path / "split.om"
+    code, out, _ = run(capsys, "compile", SAMPLE, "--max-task-count", "30", "-o", om)
+    splits = int(re.search(r"; (\d+) split\)", out).group(1))
+    events = re.search(r"events: (\d+) -> .*; (\d+) more chain the split streams$", out, re.M)
+    assert splits > 0 and int(events.group(2)) == splits
+    _, info, _ = run(capsys, "om-info", om)
+    assert info.count("EVENT_RECORD") == int(events.group(1)) + splits
+    _, whole, _ = run(capsys, "compile", SAMPLE)
+    assert "split" not in whole
+
+
 def test_more_parallelism_gives_more_streams(capsys):
     _, one, _ = run(capsys, "compile", SAMPLE)
     _, four, _ = run(capsys, "compile", SAMPLE, "--stream-max-parallel-num", "4")

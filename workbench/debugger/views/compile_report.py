@@ -76,7 +76,9 @@ def build_summary(built: BuildResult) -> str:
         f"  {kind}: {events} (inserted -> OptimizeBySend -> ByRecv -> ByStreamActivate); "
         f"minimum {s.events_minimum}"
         + (f", {s.redundant_found} redundant" if s.redundant_found else "")
-        + (f", {s.redundant_removed} removed" if s.redundant_removed else ""),
+        + (f", {s.redundant_removed} removed" if s.redundant_removed else "")
+        # the split's pairs come after the sync steps: each old stream's last task records one
+        + (f"; {len(s.splits)} more chain the split streams" if s.splits else ""),
         f"  memory: feature map {m.feature_map_bytes} B = {m.mem_over_lower_bound:.3f} x lower "
         f"bound {m.lower_bound_bytes} B (no reuse {m.no_reuse_bytes} B; "
         f"{shown_assigner(m.assigner)}); "
