@@ -19,10 +19,21 @@ def _perm(node: Node) -> list[int] | None:
     return None if rank is None else list(reversed(range(rank)))
 
 
+def _reads_as_written(node: Node) -> bool:
+    """Whether ``node``'s input desc is the shape its producer wrote. ReshapeRemovePass, in the
+    same walk, leaves a Reshape's consumer its own input desc: a Transpose after a removed
+    Reshape reads its producer's data in another shape (ShuffleNet's channel shuffles, two in
+    a row with other groups), and the two perms compose into nothing meaningful."""
+    src = node.in_data_anchors[0].peer
+    return src.owner.op_desc.output_descs[src.idx].shape.dims == \
+        node.op_desc.input_descs[0].shape.dims
+
+
 def _fuse(pass_: RewritePass, node: Node) -> bool:
     first = producer(node, "Transpose")
     p1, p2 = (_perm(first), _perm(node)) if first is not None else (None, None)
-    if p1 is None or p2 is None or len(p1) != len(p2):
+    if p1 is None or p2 is None or len(p1) != len(p2) or \
+            not (_reads_as_written(node) and _reads_as_written(first)):
         return False
     perm = [p1[j] for j in p2]
     x = first.in_data_anchors[0].peer

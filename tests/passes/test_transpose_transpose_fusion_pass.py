@@ -1,7 +1,9 @@
 """TransposeTransposeFusionPass: Transpose(Transpose(x, p1), p2) is one Transpose with perm
 [p1[j] for j in p2], or x itself when that is the identity."""
+import numpy as np
 from onnx import helper
 
+from ge_core.passes.reshape_remove_pass import ReshapeRemovePass
 from ge_core.passes.transpose_transpose_fusion_pass import TransposeTransposeFusionPass
 from pass_testing import check_pass, model, node_of, types
 
@@ -48,3 +50,28 @@ def test_the_first_transpose_stays_when_read_elsewhere():
     check_pass(g, TransposeTransposeFusionPass())
     assert types(g)["Transpose"] == 2
     assert g.find_node("second").in_data_nodes() == [g.find_node("x")]
+
+
+def test_no_fusion_across_a_removed_reshape():
+    """Two channel shuffles in a row, of 4 groups then of 2: ReshapeRemovePass, in the same
+    walk, leaves the Transposes reading each other in other shapes, and their perms, each other's
+    inverse, had cancelled (found by a random graph against onnxruntime)."""
+    def shuffle(x, y, groups):
+        return [helper.make_node("Reshape", [x, f"s{groups}"], [f"{y}_r"]),
+                helper.make_node("Transpose", [f"{y}_r"], [f"{y}_t"], perm=[0, 2, 1, 3]),
+                helper.make_node("Reshape", [f"{y}_t", "flat"], [y])]
+    g = model(shuffle("x", "a", 4) + shuffle("a", "y", 2), {"x": [1, 16, 3]}, {"y": None},
+              {"s4": np.array([1, 4, 4, 3]), "s2": np.array([1, 2, 8, 3]),
+               "flat": np.array([1, 16, 3])})
+    check_pass(g, ReshapeRemovePass(), TransposeTransposeFusionPass())
+    assert types(g)["Transpose"] == 2
+
+
+def test_no_fusion_onto_a_removed_reshape_s_input():
+    """The fused Transpose would read x itself, in x's shape, not the removed Reshape's."""
+    g = model([helper.make_node("Reshape", ["x", "s"], ["r"]),
+               helper.make_node("Transpose", ["r"], ["a"], perm=[0, 2, 1, 3]),
+               helper.make_node("Transpose", ["a"], ["y"], perm=[0, 1, 3, 2])],
+              {"x": [1, 12, 2]}, {"y": None}, {"s": np.array([1, 3, 4, 2])})
+    check_pass(g, ReshapeRemovePass(), TransposeTransposeFusionPass())
+    assert types(g)["Transpose"] == 2
