@@ -15,16 +15,19 @@ Checks modelled (NotaskPassBase's InputCheck, CheckDim, OutputCheck):
 - no input is made by Data, RefData, Variable, Const or Constant, or by an op with subgraphs;
 - no producer already gave that output to another Concat ("can_reused_for_concat_optimize":
   GE marks the tensor desc; here the pass remembers the outputs it handed out);
-- no input is also a graph output (it feeds NetOutput);
+- no input is also a graph output (it feeds NetOutput, itself or through a view of it);
 - no producer is itself continuous, a view, or no-task;
 - every dim before the concat dim is 1 (ND: the only format here, so no transfer dims);
 - no consumer (through a Reshape) is already no-task or a view.
-One check is ours: the Concat's own result must not be a graph output, which this workbench
-keeps in the user's buffer (zero-copy), apart from the feature map the inputs live in.
+One check is ours: the Concat's own result must not be a graph output (through views too),
+which this workbench keeps in the user's buffer (zero-copy), apart from the feature map the
+inputs live in.
 Memory types (all HBM here) and LxFusion (not modelled) need no check; GE also looks inside
 subgraphs, this model at the root graph only.
 """
 from __future__ import annotations
+
+from typing import Iterator
 
 from ge_core.graph import ComputeGraph, Node
 from ge_core.graph.anchor import OutDataAnchor
@@ -56,6 +59,17 @@ def _source(anchor: OutDataAnchor) -> OutDataAnchor:
             anchor.owner.in_data_anchors[0].peer is not None:
         anchor = anchor.owner.in_data_anchors[0].peer
     return anchor
+
+
+def _readers(anchor: OutDataAnchor) -> Iterator[Node]:
+    """The nodes reading ``anchor``'s tensor, and those reading a view of it: the Reshapes
+    ReshapeRecoveryPass put back, one an edge, each lead to readers of their own."""
+    for peer in anchor.peers:
+        reader = peer.owner
+        yield reader
+        if reader.type in ALIAS_OPS and peer.idx == 0:
+            for out in reader.out_data_anchors:
+                yield from _readers(out)
 
 
 class ConcatNotaskPass(GraphPass):
@@ -97,7 +111,7 @@ class ConcatNotaskPass(GraphPass):
                 return f"input {a.idx} comes from a {producer.type}"
             if src.label in claimed:
                 return f"input {a.idx} already lies in another Concat"
-            if any(p.owner.type == NETOUTPUT for p in (*a.peer.peers, *src.peers)):
+            if any(reader.type == NETOUTPUT for reader in _readers(src)):
                 return f"input {a.idx} is also a graph output"
             if any(producer.op_desc.get_attr(k) for k in _PRODUCER_ATTRS):
                 return f"input {a.idx}'s producer places its memory itself"
@@ -106,9 +120,9 @@ class ConcatNotaskPass(GraphPass):
             dims = d.shape.dims
             if any(dim != 1 for dim in dims[:axis % len(dims)]):
                 return "a dim before the concat dim is not 1"
+        if any(reader.type == NETOUTPUT for reader in _readers(node.out_data_anchors[0])):
+            return "its result is a graph output"
         for consumer in self._consumers(node):
-            if consumer.type == NETOUTPUT:
-                return "its result is a graph output"
             if any(consumer.op_desc.get_attr(k) for k in _CONSUMER_ATTRS):
                 return f"consumer {consumer.name} places its memory itself"
         return None

@@ -62,3 +62,26 @@ def test_a_concat_of_a_no_task_concat_keeps_its_task():
     ConcatNotaskPass().run(b.graph)
     assert is_no_task(b.graph.find_node("first"))
     assert not is_no_task(b.graph.find_node("second"))   # its producer places its memory
+
+
+def test_a_graph_output_behind_views_keeps_the_task():
+    """ReshapeRecoveryPass puts back one Reshape an edge, so an input's tensor can reach the
+    graph's output through a view of its own, beside the one the Concat reads (a random graph
+    had stopped the build: the input lay in the user's buffer, apart from the Concat's); and
+    the Concat's own result can reach it through two views."""
+    b = GraphBuilder()
+    x = b.data(shape=(1, 8))
+    a = b.node("a", "Relu", x, shape=(1, 8))
+    c = b.node("c", "Relu", x, shape=(1, 8))
+    cat = b.node("cat", "Concat", b.node("view", "Reshape", a, shape=(1, 8)), c, shape=(1, 16),
+                 axis=1)
+    b.output(b.node("r", "Relu", cat, shape=(1, 16)),
+             b.node("a_out", "Reshape", a, shape=(1, 8)))
+    assert not ConcatNotaskPass().run(b.graph)
+
+    b = GraphBuilder()
+    x = b.data(shape=(1, 8))
+    a, c = (b.node(n, "Relu", x, shape=(1, 8)) for n in "ac")
+    cat = b.node("cat", "Concat", a, c, shape=(1, 16), axis=1)
+    b.output(b.node("s", "Squeeze", b.node("v", "Reshape", cat, shape=(1, 16)), shape=(16,)))
+    assert not ConcatNotaskPass().run(b.graph)
