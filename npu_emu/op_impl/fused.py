@@ -17,8 +17,10 @@ from npu_emu.op_impl.in_place import fits
 from npu_emu.op_impl.nn import batch_normalization, conv
 from npu_emu.op_impl.registry import kernel
 
-# activation -> an in-place update of a fresh float array
-ACTIVATIONS: dict[str, Callable[[np.ndarray], object]] = {
+# activation -> its result, in place on a fresh float array where it can be: not where the
+# array is laid out as a view's (a BatchNorm of a transposed input keeps its strides), which
+# the kernel leaves alone and answers with an array of its own
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "Relu": lambda y: relu(y, out=y),
 }
 
@@ -26,8 +28,7 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], object]] = {
 def _activate(y: np.ndarray, activation: str) -> tuple[np.ndarray]:
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; known: {', '.join(ACTIVATIONS)}")
-    ACTIVATIONS[activation](y)
-    return (y,)
+    return (ACTIVATIONS[activation](y),)
 
 
 @kernel("FusedConv", writes_out=True)

@@ -174,3 +174,18 @@ def test_batch_norm_does_not_write_over_a_parameter_it_still_reads():
     (got,) = get_kernel("BatchNormalization", 15)(x, scale, b, mean, var, out=(out,))
     assert got is not out
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["FusedBatchNormRelu", "FusedConv"])
+def test_a_fused_activation_acts_on_an_input_laid_out_as_a_view(op):
+    """A transposed input (the host's Transpose hands back a view) keeps its strides through a
+    BatchNorm's arithmetic: the Relu, which acts in place only on a C-ordered array, had left
+    FusedBatchNormRelu's result unrectified (a random graph against onnxruntime found it)."""
+    inputs, attrs = CASES[op]
+    x = np.ascontiguousarray(inputs[0].transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    assert not x.flags.c_contiguous
+    (got,) = get_kernel(op)(x, *inputs[1:], **attrs)
+    base = "BatchNormalization" if op == "FusedBatchNormRelu" else "Conv"
+    attrs = {k: v for k, v in attrs.items() if k != "activation"}
+    want = np.maximum(get_kernel(base)(inputs[0], *inputs[1:], **attrs)[0], 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
