@@ -1,0 +1,254 @@
+"""Random small convolutional networks, valid ONNX, for checking the whole compile against
+onnxruntime: the passes' patterns (Conv + BatchNorm + Relu, channel shuffles, NHWC round trips,
+Cast pairs, Concats that need no task) meet each other in orders and shapes no hand-made test
+has, with tensors read twice and intermediate values kept as graph outputs.
+
+``network(draw)`` takes its choices from ``draw`` (a hypothesis adapter, so a failing network
+shrinks), one op at a time on an NCHW float tensor of batch 1.
+"""
+from __future__ import annotations
+
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+Shape = tuple[int, int, int, int]
+
+
+class Draw(Protocol):
+    def choice(self, options: Sequence): ...
+    def coin(self) -> bool: ...
+    def integer(self, lo: int, hi: int) -> int: ...
+
+
+class _Net:
+    """The graph under construction: its nodes, initializers, and the NCHW values made so far
+    (the only ones a later op may read)."""
+
+    def __init__(self, draw: Draw, x: Shape) -> None:
+        self.draw, self.nodes, self.inits = draw, [], []
+        self.values: list[tuple[str, Shape]] = [("x", x)]
+        self.read: set[str] = set()
+        self.rng = np.random.default_rng(draw.integer(0, 2 ** 16))
+
+    def name(self, stem: str) -> str:
+        return f"{stem}{len(self.nodes) + len(self.inits)}"
+
+    def const(self, value: np.ndarray | float | Sequence[int]) -> str:
+        array = np.asarray(value)
+        array = array.astype(np.int64 if array.dtype.kind == "i" else np.float32)
+        name = self.name("c")
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def weights(self, *shape: int, scale: float = 0.5) -> str:
+        return self.const(self.rng.standard_normal(shape) * scale)
+
+    def op(self, op_type: str, inputs: list[str], shape: tuple[int, ...] | None,
+           outputs: int = 1, **attrs) -> list[str]:
+        """Add the node; its outputs, kept as values to read when they are NCHW (``shape``)."""
+        names = [self.name(op_type.lower()) + f"_{i}" for i in range(outputs)]
+        self.nodes.append(helper.make_node(op_type, inputs, names, name=self.name(op_type),
+                                           **attrs))
+        self.read.update(inputs)
+        if shape is not None and len(shape) == 4:
+            self.values += [(n, shape) for n in names]
+        return names
+
+    def one(self, op_type: str, inputs: list[str], shape: tuple[int, ...] | None = None,
+            **attrs) -> str:
+        return self.op(op_type, inputs, shape, **attrs)[0]
+
+
+# -- the ops: each reads ``src`` of shape (1, c, h, w), and adds nothing where it cannot -------
+def _conv(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    draw = net.draw
+    k, stride = draw.choice([1, 3]), draw.choice([1, 2]) if min(h, w) >= 4 else 1
+    group = draw.choice([g for g in (1, 2, 3, c) if c % g == 0])
+    out = group * draw.choice([1, 2]) if group == c else \
+        draw.choice([n for n in (2, 4, 6, 8, 12) if n % group == 0])
+    inputs = [src, net.weights(out, c // group, k, k)]
+    if draw.coin():
+        inputs.append(net.weights(out, scale=0.1))
+    pad = k // 2
+    net.one("Conv", inputs, (1, out, (h + 2 * pad - k) // stride + 1,
+                             (w + 2 * pad - k) // stride + 1),
+            kernel_shape=[k, k], pads=[pad] * 4, strides=[stride] * 2, group=group)
+
+
+def _batch_norm(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    params = [net.weights(c, scale=1.0), net.weights(c, scale=0.1), net.weights(c, scale=0.1),
+              net.const(net.rng.random(c) + 0.5)]
+    net.one("BatchNormalization", [src, *params], (1, c, h, w))
+
+
+def _unary(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    op = net.draw.choice(["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSwish",
+                          "Identity"])
+    if op == "Clip":
+        net.one("Clip", [src, net.const(0.0), net.const(6.0)], (1, c, h, w))
+    else:
+        net.one(op, [src], (1, c, h, w), **({"alpha": 0.1} if op == "LeakyRelu" else {}))
+
+
+def _binary(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """Of two values of one shape, or of a value and a constant per channel or whole."""
+    draw = net.draw
+    op = draw.choice(["Add", "Mul", "Sub", "Div", "Sum"])
+    peers = [v for v, shape in net.values if shape == (1, c, h, w) and v != src]
+    if op != "Div" and peers and draw.coin():
+        other = draw.choice(peers)
+    elif op == "Div":
+        other = net.const(net.rng.random((1, c, 1, 1)) + 0.5)
+    else:
+        other = net.weights(*draw.choice([(c, 1, 1), (1, c, h, w)]), scale=1.0)
+    inputs = [src, other, src] if op == "Sum" else \
+        [other, src] if op == "Sub" and draw.coin() else [src, other]
+    net.one(op, inputs, (1, c, h, w))
+
+
+def _scale(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """A Mul and an Add per channel (a BatchNorm's arithmetic, spelt out)."""
+    scaled = net.one("Mul", [src, net.weights(c, 1, 1, scale=1.0)])
+    net.one("Add", [scaled, net.weights(c, 1, 1, scale=1.0)], (1, c, h, w))
+
+
+def _concat(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    other, shape = net.draw.choice([(v, s) for v, s in net.values if s[2:] == (h, w)])
+    net.one("Concat", [src, other], (1, c + shape[1], h, w), axis=1)
+
+
+def _split(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    if c < 2:
+        return
+    first = net.draw.integer(1, c - 1)
+    a, b = net.op("Split", [src, net.const([first, c - first])], None, outputs=2, axis=1)
+    net.values += [(a, (1, first, h, w)), (b, (1, c - first, h, w))]
+
+
+def _slice(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    draw = net.draw
+    if c >= 2 and draw.coin():
+        begin = draw.integer(0, c - 2)
+        end = draw.integer(begin + 1, c)
+        net.one("Slice", [src, net.const([begin]), net.const([end]), net.const([1])],
+                (1, end - begin, h, w))
+    elif min(h, w) >= 2:
+        net.one("Slice", [src, net.const([1, 1]), net.const([h, w]), net.const([2, 3])],
+                (1, c, h - 1, w - 1))
+
+
+def _pool(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    draw = net.draw
+    op = draw.choice(["MaxPool", "AveragePool"])
+    if draw.coin() and min(h, w) >= 2:
+        net.one(op, [src], (1, c, h // 2, w // 2), kernel_shape=[2, 2], strides=[2, 2])
+    else:
+        net.one(op, [src], (1, c, h, w), kernel_shape=[3, 3], pads=[1] * 4,
+                **({"count_include_pad": 0} if op == "AveragePool" else {}))
+
+
+def _shuffle(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """ShuffleNet's channel shuffle: Reshape to groups, swap them, Reshape back."""
+    groups = [g for g in (2, 3, 4) if c % g == 0 and c > g]
+    if not groups:
+        return
+    g = net.draw.choice(groups)
+    split = net.one("Reshape", [src, net.const([1, g, c // g, h, w])])
+    swapped = net.one("Transpose", [split], perm=[0, 2, 1, 3, 4])
+    net.one("Reshape", [swapped, net.const([1, c, h, w])], (1, c, h, w))
+
+
+def _nhwc(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """To NHWC and back, with nothing between, a Relu, or a BatchNorm and a Relu (of H as the
+    channels); the NHWC value is left to read too."""
+    y = net.one("Transpose", [src], (1, h, w, c), perm=[0, 2, 3, 1])
+    between = net.draw.choice(["", "Relu", "BatchNormalization"])
+    if between == "BatchNormalization":
+        _batch_norm(net, y, h, w, c)
+        y = net.values[-1][0]
+    if between:
+        y = net.one("Relu", [y], (1, h, w, c))
+    net.one("Transpose", [y], (1, c, h, w), perm=[0, 3, 1, 2])
+
+
+def _views(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """A view and back: Flatten then Reshape, Unsqueeze then Squeeze, or a Cast pair."""
+    kind = net.draw.choice(["Flatten", "Unsqueeze", "Cast"])
+    if kind == "Flatten":
+        y = net.one("Flatten", [src], axis=1)
+        net.one("Reshape", [y, net.const([1, c, h, w])], (1, c, h, w))
+    elif kind == "Unsqueeze":
+        y = net.one("Unsqueeze", [src, net.const([0])])
+        net.one("Squeeze", [y, net.const([0])], (1, c, h, w))
+    else:
+        y = net.one("Cast", [src], to=TensorProto.DOUBLE)
+        net.one("Cast", [y], (1, c, h, w), to=TensorProto.FLOAT)
+
+
+def _resample(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """Larger maps: nearest Resize, ConvTranspose, DepthToSpace; or a dilated Conv, a Pad."""
+    draw = net.draw
+    kind = draw.choice(["Resize", "ConvTranspose", "DepthToSpace", "Dilated", "Pad"])
+    if kind == "Resize" and max(h, w) <= 8:
+        net.one("Resize", [src, "", net.const([1.0, 1.0, 2.0, 2.0])], (1, c, 2 * h, 2 * w),
+                mode="nearest")
+    elif kind == "ConvTranspose" and max(h, w) <= 8:
+        out = draw.choice([1, 2, 4])
+        net.one("ConvTranspose", [src, net.weights(c, out, 2, 2)], (1, out, 2 * h, 2 * w),
+                kernel_shape=[2, 2], strides=[2, 2])
+    elif kind == "DepthToSpace" and c % 4 == 0:
+        net.one("DepthToSpace", [src], (1, c // 4, 2 * h, 2 * w), blocksize=2)
+    elif kind == "Dilated" and min(h, w) >= 3:
+        out = draw.choice([2, 4])
+        net.one("Conv", [src, net.weights(out, c, 3, 3)], (1, out, h, w), kernel_shape=[3, 3],
+                pads=[2] * 4, dilations=[2, 2])
+    elif kind == "Pad":
+        net.one("Pad", [src, net.const([0, 0, 1, 1, 0, 0, 1, 1]), net.const(0.5)],
+                (1, c, h + 2, w + 2))
+
+
+def _reduce(net: _Net, src: str, c: int, h: int, w: int) -> None:
+    """Softmax over channels, a mean over the map, or a classifier head back to NCHW."""
+    kind = net.draw.choice(["Softmax", "ReduceMean", "Head"])
+    if kind == "Softmax":
+        net.one("Softmax", [src], (1, c, h, w), axis=1)
+    elif kind == "ReduceMean":
+        net.one("ReduceMean", [src], (1, c, 1, 1), axes=[2, 3], keepdims=1)
+    else:
+        n = net.draw.choice([2, 5])
+        pooled = net.one("Flatten", [net.one("GlobalAveragePool", [src])], axis=1)
+        y = net.one("Gemm", [pooled, net.weights(n, c), net.weights(n, scale=0.1)], transB=1)
+        net.one("Reshape", [y, net.const([1, n, 1, 1])], (1, n, 1, 1))
+
+
+OPS: tuple[Callable[[_Net, str, int, int, int], None], ...] = (
+    _conv, _conv, _batch_norm, _unary, _binary, _scale, _concat, _split, _slice, _pool,
+    _shuffle, _nhwc, _views, _resample, _reduce)
+
+
+def network(draw: Draw, ops: int) -> onnx.ModelProto:
+    """A network of about ``ops`` ops on input x; its outputs are the last value, a few
+    values made on the way, and every value nothing reads (so that none is dead)."""
+    x: Shape = (1, draw.choice([1, 2, 3, 4, 6, 8]), draw.choice([4, 5, 6, 8]),
+                draw.choice([4, 5, 6, 8]))
+    net = _Net(draw, x)
+    for _ in range(ops):
+        recent = net.values[-3:] if draw.coin() else net.values
+        src, (_, c, h, w) = draw.choice(recent)
+        draw.choice(OPS)(net, src, c, h, w)
+    made = dict(net.values[1:])
+    outputs = list(made)[-1:]
+    for v in made:
+        if v not in outputs and (v not in net.read or draw.coin() and len(outputs) < 4):
+            outputs.append(v)
+    graph = helper.make_graph(
+        net.nodes, "random", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+        [helper.make_tensor_value_info(v, TensorProto.FLOAT, made[v]) for v in outputs],
+        net.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8   # what onnxruntime reads
+    onnx.checker.check_model(model, full_check=True)
+    return model

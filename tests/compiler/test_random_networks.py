@@ -1,0 +1,59 @@
+"""Random small networks (random_networks.py) through the whole compile, against onnxruntime:
+built, saved as an OM and run on the emulated device, and the compiled graph run on the host.
+Such networks found two channel shuffles in a row fused into none (TransposeTransposeFusionPass
+across a removed Reshape), a Concat laid over a graph output behind a view (ConcatNotaskPass),
+and a FusedBatchNormRelu of a transposed input left unrectified on the host."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from random_networks import network
+from workbench.conformance.vias import VIAS
+
+
+class _Draws:
+    """random_networks' Draw from hypothesis, so that a failing network shrinks."""
+
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def choice(self, options):
+        return self.data.draw(st.sampled_from(options))
+
+    def coin(self) -> bool:
+        return self.data.draw(st.booleans())
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.data.draw(st.integers(lo, hi))
+
+
+def _agrees(data: st.DataObject) -> None:
+    model = network(_Draws(data), data.draw(st.integers(3, 24), label="ops"))
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    feeds = {"x": np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    want = ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"]).run(None, feeds)
+    for via in ("device", "optimized"):
+        got = VIAS[via](model, feeds)
+        assert len(got) == len(want), via
+        for out, w, g in zip(model.graph.output, want, got):
+            np.testing.assert_allclose(np.asarray(g), w, rtol=1e-4, atol=1e-4,
+                                       err_msg=f"{via}: output {out.name}")
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(st.data())
+def test_a_random_network_computes_what_onnxruntime_does(data):
+    _agrees(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, derandomize=True, database=None)
+@given(st.data())
+def test_many_random_networks_compute_what_onnxruntime_does(data):
+    _agrees(data)
