@@ -239,6 +239,8 @@ def network(draw: Draw, ops: int) -> onnx.ModelProto:
         recent = net.values[-3:] if draw.coin() else net.values
         src, (_, c, h, w) = draw.choice(recent)
         draw.choice(OPS)(net, src, c, h, w)
+    if not net.nodes:   # every op drawn declined its input: a graph needs an output
+        _unary(net, "x", *x[1:])
     made = dict(net.values[1:])
     outputs = list(made)[-1:]
     for v in made:
