@@ -2,7 +2,8 @@
 built, saved as an OM and run on the emulated device, and the compiled graph run on the host.
 Such networks found two channel shuffles in a row fused into none (TransposeTransposeFusionPass
 across a removed Reshape), a Concat laid over a graph output behind a view (ConcatNotaskPass),
-and a FusedBatchNormRelu of a transposed input left unrectified on the host."""
+a FusedBatchNormRelu of a transposed input left unrectified on the host, and a no-task Concat
+written on two streams in a block one of them had freed (the memory plan is checked too)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,8 +11,9 @@ import onnxruntime as ort
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ge_core.compiler.memory import check_no_overlap
 from random_networks import network
-from workbench.conformance.vias import VIAS
+from workbench.conformance.vias import MANAGER, VIAS
 
 
 class _Draws:
@@ -38,6 +40,10 @@ def _agrees(data: st.DataObject) -> None:
     options.intra_op_num_threads = 1
     want = ort.InferenceSession(model.SerializeToString(), options,
                                 providers=["CPUExecutionProvider"]).run(None, feeds)
+    graph = MANAGER.parse(model)
+    MANAGER.compile(graph)
+    # an overlap is a fault whether or not this input shows it
+    check_no_overlap(MANAGER.build(graph).memory)
     for via in ("device", "optimized"):
         got = VIAS[via](model, feeds)
         assert len(got) == len(want), via

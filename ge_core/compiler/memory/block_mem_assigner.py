@@ -103,7 +103,10 @@ class BlockMemAssigner:
             for item in opened.get(i, []):
                 bucket = _block_size(item.size, ranges)
                 block = None
-                if info.can_reuse(item) and item.stream >= 0:
+                # a block released on a stream is free only to what that stream runs after
+                # its readers: not to a no-task Concat's input written on another stream
+                if info.can_reuse(item) and item.stream >= 0 and \
+                        all(info.op_stream[w] == item.stream for w in item.writers):
                     block = self._take(pools.get((item.mem_type, item.stream), []), bucket)
                 if block is None:
                     block = MemoryBlock(bucket, item.stream, info.can_reuse(item),

@@ -83,3 +83,22 @@ def test_ge_local_nodes_pass_the_order_through():
     assert plan.order.before([op("a")], [op("b")])
     assert not plan.order.before([op("b")], [op("a")])
     assert plan.row("a:0").offset == plan.row("c:0").offset
+
+
+def test_a_no_task_concat_written_on_two_streams_takes_no_block_one_of_them_freed():
+    """t is read on its own stream (s1), so its block goes back to s1's pool; the Concat's
+    inputs, v on s1 and w on s0, lie in one block, which took t's: w, unordered with t's reader,
+    wrote over t while it was read (a random network gave a wrong output on the device)."""
+    from ge_core.passes.concat_notask_pass import ConcatNotaskPass, is_no_task
+    g = GraphBuilder()
+    x = g.data()
+    t = g.node("t", "Relu", x, stream=1)
+    u = g.node("u", "Relu", t, stream=1)
+    v = g.node("v", "Relu", u, stream=1)
+    w = g.node("w", "Relu", x, stream=0)
+    cat = g.node("cat", "Concat", v, w, shape=(240,), stream=1, axis=0)
+    g.output(g.node("after", "Relu", cat, shape=(240,), stream=1))
+    ConcatNotaskPass().run(g.graph)
+    assert is_no_task(g.graph.find_node("cat"))
+    for name in ASSIGNERS:
+        check_no_overlap(assign_memory(g.graph, MemoryOptions(assigners=(name,))))
