@@ -1,10 +1,11 @@
-"""Random small convolutional networks, valid ONNX, for checking the whole compile against
-onnxruntime: the passes' patterns (Conv + BatchNorm + Relu, channel shuffles, NHWC round trips,
-Cast pairs, Concats that need no task) meet each other in orders and shapes no hand-made test
-has, with tensors read twice and intermediate values kept as graph outputs.
+"""Random small networks, valid ONNX, for checking the whole compile against onnxruntime: the
+passes' patterns (Conv + BatchNorm + Relu, channel shuffles, NHWC round trips, Cast pairs,
+Concats that need no task, MatMul + Add, attention) meet each other in orders and shapes no
+hand-made test has, with tensors read twice and intermediate values kept as graph outputs.
 
-``network(draw)`` takes its choices from ``draw`` (a hypothesis adapter, so a failing network
-shrinks), one op at a time on an NCHW float tensor of batch 1.
+``network(draw, ops)`` builds a convolutional one on an NCHW tensor, ``sequence_network(draw,
+ops)`` a transformer-like one on [1, T, D]; both take their choices from ``draw`` (a
+hypothesis adapter, so a failing network shrinks), one op at a time, batch 1.
 """
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ class Draw(Protocol):
 
 
 class _Net:
-    """The graph under construction: its nodes, initializers, and the NCHW values made so far
-    (the only ones a later op may read)."""
+    """The graph under construction: its nodes, initializers, and the values of x's rank made
+    so far (the only ones a later op may read)."""
 
-    def __init__(self, draw: Draw, x: Shape) -> None:
+    def __init__(self, draw: Draw, x: tuple[int, ...]) -> None:
         self.draw, self.nodes, self.inits = draw, [], []
-        self.values: list[tuple[str, Shape]] = [("x", x)]
+        self.values: list[tuple[str, tuple[int, ...]]] = [("x", x)]
+        self.rank = len(x)
         self.read: set[str] = set()
         self.rng = np.random.default_rng(draw.integer(0, 2 ** 16))
 
@@ -38,7 +40,8 @@ class _Net:
 
     def const(self, value: np.ndarray | float | Sequence[int]) -> str:
         array = np.asarray(value)
-        array = array.astype(np.int64 if array.dtype.kind == "i" else np.float32)
+        if array.dtype.kind != "b":
+            array = array.astype(np.int64 if array.dtype.kind == "i" else np.float32)
         name = self.name("c")
         self.inits.append(numpy_helper.from_array(array, name))
         return name
@@ -48,12 +51,12 @@ class _Net:
 
     def op(self, op_type: str, inputs: list[str], shape: tuple[int, ...] | None,
            outputs: int = 1, **attrs) -> list[str]:
-        """Add the node; its outputs, kept as values to read when they are NCHW (``shape``)."""
+        """Add the node; its outputs, kept as values to read when ``shape`` is of x's rank."""
         names = [self.name(op_type.lower()) + f"_{i}" for i in range(outputs)]
         self.nodes.append(helper.make_node(op_type, inputs, names, name=self.name(op_type),
                                            **attrs))
         self.read.update(inputs)
-        if shape is not None and len(shape) == 4:
+        if shape is not None and len(shape) == self.rank:
             self.values += [(n, shape) for n in names]
         return names
 
@@ -230,27 +233,137 @@ OPS: tuple[Callable[[_Net, str, int, int, int], None], ...] = (
 
 
 def network(draw: Draw, ops: int) -> onnx.ModelProto:
-    """A network of about ``ops`` ops on input x; its outputs are the last value, a few
-    values made on the way, and every value nothing reads (so that none is dead)."""
+    """A convolutional network of about ``ops`` ops on input x (NCHW)."""
     x: Shape = (1, draw.choice([1, 2, 3, 4, 6, 8]), draw.choice([4, 5, 6, 8]),
                 draw.choice([4, 5, 6, 8]))
     net = _Net(draw, x)
     for _ in range(ops):
-        recent = net.values[-3:] if draw.coin() else net.values
-        src, (_, c, h, w) = draw.choice(recent)
+        src, (_, c, h, w) = draw.choice(net.values[-3:] if draw.coin() else net.values)
         draw.choice(OPS)(net, src, c, h, w)
     if not net.nodes:   # every op drawn declined its input: a graph needs an output
         _unary(net, "x", *x[1:])
+    return _model(net, x, opset=14)
+
+
+# -- sequences: each reads ``src`` of shape (1, t, d) -------------------------------------------
+def _linear(net: _Net, src: str, t: int, d: int) -> None:
+    """A MatMul by a weight, and its bias added or not (MatMulAddFusionPass's pattern)."""
+    n = net.draw.choice([4, 6, 8, 12])
+    y = net.one("MatMul", [src, net.weights(d, n)], (1, t, n))
+    if net.draw.coin():
+        net.one("Add", [y, net.weights(n, scale=0.1)], (1, t, n))
+
+
+def _layer_norm(net: _Net, src: str, t: int, d: int) -> None:
+    """LayerNormalization, or spelt out as the exporters write it (mean, centre, variance)."""
+    gamma, beta = net.weights(d, scale=1.0), net.weights(d, scale=0.1)
+    if net.draw.coin():
+        net.one("LayerNormalization", [src, gamma, beta], (1, t, d), axis=-1)
+        return
+    centred = net.one("Sub", [src, net.one("ReduceMean", [src], axes=[-1], keepdims=1)])
+    var = net.one("ReduceMean", [net.one("Pow", [centred, net.const(2.0)])], axes=[-1],
+                  keepdims=1)
+    normed = net.one("Div", [centred, net.one("Sqrt", [net.one("Add", [var, net.const(1e-5)])])])
+    net.one("Add", [net.one("Mul", [normed, gamma]), beta], (1, t, d))
+
+
+def _gelu(net: _Net, src: str, t: int, d: int) -> None:
+    """x * (1 + erf(x / sqrt 2)) / 2, as the exporters write it."""
+    erf = net.one("Erf", [net.one("Div", [src, net.const(2 ** 0.5)])])
+    net.one("Mul", [net.one("Mul", [src, net.one("Add", [erf, net.const(1.0)])]),
+                    net.const(0.5)], (1, t, d))
+
+
+def _attention(net: _Net, src: str, t: int, d: int) -> None:
+    """Self-attention over ``heads`` heads: Q K^T / sqrt(dh), Softmax, by V, heads joined."""
+    heads = net.draw.choice([h for h in (1, 2, 3, 4) if d % h == 0])
+    dh = d // heads
+
+    def split(v: str) -> str:
+        return net.one("Transpose", [net.one("Reshape", [v, net.const([1, t, heads, dh])])],
+                       perm=[0, 2, 1, 3])
+    q, k, v = (split(net.one("MatMul", [src, net.weights(d, d)])) for _ in range(3))
+    kt = net.one("Transpose", [k], perm=[0, 1, 3, 2])
+    scores = net.one("Mul", [net.one("MatMul", [q, kt]), net.const(dh ** -0.5)])
+    mixed = net.one("MatMul", [net.one("Softmax", [scores], axis=-1), v])
+    joined = net.one("Transpose", [mixed], perm=[0, 2, 1, 3])
+    net.one("Reshape", [joined, net.const([1, t, d])], (1, t, d))
+
+
+def _pointwise(net: _Net, src: str, t: int, d: int) -> None:
+    """An activation, a Softmax, a residual Add, a masked Where or a CumSum."""
+    draw = net.draw
+    kind = draw.choice(["Relu", "Tanh", "Sigmoid", "Softmax", "Add", "Where", "CumSum"])
+    peers = [v for v, shape in net.values if shape == (1, t, d) and v != src]
+    if kind == "Softmax":
+        net.one("Softmax", [src], (1, t, d), axis=draw.choice([-1, 1]))
+    elif kind == "Add" and peers:
+        net.one("Add", [src, draw.choice(peers)], (1, t, d))
+    elif kind == "Where":
+        mask = net.const(net.rng.random((t, d)) > 0.5)
+        net.one("Where", [mask, src, net.const(-1.0)], (1, t, d))
+    elif kind == "CumSum":
+        net.one("CumSum", [src, net.const(1)], (1, t, d))
+    elif kind != "Add":
+        net.one(kind, [src], (1, t, d))
+
+
+def _rows(net: _Net, src: str, t: int, d: int) -> None:
+    """Rows taken (Slice, Gather), joined (Concat), reduced and broadcast back (Expand), or the
+    sequence against itself (x x^T), or transposed."""
+    draw = net.draw
+    kind = draw.choice(["Slice", "Gather", "Concat", "Expand", "Gram", "Transpose"])
+    if kind == "Slice" and t >= 2:
+        begin = draw.integer(0, t - 2)
+        end = draw.integer(begin + 1, t)
+        net.one("Slice", [src, net.const([begin]), net.const([end]), net.const([1])],
+                (1, end - begin, d))
+    elif kind == "Gather":
+        rows = [draw.integer(0, t - 1) for _ in range(draw.integer(1, 3))]
+        net.one("Gather", [src, net.const(rows)], (1, len(rows), d), axis=1)
+    elif kind == "Concat":
+        other, shape = draw.choice([(v, s) for v, s in net.values if s[2] == d])
+        net.one("Concat", [src, other], (1, t + shape[1], d), axis=1)
+    elif kind == "Expand":
+        mean = net.one(draw.choice(["ReduceMean", "ReduceMax"]), [src], axes=[-1], keepdims=1)
+        net.one("Expand", [mean, net.const([1, t, d])], (1, t, d))
+    elif kind == "Gram":
+        net.one("MatMul", [src, net.one("Transpose", [src], perm=[0, 2, 1])], (1, t, t))
+    elif kind == "Transpose":
+        y = net.one("Transpose", [src], (1, d, t), perm=[0, 2, 1])
+        if draw.coin():
+            net.one("Transpose", [y], (1, t, d), perm=[0, 2, 1])
+
+
+SEQUENCE_OPS: tuple[Callable[[_Net, str, int, int], None], ...] = (
+    _linear, _linear, _layer_norm, _gelu, _attention, _pointwise, _rows)
+
+
+def sequence_network(draw: Draw, ops: int) -> onnx.ModelProto:
+    """A transformer-like network of about ``ops`` ops on input x of [1, T, D]."""
+    x = (1, draw.choice([2, 3, 4, 6]), draw.choice([4, 6, 8, 12]))
+    net = _Net(draw, x)
+    for _ in range(ops):
+        src, (_, t, d) = draw.choice(net.values[-3:] if draw.coin() else net.values)
+        draw.choice(SEQUENCE_OPS)(net, src, t, d)
+    if not net.nodes:
+        _pointwise(net, "x", *x[1:])
+    return _model(net, x, opset=17)
+
+
+def _model(net: _Net, x: tuple[int, ...], opset: int) -> onnx.ModelProto:
+    """The network's model: its outputs are the last value, a few values made on the way, and
+    every value nothing reads (so that none is dead)."""
     made = dict(net.values[1:])
     outputs = list(made)[-1:]
     for v in made:
-        if v not in outputs and (v not in net.read or draw.coin() and len(outputs) < 4):
+        if v not in outputs and (v not in net.read or net.draw.coin() and len(outputs) < 4):
             outputs.append(v)
     graph = helper.make_graph(
         net.nodes, "random", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
         [helper.make_tensor_value_info(v, TensorProto.FLOAT, made[v]) for v in outputs],
         net.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8   # what onnxruntime reads
     onnx.checker.check_model(model, full_check=True)
     return model
