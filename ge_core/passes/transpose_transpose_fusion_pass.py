@@ -22,8 +22,8 @@ def _perm(node: Node) -> list[int] | None:
 def _reads_as_written(node: Node) -> bool:
     """Whether ``node``'s input desc is the shape its producer wrote. ReshapeRemovePass, in the
     same walk, leaves a Reshape's consumer its own input desc: a Transpose after a removed
-    Reshape reads its producer's data in another shape (ShuffleNet's channel shuffles, two in
-    a row with other groups), and the two perms compose into nothing meaningful."""
+    Reshape reads its producer's data in another shape (two channel shuffles in a row, of 4
+    groups then of 2), and the two perms compose into nothing meaningful."""
     src = node.in_data_anchors[0].peer
     return src.owner.op_desc.output_descs[src.idx].shape.dims == \
         node.op_desc.input_descs[0].shape.dims
