@@ -63,13 +63,14 @@ def _source(anchor: OutDataAnchor) -> OutDataAnchor:
 
 def _readers(anchor: OutDataAnchor) -> Iterator[Node]:
     """The nodes reading ``anchor``'s tensor, and those reading a view of it: the Reshapes
-    ReshapeRecoveryPass put back, one an edge, each lead to readers of their own."""
-    for peer in anchor.peers:
-        reader = peer.owner
-        yield reader
-        if reader.type in ALIAS_OPS and peer.idx == 0:
-            for out in reader.out_data_anchors:
-                yield from _readers(out)
+    ReshapeRecoveryPass put back, one an edge, each lead to readers of their own (walked
+    without recursion: a chain of views may be longer than Python's stack)."""
+    todo = [anchor]
+    while todo:
+        for peer in todo.pop().peers:
+            yield peer.owner
+            if peer.owner.type in ALIAS_OPS and peer.idx == 0:
+                todo += peer.owner.out_data_anchors
 
 
 class ConcatNotaskPass(GraphPass):

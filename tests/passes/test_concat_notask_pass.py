@@ -85,3 +85,16 @@ def test_a_graph_output_behind_views_keeps_the_task():
     cat = b.node("cat", "Concat", a, c, shape=(1, 16), axis=1)
     b.output(b.node("s", "Squeeze", b.node("v", "Reshape", cat, shape=(1, 16)), shape=(16,)))
     assert not ConcatNotaskPass().run(b.graph)
+
+
+def test_a_chain_of_views_longer_than_the_stack_is_followed():
+    """The walk to the graph output had recursed once a view: 3000 of them overflowed."""
+    b = GraphBuilder()
+    x = b.data(shape=(1, 8))
+    a, c = (b.node(n, "Relu", x, shape=(1, 8)) for n in "ac")
+    cat = b.node("cat", "Concat", a, c, shape=(1, 16), axis=1)
+    view = a
+    for k in range(3000):
+        view = b.node(f"view{k}", "Reshape", view, shape=(1, 8))
+    b.output(b.node("r", "Relu", cat, shape=(1, 16)), view)
+    assert not ConcatNotaskPass().run(b.graph)
