@@ -12,7 +12,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM, GeTensorDesc
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, dims_of, merge
+from ge_core.ops.shape_rules import ShapeError, dims_of, merge, one_value
 
 
 def _body(ctx: InferShapeContext, attr: str) -> ComputeGraph:
@@ -58,11 +58,9 @@ def _loop(ctx: InferShapeContext) -> None:
     # initial one (no iteration) or the body's, so the output covers both; a scan output
     # stacks one body result per iteration along a new leading dim.
     for i, what in ((0, "the trip count M"), (1, "cond")):
-        dims = ctx.dims(i) if ctx.has_input(i) else None
-        if dims is not None and UNKNOWN_DIM not in dims and math.prod(dims) != 1:
-            # one value, as onnxruntime reads it (a [2] M left the body uninferred, and its
-            # outputs of no element type reached the runtime)
-            raise ShapeError(f"{what} is {list(dims)}, not one value")
+        # a [2] M had left the body uninferred, and its outputs of no element type reached
+        # the runtime
+        one_value(ctx.dims(i) if ctx.has_input(i) else None, what)
     body = _body(ctx, "body")
     results = _results(body)[1:]
     formal = [n for n in body.input_nodes

@@ -12,13 +12,21 @@ from ge_core.graph.types import DataType
 from ge_core.ops.elementwise import keep_shape
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import Dims, ShapeError, same_pads, unknown_dims, window_out
+from ge_core.ops.shape_rules import (Dims, ShapeError, normalize_axes, same_pads, unknown_dims,
+                                     window_out)
 from npu_emu.op_impl.window_geometry import check_output_padding, check_transpose_output
 
-@register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization",
-          "MeanVarianceNormalization")
+@register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization")
 def _within_tensor(ctx: InferShapeContext) -> None:
     keep_shape(ctx)  # y: x's shape -- these normalise within the tensor
+
+
+@register("MeanVarianceNormalization")
+def _mean_variance_normalization(ctx: InferShapeContext) -> None:
+    x = ctx.dims(0)
+    if x is not None:   # over N, H and W unless told: a 1-D x has no axis 2
+        normalize_axes(ctx.ints_attr("axes") or [0, 2, 3], len(x))
+    keep_shape(ctx)
 
 
 def _spatial(ctx: InferShapeContext, sizes: tuple[int, ...], kernel: list[int],

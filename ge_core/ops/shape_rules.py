@@ -65,6 +65,13 @@ def merge(a: Dims, b: Dims) -> Dims:
     return tuple(x if x == y else UNKNOWN_DIM for x, y in zip(a, b))
 
 
+def one_value(dims: Dims, what: str) -> None:
+    """An operand ONNX gives as a 0-D tensor holds one value (a 1-element tensor of any rank
+    passes, as onnxruntime reads it): a [2] one would meet the kernel as numpy's error."""
+    if dims is not None and UNKNOWN_DIM not in dims and math.prod(dims) != 1:
+        raise ShapeError(f"{what} is {list(dims)}, not one value")
+
+
 def normalize_axis(axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise ShapeError(f"axis {axis} out of range for rank {rank}")

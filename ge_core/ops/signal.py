@@ -6,7 +6,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, normalize_axis
+from ge_core.ops.shape_rules import ShapeError, normalize_axis, one_value
 
 
 def _scalar(ctx: InferShapeContext, idx: int) -> int | None:
@@ -81,6 +81,7 @@ def _stft(ctx: InferShapeContext) -> None:
 
 @register("HannWindow", "HammingWindow", "BlackmanWindow")
 def _window(ctx: InferShapeContext) -> None:
+    one_value(ctx.dims(0), "size")
     size = _scalar(ctx, 0)
     ctx.set_output(0, (UNKNOWN_DIM if size is None else size,), _output_type(ctx))
 

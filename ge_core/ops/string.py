@@ -6,7 +6,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import broadcast
+from ge_core.ops.shape_rules import ShapeError, broadcast
 
 
 @register("StringConcat")
@@ -16,6 +16,8 @@ def _string_concat(ctx: InferShapeContext) -> None:
 
 @register("RegexFullMatch")
 def _regex_full_match(ctx: InferShapeContext) -> None:
+    if ctx.attr("pattern") is None:   # optional in the schema, which gives it no default
+        raise ShapeError("no pattern to match (its attribute `pattern`)")
     ctx.set_output(0, ctx.dims(0), DataType.DT_BOOL)
 
 

@@ -28,7 +28,10 @@ def _reshape(ctx: InferShapeContext) -> None:
     # shape: attr (opset < 5) or input 1. 0 copies the input dim (unless allowzero), one -1 is
     # whatever makes the element counts equal.
     x = ctx.dims(0)
-    _, shape = ctx.operand_ints("shape", 1)
+    given, shape = ctx.operand_ints("shape", 1)
+    if not given:
+        raise ShapeError("no shape: Reshape takes it as an attribute before opset 5, as input 1 "
+                         "since")
     if shape is None:
         return ctx.set_output(0, _unknown_of_len(ctx, 1), ctx.dtype(0))
     out = list(shape)

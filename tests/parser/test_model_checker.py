@@ -247,6 +247,36 @@ CASES = {
         _model([helper.make_node("Gather", ["a", "i"], ["y"])],
                [_vi("a", [2], TensorProto.BFLOAT16), _vi("i", [2])], [_vi("y", None)], opset=1),
         "Gather_0", "input 1 (indices) is FLOAT, a type Gather does not take there"),
+    # operands and attributes ONNX's inference leaves unchecked, which met the kernel as
+    # numpy's or Python's error (a stress of every op at every opset with inputs of [2])
+    "a CumSum along an axis of two values": (
+        _model([helper.make_node("CumSum", ["x", "axis"], ["y"])],
+               [_vi("x", [2]), _vi("axis", [2], TensorProto.INT64)], [_vi("y", None)]),
+        "CumSum_0", "axis is [2], not one value"),
+    "a CumSum along an axis past x's rank": (
+        _model([helper.make_node("CumSum", ["x", "axis"], ["y"])], [_vi("x", [2])],
+               [_vi("y", None)], [helper.make_tensor("axis", TensorProto.INT64, [], [3])]),
+        "CumSum_0", "axis 3 out of range for rank 1"),
+    "a HannWindow of a size of two values": (
+        _model([helper.make_node("HannWindow", ["size"], ["y"])],
+               [_vi("size", [2], TensorProto.INT64)], [_vi("y", None)], opset=17),
+        "HannWindow_0", "size is [2], not one value"),
+    "a MeanVarianceNormalization of a vector, over its default axes [0, 2, 3]": (
+        _model([helper.make_node("MeanVarianceNormalization", ["x"], ["y"])], [_vi("x", [2])],
+               [_vi("y", None)]),
+        "MeanVarianceNormalization_0", "axis 2 out of range for rank 1"),
+    "a SoftmaxCrossEntropyLoss of scores with no class axis": (
+        _model([helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"])],
+               [_vi("x", [2]), _vi("t", [2], TensorProto.INT64)], [_vi("y", None)]),
+        "SoftmaxCrossEntropyLoss_0", "input 0 is [2], not [N, C, ...]"),
+    "a Reshape of opset 1 with no shape attribute": (
+        _model([helper.make_node("Reshape", ["x"], ["y"])], [_vi("x", [2])], [_vi("y", None)],
+               opset=1),
+        "Reshape_0", "no shape: Reshape takes it as an attribute before opset 5"),
+    "a RegexFullMatch with no pattern": (
+        _model([helper.make_node("RegexFullMatch", ["x"], ["y"])],
+               [_vi("x", [2], TensorProto.STRING)], [_vi("y", None)], opset=20),
+        "RegexFullMatch_0", "no pattern to match"),
 }
 
 
