@@ -6,7 +6,7 @@ from ge_core.graph.ge_tensor import UNKNOWN_DIM
 from ge_core.graph.types import DataType
 from ge_core.ops.infer_context import InferShapeContext
 from ge_core.ops.op_registry import register
-from ge_core.ops.shape_rules import ShapeError, normalize_axis, unknown_dims
+from ge_core.ops.shape_rules import ShapeError, normalize_axis, one_list, unknown_dims
 from npu_emu.op_impl.image import resize_plan
 
 
@@ -20,6 +20,11 @@ def _resize(ctx: InferShapeContext) -> None:
     # Resize-11+: X, roi, scales, sizes (one of the last two); Resize-10 and Upsample-9: X,
     # scales; Upsample-7: the scales attr. Known when x's dims and the scales or sizes are.
     x = ctx.dims(0)
+    operands = ("roi", "scales", "sizes") if ctx.node.type == "Resize" and ctx.opset >= 11 \
+        else ("scales",)
+    for idx, what in enumerate(operands, 1):
+        if ctx.has_input(idx):
+            one_list(ctx.dims(idx), what)
     if ctx.node.type == "Resize" and ctx.opset >= 11:
         scales, sizes = ctx.const(2), ctx.const(3)
         pending = (ctx.has_input(2) and scales is None) or (ctx.has_input(3) and sizes is None)
@@ -99,6 +104,7 @@ def _block_move(ctx: InferShapeContext) -> None:
 @register("CenterCropPad")
 def _center_crop_pad(ctx: InferShapeContext) -> None:
     # x with shape's sizes on axes.
+    one_list(ctx.dims(1), "shape")
     x, shape = ctx.dims(0), ctx.const_dims(1, "shape")
     if x is None or shape is None:
         return _unknown_like(ctx)

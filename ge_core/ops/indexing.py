@@ -62,8 +62,8 @@ def _compress(ctx: InferShapeContext) -> None:
 
 @register("NonZero")
 def _non_zero(ctx: InferShapeContext) -> None:
-    x = ctx.dims(0)  # int64 [rank, count]
-    ctx.set_output(0, (UNKNOWN_DIM if x is None else len(x), UNKNOWN_DIM), I64)
+    x = ctx.dims(0)  # int64 [rank, count]; a scalar's [1, count], as onnxruntime has it
+    ctx.set_output(0, (UNKNOWN_DIM if x is None else max(len(x), 1), UNKNOWN_DIM), I64)
 
 
 @register("TopK")

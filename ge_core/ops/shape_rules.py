@@ -72,6 +72,13 @@ def one_value(dims: Dims, what: str) -> None:
         raise ShapeError(f"{what} is {list(dims)}, not one value")
 
 
+def one_list(dims: Dims, what: str) -> None:
+    """An operand ONNX gives as a 1-D tensor is one: a 0-D one would meet the kernel as
+    Python's "iteration over a 0-d array"."""
+    if dims is not None and len(dims) != 1:
+        raise ShapeError(f"{what} is {list(dims)}, not a list (a 1-D tensor)")
+
+
 def normalize_axis(axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise ShapeError(f"axis {axis} out of range for rank {rank}")

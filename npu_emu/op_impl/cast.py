@@ -30,10 +30,11 @@ _float_texts = np.frompyfunc(_float_text, 1, 1)
 
 
 def _to_strings(x: np.ndarray) -> np.ndarray:
+    # a ufunc of a 0-d array answers a bare str: made an array again
     if x.dtype.kind in "fV" and x.dtype != np.float64:  # float16, the narrow floats: as float32
-        return _float_texts(x.astype(np.float32).astype(str)).astype(object)
+        return np.asarray(_float_texts(x.astype(np.float32).astype(str)), dtype=object)
     if x.dtype == np.float64:
-        return _float_texts(x.astype(str)).astype(object)
+        return np.asarray(_float_texts(x.astype(str)), dtype=object)
     return (x.astype(np.int8) if x.dtype == np.bool_ else x).astype(str).astype(object)
 
 

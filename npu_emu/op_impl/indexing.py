@@ -150,7 +150,8 @@ def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None) -
 
 @one_output("NonZero")
 def non_zero(x: np.ndarray) -> np.ndarray:
-    return np.array(np.nonzero(np.atleast_1d(x)), dtype=np.int64).reshape(x.ndim, -1)
+    # a scalar as one element of one axis: [1, 0 or 1], as onnxruntime gives it
+    return np.array(np.nonzero(np.atleast_1d(x)), dtype=np.int64).reshape(max(x.ndim, 1), -1)
 
 
 @kernel("TopK")

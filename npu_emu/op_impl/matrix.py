@@ -24,7 +24,10 @@ def eye_like(x: np.ndarray, *, dtype: int | None = None, k: int = 0) -> np.ndarr
 
 @one_output("Det")
 def det(x: np.ndarray) -> np.ndarray:
-    return np.linalg.det(x).astype(x.dtype, copy=False)  # over the last two dims
+    # over the last two dims; numpy's linalg takes no half precision (float16, bfloat16), which
+    # goes through float32 and rounds back
+    wide = x.astype(np.float32) if x.dtype.itemsize == 2 else x
+    return np.asarray(np.linalg.det(wide)).astype(x.dtype, copy=False)
 
 
 @one_output("Einsum")

@@ -1,12 +1,13 @@
 """Gemm and MatMul against onnx's ReferenceEvaluator."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernel_oracle import check_kernel, derandomized, reference
+from kernel_oracle import check_kernel, derandomized, onnxruntime, reference, run_kernel
 from npu_emu.op_impl import get_kernel
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -101,3 +102,14 @@ def test_matmul(a_shape, b_shape, opset):
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int64, np.uint32])
 def test_matmul_other_types(dtype):
     check("MatMul", [rand(2, 3, 4, dtype=dtype), rand(4, 2, seed=1, dtype=dtype)], {}, 13)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=["float16", "bfloat16"])
+def test_det_of_half_precision_is_the_float_det_rounded(dtype):
+    """numpy's linalg takes no half precision ("array type float16 is unsupported in linalg"):
+    the determinant goes through float32, as onnxruntime computes it for float, then rounds."""
+    x = np.array([[[2.0, 1.0], [0.5, 3.0]], [[1.0, 2.0], [3.0, 4.0]]], dtype)
+    (want,) = onnxruntime("Det", [x.astype(np.float32)], 11)
+    (got,) = run_kernel("Det", [x], 11)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, want.astype(dtype))

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, broadcastable_shapes
 
-from kernel_oracle import check_kernel, derandomized, onnxruntime, reference
+from kernel_oracle import check_kernel, derandomized, onnxruntime, reference, run_kernel
 from npu_emu.op_impl import get_kernel
 
 INT64_MAX, INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
@@ -309,3 +309,14 @@ def test_constant(opset: int, attrs: dict) -> None:
     (0.0, 1.0, 0.3, np.float32), (1.0, -2.0, -0.5, np.float64), (2.5, 2.5, 1.0, np.float32)])
 def test_range(start: float, limit: float, delta: float, dtype: type) -> None:
     check("Range", [np.array(v, dtype) for v in (start, limit, delta)], 11)
+
+
+@pytest.mark.parametrize("x", [np.array(1.5, np.float32), np.array(0.0, np.float32),
+                               np.array([[0, 2], [3, 0]], np.float32)], ids=["1", "0", "2x2"])
+def test_non_zero_of_a_scalar_is_one_axis_as_onnxruntime_has_it(x):
+    """numpy's nonzero takes no 0-d array; onnxruntime reads a scalar as one element of one
+    axis ([1, 0] or [1, 1]). The kernel had reshaped to [0, -1] and met numpy's error."""
+    (want,) = onnxruntime("NonZero", [x], 13)
+    (got,) = run_kernel("NonZero", [x], 13)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -277,6 +277,15 @@ CASES = {
         _model([helper.make_node("RegexFullMatch", ["x"], ["y"])],
                [_vi("x", [2], TensorProto.STRING)], [_vi("y", None)], opset=20),
         "RegexFullMatch_0", "no pattern to match"),
+    "a Resize by scales of one 0-D value": (
+        _model([helper.make_node("Resize", ["x", "", "scales"], ["y"])],
+               [_vi("x", [1, 1, 2, 2]), _vi("scales", [])], [_vi("y", None)]),
+        "Resize_0", "scales is [], not a list (a 1-D tensor)"),
+    "a CenterCropPad to a 0-D shape": (
+        _model([helper.make_node("CenterCropPad", ["x", "shape"], ["y"])],
+               [_vi("x", [2, 2]), _vi("shape", [], TensorProto.INT64)], [_vi("y", None)],
+               opset=18),
+        "CenterCropPad_0", "shape is [], not a list (a 1-D tensor)"),
 }
 
 
