@@ -16,9 +16,17 @@ from ge_core.ops.shape_rules import (Dims, ShapeError, normalize_axes, same_pads
                                      window_out)
 from npu_emu.op_impl.window_geometry import check_output_padding, check_transpose_output
 
-@register("Softmax", "LogSoftmax", "Hardmax", "LRN", "InstanceNormalization", "LpNormalization")
+@register("Softmax", "LogSoftmax", "Hardmax", "InstanceNormalization", "LpNormalization")
 def _within_tensor(ctx: InferShapeContext) -> None:
     keep_shape(ctx)  # y: x's shape -- these normalise within the tensor
+
+
+@register("LRN")
+def _lrn(ctx: InferShapeContext) -> None:
+    x = ctx.dims(0)
+    if x is not None and len(x) < 2:
+        raise ShapeError(f"x {list(x)} is not [N, C, ...]: LRN sums across channels")
+    keep_shape(ctx)
 
 
 @register("MeanVarianceNormalization")

@@ -61,6 +61,9 @@ def _dft(ctx: InferShapeContext) -> None:
 def _stft(ctx: InferShapeContext) -> None:
     # (batch, frames, bins, 2): frames = 1 + (length - frame_length) // frame_step.
     x = ctx.dims(0)
+    for idx, what in ((1, "frame_step"), (3, "frame_length")):
+        if ctx.has_input(idx):
+            one_value(ctx.dims(idx), what)
     step, frame = _scalar(ctx, 1), _scalar(ctx, 3)
     if frame is None and ctx.has_input(2):
         window = ctx.dims(2)

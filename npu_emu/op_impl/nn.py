@@ -781,7 +781,9 @@ def _batch_norm_training(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: 
 
 @kernel("InstanceNormalization")
 def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
-                           epsilon: float = 1e-5) -> tuple[np.ndarray]:
+                           epsilon: float = 1e-5,
+                           consumed_inputs: list[int] | None = None) -> tuple[np.ndarray]:
+    # consumed_inputs (version 1): an in-place hint, no effect on values
     if x.ndim < 2 or scale.shape != x.shape[1:2] or b.shape != x.shape[1:2]:
         raise ValueError(f"scale {list(scale.shape)} and B {list(b.shape)} are not one per "
                          f"channel of x {list(x.shape)}")

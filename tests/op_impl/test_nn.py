@@ -416,6 +416,15 @@ def test_instance_normalization(shape):
     check("InstanceNormalization", inputs, {"epsilon": 1e-3}, opset=6)
 
 
+def test_instance_normalization_1_ignores_its_in_place_hint():
+    """Version 1's consumed_inputs changes no value (the kernel had refused the keyword, in
+    Python's words); the numbers are version 6's, as onnxruntime computes them."""
+    inputs = [rand(2, 3, 4) * 2 + 3, rand(3, seed=1), rand(3, seed=2)]
+    (want,) = onnxruntime("InstanceNormalization", inputs, 6)
+    (got,) = run_kernel("InstanceNormalization", inputs, 1, consumed_inputs=[0, 0, 0])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("size", [1, 3, 5])
 @pytest.mark.parametrize("attrs", [{}, {"alpha": 1e-3, "beta": 0.6, "bias": 2.0}])
 def test_lrn_odd_sizes(size, attrs):

@@ -286,6 +286,15 @@ CASES = {
                [_vi("x", [2, 2]), _vi("shape", [], TensorProto.INT64)], [_vi("y", None)],
                opset=18),
         "CenterCropPad_0", "shape is [], not a list (a 1-D tensor)"),
+    "an LRN of a vector": (
+        _model([helper.make_node("LRN", ["x"], ["y"], size=3)], [_vi("x", [2])],
+               [_vi("y", None)]),
+        "LRN_0", "x [2] is not [N, C, ...]: LRN sums across channels"),
+    "an STFT by a frame_step of two values": (
+        _model([helper.make_node("STFT", ["x", "step", "", "length"], ["y"])],
+               [_vi("x", [1, 16, 1]), _vi("step", [2], TensorProto.INT64)], [_vi("y", None)],
+               [helper.make_tensor("length", TensorProto.INT64, [], [4])], opset=17),
+        "STFT_0", "frame_step is [2], not one value"),
 }
 
 
