@@ -24,10 +24,15 @@ DESCS = ":descs"
 TYPE = ":type"
 
 
+# Opset 1's in-place hint (Add, Relu, BatchNormalization ... 29 ops): no kernel's business
+CONSUMED_INPUTS = "consumed_inputs"
+
+
 def kernel_attrs(op_desc: "OpDesc") -> dict[str, Any]:
-    """The attributes an op's kernel takes: the framework's, not GE's annotations."""
+    """The attributes an op's kernel takes: the framework's, not GE's annotations, nor opset
+    1's ``consumed_inputs``, which changes no value."""
     attrs = {k: v for k, v in op_desc.attrs.items()
-             if not k.startswith("_") and k not in GE_ANNOTATIONS}
+             if not k.startswith("_") and k not in GE_ANNOTATIONS and k != CONSUMED_INPUTS}
     if op_desc.type in OUTPUT_COUNT_OPS and "num_outputs" not in attrs:
         attrs["num_outputs"] = len(op_desc.output_descs)
     return attrs

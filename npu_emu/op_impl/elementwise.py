@@ -32,17 +32,14 @@ def one_output(op_type: str, since: int = 1, *,
     stays a plain array function, so kernels can call each other.
 
     The registered kernel returns ``(array,)``: numpy ufuncs and full reductions hand back numpy
-    scalars for 0-d results, which are turned back into arrays here. Opset 1's
-    ``consumed_inputs`` attr was an in-place hint with no effect on values, so it is dropped here
-    rather than in every opset-1 kernel. With ``writes_out``, ``fn`` takes ``out=`` (one array
-    or None) and the kernel ``out=`` (a tuple, see the registry).
+    scalars for 0-d results, which are turned back into arrays here. With ``writes_out``, ``fn``
+    takes ``out=`` (one array or None) and the kernel ``out=`` (a tuple, see the registry).
     """
 
     def register(fn: ArrayFn) -> ArrayFn:
         @functools.wraps(fn)
         def run(*inputs: np.ndarray | None, out: Sequence[np.ndarray] | None = None,
                 **attrs: object) -> tuple[np.ndarray, ...]:
-            attrs.pop("consumed_inputs", None)
             if out is not None:
                 attrs["out"] = out[0]
             return (np.asarray(fn(*inputs, **attrs)),)

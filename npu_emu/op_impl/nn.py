@@ -747,9 +747,8 @@ def _batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarra
 def batch_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
                         var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
                         spatial: int = 1, is_test: int = 0,
-                        consumed_inputs: list[int] | None = None,
                         out: Sequence[np.ndarray] | None = None) -> tuple[np.ndarray]:
-    # Versions 1-13. momentum, consumed_inputs and is_test only concern training statistics;
+    # Versions 1-13. momentum and is_test only concern training statistics;
     # like onnxruntime, an inference engine normalises with the given mean/var whatever is_test
     # says. spatial=0 (versions 1-7): one parameter per element of (C, D1, ..., Dn).
     shape = _channel_shape(x) if spatial else x.shape[1:]
@@ -781,9 +780,7 @@ def _batch_norm_training(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: 
 
 @kernel("InstanceNormalization")
 def instance_normalization(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
-                           epsilon: float = 1e-5,
-                           consumed_inputs: list[int] | None = None) -> tuple[np.ndarray]:
-    # consumed_inputs (version 1): an in-place hint, no effect on values
+                           epsilon: float = 1e-5) -> tuple[np.ndarray]:
     if x.ndim < 2 or scale.shape != x.shape[1:2] or b.shape != x.shape[1:2]:
         raise ValueError(f"scale {list(scale.shape)} and B {list(b.shape)} are not one per "
                          f"channel of x {list(x.shape)}")
@@ -818,8 +815,8 @@ def _dropout_inference(data: np.ndarray, mask_dtype: np.dtype) -> tuple[np.ndarr
 
 
 @kernel("Dropout")
-def dropout(data: np.ndarray, *, ratio: float = 0.5, is_test: int = 0,
-            consumed_inputs: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def dropout(data: np.ndarray, *, ratio: float = 0.5,
+            is_test: int = 0) -> tuple[np.ndarray, np.ndarray]:
     # Versions 1-9, whose mask has the data's type. Inference is the identity whatever is_test
     # says (is_test=0, the default, asked for training): an inference engine drops nothing.
     return _dropout_inference(data, data.dtype)

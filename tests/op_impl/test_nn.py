@@ -7,7 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from kernel_oracle import check_kernel, derandomized, onnxruntime, reference, run_kernel
+from ge_core.executor import HostExecutor
+from ge_core.parser import parse_onnx
+from kernel_oracle import (check_kernel, derandomized, one_node_model, onnxruntime, reference,
+                           run_kernel)
 
 OPSET = 22
 RTOL, ATOL = 1e-4, 1e-5
@@ -417,11 +420,13 @@ def test_instance_normalization(shape):
 
 
 def test_instance_normalization_1_ignores_its_in_place_hint():
-    """Version 1's consumed_inputs changes no value (the kernel had refused the keyword, in
-    Python's words); the numbers are version 6's, as onnxruntime computes them."""
+    """Version 1's consumed_inputs changes no value, and no kernel is handed it (the
+    InstanceNormalization kernel had refused the keyword, in Python's words); the numbers are
+    version 6's, as onnxruntime computes them."""
     inputs = [rand(2, 3, 4) * 2 + 3, rand(3, seed=1), rand(3, seed=2)]
     (want,) = onnxruntime("InstanceNormalization", inputs, 6)
-    (got,) = run_kernel("InstanceNormalization", inputs, 1, consumed_inputs=[0, 0, 0])
+    model, feeds = one_node_model("InstanceNormalization", inputs, 1, consumed_inputs=[0, 0, 0])
+    (got,) = HostExecutor(parse_onnx(model)).run(feeds).values()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
