@@ -700,8 +700,8 @@ def _type_clash(node: NodeProto, opset: int, types: dict[str, int]) -> str | Non
     takes = {name: then | newest.get(name, set()) for name, then in _takes(old).items()}
     params = {c.type_param_str for c in old.type_constraints}
     bound: dict[str, tuple[int, int]] = {}
-    for i, name in enumerate(node.input):
-        if not name or types.get(name) not in _DTYPES or not old.inputs:
+    for i, name in enumerate(node.input if old.inputs else ()):
+        if not name or types.get(name) not in _DTYPES:
             continue
         formal = old.inputs[min(i, len(old.inputs) - 1)]
         dtype, param = types[name], formal.type_str
