@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ge_core.model_task_type import ModelTaskType
 from ge_core.om import save_om
 from workbench.cli import main
 from v1_testing import TINY, feeds_for, ge_model, host_outputs
@@ -41,6 +42,31 @@ def test_exec_om_runs_the_file_as_compiled(tmp_path, capsys):
 def test_stream_options_choose_single_or_parallel(streams, count, capsys):
     assert main(["exec", TINY, *streams]) == 0
     assert f"{count} stream{'s' * (count != 1)}," in capsys.readouterr().out
+
+
+def test_race_check_names_each_unordered_pair_and_fails_a_build_that_lost_its_waits(tmp_path,
+                                                                                     capsys):
+    """An OM whose streams' EVENT_WAITs were dropped runs to the end with wrong numbers and,
+    unchecked, exit status 0; --race-check names the tasks that raced and exits 1. GE's own
+    build of the same streams, waiting on notifies, has none."""
+    m = ge_model(TINY, stream_max_parallel_num=4)
+    kept = [t for t in m.task_def.task if t.type != ModelTaskType.EVENT_WAIT]
+    assert len(kept) < len(m.task_def.task)
+    del m.task_def.task[:]
+    m.task_def.task.extend(kept)
+    om = tmp_path / "no_waits.om"
+    save_om(m, om)
+    assert main(["exec", str(om)]) == 0
+    assert "fault:" not in capsys.readouterr().out
+    assert main(["exec", str(om), "--race-check"]) == 1
+    out = capsys.readouterr().out
+    assert "  prob: f32[1,10]" in out   # the outputs first, then the faults
+    races = [line for line in out.splitlines() if line.startswith("fault: race: ")]
+    assert races and all("no event, notify or sync orders them" in line for line in races)
+    assert out.index("  prob:") < out.index("fault: race: ")
+    assert main(["exec", TINY, "--stream-max-parallel-num", "4", "--notify",
+                 "--race-check"]) == 0
+    assert "fault:" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("mode, about", [("v2", "v2 (ExecuteGraph"), ("hybrid", "hybrid (")])

@@ -16,7 +16,11 @@ data holds them), the rest are seeded random (sized by --input-shape NAME:D,D;..
 leaves a dimension symbolic). The given shapes are the model's input shapes (GE's
 CheckAndUpdateInput; with gear options, --input-shape marks the gears' dims instead): with every
 shape known, auto sinks the model, else runs it hybrid. --output writes every output, by graph
-output name, to an .npz; --trace writes the device timeline (Perfetto).
+output name, to an .npz; --trace writes the device timeline (Perfetto). --race-check runs the
+device's race detector: two tasks on different streams that touch the same bytes, one writing,
+with no event, notify or sync ordering them, are a `fault: race: ...` line each, after the
+outputs, and exit status 1 (a build's orderings checked, whichever order this run's scheduler
+picked: `--stream-max-parallel-num 4 --notify --race-check`, or an OM from elsewhere).
 """
 from __future__ import annotations
 
@@ -116,7 +120,8 @@ def run_exec(args: argparse.Namespace) -> int:
     for option, path in (("--output", args.output), ("--trace", args.trace)):
         if path:
             writable_file(path, option)
-    world = World(RuntimeConfig(soc_version=args.soc_version))   # the chip, as GE's build has it
+    # the chip, as GE's build has it
+    world = World(RuntimeConfig(soc_version=args.soc_version, race_check=args.race_check))
     timeline = Timeline()
     if args.trace:
         world.bus.subscribe(timeline)
@@ -140,7 +145,9 @@ def run_exec(args: argparse.Namespace) -> int:
     if args.trace:
         write_output(args.trace, timeline.write, "--trace")
         print(f"timeline written to {args.trace}")
-    return 0
+    for fault in world.runtime.faults:   # a run that raced still ends: its faults are told last
+        print(f"fault: {fault.kind}: {fault.message}")
+    return 1 if world.runtime.faults else 0
 
 
 def _save(path: Path, outputs: dict[str, Any]) -> None:
@@ -167,5 +174,8 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
                         "decides (a line says why); sink: GE's v1 TaskSink; hybrid; v2")
     p.add_argument("--trace", metavar="OUT.json",
                    help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    p.add_argument("--race-check", action="store_true",
+                   help="check stream orderings against memory accesses (happens-before); a "
+                        "race is a line `fault: race: ...` and exit status 1")
     add_ge_options(p)
     p.set_defaults(func=run_exec)
