@@ -17,6 +17,7 @@ from npu_emu.driver.soc import DEFAULT_SOC_VERSION
 from npu_emu.runtime import RuntimeConfig
 from npu_emu.timeline import Timeline
 from npu_emu.world import World
+from workbench.cli.device_run_flags import add_device_run_flags
 from workbench.cli.ge_option_flags import add_ge_option
 from workbench.cli.user_error import UserError
 
@@ -85,9 +86,6 @@ def add_devrun_parser(sub: argparse._SubParsersAction) -> None:
                                       "deadlocks, races and timeouts")
     p.add_argument("script", help="a Python host program (its `import acl` is the emulator's "
                                   "pyACL, npu_emu.acl)")
-    p.add_argument("--race-check", action="store_true",
-                   help="check stream orderings against memory accesses (happens-before)")
-    p.add_argument("--trace", metavar="OUT.json",
-                   help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
+    add_device_run_flags(p)
     add_ge_option(p, BY_NAME["soc-version"])
     p.set_defaults(func=_cmd_devrun)

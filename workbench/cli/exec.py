@@ -32,6 +32,7 @@ import numpy as np
 
 from ge_core.ge_options import RunMode
 from npu_emu.base.counted import counted
+from workbench.cli.device_run_flags import add_device_run_flags
 from workbench.cli.ge_option_flags import BUILT, add_ge_options, ge_option_map, given
 from workbench.cli.user_error import UserError
 from workbench.failure_text import failure_text
@@ -172,10 +173,6 @@ def add_exec_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=MODES, default=RunMode.AUTO.value,
                    help="auto (default): sink, or hybrid when some dims are unknown, as GE "
                         "decides (a line says why); sink: GE's v1 TaskSink; hybrid; v2")
-    p.add_argument("--trace", metavar="OUT.json",
-                   help="write the device timeline as Chrome Trace Event JSON (Perfetto)")
-    p.add_argument("--race-check", action="store_true",
-                   help="check stream orderings against memory accesses (happens-before); a "
-                        "race is a line `fault: race: ...` and exit status 1")
+    add_device_run_flags(p)
     add_ge_options(p)
     p.set_defaults(func=run_exec)
